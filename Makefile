@@ -1,0 +1,39 @@
+# Porthole — the two commands a newcomer needs: `make run` and `make test`.
+SHELL := /bin/bash
+CARGO ?= cargo
+# Tests start many Chromiums; keep concurrency sane on small machines.
+TEST_THREADS ?= 4
+
+.PHONY: run test setup setup-test build lint bench docker-build clean
+
+## Set up what is missing, build, and start Porthole; prints the pane URL.
+run: setup build
+	./target/release/porthole serve
+
+## Set up what is missing and run every check and test.
+test: setup-test lint
+	$(CARGO) build --workspace --bins
+	$(CARGO) test --workspace -- --test-threads=$(TEST_THREADS)
+
+setup:
+	@scripts/setup/rust.sh
+	@scripts/setup/chromium.sh
+
+setup-test: setup
+	@scripts/setup/cookie-browsers.sh
+
+build:
+	$(CARGO) build --release --bin porthole
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+clean:
+	$(CARGO) clean
+
+## Rebuild the docker-mode sidecar image by hand.
+docker-build:
+	@scripts/setup/docker.sh
+	@scripts/setup/base-images.sh
+	@scripts/docker-build.sh

@@ -1,0 +1,92 @@
+//! The API's one error type: a status, a stable code and a message for a person, rendered as
+//! `{"error":{"code","message"}}`. Detail meant for the log stays in the log.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use crate::browser::SessionError;
+use crate::channel_id::InvalidChannelId;
+use crate::channels::ChannelError;
+use crate::providers::ProviderError;
+
+/// An error answer.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if self.status.is_server_error() {
+            tracing::warn!(event = "api_error", code = self.code, message = %self.message);
+        }
+        let body = json!({"error": {"code": self.code, "message": self.message}});
+        (self.status, Json(body)).into_response()
+    }
+}
+
+impl From<InvalidChannelId> for ApiError {
+    fn from(error: InvalidChannelId) -> Self {
+        ApiError::new(StatusCode::BAD_REQUEST, "bad_channel_id", error.to_string())
+    }
+}
+
+impl From<ChannelError> for ApiError {
+    fn from(error: ChannelError) -> Self {
+        let (status, code) = match &error {
+            ChannelError::ModeUnavailable { .. } => (StatusCode::CONFLICT, "mode_unavailable"),
+            ChannelError::HostProfile(_) => (StatusCode::CONFLICT, "host_mode"),
+            ChannelError::UnknownChannel(_) => (StatusCode::NOT_FOUND, "unknown_channel"),
+            ChannelError::Provider(ProviderError::Unavailable(_)) => {
+                (StatusCode::SERVICE_UNAVAILABLE, "browser_unavailable")
+            }
+            ChannelError::Provider(ProviderError::Refused(_)) => (StatusCode::CONFLICT, "refused"),
+            ChannelError::Provider(ProviderError::Failed(_)) => {
+                (StatusCode::BAD_GATEWAY, "browser_failed")
+            }
+            ChannelError::Session(session) => return session_error(session),
+        };
+        ApiError::new(status, code, error.to_string())
+    }
+}
+
+fn session_error(error: &SessionError) -> ApiError {
+    let status = match error {
+        SessionError::BadUrl(_) => StatusCode::BAD_REQUEST,
+        SessionError::UnknownTab(_) => StatusCode::NOT_FOUND,
+        SessionError::Navigation { .. } => StatusCode::BAD_GATEWAY,
+        _ => StatusCode::BAD_GATEWAY,
+    };
+    ApiError::new(status, error.code(), error.to_string())
+}
+
+impl From<SessionError> for ApiError {
+    fn from(error: SessionError) -> Self {
+        session_error(&error)
+    }
+}
+
+impl From<axum::extract::rejection::JsonRejection> for ApiError {
+    fn from(rejection: axum::extract::rejection::JsonRejection) -> Self {
+        ApiError::new(rejection.status(), "bad_request", rejection.body_text())
+    }
+}
+
+/// `Json` whose rejections answer in the API's error shape.
+#[derive(Debug, axum::extract::FromRequest)]
+#[from_request(via(axum::Json), rejection(ApiError))]
+pub struct ApiJson<T>(pub T);

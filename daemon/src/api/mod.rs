@@ -1,0 +1,88 @@
+//! The HTTP and WebSocket API (DESIGN.md §6): routes, shared state, admission, errors, the
+//! OpenAPI document and the embedded web panel. Handlers translate; the work happens in
+//! `channels` and `browser`.
+
+mod auth;
+mod error;
+mod http;
+mod openapi;
+mod panel;
+mod ws;
+mod ws_protocol;
+
+use std::sync::Arc;
+
+use axum::routing::{delete, get, post};
+use axum::Router;
+use tokio_util::sync::CancellationToken;
+
+pub use auth::TOKEN_PROTOCOL_PREFIX;
+pub use error::ApiError;
+pub use ws_protocol::ClientMessage;
+
+use crate::channels::ChannelService;
+use crate::mode::Mode;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub(crate) inner: Arc<StateInner>,
+}
+
+pub(crate) struct StateInner {
+    pub channels: Arc<ChannelService>,
+    pub token: String,
+    pub allowed_origins: Vec<String>,
+    pub docker: bool,
+    pub default_mode: Mode,
+    pub max_ws_message_bytes: usize,
+    pub shutdown: CancellationToken,
+}
+
+impl AppState {
+    pub fn new(
+        channels: Arc<ChannelService>,
+        token: String,
+        allowed_origins: Vec<String>,
+        docker: bool,
+        max_ws_message_bytes: usize,
+        shutdown: CancellationToken,
+    ) -> Self {
+        let default_mode = channels.default_mode();
+        Self {
+            inner: Arc::new(StateInner {
+                channels,
+                token,
+                allowed_origins,
+                docker,
+                default_mode,
+                max_ws_message_bytes,
+                shutdown,
+            }),
+        }
+    }
+}
+
+/// The whole router.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/api/health", get(http::health))
+        .route("/api/openapi.json", get(openapi::document))
+        .route("/api/browser/channels", get(http::list_channels))
+        .route(
+            "/api/browser/channels/{channel_id}",
+            delete(http::delete_channel),
+        )
+        .route("/api/browser/mode", post(http::set_mode))
+        .route("/api/browser/profile/reset", post(http::reset_profile))
+        .route("/api/ws/browser", get(ws::upgrade))
+        .route("/", get(panel::index))
+        .route("/panel/{*path}", get(panel::asset))
+        .fallback(http::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::admit,
+        ))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(1024 * 1024))
+        .with_state(state)
+}

@@ -1,0 +1,480 @@
+//! One pane's WebSocket (`GET /api/ws/browser`): reads the pane's messages, drives its
+//! channel's BrowserSession, and writes notices and frames back.
+//!
+//! Three tasks per pane: the reader (this connection's messages, in order), the writer (the
+//! only owner of the socket's send half: JSON notices, replies, and the latest frame from the
+//! screencast hub), and an input dispatcher per attachment (so a slow CDP round trip never
+//! stalls reading). Bad messages get an `error` reply and the connection stays up.
+
+use std::sync::Arc;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::response::Response;
+use futures_util::stream::SplitSink;
+use futures_util::{SinkExt, StreamExt};
+use tokio::sync::{broadcast, mpsc};
+use tokio::task::JoinHandle;
+
+use super::ws_protocol::ClientMessage;
+use super::AppState;
+use crate::browser::input_queue::InputQueue;
+use crate::browser::screencast::Watching;
+use crate::browser::{BrowserSession, PaneMessage};
+use crate::channel_id::ChannelId;
+use crate::channels::PaneGuard;
+use crate::mode::Mode;
+
+/// Subprotocol spoken on this socket.
+pub const PROTOCOL: &str = "porthole.v1";
+
+/// Upgrades the request; the owner token was already checked by the admission layer.
+pub async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade) -> Response {
+    let limit = state.inner.max_ws_message_bytes;
+    ws.protocols([PROTOCOL])
+        // Protocol-level cap; messages between `limit` and this get a polite refusal instead.
+        .max_message_size(limit * 4)
+        .max_frame_size(limit * 4)
+        .on_upgrade(move |socket| run_pane(socket, state))
+}
+
+/// What the writer task is told to do.
+enum Outgoing {
+    Json(PaneMessage),
+    /// Follow a session's notices (replacing any earlier one).
+    Follow(broadcast::Receiver<PaneMessage>, Arc<BrowserSession>),
+    /// Send this watcher's frames (replacing any earlier one).
+    Frames(Watching),
+    /// Stop following notices and frames.
+    Unfollow,
+    Close(u16, &'static str),
+}
+
+/// The channel this pane is attached to.
+struct Attachment {
+    channel: ChannelId,
+    mode: Mode,
+    session: Arc<BrowserSession>,
+    input: Arc<InputQueue>,
+    dispatcher: JoinHandle<()>,
+    _pane: PaneGuard,
+}
+
+impl Drop for Attachment {
+    fn drop(&mut self) {
+        self.dispatcher.abort();
+    }
+}
+
+struct Pane {
+    state: AppState,
+    out: mpsc::Sender<Outgoing>,
+    attached: Option<Attachment>,
+    id: u64,
+}
+
+async fn run_pane(socket: WebSocket, state: AppState) {
+    let id: u64 = rand::random::<u32>() as u64;
+    let span = tracing::info_span!("pane", pane = id);
+    let _guard = span.enter();
+    tracing::info!(event = "pane_connected");
+    drop(_guard);
+    let (sink, mut stream) = socket.split();
+    let (out, out_rx) = mpsc::channel(64);
+    let writer = tokio::spawn(write_loop(sink, out_rx));
+    let mut pane = Pane {
+        state: state.clone(),
+        out,
+        attached: None,
+        id,
+    };
+    let shutdown = state.inner.shutdown.clone();
+    loop {
+        let message = tokio::select! {
+            _ = shutdown.cancelled() => {
+                pane.send(PaneMessage::Stopped { channel_id: pane.channel_name(), reason: "daemon_shutdown".into() }).await;
+                let _ = pane.out.send(Outgoing::Close(1001, "daemon shutting down")).await;
+                break;
+            }
+            message = stream.next() => message,
+        };
+        match message {
+            Some(Ok(Message::Text(text))) => pane.on_text(&text).await,
+            Some(Ok(Message::Binary(_))) => {
+                pane.send(PaneMessage::error(
+                    "bad_message",
+                    "binary messages are not accepted; send JSON text",
+                ))
+                .await
+            }
+            Some(Ok(Message::Close(_))) | None => break,
+            Some(Ok(_)) => {}
+            Some(Err(error)) => {
+                tracing::info!(event = "pane_read_error", pane = pane.id, %error);
+                let _ = pane
+                    .out
+                    .send(Outgoing::Json(PaneMessage::error(
+                        "message_too_large",
+                        format!("message refused: {error}"),
+                    )))
+                    .await;
+                let _ = pane
+                    .out
+                    .send(Outgoing::Close(1009, "message too large"))
+                    .await;
+                break;
+            }
+        }
+    }
+    pane.attached = None;
+    drop(pane);
+    let _ = writer.await;
+    tracing::info!(event = "pane_disconnected", pane = id);
+}
+
+impl Pane {
+    fn channel_name(&self) -> String {
+        self.attached
+            .as_ref()
+            .map(|a| a.channel.to_string())
+            .unwrap_or_default()
+    }
+
+    async fn send(&self, message: PaneMessage) {
+        let _ = self.out.send(Outgoing::Json(message)).await;
+    }
+
+    async fn on_text(&mut self, text: &str) {
+        if text.len() > self.state.inner.max_ws_message_bytes {
+            return self
+                .send(PaneMessage::error(
+                    "message_too_large",
+                    format!(
+                        "message of {} bytes refused; the limit is {} bytes",
+                        text.len(),
+                        self.state.inner.max_ws_message_bytes
+                    ),
+                ))
+                .await;
+        }
+        let message = match serde_json::from_str::<ClientMessage>(text) {
+            Ok(message) => message,
+            Err(error) => {
+                return self
+                    .send(PaneMessage::error(
+                        "bad_message",
+                        format!("cannot read this message: {error}"),
+                    ))
+                    .await
+            }
+        };
+        match message {
+            ClientMessage::Start {
+                channel_id,
+                mode,
+                width,
+                height,
+            } => self.start(&channel_id, mode, width.zip(height)).await,
+            ClientMessage::Stop { channel_id } => self.stop(&channel_id).await,
+            ClientMessage::Screencast {
+                width,
+                height,
+                quality,
+            } => self.screencast(width.zip(height), quality).await,
+            ClientMessage::Input(event) => self.input(event).await,
+            other => self.browser_command(other).await,
+        }
+    }
+
+    fn session(&self) -> Option<Arc<BrowserSession>> {
+        self.attached.as_ref().map(|a| a.session.clone())
+    }
+
+    async fn not_started(&self) {
+        self.send(PaneMessage::error(
+            "not_started",
+            "send {\"type\":\"start\",\"channel_id\":…} first",
+        ))
+        .await
+    }
+
+    async fn start(&mut self, channel_id: &str, mode: Option<Mode>, size: Option<(u32, u32)>) {
+        let channel = match ChannelId::parse(channel_id) {
+            Ok(channel) => channel,
+            Err(error) => {
+                return self
+                    .send(PaneMessage::error("bad_channel_id", error.to_string()))
+                    .await
+            }
+        };
+        self.attached = None;
+        let _ = self.out.send(Outgoing::Unfollow).await;
+        let progress_out = self.out.clone();
+        let progress_channel = channel.clone();
+        let progress: crate::providers::ProgressFn = Arc::new(move |stage: &str, message: &str| {
+            tracing::info!(event = "progress", channel_id = %progress_channel, stage, message);
+            let _ = progress_out.try_send(Outgoing::Json(PaneMessage::Progress {
+                stage: stage.to_string(),
+                message: message.to_string(),
+            }));
+        });
+        let channels = self.state.inner.channels.clone();
+        let session = match channels.start(&channel, mode, progress).await {
+            Ok(session) => session,
+            Err(error) => {
+                tracing::warn!(event = "pane_start_failed", pane = self.id, channel_id = %channel, %error);
+                let code = super::error::ApiError::from(error.clone()).code;
+                return self.send(PaneMessage::error(code, error.to_string())).await;
+            }
+        };
+        let mode = session.mode();
+        let pane_guard = channels.attach_pane(&channel, mode);
+        let input = Arc::new(InputQueue::new());
+        let dispatcher = tokio::spawn(dispatch_input(
+            session.clone(),
+            input.clone(),
+            self.out.clone(),
+        ));
+        let _ = self
+            .out
+            .send(Outgoing::Follow(session.subscribe(), session.clone()))
+            .await;
+        self.attached = Some(Attachment {
+            channel: channel.clone(),
+            mode,
+            session: session.clone(),
+            input,
+            dispatcher,
+            _pane: pane_guard,
+        });
+        tracing::info!(event = "pane_started", pane = self.id, channel_id = %channel, %mode);
+        self.send(PaneMessage::Started {
+            channel_id: channel.to_string(),
+            mode,
+        })
+        .await;
+        self.send(session.tabs_message()).await;
+        if let Some(info) = session.page_info() {
+            self.send(info).await;
+        }
+        if let Some((width, height)) = size {
+            self.resize(&session, width, height).await;
+        } else if let Some(frame) = session.screencast().last_frame() {
+            self.send(PaneMessage::Viewport {
+                width: frame.width,
+                height: frame.height,
+            })
+            .await;
+        }
+    }
+
+    async fn resize(&self, session: &BrowserSession, width: u32, height: u32) {
+        if let Err(error) = session.set_viewport(width, height).await {
+            self.send(PaneMessage::error(error.code(), error.to_string()))
+                .await;
+        }
+    }
+
+    async fn stop(&mut self, channel_id: &str) {
+        let channel = match ChannelId::parse(channel_id) {
+            Ok(channel) => channel,
+            Err(error) => {
+                return self
+                    .send(PaneMessage::error("bad_channel_id", error.to_string()))
+                    .await
+            }
+        };
+        let mode = match &self.attached {
+            Some(attached) if attached.channel == channel => attached.mode,
+            _ => self.state.inner.channels.mode_of(&channel),
+        };
+        if self.attached.as_ref().is_some_and(|a| a.channel == channel) {
+            self.attached = None;
+            let _ = self.out.send(Outgoing::Unfollow).await;
+        }
+        match self
+            .state
+            .inner
+            .channels
+            .stop(&channel, mode, "stopped_by_pane")
+            .await
+        {
+            Ok(()) => {
+                self.send(PaneMessage::Stopped {
+                    channel_id: channel.to_string(),
+                    reason: "stopped_by_pane".into(),
+                })
+                .await
+            }
+            Err(error) => {
+                let code = super::error::ApiError::from(error.clone()).code;
+                self.send(PaneMessage::error(code, error.to_string())).await
+            }
+        }
+    }
+
+    async fn screencast(&self, size: Option<(u32, u32)>, quality: Option<u8>) {
+        let Some(session) = self.session() else {
+            return self.not_started().await;
+        };
+        if let Some((width, height)) = size {
+            self.resize(&session, width, height).await;
+        }
+        session.screencast().set_params(session.viewport(), quality);
+        let _ = self
+            .out
+            .send(Outgoing::Frames(session.screencast().watch()))
+            .await;
+    }
+
+    async fn input(&self, event: crate::browser::input::InputEvent) {
+        let Some(attached) = &self.attached else {
+            return self.not_started().await;
+        };
+        if let Err(reason) = event.validate() {
+            return self.send(PaneMessage::error("bad_input", reason)).await;
+        }
+        if let Err(full) = attached.input.push(event) {
+            self.send(PaneMessage::error("input_overflow", full.to_string()))
+                .await;
+        }
+    }
+
+    /// Navigation and tab commands run as their own tasks: a slow page never stalls input.
+    async fn browser_command(&self, command: ClientMessage) {
+        let Some(session) = self.session() else {
+            return self.not_started().await;
+        };
+        let out = self.out.clone();
+        tokio::spawn(async move {
+            let result = match command {
+                ClientMessage::Navigate { url } => session.navigate(&url).await,
+                ClientMessage::Back {} => session.go_history(-1).await.map(drop),
+                ClientMessage::Forward {} => session.go_history(1).await.map(drop),
+                ClientMessage::Reload {} => session.reload().await,
+                ClientMessage::NewTab { url } => session.new_tab(url.as_deref()).await.map(drop),
+                ClientMessage::SwitchTab { target_id } => session.switch_tab(&target_id).await,
+                ClientMessage::CloseTab { target_id } => session.close_tab(&target_id).await,
+                _ => Ok(()),
+            };
+            if let Err(error) = result {
+                let _ = out
+                    .send(Outgoing::Json(PaneMessage::error(
+                        error.code(),
+                        error.to_string(),
+                    )))
+                    .await;
+            }
+        });
+    }
+}
+
+/// Dispatches this pane's queued input in order; copy/cut answers go back as `clipboard`.
+async fn dispatch_input(
+    session: Arc<BrowserSession>,
+    queue: Arc<InputQueue>,
+    out: mpsc::Sender<Outgoing>,
+) {
+    loop {
+        let event = queue.pop().await;
+        match session.input(&event).await {
+            Ok(Some(text)) => {
+                let _ = out
+                    .send(Outgoing::Json(PaneMessage::Clipboard { text }))
+                    .await;
+            }
+            Ok(None) => {}
+            Err(error) => {
+                let _ = out
+                    .send(Outgoing::Json(PaneMessage::error(
+                        error.code(),
+                        error.to_string(),
+                    )))
+                    .await;
+            }
+        }
+    }
+}
+
+type Sink = SplitSink<WebSocket, Message>;
+
+/// The only task that writes to the socket.
+async fn write_loop(mut sink: Sink, mut commands: mpsc::Receiver<Outgoing>) {
+    let mut notices: Option<(broadcast::Receiver<PaneMessage>, Arc<BrowserSession>)> = None;
+    let mut frames: Option<Watching> = None;
+    loop {
+        let sent = tokio::select! {
+            biased;
+            command = commands.recv() => match command {
+                None => break,
+                Some(Outgoing::Json(message)) => send_json(&mut sink, &message).await,
+                Some(Outgoing::Follow(receiver, session)) => {
+                    notices = Some((receiver, session));
+                    frames = None;
+                    Ok(())
+                }
+                Some(Outgoing::Frames(watching)) => {
+                    frames = Some(watching);
+                    Ok(())
+                }
+                Some(Outgoing::Unfollow) => {
+                    notices = None;
+                    frames = None;
+                    Ok(())
+                }
+                Some(Outgoing::Close(code, reason)) => {
+                    let frame = CloseFrame { code, reason: Utf8Bytes::from_static(reason) };
+                    let _ = sink.send(Message::Close(Some(frame))).await;
+                    break;
+                }
+            },
+            notice = next_notice(&mut notices) => match notice {
+                Some(message) => send_json(&mut sink, &message).await,
+                None => Ok(()),
+            },
+            frame = next_frame(&mut frames) => match frame {
+                Some(jpeg) => sink.send(Message::Binary(jpeg)).await,
+                None => Ok(()),
+            },
+        };
+        if sent.is_err() {
+            break;
+        }
+    }
+    let _ = sink.close().await;
+}
+
+async fn send_json(sink: &mut Sink, message: &PaneMessage) -> Result<(), axum::Error> {
+    sink.send(Message::Text(message.to_json().into())).await
+}
+
+/// The next notice of the followed session; pending forever when none is followed. A pane that
+/// fell behind gets the whole tab list instead of what it missed.
+async fn next_notice(
+    notices: &mut Option<(broadcast::Receiver<PaneMessage>, Arc<BrowserSession>)>,
+) -> Option<PaneMessage> {
+    let Some((receiver, session)) = notices else {
+        return std::future::pending().await;
+    };
+    match receiver.recv().await {
+        Ok(message) => Some(message),
+        Err(broadcast::error::RecvError::Lagged(_)) => Some(session.tabs_message()),
+        Err(broadcast::error::RecvError::Closed) => {
+            *notices = None;
+            None
+        }
+    }
+}
+
+/// The newest frame once it changes; pending forever when not watching.
+async fn next_frame(frames: &mut Option<Watching>) -> Option<bytes::Bytes> {
+    let Some(watching) = frames else {
+        return std::future::pending().await;
+    };
+    if watching.frames.changed().await.is_err() {
+        *frames = None;
+        return None;
+    }
+    let frame = watching.frames.borrow_and_update().clone();
+    frame.map(|f| f.jpeg.clone())
+}

@@ -1,0 +1,85 @@
+//! Messages from a pane to the daemon (DESIGN.md §6, "Client → daemon", JSON text).
+
+use serde::Deserialize;
+
+use crate::browser::input::InputEvent;
+use crate::mode::Mode;
+
+/// One JSON message from a pane.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMessage {
+    /// Attach to a channel's browser, starting it if needed; answered by `started` + `tabs`.
+    Start {
+        channel_id: String,
+        #[serde(default)]
+        mode: Option<Mode>,
+        #[serde(default)]
+        width: Option<u32>,
+        #[serde(default)]
+        height: Option<u32>,
+    },
+    /// Start receiving frames (binary messages), sized to the pane.
+    Screencast {
+        #[serde(default)]
+        width: Option<u32>,
+        #[serde(default)]
+        height: Option<u32>,
+        #[serde(default)]
+        quality: Option<u8>,
+    },
+    /// Stop the channel's browser (host mode: forget the session); answered by `stopped`.
+    Stop {
+        channel_id: String,
+    },
+    /// Mouse, wheel, keyboard and clipboard input.
+    Input(InputEvent),
+    Navigate {
+        url: String,
+    },
+    Back {},
+    Forward {},
+    Reload {},
+    NewTab {
+        #[serde(default)]
+        url: Option<String>,
+    },
+    SwitchTab {
+        target_id: String,
+    },
+    CloseTab {
+        target_id: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_shape_parses() {
+        let texts = [
+            r#"{"type":"start","channel_id":"a","mode":"local","width":800,"height":600}"#,
+            r#"{"type":"screencast","quality":50}"#,
+            r#"{"type":"stop","channel_id":"a"}"#,
+            r#"{"type":"input","input_type":"scroll","x":1,"y":2,"delta_y":30}"#,
+            r#"{"type":"input","input_type":"paste","text":"hi"}"#,
+            r#"{"type":"input","input_type":"copy"}"#,
+            r#"{"type":"navigate","url":"https://example.com"}"#,
+            r#"{"type":"back"}"#,
+            r#"{"type":"new_tab"}"#,
+            r#"{"type":"switch_tab","target_id":"T"}"#,
+        ];
+        for text in texts {
+            serde_json::from_str::<ClientMessage>(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        }
+        for bad in [
+            r#"{"type":"fly"}"#,
+            r#"{"type":"start"}"#,
+            "[]",
+            r#"{"type":"input","input_type":"click"}"#,
+        ] {
+            assert!(serde_json::from_str::<ClientMessage>(bad).is_err(), "{bad}");
+        }
+    }
+}

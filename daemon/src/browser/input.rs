@@ -1,0 +1,439 @@
+//! Pane input events and how each becomes CDP `Input.*` calls on the active tab.
+//!
+//! Coordinates are CSS pixels of the page viewport. Mouse buttons, click counts and modifier
+//! bitmasks pass through as CDP defines them; keys get `code`, a virtual key code and text per
+//! `keys`. Copy/cut read the selection and hand it back for the pane's clipboard.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::keys::{self, modifiers};
+use crate::cdp::{CdpConnection, CdpError};
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MouseButton {
+    #[default]
+    Left,
+    Middle,
+    Right,
+    None,
+}
+
+impl MouseButton {
+    fn cdp_name(self) -> &'static str {
+        match self {
+            MouseButton::Left => "left",
+            MouseButton::Middle => "middle",
+            MouseButton::Right => "right",
+            MouseButton::None => "none",
+        }
+    }
+
+    /// The `buttons` bitmask of a move while this button is held.
+    fn held_mask(self) -> u8 {
+        match self {
+            MouseButton::Left => 1,
+            MouseButton::Right => 2,
+            MouseButton::Middle => 4,
+            MouseButton::None => 0,
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// One input event from a pane (`{"type":"input","input_type":…}`).
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(tag = "input_type", rename_all = "lowercase")]
+pub enum InputEvent {
+    Click {
+        x: f64,
+        y: f64,
+        #[serde(default)]
+        button: MouseButton,
+        #[serde(default = "one")]
+        click_count: u32,
+        #[serde(default)]
+        modifiers: u8,
+    },
+    Mousedown {
+        x: f64,
+        y: f64,
+        #[serde(default)]
+        button: MouseButton,
+        #[serde(default = "one")]
+        click_count: u32,
+        #[serde(default)]
+        modifiers: u8,
+    },
+    Mouseup {
+        x: f64,
+        y: f64,
+        #[serde(default)]
+        button: MouseButton,
+        #[serde(default = "one")]
+        click_count: u32,
+        #[serde(default)]
+        modifiers: u8,
+    },
+    Mousemove {
+        x: f64,
+        y: f64,
+        /// The button held while moving (`none` when just hovering).
+        #[serde(default = "no_button")]
+        button: MouseButton,
+        #[serde(default)]
+        modifiers: u8,
+    },
+    Scroll {
+        x: f64,
+        y: f64,
+        #[serde(default)]
+        delta_x: f64,
+        #[serde(default)]
+        delta_y: f64,
+        #[serde(default)]
+        modifiers: u8,
+    },
+    Keydown {
+        key: String,
+        #[serde(default)]
+        code: String,
+        #[serde(default)]
+        modifiers: u8,
+    },
+    Keyup {
+        key: String,
+        #[serde(default)]
+        code: String,
+        #[serde(default)]
+        modifiers: u8,
+    },
+    Keypress {
+        key: String,
+        #[serde(default)]
+        code: String,
+        #[serde(default)]
+        modifiers: u8,
+    },
+    Typetext {
+        text: String,
+    },
+    Paste {
+        text: String,
+    },
+    Copy {},
+    Cut {
+        #[serde(default)]
+        modifiers: u8,
+    },
+}
+
+fn no_button() -> MouseButton {
+    MouseButton::None
+}
+
+/// Largest coordinate accepted (CSS pixels); anything else is a client bug.
+const MAX_COORDINATE: f64 = 100_000.0;
+
+impl InputEvent {
+    /// Checks values serde cannot: finite, sane coordinates and deltas, non-empty keys.
+    pub fn validate(&self) -> Result<(), String> {
+        let point_ok = |x: f64, y: f64| {
+            x.is_finite() && y.is_finite() && x.abs() <= MAX_COORDINATE && y.abs() <= MAX_COORDINATE
+        };
+        match self {
+            InputEvent::Click { x, y, .. }
+            | InputEvent::Mousedown { x, y, .. }
+            | InputEvent::Mouseup { x, y, .. }
+            | InputEvent::Mousemove { x, y, .. }
+                if !point_ok(*x, *y) =>
+            {
+                Err(format!("coordinates ({x}, {y}) are out of range"))
+            }
+            InputEvent::Scroll {
+                x,
+                y,
+                delta_x,
+                delta_y,
+                ..
+            } if !point_ok(*x, *y) || !point_ok(*delta_x, *delta_y) => {
+                Err("scroll position or delta is out of range".to_string())
+            }
+            InputEvent::Keydown { key, .. }
+            | InputEvent::Keyup { key, .. }
+            | InputEvent::Keypress { key, .. }
+                if key.is_empty() =>
+            {
+                Err("key must not be empty".to_string())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// JavaScript that returns the selected text, including a selection inside a text field and
+/// inside same-origin iframes.
+const READ_SELECTION: &str = r#"(() => {
+  const read = (doc) => {
+    const el = doc.activeElement;
+    if (el && el.tagName === 'IFRAME') {
+      try { if (el.contentDocument) return read(el.contentDocument); } catch (_) {}
+    }
+    if (el && (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') && typeof el.selectionStart === 'number') {
+      return el.value.substring(el.selectionStart, el.selectionEnd);
+    }
+    return String(doc.getSelection ? doc.getSelection() : '');
+  };
+  return read(document);
+})()"#;
+
+/// Sends one event to the tab behind `session`; returns clipboard text for copy/cut.
+pub async fn dispatch(
+    cdp: &CdpConnection,
+    session: &str,
+    event: &InputEvent,
+) -> Result<Option<String>, CdpError> {
+    match event {
+        InputEvent::Click {
+            x,
+            y,
+            button,
+            click_count,
+            modifiers,
+        } => {
+            mouse(
+                cdp,
+                session,
+                "mousePressed",
+                *x,
+                *y,
+                *button,
+                *click_count,
+                *modifiers,
+            )
+            .await?;
+            mouse(
+                cdp,
+                session,
+                "mouseReleased",
+                *x,
+                *y,
+                *button,
+                *click_count,
+                *modifiers,
+            )
+            .await?;
+        }
+        InputEvent::Mousedown {
+            x,
+            y,
+            button,
+            click_count,
+            modifiers,
+        } => {
+            mouse(
+                cdp,
+                session,
+                "mousePressed",
+                *x,
+                *y,
+                *button,
+                *click_count,
+                *modifiers,
+            )
+            .await?
+        }
+        InputEvent::Mouseup {
+            x,
+            y,
+            button,
+            click_count,
+            modifiers,
+        } => {
+            mouse(
+                cdp,
+                session,
+                "mouseReleased",
+                *x,
+                *y,
+                *button,
+                *click_count,
+                *modifiers,
+            )
+            .await?
+        }
+        InputEvent::Mousemove {
+            x,
+            y,
+            button,
+            modifiers,
+        } => mouse(cdp, session, "mouseMoved", *x, *y, *button, 0, *modifiers).await?,
+        InputEvent::Scroll {
+            x,
+            y,
+            delta_x,
+            delta_y,
+            modifiers,
+        } => {
+            let params = json!({
+                "type": "mouseWheel", "x": x, "y": y, "deltaX": delta_x, "deltaY": delta_y,
+                "modifiers": modifiers, "pointerType": "mouse",
+            });
+            cdp.call_on(session, "Input.dispatchMouseEvent", params)
+                .await?;
+        }
+        InputEvent::Keydown {
+            key,
+            code,
+            modifiers,
+        } => key_event(cdp, session, true, key, code, *modifiers).await?,
+        InputEvent::Keyup {
+            key,
+            code,
+            modifiers,
+        } => key_event(cdp, session, false, key, code, *modifiers).await?,
+        InputEvent::Keypress {
+            key,
+            code,
+            modifiers,
+        } => {
+            key_event(cdp, session, true, key, code, *modifiers).await?;
+            key_event(cdp, session, false, key, code, *modifiers).await?;
+        }
+        InputEvent::Typetext { text } | InputEvent::Paste { text } => {
+            cdp.call_on(session, "Input.insertText", json!({ "text": text }))
+                .await?;
+        }
+        InputEvent::Copy {} => return read_selection(cdp, session).await.map(Some),
+        InputEvent::Cut { modifiers } => {
+            let text = read_selection(cdp, session).await?;
+            let mods = if *modifiers == 0 {
+                modifiers::CTRL
+            } else {
+                *modifiers
+            };
+            key_event(cdp, session, true, "x", "KeyX", mods).await?;
+            key_event(cdp, session, false, "x", "KeyX", mods).await?;
+            return Ok(Some(text));
+        }
+    }
+    Ok(None)
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn mouse(
+    cdp: &CdpConnection,
+    session: &str,
+    kind: &str,
+    x: f64,
+    y: f64,
+    button: MouseButton,
+    click_count: u32,
+    modifiers: u8,
+) -> Result<(), CdpError> {
+    let buttons = if kind == "mouseReleased" {
+        0
+    } else {
+        button.held_mask()
+    };
+    let params = json!({
+        "type": kind, "x": x, "y": y, "button": button.cdp_name(), "buttons": buttons,
+        "clickCount": click_count, "modifiers": modifiers, "pointerType": "mouse",
+    });
+    cdp.call_on(session, "Input.dispatchMouseEvent", params)
+        .await
+        .map(drop)
+}
+
+async fn key_event(
+    cdp: &CdpConnection,
+    session: &str,
+    down: bool,
+    key: &str,
+    code: &str,
+    mods: u8,
+) -> Result<(), CdpError> {
+    let code = if code.is_empty() {
+        keys::code_for_key(key)
+    } else {
+        code.to_string()
+    };
+    let vk = keys::virtual_key_code(&code, key);
+    let text = keys::key_text(key, mods);
+    let kind = match (down, &text) {
+        (false, _) => "keyUp",
+        (true, Some(_)) => "keyDown",
+        (true, None) => "rawKeyDown",
+    };
+    let mut params = json!({
+        "type": kind, "key": key, "code": code, "windowsVirtualKeyCode": vk,
+        "nativeVirtualKeyCode": vk, "modifiers": mods,
+    });
+    if let (true, Some(text)) = (down, text) {
+        params["text"] = Value::String(text.clone());
+        params["unmodifiedText"] = Value::String(text);
+    }
+    cdp.call_on(session, "Input.dispatchKeyEvent", params)
+        .await
+        .map(drop)
+}
+
+async fn read_selection(cdp: &CdpConnection, session: &str) -> Result<String, CdpError> {
+    let result = cdp
+        .call_on(
+            session,
+            "Runtime.evaluate",
+            json!({"expression": READ_SELECTION, "returnByValue": true}),
+        )
+        .await?;
+    Ok(result["result"]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pane_input_messages_parse() {
+        let e: InputEvent =
+            serde_json::from_str(r#"{"input_type":"click","x":5,"y":6,"type":"input"}"#).unwrap();
+        assert_eq!(
+            e,
+            InputEvent::Click {
+                x: 5.0,
+                y: 6.0,
+                button: MouseButton::Left,
+                click_count: 1,
+                modifiers: 0
+            }
+        );
+        let e: InputEvent = serde_json::from_str(
+            r#"{"input_type":"keydown","key":"a","code":"KeyA","modifiers":2}"#,
+        )
+        .unwrap();
+        assert!(matches!(e, InputEvent::Keydown { modifiers: 2, .. }));
+        assert!(serde_json::from_str::<InputEvent>(r#"{"input_type":"teleport"}"#).is_err());
+        assert!(
+            serde_json::from_str::<InputEvent>(r#"{"input_type":"click","x":"a","y":1}"#).is_err()
+        );
+    }
+
+    #[test]
+    fn absurd_coordinates_are_refused() {
+        let e = InputEvent::Mousemove {
+            x: f64::NAN,
+            y: 1.0,
+            button: MouseButton::None,
+            modifiers: 0,
+        };
+        assert!(e.validate().is_err());
+    }
+}

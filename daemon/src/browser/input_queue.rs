@@ -1,0 +1,213 @@
+//! The per-pane input queue: moves collapse to the last position, wheel deltas sum, and clicks
+//! and keys are barriers that are never merged, dropped or reordered.
+//!
+//! The WebSocket read loop only pushes; a separate task pops and dispatches, so a slow CDP
+//! round trip (~22 ms per wheel or move) never stalls reading the pane.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use tokio::sync::Notify;
+
+use super::input::InputEvent;
+
+/// Events waiting for dispatch; bounded so a runaway client cannot grow it without limit.
+pub struct InputQueue {
+    /// Short lock, never held across an await.
+    events: Mutex<VecDeque<InputEvent>>,
+    ready: Notify,
+}
+
+/// Most events a queue keeps; barrier events past this are refused.
+pub const MAX_QUEUED: usize = 1024;
+
+/// A push the queue refused.
+#[derive(Debug, thiserror::Error)]
+#[error("too many input events are waiting ({MAX_QUEUED}); slow down")]
+pub struct QueueFull;
+
+impl Default for InputQueue {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl InputQueue {
+    pub fn new() -> Self {
+        Self {
+            events: Mutex::new(VecDeque::new()),
+            ready: Notify::new(),
+        }
+    }
+
+    /// Queues an event, merging it into the last one where that loses nothing a user sees.
+    pub fn push(&self, event: InputEvent) -> Result<(), QueueFull> {
+        let mut events = self.events.lock().expect("input queue lock");
+        if !merge_into(events.back_mut(), &event) {
+            if events.len() >= MAX_QUEUED {
+                return Err(QueueFull);
+            }
+            events.push_back(event);
+        }
+        drop(events);
+        self.ready.notify_one();
+        Ok(())
+    }
+
+    /// Waits for the next event.
+    pub async fn pop(&self) -> InputEvent {
+        loop {
+            if let Some(event) = self.events.lock().expect("input queue lock").pop_front() {
+                return event;
+            }
+            self.ready.notified().await;
+        }
+    }
+
+    /// Number of events waiting.
+    pub fn len(&self) -> usize {
+        self.events.lock().expect("input queue lock").len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Folds `next` into `last` when both are moves (same button and modifiers) or both are wheel
+/// events (same modifiers). Returns true when merged.
+fn merge_into(last: Option<&mut InputEvent>, next: &InputEvent) -> bool {
+    match (last, next) {
+        (
+            Some(InputEvent::Mousemove {
+                x,
+                y,
+                button,
+                modifiers,
+            }),
+            InputEvent::Mousemove {
+                x: nx,
+                y: ny,
+                button: nb,
+                modifiers: nm,
+            },
+        ) if button == nb && modifiers == nm => {
+            *x = *nx;
+            *y = *ny;
+            true
+        }
+        (
+            Some(InputEvent::Scroll {
+                x,
+                y,
+                delta_x,
+                delta_y,
+                modifiers,
+            }),
+            InputEvent::Scroll {
+                x: nx,
+                y: ny,
+                delta_x: ndx,
+                delta_y: ndy,
+                modifiers: nm,
+            },
+        ) if modifiers == nm => {
+            *x = *nx;
+            *y = *ny;
+            *delta_x += ndx;
+            *delta_y += ndy;
+            true
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::input::MouseButton;
+
+    fn mv(x: f64) -> InputEvent {
+        InputEvent::Mousemove {
+            x,
+            y: 1.0,
+            button: MouseButton::None,
+            modifiers: 0,
+        }
+    }
+    fn wheel(dy: f64) -> InputEvent {
+        InputEvent::Scroll {
+            x: 1.0,
+            y: 1.0,
+            delta_x: 0.0,
+            delta_y: dy,
+            modifiers: 0,
+        }
+    }
+    fn key() -> InputEvent {
+        InputEvent::Keypress {
+            key: "a".into(),
+            code: "KeyA".into(),
+            modifiers: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn moves_collapse_wheels_sum_and_barriers_keep_order() {
+        let queue = InputQueue::new();
+        for event in [
+            mv(1.0),
+            mv(2.0),
+            mv(3.0),
+            wheel(10.0),
+            wheel(5.0),
+            key(),
+            wheel(1.0),
+            mv(4.0),
+        ] {
+            queue.push(event).unwrap();
+        }
+        assert_eq!(queue.len(), 5);
+        assert_eq!(queue.pop().await, mv(3.0));
+        assert_eq!(queue.pop().await, wheel(15.0));
+        assert_eq!(queue.pop().await, key());
+        assert_eq!(queue.pop().await, wheel(1.0));
+        assert_eq!(queue.pop().await, mv(4.0));
+        assert!(queue.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_drag_keeps_its_button_apart_from_hover_moves() {
+        let queue = InputQueue::new();
+        let drag = InputEvent::Mousemove {
+            x: 9.0,
+            y: 9.0,
+            button: MouseButton::Left,
+            modifiers: 0,
+        };
+        queue.push(mv(1.0)).unwrap();
+        queue.push(drag.clone()).unwrap();
+        assert_eq!(queue.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn pop_waits_for_a_push() {
+        let queue = std::sync::Arc::new(InputQueue::new());
+        let waiter = tokio::spawn({
+            let queue = queue.clone();
+            async move { queue.pop().await }
+        });
+        tokio::task::yield_now().await;
+        queue.push(key()).unwrap();
+        assert_eq!(waiter.await.unwrap(), key());
+    }
+
+    #[test]
+    fn a_full_queue_refuses_barriers() {
+        let queue = InputQueue::new();
+        for _ in 0..MAX_QUEUED {
+            queue.push(key()).unwrap();
+        }
+        assert!(queue.push(key()).is_err());
+    }
+}

@@ -1,0 +1,15 @@
+//! Per-channel CDP state: the browser session (tabs, active tab, notices), the screencast hub,
+//! navigation and input. Knows nothing about HTTP, panes' sockets or how browsers are started.
+
+pub mod input;
+pub mod input_queue;
+pub mod keys;
+mod navigation;
+pub mod notice;
+pub mod screencast;
+mod session;
+mod tabs;
+
+pub use navigation::check_url;
+pub use notice::{PaneMessage, TabInfo};
+pub use session::{BrowserSession, Ownership, SessionError};

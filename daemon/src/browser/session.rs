@@ -1,0 +1,607 @@
+//! BrowserSession: the CDP state of one channel in one mode — one browser-level connection,
+//! per-tab flat sessions, the active tab, the screencast hub, and notices to panes.
+//!
+//! Tab changes made by anyone (a pane, an agent, a page opening a popup) reach every pane as
+//! the same messages. This module never starts or stops a browser process; providers do.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::input::InputEvent;
+use super::notice::{PaneMessage, TabInfo};
+use super::screencast::ScreencastHub;
+use super::tabs::{Tab, TabList};
+use crate::cdp::{CdpConnection, CdpError, CdpEvent};
+use crate::channel_id::ChannelId;
+use crate::mode::Mode;
+
+/// Which targets a session shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ownership {
+    /// Every page of the browser (docker and local modes: the browser is ours).
+    AllTabs,
+    /// Only tabs this session created, and popups they opened (host mode: the rest is the
+    /// user's).
+    OwnTabs,
+}
+
+/// A failed session operation; the message is for a person.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Cdp(#[from] CdpError),
+    #[error("no tab {0} in this channel")]
+    UnknownTab(String),
+    #[error("{0}")]
+    BadUrl(String),
+    #[error("navigation to {url} failed: {reason}")]
+    Navigation { url: String, reason: String },
+    #[error("this channel's browser session is closed; send start again")]
+    Closed,
+}
+
+impl SessionError {
+    /// A stable snake_case code for APIs.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SessionError::Cdp(CdpError::Lost { .. }) | SessionError::Closed => "browser_gone",
+            SessionError::Cdp(CdpError::Timeout { .. }) => "browser_timeout",
+            SessionError::Cdp(_) => "browser_error",
+            SessionError::UnknownTab(_) => "unknown_tab",
+            SessionError::BadUrl(_) => "bad_url",
+            SessionError::Navigation { .. } => "navigation_failed",
+        }
+    }
+}
+
+/// The CDP state of one (channel, mode).
+pub struct BrowserSession {
+    channel: ChannelId,
+    mode: Mode,
+    pub(super) cdp: CdpConnection,
+    ownership: Ownership,
+    /// Short lock, never held across an await.
+    pub(super) tabs: Mutex<TabList>,
+    /// Bumped on every tab-list change, so callers can wait for a target to be tracked.
+    tabs_version: watch::Sender<u64>,
+    notices: broadcast::Sender<PaneMessage>,
+    hub: ScreencastHub,
+    /// Requested viewport (CSS px). Short lock.
+    viewport: Mutex<(u32, u32)>,
+    closed: CancellationToken,
+}
+
+impl std::fmt::Debug for BrowserSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrowserSession")
+            .field("channel", &self.channel)
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How long to wait for a target we created to show up as attached.
+const TRACK_DEADLINE: Duration = Duration::from_secs(10);
+
+impl BrowserSession {
+    /// Takes over a connected browser: tracks its tabs (creating one when it has none) and
+    /// starts following its events.
+    pub async fn open(
+        channel: ChannelId,
+        mode: Mode,
+        cdp: CdpConnection,
+        ownership: Ownership,
+        screen: (u32, u32),
+    ) -> Result<Arc<Self>, SessionError> {
+        let (notices, _) = broadcast::channel(256);
+        let closed = CancellationToken::new();
+        let hub = ScreencastHub::spawn(cdp.clone(), notices.clone(), screen, closed.clone());
+        let session = Arc::new(Self {
+            channel,
+            mode,
+            cdp: cdp.clone(),
+            ownership,
+            tabs: Mutex::new(TabList::default()),
+            tabs_version: watch::channel(0).0,
+            notices,
+            hub,
+            viewport: Mutex::new(screen),
+            closed,
+        });
+        let events = cdp.subscribe();
+        cdp.call("Target.setDiscoverTargets", json!({"discover": true}))
+            .await?;
+        if ownership == Ownership::AllTabs {
+            let targets = cdp.call("Target.getTargets", json!({})).await?;
+            for info in targets["targetInfos"].as_array().into_iter().flatten() {
+                if info["type"] == "page" {
+                    if let Some(id) = info["targetId"].as_str() {
+                        session.track(id).await?;
+                    }
+                }
+            }
+        }
+        tokio::spawn(session.clone().follow_events(events));
+        if session.tab_count() == 0 {
+            session.new_tab(None).await?;
+        } else {
+            let active = session
+                .tabs
+                .lock()
+                .expect("tabs lock")
+                .active_id()
+                .map(str::to_string);
+            if let Some(active) = active {
+                session.switch_tab(&active).await?;
+            }
+        }
+        Ok(session)
+    }
+
+    pub fn channel(&self) -> &ChannelId {
+        &self.channel
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The browser-level connection (for tools that need raw CDP).
+    pub fn cdp(&self) -> &CdpConnection {
+        &self.cdp
+    }
+
+    /// True while the browser answers and nobody closed the session.
+    pub fn is_alive(&self) -> bool {
+        !self.closed.is_cancelled() && !self.cdp.is_lost()
+    }
+
+    /// Resolves when the session is closed or its browser is gone.
+    pub async fn ended(&self) {
+        tokio::select! {
+            _ = self.closed.cancelled() => {}
+            _ = self.cdp.lost() => {}
+        }
+    }
+
+    /// Closes the session: panes get `stopped`, the screencast ends. The browser itself is the
+    /// provider's business.
+    pub fn close(&self, reason: &str) {
+        if !self.closed.is_cancelled() {
+            self.closed.cancel();
+            self.notify(PaneMessage::Stopped {
+                channel_id: self.channel.to_string(),
+                reason: reason.to_string(),
+            });
+        }
+    }
+
+    /// Receives every notice for panes from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<PaneMessage> {
+        self.notices.subscribe()
+    }
+
+    /// The screencast hub of this channel.
+    pub fn screencast(&self) -> &ScreencastHub {
+        &self.hub
+    }
+
+    pub(super) fn notify(&self, message: PaneMessage) {
+        // No pane listening is fine.
+        let _ = self.notices.send(message);
+    }
+
+    pub fn tab_count(&self) -> usize {
+        self.tabs.lock().expect("tabs lock").len()
+    }
+
+    /// The `tabs` message describing the current list.
+    pub fn tabs_message(&self) -> PaneMessage {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        PaneMessage::Tabs {
+            tabs: tabs.infos(),
+            active_target_id: tabs.active_id().map(str::to_string),
+        }
+    }
+
+    /// Tabs in order, with the active one's id.
+    pub fn tab_infos(&self) -> (Vec<TabInfo>, Option<String>) {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        (tabs.infos(), tabs.active_id().map(str::to_string))
+    }
+
+    /// `page_info` of the active tab.
+    pub fn page_info(&self) -> Option<PaneMessage> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.active().map(|tab| PaneMessage::PageInfo {
+            url: tab.url.clone(),
+            title: tab.title.clone(),
+        })
+    }
+
+    /// `(target_id, session_id)` of the active tab.
+    pub fn active_tab(&self) -> Result<(String, String), SessionError> {
+        if !self.is_alive() {
+            return Err(SessionError::Closed);
+        }
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.active()
+            .map(|t| (t.target_id.clone(), t.session_id.clone()))
+            .ok_or(SessionError::Closed)
+    }
+
+    /// Resolves a tab reference: a 1-based index (as `list_tabs` prints) or a target id.
+    pub fn resolve_tab(&self, reference: &str) -> Result<String, SessionError> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        if let Ok(index) = reference.trim().parse::<usize>() {
+            return tabs.at(index).map(|t| t.target_id.clone()).ok_or_else(|| {
+                SessionError::UnknownTab(format!(
+                    "{index} (there are {} tabs; call list_tabs)",
+                    tabs.len()
+                ))
+            });
+        }
+        tabs.get(reference)
+            .map(|t| t.target_id.clone())
+            .ok_or_else(|| SessionError::UnknownTab(reference.to_string()))
+    }
+
+    /// Attaches to a page target and starts tracking it (idempotent).
+    pub async fn track(&self, target_id: &str) -> Result<(), SessionError> {
+        let claimed = self.tabs.lock().expect("tabs lock").begin_attach(target_id);
+        if !claimed {
+            return self.wait_tracked(target_id).await;
+        }
+        let attached = self
+            .cdp
+            .call(
+                "Target.attachToTarget",
+                json!({"targetId": target_id, "flatten": true}),
+            )
+            .await;
+        let session_id = match attached {
+            Ok(reply) => reply["sessionId"].as_str().unwrap_or_default().to_string(),
+            Err(error) => {
+                self.tabs
+                    .lock()
+                    .expect("tabs lock")
+                    .abandon_attach(target_id);
+                self.tabs_version.send_modify(|v| *v += 1);
+                return Err(error.into());
+            }
+        };
+        // Page events tell us when a document loaded (titles arrive with no Target event).
+        let _ = self
+            .cdp
+            .call_on(&session_id, "Page.enable", json!({}))
+            .await;
+        let info = self
+            .cdp
+            .call("Target.getTargetInfo", json!({"targetId": target_id}))
+            .await
+            .unwrap_or(Value::Null);
+        let tab = Tab {
+            target_id: target_id.to_string(),
+            session_id,
+            url: info["targetInfo"]["url"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            title: info["targetInfo"]["title"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        };
+        let created = PaneMessage::TabCreated {
+            target_id: tab.target_id.clone(),
+            url: tab.url.clone(),
+            title: tab.title.clone(),
+        };
+        let became_active = {
+            let mut tabs = self.tabs.lock().expect("tabs lock");
+            tabs.add(tab);
+            tabs.len() == 1
+        };
+        self.tabs_version.send_modify(|v| *v += 1);
+        self.notify(created);
+        self.notify(self.tabs_message());
+        if became_active {
+            self.follow_active();
+        }
+        Ok(())
+    }
+
+    async fn wait_tracked(&self, target_id: &str) -> Result<(), SessionError> {
+        let mut version = self.tabs_version.subscribe();
+        let wait = async {
+            loop {
+                {
+                    let tabs = self.tabs.lock().expect("tabs lock");
+                    if tabs.contains(target_id) {
+                        return Ok(());
+                    }
+                    if !tabs.is_attaching(target_id) {
+                        return Err(SessionError::UnknownTab(target_id.to_string()));
+                    }
+                }
+                if version.changed().await.is_err() {
+                    return Err(SessionError::Closed);
+                }
+            }
+        };
+        tokio::time::timeout(TRACK_DEADLINE, wait)
+            .await
+            .unwrap_or_else(|_| Err(SessionError::UnknownTab(target_id.to_string())))
+    }
+
+    /// Stops tracking a tab (it was closed or detached); picks a new active tab if needed.
+    pub(super) fn untrack(&self, target_id: &str) {
+        let (removed, switched) = self.tabs.lock().expect("tabs lock").remove(target_id);
+        self.tabs_version.send_modify(|v| *v += 1);
+        if removed.is_none() {
+            return;
+        }
+        self.notify(PaneMessage::TabClosed {
+            target_id: target_id.to_string(),
+        });
+        if let Some(new_active) = switched {
+            self.notify(PaneMessage::TabSwitched {
+                target_id: new_active,
+            });
+            self.follow_active();
+            if let Some(info) = self.page_info() {
+                self.notify(info);
+            }
+        } else if self.tab_count() == 0 {
+            self.hub.set_tab(None);
+        }
+        self.notify(self.tabs_message());
+    }
+
+    /// Points the screencast at the active tab and sizes its window.
+    fn follow_active(&self) {
+        let active = self
+            .tabs
+            .lock()
+            .expect("tabs lock")
+            .active()
+            .map(|t| (t.target_id.clone(), t.session_id.clone()));
+        self.hub.set_tab(active.clone());
+        if let Some((_, session)) = active {
+            let cdp = self.cdp.clone();
+            let size = *self.viewport.lock().expect("viewport lock");
+            tokio::spawn(async move {
+                let _ = size_viewport(&cdp, &session, size).await;
+            });
+        }
+    }
+
+    /// Opens a tab (about:blank by default) and makes it active.
+    pub async fn new_tab(&self, url: Option<&str>) -> Result<TabInfo, SessionError> {
+        let url = match url {
+            Some(url) => super::navigation::check_url(url)?,
+            None => "about:blank".to_string(),
+        };
+        if !self.is_alive() {
+            return Err(SessionError::Closed);
+        }
+        let mut params = json!({ "url": url });
+        if self.ownership == Ownership::OwnTabs {
+            params["newWindow"] = json!(true);
+            params["background"] = json!(true);
+        }
+        let created = self.cdp.call("Target.createTarget", params).await?;
+        let target_id = created["targetId"]
+            .as_str()
+            .ok_or_else(|| CdpError::Shape {
+                method: "Target.createTarget".into(),
+                detail: "no targetId".into(),
+            })?
+            .to_string();
+        self.track(&target_id).await?;
+        self.switch_tab(&target_id).await?;
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.get(&target_id)
+            .map(Tab::info)
+            .ok_or(SessionError::UnknownTab(target_id))
+    }
+
+    /// Makes a tracked tab the active one (brought to front so it renders at full speed).
+    pub async fn switch_tab(&self, target_id: &str) -> Result<(), SessionError> {
+        if !self.tabs.lock().expect("tabs lock").set_active(target_id) {
+            return Err(SessionError::UnknownTab(target_id.to_string()));
+        }
+        self.cdp
+            .call("Target.activateTarget", json!({ "targetId": target_id }))
+            .await?;
+        self.follow_active();
+        self.notify(PaneMessage::TabSwitched {
+            target_id: target_id.to_string(),
+        });
+        if let Some(info) = self.page_info() {
+            self.notify(info);
+        }
+        self.notify(self.tabs_message());
+        Ok(())
+    }
+
+    /// Closes a tracked tab; closing the last one leaves a fresh about:blank tab.
+    pub async fn close_tab(&self, target_id: &str) -> Result<(), SessionError> {
+        let count = {
+            let tabs = self.tabs.lock().expect("tabs lock");
+            if !tabs.contains(target_id) {
+                return Err(SessionError::UnknownTab(target_id.to_string()));
+            }
+            tabs.len()
+        };
+        if count == 1 {
+            // The active tab's context dies with it: make the replacement first.
+            self.new_tab(None).await?;
+        }
+        self.cdp
+            .call("Target.closeTarget", json!({ "targetId": target_id }))
+            .await?;
+        self.untrack(target_id);
+        Ok(())
+    }
+
+    /// Sets the page viewport (CSS px) of the active tab (and of tabs that become active later).
+    pub async fn set_viewport(&self, width: u32, height: u32) -> Result<(), SessionError> {
+        let size = (width.clamp(100, 8192), height.clamp(100, 8192));
+        *self.viewport.lock().expect("viewport lock") = size;
+        self.hub.set_params(size, None);
+        let (_, session) = self.active_tab()?;
+        size_viewport(&self.cdp, &session, size).await?;
+        Ok(())
+    }
+
+    /// The viewport requested for this channel.
+    pub fn viewport(&self) -> (u32, u32) {
+        *self.viewport.lock().expect("viewport lock")
+    }
+
+    /// Sends one pane input event to the active tab; copy/cut return the selected text.
+    pub async fn input(&self, event: &InputEvent) -> Result<Option<String>, SessionError> {
+        let (_, session) = self.active_tab()?;
+        Ok(super::input::dispatch(&self.cdp, &session, event).await?)
+    }
+
+    /// Evaluates `expression` in the active tab and returns its JSON value.
+    pub async fn evaluate(&self, expression: &str) -> Result<Value, SessionError> {
+        let (_, session) = self.active_tab()?;
+        let reply = self
+            .cdp
+            .call_on(
+                &session,
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await?;
+        if let Some(exception) = reply.get("exceptionDetails") {
+            let text = exception["exception"]["description"]
+                .as_str()
+                .or(exception["text"].as_str())
+                .unwrap_or("exception")
+                .to_string();
+            return Err(SessionError::Cdp(CdpError::Protocol {
+                method: "Runtime.evaluate".into(),
+                code: 0,
+                message: text,
+            }));
+        }
+        Ok(reply["result"]["value"].clone())
+    }
+
+    /// Follows Chrome's target events until the session ends.
+    async fn follow_events(self: Arc<Self>, mut events: broadcast::Receiver<CdpEvent>) {
+        loop {
+            let event = tokio::select! {
+                _ = self.closed.cancelled() => return,
+                _ = self.cdp.lost() => {
+                    let reason = self.cdp.lost_reason().unwrap_or_default();
+                    tracing::warn!(event = "browser_lost", channel_id = %self.channel, %reason);
+                    self.notify(PaneMessage::error("browser_gone", format!("The browser of channel {} went away ({reason}); send start to bring it back.", self.channel)));
+                    self.close("browser_gone");
+                    return;
+                }
+                event = events.recv() => match event {
+                    Ok(event) => event,
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::warn!(event = "browser_events_lagged", channel_id = %self.channel, missed);
+                        continue;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+            };
+            self.handle_event(&event).await;
+        }
+    }
+
+    async fn handle_event(&self, event: &CdpEvent) {
+        let info = &event.params["targetInfo"];
+        match event.method.as_str() {
+            "Target.targetCreated" if info["type"] == "page" => {
+                let id = info["targetId"].as_str().unwrap_or_default();
+                let opener_is_ours = info["openerId"]
+                    .as_str()
+                    .is_some_and(|opener| self.tabs.lock().expect("tabs lock").contains(opener));
+                if self.ownership == Ownership::AllTabs || opener_is_ours {
+                    if let Err(error) = self.track(id).await {
+                        tracing::debug!(event = "tab_attach_failed", channel_id = %self.channel, %error);
+                    }
+                }
+            }
+            "Target.targetInfoChanged" => self.apply_info(info),
+            "Page.domContentEventFired"
+            | "Page.loadEventFired"
+            | "Page.navigatedWithinDocument" => {
+                let target = event.session_id.as_deref().and_then(|session| {
+                    let tabs = self.tabs.lock().expect("tabs lock");
+                    tabs.by_session(session).map(|t| t.target_id.clone())
+                });
+                if let Some(target_id) = target {
+                    self.refresh_info(&target_id).await;
+                }
+            }
+            "Target.targetDestroyed" | "Target.detachedFromTarget" => {
+                if let Some(id) = event.params["targetId"].as_str() {
+                    self.untrack(id);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl BrowserSession {
+    /// Re-reads a tab's url and title from Chrome.
+    async fn refresh_info(&self, target_id: &str) {
+        if let Ok(reply) = self
+            .cdp
+            .call("Target.getTargetInfo", json!({ "targetId": target_id }))
+            .await
+        {
+            self.apply_info(&reply["targetInfo"]);
+        }
+    }
+
+    /// Records a `TargetInfo`'s url and title; tells panes when they changed.
+    fn apply_info(&self, info: &Value) {
+        let id = info["targetId"].as_str().unwrap_or_default();
+        let url = info["url"].as_str().unwrap_or_default();
+        let title = info["title"].as_str().unwrap_or_default();
+        let (changed, is_active) = {
+            let mut tabs = self.tabs.lock().expect("tabs lock");
+            (tabs.update(id, url, title), tabs.active_id() == Some(id))
+        };
+        if changed {
+            if is_active {
+                self.notify(PaneMessage::PageInfo {
+                    url: url.to_string(),
+                    title: title.to_string(),
+                });
+            }
+            self.notify(self.tabs_message());
+        }
+    }
+}
+
+/// Makes the tab behind `session` lay out at `size` CSS px. (In Chromium 156 headless the
+/// window carries ~140 px of invisible browser UI, so window bounds are not the viewport.)
+async fn size_viewport(
+    cdp: &CdpConnection,
+    session: &str,
+    size: (u32, u32),
+) -> Result<(), CdpError> {
+    cdp.call_on(
+        session,
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": size.0, "height": size.1, "deviceScaleFactor": 1, "mobile": false}),
+    )
+    .await?;
+    Ok(())
+}

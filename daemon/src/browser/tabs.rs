@@ -1,0 +1,171 @@
+//! The tab list of one browser session: order, active tab, and which targets are being
+//! attached. Pure data; the session does the CDP calls around it.
+
+use std::collections::HashSet;
+
+use super::notice::TabInfo;
+
+/// A tab the session tracks.
+#[derive(Debug, Clone)]
+pub struct Tab {
+    pub target_id: String,
+    /// Flat CDP session of this tab (`Target.attachToTarget {flatten: true}`).
+    pub session_id: String,
+    pub url: String,
+    pub title: String,
+}
+
+impl Tab {
+    pub fn info(&self) -> TabInfo {
+        TabInfo {
+            target_id: self.target_id.clone(),
+            url: self.url.clone(),
+            title: self.title.clone(),
+        }
+    }
+}
+
+/// Tabs in display order plus the active one.
+#[derive(Debug, Default)]
+pub struct TabList {
+    tabs: Vec<Tab>,
+    active: Option<String>,
+    /// Targets whose attach is in flight, so two callers never attach the same target twice.
+    attaching: HashSet<String>,
+}
+
+impl TabList {
+    pub fn get(&self, target_id: &str) -> Option<&Tab> {
+        self.tabs.iter().find(|t| t.target_id == target_id)
+    }
+
+    pub fn by_session(&self, session_id: &str) -> Option<&Tab> {
+        self.tabs.iter().find(|t| t.session_id == session_id)
+    }
+
+    pub fn contains(&self, target_id: &str) -> bool {
+        self.get(target_id).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        self.tabs.len()
+    }
+
+    pub fn infos(&self) -> Vec<TabInfo> {
+        self.tabs.iter().map(Tab::info).collect()
+    }
+
+    pub fn active_id(&self) -> Option<&str> {
+        self.active.as_deref()
+    }
+
+    pub fn active(&self) -> Option<&Tab> {
+        self.active.as_deref().and_then(|id| self.get(id))
+    }
+
+    /// The tab at a 1-based position, as `list_tabs` numbers them.
+    pub fn at(&self, index: usize) -> Option<&Tab> {
+        index.checked_sub(1).and_then(|i| self.tabs.get(i))
+    }
+
+    /// Claims a target for attaching; false when it is tracked or already being attached.
+    pub fn begin_attach(&mut self, target_id: &str) -> bool {
+        !self.contains(target_id) && self.attaching.insert(target_id.to_string())
+    }
+
+    /// Gives up a claim (the attach failed).
+    pub fn abandon_attach(&mut self, target_id: &str) {
+        self.attaching.remove(target_id);
+    }
+
+    pub fn is_attaching(&self, target_id: &str) -> bool {
+        self.attaching.contains(target_id)
+    }
+
+    /// Adds an attached tab; it becomes active when none is.
+    pub fn add(&mut self, tab: Tab) {
+        self.attaching.remove(&tab.target_id);
+        if self.active.is_none() {
+            self.active = Some(tab.target_id.clone());
+        }
+        self.tabs.push(tab);
+    }
+
+    /// Removes a tab. When it was active, the neighbour that takes its place (the next tab, or
+    /// the previous when it was last) becomes active; returns `(removed, new_active)`.
+    pub fn remove(&mut self, target_id: &str) -> (Option<Tab>, Option<String>) {
+        self.attaching.remove(target_id);
+        let Some(index) = self.tabs.iter().position(|t| t.target_id == target_id) else {
+            return (None, None);
+        };
+        let tab = self.tabs.remove(index);
+        let mut switched = None;
+        if self.active.as_deref() == Some(target_id) {
+            let next = self.tabs.get(index).or_else(|| self.tabs.last());
+            self.active = next.map(|t| t.target_id.clone());
+            switched = self.active.clone();
+        }
+        (Some(tab), switched)
+    }
+
+    /// Makes a tracked tab active; false when it is not tracked.
+    pub fn set_active(&mut self, target_id: &str) -> bool {
+        if self.contains(target_id) {
+            self.active = Some(target_id.to_string());
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Updates url/title; true when something changed.
+    pub fn update(&mut self, target_id: &str, url: &str, title: &str) -> bool {
+        match self.tabs.iter_mut().find(|t| t.target_id == target_id) {
+            Some(tab) if tab.url != url || tab.title != title => {
+                tab.url = url.to_string();
+                tab.title = title.to_string();
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tab(id: &str) -> Tab {
+        Tab {
+            target_id: id.into(),
+            session_id: format!("s-{id}"),
+            url: "about:blank".into(),
+            title: String::new(),
+        }
+    }
+
+    #[test]
+    fn closing_the_active_tab_activates_its_neighbour() {
+        let mut list = TabList::default();
+        for id in ["a", "b", "c"] {
+            assert!(list.begin_attach(id));
+            list.add(tab(id));
+        }
+        assert_eq!(list.active_id(), Some("a"));
+        assert!(list.set_active("b"));
+        assert_eq!(list.remove("b").1.as_deref(), Some("c"));
+        assert_eq!(list.remove("c").1.as_deref(), Some("a"));
+        assert_eq!(list.remove("x").0.map(|t| t.target_id), None);
+        assert_eq!(list.at(1).map(|t| t.target_id.as_str()), Some("a"));
+        assert!(list.at(0).is_none());
+    }
+
+    #[test]
+    fn a_target_is_attached_once() {
+        let mut list = TabList::default();
+        assert!(list.begin_attach("a"));
+        assert!(!list.begin_attach("a"));
+        list.add(tab("a"));
+        assert!(!list.begin_attach("a"));
+    }
+}

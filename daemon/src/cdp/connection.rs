@@ -1,0 +1,326 @@
+//! The CDP connection actor: one task owns one WebSocket to Chrome.
+//!
+//! Callers hold a cloneable [`CdpConnection`] and send commands through it; replies are matched
+//! by id, every call has a deadline, and a dead socket turns every pending and later call into
+//! [`CdpError::Lost`]. Events are published on a broadcast channel with their flat-session id.
+//! Unknown fields and unknown events are ignored. Dropping the last handle closes the socket.
+//! This module knows nothing about tabs, screencasts or channels.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_util::sync::CancellationToken;
+
+use super::error::CdpError;
+
+/// Default deadline of a CDP call.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(15);
+/// How many events a slow subscriber may fall behind before it starts missing them.
+const EVENT_BUFFER: usize = 512;
+/// Chrome's screencast frames and screenshots can be large; accept up to this many bytes.
+const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
+
+/// One event sent by Chrome.
+#[derive(Debug, Clone)]
+pub struct CdpEvent {
+    /// E.g. `Page.screencastFrame`.
+    pub method: String,
+    /// The event's parameters, as sent.
+    pub params: Arc<Value>,
+    /// The flat session the event belongs to; `None` for browser-level events.
+    pub session_id: Option<String>,
+}
+
+struct Command {
+    method: String,
+    params: Value,
+    session_id: Option<String>,
+    reply: oneshot::Sender<Result<Value, CdpError>>,
+}
+
+/// A cloneable handle to the actor that owns one WebSocket to Chrome.
+#[derive(Clone)]
+pub struct CdpConnection {
+    commands: mpsc::UnboundedSender<Command>,
+    events: broadcast::Sender<CdpEvent>,
+    /// Why the actor stopped, once it has (shared so every handle can report it).
+    lost: Arc<Mutex<Option<String>>>,
+    /// Cancelled by the actor when the socket is gone.
+    gone: CancellationToken,
+    url: Arc<str>,
+}
+
+impl std::fmt::Debug for CdpConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CdpConnection")
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CdpConnection {
+    /// Opens the WebSocket at `url` (a `ws://…/devtools/browser/<id>` endpoint) and spawns the
+    /// actor that owns it.
+    pub async fn connect(url: &str, deadline: Duration) -> Result<Self, CdpError> {
+        let mut config = WebSocketConfig::default();
+        config.max_message_size = Some(MAX_MESSAGE_BYTES);
+        config.max_frame_size = Some(MAX_MESSAGE_BYTES);
+        let connect = tokio_tungstenite::connect_async_with_config(url, Some(config), false);
+        let (socket, _) = tokio::time::timeout(deadline, connect)
+            .await
+            .map_err(|_| CdpError::Connect {
+                url: url.to_string(),
+                reason: format!("no answer within {deadline:?}"),
+            })?
+            .map_err(|e| CdpError::Connect {
+                url: url.to_string(),
+                reason: e.to_string(),
+            })?;
+        let (commands, receiver) = mpsc::unbounded_channel();
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let lost = Arc::new(Mutex::new(None));
+        let gone = CancellationToken::new();
+        let actor = Actor {
+            events: events.clone(),
+            lost: lost.clone(),
+            gone: gone.clone(),
+            pending: HashMap::new(),
+            next_id: 1,
+        };
+        tokio::spawn(actor.run(socket, receiver));
+        Ok(Self {
+            commands,
+            events,
+            lost,
+            gone,
+            url: url.into(),
+        })
+    }
+
+    /// The endpoint this connection was opened on.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Subscribes to every event Chrome sends from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<CdpEvent> {
+        self.events.subscribe()
+    }
+
+    /// True once the socket is gone.
+    pub fn is_lost(&self) -> bool {
+        self.gone.is_cancelled()
+    }
+
+    /// Resolves when the socket is gone.
+    pub async fn lost(&self) {
+        self.gone.cancelled().await
+    }
+
+    /// Why the socket is gone, if it is.
+    pub fn lost_reason(&self) -> Option<String> {
+        self.lost.lock().expect("lost reason lock").clone()
+    }
+
+    /// Sends a command without waiting for its reply (e.g. screencast frame acks).
+    pub fn fire(&self, method: &str, params: Value, session_id: Option<&str>) {
+        let (reply, _) = oneshot::channel();
+        let _ = self.commands.send(Command {
+            method: method.to_string(),
+            params,
+            session_id: session_id.map(str::to_string),
+            reply,
+        });
+    }
+
+    /// Calls a browser-level method with the default deadline.
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, CdpError> {
+        self.call_with(method, params, None, DEFAULT_DEADLINE).await
+    }
+
+    /// Calls a method on a flat session (a tab attached with `Target.attachToTarget`).
+    pub async fn call_on(
+        &self,
+        session_id: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, CdpError> {
+        self.call_with(method, params, Some(session_id), DEFAULT_DEADLINE)
+            .await
+    }
+
+    /// Calls `method` and waits at most `deadline` for the reply.
+    pub async fn call_with(
+        &self,
+        method: &str,
+        params: Value,
+        session_id: Option<&str>,
+        deadline: Duration,
+    ) -> Result<Value, CdpError> {
+        let (reply, answer) = oneshot::channel();
+        let command = Command {
+            method: method.to_string(),
+            params,
+            session_id: session_id.map(str::to_string),
+            reply,
+        };
+        if self.commands.send(command).is_err() {
+            return Err(self.lost_error());
+        }
+        match tokio::time::timeout(deadline, answer).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(_)) => Err(self.lost_error()),
+            Err(_) => Err(CdpError::Timeout {
+                method: method.to_string(),
+                deadline,
+            }),
+        }
+    }
+
+    fn lost_error(&self) -> CdpError {
+        // Short lock, never held across an await.
+        let reason = self.lost.lock().expect("lost reason lock").clone();
+        CdpError::Lost {
+            reason: reason.unwrap_or_else(|| "connection closed".to_string()),
+        }
+    }
+}
+
+/// What Chrome sends: a reply (with `id`) or an event (with `method`).
+#[derive(Deserialize)]
+struct Incoming {
+    id: Option<u64>,
+    method: Option<String>,
+    #[serde(default)]
+    params: Value,
+    result: Option<Value>,
+    error: Option<ProtocolError>,
+    #[serde(rename = "sessionId")]
+    session_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ProtocolError {
+    #[serde(default)]
+    code: i64,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    data: Option<String>,
+}
+
+struct Pending {
+    method: String,
+    reply: oneshot::Sender<Result<Value, CdpError>>,
+}
+
+struct Actor {
+    events: broadcast::Sender<CdpEvent>,
+    lost: Arc<Mutex<Option<String>>>,
+    gone: CancellationToken,
+    pending: HashMap<u64, Pending>,
+    next_id: u64,
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+impl Actor {
+    async fn run(mut self, socket: Socket, mut commands: mpsc::UnboundedReceiver<Command>) {
+        let (mut sink, mut stream) = socket.split();
+        let reason = loop {
+            tokio::select! {
+                command = commands.recv() => {
+                    let Some(command) = command else {
+                        let _ = sink.close().await;
+                        break "every handle was dropped".to_string();
+                    };
+                    let id = self.next_id;
+                    self.next_id += 1;
+                    let mut message = json!({"id": id, "method": command.method, "params": command.params});
+                    if let Some(session) = &command.session_id {
+                        message["sessionId"] = json!(session);
+                    }
+                    if let Err(e) = sink.send(Message::text(message.to_string())).await {
+                        let _ = command.reply.send(Err(CdpError::Lost { reason: e.to_string() }));
+                        break format!("send failed: {e}");
+                    }
+                    self.forget_abandoned();
+                    self.pending.insert(id, Pending { method: command.method, reply: command.reply });
+                }
+                message = stream.next() => match message {
+                    Some(Ok(Message::Text(text))) => self.dispatch(text.as_str()),
+                    Some(Ok(Message::Binary(bytes))) => {
+                        if let Ok(text) = std::str::from_utf8(&bytes) { self.dispatch(text) }
+                    }
+                    Some(Ok(Message::Close(frame))) => {
+                        break format!("browser closed the socket ({})", frame.map(|f| f.reason.to_string()).unwrap_or_default());
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => break format!("socket error: {e}"),
+                    None => break "socket closed".to_string(),
+                }
+            }
+        };
+        tracing::debug!(event = "cdp_connection_closed", %reason);
+        *self.lost.lock().expect("lost reason lock") = Some(reason.clone());
+        commands.close();
+        self.gone.cancel();
+        for (_, pending) in self.pending.drain() {
+            let _ = pending.reply.send(Err(CdpError::Lost {
+                reason: reason.clone(),
+            }));
+        }
+        // Commands queued after the socket died fail the same way.
+        while let Ok(command) = commands.try_recv() {
+            let _ = command.reply.send(Err(CdpError::Lost {
+                reason: reason.clone(),
+            }));
+        }
+    }
+
+    fn dispatch(&mut self, text: &str) {
+        let Ok(incoming) = serde_json::from_str::<Incoming>(text) else {
+            tracing::debug!(event = "cdp_unreadable_message", len = text.len());
+            return;
+        };
+        if let Some(id) = incoming.id {
+            let Some(pending) = self.pending.remove(&id) else {
+                return;
+            };
+            let result = match incoming.error {
+                Some(error) => Err(CdpError::Protocol {
+                    method: pending.method,
+                    code: error.code,
+                    message: match error.data {
+                        Some(data) if !data.is_empty() => format!("{} ({data})", error.message),
+                        _ => error.message,
+                    },
+                }),
+                None => Ok(incoming.result.unwrap_or(Value::Null)),
+            };
+            let _ = pending.reply.send(result);
+        } else if let Some(method) = incoming.method {
+            // Nobody listening is fine: events nobody wants are dropped.
+            let _ = self.events.send(CdpEvent {
+                method,
+                params: Arc::new(incoming.params),
+                session_id: incoming.session_id,
+            });
+        }
+    }
+
+    /// Drops entries whose caller gave up (deadline passed) so the map cannot grow forever.
+    fn forget_abandoned(&mut self) {
+        if self.pending.len() > 64 {
+            self.pending.retain(|_, pending| !pending.reply.is_closed());
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! Raw Chrome DevTools Protocol over tokio-tungstenite: the connection actor and its errors.
+//!
+//! Why not chromiumoxide: see DESIGN.md §2 (dropped events, slow bad-URL failures, build cost).
+//! This layer owns sockets and message matching only; tabs and screencasts live in `browser`.
+
+mod connection;
+mod error;
+
+pub use connection::{CdpConnection, CdpEvent, DEFAULT_DEADLINE};
+pub use error::CdpError;

@@ -1,0 +1,405 @@
+//! ChannelService: one BrowserSession per (channel, mode), started on demand through the
+//! mode's provider, counted panes, stop/reset/delete, and the channel list.
+//!
+//! Slow start work is serialised per (channel, mode) with its own async lock, so one channel's
+//! start never stalls another; the registry itself sits behind a short std mutex.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tracing::Instrument;
+
+use crate::browser::{BrowserSession, Ownership, SessionError};
+use crate::cdp::CdpConnection;
+use crate::channel_id::ChannelId;
+use crate::mode::Mode;
+use crate::providers::{BrowserProvider, ProgressFn, ProviderError, Removed};
+
+/// A failed channel operation; the message is for a person.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ChannelError {
+    #[error("{mode} mode is not available here: {why}")]
+    ModeUnavailable { mode: Mode, why: String },
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error("channel {0} is in host mode: its profile is your own Chrome's, so Porthole will not reset, delete or import into it; switch the channel to docker mode first")]
+    HostProfile(ChannelId),
+    #[error("channel {0} is not known")]
+    UnknownChannel(ChannelId),
+}
+
+/// One row of `GET /api/browser/channels`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct ChannelSummary {
+    pub channel_id: String,
+    pub mode: Mode,
+    pub running: bool,
+    pub panes: usize,
+    pub tabs: usize,
+}
+
+#[derive(Default)]
+struct Entry {
+    /// Serialises start/stop of this (channel, mode).
+    lifecycle: tokio::sync::Mutex<()>,
+    /// Short lock, never held across an await.
+    session: Mutex<Option<Arc<BrowserSession>>>,
+    panes: AtomicUsize,
+    /// When the last pane left (or the session started without one). Short lock.
+    idle_since: Mutex<Option<Instant>>,
+}
+
+impl Entry {
+    fn live_session(&self) -> Option<Arc<BrowserSession>> {
+        self.session
+            .lock()
+            .expect("session slot lock")
+            .clone()
+            .filter(|s| s.is_alive())
+    }
+}
+
+/// Settings the service needs from the config.
+#[derive(Debug, Clone)]
+pub struct ChannelSettings {
+    /// Mode of a channel that never chose one (already resolved to an available mode).
+    pub default_mode: Mode,
+    pub screen: (u32, u32),
+    pub idle_timeout: Duration,
+}
+
+/// Owns every channel's browser sessions.
+pub struct ChannelService {
+    providers: HashMap<Mode, Arc<dyn BrowserProvider>>,
+    settings: ChannelSettings,
+    /// Short lock, never held across an await.
+    entries: Mutex<HashMap<(ChannelId, Mode), Arc<Entry>>>,
+    /// The mode each known channel is in. Short lock.
+    modes: Mutex<BTreeMap<ChannelId, Mode>>,
+}
+
+/// Held while a pane watches a channel; dropping it lets the idle monitor count down.
+pub struct PaneGuard {
+    entry: Arc<Entry>,
+}
+
+impl Drop for PaneGuard {
+    fn drop(&mut self) {
+        if self.entry.panes.fetch_sub(1, Ordering::SeqCst) == 1 {
+            *self.entry.idle_since.lock().expect("idle lock") = Some(Instant::now());
+        }
+    }
+}
+
+/// How long to keep trying to open the CDP socket of a browser that just started.
+const CONNECT_DEADLINE: Duration = Duration::from_secs(20);
+
+impl ChannelService {
+    pub fn new(providers: Vec<Arc<dyn BrowserProvider>>, settings: ChannelSettings) -> Self {
+        Self {
+            providers: providers.into_iter().map(|p| (p.mode(), p)).collect(),
+            settings,
+            entries: Mutex::new(HashMap::new()),
+            modes: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The mode used for channels that never chose one.
+    pub fn default_mode(&self) -> Mode {
+        self.settings.default_mode
+    }
+
+    /// Modes this daemon can run.
+    pub fn has_mode(&self, mode: Mode) -> bool {
+        self.providers.contains_key(&mode)
+    }
+
+    /// The mode a channel is in.
+    pub fn mode_of(&self, channel: &ChannelId) -> Mode {
+        self.modes
+            .lock()
+            .expect("modes lock")
+            .get(channel)
+            .copied()
+            .unwrap_or(self.settings.default_mode)
+    }
+
+    /// Records the mode a channel uses from now on.
+    pub fn set_mode(&self, channel: &ChannelId, mode: Mode) -> Result<(), ChannelError> {
+        self.provider(mode)?;
+        self.modes
+            .lock()
+            .expect("modes lock")
+            .insert(channel.clone(), mode);
+        Ok(())
+    }
+
+    fn provider(&self, mode: Mode) -> Result<Arc<dyn BrowserProvider>, ChannelError> {
+        self.providers
+            .get(&mode)
+            .cloned()
+            .ok_or_else(|| ChannelError::ModeUnavailable {
+                mode,
+                why: match mode {
+                    Mode::Docker => "no Docker engine answers".to_string(),
+                    _ => "this daemon was not started with it".to_string(),
+                },
+            })
+    }
+
+    fn entry(&self, channel: &ChannelId, mode: Mode) -> Arc<Entry> {
+        self.entries
+            .lock()
+            .expect("entries lock")
+            .entry((channel.clone(), mode))
+            .or_default()
+            .clone()
+    }
+
+    /// Returns the running session of a channel in `mode` (its current mode when `None`),
+    /// starting the browser when it does not run.
+    pub async fn start(
+        &self,
+        channel: &ChannelId,
+        mode: Option<Mode>,
+        progress: ProgressFn,
+    ) -> Result<Arc<BrowserSession>, ChannelError> {
+        let mode = mode.unwrap_or_else(|| self.mode_of(channel));
+        let provider = self.provider(mode)?;
+        self.modes
+            .lock()
+            .expect("modes lock")
+            .insert(channel.clone(), mode);
+        let entry = self.entry(channel, mode);
+        let _lifecycle = entry.lifecycle.lock().await;
+        if let Some(session) = entry.live_session() {
+            return Ok(session);
+        }
+        let span = tracing::info_span!("channel", channel_id = %channel, %mode);
+        let session = self
+            .launch(channel, mode, provider, progress)
+            .instrument(span)
+            .await?;
+        *entry.session.lock().expect("session slot lock") = Some(session.clone());
+        *entry.idle_since.lock().expect("idle lock") = Some(Instant::now());
+        Ok(session)
+    }
+
+    /// Starts (or finds) the browser and opens a session on it; a browser that was running but
+    /// does not answer is replaced once.
+    async fn launch(
+        &self,
+        channel: &ChannelId,
+        mode: Mode,
+        provider: Arc<dyn BrowserProvider>,
+        progress: ProgressFn,
+    ) -> Result<Arc<BrowserSession>, ChannelError> {
+        let started = Instant::now();
+        let mut retried = false;
+        let session = loop {
+            let endpoint = provider.ensure_browser(channel, progress.clone()).await?;
+            progress("connecting", "Connecting to the browser");
+            // A browser we did not just start should answer at once; if it does not, it is a
+            // dying one (crashed, killed) and gets replaced by a fresh start.
+            let deadline = if endpoint.fresh {
+                CONNECT_DEADLINE
+            } else {
+                Duration::from_secs(2)
+            };
+            match self
+                .open_session(channel, mode, &endpoint.ws_url, deadline)
+                .await
+            {
+                Ok(session) => break session,
+                Err(error) => {
+                    tracing::warn!(event = "session_open_failed", fresh = endpoint.fresh, %error);
+                    let _ = provider.stop_browser(channel).await;
+                    if endpoint.fresh || retried {
+                        return Err(error);
+                    }
+                    retried = true;
+                }
+            }
+        };
+        tracing::info!(
+            event = "session_started",
+            elapsed_ms = started.elapsed().as_millis() as u64
+        );
+        Ok(session)
+    }
+
+    async fn open_session(
+        &self,
+        channel: &ChannelId,
+        mode: Mode,
+        ws_url: &str,
+        deadline: Duration,
+    ) -> Result<Arc<BrowserSession>, ChannelError> {
+        let cdp = connect_with_retry(ws_url, deadline).await?;
+        let ownership = if mode == Mode::Host {
+            Ownership::OwnTabs
+        } else {
+            Ownership::AllTabs
+        };
+        Ok(
+            BrowserSession::open(channel.clone(), mode, cdp, ownership, self.settings.screen)
+                .await?,
+        )
+    }
+
+    /// Counts a pane on (channel, mode) until the guard drops.
+    pub fn attach_pane(&self, channel: &ChannelId, mode: Mode) -> PaneGuard {
+        let entry = self.entry(channel, mode);
+        entry.panes.fetch_add(1, Ordering::SeqCst);
+        *entry.idle_since.lock().expect("idle lock") = None;
+        PaneGuard { entry }
+    }
+
+    /// The live session of (channel, mode), if any.
+    pub fn session(&self, channel: &ChannelId, mode: Mode) -> Option<Arc<BrowserSession>> {
+        let entry = self
+            .entries
+            .lock()
+            .expect("entries lock")
+            .get(&(channel.clone(), mode))
+            .cloned()?;
+        entry.live_session()
+    }
+
+    /// Closes the session of (channel, mode) and stops its browser.
+    pub async fn stop(
+        &self,
+        channel: &ChannelId,
+        mode: Mode,
+        reason: &str,
+    ) -> Result<(), ChannelError> {
+        let provider = self.provider(mode)?;
+        let entry = self.entry(channel, mode);
+        let _lifecycle = entry.lifecycle.lock().await;
+        let session = entry.session.lock().expect("session slot lock").take();
+        if let Some(session) = session {
+            session.close(reason);
+        }
+        provider.stop_browser(channel).await?;
+        Ok(())
+    }
+
+    /// Stops the channel's browser and deletes its profile (not in host mode).
+    pub async fn reset_profile(&self, channel: &ChannelId) -> Result<Removed, ChannelError> {
+        let mode = self.mode_of(channel);
+        if mode == Mode::Host {
+            return Err(ChannelError::HostProfile(channel.clone()));
+        }
+        self.stop(channel, mode, "profile_reset").await?;
+        let provider = self.provider(mode)?;
+        Ok(provider.remove_profile(channel).await?)
+    }
+
+    /// Stops every browser of the channel, deletes its profile and forgets it.
+    pub async fn delete(&self, channel: &ChannelId) -> Result<(), ChannelError> {
+        if self.mode_of(channel) == Mode::Host {
+            return Err(ChannelError::HostProfile(channel.clone()));
+        }
+        for mode in self.providers.keys().copied().collect::<Vec<_>>() {
+            self.stop(channel, mode, "channel_deleted").await?;
+            if mode != Mode::Host {
+                self.provider(mode)?.remove_profile(channel).await?;
+            }
+        }
+        self.modes.lock().expect("modes lock").remove(channel);
+        self.entries
+            .lock()
+            .expect("entries lock")
+            .retain(|(id, _), _| id != channel);
+        Ok(())
+    }
+
+    /// Every channel the daemon knows, in its current mode.
+    pub fn list(&self) -> Vec<ChannelSummary> {
+        let modes = self.modes.lock().expect("modes lock").clone();
+        modes
+            .into_iter()
+            .map(|(channel, mode)| {
+                let entry = self.entry(&channel, mode);
+                let session = entry.live_session();
+                ChannelSummary {
+                    channel_id: channel.to_string(),
+                    mode,
+                    running: session.is_some(),
+                    panes: entry.panes.load(Ordering::SeqCst),
+                    tabs: session.map(|s| s.tab_count()).unwrap_or(0),
+                }
+            })
+            .collect()
+    }
+
+    /// Stops sessions that have had no pane for longer than the idle timeout.
+    pub async fn stop_idle(&self) {
+        let timeout = self.settings.idle_timeout;
+        let idle: Vec<(ChannelId, Mode)> = self
+            .entries
+            .lock()
+            .expect("entries lock")
+            .iter()
+            .filter(|(_, entry)| {
+                entry.panes.load(Ordering::SeqCst) == 0
+                    && entry.live_session().is_some()
+                    && entry
+                        .idle_since
+                        .lock()
+                        .expect("idle lock")
+                        .is_some_and(|since| since.elapsed() >= timeout)
+            })
+            .map(|(key, _)| key.clone())
+            .collect();
+        for (channel, mode) in idle {
+            tracing::info!(event = "idle_stop", channel_id = %channel, %mode);
+            if let Err(error) = self.stop(&channel, mode, "idle").await {
+                tracing::warn!(event = "idle_stop_failed", channel_id = %channel, %error);
+            }
+        }
+    }
+
+    /// How often the idle monitor looks.
+    pub fn idle_check_interval(&self) -> Duration {
+        (self.settings.idle_timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(5))
+    }
+
+    /// Closes every session and stops every browser this daemon started.
+    pub async fn shutdown(&self) {
+        let sessions: Vec<Arc<BrowserSession>> = self
+            .entries
+            .lock()
+            .expect("entries lock")
+            .values()
+            .filter_map(|entry| entry.session.lock().expect("session slot lock").take())
+            .collect();
+        for session in sessions {
+            session.close("daemon_shutdown");
+        }
+        let providers: Vec<_> = self.providers.values().cloned().collect();
+        futures_util::future::join_all(providers.iter().map(|p| p.shutdown())).await;
+    }
+}
+
+/// Opens the CDP socket, retrying while a just-started browser is still coming up.
+async fn connect_with_retry(url: &str, within: Duration) -> Result<CdpConnection, ChannelError> {
+    let deadline = Instant::now() + within;
+    let mut delay = Duration::from_millis(50);
+    loop {
+        match CdpConnection::connect(url, Duration::from_secs(5)).await {
+            Ok(cdp) => return Ok(cdp),
+            Err(error) if Instant::now() + delay < deadline => {
+                tracing::debug!(event = "cdp_connect_retry", %error);
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(1));
+            }
+            Err(error) => return Err(SessionError::Cdp(error).into()),
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Porthole's configuration: the JSON file, its defaults, and where it lives.
+//!
+//! Every key is optional; `config/porthole.example.json` documents each one with its default.
+//! This module only parses and validates; it starts nothing.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::mode::Mode;
+
+/// The whole configuration file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub server: ServerConfig,
+    pub browser: BrowserConfig,
+}
+
+/// `server.*`: where the daemon listens and whom it lets in.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Address to listen on; loopback by default.
+    pub listen: SocketAddr,
+    /// Origins besides the daemon's own that may call the API (e.g. the desktop app's).
+    pub allowed_origins: Vec<String>,
+    /// Largest WebSocket message a pane may send, in bytes.
+    pub max_ws_message_bytes: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            listen: SocketAddr::from(([127, 0, 0, 1], 7878)),
+            allowed_origins: Vec::new(),
+            max_ws_message_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// `browser.*`: how channel browsers are run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BrowserConfig {
+    /// Mode of a channel that never chose one: `docker` (falls back to `local` when no Docker
+    /// engine answers), `local` or `host`.
+    pub default_mode: Mode,
+    /// Sidecar image for docker mode.
+    pub chrome_image: String,
+    /// Base image of the sidecar's final stage.
+    pub base_image: Option<String>,
+    /// Image the sidecar supervisor is compiled in.
+    pub builder_image: Option<String>,
+    /// Pull the base image before building (falls back to the local one when no registry answers).
+    pub image_pull: bool,
+    /// Keep each channel's profile (cookies, logins) across browser restarts.
+    pub persist_profile: bool,
+    /// Unpacked extension directories loaded into docker-mode browsers, in this order.
+    pub extensions: Vec<PathBuf>,
+    /// Initial window size, "width,height".
+    pub screen: String,
+    /// A browser with no pane watching for this long is stopped.
+    pub idle_timeout_secs: u64,
+    /// Memory cap of a sidecar container, in MiB (0 = no cap).
+    pub memory_mb: u64,
+    /// CPU cap of a sidecar container (0 = no cap).
+    pub cpus: f64,
+    /// Chromium binary for local mode; found on PATH when unset.
+    pub chromium_path: Option<PathBuf>,
+    /// Extra Chromium flags for local mode.
+    pub chromium_args: Vec<String>,
+    /// Host mode: where to look for the user's Chrome.
+    pub host: HostConfig,
+    /// Cookie import defaults and auto-replay.
+    pub cookie_import: CookieImportConfig,
+}
+
+impl Default for BrowserConfig {
+    fn default() -> Self {
+        Self {
+            default_mode: Mode::Docker,
+            chrome_image: "porthole-chrome:latest".to_string(),
+            base_image: None,
+            builder_image: None,
+            image_pull: true,
+            persist_profile: true,
+            extensions: Vec::new(),
+            screen: "1280,800".to_string(),
+            idle_timeout_secs: 300,
+            memory_mb: 2048,
+            cpus: 2.0,
+            chromium_path: None,
+            chromium_args: Vec::new(),
+            host: HostConfig::default(),
+            cookie_import: CookieImportConfig::default(),
+        }
+    }
+}
+
+impl BrowserConfig {
+    /// The configured screen size, validated.
+    pub fn screen_size(&self) -> Result<(u32, u32), ConfigError> {
+        parse_screen(&self.screen).ok_or_else(|| ConfigError::Invalid {
+            key: "browser.screen",
+            reason: format!(
+                "{:?} is not \"width,height\" between 100 and 8192",
+                self.screen
+            ),
+        })
+    }
+}
+
+fn parse_screen(text: &str) -> Option<(u32, u32)> {
+    let (w, h) = text.split_once(',')?;
+    let w: u32 = w.trim().parse().ok()?;
+    let h: u32 = h.trim().parse().ok()?;
+    let ok = |v: u32| (100..=8192).contains(&v);
+    (ok(w) && ok(h)).then_some((w, h))
+}
+
+/// `browser.host.*`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostConfig {
+    /// User-data dirs searched for `DevToolsActivePort` before the well-known ones.
+    pub user_data_dirs: Vec<PathBuf>,
+    /// Remote-debugging port dialled when no `DevToolsActivePort` is found.
+    pub port: Option<u16>,
+}
+
+/// `browser.cookie_import.*`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CookieImportConfig {
+    /// Source profile id, e.g. `chrome:Default`.
+    pub source: Option<String>,
+    /// Cookie scopes to import.
+    pub domains: Vec<String>,
+    /// Replay the import into every freshly started browser.
+    pub auto: bool,
+}
+
+/// A configuration file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("config file {path} is not valid: {source}")]
+    Parse {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("config key {key}: {reason}")]
+    Invalid { key: &'static str, reason: String },
+}
+
+impl Config {
+    /// Loads `path`; a missing file at the default location means "all defaults".
+    pub fn load(path: &Path, must_exist: bool) -> Result<Self, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => {
+                return Ok(Self::default())
+            }
+            Err(source) => {
+                return Err(ConfigError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
+        };
+        let config: Config = serde_json::from_str(&text).map_err(|source| ConfigError::Parse {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks values serde cannot.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.browser.screen_size()?;
+        if self.browser.idle_timeout_secs == 0 {
+            return Err(ConfigError::Invalid {
+                key: "browser.idle_timeout_secs",
+                reason: "must be at least 1".to_string(),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn example_file_parses_and_matches_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/porthole.example.json");
+        let config = Config::load(&path, true).expect("example config parses");
+        let defaults = serde_json::to_value(Config::default()).unwrap();
+        assert_eq!(serde_json::to_value(&config).unwrap(), defaults);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_screens_are_refused() {
+        assert!(serde_json::from_str::<Config>(r#"{"browser":{"nope":1}}"#).is_err());
+        assert_eq!(parse_screen("1280,800"), Some((1280, 800)));
+        assert_eq!(parse_screen("1280x800"), None);
+        assert_eq!(parse_screen("10,800"), None);
+    }
+}

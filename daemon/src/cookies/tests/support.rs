@@ -1,0 +1,308 @@
+//! Test support: a tiny HTTP server that sets cookies, real browser processes with kill-on-drop
+//! guards, a minimal DevTools client, and polling with a deadline (never a fixed sleep).
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::Message;
+
+/// The flags every Chromium started by these tests gets (root needs `--no-sandbox`).
+pub const CHROMIUM_FLAGS: &[&str] = &[
+    "--no-sandbox",
+    "--headless=new",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--remote-debugging-port=0",
+    "--host-resolver-rules=MAP * 127.0.0.1",
+];
+
+/// Polls `probe` every 50 ms until it returns `Some`, failing the test after `limit`.
+pub fn wait_for<T>(what: &str, limit: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(v) = probe() {
+            return v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A response of the test server: `Set-Cookie` header values and an HTML body.
+pub type Route = Box<dyn Fn(&str, &str) -> (Vec<String>, String) + Send + Sync>;
+
+/// A one-thread HTTP/1.1 server on 127.0.0.1:0; stops when dropped.
+pub struct CookieServer {
+    pub port: u16,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl CookieServer {
+    /// `route(path, host)` decides the cookies and body of each request.
+    pub fn start(route: Route) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop2 = stop.clone();
+        let thread = std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if stop2.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(mut conn) = conn else { continue };
+                let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match conn.read(&mut chunk) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&buf).into_owned();
+                let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                let host = head
+                    .lines()
+                    .find_map(|l| {
+                        l.strip_prefix("Host: ")
+                            .or_else(|| l.strip_prefix("host: "))
+                    })
+                    .unwrap_or("")
+                    .trim()
+                    .to_owned();
+                let (cookies, body) = route(&path, &host);
+                let mut resp = String::from(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n",
+                );
+                for c in cookies {
+                    resp.push_str(&format!("Set-Cookie: {c}\r\n"));
+                }
+                resp.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+                let _ = conn.write_all(resp.as_bytes());
+            }
+        });
+        CookieServer {
+            port,
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for CookieServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A browser process killed (and reaped) when dropped, so a failing test leaves none behind.
+pub struct ChildGuard {
+    pub child: Child,
+    pub what: &'static str,
+}
+
+impl ChildGuard {
+    pub fn spawn(what: &'static str, cmd: &mut Command) -> Self {
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("starting {what}: {e} (run scripts/setup/cookie-browsers.sh)")
+            });
+        ChildGuard { child, what }
+    }
+
+    /// Waits (polling) for the process to exit by itself.
+    pub fn wait_exit(&mut self, limit: Duration) {
+        let what = self.what;
+        wait_for(&format!("{what} to exit"), limit, || {
+            self.child.try_wait().unwrap()
+        });
+    }
+
+    /// Asks the process to terminate (SIGTERM), then waits for it.
+    pub fn terminate(&mut self, limit: Duration) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        self.wait_exit(limit);
+    }
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Starts headless Chromium on `user_data_dir` opening `url`, with extra flags and env.
+pub fn launch_chromium(
+    user_data_dir: &Path,
+    extra: &[&str],
+    env: &[(&str, &str)],
+    url: &str,
+) -> ChildGuard {
+    let mut cmd = Command::new("chromium");
+    cmd.args(CHROMIUM_FLAGS)
+        .arg(format!("--user-data-dir={}", user_data_dir.display()))
+        .args(extra)
+        .arg(url);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    ChildGuard::spawn("chromium", &mut cmd)
+}
+
+/// A minimal DevTools client on the browser target.
+pub struct Cdp {
+    ws: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+    next_id: u64,
+}
+
+impl Cdp {
+    /// Connects through `<user_data_dir>/DevToolsActivePort`, waiting for Chromium to write it.
+    pub async fn connect(user_data_dir: &Path) -> Self {
+        let file = user_data_dir.join("DevToolsActivePort");
+        let url = wait_for("DevToolsActivePort", Duration::from_secs(30), || {
+            let text = std::fs::read_to_string(&file).ok()?;
+            let mut lines = text.lines();
+            let port = lines.next()?.trim().to_owned();
+            let path = lines.next()?.trim().to_owned();
+            Some(format!("ws://127.0.0.1:{port}{path}"))
+        });
+        let (ws, _) = tokio::time::timeout(
+            Duration::from_secs(20),
+            tokio_tungstenite::connect_async(url),
+        )
+        .await
+        .expect("DevTools connect timed out")
+        .expect("DevTools connect");
+        Cdp { ws, next_id: 1 }
+    }
+
+    /// Sends one command and waits (with a deadline) for its reply; `Err` carries CDP's error.
+    pub async fn call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let msg = json!({"id": id, "method": method, "params": params});
+        self.ws
+            .send(Message::text(msg.to_string()))
+            .await
+            .expect("DevTools send");
+        let reply = tokio::time::timeout(Duration::from_secs(20), async {
+            while let Some(frame) = self.ws.next().await {
+                let Ok(Message::Text(text)) = frame else {
+                    continue;
+                };
+                let v: Value = serde_json::from_str(&text).unwrap();
+                if v.get("id").and_then(Value::as_u64) == Some(id) {
+                    return Some(v);
+                }
+            }
+            None
+        })
+        .await
+        .unwrap_or_else(|_| panic!("DevTools {method} timed out"));
+        let reply = reply.unwrap_or_else(|| json!({"error": "connection closed"}));
+        match reply.get("error") {
+            Some(e) => Err(e.clone()),
+            None => Ok(reply.get("result").cloned().unwrap_or(Value::Null)),
+        }
+    }
+
+    /// All cookies of the browser.
+    pub async fn cookies(&mut self) -> Vec<Value> {
+        let r = self
+            .call("Storage.getCookies", json!({}))
+            .await
+            .expect("Storage.getCookies");
+        r["cookies"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// `Browser.close` (the reply may be lost as the browser goes away).
+    pub async fn close_browser(mut self) {
+        let _ = self.call("Browser.close", json!({})).await;
+    }
+}
+
+/// Polls the browser's cookie jar until `names` are all there.
+pub async fn wait_for_cookie_names(cdp: &mut Cdp, names: &[&str]) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let have: Vec<String> = cdp
+            .cookies()
+            .await
+            .iter()
+            .filter_map(|c| c["name"].as_str().map(str::to_owned))
+            .collect();
+        if names.iter().all(|n| have.iter().any(|h| h == n)) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "cookies {names:?} never appeared; have {have:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The first `len` bytes of every `encrypted_value` of a closed Chromium `Cookies` file.
+pub fn encryption_tags(cookies_db: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open_with_flags(
+        cookies_db,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    let mut stmt = conn.prepare("SELECT encrypted_value FROM cookies").unwrap();
+    let tags = stmt
+        .query_map([], |r| r.get::<_, Vec<u8>>(0))
+        .unwrap()
+        .map(|v| String::from_utf8_lossy(&v.unwrap()[..3]).into_owned())
+        .collect();
+    tags
+}
+
+/// A temp home with a Chromium user-data dir at the Linux standard place.
+pub fn chromium_home() -> (tempfile::TempDir, PathBuf) {
+    let home = tempfile::Builder::new()
+        .prefix("porthole-cookie-test-")
+        .tempdir()
+        .unwrap();
+    let ud = home.path().join(".config").join("chromium");
+    std::fs::create_dir_all(&ud).unwrap();
+    (home, ud)
+}
+
+/// Finds a cookie by name in CDP JSON.
+pub fn by_name<'a>(cookies: &'a [Value], name: &str) -> &'a Value {
+    cookies
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no cookie {name}"))
+}

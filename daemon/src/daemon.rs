@@ -1,0 +1,139 @@
+//! Assembling and running the daemon: providers, channel service, idle monitor, API server,
+//! and an orderly shutdown that stops every browser the daemon started.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::api::{self, AppState};
+use crate::channels::{run_idle_monitor, ChannelService, ChannelSettings};
+use crate::config::Config;
+use crate::mode::Mode;
+use crate::providers::local::{LocalProvider, LocalSettings};
+use crate::providers::BrowserProvider;
+
+/// Longest the server may take to finish open requests at shutdown.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Where the daemon keeps its files.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    pub data_dir: PathBuf,
+}
+
+impl Paths {
+    pub fn profiles_dir(&self) -> PathBuf {
+        self.data_dir.join("profiles")
+    }
+}
+
+/// A started daemon: its address, token, and the handle to stop it.
+pub struct Daemon {
+    pub addr: SocketAddr,
+    pub token: String,
+    pub default_mode: Mode,
+    pub channels: Arc<ChannelService>,
+    shutdown: CancellationToken,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Daemon {
+    /// Binds `config.server.listen` (or `listener`) and starts serving.
+    pub async fn start(
+        config: Config,
+        paths: Paths,
+        listener: Option<TcpListener>,
+    ) -> anyhow::Result<Self> {
+        config.validate()?;
+        let token = crate::token::load_or_create(&paths.data_dir)?;
+        let screen = config.browser.screen_size()?;
+        let local: Arc<dyn BrowserProvider> = Arc::new(LocalProvider::new(LocalSettings {
+            chromium_path: config.browser.chromium_path.clone(),
+            profiles_dir: paths.profiles_dir(),
+            persist_profile: config.browser.persist_profile,
+            screen,
+            extra_args: config.browser.chromium_args.clone(),
+        }));
+        let providers = vec![local];
+        let docker = false;
+        let default_mode = match config.browser.default_mode {
+            Mode::Docker if !docker => {
+                tracing::warn!(
+                    event = "docker_unavailable",
+                    "docker mode is not available (no Docker engine answers); channels run in local mode"
+                );
+                Mode::Local
+            }
+            mode => mode,
+        };
+        let channels = Arc::new(ChannelService::new(
+            providers,
+            ChannelSettings {
+                default_mode,
+                screen,
+                idle_timeout: Duration::from_secs(config.browser.idle_timeout_secs),
+            },
+        ));
+        let shutdown = CancellationToken::new();
+        tokio::spawn(run_idle_monitor(channels.clone(), shutdown.clone()));
+        let listener = match listener {
+            Some(listener) => listener,
+            None => TcpListener::bind(config.server.listen).await.map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot listen on {}: {e} (is another porthole running? set server.listen or --listen)",
+                    config.server.listen
+                )
+            })?,
+        };
+        let addr = listener.local_addr()?;
+        if !addr.ip().is_loopback() {
+            tracing::warn!(event = "listening_beyond_loopback", %addr, "the API is reachable from other machines; the owner token is all that protects it");
+        }
+        let state = AppState::new(
+            channels.clone(),
+            token.clone(),
+            config.server.allowed_origins.clone(),
+            docker,
+            config.server.max_ws_message_bytes,
+            shutdown.clone(),
+        );
+        let app = api::app(state);
+        let server_shutdown = shutdown.clone();
+        let server = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(server_shutdown.cancelled_owned())
+                .await
+        });
+        tracing::info!(event = "daemon_listening", %addr, %default_mode);
+        Ok(Self {
+            addr,
+            token,
+            default_mode,
+            channels,
+            shutdown,
+            server,
+        })
+    }
+
+    /// The pane URL with the token in the fragment.
+    pub fn pane_url(&self) -> String {
+        format!("http://{}/#token={}", self.addr, self.token)
+    }
+
+    /// Stops serving, closes panes, and stops every browser this daemon started.
+    pub async fn stop(self) {
+        tracing::info!(event = "daemon_stopping");
+        self.shutdown.cancel();
+        match tokio::time::timeout(SHUTDOWN_GRACE, self.server).await {
+            Ok(Ok(Err(error))) => tracing::warn!(event = "server_error", %error),
+            Err(_) => tracing::warn!(event = "server_shutdown_timeout"),
+            _ => {}
+        }
+        self.channels.shutdown().await;
+        tracing::info!(event = "daemon_stopped");
+    }
+}

@@ -1,0 +1,18 @@
+//! Porthole: each channel of an agent desktop app gets its own shared, persistent browser.
+//!
+//! Layers, bottom up: [`cdp`] (raw CDP connection actor), [`browser`] (per-channel CDP state:
+//! tabs, screencast hub, input), [`providers`] (browser lifecycle per mode), [`channels`]
+//! (sessions per channel and mode, idle monitor), [`api`] (HTTP + WebSocket, auth).
+
+pub mod api;
+pub mod browser;
+pub mod cdp;
+pub mod channel_id;
+pub mod channels;
+pub mod config;
+pub mod cookies;
+pub mod daemon;
+pub mod logging;
+pub mod mode;
+pub mod providers;
+pub mod token;

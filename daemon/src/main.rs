@@ -1,0 +1,112 @@
+//! The `porthole` command line.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use porthole::config::Config;
+use porthole::daemon::{Daemon, Paths};
+use porthole::mode::Mode;
+
+#[derive(Parser)]
+#[command(
+    name = "porthole",
+    version,
+    about = "A shared, persistent browser per channel for AI agents and their humans"
+)]
+struct Cli {
+    /// Config file (default: <config dir>/porthole/config.json).
+    #[arg(long, global = true, env = "PORTHOLE_CONFIG")]
+    config: Option<PathBuf>,
+    /// Data directory: token, state, profiles, logs.
+    #[arg(long, global = true, env = "PORTHOLE_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the daemon and print the pane URL.
+    Serve {
+        /// Listen address (overrides server.listen), e.g. 127.0.0.1:7878; port 0 picks one.
+        #[arg(long)]
+        listen: Option<std::net::SocketAddr>,
+        /// Default mode for channels that never chose one (overrides browser.default_mode).
+        #[arg(long)]
+        mode: Option<Mode>,
+        /// Idle timeout in seconds (overrides browser.idle_timeout_secs).
+        #[arg(long)]
+        idle_timeout_secs: Option<u64>,
+    },
+    /// Print the owner token (creating it on first use).
+    Token,
+}
+
+fn project_dirs() -> Option<directories::ProjectDirs> {
+    directories::ProjectDirs::from("dev", "porthole", "porthole")
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let data_dir = match cli.data_dir {
+        Some(dir) => dir,
+        None => project_dirs()
+            .context("cannot find a home directory for the data dir; pass --data-dir")?
+            .data_dir()
+            .to_path_buf(),
+    };
+    let (config_path, must_exist) = match cli.config {
+        Some(path) => (path, true),
+        None => (
+            project_dirs()
+                .map(|d| d.config_dir().join("config.json"))
+                .unwrap_or_else(|| PathBuf::from("porthole.json")),
+            false,
+        ),
+    };
+    let mut config = Config::load(&config_path, must_exist)?;
+    let paths = Paths { data_dir };
+    match cli.command {
+        Command::Token => {
+            println!("{}", porthole::token::load_or_create(&paths.data_dir)?);
+            Ok(())
+        }
+        Command::Serve {
+            listen,
+            mode,
+            idle_timeout_secs,
+        } => {
+            if let Some(listen) = listen {
+                config.server.listen = listen;
+            }
+            if let Some(mode) = mode {
+                config.browser.default_mode = mode;
+            }
+            if let Some(secs) = idle_timeout_secs {
+                config.browser.idle_timeout_secs = secs;
+            }
+            porthole::logging::init(&paths.data_dir)?;
+            let runtime = tokio::runtime::Runtime::new()?;
+            runtime.block_on(serve(config, paths))
+        }
+    }
+}
+
+async fn serve(config: Config, paths: Paths) -> anyhow::Result<()> {
+    let daemon = Daemon::start(config, paths, None).await?;
+    println!(
+        "Porthole is running ({} mode). Open the pane:",
+        daemon.default_mode
+    );
+    println!("  {}", daemon.pane_url());
+    use std::io::Write as _;
+    std::io::stdout().flush().ok();
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+    daemon.stop().await;
+    Ok(())
+}

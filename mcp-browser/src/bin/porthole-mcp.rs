@@ -1,0 +1,123 @@
+//! `porthole-mcp`: the stdio MCP server for agent containers. Every tool call is proxied to
+//! the Porthole daemon's `POST /api/browser/action` for one channel.
+//!
+//! stdout carries the MCP protocol only; logs go to `--log <file>` or stderr.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context as _};
+use clap::Parser;
+use porthole_mcp::proxy::HttpProxyBackend;
+use porthole_mcp::{McpServer, ServerOptions};
+use url::Url;
+
+/// Browser tools over MCP (stdio) for one Porthole channel, proxied to the daemon.
+#[derive(Debug, Parser)]
+#[command(name = "porthole-mcp", version)]
+struct Cli {
+    /// The daemon's base URL.
+    #[arg(long, default_value = "http://127.0.0.1:7878")]
+    api: Url,
+    /// The channel whose browser the tools drive.
+    #[arg(long)]
+    channel: String,
+    /// The daemon's owner token (or set PORTHOLE_TOKEN, or use --token-file).
+    #[arg(long, env = "PORTHOLE_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// A file holding the token (takes precedence over --token / PORTHOLE_TOKEN).
+    #[arg(long)]
+    token_file: Option<PathBuf>,
+    /// Also offer Playwright MCP's tool names (browser_navigate, browser_click, …).
+    #[arg(long)]
+    playwright_aliases: bool,
+    /// Append logs to this file instead of stderr.
+    #[arg(long)]
+    log: Option<PathBuf>,
+    /// Deadline of a tool call that does not wait on purpose, in milliseconds; wait_* and
+    /// `computer` wait time is added on top.
+    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    call_timeout_ms: u64,
+}
+
+fn init_logging(log: Option<&PathBuf>) -> anyhow::Result<()> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    match log {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("cannot open log file {}", path.display()))?;
+            builder
+                .with_ansi(false)
+                .with_writer(std::sync::Mutex::new(file))
+                .init();
+        }
+        None => {
+            use std::io::IsTerminal as _;
+            builder
+                .with_ansi(std::io::stderr().is_terminal())
+                .with_writer(std::io::stderr)
+                .init();
+        }
+    }
+    Ok(())
+}
+
+fn token(cli: &Cli) -> anyhow::Result<String> {
+    if let Some(path) = &cli.token_file {
+        let token = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the token file {}", path.display()))?;
+        return Ok(token.trim().to_owned());
+    }
+    match &cli.token {
+        Some(t) => Ok(t.trim().to_owned()),
+        None => bail!(
+            "no token: pass --token <token>, set PORTHOLE_TOKEN, or --token-file <path> (the \
+             daemon's owner token lives in its data dir's `token` file)"
+        ),
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let logs_to_file = cli.log.is_some();
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // stdout belongs to the protocol: the reason goes to the log, and to stderr when
+            // the log is a file (or could not be opened).
+            tracing::error!(error = %format!("{e:#}"), "porthole_mcp_failed");
+            if logs_to_file {
+                eprintln!("porthole-mcp: {e:#}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    init_logging(cli.log.as_ref())?;
+    let token = token(&cli)?;
+    let backend = HttpProxyBackend::new(cli.api.clone(), cli.channel.clone(), token)?;
+    let options = ServerOptions {
+        playwright_aliases: cli.playwright_aliases,
+        base_deadline: Duration::from_millis(cli.call_timeout_ms),
+    };
+    tracing::info!(
+        api = %cli.api,
+        channel_id = %cli.channel,
+        aliases = cli.playwright_aliases,
+        "porthole_mcp_start"
+    );
+    McpServer::new(Arc::new(backend), options)
+        .serve_stdio()
+        .await
+        .context("MCP server failed")
+}

@@ -1,0 +1,140 @@
+//! Arguments of `screenshot` and `save_screenshot`, and the image formats they produce.
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::args::{check_not_blank, Validate};
+use super::wait::{impl_has_wait, HasWait};
+
+/// An image format a screenshot can be taken in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(inline)]
+pub enum ImageFormat {
+    /// Lossless PNG.
+    Png,
+    /// JPEG (smaller).
+    #[serde(alias = "jpg")]
+    Jpeg,
+}
+
+impl ImageFormat {
+    /// `image/png` or `image/jpeg`.
+    pub fn mime_type(self) -> &'static str {
+        match self {
+            ImageFormat::Png => "image/png",
+            ImageFormat::Jpeg => "image/jpeg",
+        }
+    }
+
+    /// The format a MIME type names, if any.
+    pub fn from_mime_type(mime: &str) -> Option<Self> {
+        match mime.trim().to_ascii_lowercase().as_str() {
+            "image/png" => Some(ImageFormat::Png),
+            "image/jpeg" | "image/jpg" => Some(ImageFormat::Jpeg),
+            _ => None,
+        }
+    }
+
+    /// The format a file name's extension names: `Ok(None)` without an extension, `Err` for
+    /// another extension.
+    pub fn from_path(path: &Path) -> Result<Option<Self>, String> {
+        let Some(ext) = path.extension() else {
+            return Ok(None);
+        };
+        match ext.to_string_lossy().to_ascii_lowercase().as_str() {
+            "png" => Ok(Some(ImageFormat::Png)),
+            "jpg" | "jpeg" => Ok(Some(ImageFormat::Jpeg)),
+            other => Err(format!(
+                "argument `path` must end in .png, .jpg or .jpeg, not .{other}"
+            )),
+        }
+    }
+}
+
+/// `screenshot`: the visible viewport of the active tab as an image.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ScreenshotArgs {
+    /// "png" or "jpeg" (default: the backend's choice, usually jpeg for size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<ImageFormat>,
+    /// CSS selector to wait for before taking the screenshot (polled every 250 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_for_selector: Option<String>,
+    /// Text to wait for in the page's visible text before taking the screenshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_for_text: Option<String>,
+    /// How long to wait for wait_for_selector / wait_for_text, in milliseconds (default 10000,
+    /// max 60000). Timing out is an error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 60000))]
+    pub wait_timeout_ms: Option<u64>,
+}
+impl_has_wait!(ScreenshotArgs);
+
+impl Validate for ScreenshotArgs {
+    fn validate(&mut self) -> Result<(), String> {
+        self.validate_wait()
+    }
+}
+
+/// `save_screenshot`: write the viewport to an image file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SaveScreenshotArgs {
+    /// Where to write the file, on the machine where this MCP server runs (relative paths are
+    /// relative to its working directory; missing folders are created). Ends in .png, .jpg or
+    /// .jpeg; no extension means PNG.
+    pub path: String,
+    /// "png" or "jpeg" (default: from the path's extension, else png).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<ImageFormat>,
+    /// CSS selector to wait for before taking the screenshot (polled every 250 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_for_selector: Option<String>,
+    /// Text to wait for in the page's visible text before taking the screenshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_for_text: Option<String>,
+    /// How long to wait for wait_for_selector / wait_for_text, in milliseconds (default 10000,
+    /// max 60000). Timing out is an error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 60000))]
+    pub wait_timeout_ms: Option<u64>,
+}
+impl_has_wait!(SaveScreenshotArgs);
+
+impl SaveScreenshotArgs {
+    /// The format to write: `format`, else the extension's, else PNG.
+    pub fn resolved_format(&self) -> ImageFormat {
+        self.format
+            .or_else(|| ImageFormat::from_path(Path::new(&self.path)).ok().flatten())
+            .unwrap_or(ImageFormat::Png)
+    }
+
+    /// The `screenshot` arguments that capture what this call saves.
+    pub fn screenshot_args(&self) -> ScreenshotArgs {
+        ScreenshotArgs {
+            format: Some(self.resolved_format()),
+            wait_for_selector: self.wait_for_selector.clone(),
+            wait_for_text: self.wait_for_text.clone(),
+            wait_timeout_ms: self.wait_timeout_ms,
+        }
+    }
+}
+
+impl Validate for SaveScreenshotArgs {
+    fn validate(&mut self) -> Result<(), String> {
+        check_not_blank("path", Some(&self.path))?;
+        if let (Some(f), Some(ext)) = (self.format, ImageFormat::from_path(Path::new(&self.path))?)
+        {
+            if f != ext {
+                return Err(format!(
+                    "argument `format` ({f:?}) does not match the extension of `path` ({})",
+                    self.path
+                ));
+            }
+        }
+        self.validate_wait()
+    }
+}

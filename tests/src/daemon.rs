@@ -1,0 +1,214 @@
+//! A real `porthole serve` process in a private data dir, stopped (SIGTERM) on drop.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::TempDir;
+
+/// Options for a test daemon.
+#[derive(Debug, Clone)]
+pub struct DaemonOptions {
+    /// Extra config merged into the config file (JSON object).
+    pub config: Value,
+    pub idle_timeout_secs: u64,
+    pub mode: &'static str,
+}
+
+impl Default for DaemonOptions {
+    fn default() -> Self {
+        Self {
+            config: serde_json::json!({}),
+            idle_timeout_secs: 600,
+            mode: "local",
+        }
+    }
+}
+
+/// A running daemon.
+pub struct TestDaemon {
+    pub child: Option<Child>,
+    pub base: String,
+    pub addr: String,
+    pub token: String,
+    pub data: TempDir,
+    pub log_path: PathBuf,
+}
+
+impl TestDaemon {
+    pub async fn start() -> Self {
+        Self::start_with(DaemonOptions::default()).await
+    }
+
+    pub async fn start_with(options: DaemonOptions) -> Self {
+        let data = TempDir::new("daemon");
+        Self::start_in(data, options).await
+    }
+
+    /// Starts a daemon on an existing data dir (to test restarts).
+    pub async fn start_in(data: TempDir, options: DaemonOptions) -> Self {
+        let config_path = data.path().join("config.json");
+        let mut config = serde_json::json!({
+            "browser": {"screen": "800,600", "chromium_args": ["--disable-gpu"]}
+        });
+        merge(&mut config, &options.config);
+        std::fs::write(&config_path, config.to_string()).expect("write config");
+        let log_path = data.path().join("stderr.log");
+        let log = std::fs::File::create(&log_path).expect("log file");
+        let mut child = Command::new(crate::workspace_binary("porthole"))
+            .arg("--config")
+            .arg(&config_path)
+            .arg("--data-dir")
+            .arg(data.path())
+            .args(["serve", "--listen", "127.0.0.1:0", "--mode", options.mode])
+            .arg("--idle-timeout-secs")
+            .arg(options.idle_timeout_secs.to_string())
+            .env("RUST_LOG", "porthole=debug,info")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(log))
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn porthole");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let url = tokio::time::timeout(Duration::from_secs(30), async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Some(url) = line.trim().strip_prefix("http://") {
+                    return Some(url.to_string());
+                }
+            }
+            None
+        })
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| {
+            panic!(
+                "porthole did not print its URL; log:\n{}",
+                std::fs::read_to_string(&log_path).unwrap_or_default()
+            )
+        });
+        // Keep draining stdout so the daemon never blocks on it.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let (addr, token) = url.split_once("/#token=").expect("url with token");
+        Self {
+            child: Some(child),
+            base: format!("http://{addr}"),
+            addr: addr.to_string(),
+            token: token.to_string(),
+            data,
+            log_path,
+        }
+    }
+
+    /// The daemon's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log_path).unwrap_or_default()
+    }
+
+    /// Profile dir of a local-mode channel.
+    pub fn profile_dir(&self, channel: &str) -> PathBuf {
+        self.data.path().join("profiles").join(channel)
+    }
+
+    /// An HTTP request with the owner token.
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        crate::pages::http_request(
+            "GET",
+            &self.addr,
+            path,
+            &[("Authorization", &format!("Bearer {}", self.token))],
+            None,
+        )
+        .await
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        crate::pages::http_request(
+            "POST",
+            &self.addr,
+            path,
+            &[("Authorization", &format!("Bearer {}", self.token))],
+            Some(body.to_string()),
+        )
+        .await
+    }
+
+    pub async fn delete(&self, path: &str) -> (u16, Value) {
+        crate::pages::http_request(
+            "DELETE",
+            &self.addr,
+            path,
+            &[("Authorization", &format!("Bearer {}", self.token))],
+            None,
+        )
+        .await
+    }
+
+    /// Sends SIGTERM and waits for a clean exit; returns the data dir for a restart.
+    pub async fn stop(mut self) -> TempDir {
+        self.terminate().await;
+        std::mem::replace(&mut self.data, TempDir(PathBuf::new()))
+    }
+
+    async fn terminate(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            if let Some(pid) = child.id() {
+                unsafe_free_kill(pid, "-TERM");
+            }
+            let exited = tokio::time::timeout(Duration::from_secs(20), child.wait()).await;
+            assert!(
+                exited.is_ok(),
+                "porthole did not exit within 20 s of SIGTERM"
+            );
+        }
+    }
+
+    /// Kills the daemon with SIGKILL (no chance to clean up).
+    pub async fn kill_hard(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill().await;
+        }
+    }
+}
+
+impl Drop for TestDaemon {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let log = self.log();
+            let tail: Vec<&str> = log.lines().rev().take(60).collect();
+            eprintln!("--- porthole log (last 60 lines) ---");
+            for line in tail.iter().rev() {
+                eprintln!("{line}");
+            }
+        }
+        if let Some(child) = &self.child {
+            if let Some(pid) = child.id() {
+                unsafe_free_kill(pid, "-TERM");
+            }
+        }
+    }
+}
+
+/// Sends a signal with the `kill` command (keeps the harness free of unsafe code).
+pub fn unsafe_free_kill(pid: u32, signal: &str) {
+    let _ = std::process::Command::new("kill")
+        .arg(signal)
+        .arg(pid.to_string())
+        .status();
+}
+
+fn merge(base: &mut Value, extra: &Value) {
+    match (base, extra) {
+        (Value::Object(base), Value::Object(extra)) => {
+            for (key, value) in extra {
+                merge(base.entry(key.clone()).or_insert(Value::Null), value);
+            }
+        }
+        (base, extra) => *base = extra.clone(),
+    }
+}

@@ -1,0 +1,101 @@
+//! Test harness for black-box tests of the real `porthole` binary: start a daemon in a private
+//! data dir, talk to it as a pane over WebSocket, serve test pages on 127.0.0.1, and look
+//! inside a channel's Chromium through its own DevTools port.
+//!
+//! Every wait here has a deadline and waits on an event or polls; nothing sleeps a fixed time.
+
+pub mod daemon;
+pub mod pages;
+pub mod pane;
+pub mod probe;
+
+use std::time::{Duration, Instant};
+
+/// Polls `check` every 50 ms until it returns `Some` or `deadline` passes.
+pub async fn eventually<T, F, Fut>(what: &str, deadline: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let end = Instant::now() + deadline;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        if Instant::now() > end {
+            panic!("timed out after {deadline:?} waiting for {what}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A fresh private directory under the system temp dir, removed on drop.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    pub fn new(prefix: &str) -> Self {
+        let path = std::env::temp_dir().join(format!(
+            "porthole-test-{prefix}-{}-{:08x}",
+            std::process::id(),
+            rand_u32()
+        ));
+        std::fs::create_dir_all(&path).expect("create temp dir");
+        Self(path)
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn rand_u32() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos(),
+    );
+    hasher.finish() as u32
+}
+
+/// Path of a binary built by this workspace (`cargo build` puts them next to the test's deps).
+pub fn workspace_binary(name: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("current exe");
+    let dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target dir");
+    let path = dir.join(name);
+    assert!(
+        path.is_file(),
+        "{} is missing: build the workspace binaries first (`cargo build --workspace --bins`, which `make test` does)",
+        path.display()
+    );
+    path
+}
+
+/// Processes whose command line contains `needle` (used to prove no Chromium is left behind).
+pub fn processes_with(needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            // Zombies have an empty cmdline and are gone for every practical purpose.
+            if text.contains(needle) && pid != std::process::id() {
+                found.push(pid);
+            }
+        }
+    }
+    found
+}

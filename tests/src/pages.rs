@@ -1,0 +1,150 @@
+//! Test pages served on 127.0.0.1 by the test itself, and a minimal HTTP client.
+
+use std::net::SocketAddr;
+
+use axum::response::Html;
+use axum::routing::get;
+use axum::Router;
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A page with something for every kind of input; page script records what happened in
+/// `window.seen` and shows clicks in `#out`.
+pub const INPUT_PAGE: &str = r#"<!doctype html>
+<html><head><title>Input page</title><style>
+ body { margin: 0; font: 16px sans-serif; }
+ #btn { position: absolute; left: 20px; top: 20px; width: 160px; height: 40px; }
+ #out { position: absolute; left: 200px; top: 20px; }
+ #para { position: absolute; left: 20px; top: 80px; width: 600px; font: 20px monospace; }
+ #area { position: absolute; left: 20px; top: 140px; width: 300px; height: 100px; }
+ #field { position: absolute; left: 360px; top: 140px; width: 200px; }
+ #tall { position: absolute; left: 0; top: 0; width: 10px; height: 5000px; }
+</style></head><body>
+<div id="tall"></div>
+<button id="btn" onclick="document.getElementById('out').textContent = 'clicked ' + (++window.clicks)">Press</button>
+<span id="out">not clicked</span>
+<p id="para">alpha beta gamma delta</p>
+<textarea id="area"></textarea>
+<input id="field">
+<script>
+ window.clicks = 0;
+ window.seen = [];
+ for (const type of ['keydown', 'mousedown', 'mouseup', 'wheel', 'contextmenu']) {
+   addEventListener(type, e => seen.push({type, key: e.key, code: e.code, button: e.button, ctrl: e.ctrlKey, shift: e.shiftKey, detail: e.detail}), true);
+ }
+</script>
+</body></html>"#;
+
+/// A page that repaints continuously (for frame-rate tests).
+pub const ANIMATED_PAGE: &str = r#"<!doctype html>
+<html><head><title>Animated</title></head><body style="margin:0">
+<div id="box" style="width:200px;height:200px;background:#c33"></div>
+<script>
+ let n = 0;
+ function tick() { n++; document.getElementById('box').style.marginLeft = (n % 300) + 'px'; requestAnimationFrame(tick); }
+ requestAnimationFrame(tick);
+</script></body></html>"#;
+
+/// A second plain page with a link back.
+pub const SECOND_PAGE: &str = r#"<!doctype html><html><head><title>Second page</title></head>
+<body><h1>Second</h1><a id="back" href="/input">back</a></body></html>"#;
+
+/// Serves the pages above on 127.0.0.1; dropped with the runtime.
+pub struct PageServer {
+    pub addr: SocketAddr,
+}
+
+impl PageServer {
+    pub async fn start() -> Self {
+        let app = Router::new()
+            .route("/input", get(|| async { Html(INPUT_PAGE) }))
+            .route("/animated", get(|| async { Html(ANIMATED_PAGE) }))
+            .route("/second", get(|| async { Html(SECOND_PAGE) }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind page server");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self { addr }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+}
+
+/// One HTTP/1.1 request to `addr` (`host:port`); returns status and JSON body (Null if the body
+/// is not JSON; the raw text is then under `"text"`).
+pub async fn http_request(
+    method: &str,
+    addr: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<String>,
+) -> (u16, Value) {
+    let (status, text) = http_request_raw(method, addr, path, headers, body).await;
+    let json = serde_json::from_str(&text).unwrap_or_else(|_| serde_json::json!({ "text": text }));
+    (status, json)
+}
+
+/// Like [`http_request`] but returns the body as text.
+pub async fn http_request_raw(
+    method: &str,
+    addr: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<String>,
+) -> (u16, String) {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
+        request.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    let body = body.unwrap_or_default();
+    if !body.is_empty() {
+        request.push_str("Content-Type: application/json\r\n");
+    }
+    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    stream.write_all(request.as_bytes()).await.expect("write");
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.expect("read");
+    let response = String::from_utf8_lossy(&response).to_string();
+    let (head, rest) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_string()
+    };
+    (status, body)
+}
+
+fn dechunk(mut text: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = text.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        text = rest[size..].trim_start_matches("\r\n");
+    }
+    out
+}

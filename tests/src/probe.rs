@@ -1,0 +1,96 @@
+//! Looks inside a local-mode channel's Chromium through its own DevTools port (from the
+//! profile's `DevToolsActivePort`), independent of the daemon, to read back what a user's
+//! input did to the page.
+
+use std::path::Path;
+use std::time::Duration;
+
+use porthole::cdp::CdpConnection;
+use serde_json::{json, Value};
+
+/// A second CDP connection to a channel's browser.
+pub struct Probe {
+    pub cdp: CdpConnection,
+}
+
+impl Probe {
+    /// Connects to the browser whose profile is `profile`.
+    pub async fn connect(profile: &Path) -> Self {
+        let file = profile.join("DevToolsActivePort");
+        let text = crate::eventually("DevToolsActivePort", Duration::from_secs(20), || {
+            let file = file.clone();
+            async move {
+                std::fs::read_to_string(&file)
+                    .ok()
+                    .filter(|t| t.lines().count() >= 2)
+            }
+        })
+        .await;
+        let mut lines = text.lines();
+        let port = lines.next().unwrap().trim();
+        let path = lines.next().unwrap().trim();
+        let cdp = CdpConnection::connect(
+            &format!("ws://127.0.0.1:{port}{path}"),
+            Duration::from_secs(10),
+        )
+        .await
+        .expect("probe connects");
+        Self { cdp }
+    }
+
+    /// Evaluates `expression` in the page `target_id` and returns its value.
+    pub async fn eval(&self, target_id: &str, expression: &str) -> Value {
+        let attached = self
+            .cdp
+            .call(
+                "Target.attachToTarget",
+                json!({"targetId": target_id, "flatten": true}),
+            )
+            .await
+            .expect("attach");
+        let session = attached["sessionId"].as_str().unwrap().to_string();
+        let result = self
+            .cdp
+            .call_on(
+                &session,
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await
+            .expect("evaluate");
+        let _ = self
+            .cdp
+            .call("Target.detachFromTarget", json!({"sessionId": session}))
+            .await;
+        result["result"]["value"].clone()
+    }
+
+    /// Polls `expression` until it equals `expected`.
+    pub async fn eval_until(&self, target_id: &str, expression: &str, expected: Value) -> Value {
+        let mut last = Value::Null;
+        for _ in 0..200 {
+            last = self.eval(target_id, expression).await;
+            if last == expected {
+                return last;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("{expression} never became {expected}; last value {last}");
+    }
+
+    /// Page targets of the browser.
+    pub async fn pages(&self) -> Vec<Value> {
+        let targets = self
+            .cdp
+            .call("Target.getTargets", json!({}))
+            .await
+            .expect("targets");
+        targets["targetInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["type"] == "page")
+            .cloned()
+            .collect()
+    }
+}

@@ -1,0 +1,5 @@
+//! Black-box tests of the real `porthole` binary against a real headless Chromium.
+//! One test binary for the whole package (link time); one module per area.
+
+mod api;
+mod panes;
