@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::mode::Mode;
 use crate::providers::local::{LocalProvider, LocalSettings};
 use crate::providers::BrowserProvider;
+use crate::state::StateDb;
 
 /// Longest the server may take to finish open requests at shutdown.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -70,6 +71,7 @@ impl Daemon {
             }
             mode => mode,
         };
+        let state = Arc::new(StateDb::open(&paths.data_dir.join("state.sqlite3"))?);
         let channels = Arc::new(ChannelService::new(
             providers,
             ChannelSettings {
@@ -77,6 +79,7 @@ impl Daemon {
                 screen,
                 idle_timeout: Duration::from_secs(config.browser.idle_timeout_secs),
             },
+            state,
         ));
         let shutdown = CancellationToken::new();
         tokio::spawn(run_idle_monitor(channels.clone(), shutdown.clone()));

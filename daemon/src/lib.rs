@@ -15,4 +15,5 @@ pub mod daemon;
 pub mod logging;
 pub mod mode;
 pub mod providers;
+pub mod state;
 pub mod token;

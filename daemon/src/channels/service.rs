@@ -17,6 +17,7 @@ use crate::cdp::CdpConnection;
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
 use crate::providers::{BrowserProvider, ProgressFn, ProviderError, Removed};
+use crate::state::StateDb;
 
 /// A failed channel operation; the message is for a person.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -81,6 +82,8 @@ pub struct ChannelService {
     entries: Mutex<HashMap<(ChannelId, Mode), Arc<Entry>>>,
     /// The mode each known channel is in. Short lock.
     modes: Mutex<BTreeMap<ChannelId, Mode>>,
+    /// Where modes survive a restart.
+    state: Arc<StateDb>,
 }
 
 /// Held while a pane watches a channel; dropping it lets the idle monitor count down.
@@ -100,12 +103,43 @@ impl Drop for PaneGuard {
 const CONNECT_DEADLINE: Duration = Duration::from_secs(20);
 
 impl ChannelService {
-    pub fn new(providers: Vec<Arc<dyn BrowserProvider>>, settings: ChannelSettings) -> Self {
+    /// Creates the service; channels remembered in `state` come back in their saved mode.
+    pub fn new(
+        providers: Vec<Arc<dyn BrowserProvider>>,
+        settings: ChannelSettings,
+        state: Arc<StateDb>,
+    ) -> Self {
+        let modes = match state.modes() {
+            Ok(modes) => modes.into_iter().collect(),
+            Err(error) => {
+                tracing::warn!(event = "state_unreadable", %error);
+                BTreeMap::new()
+            }
+        };
         Self {
             providers: providers.into_iter().map(|p| (p.mode(), p)).collect(),
             settings,
             entries: Mutex::new(HashMap::new()),
-            modes: Mutex::new(BTreeMap::new()),
+            modes: Mutex::new(modes),
+            state,
+        }
+    }
+
+    /// The daemon's durable state.
+    pub fn state(&self) -> &Arc<StateDb> {
+        &self.state
+    }
+
+    fn remember_mode(&self, channel: &ChannelId, mode: Mode) {
+        let previous = self
+            .modes
+            .lock()
+            .expect("modes lock")
+            .insert(channel.clone(), mode);
+        if previous != Some(mode) {
+            if let Err(error) = self.state.set_mode(channel, mode) {
+                tracing::warn!(event = "state_write_failed", %error);
+            }
         }
     }
 
@@ -132,10 +166,7 @@ impl ChannelService {
     /// Records the mode a channel uses from now on.
     pub fn set_mode(&self, channel: &ChannelId, mode: Mode) -> Result<(), ChannelError> {
         self.provider(mode)?;
-        self.modes
-            .lock()
-            .expect("modes lock")
-            .insert(channel.clone(), mode);
+        self.remember_mode(channel, mode);
         Ok(())
     }
 
@@ -171,10 +202,7 @@ impl ChannelService {
     ) -> Result<Arc<BrowserSession>, ChannelError> {
         let mode = mode.unwrap_or_else(|| self.mode_of(channel));
         let provider = self.provider(mode)?;
-        self.modes
-            .lock()
-            .expect("modes lock")
-            .insert(channel.clone(), mode);
+        self.remember_mode(channel, mode);
         let entry = self.entry(channel, mode);
         let _lifecycle = entry.lifecycle.lock().await;
         if let Some(session) = entry.live_session() {
@@ -312,6 +340,9 @@ impl ChannelService {
             }
         }
         self.modes.lock().expect("modes lock").remove(channel);
+        if let Err(error) = self.state.forget(channel) {
+            tracing::warn!(event = "state_write_failed", %error);
+        }
         self.entries
             .lock()
             .expect("entries lock")
