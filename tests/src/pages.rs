@@ -15,7 +15,7 @@ pub const INPUT_PAGE: &str = r#"<!doctype html>
  body { margin: 0; font: 16px sans-serif; }
  #btn { position: absolute; left: 20px; top: 20px; width: 160px; height: 40px; }
  #out { position: absolute; left: 200px; top: 20px; }
- #para { position: absolute; left: 20px; top: 80px; width: 600px; font: 20px monospace; }
+ #para { position: absolute; left: 20px; top: 80px; width: 600px; margin: 0; font: 20px monospace; }
  #area { position: absolute; left: 20px; top: 140px; width: 300px; height: 100px; }
  #field { position: absolute; left: 360px; top: 140px; width: 200px; }
  #tall { position: absolute; left: 0; top: 0; width: 10px; height: 5000px; }

@@ -184,7 +184,8 @@ const READ_SELECTION: &str = r#"(() => {
     if (el && el.tagName === 'IFRAME') {
       try { if (el.contentDocument) return read(el.contentDocument); } catch (_) {}
     }
-    if (el && (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') && typeof el.selectionStart === 'number') {
+    if (el && (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') && typeof el.selectionStart === 'number'
+        && el.selectionEnd > el.selectionStart) {
       return el.value.substring(el.selectionStart, el.selectionEnd);
     }
     return String(doc.getSelection ? doc.getSelection() : '');

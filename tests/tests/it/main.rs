@@ -2,4 +2,7 @@
 //! One test binary for the whole package (link time); one module per area.
 
 mod api;
+mod cdp;
+mod input;
 mod panes;
+mod web_panel;

@@ -1,0 +1,253 @@
+//! Input from a pane changes the page as a user would expect, read back inside the page.
+
+use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::PageServer;
+use porthole_tests::pane::Pane;
+use porthole_tests::probe::Probe;
+use serde_json::{json, Value};
+
+/// A pane on the input page of a fresh channel, with a probe into its Chromium.
+struct Setup {
+    _daemon: TestDaemon,
+    _pages: PageServer,
+    pane: Pane,
+    probe: Probe,
+    tab: String,
+}
+
+async fn setup(channel: &str) -> Setup {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let tab = pane.start(channel).await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "navigate", "url": pages.url("/input")}));
+    pane.message_where("the input page", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Input page"
+    })
+    .await;
+    let probe = Probe::connect(&daemon.profile_dir(channel)).await;
+    probe
+        .eval_until(&tab, "innerWidth + 'x' + innerHeight", json!("800x600"))
+        .await;
+    Setup {
+        _daemon: daemon,
+        _pages: pages,
+        pane,
+        probe,
+        tab,
+    }
+}
+
+fn key(pane: &Pane, key: &str, code: &str, modifiers: u8) {
+    pane.input(
+        "keydown",
+        json!({"key": key, "code": code, "modifiers": modifiers}),
+    );
+    pane.input(
+        "keyup",
+        json!({"key": key, "code": code, "modifiers": modifiers}),
+    );
+}
+
+fn click(pane: &Pane, x: f64, y: f64) {
+    pane.input(
+        "mousedown",
+        json!({"x": x, "y": y, "button": "left", "click_count": 1}),
+    );
+    pane.input(
+        "mouseup",
+        json!({"x": x, "y": y, "button": "left", "click_count": 1}),
+    );
+}
+
+#[tokio::test]
+async fn clicks_reach_the_button_in_order() {
+    let s = setup("in-click").await;
+    s.pane.input("click", json!({"x": 100, "y": 40}));
+    s.probe
+        .eval_until(
+            &s.tab,
+            "document.getElementById('out').textContent",
+            json!("clicked 1"),
+        )
+        .await;
+    click(&s.pane, 100.0, 40.0);
+    click(&s.pane, 100.0, 40.0);
+    s.probe
+        .eval_until(
+            &s.tab,
+            "document.getElementById('out').textContent",
+            json!("clicked 3"),
+        )
+        .await;
+    s.pane
+        .input("mousedown", json!({"x": 400, "y": 400, "button": "right"}));
+    s.pane
+        .input("mouseup", json!({"x": 400, "y": 400, "button": "right"}));
+    s.probe
+        .eval_until(
+            &s.tab,
+            "seen.some(e => e.type === 'contextmenu')",
+            json!(true),
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn a_drag_selects_text_and_a_double_click_selects_a_word() {
+    let s = setup("in-drag").await;
+    s.pane.input(
+        "mousedown",
+        json!({"x": 21, "y": 92, "button": "left", "click_count": 1}),
+    );
+    for x in [40, 80, 120, 150] {
+        s.pane
+            .input("mousemove", json!({"x": x, "y": 92, "button": "left"}));
+    }
+    s.pane.input(
+        "mouseup",
+        json!({"x": 150, "y": 92, "button": "left", "click_count": 1}),
+    );
+    let selected = s
+        .probe
+        .eval_until(
+            &s.tab,
+            "String(getSelection()).startsWith('alpha b')",
+            json!(true),
+        )
+        .await;
+    assert_eq!(selected, json!(true));
+    s.pane.input(
+        "mousedown",
+        json!({"x": 30, "y": 92, "button": "left", "click_count": 1}),
+    );
+    s.pane.input(
+        "mouseup",
+        json!({"x": 30, "y": 92, "button": "left", "click_count": 1}),
+    );
+    s.pane.input(
+        "mousedown",
+        json!({"x": 30, "y": 92, "button": "left", "click_count": 2}),
+    );
+    s.pane.input(
+        "mouseup",
+        json!({"x": 30, "y": 92, "button": "left", "click_count": 2}),
+    );
+    s.probe
+        .eval_until(&s.tab, "String(getSelection()).trim()", json!("alpha"))
+        .await;
+}
+
+#[tokio::test]
+async fn wheel_events_scroll_the_page_by_their_sum() {
+    let s = setup("in-wheel").await;
+    for _ in 0..10 {
+        s.pane
+            .input("scroll", json!({"x": 400, "y": 300, "delta_y": 50}));
+    }
+    s.probe.eval_until(&s.tab, "scrollY", json!(500)).await;
+    s.pane
+        .input("scroll", json!({"x": 400, "y": 300, "delta_y": -200}));
+    s.probe.eval_until(&s.tab, "scrollY", json!(300)).await;
+}
+
+#[tokio::test]
+async fn typing_enter_and_shortcuts_work_in_a_textarea() {
+    let s = setup("in-keys").await;
+    click(&s.pane, 100.0, 180.0);
+    s.probe
+        .eval_until(&s.tab, "document.activeElement.id", json!("area"))
+        .await;
+    key(&s.pane, "H", "KeyH", 8);
+    key(&s.pane, "i", "KeyI", 0);
+    key(&s.pane, "Enter", "Enter", 0);
+    key(&s.pane, "!", "Digit1", 8);
+    s.probe
+        .eval_until(
+            &s.tab,
+            "document.getElementById('area').value",
+            json!("Hi\n!"),
+        )
+        .await;
+    key(&s.pane, "Backspace", "Backspace", 0);
+    s.probe
+        .eval_until(
+            &s.tab,
+            "document.getElementById('area').value",
+            json!("Hi\n"),
+        )
+        .await;
+    // Ctrl+A selects all (a shortcut, not text), typing then replaces it.
+    key(&s.pane, "a", "KeyA", 2);
+    key(&s.pane, "z", "KeyZ", 0);
+    s.probe
+        .eval_until(&s.tab, "document.getElementById('area').value", json!("z"))
+        .await;
+    // Ctrl+Enter stays a shortcut: no newline.
+    key(&s.pane, "Enter", "Enter", 2);
+    s.pane.input("typetext", json!({"text": " typed"}));
+    s.probe
+        .eval_until(
+            &s.tab,
+            "document.getElementById('area').value",
+            json!("z typed"),
+        )
+        .await;
+    let seen: Value = s
+        .probe
+        .eval(
+            &s.tab,
+            "seen.filter(e => e.type === 'keydown').map(e => e.code).join(',')",
+        )
+        .await;
+    assert!(
+        seen.as_str().unwrap().starts_with("KeyH,KeyI,Enter,Digit1"),
+        "{seen}"
+    );
+}
+
+#[tokio::test]
+async fn paste_copy_and_cut_go_through_the_pane_clipboard() {
+    let s = setup("in-clip").await;
+    click(&s.pane, 450.0, 150.0);
+    s.probe
+        .eval_until(&s.tab, "document.activeElement.id", json!("field"))
+        .await;
+    s.pane
+        .input("paste", json!({"text": "from the user's clipboard"}));
+    s.probe
+        .eval_until(
+            &s.tab,
+            "document.getElementById('field').value",
+            json!("from the user's clipboard"),
+        )
+        .await;
+    key(&s.pane, "a", "KeyA", 2);
+    let mark = s.pane.mark();
+    s.pane.input("copy", json!({}));
+    let copied = s.pane.next_of("clipboard", mark).await;
+    assert_eq!(copied["text"], "from the user's clipboard");
+    // Copy changed nothing; cut empties the field and hands the text over.
+    let mark = s.pane.mark();
+    s.pane.input("cut", json!({"modifiers": 2}));
+    let cut = s.pane.next_of("clipboard", mark).await;
+    assert_eq!(cut["text"], "from the user's clipboard");
+    s.probe
+        .eval_until(&s.tab, "document.getElementById('field').value", json!(""))
+        .await;
+    // A selection in the page itself (not a field) is copied too.
+    s.probe
+        .eval(
+            &s.tab,
+            "getSelection().selectAllChildren(document.getElementById('para')); true",
+        )
+        .await;
+    let mark = s.pane.mark();
+    s.pane.input("copy", json!({}));
+    let copied = s.pane.next_of("clipboard", mark).await;
+    assert_eq!(
+        copied["text"].as_str().unwrap().trim(),
+        "alpha beta gamma delta"
+    );
+}

@@ -1,0 +1,188 @@
+//! The bundled web panel, driven in a real headless Chromium as a user would: it shows the
+//! channel's frames, its URL bar navigates, and a click on the canvas reaches the page.
+
+use std::time::Duration;
+
+use porthole::cdp::CdpConnection;
+use porthole_tests::chromium::BareChromium;
+use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::PageServer;
+use porthole_tests::probe::Probe;
+use serde_json::{json, Value};
+
+/// The panel page open in the "user's" browser.
+struct PanelPage {
+    cdp: CdpConnection,
+    session: String,
+}
+
+impl PanelPage {
+    async fn open(browser: &BareChromium, url: &str) -> Self {
+        let cdp = CdpConnection::connect(&browser.ws_url, Duration::from_secs(10))
+            .await
+            .unwrap();
+        let target = cdp
+            .call("Target.createTarget", json!({"url": url}))
+            .await
+            .unwrap();
+        let attached = cdp
+            .call(
+                "Target.attachToTarget",
+                json!({"targetId": target["targetId"], "flatten": true}),
+            )
+            .await
+            .unwrap();
+        let session = attached["sessionId"].as_str().unwrap().to_string();
+        cdp.call(
+            "Target.activateTarget",
+            json!({"targetId": target["targetId"]}),
+        )
+        .await
+        .unwrap();
+        Self { cdp, session }
+    }
+
+    async fn eval(&self, expression: &str) -> Value {
+        let reply = self
+            .cdp
+            .call_on(
+                &self.session,
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true}),
+            )
+            .await
+            .unwrap();
+        reply["result"]["value"].clone()
+    }
+
+    /// Polls `expression` until it is truthy; returns its value.
+    async fn until(&self, what: &str, expression: &str) -> Value {
+        porthole_tests::eventually(what, Duration::from_secs(30), || async {
+            let value = self.eval(expression).await;
+            let truthy = !matches!(value, Value::Null | Value::Bool(false))
+                && value != json!(0)
+                && value != json!("");
+            truthy.then_some(value)
+        })
+        .await
+    }
+
+    async fn mouse(&self, kind: &str, x: f64, y: f64) {
+        self.cdp
+            .call_on(
+                &self.session,
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": if kind == "mousePressed" { 1 } else { 0 }, "clickCount": 1}),
+            )
+            .await
+            .unwrap();
+    }
+
+    async fn key(&self, key: &str, code: &str, vk: u32, text: Option<&str>) {
+        let mut down =
+            json!({"type": "keyDown", "key": key, "code": code, "windowsVirtualKeyCode": vk});
+        if let Some(text) = text {
+            down["text"] = json!(text);
+        }
+        self.cdp
+            .call_on(&self.session, "Input.dispatchKeyEvent", down)
+            .await
+            .unwrap();
+        self.cdp
+            .call_on(
+                &self.session,
+                "Input.dispatchKeyEvent",
+                json!({"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk}),
+            )
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn the_panel_shows_frames_navigates_and_forwards_a_canvas_click() {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let user_browser = BareChromium::launch_with(&["--window-size=1000,800"]).await;
+    let panel = PanelPage::open(
+        &user_browser,
+        &format!("{}/#token={}&channel=panel", daemon.base, daemon.token),
+    )
+    .await;
+
+    panel
+        .until(
+            "the panel to start the channel",
+            "window.porthole && window.porthole.started",
+        )
+        .await;
+    panel
+        .until("frames drawn on the canvas", "window.porthole.framesShown")
+        .await;
+
+    // Type a URL into the URL bar and press Enter, as a user would.
+    let rect = panel.eval("(() => { const r = document.getElementById('url').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()").await;
+    let (ux, uy) = (rect[0].as_f64().unwrap(), rect[1].as_f64().unwrap());
+    panel.mouse("mousePressed", ux, uy).await;
+    panel.mouse("mouseReleased", ux, uy).await;
+    panel
+        .until(
+            "the URL bar focused",
+            "document.activeElement && document.activeElement.id === 'url'",
+        )
+        .await;
+    panel.eval("document.getElementById('url').select()").await;
+    panel
+        .cdp
+        .call_on(
+            &panel.session,
+            "Input.insertText",
+            json!({"text": pages.url("/input")}),
+        )
+        .await
+        .unwrap();
+    panel.key("Enter", "Enter", 13, Some("\r")).await;
+    panel
+        .until(
+            "the panel to show the input page",
+            "window.porthole.pageInfo && window.porthole.pageInfo.title === 'Input page'",
+        )
+        .await;
+    let frames_before = panel
+        .eval("window.porthole.framesShown")
+        .await
+        .as_u64()
+        .unwrap();
+    panel
+        .until(
+            "a frame of the new page",
+            &format!("window.porthole.framesShown > {frames_before}"),
+        )
+        .await;
+
+    // Click the page's button through the canvas: page (100, 40) in canvas coordinates.
+    let point = panel
+        .until(
+            "the canvas geometry",
+            "(() => { const c = document.getElementById('screen').getBoundingClientRect(); const v = window.porthole.lastViewport; if (!v) return null; return [c.x + 100 * c.width / v.width, c.y + 40 * c.height / v.height]; })()",
+        )
+        .await;
+    let (cx, cy) = (point[0].as_f64().unwrap(), point[1].as_f64().unwrap());
+    panel.mouse("mouseMoved", cx, cy).await;
+    panel.mouse("mousePressed", cx, cy).await;
+    panel.mouse("mouseReleased", cx, cy).await;
+
+    let tab = panel.eval("window.porthole.activeTargetId").await;
+    let probe = Probe::connect(&daemon.profile_dir("panel")).await;
+    probe
+        .eval_until(
+            tab.as_str().unwrap(),
+            "document.getElementById('out').textContent",
+            json!("clicked 1"),
+        )
+        .await;
+    assert!(
+        panel.eval("window.porthole.lastError").await.is_null(),
+        "the panel showed an error"
+    );
+}
