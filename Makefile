@@ -37,3 +37,8 @@ docker-build:
 	@scripts/setup/docker.sh
 	@scripts/setup/base-images.sh
 	@scripts/docker-build.sh
+
+## Measure against baselines run in the same invocation (prints ratios).
+bench: setup
+	$(CARGO) build --release --workspace --bins
+	./target/release/porthole-bench

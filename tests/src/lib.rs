@@ -70,10 +70,13 @@ fn rand_u32() -> u32 {
 /// Path of a binary built by this workspace (`cargo build` puts them next to the test's deps).
 pub fn workspace_binary(name: &str) -> std::path::PathBuf {
     let exe = std::env::current_exe().expect("current exe");
-    let dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target dir");
+    // Tests run from target/<profile>/deps/, binaries such as the bench from target/<profile>/.
+    let here = exe.parent().expect("exe dir");
+    let dir = if here.ends_with("deps") {
+        here.parent().expect("target dir")
+    } else {
+        here
+    };
     let path = dir.join(name);
     assert!(
         path.is_file(),

@@ -49,6 +49,51 @@ pub const ANIMATED_PAGE: &str = r#"<!doctype html>
 pub const SECOND_PAGE: &str = r#"<!doctype html><html><head><title>Second page</title></head>
 <body><h1>Second</h1><a id="back" href="/input">back</a></body></html>"#;
 
+/// Script shared by the bench pages: 24 black/white blocks at the top left encode a number,
+/// so a frame says what it shows (decoded by `decode_blocks`).
+const BLOCKS: &str = r#"<div id="blocks" style="position:fixed;left:0;top:0;display:flex;z-index:9">
+</div><script>
+ const row = document.getElementById('blocks');
+ const blocks = [];
+ for (let i = 0; i < 24; i++) { const b = document.createElement('div'); b.style.cssText = 'width:16px;height:16px;background:#fff'; row.appendChild(b); blocks.push(b); }
+ window.paintNumber = v => { for (let i = 0; i < 24; i++) blocks[i].style.background = ((v >> i) & 1) ? '#000' : '#fff'; };
+</script>"#;
+
+/// A page that paints the wall clock (ms mod 2^24) into every frame.
+pub fn clock_page() -> String {
+    format!(
+        "<!doctype html><html><head><title>Clock</title></head><body style=\"margin:0\">{BLOCKS}<script>
+         function tick() {{ paintNumber(Date.now() % 16777216); requestAnimationFrame(tick); }}
+         requestAnimationFrame(tick);</script></body></html>"
+    )
+}
+
+/// A very tall page that paints its scroll offset into every frame.
+pub fn scroll_page() -> String {
+    format!(
+        "<!doctype html><html><head><title>Scroll</title></head><body style=\"margin:0\">
+         <div style=\"height:200000px;background:linear-gradient(#eee,#444)\"></div>{BLOCKS}<script>
+         addEventListener('scroll', () => paintNumber(Math.round(scrollY))); paintNumber(0);</script></body></html>"
+    )
+}
+
+/// Reads the number painted by the bench pages out of a JPEG frame.
+pub fn decode_blocks(jpeg: &[u8]) -> Option<u32> {
+    let image = image::load_from_memory_with_format(jpeg, image::ImageFormat::Jpeg)
+        .ok()?
+        .to_luma8();
+    if image.width() < 24 * 16 || image.height() < 16 {
+        return None;
+    }
+    let mut value = 0u32;
+    for i in 0..24 {
+        if image.get_pixel(8 + 16 * i, 8).0[0] < 128 {
+            value |= 1 << i;
+        }
+    }
+    Some(value)
+}
+
 /// Serves the pages above on 127.0.0.1; dropped with the runtime.
 pub struct PageServer {
     pub addr: SocketAddr,
@@ -59,7 +104,9 @@ impl PageServer {
         let app = Router::new()
             .route("/input", get(|| async { Html(INPUT_PAGE) }))
             .route("/animated", get(|| async { Html(ANIMATED_PAGE) }))
-            .route("/second", get(|| async { Html(SECOND_PAGE) }));
+            .route("/second", get(|| async { Html(SECOND_PAGE) }))
+            .route("/clock", get(|| async { Html(clock_page()) }))
+            .route("/scroll", get(|| async { Html(scroll_page()) }));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind page server");

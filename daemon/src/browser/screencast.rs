@@ -92,6 +92,7 @@ impl ScreencastHub {
             frames.clone(),
             casting.clone(),
             notices,
+            wanted.clone(),
             closed,
         ));
         Self {
@@ -236,6 +237,7 @@ async fn receive_frames(
     frames: watch::Sender<Option<Arc<Frame>>>,
     casting: Arc<Mutex<Option<String>>>,
     notices: broadcast::Sender<PaneMessage>,
+    wanted: watch::Sender<Wanted>,
     closed: CancellationToken,
 ) {
     let mut events = cdp.subscribe();
@@ -246,7 +248,13 @@ async fn receive_frames(
             _ = closed.cancelled() => return,
             event = events.recv() => match event {
                 Ok(event) => event,
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    // Frames we never saw were never acked, and Chrome stops sending after a
+                    // couple of unacked frames: restart the cast.
+                    tracing::debug!(event = "screencast_lagged", missed);
+                    wanted.send_modify(|w| w.generation += 1);
+                    continue;
+                }
                 Err(broadcast::error::RecvError::Closed) => return,
             },
         };

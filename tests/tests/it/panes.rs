@@ -391,3 +391,30 @@ async fn reset_profile_signs_the_channel_out() {
     let (_, channels) = daemon.get("/api/browser/channels").await;
     assert_eq!(channels["channels"], json!([]));
 }
+
+#[tokio::test]
+async fn a_missing_chromium_is_a_clear_error_not_a_hang() {
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"browser": {"chromium_path": "/nonexistent/chromium"}}),
+        ..Default::default()
+    })
+    .await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "start", "channel_id": "nochrome"}));
+    let error = pane.next_of("error", mark).await;
+    assert_eq!(error["code"], "browser_unavailable", "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/chromium"),
+        "{error}"
+    );
+    assert!(daemon.log().contains("pane_start_failed"));
+    // The connection stays up and a later start (after fixing the setup) is accepted.
+    let mark = pane.mark();
+    pane.send(json!({"type": "start", "channel_id": "nochrome"}));
+    pane.next_of("error", mark).await;
+    assert!(pane.received.lock().unwrap().closed.is_none());
+}

@@ -1,0 +1,402 @@
+//! `make bench`: measures Porthole against a baseline run in the same invocation and prints
+//! ratios (these machines are shared and noisy; absolute numbers mean little alone).
+//!
+//! 1. Screencast through the daemon vs a raw CDP screencast on the same tab, same time: frames
+//!    per second, and paint-to-client latency (the page paints the wall clock into each frame).
+//! 2. Daemon CPU with 1 and with 20 panes watching one channel.
+//! 3. Local mode start-to-first-frame vs a bare Chromium launch + CDP + first frame.
+//! 4. A 2 s, 120 Hz wheel stream: last event to the frame that shows the final scroll, through
+//!    the daemon (coalescing) vs raw CDP dispatching every event.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use futures_util::StreamExt;
+use porthole::cdp::CdpConnection;
+use porthole_tests::chromium::BareChromium;
+use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::{decode_blocks, PageServer};
+use porthole_tests::pane::Pane;
+use porthole_tests::probe::Probe;
+use serde_json::json;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+const WINDOW: Duration = Duration::from_secs(4);
+
+fn now_ms24() -> i64 {
+    (SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        % 16_777_216) as i64
+}
+
+/// Latency from a painted clock value to now, in ms (wrap-safe).
+fn latency(painted: u32) -> f64 {
+    let diff = (now_ms24() - painted as i64).rem_euclid(16_777_216);
+    diff as f64
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    values[values.len() / 2]
+}
+
+/// Frames and latencies seen by one client over a window.
+#[derive(Default, Debug)]
+struct Stream {
+    frames: usize,
+    latencies: Vec<f64>,
+}
+
+/// A raw pane socket that decodes every frame as it arrives.
+async fn pane_stream(addr: &str, token: &str, channel: &str, window: Duration) -> Stream {
+    let mut request = format!("ws://{addr}/api/ws/browser")
+        .into_client_request()
+        .unwrap();
+    request
+        .headers_mut()
+        .insert("Authorization", format!("Bearer {token}").parse().unwrap());
+    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    use futures_util::SinkExt;
+    socket
+        .send(Message::text(
+            json!({"type": "start", "channel_id": channel, "width": 800, "height": 600})
+                .to_string(),
+        ))
+        .await
+        .unwrap();
+    socket
+        .send(Message::text(
+            json!({"type": "screencast", "quality": 60}).to_string(),
+        ))
+        .await
+        .unwrap();
+    let mut stream = Stream::default();
+    let end = Instant::now() + window;
+    while let Ok(Some(Ok(message))) = tokio::time::timeout_at(end.into(), socket.next()).await {
+        if Instant::now() >= end {
+            break;
+        }
+        if let Message::Binary(jpeg) = message {
+            stream.frames += 1;
+            if let Some(painted) = decode_blocks(&jpeg) {
+                stream.latencies.push(latency(painted));
+            }
+        }
+    }
+    stream
+}
+
+/// A raw CDP screencast on `target` of the browser behind `cdp`.
+async fn raw_stream(cdp: &CdpConnection, target: &str, window: Duration) -> Stream {
+    let attached = cdp
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": target, "flatten": true}),
+        )
+        .await
+        .unwrap();
+    let session = attached["sessionId"].as_str().unwrap().to_string();
+    let mut events = cdp.subscribe();
+    cdp.call_on(
+        &session,
+        "Page.startScreencast",
+        json!({"format": "jpeg", "quality": 60, "maxWidth": 800, "maxHeight": 600}),
+    )
+    .await
+    .unwrap();
+    let mut stream = Stream::default();
+    let end = Instant::now() + window;
+    while let Ok(Ok(event)) = tokio::time::timeout_at(end.into(), events.recv()).await {
+        if Instant::now() >= end {
+            break;
+        }
+        if event.method != "Page.screencastFrame" || event.session_id.as_deref() != Some(&session) {
+            continue;
+        }
+        cdp.fire(
+            "Page.screencastFrameAck",
+            json!({"sessionId": event.params["sessionId"]}),
+            Some(&session),
+        );
+        stream.frames += 1;
+        if let Some(jpeg) = event.params["data"]
+            .as_str()
+            .and_then(|d| base64::engine::general_purpose::STANDARD.decode(d).ok())
+        {
+            if let Some(painted) = decode_blocks(&jpeg) {
+                stream.latencies.push(latency(painted));
+            }
+        }
+    }
+    let _ = cdp
+        .call_on(&session, "Page.stopScreencast", json!({}))
+        .await;
+    stream
+}
+
+/// utime + stime of a process, in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks: f64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0)
+        + fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    ticks / 100.0
+}
+
+async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
+    let driver = Pane::connect(&daemon.addr, &daemon.token).await;
+    let tab = driver.start("bench").await;
+    let mark = driver.mark();
+    driver.send(json!({"type": "navigate", "url": pages.url("/clock")}));
+    driver
+        .message_where("clock page", mark, |m| {
+            m["type"] == "page_info" && m["title"] == "Clock"
+        })
+        .await;
+    let probe = Probe::connect(&daemon.profile_dir("bench")).await;
+    let (mut through, mut raw) = tokio::join!(
+        pane_stream(&daemon.addr, &daemon.token, "bench", WINDOW),
+        raw_stream(&probe.cdp, &tab, WINDOW),
+    );
+    let secs = WINDOW.as_secs_f64();
+    let (fps_d, fps_r) = (through.frames as f64 / secs, raw.frames as f64 / secs);
+    let (lat_d, lat_r) = (median(&mut through.latencies), median(&mut raw.latencies));
+    println!("screencast, same tab, same {secs:.0} s window:");
+    println!(
+        "  frames/s      daemon {fps_d:7.1}   raw CDP {fps_r:7.1}   ratio {:.2}",
+        fps_d / fps_r
+    );
+    println!(
+        "  paint→client  daemon {lat_d:7.1} ms raw CDP {lat_r:7.1} ms added {:.1} ms (median)",
+        lat_d - lat_r
+    );
+
+    let pid = daemon.child.as_ref().and_then(|c| c.id()).unwrap();
+    let mut cpu = Vec::new();
+    for panes in [1usize, 20] {
+        let mut clients = Vec::new();
+        for _ in 0..panes {
+            let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+            pane.start("bench").await;
+            pane.watch().await;
+            clients.push(pane);
+        }
+        let before = cpu_seconds(pid);
+        let counted: usize = clients.iter().map(|p| p.frame_count()).sum();
+        tokio::time::sleep(WINDOW).await;
+        let used = cpu_seconds(pid) - before;
+        let delivered: usize = clients.iter().map(|p| p.frame_count()).sum::<usize>() - counted;
+        let share = used / secs * 100.0;
+        println!(
+            "  daemon CPU with {panes:2} pane(s): {share:5.1}% of a core, {:.0} frames/s delivered in total",
+            delivered as f64 / secs
+        );
+        cpu.push(share);
+    }
+    println!(
+        "  CPU ratio 20 panes / 1 pane: {:.2}",
+        cpu[1] / cpu[0].max(0.1)
+    );
+}
+
+async fn start_to_first_frame(daemon: &TestDaemon) {
+    let started = Instant::now();
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start("coldstart").await;
+    pane.watch().await;
+    let through = started.elapsed();
+
+    let started = Instant::now();
+    let chromium = BareChromium::launch().await;
+    let cdp = CdpConnection::connect(&chromium.ws_url, Duration::from_secs(10))
+        .await
+        .unwrap();
+    let targets = cdp.call("Target.getTargets", json!({})).await.unwrap();
+    let target = targets["targetInfos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["type"] == "page")
+        .unwrap()["targetId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let attached = cdp
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": target, "flatten": true}),
+        )
+        .await
+        .unwrap();
+    let session = attached["sessionId"].as_str().unwrap().to_string();
+    let mut events = cdp.subscribe();
+    cdp.call_on(
+        &session,
+        "Page.startScreencast",
+        json!({"format": "jpeg", "quality": 60}),
+    )
+    .await
+    .unwrap();
+    loop {
+        let event = events.recv().await.unwrap();
+        if event.method == "Page.screencastFrame" {
+            break;
+        }
+    }
+    let bare = started.elapsed();
+    println!("local mode start → first frame:");
+    println!(
+        "  daemon {:6.0} ms   bare Chromium + CDP {:6.0} ms   ratio {:.2}",
+        through.as_secs_f64() * 1000.0,
+        bare.as_secs_f64() * 1000.0,
+        through.as_secs_f64() / bare.as_secs_f64()
+    );
+}
+
+const WHEEL_EVENTS: u32 = 240;
+const WHEEL_DELTA: u32 = 10;
+
+async fn wheel_through_daemon(daemon: &TestDaemon, pages: &PageServer) -> Duration {
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start("wheel").await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "navigate", "url": pages.url("/scroll")}));
+    pane.message_where("scroll page", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Scroll"
+    })
+    .await;
+    pane.watch().await;
+    let mut tick = tokio::time::interval(Duration::from_micros(1_000_000 / 120));
+    for _ in 0..WHEEL_EVENTS {
+        tick.tick().await;
+        pane.input(
+            "scroll",
+            json!({"x": 400, "y": 300, "delta_y": WHEEL_DELTA}),
+        );
+    }
+    let last = Instant::now();
+    let target = WHEEL_EVENTS * WHEEL_DELTA;
+    pane.wait(
+        "the final scroll in a frame",
+        Duration::from_secs(60),
+        |r| {
+            r.frames
+                .iter()
+                .any(|f| decode_blocks(f) == Some(target))
+                .then_some(())
+        },
+    )
+    .await;
+    last.elapsed()
+}
+
+async fn wheel_raw(pages: &PageServer) -> Duration {
+    let chromium = BareChromium::launch().await;
+    let cdp = CdpConnection::connect(&chromium.ws_url, Duration::from_secs(10))
+        .await
+        .unwrap();
+    let created = cdp
+        .call("Target.createTarget", json!({"url": pages.url("/scroll")}))
+        .await
+        .unwrap();
+    let attached = cdp
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": created["targetId"], "flatten": true}),
+        )
+        .await
+        .unwrap();
+    let session = attached["sessionId"].as_str().unwrap().to_string();
+    cdp.call(
+        "Target.activateTarget",
+        json!({"targetId": created["targetId"]}),
+    )
+    .await
+    .unwrap();
+    cdp.call_on(
+        &session,
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 800, "height": 600, "deviceScaleFactor": 1, "mobile": false}),
+    )
+    .await
+    .unwrap();
+    let mut events = cdp.subscribe();
+    cdp.call_on(
+        &session,
+        "Page.startScreencast",
+        json!({"format": "jpeg", "quality": 60}),
+    )
+    .await
+    .unwrap();
+    // A naive client: every wheel event is a CDP round trip, in order, none merged.
+    let sender = {
+        let cdp = cdp.clone();
+        let session = session.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_micros(1_000_000 / 120));
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+            let dispatcher = tokio::spawn(async move {
+                while rx.recv().await.is_some() {
+                    let _ = cdp
+                        .call_on(&session, "Input.dispatchMouseEvent", json!({"type": "mouseWheel", "x": 400, "y": 300, "deltaX": 0, "deltaY": WHEEL_DELTA}))
+                        .await;
+                }
+            });
+            for _ in 0..WHEEL_EVENTS {
+                tick.tick().await;
+                let _ = tx.send(());
+            }
+            let last = Instant::now();
+            drop(tx);
+            let _ = dispatcher.await;
+            last
+        })
+    };
+    let target = WHEEL_EVENTS * WHEEL_DELTA;
+    loop {
+        let event = events.recv().await.unwrap();
+        if event.method != "Page.screencastFrame" {
+            continue;
+        }
+        cdp.fire(
+            "Page.screencastFrameAck",
+            json!({"sessionId": event.params["sessionId"]}),
+            Some(&session),
+        );
+        let jpeg = base64::engine::general_purpose::STANDARD
+            .decode(event.params["data"].as_str().unwrap_or_default())
+            .unwrap_or_default();
+        if decode_blocks(&jpeg) == Some(target) {
+            break;
+        }
+    }
+    let done = Instant::now();
+    let last = sender.await.unwrap();
+    done.saturating_duration_since(last)
+}
+
+#[tokio::main]
+async fn main() {
+    let pages = PageServer::start().await;
+    let daemon = TestDaemon::start().await;
+    println!("Porthole bench — ratios against a baseline measured in the same run\n");
+    screencast_and_cpu(&daemon, &pages).await;
+    start_to_first_frame(&daemon).await;
+    let through = wheel_through_daemon(&daemon, &pages).await;
+    let raw = wheel_raw(&pages).await;
+    println!("2 s of 120 Hz wheel events, last event → frame with the final scroll:");
+    println!(
+        "  daemon {:6.0} ms   raw CDP (one round trip per event) {:6.0} ms   ratio {:.2}",
+        through.as_secs_f64() * 1000.0,
+        raw.as_secs_f64() * 1000.0,
+        through.as_secs_f64() / raw.as_secs_f64().max(0.001)
+    );
+    daemon.stop().await;
+}
