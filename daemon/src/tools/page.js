@@ -71,6 +71,19 @@
     return ti !== null && Number(ti) >= 0;
   }
 
+  // A label's own words, without the text of the controls inside it (a select's options).
+  function labelText(label) {
+    let out = '';
+    const walk = (n) => {
+      for (const c of n.childNodes) {
+        if (c.nodeType === 3) out += c.textContent;
+        else if (c.nodeType === 1 && !['select', 'textarea', 'input', 'option', 'script', 'style'].includes(c.localName)) walk(c);
+      }
+    };
+    walk(label);
+    return out;
+  }
+
   function name(el, r) {
     const doc = el.ownerDocument;
     const label = el.getAttribute('aria-label');
@@ -80,7 +93,7 @@
       const t = by.split(/\s+/).map((id) => doc.getElementById(id)?.textContent || '').join(' ');
       if (t.trim()) return clip(t, 100);
     }
-    if (el.labels && el.labels.length) return clip([...el.labels].map((l) => l.innerText || l.textContent).join(' '), 100);
+    if (el.labels && el.labels.length) return clip([...el.labels].map(labelText).join(' '), 100);
     if (el.localName === 'img') return clip(el.getAttribute('alt') || el.getAttribute('title') || '', 100);
     if (el.localName === 'iframe') return clip(el.getAttribute('title') || el.getAttribute('name') || '', 100);
     if (el.localName === 'input' && ['button', 'submit', 'reset'].includes(el.type)) return clip(el.value, 100);

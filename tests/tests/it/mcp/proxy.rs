@@ -449,7 +449,8 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     assert!(e.contains("argument `url`"), "{e}");
     let e = err(&mcp, "computer", json!({"action": "left_click"})).await;
     assert!(e.contains("needs `coordinate`"), "{e}");
-    let e = err(&mcp, "navigate", json!({"url": "http://127.0.0.1:1/"})).await;
+    let closed = format!("http://127.0.0.1:{}/", free_port());
+    let e = err(&mcp, "navigate", json!({"url": closed})).await;
     assert!(e.contains("ERR_CONNECTION_REFUSED"), "{e}");
     let e = err(&mcp, "navigate", json!({"url": "file:///etc/passwd"})).await;
     assert!(e.contains("scheme is not allowed"), "{e}");
@@ -496,12 +497,7 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
 
 #[tokio::test]
 async fn proxy_reports_an_unreachable_daemon() {
-    // A port that was just free: nothing listens there.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let args: Vec<String> = [
         "--api",
         &format!("http://127.0.0.1:{port}"),
@@ -519,4 +515,13 @@ async fn proxy_reports_an_unreachable_daemon() {
         e.contains("not reachable") && e.contains("porthole serve"),
         "{e}"
     );
+}
+
+/// A port that was just free: nothing listens there.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
