@@ -22,7 +22,7 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
     };
     let mut book = refs::book(tab);
     let opts = json!({"filter": filter, "depth": args.depth, "base": book.next, "indent": 0});
-    let main = tab.helper("snapshot", &[opts.clone()]).await?;
+    let main = tab.helper("snapshot", std::slice::from_ref(&opts)).await?;
     book.next = book.next.max(main["next"].as_u64().unwrap_or(1));
     book.frames.clear();
     let mut lines: Vec<String> = strings(&main["lines"]);

@@ -70,12 +70,10 @@ pub async fn settle(tab: &Tab, mut before: Before) -> Vec<String> {
             "Page.frameStartedLoading"
             | "Page.frameRequestedNavigation"
             | "Page.frameStartedNavigating"
-                if event.params["frameId"].as_str() == Some(&tab.target_id) =>
+                if !navigating && event.params["frameId"].as_str() == Some(&tab.target_id) =>
             {
-                if !navigating {
-                    navigating = true;
-                    load_end = Some(Instant::now() + LOAD_DEADLINE);
-                }
+                navigating = true;
+                load_end = Some(Instant::now() + LOAD_DEADLINE);
             }
             "Page.loadEventFired" | "Page.navigatedWithinDocument" if navigating => break,
             "Page.frameStoppedLoading"
