@@ -17,3 +17,4 @@ pub mod mode;
 pub mod providers;
 pub mod state;
 pub mod token;
+pub mod tools;

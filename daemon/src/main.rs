@@ -41,6 +41,25 @@ enum Command {
     },
     /// Print the owner token (creating it on first use).
     Token,
+    /// Serve the MCP browser tools on stdio, driving your own Chrome (only tabs it opens).
+    McpHostBrowser(McpHostBrowserArgs),
+}
+
+#[derive(clap::Args)]
+struct McpHostBrowserArgs {
+    /// A Chrome user-data dir to look for DevToolsActivePort in first (repeatable; adds to
+    /// browser.host.user_data_dirs).
+    #[arg(long = "user-data-dir")]
+    user_data_dirs: Vec<PathBuf>,
+    /// A remote-debugging port to try when no DevToolsActivePort is found.
+    #[arg(long)]
+    port: Option<u16>,
+    /// Also offer Playwright MCP's tool names (browser_navigate, browser_click, …).
+    #[arg(long)]
+    playwright_aliases: bool,
+    /// Append logs to this file instead of stderr (stdout carries the protocol).
+    #[arg(long)]
+    log: Option<PathBuf>,
 }
 
 fn project_dirs() -> Option<directories::ProjectDirs> {
@@ -72,6 +91,7 @@ fn main() -> anyhow::Result<()> {
             println!("{}", porthole::token::load_or_create(&paths.data_dir)?);
             Ok(())
         }
+        Command::McpHostBrowser(args) => mcp_host_browser(config, args),
         Command::Serve {
             listen,
             mode,
@@ -108,5 +128,44 @@ async fn serve(config: Config, paths: Paths) -> anyhow::Result<()> {
         _ = terminate.recv() => {}
     }
     daemon.stop().await;
+    Ok(())
+}
+
+fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<()> {
+    init_stdio_logging(args.log.as_deref())?;
+    let mut user_data_dirs = args.user_data_dirs;
+    user_data_dirs.extend(config.browser.host.user_data_dirs.iter().cloned());
+    let options = porthole::tools::host::HostBrowserOptions {
+        user_data_dirs,
+        port: args.port.or(config.browser.host.port),
+        screen: config.browser.screen_size()?,
+        server: porthole_mcp::ServerOptions {
+            playwright_aliases: args.playwright_aliases,
+            ..Default::default()
+        },
+    };
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(porthole::tools::host::serve(options))
+}
+
+/// Logs for a stdio MCP server: a file when given, else stderr — never stdout.
+fn init_stdio_logging(log: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    match log {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("cannot open log file {}", path.display()))?;
+            builder
+                .with_ansi(false)
+                .with_writer(std::sync::Mutex::new(file))
+                .init();
+        }
+        None => builder.with_writer(std::io::stderr).init(),
+    }
     Ok(())
 }

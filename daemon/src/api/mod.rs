@@ -2,6 +2,7 @@
 //! OpenAPI document and the embedded web panel. Handlers translate; the work happens in
 //! `channels` and `browser`.
 
+mod action;
 mod auth;
 mod error;
 mod http;
@@ -74,6 +75,7 @@ pub fn app(state: AppState) -> Router {
             delete(http::delete_channel),
         )
         .route("/api/browser/mode", post(http::set_mode))
+        .route("/api/browser/action", post(action::action))
         .route("/api/browser/profile/reset", post(http::reset_profile))
         .route("/api/ws/browser", get(ws::upgrade))
         .route("/", get(panel::index))

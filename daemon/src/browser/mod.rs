@@ -4,6 +4,7 @@
 pub mod input;
 pub mod input_queue;
 pub mod keys;
+pub mod logs;
 mod navigation;
 pub mod notice;
 pub mod screencast;

@@ -12,6 +12,7 @@ use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::input::InputEvent;
+use super::logs::TabLogs;
 use super::notice::{PaneMessage, TabInfo};
 use super::screencast::ScreencastHub;
 use super::tabs::{Tab, TabList};
@@ -70,6 +71,8 @@ pub struct BrowserSession {
     tabs_version: watch::Sender<u64>,
     notices: broadcast::Sender<PaneMessage>,
     hub: ScreencastHub,
+    /// Console and network ring buffers per tab (read by the MCP tools).
+    logs: TabLogs,
     /// Requested viewport (CSS px). Short lock.
     viewport: Mutex<(u32, u32)>,
     closed: CancellationToken,
@@ -100,6 +103,7 @@ impl BrowserSession {
         let (notices, _) = broadcast::channel(256);
         let closed = CancellationToken::new();
         let hub = ScreencastHub::spawn(cdp.clone(), notices.clone(), screen, closed.clone());
+        let logs = TabLogs::spawn(&cdp, closed.clone());
         let session = Arc::new(Self {
             channel,
             mode,
@@ -109,6 +113,7 @@ impl BrowserSession {
             tabs_version: watch::channel(0).0,
             notices,
             hub,
+            logs,
             viewport: Mutex::new(screen),
             closed,
         });
@@ -188,6 +193,17 @@ impl BrowserSession {
     /// The screencast hub of this channel.
     pub fn screencast(&self) -> &ScreencastHub {
         &self.hub
+    }
+
+    /// The console and network logs of this session's tabs.
+    pub fn logs(&self) -> &TabLogs {
+        &self.logs
+    }
+
+    /// The flat CDP session id of a tracked tab.
+    pub fn tab_session(&self, target_id: &str) -> Option<String> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.get(target_id).map(|t| t.session_id.clone())
     }
 
     pub(super) fn notify(&self, message: PaneMessage) {
@@ -279,6 +295,10 @@ impl BrowserSession {
             .cdp
             .call_on(&session_id, "Page.enable", json!({}))
             .await;
+        // Console and network logs from the moment the tab is ours (see `logs`).
+        for domain in ["Runtime.enable", "Network.enable"] {
+            let _ = self.cdp.call_on(&session_id, domain, json!({})).await;
+        }
         let info = self
             .cdp
             .call("Target.getTargetInfo", json!({"targetId": target_id}))
@@ -342,9 +362,10 @@ impl BrowserSession {
     pub(super) fn untrack(&self, target_id: &str) {
         let (removed, switched) = self.tabs.lock().expect("tabs lock").remove(target_id);
         self.tabs_version.send_modify(|v| *v += 1);
-        if removed.is_none() {
+        let Some(removed) = removed else {
             return;
-        }
+        };
+        self.logs.forget(&removed.session_id);
         self.notify(PaneMessage::TabClosed {
             target_id: target_id.to_string(),
         });

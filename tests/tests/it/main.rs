@@ -4,5 +4,6 @@
 mod api;
 mod cdp;
 mod input;
+mod mcp;
 mod panes;
 mod web_panel;

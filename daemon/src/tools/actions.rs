@@ -1,0 +1,279 @@
+//! `computer`: clicks, mouse moves, drags, scrolling, typing, keys, waits and screenshots on
+//! the active tab, aimed at viewport coordinates or at a ref (scrolled into view, its live
+//! centre used, refused when covered). Input goes through the engine's CDP input path, so a
+//! pane watching the channel sees every step.
+
+use porthole_mcp::vocabulary::{
+    ComputerAction, ComputerArgs, HasWait, PointTarget, ScrollDirection, SCROLL_TICK_PX,
+};
+use porthole_mcp::ToolOutput;
+
+use super::driver::Tab;
+use super::error::ToolError;
+use super::{page, refs, waits};
+use crate::browser::input::{dispatch, InputEvent, MouseButton};
+
+/// `computer`.
+pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, ToolError> {
+    use ComputerAction as A;
+    let mods = args.modifier_bits().0;
+    // wait and screenshot wait first; everything else acts, then waits.
+    if args.action.waits_first() {
+        let mut notes = Vec::new();
+        if let Some(wait) = args.wait() {
+            notes.push(waits::wait_for(tab, &wait).await?);
+        } else if let Some(pause) = args.wait_duration() {
+            tokio::time::sleep(pause).await;
+            notes.push(format!("Waited {:.1} s.", pause.as_secs_f64()));
+        }
+        let mut out = if args.action == A::Screenshot {
+            page::capture(tab, None).await?
+        } else {
+            ToolOutput::text(notes.join(" "))
+        };
+        if args.action == A::Screenshot && !notes.is_empty() {
+            out = out.with_text(notes.join(" "));
+        }
+        return Ok(out);
+    }
+    let before = waits::before(tab).await;
+    let done = match args.action {
+        A::LeftClick | A::RightClick | A::DoubleClick | A::TripleClick => {
+            let (x, y, what) = aim(tab, args.target()).await?;
+            let (button, count) = match args.action {
+                A::RightClick => (MouseButton::Right, 1),
+                A::DoubleClick => (MouseButton::Left, 2),
+                A::TripleClick => (MouseButton::Left, 3),
+                _ => (MouseButton::Left, 1),
+            };
+            click(tab, x, y, button, count, mods).await?;
+            format!("{} at ({x:.0}, {y:.0}){what}.", args.action.as_str())
+        }
+        A::MouseMove | A::Hover => {
+            let (x, y, what) = aim(tab, args.target()).await?;
+            input(tab, mouse_move(x, y, MouseButton::None, mods)).await?;
+            format!("Moved the mouse to ({x:.0}, {y:.0}){what}.")
+        }
+        A::LeftClickDrag => {
+            let (x0, y0, _) = aim(tab, args.drag_start()).await?;
+            let [x1, y1] = args.coordinate.unwrap_or([x0, y0]);
+            input(tab, mouse_move(x0, y0, MouseButton::None, mods)).await?;
+            input(tab, press(true, x0, y0, MouseButton::Left, 1, mods)).await?;
+            const STEPS: u32 = 8;
+            for i in 1..=STEPS {
+                let t = f64::from(i) / f64::from(STEPS);
+                let (x, y) = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t);
+                input(tab, mouse_move(x, y, MouseButton::Left, mods)).await?;
+            }
+            input(tab, press(false, x1, y1, MouseButton::Left, 1, mods)).await?;
+            format!("Dragged from ({x0:.0}, {y0:.0}) to ({x1:.0}, {y1:.0}).")
+        }
+        A::Scroll => {
+            let (x, y, what) = match args.target() {
+                Some(target) => aim(tab, Some(target)).await?,
+                None => {
+                    let (w, h) = tab.browser.viewport();
+                    (f64::from(w) / 2.0, f64::from(h) / 2.0, String::new())
+                }
+            };
+            let amount = f64::from(args.scroll_amount()) * SCROLL_TICK_PX;
+            let (dx, dy) = match args.scroll_direction.unwrap_or(ScrollDirection::Down) {
+                ScrollDirection::Up => (0.0, -amount),
+                ScrollDirection::Down => (0.0, amount),
+                ScrollDirection::Left => (-amount, 0.0),
+                ScrollDirection::Right => (amount, 0.0),
+            };
+            input(
+                tab,
+                InputEvent::Scroll {
+                    x,
+                    y,
+                    delta_x: dx,
+                    delta_y: dy,
+                    modifiers: mods,
+                },
+            )
+            .await?;
+            format!("Scrolled by ({dx:.0}, {dy:.0}) px at ({x:.0}, {y:.0}){what}.")
+        }
+        A::Type => {
+            let text = args.text.clone().unwrap_or_default();
+            let mut prefix = String::new();
+            if args.target().is_some() {
+                let (x, y, what) = aim(tab, args.target()).await?;
+                click(tab, x, y, MouseButton::Left, 1, 0).await?;
+                prefix = format!("Clicked ({x:.0}, {y:.0}){what}, then typed");
+            }
+            input(tab, InputEvent::Typetext { text: text.clone() }).await?;
+            if prefix.is_empty() {
+                format!("Typed {text:?}.")
+            } else {
+                format!("{prefix} {text:?}.")
+            }
+        }
+        A::Key => {
+            let text = args.text.clone().unwrap_or_default();
+            for chord in text.split_whitespace() {
+                let (key, chord_mods) = parse_chord(chord)?;
+                input(
+                    tab,
+                    InputEvent::Keypress {
+                        key,
+                        code: String::new(),
+                        modifiers: chord_mods | mods,
+                    },
+                )
+                .await?;
+            }
+            format!("Pressed {text}.")
+        }
+        A::Wait | A::Screenshot => unreachable!("handled above"),
+    };
+    let mut notes = waits::settle(tab, before).await;
+    if let Some(wait) = args.wait() {
+        notes.push(waits::wait_for(tab, &wait).await?);
+    }
+    let mut out = ToolOutput::text(done);
+    if !notes.is_empty() {
+        out = out.with_text(notes.join("\n"));
+    }
+    Ok(out)
+}
+
+/// Resolves where a pointer action lands: `(x, y, " on <element>")`.
+async fn aim(tab: &Tab, target: Option<PointTarget>) -> Result<(f64, f64, String), ToolError> {
+    match target {
+        Some(PointTarget::Coordinate { x, y }) => {
+            let (w, h) = tab.browser.viewport();
+            if x > f64::from(w) || y > f64::from(h) {
+                return Err(ToolError::msg(format!(
+                    "({x}, {y}) is outside the {w}x{h} viewport. Use coordinates from a \
+                     screenshot, or a ref from read_page."
+                )));
+            }
+            Ok((x, y, String::new()))
+        }
+        Some(PointTarget::Ref(r)) => {
+            let (x, y, what) = refs::point_of(tab, &r).await?;
+            Ok((x, y, format!(" on {r} ({what})")))
+        }
+        None => Err(ToolError::msg(
+            "this action needs `coordinate` [x, y] or `ref` (from read_page or find)",
+        )),
+    }
+}
+
+async fn input(tab: &Tab, event: InputEvent) -> Result<(), ToolError> {
+    dispatch(tab.cdp(), &tab.session_id, &event).await?;
+    Ok(())
+}
+
+async fn click(
+    tab: &Tab,
+    x: f64,
+    y: f64,
+    button: MouseButton,
+    count: u32,
+    mods: u8,
+) -> Result<(), ToolError> {
+    input(tab, mouse_move(x, y, MouseButton::None, mods)).await?;
+    for n in 1..=count {
+        input(tab, press(true, x, y, button, n, mods)).await?;
+        input(tab, press(false, x, y, button, n, mods)).await?;
+    }
+    Ok(())
+}
+
+fn mouse_move(x: f64, y: f64, button: MouseButton, modifiers: u8) -> InputEvent {
+    InputEvent::Mousemove {
+        x,
+        y,
+        button,
+        modifiers,
+    }
+}
+
+fn press(
+    down: bool,
+    x: f64,
+    y: f64,
+    button: MouseButton,
+    click_count: u32,
+    modifiers: u8,
+) -> InputEvent {
+    if down {
+        InputEvent::Mousedown {
+            x,
+            y,
+            button,
+            click_count,
+            modifiers,
+        }
+    } else {
+        InputEvent::Mouseup {
+            x,
+            y,
+            button,
+            click_count,
+            modifiers,
+        }
+    }
+}
+
+/// "ctrl+shift+Tab" → ("Tab", Ctrl|Shift); key names are normalised ("enter" → "Enter").
+pub fn parse_chord(chord: &str) -> Result<(String, u8), ToolError> {
+    use porthole_mcp::vocabulary::Modifiers;
+    let parts: Vec<&str> = chord.split('+').filter(|p| !p.is_empty()).collect();
+    let Some((key, mods)) = parts.split_last() else {
+        return Err(ToolError::msg(format!("`{chord}` names no key")));
+    };
+    let bits = if mods.is_empty() {
+        0
+    } else {
+        Modifiers::parse(&mods.join("+")).map_err(ToolError::msg)?.0
+    };
+    let key = match key.to_ascii_lowercase().as_str() {
+        "enter" | "return" => "Enter",
+        "tab" => "Tab",
+        "esc" | "escape" => "Escape",
+        "backspace" => "Backspace",
+        "delete" | "del" => "Delete",
+        "space" => " ",
+        "up" | "arrowup" => "ArrowUp",
+        "down" | "arrowdown" => "ArrowDown",
+        "left" | "arrowleft" => "ArrowLeft",
+        "right" | "arrowright" => "ArrowRight",
+        "home" => "Home",
+        "end" => "End",
+        "pageup" | "page_up" => "PageUp",
+        "pagedown" | "page_down" => "PageDown",
+        "insert" => "Insert",
+        _ if key.chars().count() == 1 => key,
+        _ if key.len() <= 3 && key.starts_with(['f', 'F']) && key[1..].parse::<u8>().is_ok() => {
+            return Ok((key.to_ascii_uppercase(), bits))
+        }
+        _ => {
+            return Err(ToolError::msg(format!(
+                "unknown key `{key}` in `{chord}`: use names such as Enter, Tab, Escape, \
+                 Backspace, ArrowDown, PageDown, F5 or a single character"
+            )))
+        }
+    };
+    Ok((key.to_string(), bits))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_chord;
+
+    #[test]
+    fn chords() {
+        assert_eq!(parse_chord("Enter").unwrap(), ("Enter".into(), 0));
+        assert_eq!(parse_chord("ctrl+a").unwrap(), ("a".into(), 2));
+        assert_eq!(
+            parse_chord("shift+ArrowDown").unwrap(),
+            ("ArrowDown".into(), 8)
+        );
+        assert!(parse_chord("ctrl+flarp").is_err());
+    }
+}

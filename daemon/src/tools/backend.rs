@@ -1,0 +1,116 @@
+//! [`EngineBackend`]: porthole-mcp's `ToolBackend` on the engine, over a [`SessionSource`]
+//! (a channel's session for the action endpoint, the user's Chrome for mcp-host-browser), and
+//! [`run`], which dispatches one validated call to its tool.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use porthole_mcp::screenshot_file::save_screenshot;
+use porthole_mcp::vocabulary::ToolCall;
+use porthole_mcp::{ToolBackend, ToolOutput};
+use serde_json::Value;
+
+use super::driver::Tab;
+use super::error::ToolError;
+use super::{actions, forms, logs, page, snapshot, tabs};
+use crate::browser::BrowserSession;
+
+/// Where the tools find their browser session (started on demand).
+#[async_trait]
+pub trait SessionSource: Send + Sync + 'static {
+    /// The running session, or a message saying what to do.
+    async fn session(&self) -> Result<Arc<BrowserSession>, String>;
+}
+
+/// Runs the tools on the engine.
+pub struct EngineBackend {
+    source: Arc<dyn SessionSource>,
+    /// True when this process is where the MCP client runs (mcp-host-browser): it writes
+    /// `save_screenshot` files itself. The action endpoint refuses them instead; the proxy
+    /// writes them inside the agent's container.
+    saves_files: bool,
+}
+
+impl EngineBackend {
+    pub fn new(source: Arc<dyn SessionSource>, saves_files: bool) -> Self {
+        Self {
+            source,
+            saves_files,
+        }
+    }
+}
+
+#[async_trait]
+impl ToolBackend for EngineBackend {
+    async fn call(&self, tool: &str, args: Value) -> ToolOutput {
+        let call = match ToolCall::from_name(tool, &args) {
+            Ok(call) => call,
+            Err(e) => return ToolOutput::error(e.to_string()),
+        };
+        if let ToolCall::SaveScreenshot(a) = &call {
+            if !self.saves_files {
+                return ToolOutput::error(
+                    "save_screenshot writes the file where the MCP server runs, so the daemon \
+                     does not run it: call it through porthole-mcp, or call screenshot here.",
+                );
+            }
+            return save_screenshot(self, a).await;
+        }
+        let session = match self.source.session().await {
+            Ok(session) => session,
+            Err(message) => return ToolOutput::error(message),
+        };
+        run(&session, &call).await
+    }
+}
+
+/// Runs one validated call on `browser`'s active tab (or its tab list).
+pub async fn run(browser: &Arc<BrowserSession>, call: &ToolCall) -> ToolOutput {
+    let started = std::time::Instant::now();
+    let result = dispatch(browser, call).await;
+    tracing::debug!(
+        event = "tool_run",
+        channel_id = %browser.channel(),
+        tool = call.name().as_str(),
+        ok = result.is_ok(),
+        elapsed_ms = started.elapsed().as_millis() as u64
+    );
+    result.unwrap_or_else(|e| ToolOutput::error(e.to_string()))
+}
+
+async fn dispatch(browser: &Arc<BrowserSession>, call: &ToolCall) -> Result<ToolOutput, ToolError> {
+    match call {
+        ToolCall::ListTabs(_) => return Ok(tabs::list_tabs(browser)),
+        ToolCall::NewTab(a) => return tabs::new_tab(browser, a).await,
+        ToolCall::SwitchTab(a) => return tabs::switch_tab(browser, a).await,
+        ToolCall::CloseTab(a) => return tabs::close_tab(browser, a).await,
+        _ => {}
+    }
+    let tab = Tab::active(browser)?;
+    match call {
+        ToolCall::Navigate(a) => page::navigate(&tab, a).await,
+        ToolCall::ReadPage(a) => snapshot::read_page(&tab, a).await,
+        ToolCall::Find(a) => snapshot::find(&tab, a).await,
+        ToolCall::Computer(a) => actions::computer(&tab, a).await,
+        ToolCall::FormInput(a) => forms::form_input(&tab, a).await,
+        ToolCall::Screenshot(a) => page::screenshot(&tab, a).await,
+        ToolCall::GoBack(_) => page::history(&tab, -1).await,
+        ToolCall::GoForward(_) => page::history(&tab, 1).await,
+        ToolCall::Reload(_) => page::reload(&tab).await,
+        ToolCall::Evaluate(a) => page::evaluate(&tab, a).await,
+        ToolCall::PageInfo(_) => page::page_info(&tab).await,
+        ToolCall::GetPageText(a) => page::page_text(&tab, a).await,
+        ToolCall::ReadConsoleMessages(a) => Ok(logs::console(&tab, a)),
+        ToolCall::ReadNetworkRequests(a) => Ok(logs::network(&tab, a)),
+        ToolCall::ResizeWindow(a) => page::resize_window(&tab, a).await,
+        ToolCall::SaveScreenshot(_) => Err(ToolError::msg(
+            "save_screenshot is written by the MCP server; call screenshot here",
+        )),
+        ToolCall::ListTabs(_)
+        | ToolCall::NewTab(_)
+        | ToolCall::SwitchTab(_)
+        | ToolCall::CloseTab(_) => {
+            unreachable!("tab tools are handled above")
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! `form_input`: sets a text field, textarea, select (by value or visible text) or checkbox /
+//! radio by ref, firing `input` and `change` as a person's edit would.
+
+use porthole_mcp::vocabulary::{FormInputArgs, FormValue};
+use porthole_mcp::ToolOutput;
+use serde_json::Value;
+
+use super::driver::{helper_on, Tab};
+use super::error::ToolError;
+use super::{refs, waits};
+
+/// `form_input`.
+pub async fn form_input(tab: &Tab, args: &FormInputArgs) -> Result<ToolOutput, ToolError> {
+    let r = args.element_ref.trim();
+    let (session, iframe) = refs::locate(tab, r)?;
+    let value = match &args.value {
+        FormValue::Bool(b) => Value::from(*b),
+        FormValue::Number(n) => Value::from(*n),
+        FormValue::Text(t) => Value::from(t.as_str()),
+        FormValue::Many(list) => Value::from(list.clone()),
+    };
+    let before = waits::before(tab).await;
+    let answer = helper_on(tab.cdp(), &session, "fill", &[Value::from(r), value])
+        .await
+        .map_err(|e| refs::frame_gone(r, &iframe, e))?;
+    if let Some(error) = refs::ref_error(tab, r, &answer) {
+        return Err(error);
+    }
+    let mut out = ToolOutput::text(format!(
+        "{} ({r}).",
+        capitalise(answer["ok"].as_str().unwrap_or("done"))
+    ));
+    let notes = waits::settle(tab, before).await;
+    if !notes.is_empty() {
+        out = out.with_text(notes.join("\n"));
+    }
+    Ok(out)
+}
+
+fn capitalise(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
+        None => String::new(),
+    }
+}

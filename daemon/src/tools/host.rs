@@ -1,0 +1,109 @@
+//! `porthole mcp-host-browser`: a stdio MCP server on the user's own Chrome, found through its
+//! `DevToolsActivePort` (chrome://inspect/#remote-debugging). The tools run on a
+//! `BrowserSession` in own-tabs mode over that one connection — the same engine as a channel,
+//! with no channel service and no panes — so only tabs this server opened (in a background
+//! window of their own) and the popups they open are ever touched.
+//!
+//! Chrome is looked for on the first tool call, not at start, so the tool list is there even
+//! when Chrome is not; a lost connection is replaced on the next call. stdout is the protocol's.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use porthole_mcp::{McpServer, ServerOptions};
+
+use super::backend::{EngineBackend, SessionSource};
+use crate::browser::{BrowserSession, Ownership};
+use crate::cdp::CdpConnection;
+use crate::channel_id::ChannelId;
+use crate::mode::Mode;
+use crate::providers::host::discovery;
+
+/// Where to look for the user's Chrome and how to present the tools.
+#[derive(Debug, Clone)]
+pub struct HostBrowserOptions {
+    /// User-data dirs searched for `DevToolsActivePort` before the well-known ones.
+    pub user_data_dirs: Vec<PathBuf>,
+    /// A remote-debugging port to try when no `DevToolsActivePort` is found.
+    pub port: Option<u16>,
+    /// Viewport of the tabs this server opens.
+    pub screen: (u32, u32),
+    pub server: ServerOptions,
+}
+
+/// The session over the user's Chrome, opened on first use and replaced when lost.
+struct HostSource {
+    options: HostBrowserOptions,
+    /// Serialises connecting; held across the connect only, never across tool work.
+    session: tokio::sync::Mutex<Option<Arc<BrowserSession>>>,
+}
+
+/// How long to wait for Chrome's DevTools socket (it may show a permission prompt).
+const CONNECT_DEADLINE: Duration = Duration::from_secs(20);
+
+#[async_trait]
+impl SessionSource for HostSource {
+    async fn session(&self) -> Result<Arc<BrowserSession>, String> {
+        let mut slot = self.session.lock().await;
+        if let Some(session) = slot.as_ref().filter(|s| s.is_alive()) {
+            return Ok(session.clone());
+        }
+        let chrome = discovery::discover(&self.options.user_data_dirs, self.options.port)
+            .await
+            .map_err(|e| e.to_string())?;
+        tracing::info!(event = "host_chrome_found", ws_url = %chrome.ws_url);
+        let cdp = CdpConnection::connect(&chrome.ws_url, CONNECT_DEADLINE)
+            .await
+            .map_err(|e| {
+                format!(
+                    "Found Chrome's DevTools endpoint but could not connect ({e}). If Chrome shows \
+                     a prompt asking to allow remote debugging, allow it; otherwise turn remote \
+                     debugging on at chrome://inspect/#remote-debugging and try again."
+                )
+            })?;
+        let channel = ChannelId::parse("mcp-host-browser").expect("a valid channel id");
+        let session = BrowserSession::open(
+            channel,
+            Mode::Host,
+            cdp,
+            Ownership::OwnTabs,
+            self.options.screen,
+        )
+        .await
+        .map_err(|e| format!("Connected to Chrome but could not open a tab: {e}"))?;
+        *slot = Some(session.clone());
+        Ok(session)
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client goes; closes the tabs it opened on the way out.
+pub async fn serve(options: HostBrowserOptions) -> anyhow::Result<()> {
+    let server_options = options.server.clone();
+    let source = Arc::new(HostSource {
+        options,
+        session: tokio::sync::Mutex::new(None),
+    });
+    let backend = EngineBackend::new(source.clone(), true);
+    let result = McpServer::new(Arc::new(backend), server_options)
+        .serve_stdio()
+        .await;
+    // Leave the user's Chrome as we found it: close our tabs (their window goes with them).
+    let session = source.session.lock().await.take();
+    if let Some(session) = session.filter(|s| s.is_alive()) {
+        for tab in session.tab_infos().0 {
+            let _ = session
+                .cdp()
+                .call_with(
+                    "Target.closeTarget",
+                    serde_json::json!({"targetId": tab.target_id}),
+                    None,
+                    Duration::from_secs(2),
+                )
+                .await;
+        }
+        session.close("mcp_client_gone");
+    }
+    result.map_err(Into::into)
+}

@@ -1,0 +1,30 @@
+//! The 20 MCP browser tools (DESIGN.md §7), implemented once on the engine: the daemon's
+//! `POST /api/browser/action` runs them on a channel's [`BrowserSession`], and
+//! `porthole mcp-host-browser` runs them on a session over the user's Chrome (own tabs only).
+//!
+//! - [`backend`]: [`EngineBackend`], the `ToolBackend` over a [`SessionSource`], and [`run`].
+//! - [`driver`]: the active tab as tools see it, and the in-page helper (`page.js`).
+//! - [`refs`]: element refs bound to their document; stale and unknown refs are told apart.
+//! - [`snapshot`]: `read_page` and `find` (iframes, open shadow roots, size cap).
+//! - [`actions`]: `computer`. [`forms`]: `form_input`. [`waits`]: wait_for_* and settling.
+//! - [`tabs`], [`page`], [`logs`]: tabs, page info/text/evaluate/screenshots, console/network.
+//!
+//! This module never starts browsers, owns no sockets and knows nothing of HTTP or rmcp.
+//!
+//! [`BrowserSession`]: crate::browser::BrowserSession
+
+mod actions;
+mod backend;
+mod driver;
+mod error;
+mod forms;
+pub mod host;
+mod logs;
+mod page;
+mod refs;
+mod snapshot;
+mod tabs;
+mod waits;
+
+pub use backend::{run, EngineBackend, SessionSource};
+pub use error::ToolError;

@@ -1,0 +1,424 @@
+// Porthole's in-page helper for the MCP tools (evaluated in a frame's main world; idempotent).
+// Keeps element refs for the life of one document: `e<n>` → element, element → ref. A ref
+// whose element is gone, or that this document never issued, is reported, never guessed.
+(() => {
+  const KEY = Symbol.for('porthole.tools');
+  if (globalThis[KEY]) return globalThis[KEY];
+  const refs = new Map();
+  const byEl = new WeakMap();
+  let next = 1;
+  const INTERACTIVE_ROLES = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio',
+    'combobox', 'listbox', 'option', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem',
+    'menuitemcheckbox', 'menuitemradio', 'treeitem']);
+  const LANDMARKS = new Set(['main', 'navigation', 'banner', 'contentinfo', 'form', 'dialog',
+    'region', 'search', 'complementary', 'heading', 'iframe', 'alertdialog']);
+  const clip = (s, n) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n - 1) + '…' : s; };
+  const quote = (s) => JSON.stringify(s);
+
+  function refFor(el, base) {
+    let r = byEl.get(el);
+    if (r && refs.get(r) === el) return r;
+    next = Math.max(next, base || 0);
+    r = 'e' + next++;
+    refs.set(r, el);
+    byEl.set(el, r);
+    return r;
+  }
+
+  function role(el) {
+    const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
+    if (explicit) return explicit;
+    const tag = el.localName;
+    switch (tag) {
+      case 'a': return el.hasAttribute('href') ? 'link' : '';
+      case 'button': case 'summary': return 'button';
+      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+      case 'textarea': return 'textbox';
+      case 'option': return 'option';
+      case 'img': return 'img';
+      case 'nav': return 'navigation';
+      case 'main': return 'main';
+      case 'header': return 'banner';
+      case 'footer': return 'contentinfo';
+      case 'form': return 'form';
+      case 'dialog': return 'dialog';
+      case 'ul': case 'ol': return 'list';
+      case 'li': return 'listitem';
+      case 'table': return 'table';
+      case 'tr': return 'row';
+      case 'td': return 'cell';
+      case 'th': return 'columnheader';
+      case 'p': return 'paragraph';
+      case 'iframe': case 'frame': return 'iframe';
+      case 'label': return 'label';
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      case 'section': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : '';
+      case 'input': {
+        const t = (el.getAttribute('type') || 'text').toLowerCase();
+        return ({ checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton',
+          search: 'searchbox', button: 'button', submit: 'button', reset: 'button', image: 'button',
+          hidden: '' })[t] ?? 'textbox';
+      }
+    }
+    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return 'textbox';
+    return '';
+  }
+
+  function isInteractive(el, r) {
+    if (INTERACTIVE_ROLES.has(r)) return true;
+    if (el.hasAttribute('onclick') || el.isContentEditable) return true;
+    const ti = el.getAttribute('tabindex');
+    return ti !== null && Number(ti) >= 0;
+  }
+
+  // A label's own words, without the text of the controls inside it (a select's options).
+  function labelText(label) {
+    let out = '';
+    const walk = (n) => {
+      for (const c of n.childNodes) {
+        if (c.nodeType === 3) out += c.textContent;
+        else if (c.nodeType === 1 && !['select', 'textarea', 'input', 'option', 'script', 'style'].includes(c.localName)) walk(c);
+      }
+    };
+    walk(label);
+    return out;
+  }
+
+  function name(el, r) {
+    const doc = el.ownerDocument;
+    const label = el.getAttribute('aria-label');
+    if (label) return clip(label, 100);
+    const by = el.getAttribute('aria-labelledby');
+    if (by) {
+      const t = by.split(/\s+/).map((id) => doc.getElementById(id)?.textContent || '').join(' ');
+      if (t.trim()) return clip(t, 100);
+    }
+    if (el.labels && el.labels.length) return clip([...el.labels].map(labelText).join(' '), 100);
+    if (el.localName === 'img') return clip(el.getAttribute('alt') || el.getAttribute('title') || '', 100);
+    if (el.localName === 'iframe') return clip(el.getAttribute('title') || el.getAttribute('name') || '', 100);
+    if (el.localName === 'input' && ['button', 'submit', 'reset'].includes(el.type)) return clip(el.value, 100);
+    if (['link', 'button', 'heading', 'option', 'tab', 'menuitem', 'cell', 'columnheader', 'listitem', 'label', 'paragraph', 'treeitem'].includes(r)) {
+      return clip(el.innerText || el.textContent || el.getAttribute('title') || '', 100);
+    }
+    return clip(el.getAttribute('title') || el.getAttribute('placeholder') || '', 100);
+  }
+
+  function visible(el) {
+    if (el.getAttribute('aria-hidden') === 'true') return false;
+    if (typeof el.checkVisibility === 'function') {
+      if (!el.checkVisibility({ visibilityProperty: true })) {
+        // An unrendered element may still have rendered content through a shadow root.
+        return false;
+      }
+      return true;
+    }
+    const s = el.ownerDocument.defaultView.getComputedStyle(el);
+    return s.display !== 'none' && s.visibility !== 'hidden';
+  }
+
+  function details(el, r) {
+    const out = [];
+    if (r === 'heading') out.push('level=' + el.localName.slice(1));
+    if (r === 'checkbox' || r === 'radio' || r === 'switch') {
+      if (el.checked || el.getAttribute('aria-checked') === 'true') out.push('checked');
+    }
+    if (el.localName === 'select') {
+      const sel = [...el.selectedOptions].map((o) => clip(o.text, 60));
+      out.push('value=' + quote(sel.join(', ')));
+    } else if ((r === 'textbox' || r === 'searchbox' || r === 'spinbutton' || r === 'slider') && 'value' in el) {
+      if (el.value) out.push('value=' + quote(clip(el.type === 'password' ? '••••' : el.value, 100)));
+      const ph = el.getAttribute('placeholder');
+      if (ph) out.push('placeholder=' + quote(clip(ph, 60)));
+    } else if (r === 'textbox' && el.isContentEditable) {
+      const t = clip(el.innerText, 100);
+      if (t) out.push('value=' + quote(t));
+    }
+    if (el.disabled || el.getAttribute('aria-disabled') === 'true') out.push('disabled');
+    if (r === 'link') { const h = el.getAttribute('href'); if (h) out.push('href=' + quote(clip(h, 120))); }
+    if (el.getAttribute('aria-expanded')) out.push('expanded=' + el.getAttribute('aria-expanded'));
+    if (el.localName === 'option' && el.selected) out.push('selected');
+    return out.length ? ' ' + out.join(' ') : '';
+  }
+
+  // Children as rendered: an open shadow root's content (with slots resolved), else the DOM
+  // children; iframes (same-origin) continue into their document.
+  function children(node) {
+    if (node.shadowRoot) return [...node.shadowRoot.childNodes];
+    if (node.localName === 'slot') {
+      const assigned = node.assignedNodes({ flatten: true });
+      return assigned.length ? assigned : [...node.childNodes];
+    }
+    return [...node.childNodes];
+  }
+
+  function snapshot(opts) {
+    const all = opts.filter === 'all';
+    const maxDepth = opts.depth || 1e9;
+    const lines = [];
+    const frames = [];
+    const walk = (node, depth) => {
+      for (const child of children(node)) {
+        if (child.nodeType === 3) {
+          if (all && depth < maxDepth) {
+            const parentRole = child.parentElement ? role(child.parentElement) : '';
+            // Text of a named element is already its name.
+            if (!['link', 'button', 'heading', 'option', 'label', 'listitem', 'cell', 'columnheader', 'paragraph', 'tab', 'menuitem'].includes(parentRole)) {
+              const t = clip(child.textContent, 200);
+              if (t) lines.push('  '.repeat(depth) + '- text: ' + quote(t));
+            }
+          }
+          continue;
+        }
+        if (child.nodeType !== 1) continue;
+        const el = child;
+        const tag = el.localName;
+        if (['script', 'style', 'noscript', 'template', 'head', 'meta', 'link'].includes(tag)) continue;
+        if (!visible(el) && !el.shadowRoot && tag !== 'slot') continue;
+        const r = role(el);
+        const interactive = isInteractive(el, r);
+        const show = r === 'iframe' || (all ? (r !== '' || interactive) : (interactive || LANDMARKS.has(r)));
+        let inner = depth;
+        if (show && depth < maxDepth) {
+          const ref = refFor(el, opts.base);
+          const n = name(el, r);
+          lines.push('  '.repeat(depth) + '- ' + (r || 'generic') + (n ? ' ' + quote(n) : '') + ' [ref=' + ref + ']' + details(el, r));
+          inner = depth + 1;
+          if (r === 'iframe') {
+            let doc = null;
+            try { doc = el.contentDocument; } catch (_) { doc = null; }
+            if (doc && doc.documentElement) {
+              if (inner < maxDepth) walk(doc.documentElement, inner);
+            } else {
+              frames.push({ ref, src: el.src || '', line: lines.length, depth: inner });
+              lines.push('\u0000frame:' + ref);
+            }
+            continue;
+          }
+          // A named leaf (link, button …) says all there is to say.
+          if (['link', 'button', 'option', 'heading'].includes(r) && !all) continue;
+        }
+        if (inner < maxDepth || !show) walk(el, inner);
+      }
+    };
+    const root = document.documentElement;
+    if (root) walk(root, opts.indent || 0);
+    return { lines, frames, next, title: document.title, url: location.href };
+  }
+
+  function describe(el) {
+    let s = el.localName;
+    if (el.id) s += '#' + el.id;
+    const cls = (el.getAttribute('class') || '').trim().split(/\s+/).filter(Boolean).slice(0, 2);
+    if (cls.length) s += '.' + cls.join('.');
+    const t = clip(el.innerText || '', 40);
+    return t ? s + ' ' + quote(t) : s;
+  }
+
+  // The innermost element at (x, y) of a document, through open shadow roots.
+  function hitAt(doc, x, y) {
+    let hit = doc.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+
+  function composedContains(el, node) {
+    for (let n = node; n; n = n.parentNode || (n.host ?? null)) if (n === el) return true;
+    return false;
+  }
+
+  function lookup(ref) {
+    const el = refs.get(ref);
+    if (!el) return { error: 'unknown' };
+    if (!el.isConnected) return { error: 'stale' };
+    return { el };
+  }
+
+  // Scrolls the element into view and returns its centre in this frame's top-level viewport,
+  // refusing when something else covers it.
+  function point(ref) {
+    const found = lookup(ref);
+    if (found.error) return found;
+    const el = found.el;
+    const view = el.ownerDocument.defaultView;
+    let rect = el.getBoundingClientRect();
+    if (rect.top < 0 || rect.left < 0 || rect.bottom > view.innerHeight || rect.right > view.innerWidth) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      rect = el.getBoundingClientRect();
+    }
+    if (rect.width === 0 && rect.height === 0) return { error: 'invisible', what: describe(el) };
+    let x = rect.left + rect.width / 2;
+    let y = rect.top + rect.height / 2;
+    const hit = hitAt(el.ownerDocument, x, y);
+    const ok = hit && (composedContains(el, hit) || (hit.control === el) || (el.labels && [...el.labels].includes(hit)));
+    if (!ok) return { error: 'covered', what: describe(el), by: hit ? describe(hit) : 'nothing (outside the viewport)' };
+    // Same-origin frames: add each frame's content-box offset.
+    for (let w = view; w.frameElement; w = w.parent) {
+      const f = w.frameElement;
+      const fr = f.getBoundingClientRect();
+      const cs = w.parent.getComputedStyle(f);
+      x += fr.left + f.clientLeft + parseFloat(cs.paddingLeft);
+      y += fr.top + f.clientTop + parseFloat(cs.paddingTop);
+    }
+    return { x, y, what: describe(el) };
+  }
+
+  // The content-box origin of an iframe (by ref) in the top-level viewport.
+  function frameOrigin(ref) {
+    const found = lookup(ref);
+    if (found.error) return found;
+    const f = found.el;
+    const fr = f.getBoundingClientRect();
+    const view = f.ownerDocument.defaultView;
+    const cs = view.getComputedStyle(f);
+    let x = fr.left + f.clientLeft + parseFloat(cs.paddingLeft);
+    let y = fr.top + f.clientTop + parseFloat(cs.paddingTop);
+    for (let w = view; w.frameElement; w = w.parent) {
+      const g = w.frameElement.getBoundingClientRect();
+      x += g.left + w.frameElement.clientLeft;
+      y += g.top + w.frameElement.clientTop;
+    }
+    return { x, y };
+  }
+
+  function fire(el, type) { el.dispatchEvent(new Event(type, { bubbles: true, composed: true })); }
+
+  function fill(ref, value) {
+    const found = lookup(ref);
+    if (found.error) return found;
+    const el = found.el;
+    const r = role(el);
+    const tag = el.localName;
+    if (el.disabled) return { error: 'refused', message: describe(el) + ' is disabled' };
+    if (tag === 'select') {
+      const wanted = Array.isArray(value) ? value.map(String) : [String(value)];
+      const opts = [...el.options];
+      const picked = [];
+      for (const w of wanted) {
+        const o = opts.find((o) => o.value === w) || opts.find((o) => o.text.trim() === w.trim()) ||
+          opts.find((o) => o.text.trim().toLowerCase() === w.trim().toLowerCase());
+        if (!o) return { error: 'refused', message: 'the select ' + describe(el) + ' has no option ' + quote(w) + '; options: ' + opts.map((o) => quote(o.text.trim())).join(', ') };
+        picked.push(o);
+      }
+      if (picked.length > 1 && !el.multiple) return { error: 'refused', message: describe(el) + ' takes one option, got ' + picked.length };
+      for (const o of opts) o.selected = picked.includes(o);
+      el.focus();
+      fire(el, 'input'); fire(el, 'change');
+      return { ok: 'selected ' + picked.map((o) => quote(o.text.trim())).join(', ') + ' in ' + describe(el) };
+    }
+    if (r === 'checkbox' || r === 'radio' || r === 'switch') {
+      if (typeof value !== 'boolean') return { error: 'refused', message: describe(el) + ' is a ' + r + ': give value true or false' };
+      if (el.checked !== value) el.click();
+      if (el.checked !== value) return { error: 'refused', message: 'the page kept ' + describe(el) + (el.checked ? ' checked' : ' unchecked') };
+      return { ok: (value ? 'checked ' : 'unchecked ') + describe(el) };
+    }
+    if (tag === 'input' || tag === 'textarea') {
+      if (typeof value === 'boolean' || Array.isArray(value)) return { error: 'refused', message: describe(el) + ' is a text field: give text' };
+      el.focus();
+      const proto = tag === 'input' ? HTMLInputElement.prototype : HTMLTextAreaElement.prototype;
+      Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, String(value));
+      fire(el, 'input'); fire(el, 'change');
+      return { ok: 'set ' + describe(el) + ' to ' + quote(String(value)) };
+    }
+    if (el.isContentEditable) {
+      el.focus();
+      el.textContent = String(value);
+      fire(el, 'input');
+      return { ok: 'set ' + describe(el) + ' to ' + quote(String(value)) };
+    }
+    return { error: 'refused', message: describe(el) + ' (' + (r || tag) + ') is not a form field; use computer to click or type' };
+  }
+
+  function find(query, max, base) {
+    const q = query.toLowerCase().trim();
+    const words = q.split(/\s+/).filter(Boolean);
+    const out = [];
+    const walk = (node, depth) => {
+      for (const child of children(node)) {
+        if (out.length >= max) return;
+        if (child.nodeType !== 1) continue;
+        const el = child;
+        if (['script', 'style', 'noscript', 'template', 'head'].includes(el.localName)) continue;
+        if (!visible(el) && !el.shadowRoot && el.localName !== 'slot') continue;
+        const r = role(el);
+        if (r === 'iframe') {
+          let doc = null;
+          try { doc = el.contentDocument; } catch (_) { doc = null; }
+          if (doc && doc.documentElement) walk(doc.documentElement, depth + 1);
+          continue;
+        }
+        if (r && (isInteractive(el, r) || LANDMARKS.has(r) || ['img', 'label', 'paragraph', 'listitem', 'cell'].includes(r))) {
+          const n = name(el, r);
+          const hay = [n, r, el.getAttribute('placeholder') || '', el.getAttribute('name') || '', el.id || '', el.getAttribute('title') || '', 'value' in el && typeof el.value === 'string' ? el.value : ''].join(' ').toLowerCase();
+          if (words.every((w) => hay.includes(w))) {
+            out.push('- ' + r + (n ? ' ' + quote(n) : '') + ' [ref=' + refFor(el, base) + ']' + details(el, r));
+          }
+        }
+        walk(el, depth + 1);
+      }
+    };
+    walk(document.documentElement, 0);
+    return { lines: out, next };
+  }
+
+  function text() {
+    const parts = [];
+    const add = (doc) => {
+      if (doc.body) parts.push(doc.body.innerText);
+      for (const f of doc.querySelectorAll('iframe')) {
+        try { if (f.contentDocument) add(f.contentDocument); } catch (_) {}
+      }
+    };
+    add(document);
+    return parts.join('\n');
+  }
+
+  // For wait_for_text: the visible text of the page, its same-origin frames and open shadow roots.
+  function hasText(needle) {
+    if (text().includes(needle)) return true;
+    const roots = [document];
+    while (roots.length) {
+      const root = roots.pop();
+      for (const el of root.querySelectorAll('*')) {
+        if (el.shadowRoot) {
+          if ((el.shadowRoot.textContent || '').includes(needle)) return true;
+          roots.push(el.shadowRoot);
+        }
+        if (el.localName === 'iframe') { try { if (el.contentDocument) roots.push(el.contentDocument); } catch (_) {} }
+      }
+    }
+    return false;
+  }
+
+  function hasSelector(sel) {
+    const roots = [document];
+    while (roots.length) {
+      const root = roots.pop();
+      if (root.querySelector(sel)) return true;
+      for (const el of root.querySelectorAll('*')) {
+        if (el.shadowRoot) roots.push(el.shadowRoot);
+        if (el.localName === 'iframe') { try { if (el.contentDocument) roots.push(el.contentDocument); } catch (_) {} }
+      }
+    }
+    return false;
+  }
+
+  // Resolves once the DOM has been quiet for `quietMs`, or after `maxMs`.
+  function quiet(quietMs, maxMs) {
+    return new Promise((resolve) => {
+      let timer;
+      const done = () => { obs.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(true); };
+      const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, quietMs); });
+      obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      timer = setTimeout(done, quietMs);
+      const cap = setTimeout(done, maxMs);
+    });
+  }
+
+  const api = { snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
+  Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
+  return api;
+})()

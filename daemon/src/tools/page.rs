@@ -1,0 +1,198 @@
+//! The page tools: `navigate`, `go_back`, `go_forward`, `reload`, `evaluate`, `page_info`,
+//! `get_page_text`, `screenshot` (an image block) and `resize_window`.
+
+use std::time::Duration;
+
+use porthole_mcp::vocabulary::{
+    EvaluateArgs, GetPageTextArgs, HasWait, ImageFormat, NavigateArgs, ResizeWindowArgs,
+    ScreenshotArgs,
+};
+use porthole_mcp::ToolOutput;
+use serde_json::{json, Value};
+
+use super::driver::Tab;
+use super::error::ToolError;
+use super::snapshot::cap;
+use super::waits;
+
+/// `navigate`: returns once the page loaded (or its load deadline passed), with its URL and
+/// title; then waits for wait_for_* if asked.
+pub async fn navigate(tab: &Tab, args: &NavigateArgs) -> Result<ToolOutput, ToolError> {
+    let before = waits::before(tab).await;
+    tab.browser.navigate(&args.url).await?;
+    waits::settle(tab, before).await;
+    finish_load(tab, "Loaded", args.wait()).await
+}
+
+/// `go_back` (`step` -1) and `go_forward` (1).
+pub async fn history(tab: &Tab, step: i64) -> Result<ToolOutput, ToolError> {
+    let before = waits::before(tab).await;
+    if !tab.browser.go_history(step).await? {
+        let which = if step < 0 { "back" } else { "forward" };
+        return Err(ToolError::msg(format!(
+            "Cannot go {which}: there is no page {which} in this tab's history."
+        )));
+    }
+    waits::settle(tab, before).await;
+    finish_load(
+        tab,
+        if step < 0 {
+            "Went back to"
+        } else {
+            "Went forward to"
+        },
+        None,
+    )
+    .await
+}
+
+/// `reload`.
+pub async fn reload(tab: &Tab) -> Result<ToolOutput, ToolError> {
+    let before = waits::before(tab).await;
+    tab.browser.reload().await?;
+    waits::settle(tab, before).await;
+    finish_load(tab, "Reloaded", None).await
+}
+
+async fn finish_load(
+    tab: &Tab,
+    verb: &str,
+    wait: Option<porthole_mcp::vocabulary::wait::WaitFor>,
+) -> Result<ToolOutput, ToolError> {
+    let (url, title) = tab.location().await?;
+    let mut out = ToolOutput::text(format!("{verb} {url}\nTitle: {title}"));
+    if let Some(wait) = wait {
+        out = out.with_text(waits::wait_for(tab, &wait).await?);
+    }
+    Ok(out)
+}
+
+/// `evaluate`.
+pub async fn evaluate(tab: &Tab, args: &EvaluateArgs) -> Result<ToolOutput, ToolError> {
+    let reply = tab
+        .cdp()
+        .call_with(
+            "Runtime.evaluate",
+            json!({"expression": args.expression, "returnByValue": true, "awaitPromise": true,
+                   "userGesture": true, "replMode": true}),
+            Some(&tab.session_id),
+            Duration::from_secs(20),
+        )
+        .await?;
+    if let Some(exception) = reply.get("exceptionDetails") {
+        let text = exception["exception"]["description"]
+            .as_str()
+            .or(exception["text"].as_str())
+            .unwrap_or("exception");
+        return Err(ToolError::msg(format!("The expression threw: {text}")));
+    }
+    let result = &reply["result"];
+    let text = match result.get("value") {
+        Some(Value::String(s)) => serde_json::to_string(s).unwrap_or_default(),
+        Some(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
+        None => result["description"]
+            .as_str()
+            .or(result["unserializableValue"].as_str())
+            .unwrap_or(result["type"].as_str().unwrap_or("undefined"))
+            .to_string(),
+    };
+    let (text, note) = cap(&text, 50_000);
+    let mut out = ToolOutput::text(text);
+    if let Some(note) = note {
+        out = out.with_text(note);
+    }
+    Ok(out)
+}
+
+/// `page_info`.
+pub async fn page_info(tab: &Tab) -> Result<ToolOutput, ToolError> {
+    let v = tab
+        .eval(
+            "({url: location.href, title: document.title, state: document.readyState, \
+              scrollX: Math.round(scrollX), scrollY: Math.round(scrollY), \
+              height: document.documentElement ? document.documentElement.scrollHeight : 0})",
+            Duration::from_secs(5),
+        )
+        .await?;
+    let (tabs, active) = tab.browser.tab_infos();
+    let index = tabs
+        .iter()
+        .position(|t| Some(&t.target_id) == active.as_ref())
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let (w, h) = tab.browser.viewport();
+    Ok(ToolOutput::text(format!(
+        "URL: {}\nTitle: {}\nLoading state: {}\nTab: [{index}] of {}\nViewport: {w}x{h}, scrolled to ({}, {}) of page height {}",
+        v["url"].as_str().unwrap_or_default(),
+        v["title"].as_str().unwrap_or_default(),
+        v["state"].as_str().unwrap_or_default(),
+        tabs.len(),
+        v["scrollX"],
+        v["scrollY"],
+        v["height"],
+    )))
+}
+
+/// `get_page_text`.
+pub async fn page_text(tab: &Tab, args: &GetPageTextArgs) -> Result<ToolOutput, ToolError> {
+    let text = tab.helper("text", &[]).await?;
+    let text = text.as_str().unwrap_or_default();
+    let (url, title) = tab.location().await?;
+    let (body, note) = cap(text.trim(), args.max_chars());
+    let mut out = ToolOutput::text(format!("Page: {title} — {url}\n{body}"));
+    if let Some(note) = note {
+        out = out.with_text(note);
+    }
+    Ok(out)
+}
+
+/// `screenshot`: waits first when asked, then captures the viewport.
+pub async fn screenshot(tab: &Tab, args: &ScreenshotArgs) -> Result<ToolOutput, ToolError> {
+    let note = match args.wait() {
+        Some(wait) => Some(waits::wait_for(tab, &wait).await?),
+        None => None,
+    };
+    let out = capture(tab, args.format).await?;
+    Ok(match note {
+        Some(n) => out.with_text(n),
+        None => out,
+    })
+}
+
+/// The active tab's viewport as an image block (JPEG unless PNG is asked for).
+pub async fn capture(tab: &Tab, format: Option<ImageFormat>) -> Result<ToolOutput, ToolError> {
+    let format = format.unwrap_or(ImageFormat::Jpeg);
+    let mut params =
+        json!({"format": match format { ImageFormat::Png => "png", ImageFormat::Jpeg => "jpeg" }});
+    if format == ImageFormat::Jpeg {
+        params["quality"] = json!(80);
+    }
+    let shot = tab
+        .cdp()
+        .call_with(
+            "Page.captureScreenshot",
+            params,
+            Some(&tab.session_id),
+            Duration::from_secs(15),
+        )
+        .await?;
+    let data = shot["data"]
+        .as_str()
+        .ok_or_else(|| ToolError::msg("the browser returned no screenshot data; try again"))?;
+    let (w, h) = tab.browser.viewport();
+    Ok(ToolOutput::image(data, format.mime_type())
+        .with_text(format!("Screenshot of the {w}x{h} viewport.")))
+}
+
+/// `resize_window`.
+pub async fn resize_window(tab: &Tab, args: &ResizeWindowArgs) -> Result<ToolOutput, ToolError> {
+    tab.browser.set_viewport(args.width, args.height).await?;
+    let inner = tab
+        .eval("[innerWidth, innerHeight]", Duration::from_secs(5))
+        .await
+        .unwrap_or(Value::Null);
+    Ok(ToolOutput::text(format!(
+        "Resized the viewport to {}x{} (the page now lays out at {}x{}).",
+        args.width, args.height, inner[0], inner[1]
+    )))
+}

@@ -1,0 +1,167 @@
+//! Element refs (`e12`) bound to their document.
+//!
+//! `page.js` keeps the ref → element map inside each document, so a navigation forgets every
+//! ref. Numbers are never reused in a tab: each snapshot starts where the tab's last one ended
+//! (the [`RefBook`] here), so a ref from an older document cannot name an element of a newer
+//! one — it fails with "call read_page again" instead of clicking the wrong element. Refs of an
+//! out-of-process (cross-origin) iframe live in that frame's session; the book remembers which
+//! ranges belong to which frame.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+use super::driver::{helper_on, Tab};
+use super::error::ToolError;
+
+/// Where a range of refs lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameRefs {
+    pub lo: u64,
+    pub hi: u64,
+    /// The out-of-process iframe's flat session.
+    pub session_id: String,
+    /// The ref of the `<iframe>` element in the main frame.
+    pub iframe_ref: String,
+}
+
+/// Per tab: the next ref number and the ranges issued in out-of-process frames.
+#[derive(Debug, Default, Clone)]
+pub struct RefBook {
+    pub next: u64,
+    pub frames: Vec<FrameRefs>,
+}
+
+/// Tabs' books, keyed by [`Tab::key`]. Short lock, never held across an await.
+static BOOKS: Mutex<Option<HashMap<String, RefBook>>> = Mutex::new(None);
+
+/// The book of a tab (a fresh one when it has none).
+pub fn book(tab: &Tab) -> RefBook {
+    let books = BOOKS.lock().expect("ref books lock");
+    books
+        .as_ref()
+        .and_then(|b| b.get(&tab.key()))
+        .cloned()
+        .unwrap_or(RefBook {
+            next: 1,
+            frames: Vec::new(),
+        })
+}
+
+/// Stores a tab's book.
+pub fn store(tab: &Tab, book: RefBook) {
+    let mut books = BOOKS.lock().expect("ref books lock");
+    let books = books.get_or_insert_with(HashMap::new);
+    if books.len() > 4096 {
+        books.clear();
+    }
+    books.insert(tab.key(), book);
+}
+
+/// Raises a tab's next ref number to `next` (after `find`, which may issue refs).
+pub fn advance(tab: &Tab, next: u64) {
+    let mut b = book(tab);
+    b.next = b.next.max(next);
+    store(tab, b);
+}
+
+/// The number in `e12`.
+pub fn number(r: &str) -> Option<u64> {
+    r.strip_prefix('e')?.parse().ok()
+}
+
+/// Where to run a helper call for `r`: the frame session, and the iframe's ref when the ref
+/// lives in an out-of-process frame.
+pub fn locate(tab: &Tab, r: &str) -> Result<(String, Option<String>), ToolError> {
+    let Some(n) = number(r.trim()) else {
+        return Err(ToolError::msg(format!(
+            "`{r}` is not an element ref: refs look like e12 and come from read_page or find."
+        )));
+    };
+    let book = book(tab);
+    Ok(book
+        .frames
+        .iter()
+        .find(|f| (f.lo..f.hi).contains(&n))
+        .map(|f| (f.session_id.clone(), Some(f.iframe_ref.clone())))
+        .unwrap_or_else(|| (tab.session_id.clone(), None)))
+}
+
+/// Turns a helper's `{error: …}` answer about `r` into the message for the model.
+pub fn ref_error(tab: &Tab, r: &str, answer: &Value) -> Option<ToolError> {
+    let kind = answer.get("error")?.as_str()?;
+    let issued = number(r).is_some_and(|n| n < book(tab).next);
+    Some(ToolError::msg(match kind {
+        "unknown" if issued => format!(
+            "Ref {r} is from an earlier version of this page (it navigated or was reloaded since \
+             read_page). Call read_page again and use the new refs."
+        ),
+        "unknown" => format!(
+            "Unknown ref {r}: this page never issued it. Refs come from read_page or find on the \
+             current page; call read_page."
+        ),
+        "stale" => format!(
+            "Ref {r} points at an element that is no longer in the page (it changed since \
+             read_page). Call read_page again and use the new refs."
+        ),
+        "invisible" => format!(
+            "Ref {r} ({}) has no size on screen, so it cannot be clicked; it may be hidden. Call \
+             read_page to see what is visible.",
+            answer["what"].as_str().unwrap_or("the element")
+        ),
+        "covered" => format!(
+            "Ref {r} ({}) is covered by {} at its centre, so a click would hit that instead. \
+             Close or scroll away what covers it (a dialog or banner?) and try again.",
+            answer["what"].as_str().unwrap_or("the element"),
+            answer["by"].as_str().unwrap_or("another element")
+        ),
+        "refused" => answer["message"]
+            .as_str()
+            .unwrap_or("the element refused the value")
+            .to_string(),
+        other => format!("Ref {r}: {other}"),
+    }))
+}
+
+/// Scrolls the element into view and returns its centre in viewport CSS pixels, refusing
+/// when it is covered or gone.
+pub async fn point_of(tab: &Tab, r: &str) -> Result<(f64, f64, String), ToolError> {
+    let (session, iframe) = locate(tab, r)?;
+    let answer = helper_on(tab.cdp(), &session, "point", &[Value::from(r)])
+        .await
+        .map_err(|e| frame_gone(r, &iframe, e))?;
+    if let Some(error) = ref_error(tab, r, &answer) {
+        return Err(error);
+    }
+    let (mut x, mut y) = (
+        answer["x"].as_f64().unwrap_or(0.0),
+        answer["y"].as_f64().unwrap_or(0.0),
+    );
+    if let Some(iframe) = iframe {
+        let origin = tab
+            .helper("frameOrigin", &[Value::from(iframe.as_str())])
+            .await?;
+        if let Some(error) = ref_error(tab, &iframe, &origin) {
+            return Err(error);
+        }
+        x += origin["x"].as_f64().unwrap_or(0.0);
+        y += origin["y"].as_f64().unwrap_or(0.0);
+    }
+    Ok((
+        x,
+        y,
+        answer["what"].as_str().unwrap_or_default().to_string(),
+    ))
+}
+
+/// A helper call in an out-of-process frame failed: the frame is most likely gone.
+pub fn frame_gone(r: &str, iframe: &Option<String>, error: ToolError) -> ToolError {
+    match iframe {
+        Some(_) => ToolError::msg(format!(
+            "Ref {r} belongs to a cross-origin frame that is no longer there ({error}). Call \
+             read_page again."
+        )),
+        None => error,
+    }
+}

@@ -1,0 +1,199 @@
+//! `porthole mcp-host-browser` on a Chromium the test starts with its own `--user-data-dir`
+//! and `--remote-debugging-port=0` (it writes `DevToolsActivePort` there), standing in for the
+//! user's Chrome: the tools work, the user's own tab is untouched, and without a Chrome the
+//! error says how to turn remote debugging on.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use porthole_tests::probe::Probe;
+use porthole_tests::TempDir;
+use serde_json::json;
+
+use super::harness::{call, connect, err, eval, eval_until, image, ok, ref_of};
+
+/// The "user's" Chrome: killed (by pid) when dropped.
+struct UserChrome {
+    child: tokio::process::Child,
+    profile: TempDir,
+}
+
+impl UserChrome {
+    async fn start(first_url: &str) -> Self {
+        let profile = TempDir::new("user-chrome");
+        let child = tokio::process::Command::new("chromium")
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-quic",
+                "--remote-debugging-port=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg(first_url)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start chromium");
+        Self { child, profile }
+    }
+}
+
+impl Drop for UserChrome {
+    fn drop(&mut self) {
+        if let Some(pid) = self.child.id() {
+            porthole_tests::daemon::unsafe_free_kill(pid, "-KILL");
+        }
+    }
+}
+
+/// Arguments and an environment in which the well-known Chrome dirs are empty.
+fn host_args(
+    home: &TempDir,
+    dirs: &[&std::path::Path],
+    extra: &[&str],
+) -> (Vec<String>, Vec<(&'static str, String)>) {
+    let mut args = vec!["mcp-host-browser".to_string()];
+    for d in dirs {
+        args.push("--user-data-dir".into());
+        args.push(d.display().to_string());
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let home = home.path().display().to_string();
+    let env = vec![
+        ("HOME", home.clone()),
+        ("XDG_CONFIG_HOME", format!("{home}/config")),
+    ];
+    (args, env)
+}
+
+#[tokio::test]
+async fn host_browser_drives_only_its_own_tabs() {
+    let pages = super::pages::serve().await;
+    let url = |p: &str| format!("http://{pages}{p}");
+    let chrome = UserChrome::start(&url("/user")).await;
+    let probe = Probe::connect(chrome.profile.path()).await;
+    let user_tab =
+        porthole_tests::eventually("the user's tab", Duration::from_secs(20), || async {
+            probe
+                .pages()
+                .await
+                .into_iter()
+                .find(|p| p["url"].as_str().is_some_and(|u| u.ends_with("/user")))
+        })
+        .await;
+    let user_id = user_tab["targetId"].as_str().unwrap().to_string();
+
+    let home = TempDir::new("mcp-home");
+    let (args, env) = host_args(&home, &[chrome.profile.path()], &[]);
+    let mcp = connect("porthole", &args, &env).await;
+    let tools = mcp.list_all_tools().await.expect("tools/list");
+    assert_eq!(tools.len(), 20);
+
+    let t = ok(
+        &mcp,
+        "navigate",
+        json!({"url": url("/form"), "wait_for_selector": "#change"}),
+    )
+    .await;
+    assert!(t.contains("Title: Form page"), "{t}");
+    let snap = ok(&mcp, "read_page", json!({})).await;
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "button \"Change\"")}),
+    )
+    .await;
+    eval_until(
+        &mcp,
+        "document.getElementById('status').textContent",
+        json!("Changed!"),
+    )
+    .await;
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "button \"Frame button\"")}),
+    )
+    .await;
+    eval_until(
+        &mcp,
+        "document.getElementById('frame').contentDocument.getElementById('fs').textContent",
+        json!("frame clicked"),
+    )
+    .await;
+    ok(
+        &mcp,
+        "form_input",
+        json!({"ref": ref_of(&snap, "textbox \"Name\""), "value": "Host"}),
+    )
+    .await;
+    assert_eq!(
+        eval(&mcp, "document.getElementById('name').value").await,
+        json!("Host")
+    );
+    let console = ok(&mcp, "read_console_messages", json!({"pattern": "HELLO"})).await;
+    assert!(console.contains("hello from form"), "{console}");
+
+    // Only our tab is listed; a second one is ours too.
+    let list = ok(&mcp, "list_tabs", json!({})).await;
+    assert!(
+        list.starts_with("1 tab(s)") && !list.contains("/user"),
+        "{list}"
+    );
+    ok(&mcp, "new_tab", json!({"url": url("/second")})).await;
+    let list = ok(&mcp, "list_tabs", json!({})).await;
+    assert!(list.contains("[2] Second page"), "{list}");
+    let e = err(&mcp, "switch_tab", json!({"tab": user_id.clone()})).await;
+    assert!(e.contains("There is no tab"), "{e}");
+    ok(&mcp, "close_tab", json!({"tab": 2})).await;
+    let shot = call(&mcp, "screenshot", json!({})).await;
+    assert!(image(&shot).is_some());
+    let file = home.path().join("host-shot.jpg");
+    ok(
+        &mcp,
+        "save_screenshot",
+        json!({"path": file.to_str().unwrap()}),
+    )
+    .await;
+    assert!(std::fs::read(&file).unwrap().starts_with(&[0xFF, 0xD8]));
+    // Playwright names are opt-in.
+    let e = err(&mcp, "browser_snapshot", json!({})).await;
+    assert!(e.contains("--playwright-aliases"), "{e}");
+
+    // The user's tab: still there, same page, never navigated.
+    let pages_now = probe.pages().await;
+    let still = pages_now
+        .iter()
+        .find(|p| p["targetId"] == json!(user_id))
+        .expect("the user's tab is still open");
+    assert!(still["url"].as_str().unwrap().ends_with("/user"), "{still}");
+    assert_eq!(probe.eval(&user_id, "history.length").await, json!(1));
+
+    // When the client goes, the server closes the tabs it opened.
+    drop(mcp);
+    porthole_tests::eventually("our tabs closed", Duration::from_secs(20), || async {
+        let pages = probe.pages().await;
+        (pages.len() == 1 && pages[0]["targetId"] == json!(user_id)).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn host_browser_without_chrome_says_how_to_enable_it() {
+    let home = TempDir::new("mcp-nochrome");
+    let empty = TempDir::new("mcp-nochrome-profile");
+    let (args, env) = host_args(&home, &[empty.path()], &["--playwright-aliases"]);
+    let mcp = connect("porthole", &args, &env).await;
+    let tools = mcp.list_all_tools().await.expect("tools/list");
+    assert!(tools.len() > 20, "aliases listed");
+    let e = err(&mcp, "navigate", json!({"url": "http://127.0.0.1:1/"})).await;
+    assert!(e.contains("chrome://inspect/#remote-debugging"), "{e}");
+    let e = err(&mcp, "browser_snapshot", json!({})).await;
+    assert!(e.contains("chrome://inspect/#remote-debugging"), "{e}");
+}

@@ -1,0 +1,8 @@
+//! MCP browser tools end to end: an rmcp client drives the real `porthole-mcp` (proxy to a
+//! running daemon, with a pane watching the channel) and the real `porthole mcp-host-browser`
+//! (on a Chromium started by the test standing in for the user's Chrome), against local pages.
+
+mod harness;
+mod host;
+mod pages;
+mod proxy;

@@ -1,0 +1,71 @@
+//! The pages the MCP tests act on, served on 127.0.0.1:0 by the test.
+
+use axum::response::Html;
+use axum::routing::get;
+use axum::{Json, Router};
+
+/// Form, button, link, same-origin iframe, open shadow root, a long list, console output, a
+/// fetch, a late element, and page-side records of mouse and key events.
+pub const FORM_PAGE: &str = r#"<!doctype html>
+<html><head><title>Form page</title><style>body{font:16px sans-serif;margin:8px}</style></head><body>
+<h1>Ready</h1>
+<form id="f" onsubmit="return false">
+ <label>Name <input id="name" placeholder="your name"></label>
+ <label>Color <select id="color"><option value="r">Red</option><option value="g">Green</option><option value="b">Blue</option></select></label>
+ <label><input type="checkbox" id="agree"> Agree</label>
+</form>
+<button id="change" onclick="document.getElementById('status').textContent='Changed!'">Change</button>
+<button id="later" onclick="setTimeout(()=>{const d=document.createElement('div');d.id='late';d.textContent='Late text';document.body.appendChild(d)},600)">Later</button>
+<span id="status">Unchanged</span>
+<a id="next" href="/second">Second</a>
+<div id="host"></div>
+<iframe id="frame" src="/frame" title="Inner frame" style="width:300px;height:80px"></iframe>
+<div id="pad" style="width:200px;height:60px;background:#ddd">pad</div>
+<ul id="long"></ul>
+<script>
+ window.mouse = []; window.keys = [];
+ const pad = document.getElementById('pad');
+ for (const t of ['mousedown','mouseup','dblclick','contextmenu','mouseover']) pad.addEventListener(t, e => mouse.push(t + ':' + e.button + ':' + e.detail));
+ addEventListener('keydown', e => keys.push(e.key + (e.ctrlKey ? '+ctrl' : '')));
+ const root = document.getElementById('host').attachShadow({mode: 'open'});
+ root.innerHTML = '<button id="sb">Shadow button</button><span id="ss">shadow idle</span>';
+ root.getElementById('sb').onclick = () => root.getElementById('ss').textContent = 'shadow clicked';
+ const ul = document.getElementById('long');
+ for (let i = 0; i < 400; i++) { const li = document.createElement('li'); li.textContent = 'List item number ' + i; ul.appendChild(li); }
+ console.log('hello from form');
+ console.error('form error for tests');
+ fetch('/api/data').then(r => r.json()).then(d => console.info('data ' + d.n));
+</script></body></html>"#;
+
+/// The iframe's document.
+pub const FRAME_PAGE: &str = r#"<!doctype html><html><head><title>Inner</title></head><body>
+<button id="fb" onclick="document.getElementById('fs').textContent='frame clicked'">Frame button</button>
+<span id="fs">frame idle</span></body></html>"#;
+
+/// A second page.
+pub const SECOND_PAGE: &str = r#"<!doctype html><html><head><title>Second page</title></head>
+<body><h1>Second</h1><a href="/form">Back to form</a></body></html>"#;
+
+/// The "user's" own tab in host mode.
+pub const USER_PAGE: &str = r#"<!doctype html><html><head><title>User tab</title></head>
+<body><p>The user's own work</p></body></html>"#;
+
+pub async fn serve() -> std::net::SocketAddr {
+    let app = Router::new()
+        .route("/form", get(|| async { Html(FORM_PAGE) }))
+        .route("/frame", get(|| async { Html(FRAME_PAGE) }))
+        .route("/second", get(|| async { Html(SECOND_PAGE) }))
+        .route("/user", get(|| async { Html(USER_PAGE) }))
+        .route(
+            "/api/data",
+            get(|| async { Json(serde_json::json!({"n": 42})) }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    addr
+}

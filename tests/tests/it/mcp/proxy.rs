@@ -1,0 +1,527 @@
+//! `porthole-mcp` → a running daemon's `POST /api/browser/action` → the channel's session, with
+//! a pane watching the channel; every tool, refs through iframe and shadow content, stale refs,
+//! waits, logs, tabs, aliases and bad input.
+
+use base64::Engine as _;
+use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pane::Pane;
+use serde_json::{json, Value};
+
+use super::harness::{call, connect, err, eval, eval_until, image, ok, ref_of, Client};
+
+const CHANNEL: &str = "mcp-proxy";
+
+async fn proxy(daemon: &TestDaemon, token: &str, extra: &[&str]) -> Client {
+    let mut args: Vec<String> = [
+        "--api",
+        &daemon.base,
+        "--channel",
+        CHANNEL,
+        "--token",
+        token,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    connect("porthole-mcp", &args, &[]).await
+}
+
+#[tokio::test]
+async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
+    let pages = super::pages::serve().await;
+    let url = |p: &str| format!("http://{pages}{p}");
+    let daemon = TestDaemon::start().await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(CHANNEL).await;
+    let mcp = proxy(&daemon, &daemon.token, &["--playwright-aliases"]).await;
+
+    // navigate + wait_for_text; the pane hears the page change.
+    let mark = pane.mark();
+    let t = ok(
+        &mcp,
+        "navigate",
+        json!({"url": url("/form"), "wait_for_text": "Ready"}),
+    )
+    .await;
+    assert!(t.contains("Title: Form page"), "{t}");
+    pane.message_where("page_info of the form", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Form page"
+    })
+    .await;
+
+    // read_page: refs across the iframe and the shadow root, truncation with a note.
+    let snap = ok(&mcp, "read_page", json!({})).await;
+    for needle in [
+        "button \"Change\"",
+        "textbox \"Name\"",
+        "combobox \"Color\"",
+        "checkbox \"Agree\"",
+        "link \"Second\"",
+        "iframe \"Inner frame\"",
+        "button \"Frame button\"",
+        "button \"Shadow button\"",
+    ] {
+        assert!(snap.contains(needle), "{needle} missing in:\n{snap}");
+    }
+    assert!(!snap.contains("[Truncated"), "{snap}");
+    let all = ok(
+        &mcp,
+        "read_page",
+        json!({"filter": "all", "max_chars": 3000}),
+    )
+    .await;
+    assert!(all.contains("List item number 0"), "{all}");
+    assert!(all.contains("[Truncated: showing"), "{all}");
+    let shallow = ok(&mcp, "read_page", json!({"depth": 1})).await;
+    assert!(!shallow.contains("Frame button"), "{shallow}");
+    // Refs are stable within a document.
+    let again = ok(&mcp, "read_page", json!({})).await;
+    assert_eq!(
+        ref_of(&snap, "button \"Change\""),
+        ref_of(&again, "button \"Change\"")
+    );
+
+    // computer on refs: main document, shadow root, same-origin iframe.
+    let change = ref_of(&snap, "button \"Change\"");
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": change}),
+    )
+    .await;
+    eval_until(
+        &mcp,
+        "document.getElementById('status').textContent",
+        json!("Changed!"),
+    )
+    .await;
+    let shadow = ref_of(&snap, "button \"Shadow button\"");
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": shadow}),
+    )
+    .await;
+    eval_until(
+        &mcp,
+        "document.getElementById('host').shadowRoot.getElementById('ss').textContent",
+        json!("shadow clicked"),
+    )
+    .await;
+    let frame_button = ref_of(&snap, "button \"Frame button\"");
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": frame_button}),
+    )
+    .await;
+    eval_until(
+        &mcp,
+        "document.getElementById('frame').contentDocument.getElementById('fs').textContent",
+        json!("frame clicked"),
+    )
+    .await;
+
+    // form_input: text, select (by visible text), checkbox.
+    let name = ref_of(&snap, "textbox \"Name\"");
+    ok(&mcp, "form_input", json!({"ref": name, "value": "Ada"})).await;
+    assert_eq!(
+        eval(&mcp, "document.getElementById('name').value").await,
+        json!("Ada")
+    );
+    ok(
+        &mcp,
+        "form_input",
+        json!({"ref": ref_of(&snap, "combobox \"Color\""), "value": "Green"}),
+    )
+    .await;
+    assert_eq!(
+        eval(&mcp, "document.getElementById('color').value").await,
+        json!("g")
+    );
+    ok(
+        &mcp,
+        "form_input",
+        json!({"ref": ref_of(&snap, "checkbox \"Agree\""), "value": true}),
+    )
+    .await;
+    assert_eq!(
+        eval(&mcp, "document.getElementById('agree').checked").await,
+        json!(true)
+    );
+    let e = err(
+        &mcp,
+        "form_input",
+        json!({"ref": ref_of(&snap, "combobox \"Color\""), "value": "Purple"}),
+    )
+    .await;
+    assert!(e.contains("no option \"Purple\""), "{e}");
+    let after = ok(&mcp, "read_page", json!({})).await;
+    assert!(
+        after.contains("value=\"Ada\"") && after.contains("checked"),
+        "{after}"
+    );
+
+    // type into a ref, keys with modifiers.
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "triple_click", "ref": name}),
+    )
+    .await;
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "type", "ref": name, "text": " Lovelace"}),
+    )
+    .await;
+    let v = eval(&mcp, "document.getElementById('name').value").await;
+    assert!(v.as_str().unwrap().ends_with("Lovelace"), "{v}");
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "key", "text": "ctrl+b Escape"}),
+    )
+    .await;
+    let keys = eval(&mcp, "window.keys.join(',')").await;
+    assert!(
+        keys.as_str().unwrap().contains("b+ctrl") && keys.as_str().unwrap().contains("Escape"),
+        "{keys}"
+    );
+
+    // Pointer actions by coordinate on the pad (its centre from the page itself).
+    let pad = eval(&mcp, "(() => { const r = document.getElementById('pad'); r.scrollIntoView({block:'center'}); const b = r.getBoundingClientRect(); return [b.x + b.width/2, b.y + b.height/2]; })()").await;
+    let at = json!([pad[0], pad[1]]);
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "hover", "coordinate": at}),
+    )
+    .await;
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "double_click", "coordinate": at}),
+    )
+    .await;
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "right_click", "coordinate": at}),
+    )
+    .await;
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "mouse_move", "coordinate": [1, 1]}),
+    )
+    .await;
+    ok(&mcp, "computer", json!({"action": "left_click_drag", "start_coordinate": at, "coordinate": [pad[0].as_f64().unwrap() + 40.0, pad[1].as_f64().unwrap()]})).await;
+    let mouse = eval(&mcp, "window.mouse.join(',')").await;
+    let mouse = mouse.as_str().unwrap();
+    for needle in [
+        "mouseover",
+        "dblclick:0:2",
+        "contextmenu:2",
+        "mousedown:0:1",
+    ] {
+        assert!(mouse.contains(needle), "{needle} missing in {mouse}");
+    }
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "scroll", "scroll_direction": "down", "scroll_amount": 5}),
+    )
+    .await;
+    eval_until(&mcp, "scrollY > 0", json!(true)).await;
+
+    // find, get_page_text, page_info, evaluate, resize_window.
+    let found = ok(&mcp, "find", json!({"query": "agree"})).await;
+    assert!(found.contains("checkbox \"Agree\""), "{found}");
+    let text = ok(&mcp, "get_page_text", json!({"max_chars": 200})).await;
+    assert!(
+        text.contains("Ready") && text.contains("[Truncated"),
+        "{text}"
+    );
+    let info = ok(&mcp, "page_info", json!({})).await;
+    assert!(
+        info.contains("Title: Form page") && info.contains("Tab: [1] of 1"),
+        "{info}"
+    );
+    assert_eq!(eval(&mcp, "1 + 1").await, json!(2));
+    let thrown = err(&mcp, "evaluate", json!({"expression": "nope.nope"})).await;
+    assert!(thrown.contains("ReferenceError"), "{thrown}");
+    ok(&mcp, "resize_window", json!({"width": 700, "height": 500})).await;
+    assert_eq!(eval(&mcp, "innerWidth").await, json!(700));
+
+    // Waits: computer wait, wait_for_selector after acting, a timeout is an error.
+    ok(&mcp, "computer", json!({"action": "wait", "duration": 0.1})).await;
+    let later = ref_of(&snap, "button \"Later\"");
+    let t = ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": later, "wait_for_selector": "#late"}),
+    )
+    .await;
+    assert!(t.contains("Waited"), "{t}");
+    let e = err(
+        &mcp,
+        "computer",
+        json!({"action": "wait", "wait_for_text": "never there", "wait_timeout_ms": 600}),
+    )
+    .await;
+    assert!(e.contains("Timed out after 600 ms"), "{e}");
+    let e = err(
+        &mcp,
+        "screenshot",
+        json!({"wait_for_selector": "#nope", "wait_timeout_ms": 300}),
+    )
+    .await;
+    assert!(e.contains("Timed out"), "{e}");
+
+    // Screenshots: image blocks, and a file written by the proxy.
+    let shot = call(&mcp, "screenshot", json!({"format": "png"})).await;
+    let (data, mime) = image(&shot).expect("an image block");
+    assert_eq!(mime, "image/png");
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let shot = call(&mcp, "computer", json!({"action": "screenshot"})).await;
+    assert_eq!(image(&shot).expect("an image block").1, "image/jpeg");
+    let dir = porthole_tests::TempDir::new("mcp-shot");
+    let file = dir.path().join("sub/shot.png");
+    ok(
+        &mcp,
+        "save_screenshot",
+        json!({"path": file.to_str().unwrap()}),
+    )
+    .await;
+    assert!(std::fs::read(&file).unwrap().starts_with(b"\x89PNG"));
+
+    // Console and network since the tab was attached.
+    let console = ok(&mcp, "read_console_messages", json!({})).await;
+    assert!(
+        console.contains("hello from form") && console.contains("data 42"),
+        "{console}"
+    );
+    let errors = ok(&mcp, "read_console_messages", json!({"level": "error"})).await;
+    assert!(
+        errors.contains("form error for tests") && !errors.contains("hello from form"),
+        "{errors}"
+    );
+    let net = ok(
+        &mcp,
+        "read_network_requests",
+        json!({"url_pattern": "/api/data"}),
+    )
+    .await;
+    assert!(net.contains("GET") && net.contains("200"), "{net}");
+    ok(&mcp, "read_network_requests", json!({"clear": true})).await;
+    let net = ok(
+        &mcp,
+        "read_network_requests",
+        json!({"url_pattern": "/api/data"}),
+    )
+    .await;
+    assert!(net.contains("No network requests"), "{net}");
+
+    // Following a link: the result says what changed; old refs are refused, not misapplied.
+    let link = ref_of(&snap, "link \"Second\"");
+    let t = ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": link}),
+    )
+    .await;
+    assert!(t.contains("URL changed") && t.contains("/second"), "{t}");
+    let e = err(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": change}),
+    )
+    .await;
+    assert!(
+        e.contains("call read_page again") || e.contains("Call read_page again"),
+        "{e}"
+    );
+    let snap2 = ok(&mcp, "read_page", json!({})).await;
+    let e = err(&mcp, "form_input", json!({"ref": name, "value": "x"})).await;
+    assert!(e.contains("earlier version"), "{e}");
+    assert!(
+        !snap2.contains(&format!("[ref={change}]")),
+        "refs are never reused: {snap2}"
+    );
+    let e = err(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": "e99999"}),
+    )
+    .await;
+    assert!(e.contains("Unknown ref e99999"), "{e}");
+
+    // History.
+    let t = ok(&mcp, "go_back", json!({})).await;
+    assert!(t.contains("/form"), "{t}");
+    let t = ok(&mcp, "go_forward", json!({})).await;
+    assert!(t.contains("/second"), "{t}");
+    let t = ok(&mcp, "reload", json!({})).await;
+    assert!(t.contains("Second page"), "{t}");
+
+    // Tabs: numbered from 1, the pane hears every change.
+    let mark = pane.mark();
+    let t = ok(&mcp, "new_tab", json!({"url": url("/form")})).await;
+    assert!(t.contains("[2]") && t.contains("(active)"), "{t}");
+    let created = pane.next_of("tab_created", mark).await;
+    let new_id = created["target_id"].as_str().unwrap().to_string();
+    let list = ok(&mcp, "list_tabs", json!({})).await;
+    assert!(
+        list.contains("[1] Second page")
+            && list.contains(&format!(
+                "[2] Form page — {} [id={new_id}] (active)",
+                url("/form")
+            )),
+        "{list}"
+    );
+    let mark = pane.mark();
+    ok(&mcp, "switch_tab", json!({"tab": 1})).await;
+    let switched = pane.next_of("tab_switched", mark).await;
+    assert_ne!(switched["target_id"], json!(new_id));
+    let e = err(&mcp, "switch_tab", json!({"tab": 5})).await;
+    assert!(
+        e.contains("There is no tab 5") && e.contains("2 tab(s)"),
+        "{e}"
+    );
+    let e = err(&mcp, "close_tab", json!({"tab": "no-such-target"})).await;
+    assert!(e.contains("no-such-target"), "{e}");
+    let mark = pane.mark();
+    ok(&mcp, "close_tab", json!({"tab": new_id})).await;
+    let closed = pane.next_of("tab_closed", mark).await;
+    assert_eq!(closed["target_id"], json!(new_id));
+
+    // Playwright aliases.
+    ok(&mcp, "browser_navigate", json!({"url": url("/form")})).await;
+    let snap = ok(&mcp, "browser_snapshot", json!({})).await;
+    let change = ref_of(&snap, "button \"Change\"");
+    ok(
+        &mcp,
+        "browser_click",
+        json!({"element": "Change button", "target": change}),
+    )
+    .await;
+    eval_until(
+        &mcp,
+        "document.getElementById('status').textContent",
+        json!("Changed!"),
+    )
+    .await;
+    ok(
+        &mcp,
+        "browser_type",
+        json!({"ref": ref_of(&snap, "textbox \"Name\""), "text": "Grace"}),
+    )
+    .await;
+    assert_eq!(
+        eval(&mcp, "document.getElementById('name').value").await,
+        json!("Grace")
+    );
+    ok(
+        &mcp,
+        "browser_select_option",
+        json!({"ref": ref_of(&snap, "combobox \"Color\""), "values": ["Blue"]}),
+    )
+    .await;
+    assert_eq!(
+        eval(&mcp, "document.getElementById('color').value").await,
+        json!("b")
+    );
+    let tabs = ok(&mcp, "browser_tabs", json!({"action": "list"})).await;
+    assert!(tabs.contains("[1]"), "{tabs}");
+    ok(&mcp, "browser_wait_for", json!({"text": "Ready"})).await;
+
+    // Bad input: an error result saying what to do, never a hang.
+    let e = err(&mcp, "teleport", json!({})).await;
+    assert!(e.contains("Unknown tool `teleport`"), "{e}");
+    let e = err(&mcp, "navigate", json!({})).await;
+    assert!(e.contains("missing required argument `url`"), "{e}");
+    let e = err(&mcp, "navigate", json!({"url": 5})).await;
+    assert!(e.contains("argument `url`"), "{e}");
+    let e = err(&mcp, "computer", json!({"action": "left_click"})).await;
+    assert!(e.contains("needs `coordinate`"), "{e}");
+    let closed = format!("http://127.0.0.1:{}/", free_port());
+    let e = err(&mcp, "navigate", json!({"url": closed})).await;
+    assert!(e.contains("ERR_CONNECTION_REFUSED"), "{e}");
+    let e = err(&mcp, "navigate", json!({"url": "file:///etc/passwd"})).await;
+    assert!(e.contains("scheme is not allowed"), "{e}");
+    let e = err(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "coordinate": [5000, 10]}),
+    )
+    .await;
+    assert!(e.contains("outside the"), "{e}");
+
+    // The action endpoint answers the same over plain HTTP; the daemon never writes files.
+    let (status, body) = daemon
+        .post(
+            "/api/browser/action",
+            &json!({"channel_id": CHANNEL, "tool": "page_info", "args": {}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["isError"], json!(false));
+    let (status, body) = daemon
+        .post("/api/browser/action", &json!({"channel_id": CHANNEL, "tool": "save_screenshot", "args": {"path": "/tmp/x.png"}}))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["isError"], json!(true), "{body}");
+    let (status, body) = daemon
+        .post(
+            "/api/browser/action",
+            &json!({"channel_id": "../bad", "tool": "page_info", "args": {}}),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    let (_, doc) = daemon.get("/api/openapi.json").await;
+    assert!(doc["paths"]["/api/browser/action"].is_object());
+
+    // A wrong token: told what to do.
+    let wrong = proxy(&daemon, "not-the-token", &[]).await;
+    let e = err(&wrong, "page_info", json!({})).await;
+    assert!(e.contains("refused the token"), "{e}");
+    drop(wrong);
+    let _: Value = Value::Null;
+    drop(mcp);
+}
+
+#[tokio::test]
+async fn proxy_reports_an_unreachable_daemon() {
+    let port = free_port();
+    let args: Vec<String> = [
+        "--api",
+        &format!("http://127.0.0.1:{port}"),
+        "--channel",
+        CHANNEL,
+        "--token",
+        "t",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mcp = connect("porthole-mcp", &args, &[]).await;
+    let e = err(&mcp, "navigate", json!({"url": "http://127.0.0.1:1/"})).await;
+    assert!(
+        e.contains("not reachable") && e.contains("porthole serve"),
+        "{e}"
+    );
+}
+
+/// A port that was just free: nothing listens there.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
