@@ -207,8 +207,8 @@ impl Pane {
                     .await
             }
         };
-        self.attached = None;
-        let _ = self.out.send(Outgoing::Unfollow).await;
+        // The current attachment stays until the new start succeeds: a failed switch (host mode
+        // without Chrome) leaves the pane usable where it was.
         let progress_out = self.out.clone();
         let progress_channel = channel.clone();
         let progress: crate::providers::ProgressFn = Arc::new(move |stage: &str, message: &str| {
@@ -228,6 +228,7 @@ impl Pane {
             }
         };
         let mode = session.mode();
+        self.attached = None;
         let pane_guard = channels.attach_pane(&channel, mode);
         let input = Arc::new(InputQueue::new());
         let dispatcher = tokio::spawn(dispatch_input(

@@ -6,6 +6,7 @@ pub mod input_queue;
 pub mod keys;
 mod navigation;
 pub mod notice;
+mod own_tabs;
 pub mod screencast;
 mod session;
 mod tabs;

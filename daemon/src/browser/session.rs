@@ -150,6 +150,11 @@ impl BrowserSession {
         self.mode
     }
 
+    /// Which targets this session shows.
+    pub fn ownership(&self) -> Ownership {
+        self.ownership
+    }
+
     /// The browser-level connection (for tools that need raw CDP).
     pub fn cdp(&self) -> &CdpConnection {
         &self.cdp
@@ -391,8 +396,11 @@ impl BrowserSession {
         }
         let mut params = json!({ "url": url });
         if self.ownership == Ownership::OwnTabs {
+            // The user's Chrome: a window of Porthole's own, opened without taking focus, so
+            // the tab is active (it paints) without covering or hiding anything of the user's.
             params["newWindow"] = json!(true);
             params["background"] = json!(true);
+            params["focus"] = json!(false);
         }
         let created = self.cdp.call("Target.createTarget", params).await?;
         let target_id = created["targetId"]
@@ -412,12 +420,26 @@ impl BrowserSession {
 
     /// Makes a tracked tab the active one (brought to front so it renders at full speed).
     pub async fn switch_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        if !self.tabs.lock().expect("tabs lock").set_active(target_id) {
-            return Err(SessionError::UnknownTab(target_id.to_string()));
+        let session_id = {
+            let mut tabs = self.tabs.lock().expect("tabs lock");
+            if !tabs.set_active(target_id) {
+                return Err(SessionError::UnknownTab(target_id.to_string()));
+            }
+            tabs.get(target_id).map(|t| t.session_id.clone())
+        };
+        // Activating raises the tab's window and takes focus. Our own browser: always (a
+        // hidden tab sends no frames). The user's Chrome: each Porthole tab sits in a
+        // background window of its own where it already paints, so only a tab that is hidden
+        // (a popup that opened over its opener) is activated, and only in Porthole's window.
+        let activate = match (self.ownership, session_id) {
+            (Ownership::OwnTabs, Some(session)) => self.is_hidden(&session).await,
+            _ => true,
+        };
+        if activate {
+            self.cdp
+                .call("Target.activateTarget", json!({ "targetId": target_id }))
+                .await?;
         }
-        self.cdp
-            .call("Target.activateTarget", json!({ "targetId": target_id }))
-            .await?;
         self.follow_active();
         self.notify(PaneMessage::TabSwitched {
             target_id: target_id.to_string(),
@@ -504,7 +526,7 @@ impl BrowserSession {
                 _ = self.cdp.lost() => {
                     let reason = self.cdp.lost_reason().unwrap_or_default();
                     tracing::warn!(event = "browser_lost", channel_id = %self.channel, %reason);
-                    self.notify(PaneMessage::error("browser_gone", format!("The browser of channel {} went away ({reason}); send start to bring it back.", self.channel)));
+                    self.notify(PaneMessage::error("browser_gone", self.gone_message(&reason)));
                     self.close("browser_gone");
                     return;
                 }
