@@ -114,10 +114,12 @@ async fn host_mode_shows_and_closes_only_porthole_tabs() {
     assert_eq!(chrome.window_of(&user_tab).await, user_window);
     assert_eq!(chrome.eval(&user_tab, user_visible).await, "visible");
     assert_eq!(chrome.eval(&ours[0], user_visible).await, "visible");
-    eprintln!(
-        "measured: user window {user_window} unchanged; Porthole window {our_window}; user tab focused: {}",
-        chrome.eval(&user_tab, "document.hasFocus()").await
+    assert_eq!(
+        chrome.eval(&user_tab, "document.hasFocus()").await,
+        true,
+        "the user's tab keeps focus"
     );
+    eprintln!("measured: user window {user_window} unchanged, its tab visible and focused; Porthole window {our_window}");
     // It paints there, so the pane gets frames without activating anything of the user's.
     pane.watch().await;
 
