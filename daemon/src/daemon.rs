@@ -13,6 +13,7 @@ use crate::api::{self, AppState};
 use crate::channels::{run_idle_monitor, ChannelService, ChannelSettings};
 use crate::config::Config;
 use crate::mode::Mode;
+use crate::providers::host::{HostProvider, HostSettings};
 use crate::providers::local::{LocalProvider, LocalSettings};
 use crate::providers::BrowserProvider;
 use crate::state::StateDb;
@@ -59,7 +60,11 @@ impl Daemon {
             screen,
             extra_args: config.browser.chromium_args.clone(),
         }));
-        let providers = vec![local];
+        let host: Arc<dyn BrowserProvider> = Arc::new(HostProvider::new(HostSettings {
+            user_data_dirs: config.browser.host.user_data_dirs.clone(),
+            port: config.browser.host.port,
+        }));
+        let providers = vec![local, host];
         let docker = false;
         let default_mode = match config.browser.default_mode {
             Mode::Docker if !docker => {

@@ -8,6 +8,7 @@
 
 import { Connection, paneSocketUrl } from './connection.js';
 import { Keyboard } from './keyboard.js';
+import { ModePill } from './mode.js';
 import { Screen } from './screen.js';
 import { TabStrip } from './tabs.js';
 import { StatusLine, Toolbar } from './toolbar.js';
@@ -129,6 +130,13 @@ function sendInput(type, fields, modifiers) {
   session.conn.send({ type: 'input', input_type: type, ...fields, modifiers });
 }
 
+const pill = new ModePill({
+  button: modePill,
+  session: () => (session ? { token: session.token, channel: session.channel } : null),
+  restart: (mode) => sendStart(mode),
+  notify: (text, kind) => status.show(text, kind),
+});
+
 /** @param {object} msg */
 function send(msg) {
   if (session) session.conn.send(msg);
@@ -232,12 +240,18 @@ overlayAction.addEventListener('click', () => {
 
 // ---------------------------------------------------------------- session
 
-/** Ask the daemon for the browser and the screencast at the canvas's size. */
-function sendStart() {
+/**
+ * Ask the daemon for the browser and the screencast at the canvas's size, in `mode` (else the
+ * mode this pane was last started in, so a reconnect keeps it; else the channel's own).
+ * @param {string} [mode]
+ */
+function sendStart(mode) {
   if (!session) return;
   const { width, height } = screen.size();
   /** @type {Record<string, unknown>} */
   const start = { type: 'start', channel_id: session.channel };
+  const wanted = mode || pill.mode;
+  if (wanted) start.mode = wanted;
   /** @type {Record<string, unknown>} */
   const cast = { type: 'screencast', quality: SCREENCAST_QUALITY };
   if (width > 0 && height > 0) {
@@ -307,6 +321,7 @@ function closeSession() {
   screen.clear();
   status.setChannel(null);
   status.setMode(null);
+  pill.reset();
   status.clear();
   document.title = 'Porthole';
 }
@@ -318,7 +333,7 @@ function onMessage(msg) {
       hooks.started = true;
       hooks.mode = msg.mode ?? null;
       status.setMode(hooks.mode);
-      modePill.textContent = hooks.mode || '';
+      pill.started(hooks.mode);
       status.clear('progress');
       if (session) session.conn.resetBackoff();
       if (session && session.everShown) hideOverlay();
@@ -359,6 +374,11 @@ function onMessage(msg) {
     }
     case 'error': {
       hooks.lastError = { code: String(msg.code ?? 'error'), message: String(msg.message ?? '') };
+      if (pill.failed(hooks.lastError)) {
+        // A mode switch failed; the daemon kept this pane in its previous mode.
+        if (hooks.started) hideOverlay();
+        break;
+      }
       const text = hooks.lastError.message || hooks.lastError.code;
       status.show(`${text} (${hooks.lastError.code})`, 'error');
       if (!hooks.started) showOverlay(text, { error: true, action: 'Try again' });

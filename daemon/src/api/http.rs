@@ -55,13 +55,17 @@ pub struct ModeChange {
 }
 
 /// Switches the mode a channel's panes and agents use from now on.
-#[utoipa::path(post, path = "/api/browser/mode", request_body = ModeChange, responses((status = 200, body = ModeChange), (status = 409, description = "mode not available")), security(("token" = [])))]
+#[utoipa::path(post, path = "/api/browser/mode", request_body = ModeChange, responses((status = 200, body = ModeChange), (status = 409, description = "mode not available"), (status = 503, description = "host mode: no Chrome with remote debugging answers")), security(("token" = [])))]
 pub async fn set_mode(
     State(state): State<AppState>,
     ApiJson(change): ApiJson<ModeChange>,
 ) -> Result<Json<ModeChange>, ApiError> {
     let channel = ChannelId::parse(&change.channel_id)?;
-    state.inner.channels.set_mode(&channel, change.mode)?;
+    state
+        .inner
+        .channels
+        .switch_mode(&channel, change.mode)
+        .await?;
     Ok(Json(change))
 }
 

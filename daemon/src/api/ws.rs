@@ -20,7 +20,8 @@ use super::ws_protocol::ClientMessage;
 use super::AppState;
 use crate::browser::input_queue::InputQueue;
 use crate::browser::screencast::Watching;
-use crate::browser::{BrowserSession, PaneMessage};
+use crate::browser::{BrowserSession, PaneMessage, SessionError};
+use crate::cdp::CdpError;
 use crate::channel_id::ChannelId;
 use crate::channels::PaneGuard;
 use crate::mode::Mode;
@@ -207,8 +208,8 @@ impl Pane {
                     .await
             }
         };
-        self.attached = None;
-        let _ = self.out.send(Outgoing::Unfollow).await;
+        // The current attachment stays until the new start succeeds: a failed switch (host mode
+        // without Chrome) leaves the pane usable where it was.
         let progress_out = self.out.clone();
         let progress_channel = channel.clone();
         let progress: crate::providers::ProgressFn = Arc::new(move |stage: &str, message: &str| {
@@ -228,6 +229,7 @@ impl Pane {
             }
         };
         let mode = session.mode();
+        self.attached = None;
         let pane_guard = channels.attach_pane(&channel, mode);
         let input = Arc::new(InputQueue::new());
         let dispatcher = tokio::spawn(dispatch_input(
@@ -270,8 +272,9 @@ impl Pane {
 
     async fn resize(&self, session: &BrowserSession, width: u32, height: u32) {
         if let Err(error) = session.set_viewport(width, height).await {
-            self.send(PaneMessage::error(error.code(), error.to_string()))
-                .await;
+            if let Some(message) = error_for_pane(&error) {
+                self.send(message).await;
+            }
         }
     }
 
@@ -357,15 +360,19 @@ impl Pane {
                 ClientMessage::CloseTab { target_id } => session.close_tab(&target_id).await,
                 _ => Ok(()),
             };
-            if let Err(error) = result {
-                let _ = out
-                    .send(Outgoing::Json(PaneMessage::error(
-                        error.code(),
-                        error.to_string(),
-                    )))
-                    .await;
+            if let Some(message) = result.err().as_ref().and_then(error_for_pane) {
+                let _ = out.send(Outgoing::Json(message)).await;
             }
         });
+    }
+}
+
+/// The `error` a failed command earns. A lost browser is left out: the session itself tells
+/// every pane once, with what to do about it.
+fn error_for_pane(error: &SessionError) -> Option<PaneMessage> {
+    match error {
+        SessionError::Cdp(CdpError::Lost { .. }) => None,
+        _ => Some(PaneMessage::error(error.code(), error.to_string())),
     }
 }
 
@@ -385,12 +392,9 @@ async fn dispatch_input(
             }
             Ok(None) => {}
             Err(error) => {
-                let _ = out
-                    .send(Outgoing::Json(PaneMessage::error(
-                        error.code(),
-                        error.to_string(),
-                    )))
-                    .await;
+                if let Some(message) = error_for_pane(&error) {
+                    let _ = out.send(Outgoing::Json(message)).await;
+                }
             }
         }
     }

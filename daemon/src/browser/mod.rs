@@ -7,6 +7,7 @@ pub mod keys;
 pub mod logs;
 mod navigation;
 pub mod notice;
+mod own_tabs;
 pub mod screencast;
 mod session;
 mod tabs;

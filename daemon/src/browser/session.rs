@@ -155,6 +155,11 @@ impl BrowserSession {
         self.mode
     }
 
+    /// Which targets this session shows.
+    pub fn ownership(&self) -> Ownership {
+        self.ownership
+    }
+
     /// The browser-level connection (for tools that need raw CDP).
     pub fn cdp(&self) -> &CdpConnection {
         &self.cdp
@@ -412,8 +417,11 @@ impl BrowserSession {
         }
         let mut params = json!({ "url": url });
         if self.ownership == Ownership::OwnTabs {
+            // The user's Chrome: a window of Porthole's own, opened without taking focus, so
+            // the tab is active (it paints) without covering or hiding anything of the user's.
             params["newWindow"] = json!(true);
             params["background"] = json!(true);
+            params["focus"] = json!(false);
         }
         let created = self.cdp.call("Target.createTarget", params).await?;
         let target_id = created["targetId"]
@@ -433,12 +441,26 @@ impl BrowserSession {
 
     /// Makes a tracked tab the active one (brought to front so it renders at full speed).
     pub async fn switch_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        if !self.tabs.lock().expect("tabs lock").set_active(target_id) {
-            return Err(SessionError::UnknownTab(target_id.to_string()));
+        let session_id = {
+            let mut tabs = self.tabs.lock().expect("tabs lock");
+            if !tabs.set_active(target_id) {
+                return Err(SessionError::UnknownTab(target_id.to_string()));
+            }
+            tabs.get(target_id).map(|t| t.session_id.clone())
+        };
+        // Activating raises the tab's window and takes focus. Our own browser: always (a
+        // hidden tab sends no frames). The user's Chrome: each Porthole tab sits in a
+        // background window of its own where it already paints, so only a tab that is hidden
+        // (a popup that opened over its opener) is activated, and only in Porthole's window.
+        let activate = match (self.ownership, session_id) {
+            (Ownership::OwnTabs, Some(session)) => self.is_hidden(&session).await,
+            _ => true,
+        };
+        if activate {
+            self.cdp
+                .call("Target.activateTarget", json!({ "targetId": target_id }))
+                .await?;
         }
-        self.cdp
-            .call("Target.activateTarget", json!({ "targetId": target_id }))
-            .await?;
         self.follow_active();
         self.notify(PaneMessage::TabSwitched {
             target_id: target_id.to_string(),
@@ -525,7 +547,7 @@ impl BrowserSession {
                 _ = self.cdp.lost() => {
                     let reason = self.cdp.lost_reason().unwrap_or_default();
                     tracing::warn!(event = "browser_lost", channel_id = %self.channel, %reason);
-                    self.notify(PaneMessage::error("browser_gone", format!("The browser of channel {} went away ({reason}); send start to bring it back.", self.channel)));
+                    self.notify(PaneMessage::error("browser_gone", self.gone_message(&reason)));
                     self.close("browser_gone");
                     return;
                 }
@@ -557,6 +579,16 @@ impl BrowserSession {
                 }
             }
             "Target.targetInfoChanged" => self.apply_info(info),
+            // A cross-process navigation can end a running screencast without a word.
+            "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
+                let is_active = event.session_id.as_deref().is_some_and(|session| {
+                    let tabs = self.tabs.lock().expect("tabs lock");
+                    tabs.active().is_some_and(|t| t.session_id == session)
+                });
+                if is_active && self.hub.is_casting() {
+                    self.hub.restart();
+                }
+            }
             "Page.domContentEventFired"
             | "Page.loadEventFired"
             | "Page.navigatedWithinDocument" => {
@@ -564,8 +596,8 @@ impl BrowserSession {
                     let tabs = self.tabs.lock().expect("tabs lock");
                     tabs.by_session(session).map(|t| t.target_id.clone())
                 });
-                if let Some(target_id) = target {
-                    self.refresh_info(&target_id).await;
+                if let (Some(target_id), Some(session)) = (target, event.session_id.as_deref()) {
+                    self.refresh_info(&target_id, session).await;
                 }
             }
             "Target.targetDestroyed" | "Target.detachedFromTarget" => {
@@ -580,14 +612,36 @@ impl BrowserSession {
 
 impl BrowserSession {
     /// Re-reads a tab's url and title from Chrome.
-    async fn refresh_info(&self, target_id: &str) {
-        if let Ok(reply) = self
+    ///
+    /// Chrome learns a document's title over a different channel than the page's load events,
+    /// so right after a load `Target.getTargetInfo` can still show the old title; the page's
+    /// own `document.title` is asked as well and wins when it has one.
+    async fn refresh_info(&self, target_id: &str, session_id: &str) {
+        let Ok(reply) = self
             .cdp
             .call("Target.getTargetInfo", json!({ "targetId": target_id }))
             .await
+        else {
+            return;
+        };
+        let mut info = reply["targetInfo"].clone();
+        let title = self
+            .cdp
+            .call_with(
+                "Runtime.evaluate",
+                json!({"expression": "document.title", "returnByValue": true}),
+                Some(session_id),
+                Duration::from_secs(2),
+            )
+            .await;
+        if let Some(title) = title
+            .ok()
+            .and_then(|r| r["result"]["value"].as_str().map(str::to_string))
+            .filter(|t| !t.trim().is_empty())
         {
-            self.apply_info(&reply["targetInfo"]);
+            info["title"] = Value::String(title);
         }
+        self.apply_info(&info);
     }
 
     /// Records a `TargetInfo`'s url and title; tells panes when they changed.

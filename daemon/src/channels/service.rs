@@ -101,6 +101,10 @@ impl Drop for PaneGuard {
 
 /// How long to keep trying to open the CDP socket of a browser that just started.
 const CONNECT_DEADLINE: Duration = Duration::from_secs(20);
+/// How long the user has to allow Porthole's connection when their Chrome asks.
+const HOST_CONNECT_DEADLINE: Duration = Duration::from_secs(60);
+/// How long closing Porthole's tabs in the user's Chrome may take at stop.
+const CLOSE_TABS_DEADLINE: Duration = Duration::from_secs(5);
 
 impl ChannelService {
     /// Creates the service; channels remembered in `state` come back in their saved mode.
@@ -170,6 +174,13 @@ impl ChannelService {
         Ok(())
     }
 
+    /// Switches a channel's mode when that mode can run now (host: a Chrome with remote
+    /// debugging answers); otherwise the channel stays in its mode and the error says why.
+    pub async fn switch_mode(&self, channel: &ChannelId, mode: Mode) -> Result<(), ChannelError> {
+        self.provider(mode)?.check_available().await?;
+        self.set_mode(channel, mode)
+    }
+
     fn provider(&self, mode: Mode) -> Result<Arc<dyn BrowserProvider>, ChannelError> {
         self.providers
             .get(&mode)
@@ -202,17 +213,19 @@ impl ChannelService {
     ) -> Result<Arc<BrowserSession>, ChannelError> {
         let mode = mode.unwrap_or_else(|| self.mode_of(channel));
         let provider = self.provider(mode)?;
-        self.remember_mode(channel, mode);
         let entry = self.entry(channel, mode);
         let _lifecycle = entry.lifecycle.lock().await;
         if let Some(session) = entry.live_session() {
+            self.remember_mode(channel, mode);
             return Ok(session);
         }
         let span = tracing::info_span!("channel", channel_id = %channel, %mode);
+        // A failed start (host: Chrome not there) leaves the channel in the mode it was in.
         let session = self
             .launch(channel, mode, provider, progress)
             .instrument(span)
             .await?;
+        self.remember_mode(channel, mode);
         *entry.session.lock().expect("session slot lock") = Some(session.clone());
         *entry.idle_since.lock().expect("idle lock") = Some(Instant::now());
         Ok(session)
@@ -234,7 +247,10 @@ impl ChannelService {
             progress("connecting", "Connecting to the browser");
             // A browser we did not just start should answer at once; if it does not, it is a
             // dying one (crashed, killed) and gets replaced by a fresh start.
-            let deadline = if endpoint.fresh {
+            let deadline = if mode == Mode::Host {
+                // Chrome 144+ may hold the handshake until the user allows the connection.
+                HOST_CONNECT_DEADLINE
+            } else if endpoint.fresh {
                 CONNECT_DEADLINE
             } else {
                 Duration::from_secs(2)
@@ -247,7 +263,8 @@ impl ChannelService {
                 Err(error) => {
                     tracing::warn!(event = "session_open_failed", fresh = endpoint.fresh, %error);
                     let _ = provider.stop_browser(channel).await;
-                    if endpoint.fresh || retried {
+                    // Host: never redial on our own; each dial may raise another prompt.
+                    if endpoint.fresh || retried || mode == Mode::Host {
                         return Err(error);
                     }
                     retried = true;
@@ -268,7 +285,13 @@ impl ChannelService {
         ws_url: &str,
         deadline: Duration,
     ) -> Result<Arc<BrowserSession>, ChannelError> {
-        let cdp = connect_with_retry(ws_url, deadline).await?;
+        let cdp = if mode == Mode::Host {
+            CdpConnection::connect(ws_url, deadline)
+                .await
+                .map_err(|error| host_connect_error(ws_url, error))?
+        } else {
+            connect_with_retry(ws_url, deadline).await?
+        };
         let ownership = if mode == Mode::Host {
             Ownership::OwnTabs
         } else {
@@ -311,7 +334,7 @@ impl ChannelService {
         let _lifecycle = entry.lifecycle.lock().await;
         let session = entry.session.lock().expect("session slot lock").take();
         if let Some(session) = session {
-            session.close(reason);
+            close_session(&session, reason).await;
         }
         provider.stop_browser(channel).await?;
         Ok(())
@@ -410,12 +433,39 @@ impl ChannelService {
             .values()
             .filter_map(|entry| entry.session.lock().expect("session slot lock").take())
             .collect();
-        for session in sessions {
-            session.close("daemon_shutdown");
-        }
+        futures_util::future::join_all(
+            sessions
+                .iter()
+                .map(|session| close_session(session, "daemon_shutdown")),
+        )
+        .await;
         let providers: Vec<_> = self.providers.values().cloned().collect();
         futures_util::future::join_all(providers.iter().map(|p| p.shutdown())).await;
     }
+}
+
+/// Closes a session. On the user's Chrome its own tabs are closed first (the user's stay, and
+/// so does Chrome); elsewhere the browser is stopped by its provider anyway.
+async fn close_session(session: &BrowserSession, reason: &str) {
+    if session.ownership() == Ownership::OwnTabs && session.is_alive() {
+        match tokio::time::timeout(CLOSE_TABS_DEADLINE, session.close_own_tabs()).await {
+            Ok(closed) => {
+                tracing::info!(event = "own_tabs_closed", channel_id = %session.channel(), closed)
+            }
+            Err(_) => {
+                tracing::warn!(event = "own_tabs_close_timeout", channel_id = %session.channel())
+            }
+        }
+    }
+    session.close(reason);
+}
+
+/// The user's Chrome named an endpoint but did not let us in.
+fn host_connect_error(ws_url: &str, error: crate::cdp::CdpError) -> ChannelError {
+    tracing::warn!(event = "host_connect_failed", %ws_url, %error);
+    ChannelError::Provider(ProviderError::Unavailable(format!(
+        "Your Chrome did not accept Porthole's connection ({error}). If Chrome asked whether to allow remote debugging, allow it; otherwise open chrome://inspect/#remote-debugging, make sure remote debugging is on, and try again."
+    )))
 }
 
 /// Opens the CDP socket, retrying while a just-started browser is still coming up.

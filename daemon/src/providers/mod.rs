@@ -70,4 +70,10 @@ pub trait BrowserProvider: Send + Sync + 'static {
 
     /// Stops every browser this provider started (daemon shutdown).
     async fn shutdown(&self);
+
+    /// Cheap check that this mode can run now (host mode: a Chrome with remote debugging
+    /// answers), so a mode switch can be refused before it changes anything.
+    async fn check_available(&self) -> Result<(), ProviderError> {
+        Ok(())
+    }
 }

@@ -3,6 +3,7 @@
 
 mod api;
 mod cdp;
+mod host;
 mod input;
 mod mcp;
 mod panes;

@@ -327,10 +327,20 @@ async fn shutdown_stops_every_browser_and_a_restart_keeps_the_profile() {
     drop(probe);
     let needle = format!("--user-data-dir={}", daemon.profile_dir("keep").display());
     let data = daemon.stop().await;
-    assert!(
-        porthole_tests::processes_with(&needle).is_empty(),
-        "Chromium outlived the daemon"
-    );
+    // The daemon killed them before exiting; give the kernel a moment to finish them off.
+    porthole_tests::eventually(
+        "no Chromium after the daemon exited",
+        Duration::from_secs(10),
+        || {
+            let needle = needle.clone();
+            async move {
+                porthole_tests::processes_with(&needle)
+                    .is_empty()
+                    .then_some(())
+            }
+        },
+    )
+    .await;
 
     let daemon = TestDaemon::start_in(data, DaemonOptions::default()).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;

@@ -1,4 +1,7 @@
-//! Host mode: the user's own running Chrome. Discovery lives here; the provider that gives
-//! channels a session on it is built on top.
+//! Host mode: the user's own running Chrome. `discovery` finds it; `provider` gives channels a
+//! session on it without ever stopping Chrome or touching its profile.
 
 pub mod discovery;
+pub mod provider;
+
+pub use provider::{HostProvider, HostSettings};

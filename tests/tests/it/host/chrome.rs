@@ -1,0 +1,181 @@
+//! A real Chromium standing in for the user's own Chrome: its own user-data dir and
+//! `--remote-debugging-port=0`, so it writes `DevToolsActivePort` there as Chrome's
+//! chrome://inspect toggle does. The test talks to it as "the user" over its own CDP
+//! connection. Killed (whole process group) on drop, so a failing test leaves nothing behind.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use porthole::cdp::CdpConnection;
+use porthole_tests::eventually;
+use serde_json::{json, Value};
+use tokio::process::{Child, Command};
+
+/// The "user's" Chrome.
+pub struct UserChrome {
+    child: Option<Child>,
+    group: Group,
+    /// The user's own CDP connection (as if they clicked around).
+    pub cdp: CdpConnection,
+}
+
+impl UserChrome {
+    /// Starts Chromium on `profile` and waits for its `DevToolsActivePort`.
+    pub async fn start(profile: &Path) -> Self {
+        let port_file = profile.join("DevToolsActivePort");
+        // A file left by an earlier (killed) run on this dir must not be mistaken for ours.
+        let _ = std::fs::remove_file(&port_file);
+        for lock in ["SingletonLock", "SingletonSocket", "SingletonCookie"] {
+            let _ = std::fs::remove_file(profile.join(lock));
+        }
+        let chromium: PathBuf =
+            porthole::providers::local::find_chromium().expect("chromium is installed");
+        let child = Command::new(chromium)
+            .args([
+                "--no-sandbox",
+                "--headless=new",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-quic",
+                "--disable-dev-shm-usage",
+                "--password-store=basic",
+                "--remote-debugging-port=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn chromium");
+        // Killed with its whole group if anything below fails.
+        let group = Group(Some(child.id().expect("chromium pid")));
+        let text = eventually("DevToolsActivePort", Duration::from_secs(30), || {
+            let file = port_file.clone();
+            async move {
+                std::fs::read_to_string(&file)
+                    .ok()
+                    .filter(|t| t.lines().count() >= 2)
+            }
+        })
+        .await;
+        let mut lines = text.lines();
+        let port = lines.next().unwrap().trim().to_string();
+        let path = lines.next().unwrap().trim().to_string();
+        let cdp = CdpConnection::connect(
+            &format!("ws://127.0.0.1:{port}{path}"),
+            Duration::from_secs(10),
+        )
+        .await
+        .expect("the user's CDP connection");
+        Self {
+            child: Some(child),
+            group,
+            cdp,
+        }
+    }
+
+    /// Kills Chrome and everything it started, as a crash or the user quitting would.
+    pub async fn kill(&mut self) {
+        self.group.kill();
+        if let Some(mut child) = self.child.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+        }
+        self.cdp.lost().await;
+    }
+
+    /// Page targets as Chrome lists them (everyone's tabs).
+    pub async fn pages(&self) -> Vec<Value> {
+        let targets = self
+            .cdp
+            .call("Target.getTargets", json!({}))
+            .await
+            .expect("targets");
+        targets["targetInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["type"] == "page")
+            .cloned()
+            .collect()
+    }
+
+    /// Target ids of the page targets.
+    pub async fn page_ids(&self) -> Vec<String> {
+        self.pages()
+            .await
+            .iter()
+            .map(|t| t["targetId"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// Opens a tab the way the user would (in their window, in front).
+    pub async fn open_user_tab(&self, url: &str) -> String {
+        let created = self
+            .cdp
+            .call("Target.createTarget", json!({"url": url}))
+            .await
+            .expect("user tab");
+        created["targetId"].as_str().unwrap().to_string()
+    }
+
+    /// The browser window a target lives in.
+    pub async fn window_of(&self, target_id: &str) -> Value {
+        self.cdp
+            .call("Browser.getWindowForTarget", json!({"targetId": target_id}))
+            .await
+            .expect("window for target")
+    }
+
+    /// Evaluates `expression` in page `target_id`.
+    pub async fn eval(&self, target_id: &str, expression: &str) -> Value {
+        let attached = self
+            .cdp
+            .call(
+                "Target.attachToTarget",
+                json!({"targetId": target_id, "flatten": true}),
+            )
+            .await
+            .expect("attach");
+        let session = attached["sessionId"].as_str().unwrap().to_string();
+        let result = self
+            .cdp
+            .call_on(
+                &session,
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true, "awaitPromise": true, "userGesture": true}),
+            )
+            .await
+            .expect("evaluate");
+        let _ = self
+            .cdp
+            .call("Target.detachFromTarget", json!({"sessionId": session}))
+            .await;
+        result["result"]["value"].clone()
+    }
+}
+
+/// A process group killed (once) on drop.
+struct Group(Option<u32>);
+
+impl Group {
+    fn kill(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", "--", &format!("-{pgid}")])
+                .status();
+        }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
