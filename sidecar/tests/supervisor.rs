@@ -211,7 +211,15 @@ fn gates_forwards_and_closes_chrome_cleanly() {
     sidecar.wait_for("stale_file_removed file=SingletonLock");
     sidecar.wait_for("chrome_ready");
 
-    let args = fs::read_to_string(profile.join("args")).unwrap();
+    // The fake Chromium writes its arguments as it starts; under load that can trail readiness.
+    let started = std::time::Instant::now();
+    let args = loop {
+        match fs::read_to_string(profile.join("args")) {
+            Ok(text) if text.ends_with('\n') => break text,
+            _ if started.elapsed() > WAIT => panic!("the fake Chromium never wrote its arguments"),
+            _ => thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    };
     assert!(args.contains("--headless=new") && args.contains("--remote-debugging-port=0"));
     assert!(args.ends_with("--window-size=800,600\n"), "{args}");
 
