@@ -3,6 +3,7 @@
 //! `channels` and `browser`.
 
 mod auth;
+mod cookies;
 mod error;
 mod http;
 mod openapi;
@@ -21,6 +22,7 @@ pub use error::ApiError;
 pub use ws_protocol::ClientMessage;
 
 use crate::channels::ChannelService;
+use crate::cookie_import::CookieImporter;
 use crate::mode::Mode;
 
 /// What every handler can reach.
@@ -37,6 +39,7 @@ pub(crate) struct StateInner {
     pub default_mode: Mode,
     pub max_ws_message_bytes: usize,
     pub shutdown: CancellationToken,
+    pub cookies: Arc<CookieImporter>,
 }
 
 impl AppState {
@@ -47,6 +50,7 @@ impl AppState {
         docker: bool,
         max_ws_message_bytes: usize,
         shutdown: CancellationToken,
+        cookies: Arc<CookieImporter>,
     ) -> Self {
         let default_mode = channels.default_mode();
         Self {
@@ -58,6 +62,7 @@ impl AppState {
                 default_mode,
                 max_ws_message_bytes,
                 shutdown,
+                cookies,
             }),
         }
     }
@@ -75,6 +80,8 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/api/browser/mode", post(http::set_mode))
         .route("/api/browser/profile/reset", post(http::reset_profile))
+        .route("/api/browser/cookies/sources", get(cookies::sources))
+        .route("/api/browser/cookies/import", post(cookies::import))
         .route("/api/ws/browser", get(ws::upgrade))
         .route("/", get(panel::index))
         .route("/panel/{*path}", get(panel::asset))
