@@ -214,3 +214,75 @@ fn import_error(error: ImportError) -> ApiError {
     }
     ApiError::new(status, error.code(), error.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use tower::ServiceExt;
+
+    use crate::api::{app, AppState};
+    use crate::channels::{ChannelService, ChannelSettings};
+    use crate::config::CookieImportConfig;
+    use crate::cookie_import::CookieImporter;
+    use crate::mode::Mode;
+    use crate::state::StateDb;
+
+    /// Host mode (the profile is the user's own Chrome) refuses both endpoints with 409.
+    #[tokio::test]
+    async fn host_mode_refuses_listing_and_import() {
+        let state = Arc::new(StateDb::in_memory().unwrap());
+        let channels = Arc::new(ChannelService::new(
+            Vec::new(),
+            ChannelSettings {
+                default_mode: Mode::Host,
+                screen: (800, 600),
+                idle_timeout: Duration::from_secs(60),
+            },
+            state.clone(),
+        ));
+        let importer = Arc::new(CookieImporter::new(&CookieImportConfig::default(), state));
+        let router = app(AppState::new(
+            channels,
+            "tok".into(),
+            Vec::new(),
+            false,
+            1 << 20,
+            Default::default(),
+            importer,
+        ));
+        let request = |method: &str, uri: &str, body: &str| {
+            Request::builder()
+                .method(method)
+                .uri(uri)
+                .header("host", "127.0.0.1:7878")
+                .header("authorization", "Bearer tok")
+                .header("content-type", "application/json")
+                .body(Body::from(body.to_owned()))
+                .unwrap()
+        };
+        for req in [
+            request("GET", "/api/browser/cookies/sources?channel_id=mine", ""),
+            request(
+                "POST",
+                "/api/browser/cookies/import",
+                r#"{"channel_id":"mine","source":"chrome:Default","domains":[".github.com"]}"#,
+            ),
+        ] {
+            let response = router.clone().oneshot(req).await.unwrap();
+            assert_eq!(response.status(), StatusCode::CONFLICT);
+            let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+                .await
+                .unwrap();
+            let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(body["error"]["code"], "host_mode", "{body}");
+            assert!(body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("host mode"));
+        }
+    }
+}
