@@ -20,8 +20,7 @@ pub fn init(data_dir: &Path) -> std::io::Result<()> {
         .append(true)
         .open(logs.join("porthole.log"))?;
     let filter = || {
-        let filter =
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+        let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
         // tungstenite logs every WebSocket message at trace level, and CDP messages carry
         // cookie values during an import: never let it below info, whatever RUST_LOG says.
         NO_PAYLOAD_LOGGING.iter().fold(filter, |f, directive| {

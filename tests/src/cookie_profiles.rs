@@ -64,20 +64,21 @@ impl CookieSetter {
         let app = Router::new()
             .route(
                 "/set/{n}",
-                get(
-                    move |axum::extract::Path(n): axum::extract::Path<usize>| {
-                        let cookies = cookies.clone();
-                        async move {
-                            let mut headers = HeaderMap::new();
-                            for c in cookies.get(n).into_iter().flatten() {
-                                headers.append(header::SET_COOKIE, HeaderValue::from_str(c).unwrap());
-                            }
-                            (headers, axum::response::Html("<title>set</title>cookies")).into_response()
+                get(move |axum::extract::Path(n): axum::extract::Path<usize>| {
+                    let cookies = cookies.clone();
+                    async move {
+                        let mut headers = HeaderMap::new();
+                        for c in cookies.get(n).into_iter().flatten() {
+                            headers.append(header::SET_COOKIE, HeaderValue::from_str(c).unwrap());
                         }
-                    },
-                ),
+                        (headers, axum::response::Html("<title>set</title>cookies")).into_response()
+                    }
+                }),
             )
-            .route("/", get(|| async { axum::response::Html("<title>blank</title>") }));
+            .route(
+                "/",
+                get(|| async { axum::response::Html("<title>blank</title>") }),
+            );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let task = tokio::spawn(async move {
@@ -175,18 +176,22 @@ pub async fn write_chromium_profile(
                 .filter_map(|c| c["name"].as_str().map(str::to_owned)),
         );
     }
-    eventually("Chromium to hold every cookie", Duration::from_secs(30), || {
-        let cdp = cdp.clone();
-        let wanted = wanted.clone();
-        async move {
-            let have: Vec<String> = all_cookies(&cdp)
-                .await
-                .iter()
-                .filter_map(|c| c["name"].as_str().map(str::to_owned))
-                .collect();
-            wanted.iter().all(|w| have.contains(w)).then_some(())
-        }
-    })
+    eventually(
+        "Chromium to hold every cookie",
+        Duration::from_secs(30),
+        || {
+            let cdp = cdp.clone();
+            let wanted = wanted.clone();
+            async move {
+                let have: Vec<String> = all_cookies(&cdp)
+                    .await
+                    .iter()
+                    .filter_map(|c| c["name"].as_str().map(str::to_owned))
+                    .collect();
+                wanted.iter().all(|w| have.contains(w)).then_some(())
+            }
+        },
+    )
     .await;
     let _ = cdp
         .call_with("Browser.close", json!({}), None, Duration::from_secs(5))

@@ -219,11 +219,15 @@ impl CookieImporter {
     async fn find_source(&self, source_id: &str) -> Result<CookieSource, ImportError> {
         let discovery = self.discovery.clone().ok_or(ImportError::NoHome)?;
         let id = source_id.to_owned();
-        blocking(move || discover_sources(&discovery).into_iter().find(|s| s.id == id))
-            .await?
-            .ok_or_else(|| ImportError::UnknownSource {
-                source_id: source_id.to_owned(),
-            })
+        blocking(move || {
+            discover_sources(&discovery)
+                .into_iter()
+                .find(|s| s.id == id)
+        })
+        .await?
+        .ok_or_else(|| ImportError::UnknownSource {
+            source_id: source_id.to_owned(),
+        })
     }
 
     /// Imports exactly `scopes` of `source_id` into `session`'s browser and remembers the
@@ -321,9 +325,7 @@ impl CookieImporter {
                 tracing::warn!(event = "cookie_replay_failed", source = %choice.source, error = %message);
                 progress(
                     "cookies_failed",
-                    &format!(
-                        "Cookie import skipped: {message}. The browser started without them."
-                    ),
+                    &format!("Cookie import skipped: {message}. The browser started without them."),
                 );
             }
         }

@@ -164,8 +164,16 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     // Faulty neighbours of the good profile.
     let p2 = ud.join("Profile 2");
     std::fs::create_dir_all(&p2).unwrap();
-    std::fs::write(p2.join("Cookies"), b"not an SQLite database at all. ".repeat(200)).unwrap();
-    derived_profile(&ud, "Profile 3", "UPDATE meta SET value = '99' WHERE key = 'version';");
+    std::fs::write(
+        p2.join("Cookies"),
+        b"not an SQLite database at all. ".repeat(200),
+    )
+    .unwrap();
+    derived_profile(
+        &ud,
+        "Profile 3",
+        "UPDATE meta SET value = '99' WHERE key = 'version';",
+    );
     derived_profile(
         &ud,
         "Profile 4",
@@ -189,19 +197,34 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     let good = source(&listing, "chromium:Default");
     assert_eq!(good["browser"], "chromium");
     assert_eq!(good["profile"], "Default");
-    assert_eq!(good["scopes"][0]["scope"], "gist.example.test", "busiest first: {good}");
+    assert_eq!(
+        good["scopes"][0]["scope"], "gist.example.test",
+        "busiest first: {good}"
+    );
     let gist = scope(good, "gist.example.test");
-    assert_eq!((gist["count"].clone(), gist["parent"].clone()), (json!(3), json!(".example.test")));
+    assert_eq!(
+        (gist["count"].clone(), gist["parent"].clone()),
+        (json!(3), json!(".example.test"))
+    );
     let dot = scope(good, ".example.test");
-    assert_eq!((dot["count"].clone(), dot["parent"].clone()), (json!(2), Value::Null));
+    assert_eq!(
+        (dot["count"].clone(), dot["parent"].clone()),
+        (json!(2), Value::Null)
+    );
     assert_eq!(scope(good, "other.test")["count"], 1);
     assert_eq!(scope(good, ".example.org")["count"], 1);
     assert_eq!(good["scopes"].as_array().unwrap().len(), 4, "{good}");
     assert!(good.get("error").is_none());
     let corrupt = source(&listing, "chromium:Profile 2");
     assert_eq!(corrupt["error"]["code"], "cookie_db_corrupt", "{corrupt}");
-    assert!(corrupt["error"]["message"].as_str().unwrap().contains("chromium:Profile 2"));
-    assert_eq!(source(&listing, "chromium:Profile 3")["error"]["code"], "cookie_db_future_schema");
+    assert!(corrupt["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("chromium:Profile 2"));
+    assert_eq!(
+        source(&listing, "chromium:Profile 3")["error"]["code"],
+        "cookie_db_future_schema"
+    );
     assert_eq!(
         scope(source(&listing, "chromium:Profile 4"), "gist.example.test")["count"],
         3,
@@ -209,15 +232,23 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     );
 
     // Import into a channel whose browser is not running.
-    let import = |source: &str, domains: Value| {
-        json!({"channel_id": "ck", "source": source, "domains": domains})
-    };
+    let import = |source: &str, domains: Value| json!({"channel_id": "ck", "source": source, "domains": domains});
     let ticked = json!(["gist.example.test", ".example.test"]);
     let (status, body) = daemon
-        .post("/api/browser/cookies/import", &import("chromium:Default", ticked.clone()))
+        .post(
+            "/api/browser/cookies/import",
+            &import("chromium:Default", ticked.clone()),
+        )
         .await;
-    assert_eq!((status, body["error"]["code"].clone()), (409, json!("channel_not_running")), "{body}");
-    assert!(body["error"]["message"].as_str().unwrap().contains("open the channel first"));
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (409, json!("channel_not_running")),
+        "{body}"
+    );
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("open the channel first"));
     answers.push(body);
 
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
@@ -225,12 +256,37 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
 
     // Every fault is a clear error naming the source; nothing goes in.
     let faults = [
-        ("chromium:Nope", json!(["gist.example.test"]), 404, "unknown_cookie_source"),
-        ("chromium:Default", json!(["gist.example.test", "nope.test"]), 400, "unknown_scopes"),
+        (
+            "chromium:Nope",
+            json!(["gist.example.test"]),
+            404,
+            "unknown_cookie_source",
+        ),
+        (
+            "chromium:Default",
+            json!(["gist.example.test", "nope.test"]),
+            400,
+            "unknown_scopes",
+        ),
         ("chromium:Default", json!([]), 400, "no_scopes"),
-        ("chromium:Profile 2", json!(["gist.example.test"]), 422, "cookie_db_corrupt"),
-        ("chromium:Profile 3", json!(["gist.example.test"]), 422, "cookie_db_future_schema"),
-        ("chromium:Profile 4", json!(["gist.example.test"]), 503, "keyring_unavailable"),
+        (
+            "chromium:Profile 2",
+            json!(["gist.example.test"]),
+            422,
+            "cookie_db_corrupt",
+        ),
+        (
+            "chromium:Profile 3",
+            json!(["gist.example.test"]),
+            422,
+            "cookie_db_future_schema",
+        ),
+        (
+            "chromium:Profile 4",
+            json!(["gist.example.test"]),
+            503,
+            "keyring_unavailable",
+        ),
     ];
     for (src, domains, want_status, want_code) in faults {
         let (status, body) = daemon
@@ -248,13 +304,22 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     // A profile whose database vanished after it was listed.
     std::fs::remove_file(ud.join("Profile 5").join("Cookies")).unwrap();
     let (status, body) = daemon
-        .post("/api/browser/cookies/import", &import("chromium:Profile 5", json!(["gist.example.test"])))
+        .post(
+            "/api/browser/cookies/import",
+            &import("chromium:Profile 5", json!(["gist.example.test"])),
+        )
         .await;
     assert_eq!(status, 404, "{body}");
-    assert!(body["error"]["message"].as_str().unwrap().contains("chromium:Profile 5"));
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("chromium:Profile 5"));
     answers.push(body);
     let probe = Probe::connect(&daemon.profile_dir("ck")).await;
-    assert!(all_cookies(&probe.cdp).await.is_empty(), "a failed import installed something");
+    assert!(
+        all_cookies(&probe.cdp).await.is_empty(),
+        "a failed import installed something"
+    );
 
     // Wait until the short cookie has expired (a clock condition, not a fixed sleep).
     eventually("ck_short to expire", Duration::from_secs(10), || async {
@@ -269,7 +334,10 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
         .execute_batch("BEGIN EXCLUSIVE; DELETE FROM cookies;")
         .unwrap();
     let (status, outcome) = daemon
-        .post("/api/browser/cookies/import", &import("chromium:Default", ticked.clone()))
+        .post(
+            "/api/browser/cookies/import",
+            &import("chromium:Default", ticked.clone()),
+        )
         .await;
     holder.execute_batch("ROLLBACK").unwrap();
     drop(holder);
@@ -284,7 +352,11 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     let got = all_cookies(&probe.cdp).await;
     let mut names: Vec<&str> = got.iter().filter_map(|c| c["name"].as_str()).collect();
     names.sort();
-    assert_eq!(names, ["ck_domain", "ck_host", "ck_sub"], "only the ticked scopes: {got:?}");
+    assert_eq!(
+        names,
+        ["ck_domain", "ck_host", "ck_sub"],
+        "only the ticked scopes: {got:?}"
+    );
     let in_a_day = now_secs() + 86400.0;
     let host = cookie(&got, "ck_host");
     assert_eq!(host["value"], v_host.as_str());
@@ -295,7 +367,10 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     assert_eq!(host["sameSite"], "Strict");
     assert_eq!(host["session"], false);
     let sub = cookie(&got, "ck_sub");
-    assert_eq!((sub["value"].as_str(), sub["path"].as_str()), (Some(v_sub.as_str()), Some("/sub")));
+    assert_eq!(
+        (sub["value"].as_str(), sub["path"].as_str()),
+        (Some(v_sub.as_str()), Some("/sub"))
+    );
     assert_eq!(sub["sameSite"], "Lax");
     let dom = cookie(&got, "ck_domain");
     assert_eq!(dom["value"], v_domain.as_str());
@@ -303,7 +378,11 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     assert_eq!(dom["httpOnly"], false);
     for c in &got {
         let expires = c["expires"].as_f64().unwrap();
-        assert!((expires - in_a_day).abs() < 600.0, "{}: expires {expires}", c["name"]);
+        assert!(
+            (expires - in_a_day).abs() < 600.0,
+            "{}: expires {expires}",
+            c["name"]
+        );
     }
 
     // Only the choice is stored: source and scope names.
@@ -319,12 +398,16 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     assert_eq!(serde_json::from_str::<Value>(&domains).unwrap(), ticked);
     drop(state);
 
-    let (_, again) = daemon.get("/api/browser/cookies/sources?channel_id=ck").await;
+    let (_, again) = daemon
+        .get("/api/browser/cookies/sources?channel_id=ck")
+        .await;
     answers.push(again);
     let (_, channels) = daemon.get("/api/browser/channels").await;
     answers.push(channels);
     drop(pane);
-    let values = [&v_domain, &v_host, &v_sub, &v_session, &v_other, &v_secure, &v_short];
+    let values = [
+        &v_domain, &v_host, &v_sub, &v_session, &v_other, &v_secure, &v_short,
+    ];
     let values: Vec<&str> = values.iter().map(|s| s.as_str()).collect();
     assert_values_never_leave(&daemon, &answers, &values);
 }
@@ -353,12 +436,20 @@ async fn auto_replay_fills_every_fresh_browser_and_a_failure_never_stops_a_start
     pane.start("auto").await;
     let done = pane
         .message_where("the replay's progress", 0, |m| {
-            m["type"] == "progress" && m["stage"] == "cookies" && m["message"].as_str().unwrap_or("").starts_with("Imported")
+            m["type"] == "progress"
+                && m["stage"] == "cookies"
+                && m["message"].as_str().unwrap_or("").starts_with("Imported")
         })
         .await;
     let line = done["message"].as_str().unwrap();
-    assert!(line.contains("Imported 1 cookies from chromium:Default"), "{line}");
-    assert!(line.contains("no longer in the source: gone.test"), "{line}");
+    assert!(
+        line.contains("Imported 1 cookies from chromium:Default"),
+        "{line}"
+    );
+    assert!(
+        line.contains("no longer in the source: gone.test"),
+        "{line}"
+    );
     let probe = Probe::connect(&daemon.profile_dir("auto")).await;
     let got = all_cookies(&probe.cdp).await;
     assert_eq!(cookie(&got, "ck_auto")["value"], value.as_str());
@@ -379,7 +470,13 @@ async fn auto_replay_fills_every_fresh_browser_and_a_failure_never_stops_a_start
             m["type"] == "progress" && m["stage"] == "cookies_failed"
         })
         .await;
-    assert!(failed["message"].as_str().unwrap().contains("chromium:Nope"), "{failed}");
+    assert!(
+        failed["message"]
+            .as_str()
+            .unwrap()
+            .contains("chromium:Nope"),
+        "{failed}"
+    );
     assert!(broken.log().contains("cookie_replay_failed"));
 }
 
@@ -401,23 +498,34 @@ async fn a_running_firefox_lists_and_imports() {
     );
     let daemon = TestDaemon::start_with(daemon_options(home.path(), json!({}))).await;
     let id = "firefox:t3st.porthole";
-    let listing = eventually("Firefox to store its cookies", Duration::from_secs(60), || async {
-        let (status, listing) = daemon.get("/api/browser/cookies/sources").await;
-        assert_eq!(status, 200, "{listing}");
-        let src = listing["sources"].as_array()?.iter().find(|s| s["id"] == id)?;
-        let count = |name: &str| {
-            src["scopes"]
+    let listing = eventually(
+        "Firefox to store its cookies",
+        Duration::from_secs(60),
+        || async {
+            let (status, listing) = daemon.get("/api/browser/cookies/sources").await;
+            assert_eq!(status, 200, "{listing}");
+            let src = listing["sources"]
                 .as_array()?
                 .iter()
-                .find(|s| s["scope"] == name)
-                .map(|s| s["count"].clone())
-        };
-        (count("gist.example.test") == Some(json!(1)) && count(".example.test") == Some(json!(1)))
+                .find(|s| s["id"] == id)?;
+            let count = |name: &str| {
+                src["scopes"]
+                    .as_array()?
+                    .iter()
+                    .find(|s| s["scope"] == name)
+                    .map(|s| s["count"].clone())
+            };
+            (count("gist.example.test") == Some(json!(1))
+                && count(".example.test") == Some(json!(1)))
             .then_some(listing)
-    })
+        },
+    )
     .await;
     let src = source(&listing, id);
-    assert_eq!((src["browser"].clone(), src["name"].clone()), (json!("firefox"), json!("Porthole test")));
+    assert_eq!(
+        (src["browser"].clone(), src["name"].clone()),
+        (json!("firefox"), json!("Porthole test"))
+    );
     assert_eq!(scope(src, "gist.example.test")["parent"], ".example.test");
 
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
@@ -429,15 +537,31 @@ async fn a_running_firefox_lists_and_imports() {
         )
         .await;
     assert_eq!(status, 200, "{outcome}");
-    assert_eq!(outcome, json!({"imported": 2, "skipped_session": 0, "skipped_expired": 0}));
-    assert!(matches!(firefox.0.try_wait(), Ok(None)), "Firefox kept running throughout");
+    assert_eq!(
+        outcome,
+        json!({"imported": 2, "skipped_session": 0, "skipped_expired": 0})
+    );
+    assert!(
+        matches!(firefox.0.try_wait(), Ok(None)),
+        "Firefox kept running throughout"
+    );
     let probe = Probe::connect(&daemon.profile_dir("ff")).await;
     let got = all_cookies(&probe.cdp).await;
     let host = cookie(&got, "ff_host");
     assert_eq!(host["value"], v_host.as_str());
-    assert_eq!((host["domain"].clone(), host["sameSite"].clone(), host["httpOnly"].clone()), (json!("gist.example.test"), json!("Lax"), json!(true)));
+    assert_eq!(
+        (
+            host["domain"].clone(),
+            host["sameSite"].clone(),
+            host["httpOnly"].clone()
+        ),
+        (json!("gist.example.test"), json!("Lax"), json!(true))
+    );
     let dom = cookie(&got, "ff_dom");
-    assert_eq!((dom["value"].as_str(), dom["domain"].as_str()), (Some(v_dom.as_str()), Some(".example.test")));
+    assert_eq!(
+        (dom["value"].as_str(), dom["domain"].as_str()),
+        (Some(v_dom.as_str()), Some(".example.test"))
+    );
     assert!((dom["expires"].as_f64().unwrap() - now_secs() - 86400.0).abs() < 600.0);
     drop(pane);
     assert_values_never_leave(&daemon, &[listing, outcome], &[&v_dom, &v_host]);
