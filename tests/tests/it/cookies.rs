@@ -252,7 +252,7 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     answers.push(body);
 
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-    pane.start("ck").await;
+    let tab = pane.start("ck").await;
 
     // Every fault is a clear error naming the source; nothing goes in.
     let faults = [
@@ -397,6 +397,49 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     assert_eq!(src, "chromium:Default");
     assert_eq!(serde_json::from_str::<Value>(&domains).unwrap(), ticked);
     drop(state);
+
+    // The pane's dialog, in a real browser (the channel's own): it lists through the API,
+    // opens with nothing ticked, a parent's tick takes the scopes under it, search filters.
+    let mark = pane.mark();
+    pane.send(json!({"type": "navigate", "url": format!("http://{}/#token={}", daemon.addr, daemon.token)}));
+    pane.message_where("the panel page", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Porthole"
+    })
+    .await;
+    let dialog = probe
+        .eval(
+            &tab,
+            r#"(async () => { try {
+                const d = window.porthole.cookies;
+                await d.open();
+                d.pickSource('chromium:Default', false);
+                const before = d.ticked.size;
+                document.querySelector('.cookie-scopes > li > .cookie-row input[data-scope=".example.test"]').click();
+                const parentTick = [...d.ticked].sort();
+                d.search.value = 'other';
+                d.search.dispatchEvent(new Event('input'));
+                const shown = [...document.querySelectorAll('.cookie-scopes > li > .cookie-row .name')].map(e => e.textContent);
+                document.querySelector('.cookie-clear').click();
+                const cleared = d.ticked.size;
+                d.selectAll();
+                return {before, parentTick, shown, cleared, all: d.ticked.size,
+                        options: d.sourceSelect.options.length};
+            } catch (e) { return {error: String(e && e.stack || e)}; } })()"#,
+        )
+        .await;
+    assert_eq!(dialog["before"], 0, "{dialog}");
+    assert_eq!(
+        dialog["parentTick"],
+        json!([".example.test", "gist.example.test"]),
+        "{dialog}"
+    );
+    assert_eq!(dialog["shown"], json!(["other.test"]), "{dialog}");
+    assert_eq!(
+        (dialog["cleared"].clone(), dialog["all"].clone()),
+        (json!(0), json!(4))
+    );
+    assert_eq!(dialog["options"], 4, "{dialog}");
+    answers.push(dialog);
 
     let (_, again) = daemon
         .get("/api/browser/cookies/sources?channel_id=ck")
