@@ -475,6 +475,16 @@ async fn auto_replay_fills_every_fresh_browser_and_a_failure_never_stops_a_start
         json!({"source": "chromium:Default", "domains": [".example.test", "gone.test"], "auto": true}),
     ))
     .await;
+    let (_, doc) = daemon.get("/api/openapi.json").await;
+    for path in [
+        "/api/browser/cookies/sources",
+        "/api/browser/cookies/import",
+    ] {
+        assert!(
+            doc["paths"][path].is_object(),
+            "{path} missing from the OpenAPI document"
+        );
+    }
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start("auto").await;
     let done = pane
