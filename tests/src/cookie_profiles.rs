@@ -166,33 +166,32 @@ pub async fn write_chromium_profile(
             .await
             .expect("open a cookie page");
     }
-    let mut wanted: Vec<String> = names.iter().map(|s| s.to_string()).collect();
-    if let Some(list) = planted.as_array().filter(|l| !l.is_empty()) {
-        cdp.call("Storage.setCookies", json!({ "cookies": list }))
+    let wanted: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+    let names_in = |cdp: CdpConnection| async move {
+        all_cookies(&cdp)
             .await
-            .expect("planting cookies");
-        wanted.extend(
-            list.iter()
-                .filter_map(|c| c["name"].as_str().map(str::to_owned)),
-        );
-    }
+            .iter()
+            .filter_map(|c| c["name"].as_str().map(str::to_owned))
+            .collect::<Vec<String>>()
+    };
     eventually(
         "Chromium to hold every cookie",
         Duration::from_secs(30),
         || {
-            let cdp = cdp.clone();
-            let wanted = wanted.clone();
+            let (cdp, wanted) = (cdp.clone(), wanted.clone());
             async move {
-                let have: Vec<String> = all_cookies(&cdp)
-                    .await
-                    .iter()
-                    .filter_map(|c| c["name"].as_str().map(str::to_owned))
-                    .collect();
+                let have = names_in(cdp).await;
                 wanted.iter().all(|w| have.contains(w)).then_some(())
             }
         },
     )
     .await;
+    // Planted last, so a short-lived one is not waited on while the pages load.
+    if let Some(list) = planted.as_array().filter(|l| !l.is_empty()) {
+        cdp.call("Storage.setCookies", json!({ "cookies": list }))
+            .await
+            .expect("planting cookies");
+    }
     let _ = cdp
         .call_with("Browser.close", json!({}), None, Duration::from_secs(5))
         .await;

@@ -145,7 +145,8 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
         vec![format!("ck_other={v_other}; Path=/; Max-Age=86400")],
     ])
     .await;
-    let short_expiry = now_secs().ceil() + 3.0;
+    // Long enough to be written to disk under load, short enough to expire during the test.
+    let short_expiry = now_secs().ceil() + 15.0;
     let ud = write_chromium_profile(
         home.path(),
         &[
@@ -322,7 +323,7 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     );
 
     // Wait until the short cookie has expired (a clock condition, not a fixed sleep).
-    eventually("ck_short to expire", Duration::from_secs(10), || async {
+    eventually("ck_short to expire", Duration::from_secs(30), || async {
         (now_secs() > short_expiry + 0.5).then_some(())
     })
     .await;
