@@ -134,12 +134,16 @@ pub struct HostConfig {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CookieImportConfig {
-    /// Source profile id, e.g. `chrome:Default`.
+    /// Source profile id, e.g. `chrome:Default` (as `GET /api/browser/cookies/sources` lists).
     pub source: Option<String>,
-    /// Cookie scopes to import.
+    /// Cookie scopes to import, exactly as listed (`.github.com`, `gist.github.com`).
     pub domains: Vec<String>,
-    /// Replay the import into every freshly started browser.
+    /// Replay the import into every freshly started browser (a channel's own last import wins
+    /// over `source`/`domains`). Off by default: moving credentials unattended is opt-in.
     pub auto: bool,
+    /// Look for browser profiles under this home directory instead of the user's own (the
+    /// standard per-OS locations below it). Null: the home of the user running the daemon.
+    pub home: Option<PathBuf>,
 }
 
 /// A configuration file that cannot be used.

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use crate::api::{self, AppState};
 use crate::channels::{run_idle_monitor, ChannelService, ChannelSettings};
 use crate::config::Config;
+use crate::cookie_import::CookieImporter;
 use crate::mode::Mode;
 use crate::providers::host::{HostProvider, HostSettings};
 use crate::providers::local::{LocalProvider, LocalSettings};
@@ -86,6 +87,13 @@ impl Daemon {
             },
             state,
         ));
+        let cookies = Arc::new(CookieImporter::new(
+            &config.browser.cookie_import,
+            channels.state().clone(),
+        ));
+        if cookies.auto() {
+            channels.set_start_hook(cookies.start_hook());
+        }
         let shutdown = CancellationToken::new();
         tokio::spawn(run_idle_monitor(channels.clone(), shutdown.clone()));
         let listener = match listener {
@@ -108,6 +116,7 @@ impl Daemon {
             docker,
             config.server.max_ws_message_bytes,
             shutdown.clone(),
+            cookies,
         );
         let app = api::app(state);
         let server_shutdown = shutdown.clone();

@@ -10,6 +10,7 @@ pub mod cdp;
 pub mod channel_id;
 pub mod channels;
 pub mod config;
+pub mod cookie_import;
 pub mod cookies;
 pub mod daemon;
 pub mod logging;

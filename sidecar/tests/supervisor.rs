@@ -307,8 +307,17 @@ fn kills_a_chrome_that_ignores_shutdown() {
     sidecar.signal("TERM");
     assert_eq!(sidecar.wait_exit(), 137);
     assert!(started.elapsed() < Duration::from_secs(5));
-    sidecar.wait_for("chrome_close_failed");
     sidecar.wait_for("reason=grace_expired");
+    // Browser.close could not be sent: either the DevTools port was not up yet, or it was
+    // announced but refused the connection (which one depends on how fast the fake starts).
+    assert!(
+        sidecar
+            .seen
+            .iter()
+            .any(|l| l.contains("chrome_close_failed") || l.contains("reason=devtools_not_up")),
+        "{:?}",
+        sidecar.seen
+    );
     let _ = fs::remove_dir_all(&profile);
 }
 

@@ -17,6 +17,10 @@ pub struct DaemonOptions {
     pub config: Value,
     pub idle_timeout_secs: u64,
     pub mode: &'static str,
+    /// `RUST_LOG` of the daemon.
+    pub rust_log: &'static str,
+    /// Extra environment variables for the daemon process.
+    pub env: Vec<(&'static str, String)>,
 }
 
 impl Default for DaemonOptions {
@@ -25,6 +29,8 @@ impl Default for DaemonOptions {
             config: serde_json::json!({}),
             idle_timeout_secs: 600,
             mode: "local",
+            rust_log: "porthole=debug,info",
+            env: Vec::new(),
         }
     }
 }
@@ -67,7 +73,8 @@ impl TestDaemon {
             .args(["serve", "--listen", "127.0.0.1:0", "--mode", options.mode])
             .arg("--idle-timeout-secs")
             .arg(options.idle_timeout_secs.to_string())
-            .env("RUST_LOG", "porthole=debug,info")
+            .env("RUST_LOG", options.rust_log)
+            .envs(options.env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdout(Stdio::piped())
             .stderr(Stdio::from(log))
             .kill_on_drop(true)

@@ -5,6 +5,7 @@
 //! Every wait here has a deadline and waits on an event or polls; nothing sleeps a fixed time.
 
 pub mod chromium;
+pub mod cookie_profiles;
 pub mod daemon;
 pub mod pages;
 pub mod pane;

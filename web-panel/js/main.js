@@ -7,6 +7,7 @@
  */
 
 import { Connection, paneSocketUrl } from './connection.js';
+import { CookieDialog } from './cookies.js';
 import { Keyboard } from './keyboard.js';
 import { ModePill } from './mode.js';
 import { Screen } from './screen.js';
@@ -542,6 +543,16 @@ function applyFragment() {
   openSession(token, channel);
   canvas.focus({ preventScroll: true });
 }
+
+// ---------------------------------------------------------------- cookie import
+
+const cookieDialog = new CookieDialog({
+  getToken: () => readFragment().token,
+  getChannel: () => (session ? session.channel : null),
+  notify: (text, kind) => status.show(text, /** @type {any} */ (kind)),
+});
+/** @type {any} */ (hooks).cookies = cookieDialog;
+$('cookies-open').addEventListener('click', () => void cookieDialog.open());
 
 window.addEventListener('hashchange', applyFragment);
 applyFragment();

@@ -4,6 +4,7 @@
 
 mod action;
 mod auth;
+mod cookies;
 mod error;
 mod http;
 mod openapi;
@@ -22,6 +23,7 @@ pub use error::ApiError;
 pub use ws_protocol::ClientMessage;
 
 use crate::channels::ChannelService;
+use crate::cookie_import::CookieImporter;
 use crate::mode::Mode;
 
 /// What every handler can reach.
@@ -38,6 +40,7 @@ pub(crate) struct StateInner {
     pub default_mode: Mode,
     pub max_ws_message_bytes: usize,
     pub shutdown: CancellationToken,
+    pub cookies: Arc<CookieImporter>,
 }
 
 impl AppState {
@@ -48,6 +51,7 @@ impl AppState {
         docker: bool,
         max_ws_message_bytes: usize,
         shutdown: CancellationToken,
+        cookies: Arc<CookieImporter>,
     ) -> Self {
         let default_mode = channels.default_mode();
         Self {
@@ -59,6 +63,7 @@ impl AppState {
                 default_mode,
                 max_ws_message_bytes,
                 shutdown,
+                cookies,
             }),
         }
     }
@@ -77,6 +82,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/browser/mode", post(http::set_mode))
         .route("/api/browser/action", post(action::action))
         .route("/api/browser/profile/reset", post(http::reset_profile))
+        .route("/api/browser/cookies/sources", get(cookies::sources))
+        .route("/api/browser/cookies/import", post(cookies::import))
         .route("/api/ws/browser", get(ws::upgrade))
         .route("/", get(panel::index))
         .route("/panel/{*path}", get(panel::asset))

@@ -4,4 +4,6 @@ mod idle;
 mod service;
 
 pub use idle::run_idle_monitor;
-pub use service::{ChannelError, ChannelService, ChannelSettings, ChannelSummary, PaneGuard};
+pub use service::{
+    ChannelError, ChannelService, ChannelSettings, ChannelSummary, PaneGuard, StartHook,
+};

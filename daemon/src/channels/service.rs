@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -74,6 +74,14 @@ pub struct ChannelSettings {
     pub idle_timeout: Duration,
 }
 
+/// Work run after every fresh browser start, before the session is handed out (the cookie
+/// auto replay). It must not fail the start: it reports through the progress callback.
+pub type StartHook = Arc<
+    dyn Fn(Arc<BrowserSession>, ProgressFn) -> futures_util::future::BoxFuture<'static, ()>
+        + Send
+        + Sync,
+>;
+
 /// Owns every channel's browser sessions.
 pub struct ChannelService {
     providers: HashMap<Mode, Arc<dyn BrowserProvider>>,
@@ -84,6 +92,8 @@ pub struct ChannelService {
     modes: Mutex<BTreeMap<ChannelId, Mode>>,
     /// Where modes survive a restart.
     state: Arc<StateDb>,
+    /// Run after each fresh start (see [`StartHook`]); set once at assembly.
+    start_hook: OnceLock<StartHook>,
 }
 
 /// Held while a pane watches a channel; dropping it lets the idle monitor count down.
@@ -126,7 +136,13 @@ impl ChannelService {
             entries: Mutex::new(HashMap::new()),
             modes: Mutex::new(modes),
             state,
+            start_hook: OnceLock::new(),
         }
+    }
+
+    /// Installs the hook run after every fresh browser start (once; later calls are ignored).
+    pub fn set_start_hook(&self, hook: StartHook) {
+        let _ = self.start_hook.set(hook);
     }
 
     /// The daemon's durable state.
@@ -221,25 +237,30 @@ impl ChannelService {
         }
         let span = tracing::info_span!("channel", channel_id = %channel, %mode);
         // A failed start (host: Chrome not there) leaves the channel in the mode it was in.
-        let session = self
-            .launch(channel, mode, provider, progress)
-            .instrument(span)
+        let (session, fresh) = self
+            .launch(channel, mode, provider, progress.clone())
+            .instrument(span.clone())
             .await?;
         self.remember_mode(channel, mode);
+        if let (true, Some(hook)) = (fresh, self.start_hook.get()) {
+            // Under the lifecycle lock: nobody gets the browser before the hook is done.
+            hook(session.clone(), progress).instrument(span).await;
+        }
         *entry.session.lock().expect("session slot lock") = Some(session.clone());
         *entry.idle_since.lock().expect("idle lock") = Some(Instant::now());
         Ok(session)
     }
 
     /// Starts (or finds) the browser and opens a session on it; a browser that was running but
-    /// does not answer is replaced once.
+    /// does not answer is replaced once. True with the session when the browser was started
+    /// just now.
     async fn launch(
         &self,
         channel: &ChannelId,
         mode: Mode,
         provider: Arc<dyn BrowserProvider>,
         progress: ProgressFn,
-    ) -> Result<Arc<BrowserSession>, ChannelError> {
+    ) -> Result<(Arc<BrowserSession>, bool), ChannelError> {
         let started = Instant::now();
         let mut retried = false;
         let session = loop {
@@ -259,7 +280,7 @@ impl ChannelService {
                 .open_session(channel, mode, &endpoint.ws_url, deadline)
                 .await
             {
-                Ok(session) => break session,
+                Ok(session) => break (session, endpoint.fresh),
                 Err(error) => {
                     tracing::warn!(event = "session_open_failed", fresh = endpoint.fresh, %error);
                     let _ = provider.stop_browser(channel).await;

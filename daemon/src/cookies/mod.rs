@@ -54,7 +54,7 @@ mod snapshot;
 mod sources;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::collections::BTreeSet;
 use std::fmt;

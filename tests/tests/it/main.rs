@@ -3,6 +3,7 @@
 
 mod api;
 mod cdp;
+mod cookies;
 mod host;
 mod input;
 mod mcp;

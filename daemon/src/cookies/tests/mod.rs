@@ -8,6 +8,6 @@ mod faults;
 #[cfg(target_os = "linux")]
 mod firefox_real;
 #[cfg(target_os = "linux")]
-mod support;
+pub(crate) mod support;
 #[cfg(target_os = "linux")]
 mod v11;

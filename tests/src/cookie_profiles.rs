@@ -1,0 +1,237 @@
+//! Browser profiles written by the real browsers themselves, for the cookie import tests: a
+//! temp home with Debian Chromium (`--password-store=basic`, v10 values) or Firefox ESR
+//! profiles in their standard Linux places, cookies set by a local HTTP server (every host name
+//! resolves to 127.0.0.1) and planted over DevTools. Browsers are killed on drop.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::Router;
+use porthole::cdp::CdpConnection;
+use serde_json::{json, Value};
+
+use crate::{eventually, TempDir};
+
+/// A browser process killed and reaped when dropped, so a failing test leaves none behind.
+pub struct BrowserGuard(pub Child);
+
+impl BrowserGuard {
+    fn spawn(what: &str, cmd: &mut Command) -> Self {
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("starting {what}: {e} (run scripts/setup/cookie-browsers.sh)")
+            });
+        Self(child)
+    }
+
+    /// Waits (polling) until the process has exited by itself.
+    pub async fn exited(&mut self, within: Duration) {
+        eventually("the browser to exit", within, || {
+            let done = matches!(self.0.try_wait(), Ok(Some(_)));
+            async move { done.then_some(()) }
+        })
+        .await;
+    }
+}
+
+impl Drop for BrowserGuard {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// A server on 127.0.0.1 whose `/set/<n>` pages answer with the `Set-Cookie` headers of
+/// `cookies[n]`, and `/` with an empty page.
+pub struct CookieSetter {
+    pub port: u16,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl CookieSetter {
+    pub async fn start(cookies: Vec<Vec<String>>) -> Self {
+        let cookies = std::sync::Arc::new(cookies);
+        let app = Router::new()
+            .route(
+                "/set/{n}",
+                get(move |axum::extract::Path(n): axum::extract::Path<usize>| {
+                    let cookies = cookies.clone();
+                    async move {
+                        let mut headers = HeaderMap::new();
+                        for c in cookies.get(n).into_iter().flatten() {
+                            headers.append(header::SET_COOKIE, HeaderValue::from_str(c).unwrap());
+                        }
+                        (headers, axum::response::Html("<title>set</title>cookies")).into_response()
+                    }
+                }),
+            )
+            .route(
+                "/",
+                get(|| async { axum::response::Html("<title>blank</title>") }),
+            );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self { port, task }
+    }
+}
+
+impl Drop for CookieSetter {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Flags for every Chromium these tests start (root needs `--no-sandbox`; no outside network).
+pub const CHROMIUM_FLAGS: &[&str] = &[
+    "--no-sandbox",
+    "--headless=new",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--remote-debugging-port=0",
+    "--password-store=basic",
+    "--host-resolver-rules=MAP * 127.0.0.1",
+];
+
+/// A temp home for the daemon's `browser.cookie_import.home`.
+pub fn temp_home() -> TempDir {
+    TempDir::new("cookie-home")
+}
+
+/// Connects to a Chromium through `<user_data_dir>/DevToolsActivePort`.
+pub async fn devtools(user_data_dir: &Path) -> CdpConnection {
+    let file = user_data_dir.join("DevToolsActivePort");
+    let url = eventually("DevToolsActivePort", Duration::from_secs(30), || {
+        let file = file.clone();
+        async move {
+            let text = std::fs::read_to_string(&file).ok()?;
+            let mut lines = text.lines();
+            let port = lines.next()?.trim().to_owned();
+            let path = lines.next()?.trim().to_owned();
+            Some(format!("ws://127.0.0.1:{port}{path}"))
+        }
+    })
+    .await;
+    CdpConnection::connect(&url, Duration::from_secs(20))
+        .await
+        .expect("DevTools connects")
+}
+
+/// Every cookie of a browser (`Storage.getCookies`).
+pub async fn all_cookies(cdp: &CdpConnection) -> Vec<Value> {
+    let r = cdp
+        .call("Storage.getCookies", json!({}))
+        .await
+        .expect("Storage.getCookies");
+    r["cookies"].as_array().cloned().unwrap_or_default()
+}
+
+/// Has the real Chromium write `<home>/.config/chromium/Default`: opens `urls` (pages of a
+/// [`CookieSetter`]) one after the other, waits for `names` to be in its jar, plants `planted`
+/// with `Storage.setCookies`, then closes it with `Browser.close`. Returns the user-data dir.
+pub async fn write_chromium_profile(
+    home: &Path,
+    urls: &[String],
+    names: &[&str],
+    planted: Value,
+) -> PathBuf {
+    let ud = home.join(".config").join("chromium");
+    std::fs::create_dir_all(&ud).unwrap();
+    let mut browser = BrowserGuard::spawn(
+        "chromium",
+        Command::new("chromium")
+            .args(CHROMIUM_FLAGS)
+            .arg(format!("--user-data-dir={}", ud.display()))
+            .arg("about:blank"),
+    );
+    let cdp = devtools(&ud).await;
+    for url in urls {
+        cdp.call("Target.createTarget", json!({ "url": url }))
+            .await
+            .expect("open a cookie page");
+    }
+    let wanted: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+    let names_in = |cdp: CdpConnection| async move {
+        all_cookies(&cdp)
+            .await
+            .iter()
+            .filter_map(|c| c["name"].as_str().map(str::to_owned))
+            .collect::<Vec<String>>()
+    };
+    eventually(
+        "Chromium to hold every cookie",
+        Duration::from_secs(30),
+        || {
+            let (cdp, wanted) = (cdp.clone(), wanted.clone());
+            async move {
+                let have = names_in(cdp).await;
+                wanted.iter().all(|w| have.contains(w)).then_some(())
+            }
+        },
+    )
+    .await;
+    // Planted last, so a short-lived one is not waited on while the pages load.
+    if let Some(list) = planted.as_array().filter(|l| !l.is_empty()) {
+        cdp.call("Storage.setCookies", json!({ "cookies": list }))
+            .await
+            .expect("planting cookies");
+    }
+    let _ = cdp
+        .call_with("Browser.close", json!({}), None, Duration::from_secs(5))
+        .await;
+    browser.exited(Duration::from_secs(30)).await;
+    assert!(ud.join("Default").join("Cookies").is_file());
+    ud
+}
+
+/// Starts Firefox ESR headless on a new profile registered in `<home>/.mozilla/firefox`
+/// (directory `dir`, shown as `name`), opening `url`. Kill it by dropping the guard.
+pub fn start_firefox(home: &Path, dir: &str, name: &str, url: &str) -> BrowserGuard {
+    let root = home.join(".mozilla").join("firefox");
+    let profile = root.join(dir);
+    std::fs::create_dir_all(&profile).unwrap();
+    std::fs::write(
+        profile.join("user.js"),
+        r#"
+user_pref("network.dns.forceResolve", "127.0.0.1");
+user_pref("network.proxy.type", 0);
+user_pref("browser.shell.checkDefaultBrowser", false);
+user_pref("datareporting.policy.dataSubmissionEnabled", false);
+user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
+user_pref("browser.startup.homepage_override.mstone", "ignore");
+user_pref("app.update.disabledForTesting", true);
+user_pref("browser.aboutwelcome.enabled", false);
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("profiles.ini"),
+        format!("[Profile0]\nName={name}\nIsRelative=1\nPath={dir}\nDefault=1\n\n[General]\nStartWithLastProfile=1\nVersion=2\n"),
+    )
+    .unwrap();
+    BrowserGuard::spawn(
+        "firefox-esr",
+        Command::new("firefox-esr")
+            .args(["--headless", "--no-remote", "--profile"])
+            .arg(&profile)
+            .arg(url)
+            .env("HOME", home)
+            .env("MOZ_CRASHREPORTER_DISABLE", "1"),
+    )
+}
