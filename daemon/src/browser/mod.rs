@@ -1,6 +1,7 @@
 //! Per-channel CDP state: the browser session (tabs, active tab, notices), the screencast hub,
 //! navigation and input. Knows nothing about HTTP, panes' sockets or how browsers are started.
 
+mod events;
 pub mod input;
 pub mod input_queue;
 pub mod keys;

@@ -16,7 +16,7 @@ use super::logs::TabLogs;
 use super::notice::{PaneMessage, TabInfo};
 use super::screencast::ScreencastHub;
 use super::tabs::{Tab, TabList};
-use crate::cdp::{CdpConnection, CdpError, CdpEvent};
+use crate::cdp::{CdpConnection, CdpError};
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
 
@@ -61,21 +61,21 @@ impl SessionError {
 
 /// The CDP state of one (channel, mode).
 pub struct BrowserSession {
-    channel: ChannelId,
+    pub(super) channel: ChannelId,
     mode: Mode,
     pub(super) cdp: CdpConnection,
-    ownership: Ownership,
+    pub(super) ownership: Ownership,
     /// Short lock, never held across an await.
     pub(super) tabs: Mutex<TabList>,
     /// Bumped on every tab-list change, so callers can wait for a target to be tracked.
     tabs_version: watch::Sender<u64>,
     notices: broadcast::Sender<PaneMessage>,
-    hub: ScreencastHub,
+    pub(super) hub: ScreencastHub,
     /// Console and network ring buffers per tab (read by the MCP tools).
-    logs: TabLogs,
+    pub(super) logs: TabLogs,
     /// Requested viewport (CSS px). Short lock.
     viewport: Mutex<(u32, u32)>,
-    closed: CancellationToken,
+    pub(super) closed: CancellationToken,
 }
 
 impl std::fmt::Debug for BrowserSession {
@@ -537,131 +537,6 @@ impl BrowserSession {
             }));
         }
         Ok(reply["result"]["value"].clone())
-    }
-
-    /// Follows Chrome's target events until the session ends.
-    async fn follow_events(self: Arc<Self>, mut events: broadcast::Receiver<CdpEvent>) {
-        loop {
-            let event = tokio::select! {
-                _ = self.closed.cancelled() => return,
-                _ = self.cdp.lost() => {
-                    let reason = self.cdp.lost_reason().unwrap_or_default();
-                    tracing::warn!(event = "browser_lost", channel_id = %self.channel, %reason);
-                    self.notify(PaneMessage::error("browser_gone", self.gone_message(&reason)));
-                    self.close("browser_gone");
-                    return;
-                }
-                event = events.recv() => match event {
-                    Ok(event) => event,
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::warn!(event = "browser_events_lagged", channel_id = %self.channel, missed);
-                        continue;
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return,
-                },
-            };
-            self.handle_event(&event).await;
-        }
-    }
-
-    async fn handle_event(&self, event: &CdpEvent) {
-        let info = &event.params["targetInfo"];
-        match event.method.as_str() {
-            "Target.targetCreated" if info["type"] == "page" => {
-                let id = info["targetId"].as_str().unwrap_or_default();
-                let opener_is_ours = info["openerId"]
-                    .as_str()
-                    .is_some_and(|opener| self.tabs.lock().expect("tabs lock").contains(opener));
-                if self.ownership == Ownership::AllTabs || opener_is_ours {
-                    if let Err(error) = self.track(id).await {
-                        tracing::debug!(event = "tab_attach_failed", channel_id = %self.channel, %error);
-                    }
-                }
-            }
-            "Target.targetInfoChanged" => self.apply_info(info),
-            // A cross-process navigation can end a running screencast without a word.
-            "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
-                let is_active = event.session_id.as_deref().is_some_and(|session| {
-                    let tabs = self.tabs.lock().expect("tabs lock");
-                    tabs.active().is_some_and(|t| t.session_id == session)
-                });
-                if is_active && self.hub.is_casting() {
-                    self.hub.restart();
-                }
-            }
-            "Page.domContentEventFired"
-            | "Page.loadEventFired"
-            | "Page.navigatedWithinDocument" => {
-                let target = event.session_id.as_deref().and_then(|session| {
-                    let tabs = self.tabs.lock().expect("tabs lock");
-                    tabs.by_session(session).map(|t| t.target_id.clone())
-                });
-                if let (Some(target_id), Some(session)) = (target, event.session_id.as_deref()) {
-                    self.refresh_info(&target_id, session).await;
-                }
-            }
-            "Target.targetDestroyed" | "Target.detachedFromTarget" => {
-                if let Some(id) = event.params["targetId"].as_str() {
-                    self.untrack(id);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-impl BrowserSession {
-    /// Re-reads a tab's url and title from Chrome.
-    ///
-    /// Chrome learns a document's title over a different channel than the page's load events,
-    /// so right after a load `Target.getTargetInfo` can still show the old title; the page's
-    /// own `document.title` is asked as well and wins when it has one.
-    async fn refresh_info(&self, target_id: &str, session_id: &str) {
-        let Ok(reply) = self
-            .cdp
-            .call("Target.getTargetInfo", json!({ "targetId": target_id }))
-            .await
-        else {
-            return;
-        };
-        let mut info = reply["targetInfo"].clone();
-        let title = self
-            .cdp
-            .call_with(
-                "Runtime.evaluate",
-                json!({"expression": "document.title", "returnByValue": true}),
-                Some(session_id),
-                Duration::from_secs(2),
-            )
-            .await;
-        if let Some(title) = title
-            .ok()
-            .and_then(|r| r["result"]["value"].as_str().map(str::to_string))
-            .filter(|t| !t.trim().is_empty())
-        {
-            info["title"] = Value::String(title);
-        }
-        self.apply_info(&info);
-    }
-
-    /// Records a `TargetInfo`'s url and title; tells panes when they changed.
-    fn apply_info(&self, info: &Value) {
-        let id = info["targetId"].as_str().unwrap_or_default();
-        let url = info["url"].as_str().unwrap_or_default();
-        let title = info["title"].as_str().unwrap_or_default();
-        let (changed, is_active) = {
-            let mut tabs = self.tabs.lock().expect("tabs lock");
-            (tabs.update(id, url, title), tabs.active_id() == Some(id))
-        };
-        if changed {
-            if is_active {
-                self.notify(PaneMessage::PageInfo {
-                    url: url.to_string(),
-                    title: title.to_string(),
-                });
-            }
-            self.notify(self.tabs_message());
-        }
     }
 }
 
