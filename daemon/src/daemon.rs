@@ -59,8 +59,18 @@ impl Daemon {
             screen,
             extra_args: config.browser.chromium_args.clone(),
         }));
-        let providers = vec![local];
-        let docker = false;
+        let docker_provider = crate::providers::docker::start_provider(
+            &config.browser,
+            &paths.data_dir,
+            screen,
+            config.browser.default_mode == Mode::Docker,
+        )
+        .await;
+        let docker = docker_provider.is_some();
+        let mut providers = vec![local];
+        if let Some(provider) = &docker_provider {
+            providers.push(provider.clone());
+        }
         let default_mode = match config.browser.default_mode {
             Mode::Docker if !docker => {
                 tracing::warn!(
@@ -103,7 +113,8 @@ impl Daemon {
             docker,
             config.server.max_ws_message_bytes,
             shutdown.clone(),
-        );
+        )
+        .with_images(docker_provider.map(|p| p.images().clone()));
         let app = api::app(state);
         let server_shutdown = shutdown.clone();
         let server = tokio::spawn(async move {

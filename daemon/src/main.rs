@@ -41,6 +41,12 @@ enum Command {
     },
     /// Print the owner token (creating it on first use).
     Token,
+    /// Build the docker-mode sidecar image (browser.chrome_image) now, without cache.
+    DockerBuild {
+        /// Build only when the rebuild rules say so (missing, unlabelled, other version).
+        #[arg(long)]
+        if_needed: bool,
+    },
 }
 
 fn project_dirs() -> Option<directories::ProjectDirs> {
@@ -70,6 +76,29 @@ fn main() -> anyhow::Result<()> {
     match cli.command {
         Command::Token => {
             println!("{}", porthole::token::load_or_create(&paths.data_dir)?);
+            Ok(())
+        }
+        Command::DockerBuild { if_needed } => {
+            porthole::logging::init(&paths.data_dir)?;
+            let runtime = tokio::runtime::Runtime::new()?;
+            let status = runtime.block_on(porthole::providers::docker::image::build_once(
+                &config.browser,
+                if_needed,
+            ))?;
+            println!(
+                "{} is ready (porthole.version={}, built {})",
+                status.image,
+                status
+                    .labels
+                    .get("porthole.version")
+                    .map(String::as_str)
+                    .unwrap_or("?"),
+                status
+                    .labels
+                    .get("porthole.built_at")
+                    .map(String::as_str)
+                    .unwrap_or("?"),
+            );
             Ok(())
         }
         Command::Serve {

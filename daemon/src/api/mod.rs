@@ -5,6 +5,7 @@
 mod auth;
 mod error;
 mod http;
+mod image;
 mod openapi;
 mod panel;
 mod ws;
@@ -37,6 +38,8 @@ pub(crate) struct StateInner {
     pub default_mode: Mode,
     pub max_ws_message_bytes: usize,
     pub shutdown: CancellationToken,
+    /// The docker-mode image manager, when a Docker engine answers.
+    pub images: Option<Arc<crate::providers::docker::ImageManager>>,
 }
 
 impl AppState {
@@ -58,8 +61,20 @@ impl AppState {
                 default_mode,
                 max_ws_message_bytes,
                 shutdown,
+                images: None,
             }),
         }
+    }
+
+    /// Adds the docker-mode image manager (before the state is shared).
+    pub fn with_images(
+        mut self,
+        images: Option<Arc<crate::providers::docker::ImageManager>>,
+    ) -> Self {
+        Arc::get_mut(&mut self.inner)
+            .expect("with_images is called before the state is shared")
+            .images = images;
+        self
     }
 }
 
@@ -76,6 +91,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/browser/mode", post(http::set_mode))
         .route("/api/browser/profile/reset", post(http::reset_profile))
         .route("/api/ws/browser", get(ws::upgrade))
+        .route("/api/browser/image", get(image::status))
+        .route("/api/browser/image/build", post(image::build))
         .route("/", get(panel::index))
         .route("/panel/{*path}", get(panel::asset))
         .fallback(http::not_found)
