@@ -17,6 +17,8 @@ pub struct DaemonOptions {
     pub config: Value,
     pub idle_timeout_secs: u64,
     pub mode: &'static str,
+    /// Extra environment variables of the daemon process.
+    pub env: Vec<(String, String)>,
 }
 
 impl Default for DaemonOptions {
@@ -25,6 +27,7 @@ impl Default for DaemonOptions {
             config: serde_json::json!({}),
             idle_timeout_secs: 600,
             mode: "local",
+            env: Vec::new(),
         }
     }
 }
@@ -68,6 +71,7 @@ impl TestDaemon {
             .arg("--idle-timeout-secs")
             .arg(options.idle_timeout_secs.to_string())
             .env("RUST_LOG", "porthole=debug,info")
+            .envs(options.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdout(Stdio::piped())
             .stderr(Stdio::from(log))
             .kill_on_drop(true)

@@ -5,6 +5,7 @@
 //! Every wait here has a deadline and waits on an event or polls; nothing sleeps a fixed time.
 
 pub mod daemon;
+pub mod docker;
 pub mod pages;
 pub mod pane;
 pub mod probe;

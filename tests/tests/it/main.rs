@@ -2,4 +2,5 @@
 //! One test binary for the whole package (link time); one module per area.
 
 mod api;
+mod docker;
 mod panes;
