@@ -475,3 +475,45 @@ async fn a_missing_image_is_built_with_progress_to_the_pane() {
         docker(&["rm", "-f", &name]);
     }
 }
+
+#[tokio::test]
+async fn an_image_build_is_token_protected_and_a_missing_base_is_a_clear_error() {
+    let tag = unique("dk-nobase");
+    let _cleanup = DockerCleanup::new(&tag);
+    let image = format!("porthole-chrome-test-{tag}:latest");
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        mode: "local",
+        ..docker::options(
+            &tag,
+            json!({
+                "chrome_image": image,
+                "base_image": format!("porthole-test-missing-{tag}:none"),
+                "local_base_image": format!("porthole-test-missing-local-{tag}:none"),
+            }),
+        )
+    })
+    .await;
+    let (status, _) = porthole_tests::pages::http_request(
+        "POST",
+        &daemon.addr,
+        "/api/browser/image/build",
+        &[],
+        Some(String::new()),
+    )
+    .await;
+    assert_eq!(status, 401);
+    let (status, body) = daemon.post("/api/browser/image/build", &json!({})).await;
+    assert_eq!(status, 202, "{body}");
+    let failed =
+        porthole_tests::eventually("the build to fail", Duration::from_secs(60), || async {
+            let (_, status) = daemon.get("/api/browser/image").await;
+            (status["building"] == false && status["last_error"].is_string()).then_some(status)
+        })
+        .await;
+    let message = failed["last_error"].as_str().unwrap();
+    assert!(message.contains("base-images.sh"), "{message}");
+    assert_eq!(failed["present"], false);
+    let (_, doc) = daemon.get("/api/openapi.json").await;
+    assert!(doc["paths"]["/api/browser/image"].is_object());
+    assert!(doc["paths"]["/api/browser/image/build"].is_object());
+}
