@@ -517,3 +517,113 @@ async fn an_image_build_is_token_protected_and_a_missing_base_is_a_clear_error()
     assert!(doc["paths"]["/api/browser/image"].is_object());
     assert!(doc["paths"]["/api/browser/image/build"].is_object());
 }
+
+/// Start-to-first-frame in docker mode (container absent) against a bare `docker run` of the
+/// same image + CDP connect through the gate + first screencast frame, in the same run.
+/// Prints the figures; asserts nothing about time. `cargo test -p porthole-tests --test it --
+/// --ignored --nocapture docker::start_to_first_frame`.
+#[tokio::test]
+#[ignore = "a measurement, not a test: run with --ignored --nocapture"]
+async fn start_to_first_frame() {
+    use std::time::Instant;
+    ensure_image().await;
+    let tag = unique("dk-bench");
+    let _cleanup = DockerCleanup::new(&tag);
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({}))).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let mut porthole = Vec::new();
+    for _ in 0..3 {
+        let started = Instant::now();
+        pane.start(&tag).await;
+        pane.watch().await;
+        porthole.push(started.elapsed());
+        let mark = pane.mark();
+        pane.send(json!({"type": "stop", "channel_id": tag}));
+        pane.next_of("stopped", mark).await;
+        gone(container(&tag)).await;
+    }
+    let mut bare = Vec::new();
+    for i in 0..3 {
+        let name = format!("{tag}-bare-{i}");
+        let started = Instant::now();
+        let label = format!("porthole.test={tag}");
+        let (ok, _) = docker(&[
+            "run",
+            "-d",
+            "--name",
+            &name,
+            "--label",
+            &label,
+            "-p",
+            "127.0.0.1::9222",
+            "-e",
+            "PORTHOLE_SECRET=benchsecret",
+            docker::IMAGE,
+            "--",
+            "--window-size=800,600",
+            "--disable-extensions",
+            "about:blank",
+        ]);
+        assert!(ok, "docker run");
+        let info = inspect_container(&name).unwrap();
+        let (port, secret) = docker::gate(&info).unwrap();
+        let url = format!("ws://127.0.0.1:{port}/{secret}/devtools/browser");
+        let cdp = porthole_tests::eventually("bare CDP", Duration::from_secs(30), || {
+            let url = url.clone();
+            async move {
+                porthole::cdp::CdpConnection::connect(&url, Duration::from_secs(2))
+                    .await
+                    .ok()
+            }
+        })
+        .await;
+        let target = porthole_tests::eventually("a page", Duration::from_secs(10), || {
+            let cdp = cdp.clone();
+            async move {
+                let targets = cdp.call("Target.getTargets", json!({})).await.ok()?;
+                targets["targetInfos"]
+                    .as_array()?
+                    .iter()
+                    .find(|t| t["type"] == "page")
+                    .map(|t| t["targetId"].as_str().unwrap().to_string())
+            }
+        })
+        .await;
+        let attached = cdp
+            .call(
+                "Target.attachToTarget",
+                json!({"targetId": target, "flatten": true}),
+            )
+            .await
+            .unwrap();
+        let session = attached["sessionId"].as_str().unwrap().to_string();
+        let mut events = cdp.subscribe();
+        cdp.call_on(
+            &session,
+            "Page.startScreencast",
+            json!({"format": "jpeg", "quality": 60}),
+        )
+        .await
+        .unwrap();
+        tokio::time::timeout(Duration::from_secs(20), async {
+            while let Ok(event) = events.recv().await {
+                if event.method == "Page.screencastFrame" {
+                    return;
+                }
+            }
+        })
+        .await
+        .expect("a bare frame");
+        bare.push(started.elapsed());
+        docker(&["rm", "-f", &name]);
+    }
+    let median = |v: &mut Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let (p, b) = (median(&mut porthole), median(&mut bare));
+    println!(
+        "docker mode start→first frame: median {p:?} (runs {porthole:?}); bare docker run + CDP + frame: median {b:?} (runs {bare:?}); ratio {:.2}",
+        p.as_secs_f64() / b.as_secs_f64()
+    );
+}
