@@ -295,17 +295,6 @@ fn kills_a_chrome_that_ignores_shutdown() {
     drop(unused);
     let mut sidecar = Sidecar::start(&chromium, &profile, dead_port, 1);
     sidecar.wait_for("chrome_started");
-    // The fake writes DevToolsActivePort as its first step; on a loaded machine the signal
-    // could otherwise arrive before that, and the sidecar (rightly) skips Browser.close.
-    let active = profile.join("DevToolsActivePort");
-    let deadline = Instant::now() + WAIT;
-    while !fs::read_to_string(&active)
-        .map(|t| t.lines().count() >= 2)
-        .unwrap_or(false)
-    {
-        assert!(Instant::now() < deadline, "the fake never wrote {active:?}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
     let started = Instant::now();
     sidecar.signal("TERM");
     assert_eq!(sidecar.wait_exit(), 137);
