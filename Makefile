@@ -8,6 +8,7 @@ TEST_THREADS ?= 4
 
 ## Set up what is missing, build, and start Porthole; prints the pane URL.
 run: setup build
+	@if docker info >/dev/null 2>&1; then scripts/setup/base-images.sh; fi
 	./target/release/porthole serve
 
 ## Set up what is missing and run every check and test.
@@ -21,6 +22,8 @@ setup:
 
 setup-test: setup
 	@scripts/setup/cookie-browsers.sh
+	@scripts/setup/docker.sh
+	@scripts/setup/base-images.sh
 
 build:
 	$(CARGO) build --release --bin porthole
@@ -32,11 +35,12 @@ lint:
 clean:
 	$(CARGO) clean
 
-## Rebuild the docker-mode sidecar image by hand.
-docker-build:
+## Rebuild the docker-mode sidecar image by hand (`porthole docker-build`: no cache, current
+## Chromium, labelled with this version). scripts/docker-build.sh does the same without Rust.
+docker-build: setup
 	@scripts/setup/docker.sh
 	@scripts/setup/base-images.sh
-	@scripts/docker-build.sh
+	$(CARGO) run --release -q --bin porthole -- docker-build
 
 ## Measure against baselines run in the same invocation (prints ratios).
 bench: setup

@@ -55,6 +55,16 @@ pub struct BrowserConfig {
     pub builder_image: Option<String>,
     /// Pull the base image before building (falls back to the local one when no registry answers).
     pub image_pull: bool,
+    /// Local stand-in for the final stage's base when no registry answers
+    /// (made by scripts/setup/base-images.sh).
+    pub local_base_image: String,
+    /// Local stand-in for the builder image when no registry answers.
+    pub local_builder_image: String,
+    /// Docker mode's network: `bridge` (CDP published on 127.0.0.1) or `host` (Linux: the
+    /// browser reaches the user's localhost servers).
+    pub network: crate::providers::docker::Network,
+    /// Extra labels on every sidecar container, volume and built image.
+    pub container_labels: std::collections::BTreeMap<String, String>,
     /// Keep each channel's profile (cookies, logins) across browser restarts.
     pub persist_profile: bool,
     /// Unpacked extension directories loaded into docker-mode browsers, in this order.
@@ -85,6 +95,10 @@ impl Default for BrowserConfig {
             base_image: None,
             builder_image: None,
             image_pull: true,
+            local_base_image: "porthole-base:bookworm".to_string(),
+            local_builder_image: "porthole-builder:bookworm".to_string(),
+            network: crate::providers::docker::Network::Bridge,
+            container_labels: std::collections::BTreeMap::new(),
             persist_profile: true,
             extensions: Vec::new(),
             screen: "1280,800".to_string(),

@@ -65,8 +65,18 @@ impl Daemon {
             user_data_dirs: config.browser.host.user_data_dirs.clone(),
             port: config.browser.host.port,
         }));
-        let providers = vec![local, host];
-        let docker = false;
+        let docker_provider = crate::providers::docker::start_provider(
+            &config.browser,
+            &paths.data_dir,
+            screen,
+            config.browser.default_mode == Mode::Docker,
+        )
+        .await;
+        let docker = docker_provider.is_some();
+        let mut providers = vec![local, host];
+        if let Some(provider) = &docker_provider {
+            providers.push(provider.clone());
+        }
         let default_mode = match config.browser.default_mode {
             Mode::Docker if !docker => {
                 tracing::warn!(
@@ -117,7 +127,8 @@ impl Daemon {
             config.server.max_ws_message_bytes,
             shutdown.clone(),
             cookies,
-        );
+        )
+        .with_images(docker_provider.map(|p| p.images().clone()));
         let app = api::app(state);
         let server_shutdown = shutdown.clone();
         let server = tokio::spawn(async move {

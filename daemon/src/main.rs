@@ -43,6 +43,12 @@ enum Command {
     Token,
     /// Serve the MCP browser tools on stdio, driving your own Chrome (only tabs it opens).
     McpHostBrowser(McpHostBrowserArgs),
+    /// Build the docker-mode sidecar image (browser.chrome_image) now, without cache.
+    DockerBuild {
+        /// Build only when the rebuild rules say so (missing, unlabelled, other version).
+        #[arg(long)]
+        if_needed: bool,
+    },
 }
 
 #[derive(clap::Args)]
@@ -92,6 +98,29 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::McpHostBrowser(args) => mcp_host_browser(config, args),
+        Command::DockerBuild { if_needed } => {
+            porthole::logging::init(&paths.data_dir)?;
+            let runtime = tokio::runtime::Runtime::new()?;
+            let status = runtime.block_on(porthole::providers::docker::image::build_once(
+                &config.browser,
+                if_needed,
+            ))?;
+            println!(
+                "{} is ready (porthole.version={}, built {})",
+                status.image,
+                status
+                    .labels
+                    .get("porthole.version")
+                    .map(String::as_str)
+                    .unwrap_or("?"),
+                status
+                    .labels
+                    .get("porthole.built_at")
+                    .map(String::as_str)
+                    .unwrap_or("?"),
+            );
+            Ok(())
+        }
         Command::Serve {
             listen,
             mode,

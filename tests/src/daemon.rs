@@ -19,8 +19,8 @@ pub struct DaemonOptions {
     pub mode: &'static str,
     /// `RUST_LOG` of the daemon.
     pub rust_log: &'static str,
-    /// Extra environment variables for the daemon process.
-    pub env: Vec<(&'static str, String)>,
+    /// Extra environment variables of the daemon process.
+    pub env: Vec<(String, String)>,
 }
 
 impl Default for DaemonOptions {
@@ -74,7 +74,7 @@ impl TestDaemon {
             .arg("--idle-timeout-secs")
             .arg(options.idle_timeout_secs.to_string())
             .env("RUST_LOG", options.rust_log)
-            .envs(options.env.iter().map(|(k, v)| (*k, v.as_str())))
+            .envs(options.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdout(Stdio::piped())
             .stderr(Stdio::from(log))
             .kill_on_drop(true)

@@ -7,6 +7,7 @@
 pub mod chromium;
 pub mod cookie_profiles;
 pub mod daemon;
+pub mod docker;
 pub mod pages;
 pub mod pane;
 pub mod probe;

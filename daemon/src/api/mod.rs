@@ -7,6 +7,7 @@ mod auth;
 mod cookies;
 mod error;
 mod http;
+mod image;
 mod openapi;
 mod panel;
 mod ws;
@@ -41,6 +42,8 @@ pub(crate) struct StateInner {
     pub max_ws_message_bytes: usize,
     pub shutdown: CancellationToken,
     pub cookies: Arc<CookieImporter>,
+    /// The docker-mode image manager, when a Docker engine answers.
+    pub images: Option<Arc<crate::providers::docker::ImageManager>>,
 }
 
 impl AppState {
@@ -64,8 +67,20 @@ impl AppState {
                 max_ws_message_bytes,
                 shutdown,
                 cookies,
+                images: None,
             }),
         }
+    }
+
+    /// Adds the docker-mode image manager (before the state is shared).
+    pub fn with_images(
+        mut self,
+        images: Option<Arc<crate::providers::docker::ImageManager>>,
+    ) -> Self {
+        Arc::get_mut(&mut self.inner)
+            .expect("with_images is called before the state is shared")
+            .images = images;
+        self
     }
 }
 
@@ -85,6 +100,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/browser/cookies/sources", get(cookies::sources))
         .route("/api/browser/cookies/import", post(cookies::import))
         .route("/api/ws/browser", get(ws::upgrade))
+        .route("/api/browser/image", get(image::status))
+        .route("/api/browser/image/build", post(image::build))
         .route("/", get(panel::index))
         .route("/panel/{*path}", get(panel::asset))
         .fallback(http::not_found)

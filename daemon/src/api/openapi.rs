@@ -4,12 +4,12 @@ use axum::Json;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{action, cookies, http};
+use super::{action, cookies, http, image};
 
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Porthole", description = "A shared, persistent browser per channel for agents and their humans. WebSocket protocol: GET /api/ws/browser (see DESIGN.md §6)."),
-    paths(http::health, http::list_channels, http::set_mode, http::reset_profile, http::delete_channel, action::action, cookies::sources, cookies::import),
+    paths(http::health, http::list_channels, http::set_mode, http::reset_profile, http::delete_channel, action::action, cookies::sources, cookies::import, image::status, image::build),
     components(schemas(crate::browser::PaneMessage, crate::api::ClientMessage)),
     modifiers(&TokenScheme)
 )]

@@ -58,12 +58,16 @@ struct Attachment {
     session: Arc<BrowserSession>,
     input: Arc<InputQueue>,
     dispatcher: JoinHandle<()>,
+    /// Navigation and tab commands, run one after another in the order the pane sent them.
+    commands: mpsc::UnboundedSender<ClientMessage>,
+    commander: JoinHandle<()>,
     _pane: PaneGuard,
 }
 
 impl Drop for Attachment {
     fn drop(&mut self) {
         self.dispatcher.abort();
+        self.commander.abort();
     }
 }
 
@@ -237,6 +241,8 @@ impl Pane {
             input.clone(),
             self.out.clone(),
         ));
+        let (commands, queued) = mpsc::unbounded_channel();
+        let commander = tokio::spawn(run_commands(session.clone(), queued, self.out.clone()));
         let _ = self
             .out
             .send(Outgoing::Follow(session.subscribe(), session.clone()))
@@ -247,6 +253,8 @@ impl Pane {
             session: session.clone(),
             input,
             dispatcher,
+            commands,
+            commander,
             _pane: pane_guard,
         });
         tracing::info!(event = "pane_started", pane = self.id, channel_id = %channel, %mode);
@@ -343,27 +351,36 @@ impl Pane {
         }
     }
 
-    /// Navigation and tab commands run as their own tasks: a slow page never stalls input.
+    /// Navigation and tab commands go to the attachment's command task: a slow page never
+    /// stalls reading, and commands still run in the order the pane sent them.
     async fn browser_command(&self, command: ClientMessage) {
-        let Some(session) = self.session() else {
+        let Some(attached) = &self.attached else {
             return self.not_started().await;
         };
-        let out = self.out.clone();
-        tokio::spawn(async move {
-            let result = match command {
-                ClientMessage::Navigate { url } => session.navigate(&url).await,
-                ClientMessage::Back {} => session.go_history(-1).await.map(drop),
-                ClientMessage::Forward {} => session.go_history(1).await.map(drop),
-                ClientMessage::Reload {} => session.reload().await,
-                ClientMessage::NewTab { url } => session.new_tab(url.as_deref()).await.map(drop),
-                ClientMessage::SwitchTab { target_id } => session.switch_tab(&target_id).await,
-                ClientMessage::CloseTab { target_id } => session.close_tab(&target_id).await,
-                _ => Ok(()),
-            };
-            if let Some(message) = result.err().as_ref().and_then(error_for_pane) {
-                let _ = out.send(Outgoing::Json(message)).await;
-            }
-        });
+        let _ = attached.commands.send(command);
+    }
+}
+
+/// Runs a pane's navigation and tab commands one at a time, in order.
+async fn run_commands(
+    session: Arc<BrowserSession>,
+    mut commands: mpsc::UnboundedReceiver<ClientMessage>,
+    out: mpsc::Sender<Outgoing>,
+) {
+    while let Some(command) = commands.recv().await {
+        let result = match command {
+            ClientMessage::Navigate { url } => session.navigate(&url).await,
+            ClientMessage::Back {} => session.go_history(-1).await.map(drop),
+            ClientMessage::Forward {} => session.go_history(1).await.map(drop),
+            ClientMessage::Reload {} => session.reload().await,
+            ClientMessage::NewTab { url } => session.new_tab(url.as_deref()).await.map(drop),
+            ClientMessage::SwitchTab { target_id } => session.switch_tab(&target_id).await,
+            ClientMessage::CloseTab { target_id } => session.close_tab(&target_id).await,
+            _ => Ok(()),
+        };
+        if let Some(message) = result.err().as_ref().and_then(error_for_pane) {
+            let _ = out.send(Outgoing::Json(message)).await;
+        }
     }
 }
 

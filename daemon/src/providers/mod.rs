@@ -1,6 +1,7 @@
 //! Browser providers: lifecycle only (start, stop, where is its CDP endpoint, remove its
 //! profile). They hold no CDP state; tabs and screencasts belong to `browser::BrowserSession`.
 
+pub mod docker;
 pub mod host;
 pub mod local;
 

@@ -1,12 +1,24 @@
 //! The HTTP surface: health, token, Origin and Host checks, the OpenAPI document, the panel.
 
-use porthole_tests::daemon::TestDaemon;
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::pages::{http_request, http_request_raw};
 use serde_json::json;
 
+/// A daemon that finds no Docker engine (docker mode off), whether or not one runs here.
+async fn without_docker() -> TestDaemon {
+    TestDaemon::start_with(DaemonOptions {
+        env: vec![(
+            "DOCKER_HOST".to_string(),
+            "unix:///nonexistent/docker.sock".to_string(),
+        )],
+        ..Default::default()
+    })
+    .await
+}
+
 #[tokio::test]
 async fn health_needs_no_token_and_reports_the_mode() {
-    let daemon = TestDaemon::start().await;
+    let daemon = without_docker().await;
     let (status, body) = http_request("GET", &daemon.addr, "/api/health", &[], None).await;
     assert_eq!(status, 200);
     assert_eq!(body["status"], "ok");
@@ -100,7 +112,7 @@ async fn the_panel_is_served_with_its_assets() {
 
 #[tokio::test]
 async fn bad_requests_get_json_errors_and_change_nothing() {
-    let daemon = TestDaemon::start().await;
+    let daemon = without_docker().await;
     let (status, body) = daemon
         .post(
             "/api/browser/profile/reset",

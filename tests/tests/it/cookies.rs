@@ -185,7 +185,7 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     let mut options = daemon_options(home.path(), json!({}));
     // No Secret Service answers this daemon: v11 values need one.
     options.env.push((
-        "DBUS_SESSION_BUS_ADDRESS",
+        "DBUS_SESSION_BUS_ADDRESS".to_string(),
         "unix:path=/nonexistent/porthole-test-bus".into(),
     ));
     let daemon = TestDaemon::start_with(options).await;

@@ -4,6 +4,7 @@
 mod api;
 mod cdp;
 mod cookies;
+mod docker;
 mod host;
 mod input;
 mod mcp;

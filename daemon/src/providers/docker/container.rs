@@ -1,0 +1,626 @@
+//! One sidecar container: what it looks like ([`SidecarSpec`], pure and unit-tested), the
+//! engine calls that create, inspect, stop and remove it and its volume, where its gate
+//! listens, the readiness wait, and the [`Rollback`] guard of a failed start.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use bollard::models::{
+    ContainerCreateBody, ContainerInspectResponse, HostConfig, Mount, MountType, PortBinding,
+    VolumeCreateRequest,
+};
+use bollard::query_parameters::{
+    CreateContainerOptionsBuilder, LogsOptionsBuilder, RemoveContainerOptionsBuilder,
+    RemoveVolumeOptionsBuilder, StopContainerOptionsBuilder,
+};
+use bollard::Docker;
+use futures_util::StreamExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::engine::{is_conflict, is_not_found, DockerError};
+use super::LABEL_DAEMON;
+
+/// The sidecar's gate port inside the container (bridge network).
+pub const GATE_PORT: u16 = 9222;
+/// Where the profile volume is mounted and Chromium keeps its user-data dir.
+pub const PROFILE_DIR: &str = "/profile";
+
+/// How the sidecar's gate is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    /// Own network namespace; the gate is published on 127.0.0.1 at a random host port.
+    Bridge,
+    /// The host's network (Linux): the browser reaches the user's localhost servers; the gate
+    /// listens on 127.0.0.1 at a port the daemon picks.
+    Host,
+}
+
+/// Everything that decides how a channel's sidecar container is made.
+#[derive(Debug, Clone)]
+pub struct SidecarSpec {
+    pub name: String,
+    pub image: String,
+    pub labels: HashMap<String, String>,
+    pub secret: String,
+    pub network: Network,
+    /// Host network only: the 127.0.0.1 port the gate listens on.
+    pub host_port: Option<u16>,
+    /// The profile volume, when the profile persists.
+    pub volume: Option<String>,
+    /// Host directories of unpacked extensions, in load order.
+    pub extensions: Vec<PathBuf>,
+    pub screen: (u32, u32),
+    /// Memory cap in MiB (0 = none).
+    pub memory_mb: u64,
+    /// CPU cap (0 = none).
+    pub cpus: f64,
+}
+
+/// Chromium flags the daemon adds to the sidecar's own (DESIGN.md §4).
+const EXTRA_FLAGS: &[&str] = &[
+    "--no-default-browser-check",
+    "--password-store=basic",
+    "--use-mock-keychain",
+];
+
+impl SidecarSpec {
+    /// Arguments after `--`: Chromium's, on top of the sidecar's base flags.
+    pub fn chromium_args(&self) -> Vec<String> {
+        let mut args: Vec<String> = EXTRA_FLAGS.iter().map(|s| s.to_string()).collect();
+        if self.volume.is_some() {
+            args.push(format!("--user-data-dir={PROFILE_DIR}"));
+        }
+        let (width, height) = self.screen;
+        args.push(format!("--window-size={width},{height}"));
+        if self.extensions.is_empty() {
+            args.push("--disable-extensions".to_string());
+        } else {
+            let dirs: Vec<String> = (0..self.extensions.len())
+                .map(|i| format!("/extensions/{i}"))
+                .collect();
+            args.push(format!("--load-extension={}", dirs.join(",")));
+        }
+        args.push("about:blank".to_string());
+        args
+    }
+
+    /// The create request for the engine.
+    pub fn create_body(&self) -> ContainerCreateBody {
+        let mut cmd = vec!["--".to_string()];
+        cmd.extend(self.chromium_args());
+        let mut env = vec![format!("PORTHOLE_SECRET={}", self.secret)];
+        let mut mounts = Vec::new();
+        if let Some(volume) = &self.volume {
+            mounts.push(Mount {
+                target: Some(PROFILE_DIR.to_string()),
+                source: Some(volume.clone()),
+                typ: Some(MountType::VOLUME),
+                read_only: Some(false),
+                ..Default::default()
+            });
+        }
+        for (i, dir) in self.extensions.iter().enumerate() {
+            mounts.push(Mount {
+                target: Some(format!("/extensions/{i}")),
+                source: Some(dir.display().to_string()),
+                typ: Some(MountType::BIND),
+                read_only: Some(true),
+                ..Default::default()
+            });
+        }
+        let mut host = HostConfig {
+            mounts: Some(mounts),
+            memory: (self.memory_mb > 0).then(|| (self.memory_mb * 1024 * 1024) as i64),
+            nano_cpus: (self.cpus > 0.0).then_some((self.cpus * 1e9) as i64),
+            ..Default::default()
+        };
+        let mut exposed = None;
+        match self.network {
+            Network::Bridge => {
+                let port = format!("{GATE_PORT}/tcp");
+                host.port_bindings = Some(HashMap::from([(
+                    port.clone(),
+                    Some(vec![PortBinding {
+                        host_ip: Some("127.0.0.1".to_string()),
+                        host_port: Some(String::new()),
+                    }]),
+                )]));
+                exposed = Some(vec![port]);
+            }
+            Network::Host => {
+                host.network_mode = Some("host".to_string());
+                let port = self.host_port.unwrap_or(GATE_PORT);
+                env.push(format!("PORTHOLE_LISTEN=127.0.0.1:{port}"));
+            }
+        }
+        ContainerCreateBody {
+            image: Some(self.image.clone()),
+            cmd: Some(cmd),
+            env: Some(env),
+            labels: Some(self.labels.clone()),
+            exposed_ports: exposed,
+            host_config: Some(host),
+            ..Default::default()
+        }
+    }
+}
+
+/// Where a running sidecar's gate accepts the daemon.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateAddr {
+    pub port: u16,
+    pub secret: String,
+}
+
+impl GateAddr {
+    /// The browser-level CDP WebSocket through the gate.
+    pub fn ws_url(&self) -> String {
+        format!(
+            "ws://127.0.0.1:{}/{}/devtools/browser",
+            self.port, self.secret
+        )
+    }
+}
+
+/// Reads the gate's port and secret from an inspected container: the 127.0.0.1 binding of
+/// the gate port (bridge) or `PORTHOLE_LISTEN` (host network).
+pub fn gate_addr(info: &ContainerInspectResponse) -> Option<GateAddr> {
+    let env = info.config.as_ref()?.env.as_ref()?;
+    let var = |name: &str| {
+        env.iter()
+            .find_map(|entry| entry.strip_prefix(name)?.strip_prefix('='))
+            .map(str::to_string)
+    };
+    let secret = var("PORTHOLE_SECRET")?;
+    let host_network = info
+        .host_config
+        .as_ref()
+        .and_then(|h| h.network_mode.as_deref())
+        == Some("host");
+    let port = if host_network {
+        var("PORTHOLE_LISTEN")?.rsplit(':').next()?.parse().ok()?
+    } else {
+        let ports = info.network_settings.as_ref()?.ports.as_ref()?;
+        ports
+            .get(&format!("{GATE_PORT}/tcp"))?
+            .as_ref()?
+            .iter()
+            .filter(|b| b.host_ip.as_deref() == Some("127.0.0.1"))
+            .find_map(|b| b.host_port.as_deref()?.parse().ok())?
+    };
+    Some(GateAddr { port, secret })
+}
+
+/// True when the inspected container runs.
+pub fn is_running(info: &ContainerInspectResponse) -> bool {
+    info.state.as_ref().and_then(|s| s.running).unwrap_or(false)
+}
+
+/// The label value, if any.
+pub fn label<'a>(info: &'a ContainerInspectResponse, key: &str) -> Option<&'a str> {
+    info.config
+        .as_ref()?
+        .labels
+        .as_ref()?
+        .get(key)
+        .map(String::as_str)
+}
+
+/// Inspects a container by name or id; `None` when there is none.
+pub async fn inspect(
+    docker: &Docker,
+    name: &str,
+) -> Result<Option<ContainerInspectResponse>, DockerError> {
+    match docker.inspect_container(name, None).await {
+        Ok(info) => Ok(Some(info)),
+        Err(e) if is_not_found(&e) => Ok(None),
+        Err(e) => Err(DockerError::engine(format!("inspect container {name}"), e)),
+    }
+}
+
+/// Creates the container; returns its id.
+pub async fn create(docker: &Docker, spec: &SidecarSpec) -> Result<String, DockerError> {
+    let options = CreateContainerOptionsBuilder::new()
+        .name(&spec.name)
+        .build();
+    let created = docker
+        .create_container(Some(options), spec.create_body())
+        .await
+        .map_err(|e| {
+            if is_not_found(&e) {
+                DockerError::Invalid(format!(
+                    "the sidecar image {} is not there: {e}",
+                    spec.image
+                ))
+            } else {
+                DockerError::engine(format!("create container {}", spec.name), e)
+            }
+        })?;
+    Ok(created.id)
+}
+
+/// Starts a created container.
+pub async fn start(docker: &Docker, id: &str, name: &str) -> Result<(), DockerError> {
+    docker
+        .start_container(id, None)
+        .await
+        .map_err(|e| DockerError::engine(format!("start container {name}"), e))
+}
+
+/// Stops a container (SIGTERM: the sidecar closes Chrome cleanly, cookies flushed; SIGKILL
+/// after `grace`) and removes it. Returns false when there was no such container.
+pub async fn stop_and_remove(
+    docker: &Docker,
+    name: &str,
+    grace: Duration,
+) -> Result<bool, DockerError> {
+    let options = StopContainerOptionsBuilder::new()
+        .t(grace.as_secs() as i32)
+        .build();
+    match docker.stop_container(name, Some(options)).await {
+        Ok(()) => {}
+        Err(e) if is_not_found(&e) => return Ok(false),
+        // 304: already stopped.
+        Err(bollard::errors::Error::DockerResponseServerError {
+            status_code: 304, ..
+        }) => {}
+        Err(e) => tracing::warn!(event = "container_stop_failed", container = name, error = %e),
+    }
+    remove_force(docker, name).await
+}
+
+/// Removes a container at once, running or not. Returns false when there was none.
+pub async fn remove_force(docker: &Docker, name: &str) -> Result<bool, DockerError> {
+    let options = RemoveContainerOptionsBuilder::new().force(true).build();
+    match docker.remove_container(name, Some(options)).await {
+        Ok(()) => Ok(true),
+        Err(e) if is_not_found(&e) => Ok(false),
+        // Removal already in progress (e.g. a concurrent cleanup).
+        Err(e) if is_conflict(&e) => Ok(true),
+        Err(e) => Err(DockerError::engine(format!("remove container {name}"), e)),
+    }
+}
+
+/// The last lines the container wrote, for error messages.
+pub async fn log_tail(docker: &Docker, name: &str, lines: usize) -> String {
+    let options = LogsOptionsBuilder::new()
+        .stdout(true)
+        .stderr(true)
+        .tail(&lines.to_string())
+        .build();
+    let mut stream = docker.logs(name, Some(options));
+    let mut text = String::new();
+    while let Some(Ok(chunk)) = stream.next().await {
+        text.push_str(&chunk.to_string());
+    }
+    text.trim_end().to_string()
+}
+
+/// Makes sure the profile volume exists; returns true when this call created it. A volume
+/// labelled as another daemon's is refused.
+pub async fn ensure_volume(
+    docker: &Docker,
+    name: &str,
+    labels: &HashMap<String, String>,
+) -> Result<bool, DockerError> {
+    match docker.inspect_volume(name).await {
+        Ok(volume) => {
+            check_volume_owner(name, &volume.labels, labels)?;
+            Ok(false)
+        }
+        Err(e) if is_not_found(&e) => {
+            docker
+                .create_volume(VolumeCreateRequest {
+                    name: Some(name.to_string()),
+                    labels: Some(labels.clone()),
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| DockerError::engine(format!("create volume {name}"), e))?;
+            Ok(true)
+        }
+        Err(e) => Err(DockerError::engine(format!("inspect volume {name}"), e)),
+    }
+}
+
+fn check_volume_owner(
+    name: &str,
+    found: &HashMap<String, String>,
+    ours: &HashMap<String, String>,
+) -> Result<(), DockerError> {
+    match (found.get(LABEL_DAEMON), ours.get(LABEL_DAEMON)) {
+        (Some(theirs), Some(ours)) if theirs != ours => Err(DockerError::Invalid(format!(
+            "volume {name} belongs to another Porthole daemon ({LABEL_DAEMON}={theirs}); stop that daemon or use another channel id"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Deletes the profile volume. Returns false when there was none.
+pub async fn remove_volume(
+    docker: &Docker,
+    name: &str,
+    labels: &HashMap<String, String>,
+) -> Result<bool, DockerError> {
+    match docker.inspect_volume(name).await {
+        Ok(volume) => check_volume_owner(name, &volume.labels, labels)?,
+        Err(e) if is_not_found(&e) => return Ok(false),
+        Err(e) => return Err(DockerError::engine(format!("inspect volume {name}"), e)),
+    }
+    let options = RemoveVolumeOptionsBuilder::new().force(true).build();
+    match docker.remove_volume(name, Some(options)).await {
+        Ok(()) => Ok(true),
+        Err(e) if is_not_found(&e) => Ok(false),
+        Err(e) => Err(DockerError::engine(format!("remove volume {name}"), e)),
+    }
+}
+
+/// Asks the gate `GET /<secret>/ready` once.
+pub async fn gate_ready(addr: &GateAddr) -> bool {
+    let probe = async {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", addr.port))
+            .await
+            .ok()?;
+        let request = format!(
+            "GET /{}/ready HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+            addr.secret
+        );
+        stream.write_all(request.as_bytes()).await.ok()?;
+        let mut head = [0u8; 64];
+        let mut read = 0;
+        while read < 12 {
+            let n = stream.read(&mut head[read..]).await.ok()?;
+            if n == 0 {
+                break;
+            }
+            read += n;
+        }
+        let text = String::from_utf8_lossy(&head[..read]).to_string();
+        Some(text.split_whitespace().nth(1) == Some("200"))
+    };
+    matches!(
+        tokio::time::timeout(Duration::from_secs(2), probe).await,
+        Ok(Some(true))
+    )
+}
+
+/// Waits until the gate answers ready, failing early (with the container's last log lines)
+/// when the container stops.
+pub async fn wait_ready(
+    docker: &Docker,
+    name: &str,
+    addr: &GateAddr,
+    within: Duration,
+) -> Result<(), DockerError> {
+    let deadline = Instant::now() + within;
+    let mut delay = Duration::from_millis(50);
+    loop {
+        if gate_ready(addr).await {
+            return Ok(());
+        }
+        let running = inspect(docker, name).await?.is_some_and(|i| is_running(&i));
+        if !running {
+            let tail = log_tail(docker, name, 20).await;
+            return Err(DockerError::NotReady(format!(
+                "the sidecar container {name} stopped before its browser was ready; its last output:\n{tail}"
+            )));
+        }
+        if Instant::now() >= deadline {
+            let tail = log_tail(docker, name, 20).await;
+            return Err(DockerError::NotReady(format!(
+                "the browser in {name} was not ready within {within:?}; its last output:\n{tail}"
+            )));
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_millis(500));
+    }
+}
+
+/// Removes what a start created unless disarmed: on the error path call [`Rollback::run`];
+/// if the start is cancelled instead (its future dropped), `Drop` spawns the same cleanup.
+pub struct Rollback {
+    docker: Docker,
+    container: Option<String>,
+    volume: Option<String>,
+}
+
+impl Rollback {
+    pub fn new(docker: Docker) -> Self {
+        Self {
+            docker,
+            container: None,
+            volume: None,
+        }
+    }
+
+    /// Records a container this start created.
+    pub fn container(&mut self, name: &str) {
+        self.container = Some(name.to_string());
+    }
+
+    /// Records a volume this start created.
+    pub fn volume(&mut self, name: &str) {
+        self.volume = Some(name.to_string());
+    }
+
+    /// The start succeeded: keep everything.
+    pub fn disarm(mut self) {
+        self.container = None;
+        self.volume = None;
+    }
+
+    /// The start failed: remove what it created, now.
+    pub async fn run(mut self) {
+        let (container, volume) = (self.container.take(), self.volume.take());
+        cleanup(self.docker.clone(), container, volume).await;
+    }
+}
+
+impl Drop for Rollback {
+    fn drop(&mut self) {
+        let (container, volume) = (self.container.take(), self.volume.take());
+        if container.is_none() && volume.is_none() {
+            return;
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(cleanup(self.docker.clone(), container, volume));
+        }
+    }
+}
+
+async fn cleanup(docker: Docker, container: Option<String>, volume: Option<String>) {
+    if let Some(name) = container {
+        match remove_force(&docker, &name).await {
+            Ok(_) => tracing::info!(event = "start_rolled_back", container = %name),
+            Err(error) => tracing::warn!(event = "rollback_failed", container = %name, %error),
+        }
+    }
+    if let Some(name) = volume {
+        let options = RemoveVolumeOptionsBuilder::new().force(true).build();
+        if let Err(error) = docker.remove_volume(&name, Some(options)).await {
+            if !is_not_found(&error) {
+                tracing::warn!(event = "rollback_failed", volume = %name, %error);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> SidecarSpec {
+        SidecarSpec {
+            name: "porthole-chrome-a".into(),
+            image: "porthole-chrome:latest".into(),
+            labels: HashMap::from([("porthole.channel".into(), "a".into())]),
+            secret: "s3cret".into(),
+            network: Network::Bridge,
+            host_port: None,
+            volume: Some("porthole-chrome-profile-a".into()),
+            extensions: Vec::new(),
+            screen: (800, 600),
+            memory_mb: 512,
+            cpus: 1.5,
+        }
+    }
+
+    #[test]
+    fn bridge_publishes_the_gate_on_loopback_only_with_a_random_port() {
+        let body = spec().create_body();
+        let host = body.host_config.unwrap();
+        let bindings = host.port_bindings.unwrap();
+        let binding = &bindings["9222/tcp"].as_ref().unwrap()[0];
+        assert_eq!(binding.host_ip.as_deref(), Some("127.0.0.1"));
+        assert_eq!(binding.host_port.as_deref(), Some(""));
+        assert_eq!(host.memory, Some(512 * 1024 * 1024));
+        assert_eq!(host.nano_cpus, Some(1_500_000_000));
+        assert!(body
+            .env
+            .unwrap()
+            .contains(&"PORTHOLE_SECRET=s3cret".to_string()));
+    }
+
+    #[test]
+    fn the_profile_volume_is_mounted_only_when_it_persists() {
+        let body = spec().create_body();
+        let mounts = body.host_config.unwrap().mounts.unwrap();
+        assert_eq!(mounts.len(), 1);
+        assert_eq!(mounts[0].target.as_deref(), Some("/profile"));
+        assert!(spec()
+            .chromium_args()
+            .contains(&"--user-data-dir=/profile".into()));
+        let throwaway = SidecarSpec {
+            volume: None,
+            ..spec()
+        };
+        assert!(throwaway
+            .create_body()
+            .host_config
+            .unwrap()
+            .mounts
+            .unwrap()
+            .is_empty());
+        assert!(!throwaway
+            .chromium_args()
+            .iter()
+            .any(|a| a.starts_with("--user-data-dir")));
+    }
+
+    #[test]
+    fn extensions_are_read_only_binds_loaded_in_order_else_disabled() {
+        assert!(spec()
+            .chromium_args()
+            .contains(&"--disable-extensions".into()));
+        let with = SidecarSpec {
+            extensions: vec!["/x/first".into(), "/y/second".into()],
+            ..spec()
+        };
+        let args = with.chromium_args();
+        assert!(args.contains(&"--load-extension=/extensions/0,/extensions/1".into()));
+        assert!(!args.contains(&"--disable-extensions".into()));
+        let mounts = with.create_body().host_config.unwrap().mounts.unwrap();
+        let binds: Vec<_> = mounts
+            .iter()
+            .filter(|m| m.typ == Some(MountType::BIND))
+            .map(|m| {
+                (
+                    m.source.clone().unwrap(),
+                    m.target.clone().unwrap(),
+                    m.read_only,
+                )
+            })
+            .collect();
+        assert_eq!(
+            binds,
+            vec![
+                ("/x/first".into(), "/extensions/0".into(), Some(true)),
+                ("/y/second".into(), "/extensions/1".into(), Some(true)),
+            ]
+        );
+    }
+
+    #[test]
+    fn host_network_listens_on_loopback_at_the_chosen_port() {
+        let host = SidecarSpec {
+            network: Network::Host,
+            host_port: Some(41234),
+            ..spec()
+        };
+        let body = host.create_body();
+        assert!(body
+            .env
+            .clone()
+            .unwrap()
+            .contains(&"PORTHOLE_LISTEN=127.0.0.1:41234".to_string()));
+        let config = body.host_config.unwrap();
+        assert_eq!(config.network_mode.as_deref(), Some("host"));
+        assert!(config.port_bindings.is_none());
+        let info = ContainerInspectResponse {
+            config: Some(bollard::models::ContainerConfig {
+                env: body.env,
+                ..Default::default()
+            }),
+            host_config: Some(config),
+            ..Default::default()
+        };
+        assert_eq!(
+            gate_addr(&info),
+            Some(GateAddr {
+                port: 41234,
+                secret: "s3cret".into()
+            })
+        );
+    }
+
+    #[test]
+    fn a_volume_of_another_daemon_is_refused() {
+        let ours = HashMap::from([(LABEL_DAEMON.to_string(), "me".to_string())]);
+        let theirs = HashMap::from([(LABEL_DAEMON.to_string(), "you".to_string())]);
+        assert!(check_volume_owner("v", &theirs, &ours).is_err());
+        assert!(check_volume_owner("v", &ours, &ours).is_ok());
+        assert!(check_volume_owner("v", &HashMap::new(), &ours).is_ok());
+    }
+}

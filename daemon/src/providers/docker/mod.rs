@@ -1,0 +1,178 @@
+//! Docker mode (DESIGN.md §4): each channel's browser is a sidecar container
+//! `porthole-chrome-<channel>` with its profile on the named volume
+//! `porthole-chrome-profile-<channel>`.
+//!
+//! - [`engine`]: connecting to the engine (always `negotiate_version()`), error mapping.
+//! - [`container`]: what a sidecar container looks like (pure) and the calls that make,
+//!   inspect, stop and remove one; the rollback guard of a failed start.
+//! - [`image`]: the sidecar image: rebuild rules, the embedded build context, the build.
+//! - [`reaper`]: at daemon start, adopt this daemon's running sidecars, remove stale ones.
+//! - [`provider`]: [`DockerProvider`], the `BrowserProvider` tying these together.
+//!
+//! This module owns only containers, volumes and images that carry the label
+//! `porthole.daemon=<this daemon's id>` (or the image tag it is configured with); it never
+//! touches anything else on the engine. It holds no CDP state.
+
+pub mod container;
+pub mod engine;
+pub mod image;
+pub mod provider;
+pub mod reaper;
+
+pub use container::Network;
+pub use engine::{connect, DockerError};
+pub use image::{ImageManager, ImageSettings, ImageStatus};
+pub use provider::{DockerProvider, DockerSettings};
+
+use std::path::Path;
+
+use crate::channel_id::ChannelId;
+
+/// Label naming the channel of a container or volume.
+pub const LABEL_CHANNEL: &str = "porthole.channel";
+/// Label naming the daemon (its data dir's id) that owns a container or volume.
+pub const LABEL_DAEMON: &str = "porthole.daemon";
+/// Label with the Porthole version that made a container or image.
+pub const LABEL_VERSION: &str = "porthole.version";
+/// Label with the build time of an image (RFC 3339, UTC).
+pub const LABEL_BUILT_AT: &str = "porthole.built_at";
+
+/// This build's version, written into labels.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The container of a channel. Channel ids are already limited to `[A-Za-z0-9_.-]` starting
+/// with a letter or digit (see `channel_id`), which is exactly Docker's name alphabet, and are
+/// used unchanged, so two channels never share a name.
+pub fn container_name(channel: &ChannelId) -> String {
+    format!("porthole-chrome-{channel}")
+}
+
+/// The profile volume of a channel.
+pub fn volume_name(channel: &ChannelId) -> String {
+    format!("porthole-chrome-profile-{channel}")
+}
+
+/// This daemon's id: random, made on first start and kept in `<data_dir>/daemon_id`, so a
+/// restarted daemon recognises the containers of its predecessor and two daemons with
+/// different data dirs never take each other's.
+pub fn load_or_create_daemon_id(data_dir: &Path) -> std::io::Result<String> {
+    let path = data_dir.join("daemon_id");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let id = text.trim();
+        if !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Ok(id.to_string());
+        }
+    }
+    std::fs::create_dir_all(data_dir)?;
+    let id = random_token(16);
+    std::fs::write(&path, format!("{id}\n"))?;
+    Ok(id)
+}
+
+/// A random string of `[a-z0-9]`.
+pub fn random_token(len: usize) -> String {
+    use rand::Rng;
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut rng = rand::rng();
+    (0..len)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+/// How long the engine may take to answer at daemon start before docker mode is off.
+pub const ENGINE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// The image settings the config asks for.
+pub fn image_settings(config: &crate::config::BrowserConfig) -> ImageSettings {
+    ImageSettings {
+        image: config.chrome_image.clone(),
+        base_image: config.base_image.clone(),
+        builder_image: config.builder_image.clone(),
+        pull: config.image_pull,
+        local_base_image: config.local_base_image.clone(),
+        local_builder_image: config.local_builder_image.clone(),
+        extra_labels: config.container_labels.clone().into_iter().collect(),
+        dev: image::is_dev_build(),
+    }
+}
+
+/// Connects to the engine and makes the provider (reaping this daemon's old containers);
+/// `None` with a log line saying why when no engine answers. With `build_now` the image
+/// check (and build, if the rules say so) starts in the background at once.
+pub async fn start_provider(
+    config: &crate::config::BrowserConfig,
+    data_dir: &Path,
+    screen: (u32, u32),
+    build_now: bool,
+) -> Option<std::sync::Arc<DockerProvider>> {
+    let docker = match connect(ENGINE_DEADLINE).await {
+        Ok(docker) => docker,
+        Err(error) => {
+            tracing::warn!(event = "docker_unavailable", %error, "docker mode is off: no Docker engine answers");
+            return None;
+        }
+    };
+    let daemon_id = match load_or_create_daemon_id(data_dir) {
+        Ok(id) => id,
+        Err(error) => {
+            tracing::warn!(event = "docker_unavailable", %error, "docker mode is off: cannot keep the daemon id in the data dir");
+            return None;
+        }
+    };
+    tracing::info!(event = "docker_available", api = %docker.client_version(), daemon_id = %daemon_id);
+    let images = std::sync::Arc::new(ImageManager::new(docker.clone(), image_settings(config)));
+    let provider = DockerProvider::new(
+        docker,
+        images.clone(),
+        DockerSettings {
+            daemon_id,
+            network: config.network,
+            persist_profile: config.persist_profile,
+            extensions: config.extensions.clone(),
+            screen,
+            memory_mb: config.memory_mb,
+            cpus: config.cpus,
+            extra_labels: config.container_labels.clone().into_iter().collect(),
+        },
+    )
+    .await;
+    if build_now {
+        tokio::spawn(async move {
+            // Progress is logged by the manager; a failure is shown again on the next start.
+            let _ = images
+                .ensure(std::sync::Arc::new(|_: &str, _: &str| {}))
+                .await;
+        });
+    }
+    Some(std::sync::Arc::new(provider))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_channel_id() {
+        let channel = ChannelId::parse("team-1.dev_x").unwrap();
+        assert_eq!(container_name(&channel), "porthole-chrome-team-1.dev_x");
+        assert_eq!(
+            volume_name(&channel),
+            "porthole-chrome-profile-team-1.dev_x"
+        );
+        let upper = ChannelId::parse("Team").unwrap();
+        assert_ne!(
+            container_name(&upper),
+            container_name(&ChannelId::parse("team").unwrap())
+        );
+    }
+
+    #[test]
+    fn daemon_id_is_stable_per_data_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = load_or_create_daemon_id(dir.path()).unwrap();
+        assert_eq!(first.len(), 16);
+        assert_eq!(load_or_create_daemon_id(dir.path()).unwrap(), first);
+        let other = tempfile::tempdir().unwrap();
+        assert_ne!(load_or_create_daemon_id(other.path()).unwrap(), first);
+    }
+}

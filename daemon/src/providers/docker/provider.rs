@@ -1,0 +1,354 @@
+//! [`DockerProvider`]: a channel's browser as the sidecar container `porthole-chrome-<channel>`.
+//!
+//! Start: image ready → stale container of ours removed → profile volume → container created
+//! and started → gate found by inspect → readiness with a deadline. A failed start removes the
+//! container and any volume it created ([`Rollback`]). Stop: SIGTERM (the sidecar closes
+//! Chrome cleanly, cookies flushed), then the container is removed; the volume stays until a
+//! profile reset or channel delete. Per-channel serialisation is the caller's
+//! (`ChannelService` holds a lifecycle lock per channel and mode).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bollard::Docker;
+
+use super::container::{self, GateAddr, Network, Rollback, SidecarSpec};
+use super::engine::DockerError;
+use super::image::ImageManager;
+use super::reaper;
+use super::{
+    container_name, random_token, volume_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION,
+};
+use crate::channel_id::ChannelId;
+use crate::mode::Mode;
+use crate::providers::{BrowserProvider, Endpoint, ProgressFn, ProviderError, Removed, Stopped};
+
+/// How long a new sidecar may take until its browser answers.
+const READY_DEADLINE: Duration = Duration::from_secs(45);
+/// SIGTERM-to-SIGKILL time on stop (the sidecar's own grace is 8 s).
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// Settings of the docker provider.
+#[derive(Debug, Clone)]
+pub struct DockerSettings {
+    /// This daemon's id (`porthole.daemon` label).
+    pub daemon_id: String,
+    pub network: Network,
+    pub persist_profile: bool,
+    /// Unpacked extension directories, in load order.
+    pub extensions: Vec<PathBuf>,
+    pub screen: (u32, u32),
+    pub memory_mb: u64,
+    pub cpus: f64,
+    /// Labels added to every container and volume (tests add `porthole.test`).
+    pub extra_labels: HashMap<String, String>,
+}
+
+#[derive(Debug, Clone)]
+struct Running {
+    container: String,
+    addr: GateAddr,
+}
+
+/// Runs each channel's browser in its own sidecar container.
+pub struct DockerProvider {
+    docker: Docker,
+    images: Arc<ImageManager>,
+    settings: DockerSettings,
+    /// Short lock, never held across an await.
+    running: Mutex<HashMap<ChannelId, Running>>,
+}
+
+impl DockerProvider {
+    /// Creates the provider and reaps: this daemon's running sidecars are adopted, its stale
+    /// ones removed (see [`reaper`]).
+    pub async fn new(docker: Docker, images: Arc<ImageManager>, settings: DockerSettings) -> Self {
+        let mut running = HashMap::new();
+        match reaper::reap(&docker, &settings.daemon_id).await {
+            Ok(reaped) => {
+                tracing::info!(
+                    event = "docker_reaped",
+                    adopted = reaped.adopted.len(),
+                    removed = reaped.removed.len()
+                );
+                for (channel, addr) in reaped.adopted {
+                    let container = container_name(&channel);
+                    running.insert(channel, Running { container, addr });
+                }
+            }
+            Err(error) => tracing::warn!(event = "docker_reap_failed", %error),
+        }
+        Self {
+            docker,
+            images,
+            settings,
+            running: Mutex::new(running),
+        }
+    }
+
+    /// The image manager (for the image endpoints).
+    pub fn images(&self) -> &Arc<ImageManager> {
+        &self.images
+    }
+
+    fn labels(&self, channel: &ChannelId) -> HashMap<String, String> {
+        let mut labels = self.settings.extra_labels.clone();
+        labels.insert(LABEL_CHANNEL.to_string(), channel.to_string());
+        labels.insert(LABEL_DAEMON.to_string(), self.settings.daemon_id.clone());
+        labels.insert(LABEL_VERSION.to_string(), VERSION.to_string());
+        labels
+    }
+
+    fn is_ours(&self, info: &bollard::models::ContainerInspectResponse) -> bool {
+        container::label(info, LABEL_DAEMON) == Some(self.settings.daemon_id.as_str())
+    }
+
+    fn registered(&self, channel: &ChannelId) -> Option<Running> {
+        self.running
+            .lock()
+            .expect("docker registry lock")
+            .get(channel)
+            .cloned()
+    }
+
+    /// Creates and starts the container; records what it created in `rollback`.
+    async fn launch(
+        &self,
+        channel: &ChannelId,
+        extensions: Vec<PathBuf>,
+        rollback: &mut Rollback,
+    ) -> Result<GateAddr, DockerError> {
+        let name = container_name(channel);
+        let labels = self.labels(channel);
+        let volume = if self.settings.persist_profile {
+            let volume = volume_name(channel);
+            if container::ensure_volume(&self.docker, &volume, &labels).await? {
+                rollback.volume(&volume);
+            }
+            Some(volume)
+        } else {
+            None
+        };
+        let host_port = match self.settings.network {
+            Network::Host => Some(free_loopback_port()?),
+            Network::Bridge => None,
+        };
+        let spec = SidecarSpec {
+            name: name.clone(),
+            image: self.images.image().to_string(),
+            labels,
+            secret: random_token(32),
+            network: self.settings.network,
+            host_port,
+            volume,
+            extensions,
+            screen: self.settings.screen,
+            memory_mb: self.settings.memory_mb,
+            cpus: self.settings.cpus,
+        };
+        let id = container::create(&self.docker, &spec).await?;
+        rollback.container(&name);
+        tracing::info!(event = "sidecar_created", container = %name, id = %id);
+        container::start(&self.docker, &id, &name).await?;
+        let info = container::inspect(&self.docker, &id)
+            .await?
+            .ok_or_else(|| {
+                DockerError::NotReady(format!("container {name} vanished after start"))
+            })?;
+        let addr = container::gate_addr(&info).ok_or_else(|| {
+            DockerError::NotReady(format!(
+                "container {name} has no gate port published on 127.0.0.1"
+            ))
+        })?;
+        container::wait_ready(&self.docker, &name, &addr, READY_DEADLINE).await?;
+        Ok(addr)
+    }
+
+    async fn stop_container(&self, channel: &ChannelId) -> Result<bool, DockerError> {
+        let name = container_name(channel);
+        match container::inspect(&self.docker, &name).await? {
+            Some(info) if self.is_ours(&info) => {
+                container::stop_and_remove(&self.docker, &name, STOP_GRACE).await
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
+#[async_trait]
+impl BrowserProvider for DockerProvider {
+    fn mode(&self) -> Mode {
+        Mode::Docker
+    }
+
+    async fn ensure_browser(
+        &self,
+        channel: &ChannelId,
+        progress: ProgressFn,
+    ) -> Result<Endpoint, ProviderError> {
+        if let Some(running) = self.registered(channel) {
+            if container::gate_ready(&running.addr).await {
+                return Ok(Endpoint {
+                    ws_url: running.addr.ws_url(),
+                    fresh: false,
+                });
+            }
+            tracing::warn!(event = "sidecar_lost", channel_id = %channel, container = %running.container);
+            self.running
+                .lock()
+                .expect("docker registry lock")
+                .remove(channel);
+            container::remove_force(&self.docker, &running.container)
+                .await
+                .map_err(ProviderError::from)?;
+        }
+        self.images.ensure(progress.clone()).await?;
+        let name = container_name(channel);
+        if let Some(info) = container::inspect(&self.docker, &name).await? {
+            if !self.is_ours(&info) {
+                return Err(ProviderError::Refused(format!(
+                    "a container named {name} exists and does not belong to this Porthole daemon; remove it (docker rm -f {name}) or use another channel id"
+                )));
+            }
+            container::remove_force(&self.docker, &name).await?;
+            tracing::info!(event = "stale_sidecar_removed", container = %name);
+        }
+        let extensions = check_extensions(&self.settings.extensions)?;
+        progress("starting_container", "Starting the browser container");
+        let mut rollback = Rollback::new(self.docker.clone());
+        match self.launch(channel, extensions, &mut rollback).await {
+            Ok(addr) => {
+                rollback.disarm();
+                tracing::info!(event = "sidecar_ready", channel_id = %channel, container = %name, port = addr.port);
+                let ws_url = addr.ws_url();
+                self.running.lock().expect("docker registry lock").insert(
+                    channel.clone(),
+                    Running {
+                        container: name,
+                        addr,
+                    },
+                );
+                Ok(Endpoint {
+                    ws_url,
+                    fresh: true,
+                })
+            }
+            Err(error) => {
+                tracing::warn!(event = "sidecar_start_failed", channel_id = %channel, %error);
+                rollback.run().await;
+                Err(error.into())
+            }
+        }
+    }
+
+    async fn stop_browser(&self, channel: &ChannelId) -> Result<Stopped, ProviderError> {
+        let registered = self
+            .running
+            .lock()
+            .expect("docker registry lock")
+            .remove(channel)
+            .is_some();
+        let removed = self.stop_container(channel).await?;
+        if removed {
+            tracing::info!(event = "sidecar_stopped", channel_id = %channel);
+        }
+        Ok(if removed || registered {
+            Stopped::Stopped
+        } else {
+            Stopped::NotRunning
+        })
+    }
+
+    async fn remove_profile(&self, channel: &ChannelId) -> Result<Removed, ProviderError> {
+        self.stop_browser(channel).await?;
+        let volume = volume_name(channel);
+        let removed =
+            container::remove_volume(&self.docker, &volume, &self.labels(channel)).await?;
+        tracing::info!(event = "profile_volume_removed", channel_id = %channel, volume = %volume, removed);
+        Ok(if removed {
+            Removed::Removed
+        } else {
+            Removed::NotFound
+        })
+    }
+
+    async fn shutdown(&self) {
+        let channels: Vec<ChannelId> = self
+            .running
+            .lock()
+            .expect("docker registry lock")
+            .keys()
+            .cloned()
+            .collect();
+        let stops = channels.iter().map(|channel| self.stop_browser(channel));
+        for result in futures_util::future::join_all(stops).await {
+            if let Err(error) = result {
+                tracing::warn!(event = "sidecar_shutdown_failed", %error);
+            }
+        }
+    }
+}
+
+/// Every configured extension directory, absolute, checked to be a readable directory with a
+/// `manifest.json`; the error names the directory.
+fn check_extensions(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, DockerError> {
+    dirs.iter()
+        .enumerate()
+        .map(|(i, dir)| check_extension(i, dir))
+        .collect()
+}
+
+fn check_extension(index: usize, dir: &Path) -> Result<PathBuf, DockerError> {
+    let fail = |what: String| {
+        DockerError::Invalid(format!(
+            "extension directory {} (browser.extensions[{index}]) {what}; fix or remove it in the config",
+            dir.display()
+        ))
+    };
+    let absolute = std::fs::canonicalize(dir).map_err(|e| fail(format!("cannot be read: {e}")))?;
+    std::fs::read_dir(&absolute).map_err(|e| fail(format!("cannot be listed: {e}")))?;
+    if !absolute.join("manifest.json").is_file() {
+        return Err(fail("has no manifest.json".to_string()));
+    }
+    Ok(absolute)
+}
+
+/// A free 127.0.0.1 port for a host-network sidecar's gate.
+fn free_loopback_port() -> Result<u16, DockerError> {
+    std::net::TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .map_err(|e| DockerError::Invalid(format!("cannot find a free port on 127.0.0.1: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extension_dirs_are_checked_and_named_in_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good");
+        std::fs::create_dir(&good).unwrap();
+        std::fs::write(good.join("manifest.json"), "{}").unwrap();
+        let bare = dir.path().join("bare");
+        std::fs::create_dir(&bare).unwrap();
+        let missing = dir.path().join("missing");
+        assert_eq!(
+            check_extensions(std::slice::from_ref(&good)).unwrap(),
+            vec![std::fs::canonicalize(&good).unwrap()]
+        );
+        let error = check_extensions(&[good.clone(), missing.clone()])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(&missing.display().to_string()), "{error}");
+        assert!(error.contains("browser.extensions[1]"), "{error}");
+        let error = check_extensions(std::slice::from_ref(&bare))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("manifest.json"), "{error}");
+    }
+}

@@ -1,0 +1,101 @@
+//! At daemon start: find the containers labelled with this daemon's id, adopt the running
+//! sidecars of this version that still answer (a daemon killed with SIGKILL leaves them
+//! running), and remove every other one. Containers without this daemon's label are never
+//! looked at: the engine filters by label.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bollard::query_parameters::ListContainersOptionsBuilder;
+use bollard::Docker;
+
+use super::container::{self, GateAddr};
+use super::engine::DockerError;
+use super::{container_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION};
+use crate::channel_id::ChannelId;
+
+/// What the reaper found.
+#[derive(Debug, Default)]
+pub struct Reaped {
+    /// Running sidecars taken over, by channel.
+    pub adopted: HashMap<ChannelId, GateAddr>,
+    /// Names of the containers removed.
+    pub removed: Vec<String>,
+}
+
+/// Adopts or removes every container labelled `porthole.daemon=<daemon_id>`.
+pub async fn reap(docker: &Docker, daemon_id: &str) -> Result<Reaped, DockerError> {
+    let filters = HashMap::from([(
+        "label".to_string(),
+        vec![format!("{LABEL_DAEMON}={daemon_id}")],
+    )]);
+    let options = ListContainersOptionsBuilder::new()
+        .all(true)
+        .filters(&filters)
+        .build();
+    let found = docker
+        .list_containers(Some(options))
+        .await
+        .map_err(|e| DockerError::engine("list this daemon's containers", e))?;
+    let mut reaped = Reaped::default();
+    for summary in found {
+        let Some(id) = summary.id else { continue };
+        // Belt and braces: the engine filtered by label; check it again before touching it.
+        let labels = summary.labels.unwrap_or_default();
+        if labels.get(LABEL_DAEMON).map(String::as_str) != Some(daemon_id) {
+            continue;
+        }
+        let name = summary
+            .names
+            .and_then(|names| names.first().cloned())
+            .unwrap_or_default()
+            .trim_start_matches('/')
+            .to_string();
+        if let Some((channel, addr)) = adoptable(docker, &id, &name, &labels).await {
+            tracing::info!(event = "sidecar_adopted", channel_id = %channel, container = %name);
+            reaped.adopted.insert(channel, addr);
+            continue;
+        }
+        match container::remove_force(docker, &id).await {
+            Ok(_) => {
+                tracing::info!(event = "stale_sidecar_removed", container = %name);
+                reaped.removed.push(name);
+            }
+            Err(error) => {
+                tracing::warn!(event = "stale_sidecar_remove_failed", container = %name, %error)
+            }
+        }
+    }
+    Ok(reaped)
+}
+
+/// A container is adopted when it is this version's sidecar of a valid channel, under the
+/// channel's own name, running, and its gate answers.
+async fn adoptable(
+    docker: &Docker,
+    id: &str,
+    name: &str,
+    labels: &HashMap<String, String>,
+) -> Option<(ChannelId, GateAddr)> {
+    let channel = ChannelId::parse(labels.get(LABEL_CHANNEL)?).ok()?;
+    if labels.get(LABEL_VERSION).map(String::as_str) != Some(VERSION)
+        || name != container_name(&channel)
+    {
+        return None;
+    }
+    let info = container::inspect(docker, id).await.ok()??;
+    if !container::is_running(&info) {
+        return None;
+    }
+    let addr = container::gate_addr(&info)?;
+    let answered = tokio::time::timeout(Duration::from_secs(3), async {
+        loop {
+            if container::gate_ready(&addr).await {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    answered.is_ok().then_some((channel, addr))
+}

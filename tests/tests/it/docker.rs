@@ -1,0 +1,629 @@
+//! Docker mode against the real engine and the real sidecar image: frames, the loopback-only
+//! gate, profiles on volumes across idle stops and restarts, reset/delete, extensions, the
+//! reaper, rollback of failed starts, a killed sidecar, and a real image build.
+//!
+//! Everything a test creates carries `porthole.test=<tag>` and is removed by a
+//! [`DockerCleanup`] guard even when the test fails; channel names are unique per test.
+
+use std::time::Duration;
+
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::docker::{
+    self, docker, ensure_image, inspect_container, labelled_containers, unique, volume_exists,
+    DockerCleanup,
+};
+use porthole_tests::pages::PageServer;
+use porthole_tests::pane::Pane;
+use serde_json::{json, Value};
+
+fn container(channel: &str) -> String {
+    format!("porthole-chrome-{channel}")
+}
+
+fn volume(channel: &str) -> String {
+    format!("porthole-chrome-profile-{channel}")
+}
+
+async fn gone(name: String) {
+    porthole_tests::eventually(
+        &format!("container {name} to be removed"),
+        Duration::from_secs(30),
+        || {
+            let name = name.clone();
+            async move { inspect_container(&name).is_none().then_some(()) }
+        },
+    )
+    .await;
+}
+
+/// Navigates the pane's active tab and waits for the page title.
+async fn navigate(pane: &Pane, url: &str, title: &str) {
+    let mark = pane.mark();
+    pane.send(json!({"type": "navigate", "url": url}));
+    pane.message_where(&format!("page {title:?}"), mark, |m| {
+        m["type"] == "page_info" && m["title"] == title
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_sidecar_streams_frames_and_its_gate_is_loopback_only_and_secret() {
+    ensure_image().await;
+    let tag = unique("dk-frames");
+    let _cleanup = DockerCleanup::new(&tag);
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({}))).await;
+    let (_, health) = daemon.get("/api/health").await;
+    assert_eq!(health["docker"], true, "{health}");
+    assert_eq!(health["default_mode"], "docker");
+
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(&tag).await;
+    let frame = pane.watch().await;
+    assert!(frame.starts_with(&[0xff, 0xd8]), "a JPEG frame");
+
+    let info = inspect_container(&container(&tag)).expect("the sidecar runs");
+    let labels = &info["Config"]["Labels"];
+    assert_eq!(labels["porthole.channel"], tag.as_str());
+    assert_eq!(labels["porthole.test"], tag.as_str());
+    assert_eq!(labels["porthole.version"], env!("CARGO_PKG_VERSION"));
+    assert!(labels["porthole.daemon"]
+        .as_str()
+        .is_some_and(|d| !d.is_empty()));
+    let bindings = info["HostConfig"]["PortBindings"]["9222/tcp"]
+        .as_array()
+        .expect("the gate port is published");
+    assert!(
+        bindings.iter().all(|b| b["HostIp"] == "127.0.0.1"),
+        "{bindings:?}"
+    );
+    let published = info["NetworkSettings"]["Ports"]["9222/tcp"]
+        .as_array()
+        .expect("published ports");
+    assert!(
+        published.iter().all(|b| b["HostIp"] == "127.0.0.1"),
+        "{published:?}"
+    );
+    // Profile on the named volume, extensions off.
+    let mounts = info["Mounts"].as_array().unwrap();
+    assert_eq!(mounts.len(), 1, "{mounts:?}");
+    assert_eq!(mounts[0]["Name"], volume(&tag).as_str());
+    assert_eq!(mounts[0]["Destination"], "/profile");
+    let args: Vec<&str> = info["Args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(args.contains(&"--disable-extensions"), "{args:?}");
+    assert_eq!(info["HostConfig"]["Memory"], 2048u64 * 1024 * 1024);
+
+    // Without the secret the gate refuses; with it, it forwards.
+    let (port, secret) = docker::gate(&info).expect("gate");
+    let gate = format!("127.0.0.1:{port}");
+    for path in [
+        "/json/version".to_string(),
+        "/devtools/browser".to_string(),
+        format!("/{}x/ready", secret),
+        "/ready".to_string(),
+    ] {
+        let (status, _) = porthole_tests::pages::http_request("GET", &gate, &path, &[], None).await;
+        assert_eq!(status, 403, "{path}");
+    }
+    let (status, _) =
+        porthole_tests::pages::http_request("GET", &gate, &format!("/{secret}/ready"), &[], None)
+            .await;
+    assert_eq!(status, 200);
+
+    let (status, image) = daemon.get("/api/browser/image").await;
+    assert_eq!(status, 200, "{image}");
+    assert_eq!(image["present"], true);
+    assert_eq!(image["image"], docker::IMAGE);
+    assert!(image["labels"]["porthole.version"].is_string(), "{image}");
+}
+
+#[tokio::test]
+async fn a_profile_survives_idle_removal_and_restarts_and_reset_and_delete_remove_it() {
+    ensure_image().await;
+    let tag = unique("dk-profile");
+    let _cleanup = DockerCleanup::new(&tag);
+    let pages = PageServer::start().await;
+    let options = DaemonOptions {
+        idle_timeout_secs: 1,
+        ..docker::options(&tag, json!({"network": "host"}))
+    };
+    let daemon = TestDaemon::start_with(options.clone()).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let tab = pane.start(&tag).await;
+    navigate(&pane, &pages.url("/input"), "Input page").await;
+    let probe = docker::probe(&container(&tag)).await;
+    probe
+        .eval(
+            &tab,
+            "document.cookie = 'remember=me; max-age=86400; path=/'; document.cookie",
+        )
+        .await;
+    drop(probe);
+    let first_id = inspect_container(&container(&tag)).unwrap()["Id"].clone();
+
+    // Idle: the container is stopped and removed, the volume stays.
+    drop(pane);
+    gone(container(&tag)).await;
+    assert!(volume_exists(&volume(&tag)));
+
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let tab = pane.start(&tag).await;
+    assert_ne!(
+        inspect_container(&container(&tag)).unwrap()["Id"],
+        first_id,
+        "a new container"
+    );
+    navigate(&pane, &pages.url("/second"), "Second page").await;
+    let probe = docker::probe(&container(&tag)).await;
+    assert_eq!(probe.eval(&tab, "document.cookie").await, "remember=me");
+    drop(probe);
+    drop(pane);
+
+    // Daemon shutdown stops its sidecars; a restart finds the profile again.
+    let data = daemon.stop().await;
+    assert!(
+        inspect_container(&container(&tag)).is_none(),
+        "the sidecar outlived the daemon"
+    );
+    let daemon = TestDaemon::start_in(data, options).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let tab = pane.start(&tag).await;
+    navigate(&pane, &pages.url("/second"), "Second page").await;
+    let probe = docker::probe(&container(&tag)).await;
+    assert_eq!(probe.eval(&tab, "document.cookie").await, "remember=me");
+    drop(probe);
+
+    // Reset: container and volume go, the pane hears it.
+    let mark = pane.mark();
+    let (status, body) = daemon
+        .post("/api/browser/profile/reset", &json!({"channel_id": tag}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["removed"], true);
+    pane.next_of("stopped", mark).await;
+    assert!(inspect_container(&container(&tag)).is_none());
+    assert!(!volume_exists(&volume(&tag)));
+
+    // A fresh start has a fresh profile; delete removes it again.
+    let tab = pane.start(&tag).await;
+    navigate(&pane, &pages.url("/second"), "Second page").await;
+    let probe = docker::probe(&container(&tag)).await;
+    assert_eq!(probe.eval(&tab, "document.cookie").await, "");
+    drop(probe);
+    assert!(volume_exists(&volume(&tag)));
+    let (status, _) = daemon.delete(&format!("/api/browser/channels/{tag}")).await;
+    assert_eq!(status, 204);
+    assert!(inspect_container(&container(&tag)).is_none());
+    assert!(!volume_exists(&volume(&tag)));
+}
+
+/// A tiny MV3 extension whose content script marks every page it runs on.
+fn write_extension(dir: &std::path::Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("manifest.json"),
+        json!({
+            "manifest_version": 3,
+            "name": "porthole test marker",
+            "version": "1.0",
+            "content_scripts": [{"matches": ["<all_urls>"], "js": ["mark.js"], "run_at": "document_end"}]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("mark.js"),
+        "document.documentElement.dataset.portholeExtension = 'loaded';",
+    )
+    .unwrap();
+}
+
+#[tokio::test]
+async fn an_extension_is_mounted_read_only_and_runs_and_a_throwaway_profile_mounts_nothing() {
+    ensure_image().await;
+    let tag = unique("dk-ext");
+    let _cleanup = DockerCleanup::new(&tag);
+    let pages = PageServer::start().await;
+    let dir = porthole_tests::TempDir::new("extension");
+    let extension = dir.path().join("marker");
+    write_extension(&extension);
+    let daemon = TestDaemon::start_with(docker::options(
+        &tag,
+        json!({"network": "host", "persist_profile": false, "extensions": [extension]}),
+    ))
+    .await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let tab = pane.start(&tag).await;
+
+    let info = inspect_container(&container(&tag)).expect("the sidecar runs");
+    let mounts = info["Mounts"].as_array().unwrap();
+    assert_eq!(mounts.len(), 1, "only the extension: {mounts:?}");
+    assert_eq!(mounts[0]["Type"], "bind");
+    assert_eq!(mounts[0]["Destination"], "/extensions/0");
+    assert_eq!(mounts[0]["RW"], false);
+    assert!(!volume_exists(&volume(&tag)));
+    assert_eq!(info["HostConfig"]["NetworkMode"], "host");
+
+    navigate(&pane, &pages.url("/input"), "Input page").await;
+    let probe = docker::probe(&container(&tag)).await;
+    probe
+        .eval_until(
+            &tab,
+            "document.documentElement.dataset.portholeExtension || ''",
+            json!("loaded"),
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn a_failed_start_leaves_no_container_or_volume_behind() {
+    ensure_image().await;
+    let tag = unique("dk-fail");
+    let _cleanup = DockerCleanup::new(&tag);
+    // An image without the sidecar: the container is created, then cannot start.
+    let daemon = TestDaemon::start_with(docker::options(
+        &tag,
+        json!({"chrome_image": "porthole-base:bookworm"}),
+    ))
+    .await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "start", "channel_id": tag}));
+    let error = pane.next_of("error", mark).await;
+    assert_eq!(error["code"], "browser_failed", "{error}");
+    assert!(labelled_containers(&tag).is_empty());
+    assert!(
+        !volume_exists(&volume(&tag)),
+        "the new volume is rolled back"
+    );
+    assert!(daemon.log().contains("start_rolled_back"));
+    drop(pane);
+    drop(daemon);
+
+    // An extension dir that vanished: a clear error naming it, nothing created.
+    let dir = porthole_tests::TempDir::new("extension");
+    let extension = dir.path().join("gone");
+    write_extension(&extension);
+    let daemon =
+        TestDaemon::start_with(docker::options(&tag, json!({"extensions": [extension]}))).await;
+    std::fs::remove_dir_all(&extension).unwrap();
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "start", "channel_id": tag}));
+    let error = pane.next_of("error", mark).await;
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains(&extension.display().to_string()),
+        "{message}"
+    );
+    assert!(labelled_containers(&tag).is_empty());
+}
+
+#[tokio::test]
+async fn stale_sidecars_are_reaped_running_ones_adopted_and_foreign_ones_left_alone() {
+    ensure_image().await;
+    let tag = unique("dk-reap");
+    let mut cleanup = DockerCleanup::new(&tag);
+    let mut daemon = TestDaemon::start_with(docker::options(&tag, json!({}))).await;
+    let kept = format!("{tag}-kept");
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(&kept).await;
+    drop(pane);
+    let kept_id = inspect_container(&container(&kept)).unwrap()["Id"].clone();
+    let daemon_id = std::fs::read_to_string(daemon.data.path().join("daemon_id"))
+        .unwrap()
+        .trim()
+        .to_string();
+    // A daemon killed outright leaves its sidecar running.
+    daemon.kill_hard().await;
+
+    let stale = format!("{tag}-stale");
+    let create = |name: &str, labels: &[String]| {
+        let mut args = vec!["create".to_string(), "--name".to_string(), name.to_string()];
+        for label in labels {
+            args.push("--label".into());
+            args.push(label.clone());
+        }
+        args.extend(["porthole-base:bookworm".to_string(), "true".to_string()]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert!(docker(&args).0, "docker create {name}");
+    };
+    create(
+        &container(&stale),
+        &[
+            format!("porthole.daemon={daemon_id}"),
+            format!("porthole.channel={stale}"),
+            format!("porthole.test={tag}"),
+        ],
+    );
+    let other_daemon = format!("porthole-test-other-{tag}");
+    create(
+        &other_daemon,
+        &[
+            "porthole.daemon=someone-else".to_string(),
+            format!("porthole.test={tag}"),
+        ],
+    );
+    let foreign = format!("porthole-test-foreign-{tag}");
+    cleanup.names.push(foreign.clone());
+    create(&foreign, &[]);
+
+    let data = std::mem::replace(
+        &mut daemon.data,
+        porthole_tests::TempDir(Default::default()),
+    );
+    drop(daemon);
+    let daemon = TestDaemon::start_in(data, docker::options(&tag, json!({}))).await;
+    // The reaper ran before the daemon printed its URL.
+    assert!(
+        inspect_container(&container(&stale)).is_none(),
+        "stale one reaped"
+    );
+    assert!(
+        inspect_container(&foreign).is_some(),
+        "foreign one untouched"
+    );
+    assert!(
+        inspect_container(&other_daemon).is_some(),
+        "another daemon's untouched"
+    );
+    let adopted = inspect_container(&container(&kept)).expect("running sidecar adopted");
+    assert_eq!(adopted["Id"], kept_id);
+
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(&kept).await;
+    pane.watch().await;
+    assert_eq!(
+        inspect_container(&container(&kept)).unwrap()["Id"],
+        kept_id,
+        "the adopted container serves the channel"
+    );
+    assert!(daemon.log().contains("sidecar_adopted"));
+}
+
+#[tokio::test]
+async fn a_killed_sidecar_is_reported_and_the_next_start_brings_a_new_one_on_the_same_profile() {
+    ensure_image().await;
+    let tag = unique("dk-kill");
+    let _cleanup = DockerCleanup::new(&tag);
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({}))).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(&tag).await;
+    pane.watch().await;
+    let first = inspect_container(&container(&tag)).unwrap()["Id"].clone();
+    let mark = pane.mark();
+    assert!(docker(&["kill", &container(&tag)]).0);
+    let error = pane.next_of("error", mark).await;
+    assert_eq!(error["code"], "browser_gone", "{error}");
+    pane.next_of("stopped", mark).await;
+    pane.start(&tag).await;
+    pane.watch().await;
+    let second = inspect_container(&container(&tag)).unwrap();
+    assert_ne!(second["Id"], first);
+    assert_eq!(second["Mounts"][0]["Name"], volume(&tag).as_str());
+}
+
+#[tokio::test]
+async fn without_an_engine_the_daemon_falls_back_to_local_mode() {
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        mode: "docker",
+        env: vec![(
+            "DOCKER_HOST".to_string(),
+            "unix:///nonexistent/docker.sock".to_string(),
+        )],
+        ..Default::default()
+    })
+    .await;
+    let (_, health) = daemon.get("/api/health").await;
+    assert_eq!(health["docker"], false, "{health}");
+    assert_eq!(health["default_mode"], "local");
+    let (status, body) = daemon.get("/api/browser/image").await;
+    assert_eq!(status, 409, "{body}");
+    assert!(daemon.log().contains("docker_unavailable"));
+}
+
+#[tokio::test]
+async fn a_missing_image_is_built_with_progress_to_the_pane() {
+    ensure_image().await;
+    let tag = unique("dk-build");
+    let _cleanup = DockerCleanup::new(&tag);
+    let image = format!("porthole-chrome-test-{tag}:latest");
+    // image_pull on: no registry answers here, so the build falls back to the local bases.
+    let mut options = docker::options(&tag, json!({"chrome_image": image}));
+    options.config["browser"]["image_pull"] = json!(true);
+    let daemon = TestDaemon::start_with(options).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "start", "channel_id": tag}));
+    pane.message_where("build progress", mark, |m| {
+        m["type"] == "progress" && m["stage"] == "building_image"
+    })
+    .await;
+    let (_, status) = daemon.get("/api/browser/image").await;
+    assert_eq!(status["building"], true, "{status}");
+    pane.wait("the build and start", Duration::from_secs(600), |r| {
+        r.messages
+            .iter()
+            .skip(mark)
+            .find(|m| m["type"] == "started" || m["type"] == "error")
+            .cloned()
+    })
+    .await;
+    let started = pane.next_of("started", mark).await;
+    assert_eq!(started["channel_id"], tag.as_str());
+    pane.watch().await;
+    let (_, status) = daemon.get("/api/browser/image").await;
+    assert_eq!(status["present"], true, "{status}");
+    assert_eq!(status["building"], false);
+    assert_eq!(
+        status["labels"]["porthole.version"],
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(status["labels"]["porthole.built_at"].is_string());
+    assert!(daemon.log().contains("base_image_fallback"));
+    // The container runs the new image.
+    let info = inspect_container(&container(&tag)).unwrap();
+    assert_eq!(info["Config"]["Image"], image.as_str());
+    drop(pane);
+    drop(daemon);
+    // The guard removes the image (it carries porthole.test); containers first.
+    for name in labelled_containers(&tag) {
+        docker(&["rm", "-f", &name]);
+    }
+}
+
+#[tokio::test]
+async fn an_image_build_is_token_protected_and_a_missing_base_is_a_clear_error() {
+    let tag = unique("dk-nobase");
+    let _cleanup = DockerCleanup::new(&tag);
+    let image = format!("porthole-chrome-test-{tag}:latest");
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        mode: "local",
+        ..docker::options(
+            &tag,
+            json!({
+                "chrome_image": image,
+                "base_image": format!("porthole-test-missing-{tag}:none"),
+                "local_base_image": format!("porthole-test-missing-local-{tag}:none"),
+            }),
+        )
+    })
+    .await;
+    let (status, _) = porthole_tests::pages::http_request(
+        "POST",
+        &daemon.addr,
+        "/api/browser/image/build",
+        &[],
+        Some(String::new()),
+    )
+    .await;
+    assert_eq!(status, 401);
+    let (status, body) = daemon.post("/api/browser/image/build", &json!({})).await;
+    assert_eq!(status, 202, "{body}");
+    let failed =
+        porthole_tests::eventually("the build to fail", Duration::from_secs(60), || async {
+            let (_, status) = daemon.get("/api/browser/image").await;
+            (status["building"] == false && status["last_error"].is_string()).then_some(status)
+        })
+        .await;
+    let message = failed["last_error"].as_str().unwrap();
+    assert!(message.contains("base-images.sh"), "{message}");
+    assert_eq!(failed["present"], false);
+    let (_, doc) = daemon.get("/api/openapi.json").await;
+    assert!(doc["paths"]["/api/browser/image"].is_object());
+    assert!(doc["paths"]["/api/browser/image/build"].is_object());
+}
+
+/// Start-to-first-frame in docker mode (container absent) against a bare `docker run` of the
+/// same image + CDP connect through the gate + first screencast frame, in the same run.
+/// Prints the figures; asserts nothing about time. `cargo test -p porthole-tests --test it --
+/// --ignored --nocapture docker::start_to_first_frame`.
+#[tokio::test]
+#[ignore = "a measurement, not a test: run with --ignored --nocapture"]
+async fn start_to_first_frame() {
+    use std::time::Instant;
+    ensure_image().await;
+    let tag = unique("dk-bench");
+    let _cleanup = DockerCleanup::new(&tag);
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({}))).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let mut porthole = Vec::new();
+    for _ in 0..3 {
+        let started = Instant::now();
+        pane.start(&tag).await;
+        pane.watch().await;
+        porthole.push(started.elapsed());
+        let mark = pane.mark();
+        pane.send(json!({"type": "stop", "channel_id": tag}));
+        pane.next_of("stopped", mark).await;
+        gone(container(&tag)).await;
+    }
+    let mut bare = Vec::new();
+    for i in 0..3 {
+        let name = format!("{tag}-bare-{i}");
+        let started = Instant::now();
+        let label = format!("porthole.test={tag}");
+        let (ok, _) = docker(&[
+            "run",
+            "-d",
+            "--name",
+            &name,
+            "--label",
+            &label,
+            "-p",
+            "127.0.0.1::9222",
+            "-e",
+            "PORTHOLE_SECRET=benchsecret",
+            docker::IMAGE,
+            "--",
+            "--window-size=800,600",
+            "--disable-extensions",
+            "about:blank",
+        ]);
+        assert!(ok, "docker run");
+        let info = inspect_container(&name).unwrap();
+        let (port, secret) = docker::gate(&info).unwrap();
+        let url = format!("ws://127.0.0.1:{port}/{secret}/devtools/browser");
+        let cdp = porthole_tests::eventually("bare CDP", Duration::from_secs(30), || {
+            let url = url.clone();
+            async move {
+                porthole::cdp::CdpConnection::connect(&url, Duration::from_secs(2))
+                    .await
+                    .ok()
+            }
+        })
+        .await;
+        let target = porthole_tests::eventually("a page", Duration::from_secs(10), || {
+            let cdp = cdp.clone();
+            async move {
+                let targets = cdp.call("Target.getTargets", json!({})).await.ok()?;
+                targets["targetInfos"]
+                    .as_array()?
+                    .iter()
+                    .find(|t| t["type"] == "page")
+                    .map(|t| t["targetId"].as_str().unwrap().to_string())
+            }
+        })
+        .await;
+        let attached = cdp
+            .call(
+                "Target.attachToTarget",
+                json!({"targetId": target, "flatten": true}),
+            )
+            .await
+            .unwrap();
+        let session = attached["sessionId"].as_str().unwrap().to_string();
+        let mut events = cdp.subscribe();
+        cdp.call_on(
+            &session,
+            "Page.startScreencast",
+            json!({"format": "jpeg", "quality": 60}),
+        )
+        .await
+        .unwrap();
+        tokio::time::timeout(Duration::from_secs(20), async {
+            while let Ok(event) = events.recv().await {
+                if event.method == "Page.screencastFrame" {
+                    return;
+                }
+            }
+        })
+        .await
+        .expect("a bare frame");
+        bare.push(started.elapsed());
+        docker(&["rm", "-f", &name]);
+    }
+    let median = |v: &mut Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let (p, b) = (median(&mut porthole), median(&mut bare));
+    println!(
+        "docker mode start→first frame: median {p:?} (runs {porthole:?}); bare docker run + CDP + frame: median {b:?} (runs {bare:?}); ratio {:.2}",
+        p.as_secs_f64() / b.as_secs_f64()
+    );
+}
