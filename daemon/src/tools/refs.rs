@@ -4,8 +4,10 @@
 //! ref. Numbers are never reused in a tab: each snapshot starts where the tab's last one ended
 //! (the [`RefBook`] here), so a ref from an older document cannot name an element of a newer
 //! one — it fails with "call read_page again" instead of clicking the wrong element. Refs of an
-//! out-of-process (cross-origin) iframe live in that frame's session; the book remembers which
-//! ranges belong to which frame.
+//! out-of-process (cross-origin) iframe live in that frame's own document; the book remembers
+//! which ranges belong to which frame and the one CDP session kept open to it, reused by every
+//! later `read_page` while the frame lives (a document keeps the refs it issued, so a frame's
+//! refs can come from any of its earlier ranges).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -15,15 +17,24 @@ use serde_json::Value;
 use super::driver::{helper_on, Tab};
 use super::error::ToolError;
 
-/// Where a range of refs lives.
+/// An out-of-process frame and the refs issued in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrameRefs {
-    pub lo: u64,
-    pub hi: u64,
-    /// The out-of-process iframe's flat session.
+    /// Ranges `[lo, hi)` of ref numbers issued in this frame, oldest first.
+    pub ranges: Vec<(u64, u64)>,
+    /// The frame's target id (its frame id).
+    pub target_id: String,
+    /// Our flat session to the frame, kept for the frame's life.
     pub session_id: String,
     /// The ref of the `<iframe>` element in the main frame.
     pub iframe_ref: String,
+}
+
+impl FrameRefs {
+    /// Whether ref number `n` was issued in this frame.
+    pub fn issued(&self, n: u64) -> bool {
+        self.ranges.iter().any(|&(lo, hi)| (lo..hi).contains(&n))
+    }
 }
 
 /// Per tab: the next ref number and the ranges issued in out-of-process frames.
@@ -83,7 +94,7 @@ pub fn locate(tab: &Tab, r: &str) -> Result<(String, Option<String>), ToolError>
     Ok(book
         .frames
         .iter()
-        .find(|f| (f.lo..f.hi).contains(&n))
+        .find(|f| f.issued(n))
         .map(|f| (f.session_id.clone(), Some(f.iframe_ref.clone())))
         .unwrap_or_else(|| (tab.session_id.clone(), None)))
 }

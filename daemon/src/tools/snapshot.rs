@@ -1,7 +1,8 @@
 //! `read_page` and `find`: a compact accessibility-style tree, one element per line with a
 //! ref, across same-origin iframes and open shadow roots (walked by `page.js`) and
 //! out-of-process cross-origin iframes (each snapshotted in its own CDP session and spliced in
-//! under its `<iframe>`), cut at `max_chars` with a note.
+//! under its `<iframe>`), cut at `max_chars` with a note. A frame's session is kept for the
+//! frame's life and reused by later reads; sessions of frames that are gone are detached.
 
 use porthole_mcp::vocabulary::{FindArgs, ReadPageArgs, ReadPageFilter};
 use porthole_mcp::ToolOutput;
@@ -24,9 +25,16 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
     let opts = json!({"filter": filter, "depth": args.depth, "base": book.next, "indent": 0});
     let main = tab.helper("snapshot", std::slice::from_ref(&opts)).await?;
     book.next = book.next.max(main["next"].as_u64().unwrap_or(1));
-    book.frames.clear();
+    // Frames read last time; those still in the page keep their session, the rest are let go.
+    let mut earlier = std::mem::take(&mut book.frames);
     let mut lines: Vec<String> = strings(&main["lines"]);
-    for frame in main["frames"].as_array().cloned().unwrap_or_default() {
+    let frames = main["frames"].as_array().cloned().unwrap_or_default();
+    let owners = if frames.is_empty() {
+        Vec::new()
+    } else {
+        frame_owners(tab).await
+    };
+    for frame in frames {
         let iframe_ref = frame["ref"].as_str().unwrap_or_default().to_string();
         let depth = frame["depth"].as_u64().unwrap_or(1);
         let mark = format!("{FRAME_MARK}{iframe_ref}");
@@ -34,22 +42,29 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
             continue;
         };
         let indent = "  ".repeat(depth as usize);
-        let replacement = match cross_origin_frame(tab, &iframe_ref).await {
-            Some(session_id) => {
+        let target = owners
+            .iter()
+            .find(|(_, owner)| *owner == iframe_ref)
+            .map(|(target, _)| target.clone());
+        let replacement = match target {
+            Some(target_id) => {
+                let prior = earlier
+                    .iter()
+                    .position(|f| f.target_id == target_id)
+                    .map(|i| earlier.swap_remove(i));
                 let lo = book.next;
                 let mut child_opts = opts.clone();
                 child_opts["base"] = json!(lo);
                 child_opts["indent"] = json!(depth);
-                match helper_on(tab.cdp(), &session_id, "snapshot", &[child_opts]).await {
-                    Ok(child) => {
+                match snapshot_frame(tab, &target_id, prior, &child_opts).await {
+                    Ok((mut entry, child)) => {
                         let hi = child["next"].as_u64().unwrap_or(lo).max(lo);
                         book.next = hi;
-                        book.frames.push(FrameRefs {
-                            lo,
-                            hi,
-                            session_id,
-                            iframe_ref: iframe_ref.clone(),
-                        });
+                        if hi > lo {
+                            entry.ranges.push((lo, hi));
+                        }
+                        entry.iframe_ref = iframe_ref.clone();
+                        book.frames.push(entry);
                         strings(&child["lines"])
                             .into_iter()
                             .map(|l| {
@@ -70,6 +85,9 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
             )],
         };
         lines.splice(at..=at, replacement);
+    }
+    for gone in earlier {
+        detach(tab, &gone.target_id, &gone.session_id).await;
     }
     refs::store(tab, book);
     let header = format!(
@@ -151,17 +169,103 @@ pub fn cap(text: &str, max: usize) -> (String, Option<String>) {
     (cut, Some(note))
 }
 
-/// Attaches to the out-of-process frame whose `<iframe>` has ref `iframe_ref` in the main
-/// frame; its flat session id, or `None` when it cannot be found.
-async fn cross_origin_frame(tab: &Tab, iframe_ref: &str) -> Option<String> {
+/// Snapshots the out-of-process frame `target_id` in the session kept from an earlier
+/// `read_page` (`prior`), or in a new one when there is none or it no longer answers.
+async fn snapshot_frame(
+    tab: &Tab,
+    target_id: &str,
+    prior: Option<FrameRefs>,
+    opts: &Value,
+) -> Result<(FrameRefs, Value), ToolError> {
+    let mut ranges = Vec::new();
+    if let Some(prior) = prior {
+        match helper_on(
+            tab.cdp(),
+            &prior.session_id,
+            "snapshot",
+            std::slice::from_ref(opts),
+        )
+        .await
+        {
+            Ok(child) => return Ok((prior, child)),
+            Err(e) => {
+                tracing::debug!(event = "frame_session_lost", target_id, error = %e);
+                detach(tab, target_id, &prior.session_id).await;
+                ranges = prior.ranges;
+            }
+        }
+    }
+    let attached = tab
+        .cdp()
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": target_id, "flatten": true}),
+        )
+        .await?;
+    let session_id = attached["sessionId"]
+        .as_str()
+        .ok_or_else(|| ToolError::msg("the browser gave no session for the frame"))?
+        .to_string();
+    tracing::debug!(event = "frame_session_attached", target_id, session_id = %session_id);
+    match helper_on(
+        tab.cdp(),
+        &session_id,
+        "snapshot",
+        std::slice::from_ref(opts),
+    )
+    .await
+    {
+        Ok(child) => Ok((
+            FrameRefs {
+                ranges,
+                target_id: target_id.to_string(),
+                session_id,
+                iframe_ref: String::new(),
+            },
+            child,
+        )),
+        Err(e) => {
+            detach(tab, target_id, &session_id).await;
+            Err(e)
+        }
+    }
+}
+
+/// Lets go of a frame session (best effort: the frame may be gone, and its session with it).
+async fn detach(tab: &Tab, target_id: &str, session_id: &str) {
+    let result = tab
+        .cdp()
+        .call(
+            "Target.detachFromTarget",
+            json!({ "sessionId": session_id }),
+        )
+        .await;
+    tracing::debug!(
+        event = "frame_session_detached",
+        target_id,
+        session_id,
+        was_attached = result.is_ok()
+    );
+}
+
+/// The out-of-process frames of this tab's page: `(target id, ref of its <iframe>)` for each
+/// whose `<iframe>` got a ref in the main frame's snapshot.
+async fn frame_owners(tab: &Tab) -> Vec<(String, String)> {
+    const GROUP: &str = "porthole-frame-owners";
     let cdp = tab.cdp();
-    let targets = cdp.call("Target.getTargets", json!({})).await.ok()?;
+    let Ok(targets) = cdp.call("Target.getTargets", json!({})).await else {
+        return Vec::new();
+    };
+    let mut owners = Vec::new();
     let mut dom_enabled = false;
     for info in targets["targetInfos"].as_array().into_iter().flatten() {
         if info["type"] != "iframe" {
             continue;
         }
-        let frame_id = info["targetId"].as_str()?;
+        let Some(frame_id) = info["targetId"].as_str() else {
+            continue;
+        };
+        // Frames of other tabs are not owned by a node of this one, and fail here.
         let mut owner = cdp
             .call_on(
                 &tab.session_id,
@@ -185,7 +289,7 @@ async fn cross_origin_frame(tab: &Tab, iframe_ref: &str) -> Option<String> {
             .call_on(
                 &tab.session_id,
                 "DOM.resolveNode",
-                json!({"backendNodeId": owner["backendNodeId"]}),
+                json!({"backendNodeId": owner["backendNodeId"], "objectGroup": GROUP}),
             )
             .await
         else {
@@ -205,19 +309,18 @@ async fn cross_origin_frame(tab: &Tab, iframe_ref: &str) -> Option<String> {
         else {
             continue;
         };
-        if r["result"]["value"].as_str() != Some(iframe_ref) {
-            continue;
+        if let Some(r) = r["result"]["value"].as_str() {
+            owners.push((frame_id.to_string(), r.to_string()));
         }
-        let attached = cdp
-            .call(
-                "Target.attachToTarget",
-                json!({"targetId": frame_id, "flatten": true}),
-            )
-            .await
-            .ok()?;
-        return attached["sessionId"].as_str().map(str::to_string);
     }
-    None
+    let _ = cdp
+        .call_on(
+            &tab.session_id,
+            "Runtime.releaseObjectGroup",
+            json!({ "objectGroup": GROUP }),
+        )
+        .await;
+    owners
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 //! 3. Local mode start-to-first-frame vs a bare Chromium launch + CDP + first frame.
 //! 4. A 2 s, 120 Hz wheel stream: last event to the frame that shows the final scroll, through
 //!    the daemon (coalescing) vs raw CDP dispatching every event.
+//! 5. The MCP tools: an 8-step agent script through `porthole mcp-host-browser` vs the same
+//!    steps in raw CDP ([`porthole_tests::bench_mcp`]).
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -384,6 +386,11 @@ async fn wheel_raw(pages: &PageServer) -> Duration {
 
 #[tokio::main]
 async fn main() {
+    // `porthole-bench mcp` runs the MCP part alone.
+    if std::env::args().nth(1).as_deref() == Some("mcp") {
+        porthole_tests::bench_mcp::run().await;
+        return;
+    }
     let pages = PageServer::start().await;
     let daemon = TestDaemon::start().await;
     println!("Porthole bench — ratios against a baseline measured in the same run\n");
@@ -399,4 +406,6 @@ async fn main() {
         through.as_secs_f64() / raw.as_secs_f64().max(0.001)
     );
     daemon.stop().await;
+    println!();
+    porthole_tests::bench_mcp::run().await;
 }

@@ -13,13 +13,13 @@ use serde_json::json;
 use super::harness::{call, connect, err, eval, eval_until, image, ok, ref_of};
 
 /// The "user's" Chrome: killed (by pid) when dropped.
-struct UserChrome {
+pub(super) struct UserChrome {
     child: tokio::process::Child,
-    profile: TempDir,
+    pub(super) profile: TempDir,
 }
 
 impl UserChrome {
-    async fn start(first_url: &str) -> Self {
+    pub(super) async fn start(first_url: &str) -> Self {
         let profile = TempDir::new("user-chrome");
         let child = tokio::process::Command::new("chromium")
             .args([
@@ -53,7 +53,7 @@ impl Drop for UserChrome {
 }
 
 /// Arguments and an environment in which the well-known Chrome dirs are empty.
-fn host_args(
+pub(super) fn host_args(
     home: &TempDir,
     dirs: &[&std::path::Path],
     extra: &[&str],

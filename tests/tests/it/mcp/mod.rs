@@ -4,5 +4,6 @@
 
 mod harness;
 mod host;
+mod oopif;
 mod pages;
 mod proxy;

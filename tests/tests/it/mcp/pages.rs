@@ -1,5 +1,6 @@
 //! The pages the MCP tests act on, served on 127.0.0.1:0 by the test.
 
+use axum::http::HeaderMap;
 use axum::response::Html;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -50,12 +51,49 @@ pub const SECOND_PAGE: &str = r#"<!doctype html><html><head><title>Second page</
 pub const USER_PAGE: &str = r#"<!doctype html><html><head><title>User tab</title></head>
 <body><p>The user's own work</p></body></html>"#;
 
+/// A page on `127.0.0.1:<port>` whose iframe comes from `localhost:<port>`: another origin
+/// and another site, so Chromium runs it out of process. The frame is placed away from the
+/// top-left corner, so a click that ignored its offset would miss. `window.frameLoads` records
+/// each frame document that loaded (it posts its query string).
+pub const XSITE_PAGE: &str = r#"<!doctype html><html><head><title>Cross-site page</title>
+<style>body{font:16px sans-serif;margin:8px}#x{margin:30px 0 0 140px;width:320px;height:140px;border:4px solid #888;padding:6px}</style></head><body>
+<button id="top" onclick="this.textContent='Top clicked'">Top button</button>
+<iframe id="x" title="Cross frame" src="http://localhost:{PORT}/xframe?v=1"></iframe>
+<script>
+ window.frameLoads = [];
+ addEventListener('message', e => { if (String(e.data).startsWith('xframe:')) frameLoads.push(String(e.data).slice(7)); });
+</script></body></html>"#;
+
+/// The cross-site frame's document; `?v=` names its version.
+pub const XFRAME_PAGE: &str = r#"<!doctype html><html><head><title>Cross frame</title>
+<style>body{margin:0;font:16px sans-serif}#xb{margin:20px 0 0 60px}</style></head><body>
+<button id="xb" onclick="this.textContent='Clicked inside'">Cross button</button>
+<label>Cross name <input id="xname"></label>
+<script>
+ const v = new URLSearchParams(location.search).get('v') || '';
+ if (v !== '1') document.getElementById('xb').textContent = 'Cross button v' + v;
+ parent.postMessage('xframe:' + v, '*');
+</script></body></html>"#;
+
 pub async fn serve() -> std::net::SocketAddr {
     let app = Router::new()
         .route("/form", get(|| async { Html(FORM_PAGE) }))
         .route("/frame", get(|| async { Html(FRAME_PAGE) }))
         .route("/second", get(|| async { Html(SECOND_PAGE) }))
         .route("/user", get(|| async { Html(USER_PAGE) }))
+        .route(
+            "/xsite",
+            get(|headers: HeaderMap| async move {
+                let port = headers
+                    .get("host")
+                    .and_then(|h| h.to_str().ok())
+                    .and_then(|h| h.rsplit_once(':'))
+                    .map(|(_, port)| port.to_string())
+                    .unwrap_or_default();
+                Html(XSITE_PAGE.replace("{PORT}", &port))
+            }),
+        )
+        .route("/xframe", get(|| async { Html(XFRAME_PAGE) }))
         .route(
             "/api/data",
             get(|| async { Json(serde_json::json!({"n": 42})) }),
