@@ -161,7 +161,7 @@ async fn serve(config: Config, paths: Paths) -> anyhow::Result<()> {
 }
 
 fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<()> {
-    init_stdio_logging(args.log.as_deref())?;
+    porthole_mcp::stdio_logging::init_stdio_logging(args.log.as_deref())?;
     let mut user_data_dirs = args.user_data_dirs;
     user_data_dirs.extend(config.browser.host.user_data_dirs.iter().cloned());
     let options = porthole::tools::host::HostBrowserOptions {
@@ -175,26 +175,4 @@ fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<
     };
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(porthole::tools::host::serve(options))
-}
-
-/// Logs for a stdio MCP server: a file when given, else stderr — never stdout.
-fn init_stdio_logging(log: Option<&std::path::Path>) -> anyhow::Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
-    match log {
-        Some(path) => {
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .with_context(|| format!("cannot open log file {}", path.display()))?;
-            builder
-                .with_ansi(false)
-                .with_writer(std::sync::Mutex::new(file))
-                .init();
-        }
-        None => builder.with_writer(std::io::stderr).init(),
-    }
-    Ok(())
 }

@@ -17,6 +17,7 @@ pub mod backend;
 pub mod proxy;
 pub mod screenshot_file;
 pub mod server;
+pub mod stdio_logging;
 pub mod tools;
 pub mod vocabulary;
 pub mod wire;

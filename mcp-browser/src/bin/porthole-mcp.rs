@@ -42,33 +42,6 @@ struct Cli {
     call_timeout_ms: u64,
 }
 
-fn init_logging(log: Option<&PathBuf>) -> anyhow::Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
-    match log {
-        Some(path) => {
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .with_context(|| format!("cannot open log file {}", path.display()))?;
-            builder
-                .with_ansi(false)
-                .with_writer(std::sync::Mutex::new(file))
-                .init();
-        }
-        None => {
-            use std::io::IsTerminal as _;
-            builder
-                .with_ansi(std::io::stderr().is_terminal())
-                .with_writer(std::io::stderr)
-                .init();
-        }
-    }
-    Ok(())
-}
-
 fn token(cli: &Cli) -> anyhow::Result<String> {
     if let Some(path) = &cli.token_file {
         let token = std::fs::read_to_string(path)
@@ -103,7 +76,7 @@ async fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
-    init_logging(cli.log.as_ref())?;
+    porthole_mcp::stdio_logging::init_stdio_logging(cli.log.as_deref())?;
     let token = token(&cli)?;
     let backend = HttpProxyBackend::new(cli.api.clone(), cli.channel.clone(), token)?;
     let options = ServerOptions {
