@@ -406,15 +406,24 @@
     return false;
   }
 
-  // Resolves once the DOM has been quiet for `quietMs`, or after `maxMs`.
-  function quiet(quietMs, maxMs) {
+  // Resolves once `frames` rendering frames in a row passed without a DOM mutation (so what an
+  // action changed, synchronously or in a follow-up task or frame, is in place), or after
+  // `maxMs`. A hidden document gets no animation frames; 16 ms timers stand in for them.
+  function quiet(frames, maxMs) {
     return new Promise((resolve) => {
-      let timer;
-      const done = () => { obs.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(true); };
-      const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, quietMs); });
-      obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-      timer = setTimeout(done, quietMs);
+      let calm = 0, dirty = false, finished = false;
+      const obs = new MutationObserver(() => { dirty = true; });
+      const done = () => { if (finished) return; finished = true; obs.disconnect(); clearTimeout(cap); resolve(true); };
       const cap = setTimeout(done, maxMs);
+      const tick = () => {
+        if (finished) return;
+        if (dirty) { dirty = false; calm = 0; } else if (++calm >= frames) { done(); return; }
+        next();
+      };
+      // The timeout after the frame lets tasks queued by the frame's callbacks run first.
+      const next = () => document.hidden ? setTimeout(tick, 16) : requestAnimationFrame(() => setTimeout(tick, 0));
+      obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      next();
     });
   }
 

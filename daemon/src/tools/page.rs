@@ -20,7 +20,7 @@ use super::waits;
 pub async fn navigate(tab: &Tab, args: &NavigateArgs) -> Result<ToolOutput, ToolError> {
     let before = waits::before(tab).await;
     tab.browser.navigate(&args.url).await?;
-    waits::settle(tab, before).await;
+    waits::settle_navigation(tab, before).await;
     finish_load(tab, "Loaded", args.wait()).await
 }
 
@@ -33,7 +33,7 @@ pub async fn history(tab: &Tab, step: i64) -> Result<ToolOutput, ToolError> {
             "Cannot go {which}: there is no page {which} in this tab's history."
         )));
     }
-    waits::settle(tab, before).await;
+    waits::settle_navigation(tab, before).await;
     finish_load(
         tab,
         if step < 0 {
@@ -50,7 +50,7 @@ pub async fn history(tab: &Tab, step: i64) -> Result<ToolOutput, ToolError> {
 pub async fn reload(tab: &Tab) -> Result<ToolOutput, ToolError> {
     let before = waits::before(tab).await;
     tab.browser.reload().await?;
-    waits::settle(tab, before).await;
+    waits::settle_navigation(tab, before).await;
     finish_load(tab, "Reloaded", None).await
 }
 

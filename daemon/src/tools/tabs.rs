@@ -72,7 +72,7 @@ pub async fn new_tab(
                 ToolError::from(e)
             )));
         }
-        waits::settle(&tab, before).await;
+        waits::settle_navigation(&tab, before).await;
     }
     Ok(ToolOutput::text(format!(
         "Opened a new tab and made it active.\n{}",

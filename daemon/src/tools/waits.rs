@@ -1,8 +1,9 @@
 //! Waiting, without fixed sleeps: `wait_for_selector` / `wait_for_text` polled every 250 ms
 //! until they match or `wait_timeout_ms` passes (a timeout is an error), and settling after an
-//! action — a navigation it started is followed to its load, then the DOM must be quiet
-//! briefly — with a report of what changed (URL, title, new tabs, dialogs, which are accepted
-//! so the page does not hang).
+//! action — until the DOM has been quiet for a couple of rendering frames, and, if the action
+//! started a navigation of the main frame (seen in the tab's events by then), until that
+//! navigation's load — with a report of what changed (URL, title, new tabs, dialogs, which are
+//! accepted so the page does not hang).
 
 use std::time::{Duration, Instant};
 
@@ -14,14 +15,19 @@ use super::driver::Tab;
 use super::error::ToolError;
 use crate::cdp::CdpEvent;
 
-/// How long an action may take to start a navigation before we call it DOM-only.
+/// How long an explicit navigation (navigate, history, reload) may take to show its first
+/// event; it ends at that event, so it only costs time when nothing navigates.
 const NAVIGATION_GRACE: Duration = Duration::from_millis(150);
 /// The longest we follow a navigation to its load event.
 const LOAD_DEADLINE: Duration = Duration::from_secs(10);
-/// DOM quiet: no mutation for this long …
-const QUIET: Duration = Duration::from_millis(100);
-/// … or at most this long.
-const QUIET_MAX: Duration = Duration::from_millis(1500);
+/// DOM quiet: this many rendering frames in a row without a mutation …
+const QUIET_FRAMES: u32 = 2;
+/// … or at most this long (a page that animates forever).
+const QUIET_MAX: Duration = Duration::from_millis(500);
+/// The longest we wait for a tab the action opened to be listed.
+const NEW_TAB_DEADLINE: Duration = Duration::from_secs(2);
+/// How often the tab list is looked at meanwhile.
+const NEW_TAB_POLL: Duration = Duration::from_millis(10);
 
 /// The state of a tab before an action.
 pub struct Before {
@@ -50,61 +56,153 @@ pub async fn before(tab: &Tab) -> Before {
     }
 }
 
-/// Waits until the page reflects the action and says what changed (empty when nothing did).
-pub async fn settle(tab: &Tab, mut before: Before) -> Vec<String> {
-    let mut notes = Vec::new();
-    let session = tab.session_id.clone();
-    // 1. Did the action start a navigation of the main frame? Follow it to its load.
-    let mut navigating = false;
-    let grace_end = Instant::now() + NAVIGATION_GRACE;
-    let mut load_end = None;
-    loop {
-        let end = load_end.unwrap_or(grace_end);
-        let Some(event) = next_event(&mut before.events, &session, end).await else {
-            break;
-        };
-        if handle_dialog(tab, &event, &mut notes).await {
-            continue;
-        }
+/// What the tab's events said about the main frame since [`before`].
+#[derive(Default)]
+struct Seen {
+    /// A navigation of the main frame was requested or started.
+    navigating: bool,
+    /// … and it loaded (or stayed within the document).
+    loaded: bool,
+    /// The page opened a window.
+    window_open: bool,
+}
+
+impl Seen {
+    fn observe(&mut self, tab: &Tab, event: &CdpEvent) {
+        let main_frame = event.params["frameId"].as_str() == Some(tab.target_id.as_str());
         match event.method.as_str() {
             "Page.frameStartedLoading"
             | "Page.frameRequestedNavigation"
             | "Page.frameStartedNavigating"
-                if !navigating && event.params["frameId"].as_str() == Some(&tab.target_id) =>
+                if main_frame =>
             {
-                navigating = true;
-                load_end = Some(Instant::now() + LOAD_DEADLINE);
+                self.navigating = true;
+                self.loaded = false;
             }
-            "Page.loadEventFired" | "Page.navigatedWithinDocument" if navigating => break,
-            "Page.frameStoppedLoading"
-                if navigating && event.params["frameId"].as_str() == Some(&tab.target_id) =>
-            {
-                break
+            "Page.navigatedWithinDocument" if main_frame => {
+                self.navigating = true;
+                self.loaded = true;
             }
+            "Page.loadEventFired" if self.navigating => self.loaded = true,
+            "Page.frameStoppedLoading" if self.navigating && main_frame => self.loaded = true,
+            "Page.windowOpen" => self.window_open = true,
             _ => {}
         }
     }
-    // 2. DOM quiet (a dialog opening meanwhile is answered so the wait ends).
+}
+
+/// After an input action (click, typing, a form fill): waits until the page reflects it and
+/// says what changed (empty when nothing did). No fixed window: the DOM-quiet wait in the page
+/// is also the round trip after which any navigation the action requested (even from a
+/// `setTimeout(0)` handler) has shown up in the tab's events; only then is its load awaited.
+pub async fn settle(tab: &Tab, mut before: Before) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut seen = Seen::default();
+    quiet(tab, &mut before, &mut seen, &mut notes).await;
+    if seen.navigating {
+        follow_load(tab, &mut before, &mut seen, &mut notes).await;
+        if seen.loaded {
+            quiet(tab, &mut before, &mut seen, &mut notes).await;
+        }
+    }
+    if seen.window_open {
+        wait_new_tab(tab, &before).await;
+    }
+    changes(tab, &before, notes).await
+}
+
+/// After an explicit navigation (navigate, history, reload): follows it to its load, then
+/// waits for DOM quiet, and says what changed.
+pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut seen = Seen::default();
+    // The first event ends the grace at once; a history step with no navigation ends it.
+    let grace_end = Instant::now() + NAVIGATION_GRACE;
+    while !seen.navigating {
+        let Some(event) = next_event(&mut before.events, &tab.session_id, grace_end).await else {
+            break;
+        };
+        if !handle_dialog(tab, &event, &mut notes).await {
+            seen.observe(tab, &event);
+        }
+    }
+    if seen.navigating {
+        follow_load(tab, &mut before, &mut seen, &mut notes).await;
+    }
+    quiet(tab, &mut before, &mut seen, &mut notes).await;
+    changes(tab, &before, notes).await
+}
+
+/// Waits (up to [`LOAD_DEADLINE`]) until the navigation in `seen` loaded.
+async fn follow_load(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<String>) {
+    let end = Instant::now() + LOAD_DEADLINE;
+    while !seen.loaded {
+        let Some(event) = next_event(&mut before.events, &tab.session_id, end).await else {
+            break;
+        };
+        if !handle_dialog(tab, &event, notes).await {
+            seen.observe(tab, &event);
+        }
+    }
+}
+
+/// Runs the in-page DOM-quiet wait, answering dialogs that open meanwhile (so it can end) and
+/// noting navigation events; then takes in the events that arrived before its reply.
+async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<String>) {
     let quiet_js = format!(
         "({}).quiet({}, {})",
         super::driver::PAGE_JS,
-        QUIET.as_millis(),
+        QUIET_FRAMES,
         QUIET_MAX.as_millis()
     );
-    let quiet = tab.eval(&quiet_js, QUIET_MAX + Duration::from_secs(2));
+    let deadline = QUIET_MAX + Duration::from_secs(2);
+    let end = Instant::now() + deadline;
+    let quiet = tab.eval(&quiet_js, deadline);
     tokio::pin!(quiet);
     loop {
         tokio::select! {
-            _ = &mut quiet => break,
-            event = next_event(&mut before.events, &session, Instant::now() + QUIET_MAX + Duration::from_secs(2)) => {
-                match event {
-                    Some(event) => { handle_dialog(tab, &event, &mut notes).await; }
-                    None => break,
+            biased;
+            event = next_event(&mut before.events, &tab.session_id, end) => match event {
+                Some(event) => {
+                    if !handle_dialog(tab, &event, notes).await {
+                        seen.observe(tab, &event);
+                    }
                 }
-            }
+                None => break,
+            },
+            _ = &mut quiet => break,
         }
     }
-    // 3. What changed.
+    // Events are delivered in the order Chrome sent them, so whatever the page did before the
+    // reply is queued by now.
+    loop {
+        match before.events.try_recv() {
+            Ok(event) if event.session_id.as_deref() == Some(tab.session_id.as_str()) => {
+                if !handle_dialog(tab, &event, notes).await {
+                    seen.observe(tab, &event);
+                }
+            }
+            Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) => {}
+            Err(_) => break,
+        }
+    }
+}
+
+/// Waits until the tab list shows a tab that was not there before (the session learns of new
+/// targets from its own events), up to [`NEW_TAB_DEADLINE`].
+async fn wait_new_tab(tab: &Tab, before: &Before) {
+    let end = Instant::now() + NEW_TAB_DEADLINE;
+    while Instant::now() < end {
+        let (tabs, _) = tab.browser.tab_infos();
+        if tabs.iter().any(|t| !before.tabs.contains(&t.target_id)) {
+            return;
+        }
+        tokio::time::sleep(NEW_TAB_POLL).await;
+    }
+}
+
+/// What changed since `before`: URL, title, new tabs; after `notes` (dialogs).
+async fn changes(tab: &Tab, before: &Before, mut notes: Vec<String>) -> Vec<String> {
     if let Ok((url, title)) = tab.location().await {
         if url != before.url {
             notes.push(format!("URL changed: {url}"));

@@ -7,3 +7,4 @@ mod host;
 mod oopif;
 mod pages;
 mod proxy;
+mod settle;

@@ -75,12 +75,23 @@ pub const XFRAME_PAGE: &str = r#"<!doctype html><html><head><title>Cross frame</
  parent.postMessage('xframe:' + v, '*');
 </script></body></html>"#;
 
+/// Actions whose effect comes a little after the input: text set in the next animation frame
+/// (as a framework would render it), a navigation started from a `setTimeout(0)` handler, and
+/// a button that changes nothing.
+pub const SETTLE_PAGE: &str = r#"<!doctype html><html><head><title>Settle page</title></head><body>
+<button id="frame" onclick="requestAnimationFrame(()=>requestAnimationFrame(()=>{document.getElementById('out').textContent='Rendered later'}))">Render later</button>
+<button id="soon" onclick="setTimeout(()=>{location.href='/second'},0)">Go soon</button>
+<button id="noop">Do nothing</button>
+<span id="out">Not yet</span>
+</body></html>"#;
+
 pub async fn serve() -> std::net::SocketAddr {
     let app = Router::new()
         .route("/form", get(|| async { Html(FORM_PAGE) }))
         .route("/frame", get(|| async { Html(FRAME_PAGE) }))
         .route("/second", get(|| async { Html(SECOND_PAGE) }))
         .route("/user", get(|| async { Html(USER_PAGE) }))
+        .route("/settle", get(|| async { Html(SETTLE_PAGE) }))
         .route(
             "/xsite",
             get(|headers: HeaderMap| async move {
