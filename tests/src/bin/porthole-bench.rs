@@ -9,6 +9,9 @@
 //!    the daemon (coalescing) vs raw CDP dispatching every event.
 //! 5. The MCP tools: an 8-step agent script through `porthole mcp-host-browser` vs the same
 //!    steps in raw CDP ([`porthole_tests::bench_mcp`]).
+//! 6. Docker mode start-to-first-frame (container absent; second start after an idle stop;
+//!    container stopped) vs a bare `docker run` of the sidecar image + CDP + first frame
+//!    ([`porthole_tests::bench_docker`]); skipped when no Docker engine answers.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -386,10 +389,15 @@ async fn wheel_raw(pages: &PageServer) -> Duration {
 
 #[tokio::main]
 async fn main() {
-    // `porthole-bench mcp` runs the MCP part alone.
-    if std::env::args().nth(1).as_deref() == Some("mcp") {
-        porthole_tests::bench_mcp::run().await;
-        return;
+    // `porthole-bench mcp` / `porthole-bench docker` run one part alone.
+    match std::env::args().nth(1).as_deref() {
+        Some("mcp") => return porthole_tests::bench_mcp::run().await,
+        Some("docker") => return porthole_tests::bench_docker::run().await,
+        Some(other) => {
+            eprintln!("porthole-bench: unknown part {other:?}; use `mcp`, `docker` or nothing");
+            std::process::exit(2);
+        }
+        None => {}
     }
     let pages = PageServer::start().await;
     let daemon = TestDaemon::start().await;
@@ -408,4 +416,6 @@ async fn main() {
     daemon.stop().await;
     println!();
     porthole_tests::bench_mcp::run().await;
+    println!();
+    porthole_tests::bench_docker::run().await;
 }

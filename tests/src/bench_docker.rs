@@ -1,0 +1,274 @@
+//! `make bench`, docker part: docker-mode start → first frame through the daemon, with the
+//! sidecar image present, beside a bare `docker run` of the same image + CDP connect through the
+//! sidecar's gate + first screencast frame, in the same run; median of [`RUNS`] each, the cases
+//! taking turns so the machine's noise falls on all of them alike.
+//!
+//! Cases through the daemon:
+//! - container absent: a new channel (no container, no profile volume yet);
+//! - second start after an idle stop: the daemon removes a sidecar whenever it stops one, so
+//!   this is a new container on the kept profile volume;
+//! - container stopped outside the daemon (`docker stop`): the daemon finds it stopped, removes
+//!   it and creates a new one.
+//!
+//! Also printed for reference: a bare `docker start` of a stopped container + CDP + frame, what
+//! reusing stopped containers could cost instead.
+//!
+//! Everything created carries `porthole.test=<tag>` and is removed by a [`DockerCleanup`] guard,
+//! also when the bench panics. Skipped with one line when no Docker engine answers.
+
+use std::time::{Duration, Instant};
+
+use porthole::cdp::CdpConnection;
+use serde_json::json;
+
+use crate::daemon::{DaemonOptions, TestDaemon};
+use crate::docker::{self, docker, ensure_image, inspect_container, unique, DockerCleanup};
+use crate::pane::Pane;
+
+/// Measured runs per case.
+const RUNS: usize = 3;
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The engine's version when `docker version` reaches a daemon, else why not.
+fn engine() -> Result<String, String> {
+    match std::process::Command::new("docker")
+        .args(["version", "--format", "{{.Server.Version}}"])
+        .output()
+    {
+        Ok(out) if out.status.success() => Ok(String::from_utf8_lossy(&out.stdout).trim().into()),
+        Ok(out) => Err(String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .next()
+            .unwrap_or("docker version failed")
+            .to_string()),
+        Err(e) => Err(format!("the docker CLI does not run: {e}")),
+    }
+}
+
+fn container(channel: &str) -> String {
+    format!("porthole-chrome-{channel}")
+}
+
+async fn gone(name: &str) {
+    crate::eventually(
+        &format!("container {name} to be removed"),
+        Duration::from_secs(60),
+        || async { inspect_container(name).is_none().then_some(()) },
+    )
+    .await;
+}
+
+/// Start → first frame through the daemon on a pane.
+async fn through_daemon(pane: &Pane, channel: &str) -> f64 {
+    let started = Instant::now();
+    pane.start(channel).await;
+    pane.watch().await;
+    ms(started.elapsed())
+}
+
+/// Connects through the gate of a running bare container and waits for the first screencast
+/// frame of its page.
+async fn bare_first_frame(name: &str) {
+    let info = inspect_container(name).expect("the bare container exists");
+    let (port, secret) = docker::gate(&info).expect("the bare container publishes its gate");
+    let url = format!("ws://127.0.0.1:{port}/{secret}/devtools/browser");
+    let cdp = crate::eventually("bare CDP", Duration::from_secs(45), || {
+        let url = url.clone();
+        async move {
+            CdpConnection::connect(&url, Duration::from_secs(2))
+                .await
+                .ok()
+        }
+    })
+    .await;
+    let target = crate::eventually("a page", Duration::from_secs(20), || {
+        let cdp = cdp.clone();
+        async move {
+            let targets = cdp.call("Target.getTargets", json!({})).await.ok()?;
+            targets["targetInfos"]
+                .as_array()?
+                .iter()
+                .find(|t| t["type"] == "page")
+                .and_then(|t| t["targetId"].as_str())
+                .map(str::to_string)
+        }
+    })
+    .await;
+    let attached = cdp
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": target, "flatten": true}),
+        )
+        .await
+        .unwrap();
+    let session = attached["sessionId"].as_str().unwrap().to_string();
+    let mut events = cdp.subscribe();
+    cdp.call_on(
+        &session,
+        "Page.startScreencast",
+        json!({"format": "jpeg", "quality": 60}),
+    )
+    .await
+    .unwrap();
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while let Ok(event) = events.recv().await {
+            if event.method == "Page.screencastFrame" {
+                return;
+            }
+        }
+    })
+    .await
+    .expect("a bare frame within 20 s");
+}
+
+/// `docker run` of the sidecar image as the daemon would (gate on 127.0.0.1, same window and
+/// flags, no profile volume) + CDP + first frame; then stopped (not removed) and `docker
+/// start`ed + CDP + frame again. Returns (run, start) in ms; removes the container.
+async fn bare(tag: &str, name: &str) -> (f64, f64) {
+    let label = format!("porthole.test={tag}");
+    let started = Instant::now();
+    let (ok, _) = docker(&[
+        "run",
+        "-d",
+        "--name",
+        name,
+        "--label",
+        &label,
+        "-p",
+        "127.0.0.1::9222",
+        "-e",
+        "PORTHOLE_SECRET=benchsecret",
+        docker::IMAGE,
+        "--",
+        "--window-size=800,600",
+        "--disable-extensions",
+        "about:blank",
+    ]);
+    assert!(ok, "docker run {name}");
+    bare_first_frame(name).await;
+    let run = ms(started.elapsed());
+    assert!(docker(&["stop", "-t", "10", name]).0, "docker stop {name}");
+    let started = Instant::now();
+    assert!(docker(&["start", name]).0, "docker start {name}");
+    bare_first_frame(name).await;
+    let start = ms(started.elapsed());
+    docker(&["rm", "-f", "-v", name]);
+    (run, start)
+}
+
+/// Runs the docker part of the bench and prints it.
+pub async fn run() {
+    let version = match engine() {
+        Ok(version) => version,
+        Err(why) => {
+            println!(
+                "docker mode start → first frame: skipped, no Docker engine answers ({why}); \
+                 start dockerd (scripts/setup/docker.sh) to measure it"
+            );
+            return;
+        }
+    };
+    ensure_image().await;
+    let tag = unique("bench-dk");
+    // Declared before the daemon so it runs after the daemon is dropped (locals drop in
+    // reverse order), also when a step panics.
+    let _cleanup = DockerCleanup::new(&tag);
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        idle_timeout_secs: 1,
+        ..docker::options(&tag, json!({}))
+    })
+    .await;
+
+    // Warm-up: the first start of the daemon's life (engine connection, image check).
+    let warm = format!("{tag}-warm");
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    through_daemon(&pane, &warm).await;
+    drop(pane);
+    gone(&container(&warm)).await;
+
+    let idle = format!("{tag}-idle");
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    through_daemon(&pane, &idle).await;
+    drop(pane);
+    gone(&container(&idle)).await;
+
+    let (mut absent, mut after_idle, mut stopped) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut bare_run, mut bare_start) = (Vec::new(), Vec::new());
+    let mut stopped_found = 0;
+    for i in 0..RUNS {
+        // Container absent: a new channel, one pane that leaves after the frame; the idle stop
+        // removes the container.
+        let channel = format!("{tag}-new{i}");
+        let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+        absent.push(through_daemon(&pane, &channel).await);
+        drop(pane);
+        gone(&container(&channel)).await;
+
+        // Second start after an idle stop: same channel, profile volume kept.
+        let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+        after_idle.push(through_daemon(&pane, &idle).await);
+
+        // Container stopped outside the daemon: the pane sees the browser go, then starts again.
+        let mark = pane.mark();
+        assert!(
+            docker(&["stop", "-t", "10", &container(&idle)]).0,
+            "docker stop"
+        );
+        pane.next_of("stopped", mark).await;
+        if inspect_container(&container(&idle)).is_some() {
+            stopped_found += 1;
+        }
+        stopped.push(through_daemon(&pane, &idle).await);
+        drop(pane);
+        gone(&container(&idle)).await;
+
+        let (run, start) = bare(&tag, &format!("{tag}-bare{i}")).await;
+        bare_run.push(run);
+        bare_start.push(start);
+    }
+    daemon.stop().await;
+
+    let b = median(&bare_run);
+    println!(
+        "docker mode start → first frame, image present (engine {version}), median of {RUNS} \
+         each, cases taking turns; baseline: bare `docker run` of {} + CDP through its gate + \
+         first frame:",
+        docker::IMAGE
+    );
+    for (case, runs) in [
+        ("container absent (new channel)", &absent),
+        ("second start after an idle stop", &after_idle),
+        ("container stopped by `docker stop`", &stopped),
+    ] {
+        let d = median(runs);
+        println!(
+            "  {case:<36} daemon {d:6.0} ms   bare docker run {b:6.0} ms   ratio {:.2}",
+            d / b
+        );
+    }
+    println!(
+        "  the daemon never restarts a stopped sidecar: every stop (explicit, idle, shutdown) \
+         removes the container and keeps only the profile volume, and a stopped one found at \
+         start is removed and created anew; so the second start after an idle stop is a new \
+         container on the kept volume"
+    );
+    println!(
+        "  after `docker stop` the stopped container was still there at the next start in \
+         {stopped_found} of {RUNS} runs"
+    );
+    let s = median(&bare_start);
+    println!(
+        "  for reference, bare `docker start` of a stopped container + CDP + frame: {s:.0} ms \
+         ({:.2} of a bare docker run)",
+        s / b
+    );
+}
