@@ -77,6 +77,15 @@ impl BrowserSession {
             "Target.targetDestroyed" | "Target.detachedFromTarget" => {
                 if let Some(id) = event.params["targetId"].as_str() {
                     self.untrack(id);
+                    // Closed from outside (a page's window.close(), the user in their own
+                    // Chrome): a channel always keeps one tab to show and drive.
+                    let winding_down = self.winding_down.load(std::sync::atomic::Ordering::SeqCst);
+                    if self.tab_count() == 0 && self.is_alive() && !winding_down {
+                        tracing::info!(event = "last_tab_replaced", channel_id = %self.channel);
+                        if let Err(error) = self.new_tab(None).await {
+                            tracing::warn!(event = "last_tab_replace_failed", channel_id = %self.channel, %error);
+                        }
+                    }
                 }
             }
             _ => {}

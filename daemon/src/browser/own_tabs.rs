@@ -22,6 +22,8 @@ impl BrowserSession {
     /// Closes every tab this session tracks, without a replacement (host-mode stop: Porthole's
     /// own tabs go, the user's stay). Returns how many were closed.
     pub async fn close_own_tabs(&self) -> usize {
+        self.winding_down
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         let ids: Vec<String> = {
             let tabs = self.tabs.lock().expect("tabs lock");
             tabs.infos().into_iter().map(|t| t.target_id).collect()

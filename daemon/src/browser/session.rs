@@ -76,6 +76,9 @@ pub struct BrowserSession {
     /// Requested viewport (CSS px). Short lock.
     viewport: Mutex<(u32, u32)>,
     pub(super) closed: CancellationToken,
+    /// Set when Porthole itself is closing the session's tabs (host-mode stop): a tab list
+    /// that empties then is not refilled.
+    pub(super) winding_down: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for BrowserSession {
@@ -116,6 +119,7 @@ impl BrowserSession {
             logs,
             viewport: Mutex::new(screen),
             closed,
+            winding_down: std::sync::atomic::AtomicBool::new(false),
         });
         let events = cdp.subscribe();
         cdp.call("Target.setDiscoverTargets", json!({"discover": true}))

@@ -428,3 +428,37 @@ async fn a_missing_chromium_is_a_clear_error_not_a_hang() {
     pane.next_of("error", mark).await;
     assert!(pane.received.lock().unwrap().closed.is_none());
 }
+
+#[tokio::test]
+async fn a_last_tab_closed_from_outside_is_replaced_by_a_blank_one() {
+    let daemon = TestDaemon::start().await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let only = pane.start("outside").await;
+    let probe = Probe::connect(&daemon.profile_dir("outside")).await;
+    let mark = pane.mark();
+    probe
+        .cdp
+        .call("Target.closeTarget", json!({"targetId": only}))
+        .await
+        .unwrap();
+    pane.message_where("the closed tab reported", mark, |m| {
+        m["type"] == "tab_closed" && m["target_id"] == only.as_str()
+    })
+    .await;
+    let tabs = pane
+        .message_where("a fresh blank tab", mark, |m| {
+            m["type"] == "tabs"
+                && m["tabs"].as_array().unwrap().len() == 1
+                && m["active_target_id"].is_string()
+                && m["active_target_id"] != only.as_str()
+        })
+        .await;
+    assert_eq!(tabs["tabs"][0]["url"], "about:blank");
+    // The pane can drive it at once.
+    let mark = pane.mark();
+    pane.send(json!({"type": "navigate", "url": "data:text/html,<title>after</title>"}));
+    pane.message_where("the new tab navigated", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "after"
+    })
+    .await;
+}
