@@ -5,47 +5,45 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../web-panel");
-    println!("cargo:rerun-if-changed={}", root.display());
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let panel = manifest.join("../web-panel");
+    println!("cargo:rerun-if-changed={}", panel.display());
     let mut files = Vec::new();
-    collect(&root, &mut files);
-    files.sort();
-    let mut code = String::from("/// `(path relative to web-panel/, bytes)` of every panel file.\npub static PANEL_FILES: &[(&str, &[u8])] = &[\n");
-    for file in &files {
-        println!("cargo:rerun-if-changed={}", file.display());
-        let relative = file.strip_prefix(&root).expect("under root");
-        let relative = relative.to_string_lossy().replace('\\', "/");
-        writeln!(
-            code,
-            "    ({relative:?}, include_bytes!({:?})),",
-            file.display().to_string()
-        )
-        .unwrap();
-    }
-    code.push_str("];\n");
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("panel_files.rs");
-    std::fs::write(out, code).expect("write panel_files.rs");
-    embed_sidecar_context();
-}
+    collect(&panel, &mut files);
+    embed(
+        &panel,
+        files,
+        "panel_files.rs",
+        "PANEL_FILES",
+        "`(path relative to web-panel/, bytes)` of every panel file.",
+    );
 
-/// Writes `sidecar_context.rs`: `(path in the build context, bytes)` of every file the image
-/// build needs, so the daemon can build the image without the source tree.
-fn embed_sidecar_context() {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // The docker-mode image's build context, so the daemon can build it without the tree.
+    let repo = manifest.join("..");
     let mut files = vec![
         repo.join("chrome.Dockerfile"),
         repo.join("sidecar/Cargo.toml"),
     ];
-    let src = repo.join("sidecar/src");
-    println!("cargo:rerun-if-changed={}", src.display());
-    collect(&src, &mut files);
-    files.sort();
-    let mut code = String::from(
-        "/// `(path in the build context, bytes)` of the sidecar image's build context.\npub static SIDECAR_CONTEXT: &[(&str, &[u8])] = &[\n",
+    let sidecar_src = repo.join("sidecar/src");
+    println!("cargo:rerun-if-changed={}", sidecar_src.display());
+    collect(&sidecar_src, &mut files);
+    embed(
+        &repo,
+        files,
+        "sidecar_context.rs",
+        "SIDECAR_CONTEXT",
+        "`(path in the build context, bytes)` of the sidecar image's build context.",
     );
+}
+
+/// Writes `$OUT_DIR/<out>`: a static `name` listing `(path relative to root, bytes)` of `files`,
+/// and tells cargo to rebuild when any of them changes.
+fn embed(root: &Path, mut files: Vec<PathBuf>, out: &str, name: &str, doc: &str) {
+    files.sort();
+    let mut code = format!("/// {doc}\npub static {name}: &[(&str, &[u8])] = &[\n");
     for file in &files {
         println!("cargo:rerun-if-changed={}", file.display());
-        let relative = file.strip_prefix(&repo).expect("under the repo");
+        let relative = file.strip_prefix(root).expect("under root");
         let relative = relative.to_string_lossy().replace('\\', "/");
         writeln!(
             code,
@@ -55,8 +53,8 @@ fn embed_sidecar_context() {
         .unwrap();
     }
     code.push_str("];\n");
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("sidecar_context.rs");
-    std::fs::write(out, code).expect("write sidecar_context.rs");
+    let path = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join(out);
+    std::fs::write(path, code).expect("write embedded file list");
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {

@@ -528,12 +528,7 @@ impl BrowserSession {
                 json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
             )
             .await?;
-        if let Some(exception) = reply.get("exceptionDetails") {
-            let text = exception["exception"]["description"]
-                .as_str()
-                .or(exception["text"].as_str())
-                .unwrap_or("exception")
-                .to_string();
+        if let Some(text) = crate::cdp::thrown(&reply) {
             return Err(SessionError::Cdp(CdpError::Protocol {
                 method: "Runtime.evaluate".into(),
                 code: 0,

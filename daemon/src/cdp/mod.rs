@@ -5,6 +5,8 @@
 
 mod connection;
 mod error;
+mod evaluate;
 
 pub use connection::{CdpConnection, CdpEvent, DEFAULT_DEADLINE};
 pub use error::CdpError;
+pub use evaluate::thrown;

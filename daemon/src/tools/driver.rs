@@ -103,11 +103,7 @@ pub async fn eval_on(
             deadline,
         )
         .await?;
-    if let Some(exception) = reply.get("exceptionDetails") {
-        let text = exception["exception"]["description"]
-            .as_str()
-            .or(exception["text"].as_str())
-            .unwrap_or("exception");
+    if let Some(text) = crate::cdp::thrown(&reply) {
         return Err(ToolError::msg(format!("JavaScript error: {text}")));
     }
     Ok(reply["result"]["value"].clone())

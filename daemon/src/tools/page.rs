@@ -79,11 +79,7 @@ pub async fn evaluate(tab: &Tab, args: &EvaluateArgs) -> Result<ToolOutput, Tool
             Duration::from_secs(20),
         )
         .await?;
-    if let Some(exception) = reply.get("exceptionDetails") {
-        let text = exception["exception"]["description"]
-            .as_str()
-            .or(exception["text"].as_str())
-            .unwrap_or("exception");
+    if let Some(text) = crate::cdp::thrown(&reply) {
         return Err(ToolError::msg(format!("The expression threw: {text}")));
     }
     let result = &reply["result"];
