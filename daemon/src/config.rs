@@ -16,6 +16,15 @@ use crate::mode::Mode;
 pub struct Config {
     pub server: ServerConfig,
     pub browser: BrowserConfig,
+    pub agents: AgentsConfig,
+}
+
+/// `agents.*`: what agents may do (DESIGN.md §12).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentsConfig {
+    /// Tools no agent may call (the owner token included); each agent can deny more.
+    pub deny_tools: Vec<String>,
 }
 
 /// `server.*`: where the daemon listens and whom it lets in.
@@ -28,7 +37,16 @@ pub struct ServerConfig {
     pub allowed_origins: Vec<String>,
     /// Largest WebSocket message a pane may send, in bytes.
     pub max_ws_message_bytes: usize,
+    /// Unix socket serving the API to agent containers (bind-mount its directory into them);
+    /// `$XDG_RUNTIME_DIR` is expanded (the data dir when unset); null turns it off.
+    pub agent_socket: Option<String>,
+    /// Optional TCP address for agents that cannot mount the socket, e.g. the Docker bridge
+    /// gateway `172.17.0.1:7879`; its Host check also accepts `host.docker.internal`.
+    pub agent_listen: Option<SocketAddr>,
 }
+
+/// The default `server.agent_socket`.
+pub const DEFAULT_AGENT_SOCKET: &str = "$XDG_RUNTIME_DIR/porthole/agents.sock";
 
 impl Default for ServerConfig {
     fn default() -> Self {
@@ -36,7 +54,23 @@ impl Default for ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 7878)),
             allowed_origins: Vec::new(),
             max_ws_message_bytes: 1024 * 1024,
+            agent_socket: Some(DEFAULT_AGENT_SOCKET.to_string()),
+            agent_listen: None,
         }
+    }
+}
+
+impl ServerConfig {
+    /// Where the agent socket goes, with `$XDG_RUNTIME_DIR` expanded (`data_dir` when unset).
+    pub fn agent_socket_path(&self, data_dir: &Path) -> Option<PathBuf> {
+        let configured = self.agent_socket.as_deref()?;
+        let runtime = std::env::var_os("XDG_RUNTIME_DIR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| data_dir.to_path_buf());
+        Some(PathBuf::from(
+            configured.replace("$XDG_RUNTIME_DIR", &runtime.to_string_lossy()),
+        ))
     }
 }
 
@@ -203,6 +237,10 @@ impl Config {
     /// Checks values serde cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.browser.screen_size()?;
+        crate::agents::check_tools(&self.agents.deny_tools).map_err(|e| ConfigError::Invalid {
+            key: "agents.deny_tools",
+            reason: e.to_string(),
+        })?;
         if self.browser.idle_timeout_secs == 0 {
             return Err(ConfigError::Invalid {
                 key: "browser.idle_timeout_secs",

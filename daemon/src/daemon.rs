@@ -9,7 +9,8 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::api::{self, AppState};
+use crate::agents::Agents;
+use crate::api::{self, AppState, Listener};
 use crate::channels::{run_idle_monitor, ChannelService, ChannelSettings};
 use crate::config::Config;
 use crate::cookie_import::CookieImporter;
@@ -40,8 +41,12 @@ pub struct Daemon {
     pub token: String,
     pub default_mode: Mode,
     pub channels: Arc<ChannelService>,
+    /// The agent Unix socket, when it is served.
+    pub agent_socket: Option<PathBuf>,
+    /// The agent TCP listener's address, when configured.
+    pub agent_addr: Option<SocketAddr>,
     shutdown: CancellationToken,
-    server: tokio::task::JoinHandle<std::io::Result<()>>,
+    servers: Vec<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
 
 impl Daemon {
@@ -97,6 +102,15 @@ impl Daemon {
             },
             state,
         ));
+        let agents = Arc::new(Agents::new(
+            channels.state().clone(),
+            config.agents.deny_tools.clone(),
+        ));
+        for (agent_id, channel) in agents.tabs_left_open() {
+            if let Ok(channel) = crate::channel_id::ChannelId::parse(&channel) {
+                channels.note_lost_tabs(&channel, &agent_id, "daemon_restart");
+            }
+        }
         let cookies = Arc::new(CookieImporter::new(
             &config.browser.cookie_import,
             channels.state().clone(),
@@ -127,23 +141,67 @@ impl Daemon {
             config.server.max_ws_message_bytes,
             shutdown.clone(),
             cookies,
+            agents,
         )
         .with_images(docker_provider.map(|p| p.images().clone()));
-        let app = api::app(state);
+        let mut servers = Vec::new();
+        let app = api::app(state.clone());
         let server_shutdown = shutdown.clone();
-        let server = tokio::spawn(async move {
+        servers.push(tokio::spawn(async move {
             axum::serve(listener, app)
                 .with_graceful_shutdown(server_shutdown.cancelled_owned())
                 .await
-        });
+        }));
+        let agent_socket = match config.server.agent_socket_path(&paths.data_dir) {
+            Some(path) => match bind_agent_socket(&path).await {
+                Ok(unix) => {
+                    let app = api::app_on(state.clone(), Listener::AgentSocket);
+                    let server_shutdown = shutdown.clone();
+                    servers.push(tokio::spawn(async move {
+                        axum::serve(unix, app)
+                            .with_graceful_shutdown(server_shutdown.cancelled_owned())
+                            .await
+                    }));
+                    tracing::info!(event = "agent_socket_listening", path = %path.display());
+                    Some(path)
+                }
+                Err(error) => {
+                    tracing::warn!(event = "agent_socket_unavailable", path = %path.display(), %error, "agents in containers cannot reach this daemon over the socket");
+                    None
+                }
+            },
+            None => None,
+        };
+        let agent_addr = match config.server.agent_listen {
+            Some(wanted) => {
+                let tcp = TcpListener::bind(wanted).await.map_err(|e| {
+                    anyhow::anyhow!(
+                        "cannot listen for agents on {wanted} (server.agent_listen): {e}"
+                    )
+                })?;
+                let bound = tcp.local_addr()?;
+                let app = api::app_on(state.clone(), Listener::AgentTcp(bound));
+                let server_shutdown = shutdown.clone();
+                servers.push(tokio::spawn(async move {
+                    axum::serve(tcp, app)
+                        .with_graceful_shutdown(server_shutdown.cancelled_owned())
+                        .await
+                }));
+                tracing::info!(event = "agent_tcp_listening", addr = %bound);
+                Some(bound)
+            }
+            None => None,
+        };
         tracing::info!(event = "daemon_listening", %addr, %default_mode);
         Ok(Self {
             addr,
             token,
             default_mode,
             channels,
+            agent_socket,
+            agent_addr,
             shutdown,
-            server,
+            servers,
         })
     }
 
@@ -156,12 +214,46 @@ impl Daemon {
     pub async fn stop(self) {
         tracing::info!(event = "daemon_stopping");
         self.shutdown.cancel();
-        match tokio::time::timeout(SHUTDOWN_GRACE, self.server).await {
-            Ok(Ok(Err(error))) => tracing::warn!(event = "server_error", %error),
+        let servers = futures_util::future::join_all(self.servers);
+        match tokio::time::timeout(SHUTDOWN_GRACE, servers).await {
+            Ok(results) => {
+                for result in results {
+                    if let Ok(Err(error)) = result {
+                        tracing::warn!(event = "server_error", %error);
+                    }
+                }
+            }
             Err(_) => tracing::warn!(event = "server_shutdown_timeout"),
-            _ => {}
+        }
+        if let Some(path) = &self.agent_socket {
+            let _ = std::fs::remove_file(path);
         }
         self.channels.shutdown().await;
         tracing::info!(event = "daemon_stopped");
     }
+}
+
+/// Binds the agent socket: its directory is made (0755), a stale socket left by a killed
+/// daemon is replaced, a live one (another daemon) is an error. The socket is
+/// world-connectable (0666): the agent token is the gate, and containers run as any user.
+async fn bind_agent_socket(path: &std::path::Path) -> std::io::Result<tokio::net::UnixListener> {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(dir) = path.parent() {
+        if !dir.exists() {
+            std::fs::create_dir_all(dir)?;
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))?;
+        }
+    }
+    if path.exists() {
+        if tokio::net::UnixStream::connect(path).await.is_ok() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AddrInUse,
+                "another daemon serves this socket (set server.agent_socket to another path, or null)",
+            ));
+        }
+        std::fs::remove_file(path)?;
+    }
+    let listener = tokio::net::UnixListener::bind(path)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666))?;
+    Ok(listener)
 }

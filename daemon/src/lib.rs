@@ -4,6 +4,7 @@
 //! tabs, screencast hub, input), [`providers`] (browser lifecycle per mode), [`channels`]
 //! (sessions per channel and mode, idle monitor), [`api`] (HTTP + WebSocket, auth).
 
+pub mod agents;
 pub mod api;
 pub mod browser;
 pub mod cdp;

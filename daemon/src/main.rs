@@ -43,11 +43,40 @@ enum Command {
     Token,
     /// Serve the MCP browser tools on stdio, driving your own Chrome (only tabs it opens).
     McpHostBrowser(McpHostBrowserArgs),
+    /// Manage agent identities: their own tokens, bound to one channel.
+    #[command(subcommand)]
+    Agent(AgentCommand),
     /// Build the docker-mode sidecar image (browser.chrome_image) now, without cache.
     DockerBuild {
         /// Build only when the rebuild rules say so (missing, unlabelled, other version).
         #[arg(long)]
         if_needed: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum AgentCommand {
+    /// Create an agent for a channel; prints its token once and the `docker run` flags that
+    /// hand a container the agent socket and the token.
+    Add {
+        /// The channel the agent may act on.
+        channel: String,
+        /// A name people see in the pane.
+        #[arg(long)]
+        name: Option<String>,
+        /// Tools this agent may not call, comma-separated (e.g. evaluate,navigate).
+        #[arg(long, value_delimiter = ',')]
+        deny: Vec<String>,
+        /// Write the token to this file (mode 0600) instead of printing it.
+        #[arg(long)]
+        token_file: Option<PathBuf>,
+    },
+    /// List agents (never their tokens).
+    List,
+    /// Remove an agent; its token stops working at once.
+    Remove {
+        /// The agent's id (as `porthole agent list` shows it).
+        agent_id: String,
     },
 }
 
@@ -66,6 +95,9 @@ struct McpHostBrowserArgs {
     /// Append logs to this file instead of stderr (stdout carries the protocol).
     #[arg(long)]
     log: Option<PathBuf>,
+    /// Tools not to offer, comma-separated (e.g. evaluate): not listed, and refused if called.
+    #[arg(long, value_delimiter = ',')]
+    deny: Vec<String>,
 }
 
 fn project_dirs() -> Option<directories::ProjectDirs> {
@@ -98,6 +130,7 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::McpHostBrowser(args) => mcp_host_browser(config, args),
+        Command::Agent(command) => agent_command(&config, &paths, command),
         Command::DockerBuild { if_needed } => {
             porthole::logging::init(&paths.data_dir)?;
             let runtime = tokio::runtime::Runtime::new()?;
@@ -162,6 +195,16 @@ async fn serve(config: Config, paths: Paths) -> anyhow::Result<()> {
 
 fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<()> {
     porthole_mcp::stdio_logging::init_stdio_logging(args.log.as_deref())?;
+    let mut deny_tools = Vec::new();
+    for name in args.deny.iter().chain(&config.agents.deny_tools) {
+        let tool: porthole_mcp::ToolName = name.trim().parse().map_err(|_| {
+            anyhow::anyhow!(
+                "--deny: unknown tool {name:?}; valid names: {}",
+                porthole_mcp::ToolName::list()
+            )
+        })?;
+        deny_tools.push(tool);
+    }
     let mut user_data_dirs = args.user_data_dirs;
     user_data_dirs.extend(config.browser.host.user_data_dirs.iter().cloned());
     let options = porthole::tools::host::HostBrowserOptions {
@@ -170,9 +213,66 @@ fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<
         screen: config.browser.screen_size()?,
         server: porthole_mcp::ServerOptions {
             playwright_aliases: args.playwright_aliases,
+            deny_tools,
+            deny_setting: "porthole mcp-host-browser --deny".to_string(),
             ..Default::default()
         },
     };
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(porthole::tools::host::serve(options))
+}
+
+fn agent_command(config: &Config, paths: &Paths, command: AgentCommand) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&paths.data_dir)
+        .with_context(|| format!("cannot create the data dir {}", paths.data_dir.display()))?;
+    let state = std::sync::Arc::new(porthole::state::StateDb::open(
+        &paths.data_dir.join("state.sqlite3"),
+    )?);
+    let agents = porthole::agents::Agents::new(state, config.agents.deny_tools.clone());
+    match command {
+        AgentCommand::Add {
+            channel,
+            name,
+            deny,
+            token_file,
+        } => {
+            let new = agents.add(&channel, name.as_deref(), &deny)?;
+            let socket = config.server.agent_socket_path(&paths.data_dir);
+            print!(
+                "{}",
+                porthole::agents::howto::added(&new, socket.as_deref(), token_file.as_deref())?
+            );
+            Ok(())
+        }
+        AgentCommand::List => {
+            let list = agents.list()?;
+            if list.is_empty() {
+                println!("No agents. Add one with: porthole agent add <channel> --name <name>");
+            }
+            for agent in list {
+                let seen = agent
+                    .last_seen
+                    .map(|s| format!("last seen {s} (unix time)"))
+                    .unwrap_or_else(|| "never seen".to_string());
+                let deny = if agent.deny_tools.is_empty() {
+                    String::new()
+                } else {
+                    format!(", denied: {}", agent.deny_tools.join(","))
+                };
+                println!(
+                    "{}  {:?} on channel {}, {seen}{deny}",
+                    agent.agent_id, agent.name, agent.channel_id
+                );
+            }
+            Ok(())
+        }
+        AgentCommand::Remove { agent_id } => {
+            if agents.remove(&agent_id)? {
+                println!("Removed agent {agent_id}; its token no longer works.");
+                Ok(())
+            } else {
+                anyhow::bail!("there is no agent {agent_id} (porthole agent list shows them)")
+            }
+        }
+    }
 }

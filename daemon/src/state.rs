@@ -1,5 +1,6 @@
-//! The daemon's durable state in `<data_dir>/state.sqlite3` (rusqlite): each channel's mode and
-//! its chosen cookie-import scopes. Never a cookie value, never a secret.
+//! The daemon's durable state in `<data_dir>/state.sqlite3` (rusqlite): each channel's mode,
+//! its chosen cookie-import scopes, and agent identities (with a SHA-256 hash of each agent
+//! token, never the token). Never a cookie value, never a secret.
 //!
 //! Calls are short and synchronous behind a std mutex; async callers may call them directly
 //! (each is one small statement) or from `spawn_blocking` in bulk.
@@ -47,7 +48,28 @@ CREATE TABLE IF NOT EXISTS cookie_choice (
     source TEXT NOT NULL,
     domains TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS agents (
+    agent_id TEXT PRIMARY KEY,
+    channel_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    deny_tools TEXT NOT NULL,
+    token_sha256 TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    last_seen INTEGER,
+    tabs_open INTEGER NOT NULL DEFAULT 0
+);
 ";
+
+/// An agent identity as stored (the token itself is never stored).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentRow {
+    pub agent_id: String,
+    pub channel_id: String,
+    pub name: String,
+    pub deny_tools: Vec<String>,
+    /// Seconds since the Unix epoch of the last request made with its token.
+    pub last_seen: Option<i64>,
+}
 
 impl StateDb {
     /// Opens (creating) the database at `path`.
@@ -150,6 +172,99 @@ impl StateDb {
         Ok(())
     }
 
+    /// Stores a new agent with the hash of its token.
+    pub fn add_agent(&self, agent: &AgentRow, token_sha256: &str) -> Result<(), StateError> {
+        let deny = serde_json::to_string(&agent.deny_tools).expect("strings serialize");
+        let now = unix_now();
+        let conn = self.conn.lock().expect("state lock");
+        conn.execute(
+            "INSERT INTO agents (agent_id, channel_id, name, deny_tools, token_sha256, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                agent.agent_id,
+                agent.channel_id,
+                agent.name,
+                deny,
+                token_sha256,
+                now
+            ],
+        )
+        .map_err(|e| self.wrap(e))?;
+        Ok(())
+    }
+
+    /// Every agent, oldest first.
+    pub fn agents(&self) -> Result<Vec<AgentRow>, StateError> {
+        let conn = self.conn.lock().expect("state lock");
+        let mut statement = conn
+            .prepare(
+                "SELECT agent_id, channel_id, name, deny_tools, last_seen FROM agents
+                 ORDER BY created_at, agent_id",
+            )
+            .map_err(|e| self.wrap(e))?;
+        let rows = statement
+            .query_map([], agent_row)
+            .map_err(|e| self.wrap(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.wrap(e))
+    }
+
+    /// The agent whose token hashes to `token_sha256`.
+    pub fn agent_by_token(&self, token_sha256: &str) -> Result<Option<AgentRow>, StateError> {
+        let conn = self.conn.lock().expect("state lock");
+        conn.query_row(
+            "SELECT agent_id, channel_id, name, deny_tools, last_seen FROM agents
+             WHERE token_sha256 = ?1",
+            params![token_sha256],
+            agent_row,
+        )
+        .optional()
+        .map_err(|e| self.wrap(e))
+    }
+
+    /// Deletes an agent; false when there was none.
+    pub fn remove_agent(&self, agent_id: &str) -> Result<bool, StateError> {
+        let conn = self.conn.lock().expect("state lock");
+        let n = conn
+            .execute("DELETE FROM agents WHERE agent_id = ?1", params![agent_id])
+            .map_err(|e| self.wrap(e))?;
+        Ok(n > 0)
+    }
+
+    /// Records that an agent's token was just used.
+    pub fn touch_agent(&self, agent_id: &str) -> Result<(), StateError> {
+        let conn = self.conn.lock().expect("state lock");
+        conn.execute(
+            "UPDATE agents SET last_seen = ?2 WHERE agent_id = ?1",
+            params![agent_id, unix_now()],
+        )
+        .map_err(|e| self.wrap(e))?;
+        Ok(())
+    }
+
+    /// Records whether an agent has tabs in its channel's running browser (so a daemon restart
+    /// can tell it they are gone).
+    pub fn set_agent_tabs_open(&self, agent_id: &str, open: bool) -> Result<(), StateError> {
+        let conn = self.conn.lock().expect("state lock");
+        conn.execute(
+            "UPDATE agents SET tabs_open = ?2 WHERE agent_id = ?1",
+            params![agent_id, open as i64],
+        )
+        .map_err(|e| self.wrap(e))?;
+        Ok(())
+    }
+
+    /// `(agent_id, channel_id)` of agents that had tabs open when the daemon last stopped.
+    pub fn agents_with_tabs_open(&self) -> Result<Vec<(String, String)>, StateError> {
+        let conn = self.conn.lock().expect("state lock");
+        let mut statement = conn
+            .prepare("SELECT agent_id, channel_id FROM agents WHERE tabs_open = 1")
+            .map_err(|e| self.wrap(e))?;
+        let rows = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .map_err(|e| self.wrap(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.wrap(e))
+    }
+
     /// Forgets everything about a channel.
     pub fn forget(&self, channel: &ChannelId) -> Result<(), StateError> {
         let conn = self.conn.lock().expect("state lock");
@@ -162,6 +277,24 @@ impl StateDb {
         }
         Ok(())
     }
+}
+
+fn agent_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AgentRow> {
+    let deny: String = row.get(3)?;
+    Ok(AgentRow {
+        agent_id: row.get(0)?,
+        channel_id: row.get(1)?,
+        name: row.get(2)?,
+        deny_tools: serde_json::from_str(&deny).unwrap_or_default(),
+        last_seen: row.get(4)?,
+    })
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -190,6 +323,27 @@ mod tests {
             db.cookie_choice(&a).unwrap().unwrap().domains,
             vec![".github.com".to_string()]
         );
+        let agent = AgentRow {
+            agent_id: "ag1".into(),
+            channel_id: "a".into(),
+            name: "alpha".into(),
+            deny_tools: vec!["evaluate".into()],
+            last_seen: None,
+        };
+        db.add_agent(&agent, "hash1").unwrap();
+        assert!(db.add_agent(&agent, "hash2").is_err(), "ids are unique");
+        assert_eq!(db.agent_by_token("hash1").unwrap(), Some(agent.clone()));
+        assert_eq!(db.agent_by_token("nope").unwrap(), None);
+        db.touch_agent("ag1").unwrap();
+        assert!(db.agents().unwrap()[0].last_seen.is_some());
+        db.set_agent_tabs_open("ag1", true).unwrap();
+        assert_eq!(
+            db.agents_with_tabs_open().unwrap(),
+            vec![("ag1".to_string(), "a".to_string())]
+        );
+        assert!(db.remove_agent("ag1").unwrap());
+        assert!(!db.remove_agent("ag1").unwrap());
+        assert_eq!(db.agent_by_token("hash1").unwrap(), None);
         db.forget(&a).unwrap();
         assert!(db.modes().unwrap().is_empty());
         assert!(db.cookie_choice(&a).unwrap().is_none());

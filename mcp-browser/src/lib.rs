@@ -7,6 +7,7 @@
 //! - [`wire`]: the JSON shapes of `POST /api/browser/action` ([`ToolOutput`] …).
 //! - [`server`]: the rmcp stdio server over a [`ToolBackend`].
 //! - [`proxy`]: [`proxy::HttpProxyBackend`], forwarding every call to the daemon.
+//! - [`transport`]: one HTTP exchange with the daemon, over TCP or the agent Unix socket.
 //! - [`screenshot_file`]: `save_screenshot` done by the calling process on top of `screenshot`.
 //!
 //! This crate never depends on the daemon: the daemon depends on it and implements the direct
@@ -19,6 +20,7 @@ pub mod screenshot_file;
 pub mod server;
 pub mod stdio_logging;
 pub mod tools;
+pub mod transport;
 pub mod vocabulary;
 pub mod wire;
 

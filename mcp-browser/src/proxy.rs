@@ -1,82 +1,125 @@
 //! [`HttpProxyBackend`]: runs every tool by posting `{channel_id, tool, args}` to the daemon's
-//! `POST {api}/api/browser/action` with the owner token, for `porthole-mcp` in agent
-//! containers.
+//! `POST /api/browser/action` with the agent's (or owner's) token, for `porthole-mcp` in agent
+//! containers, over TCP (`http://…`) or the agent Unix socket (`unix:///…`).
 //!
-//! Owns the HTTP exchange and turning each failure (daemon down, token refused, daemon error
-//! body) into an error result that says what to do. `save_screenshot` is special: the proxy
-//! asks the daemon for a `screenshot` and writes the file itself, where the agent runs. Plain
-//! http only (the daemon listens on loopback); no TLS.
+//! Owns the exchange's meaning: turning each failure (daemon down, token refused, daemon error
+//! body) into an error result that says what to do, and asking `GET /api/browser/agents/me`
+//! who the token belongs to. `save_screenshot` is special: the proxy asks the daemon for a
+//! `screenshot` and writes the file itself, where the agent runs.
 
-use std::error::Error as _;
-
-use async_trait::async_trait;
-use reqwest::StatusCode;
+use serde::Deserialize;
 use serde_json::Value;
 use url::Url;
 
 use crate::backend::ToolBackend;
 use crate::screenshot_file::save_screenshot;
+use crate::transport::{ApiTransport, TransportError};
 use crate::vocabulary::{ToolCall, ToolName};
 use crate::wire::{ActionRequest, ApiErrorBody, ToolOutput};
+use async_trait::async_trait;
 
 /// The proxy could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum ProxyError {
-    /// The API URL is not `http://…`.
-    #[error(
-        "the daemon URL {0} must start with http:// (the daemon serves plain HTTP on loopback)"
-    )]
-    NotHttp(Url),
+    /// The API URL is neither `http://…` nor `unix:///…`.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
     /// The token is empty.
-    #[error("the token is empty: pass --token, set PORTHOLE_TOKEN or point --token-file at the daemon's token file")]
+    #[error("the token is empty: pass --token, set PORTHOLE_TOKEN or point --token-file at a file holding it (an agent token from `porthole agent add <channel>`)")]
     EmptyToken,
-    /// The channel id is empty.
-    #[error("the channel id is empty: pass --channel <id>")]
-    EmptyChannel,
-    /// The HTTP client could not be built.
-    #[error("could not build the HTTP client: {0}")]
-    Client(#[from] reqwest::Error),
+}
+
+/// Who the token belongs to (`GET /api/browser/agents/me`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Identity {
+    /// The agent's id (`owner` for the owner token).
+    pub agent_id: String,
+    /// Its channel (none for the owner token).
+    pub channel_id: Option<String>,
+    pub name: String,
+    /// Tools refused to this token.
+    #[serde(default)]
+    pub deny_tools: Vec<String>,
 }
 
 /// Forwards tool calls to a running Porthole daemon.
 pub struct HttpProxyBackend {
     api: Url,
-    endpoint: Url,
-    channel_id: String,
+    transport: ApiTransport,
+    /// The channel to act on; `None` lets an agent token act on its own.
+    channel_id: Option<String>,
     token: String,
-    client: reqwest::Client,
 }
 
 impl HttpProxyBackend {
-    /// A proxy to the daemon at `api` (e.g. `http://127.0.0.1:7878`) for `channel_id`.
-    pub fn new(api: Url, channel_id: String, token: String) -> Result<Self, ProxyError> {
-        if api.scheme() != "http" {
-            return Err(ProxyError::NotHttp(api));
-        }
+    /// A proxy to the daemon at `api` (`http://127.0.0.1:7878` or
+    /// `unix:///run/porthole/agents.sock`), acting on `channel_id` (or, with an agent token,
+    /// on the agent's own channel when `None`).
+    pub fn new(api: Url, channel_id: Option<String>, token: String) -> Result<Self, ProxyError> {
         if token.trim().is_empty() {
             return Err(ProxyError::EmptyToken);
         }
-        if channel_id.trim().is_empty() {
-            return Err(ProxyError::EmptyChannel);
-        }
-        let mut base = api.clone();
-        if !base.path().ends_with('/') {
-            base.set_path(&format!("{}/", base.path()));
-        }
-        let endpoint = base
-            .join("api/browser/action")
-            .map_err(|_| ProxyError::NotHttp(api.clone()))?;
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .connect_timeout(std::time::Duration::from_secs(5))
-            .build()?;
+        let transport = ApiTransport::new(&api)?;
         Ok(Self {
             api,
-            endpoint,
-            channel_id,
+            transport,
+            channel_id: channel_id.filter(|c| !c.trim().is_empty()),
             token: token.trim().to_owned(),
-            client,
         })
+    }
+
+    /// Asks the daemon who the token belongs to; the message says what is wrong otherwise.
+    pub async fn identity(&self) -> Result<Identity, String> {
+        let (status, text) = self
+            .transport
+            .send("GET", "/api/browser/agents/me", &self.token, None)
+            .await
+            .map_err(|e| self.unreachable(&e))?;
+        if status == 200 {
+            return serde_json::from_str(&text).map_err(|e| {
+                format!(
+                    "Porthole daemon at {} answered agents/me with something unexpected ({e})",
+                    self.api
+                )
+            });
+        }
+        Err(self.refusal(status, &text, "agents/me"))
+    }
+
+    fn unreachable(&self, cause: &str) -> String {
+        format!(
+            "Porthole daemon at {} is not reachable: {cause}. Is it running? (Start it with \
+             `porthole serve`; check --api, and that the socket's directory is mounted into \
+             this container.)",
+            self.api
+        )
+    }
+
+    fn refusal(&self, status: u16, text: &str, what: &str) -> String {
+        let detail = serde_json::from_str::<ApiErrorBody>(text).ok();
+        let said = detail
+            .as_ref()
+            .map(|d| format!(" ({}: {})", d.error.code, d.error.message))
+            .unwrap_or_default();
+        if status == 401 {
+            return format!(
+                "Porthole daemon at {} refused the token (HTTP {status}){said}. Pass an agent \
+                 token (from `porthole agent add <channel>` on the host) or the owner token \
+                 with --token, PORTHOLE_TOKEN or --token-file.",
+                self.api
+            );
+        }
+        match detail {
+            Some(d) => format!(
+                "Porthole daemon refused `{what}` (HTTP {status}, {}): {}",
+                d.error.code, d.error.message
+            ),
+            None => format!(
+                "Porthole daemon at {} answered HTTP {status} to `{what}`: {}",
+                self.api,
+                snippet(text)
+            ),
+        }
     }
 
     /// One `POST /api/browser/action`.
@@ -86,36 +129,16 @@ impl HttpProxyBackend {
             tool: tool.to_owned(),
             args,
         };
-        let response = self
-            .client
-            .post(self.endpoint.clone())
-            .bearer_auth(&self.token)
-            .json(&body)
-            .send()
-            .await;
-        let response = match response {
-            Ok(r) => r,
-            Err(e) => {
-                return ToolOutput::error(format!(
-                    "Porthole daemon at {} is not reachable: {}. Is it running? (Start it with \
-                     `porthole serve`; check --api.)",
-                    self.api,
-                    chain(&e)
-                ))
-            }
+        let body = serde_json::to_vec(&body).expect("action requests serialize");
+        let (status, text) = match self
+            .transport
+            .send("POST", "/api/browser/action", &self.token, Some(body))
+            .await
+        {
+            Ok(answer) => answer,
+            Err(e) => return ToolOutput::error(self.unreachable(&e)),
         };
-        let status = response.status();
-        let text = match response.text().await {
-            Ok(t) => t,
-            Err(e) => {
-                return ToolOutput::error(format!(
-                    "Porthole daemon at {} stopped answering mid-reply: {}. Try again.",
-                    self.api,
-                    chain(&e)
-                ))
-            }
-        };
-        if status.is_success() {
+        if (200..300).contains(&status) {
             return serde_json::from_str::<ToolOutput>(&text).unwrap_or_else(|e| {
                 ToolOutput::error(format!(
                     "Porthole daemon at {} answered `{tool}` with something that is not a tool \
@@ -124,32 +147,7 @@ impl HttpProxyBackend {
                 ))
             });
         }
-        let detail = serde_json::from_str::<ApiErrorBody>(&text).ok();
-        let said = detail
-            .as_ref()
-            .map(|d| format!(" ({}: {})", d.error.code, d.error.message))
-            .unwrap_or_default();
-        if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
-            return ToolOutput::error(format!(
-                "Porthole daemon at {} refused the token (HTTP {}){said}. Pass the daemon's \
-                 owner token (its data dir's `token` file) with --token, PORTHOLE_TOKEN or \
-                 --token-file.",
-                self.api,
-                status.as_u16()
-            ));
-        }
-        match detail {
-            Some(d) => ToolOutput::error(format!(
-                "Porthole daemon error {}: {}",
-                d.error.code, d.error.message
-            )),
-            None => ToolOutput::error(format!(
-                "Porthole daemon at {} answered HTTP {} to `{tool}`: {}",
-                self.api,
-                status.as_u16(),
-                snippet(&text)
-            )),
-        }
+        ToolOutput::error(self.refusal(status, &text, tool))
     }
 }
 
@@ -169,18 +167,6 @@ impl ToolBackend for HttpProxyBackend {
 
 fn unreachable_call(tool: &str) -> ToolOutput {
     ToolOutput::error(format!("internal error: `{tool}` parsed as another tool"))
-}
-
-/// An error and its causes, `: `-joined (reqwest's own message hides the cause).
-fn chain(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 fn snippet(text: &str) -> String {

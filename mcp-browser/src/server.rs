@@ -34,6 +34,10 @@ pub struct ServerOptions {
     /// The deadline of a call that does not wait on purpose; a call that waits gets its wait
     /// time on top (see [`ToolCall::deadline`]).
     pub base_deadline: Duration,
+    /// Tools this server neither lists nor runs (`--deny`, or the agent's policy).
+    pub deny_tools: Vec<ToolName>,
+    /// The setting that denies them, named in the refusal (e.g. `--deny`).
+    pub deny_setting: String,
 }
 
 impl Default for ServerOptions {
@@ -41,6 +45,8 @@ impl Default for ServerOptions {
         Self {
             playwright_aliases: false,
             base_deadline: DEFAULT_CALL_DEADLINE,
+            deny_tools: Vec::new(),
+            deny_setting: "--deny".to_string(),
         }
     }
 }
@@ -72,6 +78,12 @@ impl McpServer {
     /// A server that runs tools on `backend`.
     pub fn new(backend: Arc<dyn ToolBackend>, options: ServerOptions) -> Self {
         let mut tools = canonical_tools();
+        tools.retain(|t| {
+            !options
+                .deny_tools
+                .iter()
+                .any(|denied| denied.as_str() == t.name.as_ref())
+        });
         if options.playwright_aliases {
             tools.extend(aliases::alias_tools());
         }
@@ -115,6 +127,17 @@ impl McpServer {
         } else {
             return self.unknown_tool(name);
         };
+        // A denied tool is refused before anything runs, aliases included.
+        if let Some((denied, _)) = planned
+            .iter()
+            .find(|(tool, _)| self.inner.options.deny_tools.contains(tool))
+        {
+            return ToolOutput::error(format!(
+                "The tool {denied} is turned off here ({}). Use another tool, or ask the person \
+                 who runs Porthole.",
+                self.inner.options.deny_setting
+            ));
+        }
         // Validate every step before running any, so a bad alias argument changes nothing.
         let mut calls = Vec::with_capacity(planned.len());
         for (tool, args) in planned {

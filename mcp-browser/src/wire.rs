@@ -13,8 +13,10 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ActionRequest {
-    /// The channel whose browser runs the tool.
-    pub channel_id: String,
+    /// The channel whose browser runs the tool. An agent token may leave it out (its own
+    /// channel is meant); the owner token must give it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_id: Option<String>,
     /// A canonical tool name (see [`crate::ToolName`]); aliases are never sent.
     pub tool: String,
     /// The tool's arguments, already validated by the MCP server.

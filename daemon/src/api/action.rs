@@ -1,47 +1,27 @@
-//! `POST /api/browser/action` `{channel_id, tool, args}` → an MCP tool result: runs one tool
-//! on the channel's BrowserSession (starting its browser when needed), so every pane of the
-//! channel sees what the agent does. Tool failures are `isError` results (HTTP 200); only a
-//! bad channel id or a browser that cannot start are HTTP errors.
+//! `POST /api/browser/action` `{channel_id?, tool, args}` → an MCP tool result: runs one tool
+//! on the channel's BrowserSession (starting its browser when needed) as the calling agent, so
+//! every pane of the channel sees what the agent does.
+//!
+//! Who may run what is decided here: an agent token only on its own channel (another → 403),
+//! never a denied tool (an error result naming the setting). The call counts as activity for
+//! the idle rule, and an agent whose tabs went away since its last call (idle stop, crash,
+//! reset, daemon restart) is told so first. Tool failures and refusals are `isError` results
+//! (HTTP 200); only a bad body or channel are HTTP errors.
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use axum::extract::State;
-use axum::Json;
-use porthole_mcp::{ActionRequest, ToolBackend as _, ToolOutput};
+use axum::http::StatusCode;
+use axum::{Extension, Json};
+use porthole_mcp::{ActionRequest, Content, ToolBackend as _, ToolOutput};
 use tracing::Instrument;
 
+use super::auth::Caller;
 use super::error::{ApiError, ApiJson};
 use super::AppState;
-use crate::browser::BrowserSession;
+use crate::browser::Actor;
 use crate::channel_id::ChannelId;
-use crate::channels::ChannelService;
-use crate::tools::{EngineBackend, SessionSource};
-
-/// The channel's session in its current mode, started on demand.
-struct ChannelSource {
-    channels: Arc<ChannelService>,
-    channel: ChannelId,
-}
-
-#[async_trait]
-impl SessionSource for ChannelSource {
-    async fn session(&self) -> Result<Arc<BrowserSession>, String> {
-        let channel = self.channel.clone();
-        let progress: crate::providers::ProgressFn = Arc::new(move |stage: &str, message: &str| {
-            tracing::info!(event = "progress", channel_id = %channel, stage, message);
-        });
-        self.channels
-            .start(&self.channel, None, progress)
-            .await
-            .map_err(|e| {
-                format!(
-                    "The browser of channel {} could not be started: {e}",
-                    self.channel
-                )
-            })
-    }
-}
+use crate::tools::{EngineBackend, ReadySession};
 
 /// Runs one MCP browser tool on a channel's browser.
 #[utoipa::path(
@@ -49,26 +29,117 @@ impl SessionSource for ChannelSource {
     path = "/api/browser/action",
     request_body = ActionRequest,
     responses(
-        (status = 200, description = "the tool's result (isError set when the tool failed)", body = ToolOutput),
+        (status = 200, description = "the tool's result (isError set when the tool failed or was refused)", body = ToolOutput),
         (status = 400, description = "bad channel id or body"),
+        (status = 401, description = "no or unknown token"),
+        (status = 403, description = "an agent token naming another channel"),
     ),
     security(("token" = []))
 )]
 pub async fn action(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     ApiJson(request): ApiJson<ActionRequest>,
 ) -> Result<Json<ToolOutput>, ApiError> {
-    let channel = ChannelId::parse(&request.channel_id)?;
-    let span = tracing::info_span!("agent_action", channel_id = %channel, tool = %request.tool);
-    let source = ChannelSource {
-        channels: state.inner.channels.clone(),
-        channel,
+    let (channel, actor, agent) = match &caller {
+        Caller::Owner => {
+            let Some(channel_id) = request.channel_id.as_deref() else {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "bad_request",
+                    "channel_id is required with the owner token",
+                ));
+            };
+            (ChannelId::parse(channel_id)?, Actor::Owner, None)
+        }
+        Caller::Agent(agent) => {
+            let own = ChannelId::parse(&agent.channel_id)?;
+            if let Some(asked) = request.channel_id.as_deref() {
+                if asked != own.as_str() {
+                    return Err(ApiError::new(
+                        StatusCode::FORBIDDEN,
+                        "agent_forbidden",
+                        format!(
+                            "this agent token belongs to channel {own}; it cannot act on channel {asked}"
+                        ),
+                    ));
+                }
+            }
+            let actor = Actor::Agent {
+                id: agent.agent_id.clone(),
+                name: agent.name.clone(),
+            };
+            (own, actor, Some(agent.clone()))
+        }
     };
-    let backend = EngineBackend::new(Arc::new(source), false);
-    Ok(Json(
-        backend
-            .call(&request.tool, request.args)
-            .instrument(span)
-            .await,
-    ))
+    if let Some(denied) = state.inner.agents.denied(agent.as_deref(), &request.tool) {
+        tracing::info!(event = "tool_denied", channel_id = %channel, agent_id = actor.id(), tool = %request.tool);
+        return Ok(Json(ToolOutput::error(denied.message(&request.tool))));
+    }
+    let span = tracing::info_span!("agent_action", channel_id = %channel, agent_id = actor.id(), tool = %request.tool);
+    run(&state, channel, actor, request)
+        .instrument(span)
+        .await
+        .map(Json)
+}
+
+async fn run(
+    state: &AppState,
+    channel: ChannelId,
+    actor: Actor,
+    request: ActionRequest,
+) -> Result<ToolOutput, ApiError> {
+    let channels = &state.inner.channels;
+    let _activity = channels.agent_call(&channel);
+    let progress_channel = channel.clone();
+    let progress: crate::providers::ProgressFn = Arc::new(move |stage: &str, message: &str| {
+        tracing::info!(event = "progress", channel_id = %progress_channel, stage, message);
+    });
+    let session = match channels.start(&channel, None, progress).await {
+        Ok(session) => session,
+        Err(error) => {
+            return Ok(ToolOutput::error(format!(
+                "The browser of channel {channel} could not be started: {error}"
+            )))
+        }
+    };
+    let lost = channels.take_lost_tabs(&channel, actor.id());
+    let backend = EngineBackend::for_actor(
+        Arc::new(ReadySession(session.clone())),
+        false,
+        actor.clone(),
+    );
+    let mut output = backend.call(&request.tool, request.args).await;
+    if let Actor::Agent { id, .. } = &actor {
+        let has_tabs = session.agents_with_tabs().iter().any(|a| a == id);
+        state.inner.agents.set_tabs_open(id, has_tabs);
+    }
+    if let Some(reason) = lost {
+        output.content.insert(
+            0,
+            Content::Text {
+                text: lost_tabs_notice(&reason),
+            },
+        );
+    }
+    Ok(output)
+}
+
+/// What an agent reads when its tabs went away since its last call.
+fn lost_tabs_notice(reason: &str) -> String {
+    let why = match reason {
+        "idle" => "the channel's browser was stopped because nobody used it for the idle timeout",
+        "browser_gone" => "the channel's browser crashed or was killed",
+        "profile_reset" => "the channel's profile was reset",
+        "channel_deleted" => "the channel was deleted",
+        "stopped_by_pane" => "the person at the browser pane stopped the browser",
+        "daemon_shutdown" | "daemon_restart" => "the Porthole daemon was restarted",
+        _ => "the channel's browser was stopped",
+    };
+    format!(
+        "Note: your tabs in this channel are gone: {why} ({reason}). This call ran in a fresh \
+         browser; pages you had open, their form input and scroll positions are lost, so \
+         navigate again to where you were. Cookies and logins in the profile were kept unless \
+         the profile was reset."
+    )
 }

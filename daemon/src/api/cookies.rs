@@ -244,7 +244,11 @@ mod tests {
             },
             state.clone(),
         ));
-        let importer = Arc::new(CookieImporter::new(&CookieImportConfig::default(), state));
+        let importer = Arc::new(CookieImporter::new(
+            &CookieImportConfig::default(),
+            state.clone(),
+        ));
+        let agents = Arc::new(crate::agents::Agents::new(state, Vec::new()));
         let router = app(AppState::new(
             channels,
             "tok".into(),
@@ -253,6 +257,7 @@ mod tests {
             1 << 20,
             Default::default(),
             importer,
+            agents,
         ));
         let request = |method: &str, uri: &str, body: &str| {
             Request::builder()

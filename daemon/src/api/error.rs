@@ -1,5 +1,6 @@
 //! The API's one error type: a status, a stable code and a message for a person, rendered as
-//! `{"error":{"code","message"}}`. Detail meant for the log stays in the log.
+//! `{"error":{"code","message"}}`. Detail meant for the log (`internal`) stays in the log
+//! (dropshot's `HttpError { external_message, internal_message }`).
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -16,7 +17,10 @@ use crate::providers::ProviderError;
 pub struct ApiError {
     pub status: StatusCode,
     pub code: &'static str,
+    /// For the person reading the answer.
     pub message: String,
+    /// For the log only (engine and database text).
+    pub internal: Option<String>,
 }
 
 impl ApiError {
@@ -25,14 +29,25 @@ impl ApiError {
             status,
             code,
             message: message.into(),
+            internal: None,
+        }
+    }
+
+    /// A 503 whose cause (`internal`) goes to the log, not to the caller.
+    pub fn internal(code: &'static str, message: impl Into<String>, internal: String) -> Self {
+        Self {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            code,
+            message: message.into(),
+            internal: Some(internal),
         }
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if self.status.is_server_error() {
-            tracing::warn!(event = "api_error", code = self.code, message = %self.message);
+        if self.status.is_server_error() || self.internal.is_some() {
+            tracing::warn!(event = "api_error", code = self.code, message = %self.message, internal = self.internal.as_deref().unwrap_or(""));
         }
         let body = json!({"error": {"code": self.code, "message": self.message}});
         (self.status, Json(body)).into_response()
@@ -68,6 +83,7 @@ fn session_error(error: &SessionError) -> ApiError {
     let status = match error {
         SessionError::BadUrl(_) => StatusCode::BAD_REQUEST,
         SessionError::UnknownTab(_) => StatusCode::NOT_FOUND,
+        SessionError::NotYours { .. } => StatusCode::FORBIDDEN,
         SessionError::Navigation { .. } => StatusCode::BAD_GATEWAY,
         _ => StatusCode::BAD_GATEWAY,
     };

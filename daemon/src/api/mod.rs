@@ -3,6 +3,7 @@
 //! `channels` and `browser`.
 
 mod action;
+mod agents;
 mod auth;
 mod cookies;
 mod error;
@@ -19,10 +20,11 @@ use axum::routing::{delete, get, post};
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
-pub use auth::TOKEN_PROTOCOL_PREFIX;
+pub use auth::{Listener, TOKEN_PROTOCOL_PREFIX};
 pub use error::ApiError;
 pub use ws_protocol::ClientMessage;
 
+use crate::agents::Agents;
 use crate::channels::ChannelService;
 use crate::cookie_import::CookieImporter;
 use crate::mode::Mode;
@@ -44,6 +46,8 @@ pub(crate) struct StateInner {
     pub cookies: Arc<CookieImporter>,
     /// The docker-mode image manager, when a Docker engine answers.
     pub images: Option<Arc<crate::providers::docker::ImageManager>>,
+    /// Agent identities and tool policy.
+    pub agents: Arc<Agents>,
 }
 
 impl AppState {
@@ -55,6 +59,7 @@ impl AppState {
         max_ws_message_bytes: usize,
         shutdown: CancellationToken,
         cookies: Arc<CookieImporter>,
+        agents: Arc<Agents>,
     ) -> Self {
         let default_mode = channels.default_mode();
         Self {
@@ -68,6 +73,7 @@ impl AppState {
                 shutdown,
                 cookies,
                 images: None,
+                agents,
             }),
         }
     }
@@ -84,8 +90,14 @@ impl AppState {
     }
 }
 
-/// The whole router.
+/// The whole router, for the owner's loopback listener.
 pub fn app(state: AppState) -> Router {
+    app_on(state, Listener::Loopback)
+}
+
+/// The router for one listener (the agent socket and TCP listener serve the same API; tokens
+/// decide what a caller may do, the listener only how its Host is checked).
+pub fn app_on(state: AppState, listener: Listener) -> Router {
     Router::new()
         .route("/api/health", get(http::health))
         .route("/api/openapi.json", get(openapi::document))
@@ -96,6 +108,12 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/api/browser/mode", post(http::set_mode))
         .route("/api/browser/action", post(action::action))
+        .route(
+            "/api/browser/agents",
+            get(agents::list).post(agents::create),
+        )
+        .route("/api/browser/agents/me", get(agents::me))
+        .route("/api/browser/agents/{agent_id}", delete(agents::remove))
         .route("/api/browser/profile/reset", post(http::reset_profile))
         .route("/api/browser/cookies/sources", get(cookies::sources))
         .route("/api/browser/cookies/import", post(cookies::import))
@@ -109,6 +127,7 @@ pub fn app(state: AppState) -> Router {
             state.clone(),
             auth::admit,
         ))
+        .layer(axum::Extension(listener))
         .layer(tower_http::limit::RequestBodyLimitLayer::new(1024 * 1024))
         .with_state(state)
 }

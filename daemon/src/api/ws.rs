@@ -187,6 +187,10 @@ impl Pane {
                 quality,
             } => self.screencast(width.zip(height), quality).await,
             ClientMessage::Input(event) => self.input(event).await,
+            ClientMessage::GiveTab {
+                target_id,
+                agent_id,
+            } => self.give_tab(&target_id, &agent_id).await,
             other => self.browser_command(other).await,
         }
     }
@@ -347,6 +351,43 @@ impl Pane {
         }
         if let Err(full) = attached.input.push(event) {
             self.send(PaneMessage::error("input_overflow", full.to_string()))
+                .await;
+        }
+    }
+
+    /// Hands one of the person's tabs to an agent of this channel.
+    async fn give_tab(&self, target_id: &str, agent_id: &str) {
+        let Some(attached) = &self.attached else {
+            return self.not_started().await;
+        };
+        let agent = match self.state.inner.agents.list() {
+            Ok(agents) => agents.into_iter().find(|a| a.agent_id == agent_id),
+            Err(error) => {
+                tracing::warn!(event = "state_unreadable", %error);
+                return self
+                    .send(PaneMessage::error(
+                        "state_unavailable",
+                        "the daemon cannot read its agent list right now; try again",
+                    ))
+                    .await;
+            }
+        };
+        let Some(agent) = agent.filter(|a| a.channel_id == attached.channel.as_str()) else {
+            return self
+                .send(PaneMessage::error(
+                    "unknown_agent",
+                    format!(
+                        "there is no agent {agent_id} on channel {}; GET /api/browser/agents lists them",
+                        attached.channel
+                    ),
+                ))
+                .await;
+        };
+        if let Err(error) = attached
+            .session
+            .give_tab(target_id, &agent.agent_id, &agent.name)
+        {
+            self.send(PaneMessage::error(error.code(), error.to_string()))
                 .await;
         }
     }

@@ -50,6 +50,11 @@ pub enum ClientMessage {
     CloseTab {
         target_id: String,
     },
+    /// Hand one of the person's tabs to an agent of this channel (the agent goes on there).
+    GiveTab {
+        target_id: String,
+        agent_id: String,
+    },
 }
 
 #[cfg(test)]
@@ -69,6 +74,7 @@ mod tests {
             r#"{"type":"back"}"#,
             r#"{"type":"new_tab"}"#,
             r#"{"type":"switch_tab","target_id":"T"}"#,
+            r#"{"type":"give_tab","target_id":"T","agent_id":"ag_1"}"#,
         ];
         for text in texts {
             serde_json::from_str::<ClientMessage>(text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -78,6 +84,7 @@ mod tests {
             r#"{"type":"start"}"#,
             "[]",
             r#"{"type":"input","input_type":"click"}"#,
+            r#"{"type":"give_tab","target_id":"T"}"#,
         ] {
             assert!(serde_json::from_str::<ClientMessage>(bad).is_err(), "{bad}");
         }

@@ -43,11 +43,15 @@ impl BrowserSession {
         match event.method.as_str() {
             "Target.targetCreated" if info["type"] == "page" => {
                 let id = info["targetId"].as_str().unwrap_or_default();
-                let opener_is_ours = info["openerId"]
-                    .as_str()
-                    .is_some_and(|opener| self.tabs.lock().expect("tabs lock").contains(opener));
+                // A popup belongs to whoever owns the tab that opened it.
+                let opener_owner = info["openerId"].as_str().and_then(|opener| {
+                    let tabs = self.tabs.lock().expect("tabs lock");
+                    tabs.get(opener).map(|t| t.owner.clone())
+                });
+                let opener_is_ours = opener_owner.is_some();
                 if self.ownership == Ownership::AllTabs || opener_is_ours {
-                    if let Err(error) = self.track(id).await {
+                    let owner = opener_owner.unwrap_or(super::owner::TabOwner::Human);
+                    if let Err(error) = self.track(id, owner).await {
                         tracing::debug!(event = "tab_attach_failed", channel_id = %self.channel, %error);
                     }
                 }

@@ -1,6 +1,7 @@
 //! Per-channel CDP state: the browser session (tabs, active tab, notices), the screencast hub,
 //! navigation and input. Knows nothing about HTTP, panes' sockets or how browsers are started.
 
+mod agent_tabs;
 mod events;
 pub mod input;
 pub mod input_queue;
@@ -9,10 +10,12 @@ pub mod logs;
 mod navigation;
 pub mod notice;
 mod own_tabs;
+pub mod owner;
 pub mod screencast;
 mod session;
 mod tabs;
 
 pub use navigation::check_url;
 pub use notice::{PaneMessage, TabInfo};
+pub use owner::{Actor, TabOwner};
 pub use session::{BrowserSession, Ownership, SessionError};

@@ -41,14 +41,20 @@ pub fn check_url(url: &str) -> Result<String, SessionError> {
 impl BrowserSession {
     /// Navigates the active tab; returns once the navigation committed (or failed).
     pub async fn navigate(&self, url: &str) -> Result<(), SessionError> {
-        let url = check_url(url)?;
         let (_, session) = self.active_tab()?;
+        self.navigate_on(&session, url).await
+    }
+
+    /// Navigates the tab behind the flat CDP `session`; returns once the navigation committed
+    /// (or failed).
+    pub async fn navigate_on(&self, session: &str, url: &str) -> Result<(), SessionError> {
+        let url = check_url(url)?;
         let reply = self
             .cdp
             .call_with(
                 "Page.navigate",
                 json!({ "url": url }),
-                Some(&session),
+                Some(session),
                 NAVIGATE_DEADLINE,
             )
             .await?;
@@ -65,9 +71,14 @@ impl BrowserSession {
     /// there is no such entry.
     pub async fn go_history(&self, step: i64) -> Result<bool, SessionError> {
         let (_, session) = self.active_tab()?;
+        self.go_history_on(&session, step).await
+    }
+
+    /// [`Self::go_history`] in the tab behind the flat CDP `session`.
+    pub async fn go_history_on(&self, session: &str, step: i64) -> Result<bool, SessionError> {
         let history = self
             .cdp
-            .call_on(&session, "Page.getNavigationHistory", json!({}))
+            .call_on(session, "Page.getNavigationHistory", json!({}))
             .await?;
         let current = history["currentIndex"].as_i64().unwrap_or(0);
         let entries = history["entries"].as_array().cloned().unwrap_or_default();
@@ -81,7 +92,7 @@ impl BrowserSession {
             .call_with(
                 "Page.navigateToHistoryEntry",
                 json!({ "entryId": entry["id"] }),
-                Some(&session),
+                Some(session),
                 NAVIGATE_DEADLINE,
             )
             .await?;
@@ -91,7 +102,12 @@ impl BrowserSession {
     /// Reloads the active tab.
     pub async fn reload(&self) -> Result<(), SessionError> {
         let (_, session) = self.active_tab()?;
-        self.cdp.call_on(&session, "Page.reload", json!({})).await?;
+        self.reload_on(&session).await
+    }
+
+    /// Reloads the tab behind the flat CDP `session`.
+    pub async fn reload_on(&self, session: &str) -> Result<(), SessionError> {
+        self.cdp.call_on(session, "Page.reload", json!({})).await?;
         Ok(())
     }
 }

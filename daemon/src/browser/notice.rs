@@ -14,6 +14,10 @@ pub struct TabInfo {
     pub target_id: String,
     pub url: String,
     pub title: String,
+    /// `"human"` or the owning agent's id (`owner` for the owner token).
+    pub owner: String,
+    /// `"human"` or the owning agent's name.
+    pub owner_name: String,
 }
 
 /// A JSON message to a pane.

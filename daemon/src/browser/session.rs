@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::input::InputEvent;
 use super::logs::TabLogs;
 use super::notice::{PaneMessage, TabInfo};
+use super::owner::TabOwner;
 use super::screencast::ScreencastHub;
 use super::tabs::{Tab, TabList};
 use crate::cdp::{CdpConnection, CdpError};
@@ -43,6 +44,9 @@ pub enum SessionError {
     Navigation { url: String, reason: String },
     #[error("this channel's browser session is closed; send start again")]
     Closed,
+    /// The tab belongs to someone else (an agent touching another owner's tab).
+    #[error("tab {target_id} belongs to {owner}; you may only use your own tabs (call list_tabs to see them, or new_tab to open one)")]
+    NotYours { target_id: String, owner: String },
 }
 
 impl SessionError {
@@ -55,6 +59,7 @@ impl SessionError {
             SessionError::UnknownTab(_) => "unknown_tab",
             SessionError::BadUrl(_) => "bad_url",
             SessionError::Navigation { .. } => "navigation_failed",
+            SessionError::NotYours { .. } => "not_your_tab",
         }
     }
 }
@@ -79,6 +84,13 @@ pub struct BrowserSession {
     /// Set when Porthole itself is closing the session's tabs (host-mode stop): a tab list
     /// that empties then is not refilled.
     pub(super) winding_down: std::sync::atomic::AtomicBool,
+    /// Each agent's current tab (agent id → target id). Short lock.
+    pub(super) agent_tabs: Mutex<std::collections::HashMap<String, String>>,
+    /// Serialises finding or opening an agent's tab, per agent, so one agent racing itself
+    /// never opens two first tabs. Short lock around the map only.
+    pub(super) agent_locks: Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Why the session ended, once it has. Short lock.
+    end_reason: Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for BrowserSession {
@@ -120,6 +132,9 @@ impl BrowserSession {
             viewport: Mutex::new(screen),
             closed,
             winding_down: std::sync::atomic::AtomicBool::new(false),
+            agent_tabs: Mutex::new(Default::default()),
+            agent_locks: Mutex::new(Default::default()),
+            end_reason: Mutex::new(None),
         });
         let events = cdp.subscribe();
         cdp.call("Target.setDiscoverTargets", json!({"discover": true}))
@@ -129,7 +144,7 @@ impl BrowserSession {
             for info in targets["targetInfos"].as_array().into_iter().flatten() {
                 if info["type"] == "page" {
                     if let Some(id) = info["targetId"].as_str() {
-                        session.track(id).await?;
+                        session.track(id, TabOwner::Human).await?;
                     }
                 }
             }
@@ -186,12 +201,25 @@ impl BrowserSession {
     /// provider's business.
     pub fn close(&self, reason: &str) {
         if !self.closed.is_cancelled() {
+            self.end_reason
+                .lock()
+                .expect("end reason lock")
+                .get_or_insert_with(|| reason.to_string());
             self.closed.cancel();
             self.notify(PaneMessage::Stopped {
                 channel_id: self.channel.to_string(),
                 reason: reason.to_string(),
             });
         }
+    }
+
+    /// Why the session ended (`idle`, `browser_gone`, `profile_reset` …); `None` while it runs.
+    pub fn end_reason(&self) -> Option<String> {
+        if self.is_alive() {
+            return None;
+        }
+        let recorded = self.end_reason.lock().expect("end reason lock").clone();
+        Some(recorded.unwrap_or_else(|| "browser_gone".to_string()))
     }
 
     /// Receives every notice for panes from now on.
@@ -275,8 +303,9 @@ impl BrowserSession {
             .ok_or_else(|| SessionError::UnknownTab(reference.to_string()))
     }
 
-    /// Attaches to a page target and starts tracking it (idempotent).
-    pub async fn track(&self, target_id: &str) -> Result<(), SessionError> {
+    /// Attaches to a page target and starts tracking it as `owner`'s (idempotent: a tab
+    /// already tracked keeps its owner).
+    pub async fn track(&self, target_id: &str, owner: TabOwner) -> Result<(), SessionError> {
         let claimed = self.tabs.lock().expect("tabs lock").begin_attach(target_id);
         if !claimed {
             return self.wait_tracked(target_id).await;
@@ -324,6 +353,7 @@ impl BrowserSession {
                 .as_str()
                 .unwrap_or_default()
                 .to_string(),
+            owner,
         };
         let created = PaneMessage::TabCreated {
             target_id: tab.target_id.clone(),
@@ -410,8 +440,25 @@ impl BrowserSession {
         }
     }
 
-    /// Opens a tab (about:blank by default) and makes it active.
+    /// Opens a tab of the person at the pane (about:blank by default) and makes it active.
     pub async fn new_tab(&self, url: Option<&str>) -> Result<TabInfo, SessionError> {
+        let target_id = self.open_tab(url, TabOwner::Human, false).await?;
+        self.switch_tab(&target_id).await?;
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.get(&target_id)
+            .map(Tab::info)
+            .ok_or(SessionError::UnknownTab(target_id))
+    }
+
+    /// Opens and tracks a tab of `owner` (about:blank by default) without making it the tab
+    /// panes show; `own_window` puts it in a window of its own, where it is the active tab and
+    /// paints. Returns its target id.
+    pub(super) async fn open_tab(
+        &self,
+        url: Option<&str>,
+        owner: TabOwner,
+        own_window: bool,
+    ) -> Result<String, SessionError> {
         let url = match url {
             Some(url) => super::navigation::check_url(url)?,
             None => "about:blank".to_string(),
@@ -420,9 +467,10 @@ impl BrowserSession {
             return Err(SessionError::Closed);
         }
         let mut params = json!({ "url": url });
-        if self.ownership == Ownership::OwnTabs {
+        if self.ownership == Ownership::OwnTabs || own_window {
             // The user's Chrome: a window of Porthole's own, opened without taking focus, so
             // the tab is active (it paints) without covering or hiding anything of the user's.
+            // An agent's tab: a window of its own, so it paints beside everyone else's.
             params["newWindow"] = json!(true);
             params["background"] = json!(true);
             params["focus"] = json!(false);
@@ -435,12 +483,17 @@ impl BrowserSession {
                 detail: "no targetId".into(),
             })?
             .to_string();
-        self.track(&target_id).await?;
-        self.switch_tab(&target_id).await?;
-        let tabs = self.tabs.lock().expect("tabs lock");
-        tabs.get(&target_id)
-            .map(Tab::info)
-            .ok_or(SessionError::UnknownTab(target_id))
+        self.track(&target_id, owner.clone()).await?;
+        // The target-created event may have won the attach and recorded another owner.
+        let changed = {
+            let mut tabs = self.tabs.lock().expect("tabs lock");
+            let differs = tabs.get(&target_id).is_some_and(|t| t.owner != owner);
+            differs && tabs.set_owner(&target_id, owner)
+        };
+        if changed {
+            self.notify(self.tabs_message());
+        }
+        Ok(target_id)
     }
 
     /// Makes a tracked tab the active one (brought to front so it renders at full speed).
@@ -503,6 +556,13 @@ impl BrowserSession {
         self.hub.set_params(size, None);
         let (_, session) = self.active_tab()?;
         size_viewport(&self.cdp, &session, size).await?;
+        Ok(())
+    }
+
+    /// Lays the tab behind the flat CDP `session` out at the channel's viewport.
+    pub async fn size_tab(&self, session: &str) -> Result<(), SessionError> {
+        let size = *self.viewport.lock().expect("viewport lock");
+        size_viewport(&self.cdp, session, size).await?;
         Ok(())
     }
 

@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 
 use super::notice::TabInfo;
+use super::owner::TabOwner;
 
 /// A tab the session tracks.
 #[derive(Debug, Clone)]
@@ -13,6 +14,7 @@ pub struct Tab {
     pub session_id: String,
     pub url: String,
     pub title: String,
+    pub owner: TabOwner,
 }
 
 impl Tab {
@@ -21,6 +23,8 @@ impl Tab {
             target_id: self.target_id.clone(),
             url: self.url.clone(),
             title: self.title.clone(),
+            owner: self.owner.id().to_string(),
+            owner_name: self.owner.name().to_string(),
         }
     }
 }
@@ -118,6 +122,22 @@ impl TabList {
         }
     }
 
+    /// Tabs whose owner satisfies `keep`, in display order.
+    pub fn filtered(&self, keep: impl Fn(&TabOwner) -> bool) -> Vec<&Tab> {
+        self.tabs.iter().filter(|t| keep(&t.owner)).collect()
+    }
+
+    /// Gives a tracked tab a new owner; false when it is not tracked.
+    pub fn set_owner(&mut self, target_id: &str, owner: TabOwner) -> bool {
+        match self.tabs.iter_mut().find(|t| t.target_id == target_id) {
+            Some(tab) => {
+                tab.owner = owner;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Updates url/title; true when something changed.
     pub fn update(&mut self, target_id: &str, url: &str, title: &str) -> bool {
         match self.tabs.iter_mut().find(|t| t.target_id == target_id) {
@@ -141,6 +161,7 @@ mod tests {
             session_id: format!("s-{id}"),
             url: "about:blank".into(),
             title: String::new(),
+            owner: TabOwner::Human,
         }
     }
 

@@ -5,5 +5,6 @@ mod service;
 
 pub use idle::run_idle_monitor;
 pub use service::{
-    ChannelError, ChannelService, ChannelSettings, ChannelSummary, PaneGuard, StartHook,
+    AgentCallGuard, ChannelError, ChannelService, ChannelSettings, ChannelSummary, PaneGuard,
+    StartHook,
 };

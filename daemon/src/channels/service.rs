@@ -51,6 +51,8 @@ struct Entry {
     /// Short lock, never held across an await.
     session: Mutex<Option<Arc<BrowserSession>>>,
     panes: AtomicUsize,
+    /// Agent tool calls in flight (they keep the channel alive like panes).
+    agent_calls: AtomicUsize,
     /// When the last pane left (or the session started without one). Short lock.
     idle_since: Mutex<Option<Instant>>,
 }
@@ -94,6 +96,21 @@ pub struct ChannelService {
     state: Arc<StateDb>,
     /// Run after each fresh start (see [`StartHook`]); set once at assembly.
     start_hook: OnceLock<StartHook>,
+    /// Agents whose tabs went away with their browser, and why (told on their next call).
+    /// Short lock.
+    lost_tabs: Mutex<HashMap<(ChannelId, String), String>>,
+}
+
+/// Held while an agent's tool call runs; dropping it starts the idle count anew.
+pub struct AgentCallGuard {
+    entry: Arc<Entry>,
+}
+
+impl Drop for AgentCallGuard {
+    fn drop(&mut self) {
+        self.entry.agent_calls.fetch_sub(1, Ordering::SeqCst);
+        *self.entry.idle_since.lock().expect("idle lock") = Some(Instant::now());
+    }
 }
 
 /// Held while a pane watches a channel; dropping it lets the idle monitor count down.
@@ -137,6 +154,42 @@ impl ChannelService {
             modes: Mutex::new(modes),
             state,
             start_hook: OnceLock::new(),
+            lost_tabs: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Counts an agent's tool call on the channel (in its current mode) until the guard
+    /// drops: a channel is idle only when no pane is attached and no agent has acted for the
+    /// idle timeout.
+    pub fn agent_call(&self, channel: &ChannelId) -> AgentCallGuard {
+        let entry = self.entry(channel, self.mode_of(channel));
+        entry.agent_calls.fetch_add(1, Ordering::SeqCst);
+        AgentCallGuard { entry }
+    }
+
+    /// Remembers that `agent_id` lost its tabs on `channel` (for example at a daemon
+    /// restart), unless a more precise reason is already known.
+    pub fn note_lost_tabs(&self, channel: &ChannelId, agent_id: &str, reason: &str) {
+        self.lost_tabs
+            .lock()
+            .expect("lost tabs lock")
+            .entry((channel.clone(), agent_id.to_string()))
+            .or_insert_with(|| reason.to_string());
+    }
+
+    /// Why `agent_id`'s tabs on `channel` went away since its last call, once.
+    pub fn take_lost_tabs(&self, channel: &ChannelId, agent_id: &str) -> Option<String> {
+        self.lost_tabs
+            .lock()
+            .expect("lost tabs lock")
+            .remove(&(channel.clone(), agent_id.to_string()))
+    }
+
+    /// Records, for every agent with tabs in an ended session, why they are gone.
+    fn retire(&self, session: &BrowserSession, reason: &str) {
+        for agent_id in session.agents_with_tabs() {
+            tracing::info!(event = "agent_tabs_lost", channel_id = %session.channel(), %agent_id, reason);
+            self.note_lost_tabs(session.channel(), &agent_id, reason);
         }
     }
 
@@ -234,6 +287,12 @@ impl ChannelService {
         if let Some(session) = entry.live_session() {
             self.remember_mode(channel, mode);
             return Ok(session);
+        }
+        // A session that ended on its own (the browser crashed or was killed).
+        let dead = entry.session.lock().expect("session slot lock").take();
+        if let Some(dead) = dead {
+            let reason = dead.end_reason().unwrap_or_else(|| "browser_gone".into());
+            self.retire(&dead, &reason);
         }
         let span = tracing::info_span!("channel", channel_id = %channel, %mode);
         // A failed start (host: Chrome not there) leaves the channel in the mode it was in.
@@ -355,6 +414,9 @@ impl ChannelService {
         let _lifecycle = entry.lifecycle.lock().await;
         let session = entry.session.lock().expect("session slot lock").take();
         if let Some(session) = session {
+            // A browser that died before this stop keeps its own reason.
+            let why = session.end_reason().unwrap_or_else(|| reason.to_string());
+            self.retire(&session, &why);
             close_session(&session, reason).await;
         }
         provider.stop_browser(channel).await?;
@@ -413,7 +475,8 @@ impl ChannelService {
             .collect()
     }
 
-    /// Stops sessions that have had no pane for longer than the idle timeout.
+    /// Stops sessions that have had no pane and no agent call for longer than the idle
+    /// timeout.
     pub async fn stop_idle(&self) {
         let timeout = self.settings.idle_timeout;
         let idle: Vec<(ChannelId, Mode)> = self
@@ -423,6 +486,7 @@ impl ChannelService {
             .iter()
             .filter(|(_, entry)| {
                 entry.panes.load(Ordering::SeqCst) == 0
+                    && entry.agent_calls.load(Ordering::SeqCst) == 0
                     && entry.live_session().is_some()
                     && entry
                         .idle_since
@@ -454,6 +518,9 @@ impl ChannelService {
             .values()
             .filter_map(|entry| entry.session.lock().expect("session slot lock").take())
             .collect();
+        for session in &sessions {
+            self.retire(session, "daemon_shutdown");
+        }
         futures_util::future::join_all(
             sessions
                 .iter()

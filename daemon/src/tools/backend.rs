@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::driver::Tab;
 use super::error::ToolError;
 use super::{actions, forms, logs, page, snapshot, tabs};
-use crate::browser::BrowserSession;
+use crate::browser::{Actor, BrowserSession};
 
 /// Where the tools find their browser session (started on demand).
 #[async_trait]
@@ -22,9 +22,22 @@ pub trait SessionSource: Send + Sync + 'static {
     async fn session(&self) -> Result<Arc<BrowserSession>, String>;
 }
 
+/// A [`SessionSource`] that is already resolved (the action endpoint: the session was
+/// started before the call, so the caller can count the call as activity on it).
+pub struct ReadySession(pub Arc<BrowserSession>);
+
+#[async_trait]
+impl SessionSource for ReadySession {
+    async fn session(&self) -> Result<Arc<BrowserSession>, String> {
+        Ok(self.0.clone())
+    }
+}
+
 /// Runs the tools on the engine.
 pub struct EngineBackend {
     source: Arc<dyn SessionSource>,
+    /// Who runs the calls.
+    actor: Actor,
     /// True when this process is where the MCP client runs (mcp-host-browser): it writes
     /// `save_screenshot` files itself. The action endpoint refuses them instead; the proxy
     /// writes them inside the agent's container.
@@ -32,9 +45,16 @@ pub struct EngineBackend {
 }
 
 impl EngineBackend {
+    /// Tools run by the owner (every tab; the tab the panes show).
     pub fn new(source: Arc<dyn SessionSource>, saves_files: bool) -> Self {
+        Self::for_actor(source, saves_files, Actor::Owner)
+    }
+
+    /// Tools run by `actor`.
+    pub fn for_actor(source: Arc<dyn SessionSource>, saves_files: bool, actor: Actor) -> Self {
         Self {
             source,
+            actor,
             saves_files,
         }
     }
@@ -60,17 +80,18 @@ impl ToolBackend for EngineBackend {
             Ok(session) => session,
             Err(message) => return ToolOutput::error(message),
         };
-        run(&session, &call).await
+        run(&session, &call, &self.actor).await
     }
 }
 
-/// Runs one validated call on `browser`'s active tab (or its tab list).
-pub async fn run(browser: &Arc<BrowserSession>, call: &ToolCall) -> ToolOutput {
+/// Runs one validated call as `actor` in the tab it acts in (or on its tab list).
+pub async fn run(browser: &Arc<BrowserSession>, call: &ToolCall, actor: &Actor) -> ToolOutput {
     let started = std::time::Instant::now();
-    let result = dispatch(browser, call).await;
+    let result = dispatch(browser, call, actor).await;
     tracing::debug!(
         event = "tool_run",
         channel_id = %browser.channel(),
+        agent_id = actor.id(),
         tool = call.name().as_str(),
         ok = result.is_ok(),
         elapsed_ms = started.elapsed().as_millis() as u64
@@ -78,15 +99,19 @@ pub async fn run(browser: &Arc<BrowserSession>, call: &ToolCall) -> ToolOutput {
     result.unwrap_or_else(|e| ToolOutput::error(e.to_string()))
 }
 
-async fn dispatch(browser: &Arc<BrowserSession>, call: &ToolCall) -> Result<ToolOutput, ToolError> {
+async fn dispatch(
+    browser: &Arc<BrowserSession>,
+    call: &ToolCall,
+    actor: &Actor,
+) -> Result<ToolOutput, ToolError> {
     match call {
-        ToolCall::ListTabs(_) => return Ok(tabs::list_tabs(browser)),
-        ToolCall::NewTab(a) => return tabs::new_tab(browser, a).await,
-        ToolCall::SwitchTab(a) => return tabs::switch_tab(browser, a).await,
-        ToolCall::CloseTab(a) => return tabs::close_tab(browser, a).await,
+        ToolCall::ListTabs(_) => return Ok(tabs::list_tabs(browser, actor)),
+        ToolCall::NewTab(a) => return tabs::new_tab(browser, actor, a).await,
+        ToolCall::SwitchTab(a) => return tabs::switch_tab(browser, actor, a).await,
+        ToolCall::CloseTab(a) => return tabs::close_tab(browser, actor, a).await,
         _ => {}
     }
-    let tab = Tab::active(browser)?;
+    let tab = Tab::for_actor(browser, actor).await?;
     match call {
         ToolCall::Navigate(a) => page::navigate(&tab, a).await,
         ToolCall::ReadPage(a) => snapshot::read_page(&tab, a).await,

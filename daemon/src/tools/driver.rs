@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::error::ToolError;
-use crate::browser::BrowserSession;
+use crate::browser::{Actor, BrowserSession, TabInfo};
 use crate::cdp::CdpConnection;
 
 /// The in-page helper: refs, snapshot, hit testing, form filling, text, quiet-DOM waits.
@@ -18,24 +18,55 @@ pub const PAGE_JS: &str = include_str!("page.js");
 /// Deadline of one helper call (a snapshot of a huge page included).
 const JS_DEADLINE: Duration = Duration::from_secs(10);
 
-/// The active tab of a session, as one tool call sees it.
+/// The tab one tool call acts in, and who is acting.
 #[derive(Clone)]
 pub struct Tab {
     pub browser: Arc<BrowserSession>,
     pub target_id: String,
     /// Flat CDP session of the tab's main frame.
     pub session_id: String,
+    /// Who runs the call (decides which tabs it sees).
+    pub actor: Actor,
 }
 
 impl Tab {
-    /// The session's active tab.
-    pub fn active(browser: &Arc<BrowserSession>) -> Result<Self, ToolError> {
-        let (target_id, session_id) = browser.active_tab()?;
+    /// The tab `actor` acts in (an agent's first call opens one of its own); the panes' view
+    /// follows an agent there.
+    pub async fn for_actor(
+        browser: &Arc<BrowserSession>,
+        actor: &Actor,
+    ) -> Result<Self, ToolError> {
+        let (target_id, session_id) = browser.tab_for(actor).await?;
+        if matches!(actor, Actor::Agent { .. }) {
+            browser.follow_agent(&target_id).await;
+        }
         Ok(Self {
             browser: browser.clone(),
             target_id,
             session_id,
+            actor: actor.clone(),
         })
+    }
+
+    /// The tab the actor acts in now (it may have navigated to a new process or been
+    /// replaced); itself when there is none.
+    pub fn current(&self) -> Self {
+        let Some(target_id) = self.browser.current_tab_of(&self.actor) else {
+            return self.clone();
+        };
+        match self.browser.tab_session(&target_id) {
+            Some(session_id) => Self {
+                target_id,
+                session_id,
+                ..self.clone()
+            },
+            None => self.clone(),
+        }
+    }
+
+    /// The tabs this call's actor may see, in display order.
+    pub fn visible_tabs(&self) -> Vec<TabInfo> {
+        self.browser.visible_tabs(&self.actor)
     }
 
     pub fn cdp(&self) -> &CdpConnection {

@@ -43,5 +43,6 @@ fn session_advice(error: &SessionError) -> String {
             format!("{error}. Check the URL (is the site up and reachable from this browser?).")
         }
         SessionError::Cdp(_) => format!("The browser refused the command: {error}."),
+        SessionError::NotYours { .. } => format!("{error}."),
     }
 }

@@ -26,5 +26,5 @@ mod snapshot;
 mod tabs;
 mod waits;
 
-pub use backend::{run, EngineBackend, SessionSource};
+pub use backend::{run, EngineBackend, ReadySession, SessionSource};
 pub use error::ToolError;

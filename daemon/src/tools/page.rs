@@ -19,7 +19,7 @@ use super::waits;
 /// title; then waits for wait_for_* if asked.
 pub async fn navigate(tab: &Tab, args: &NavigateArgs) -> Result<ToolOutput, ToolError> {
     let before = waits::before(tab).await;
-    tab.browser.navigate(&args.url).await?;
+    tab.browser.navigate_on(&tab.session_id, &args.url).await?;
     waits::settle_navigation(tab, before).await;
     finish_load(tab, "Loaded", args.wait()).await
 }
@@ -27,7 +27,7 @@ pub async fn navigate(tab: &Tab, args: &NavigateArgs) -> Result<ToolOutput, Tool
 /// `go_back` (`step` -1) and `go_forward` (1).
 pub async fn history(tab: &Tab, step: i64) -> Result<ToolOutput, ToolError> {
     let before = waits::before(tab).await;
-    if !tab.browser.go_history(step).await? {
+    if !tab.browser.go_history_on(&tab.session_id, step).await? {
         let which = if step < 0 { "back" } else { "forward" };
         return Err(ToolError::msg(format!(
             "Cannot go {which}: there is no page {which} in this tab's history."
@@ -49,7 +49,7 @@ pub async fn history(tab: &Tab, step: i64) -> Result<ToolOutput, ToolError> {
 /// `reload`.
 pub async fn reload(tab: &Tab) -> Result<ToolOutput, ToolError> {
     let before = waits::before(tab).await;
-    tab.browser.reload().await?;
+    tab.browser.reload_on(&tab.session_id).await?;
     waits::settle_navigation(tab, before).await;
     finish_load(tab, "Reloaded", None).await
 }
@@ -110,10 +110,10 @@ pub async fn page_info(tab: &Tab) -> Result<ToolOutput, ToolError> {
             Duration::from_secs(5),
         )
         .await?;
-    let (tabs, active) = tab.browser.tab_infos();
+    let tabs = tab.visible_tabs();
     let index = tabs
         .iter()
-        .position(|t| Some(&t.target_id) == active.as_ref())
+        .position(|t| t.target_id == tab.target_id)
         .map(|i| i + 1)
         .unwrap_or(0);
     let (w, h) = tab.browser.viewport();
@@ -183,6 +183,7 @@ pub async fn capture(tab: &Tab, format: Option<ImageFormat>) -> Result<ToolOutpu
 /// `resize_window`.
 pub async fn resize_window(tab: &Tab, args: &ResizeWindowArgs) -> Result<ToolOutput, ToolError> {
     tab.browser.set_viewport(args.width, args.height).await?;
+    tab.browser.size_tab(&tab.session_id).await?;
     let inner = tab
         .eval("[innerWidth, innerHeight]", Duration::from_secs(5))
         .await

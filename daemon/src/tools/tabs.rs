@@ -1,5 +1,8 @@
 //! `list_tabs`, `new_tab`, `switch_tab`, `close_tab` through the session, so every pane of the
-//! channel hears about the change. Tabs are numbered from 1 as `list_tabs` prints them.
+//! channel hears about the change. An agent sees and numbers only its own tabs; the owner sees
+//! all. Tabs are numbered from 1 as `list_tabs` prints them.
+
+use std::sync::Arc;
 
 use porthole_mcp::vocabulary::{CloseTabArgs, NewTabArgs, SwitchTabArgs, TabRef};
 use porthole_mcp::ToolOutput;
@@ -7,21 +10,31 @@ use porthole_mcp::ToolOutput;
 use super::driver::Tab;
 use super::error::ToolError;
 use super::waits;
-use crate::browser::{BrowserSession, SessionError};
+use crate::browser::{Actor, BrowserSession, SessionError};
 
 /// `list_tabs`.
-pub fn list_tabs(browser: &BrowserSession) -> ToolOutput {
-    ToolOutput::text(listing(browser))
+pub fn list_tabs(browser: &BrowserSession, actor: &Actor) -> ToolOutput {
+    ToolOutput::text(listing(browser, actor))
 }
 
-fn listing(browser: &BrowserSession) -> String {
-    let (tabs, active) = browser.tab_infos();
-    let mut lines = vec![format!("{} tab(s):", tabs.len())];
+fn listing(browser: &BrowserSession, actor: &Actor) -> String {
+    let tabs = browser.visible_tabs(actor);
+    let current = browser.current_tab_of(actor);
+    let mut lines = vec![match actor {
+        Actor::Owner => format!("{} tab(s):", tabs.len()),
+        Actor::Agent { .. } => format!("{} tab(s) of yours:", tabs.len()),
+    }];
     for (i, t) in tabs.iter().enumerate() {
-        let mark = if active.as_deref() == Some(t.target_id.as_str()) {
+        let mark = if current.as_deref() == Some(t.target_id.as_str()) {
             " (active)"
         } else {
             ""
+        };
+        let owner = match actor {
+            Actor::Owner if t.owner != crate::browser::owner::HUMAN => {
+                format!(" (agent {})", t.owner_name)
+            }
+            _ => String::new(),
         };
         let title = if t.title.is_empty() {
             "(untitled)"
@@ -29,7 +42,7 @@ fn listing(browser: &BrowserSession) -> String {
             &t.title
         };
         lines.push(format!(
-            "[{}] {title} — {} [id={}]{mark}",
+            "[{}] {title} — {} [id={}]{mark}{owner}",
             i + 1,
             t.url,
             t.target_id
@@ -38,37 +51,45 @@ fn listing(browser: &BrowserSession) -> String {
     lines.join("\n")
 }
 
-/// The target id a [`TabRef`] names.
-fn resolve(browser: &BrowserSession, tab: &TabRef) -> Result<String, ToolError> {
-    let reference = match tab {
-        TabRef::Index(n) => n.to_string(),
-        TabRef::Id(id) => id.clone(),
+/// The target id a [`TabRef`] names: an index into the actor's tabs, or a target id (which
+/// may name another owner's tab; the caller checks access).
+fn resolve(browser: &BrowserSession, actor: &Actor, tab: &TabRef) -> Result<String, ToolError> {
+    let visible = browser.visible_tabs(actor);
+    let found = match tab {
+        TabRef::Index(n) => n
+            .checked_sub(1)
+            .and_then(|i| visible.get(i as usize))
+            .map(|t| t.target_id.clone()),
+        TabRef::Id(id) => browser.resolve_tab(id).ok(),
     };
-    browser.resolve_tab(&reference).map_err(|e| match e {
-        SessionError::UnknownTab(_) => ToolError::msg(format!(
-            "There is no tab {reference}: {} tab(s) are open. Call list_tabs for their numbers.",
-            browser.tab_count()
-        )),
-        other => other.into(),
+    found.ok_or_else(|| {
+        let reference = match tab {
+            TabRef::Index(n) => n.to_string(),
+            TabRef::Id(id) => id.clone(),
+        };
+        ToolError::msg(format!(
+            "There is no tab {reference}: {} tab(s) are yours. Call list_tabs for their numbers.",
+            visible.len()
+        ))
     })
 }
 
 /// `new_tab`: opens about:blank, then navigates, so the tab's logs cover its first load.
 pub async fn new_tab(
-    browser: &std::sync::Arc<BrowserSession>,
+    browser: &Arc<BrowserSession>,
+    actor: &Actor,
     args: &NewTabArgs,
 ) -> Result<ToolOutput, ToolError> {
     if let Some(url) = &args.url {
         crate::browser::check_url(url)?;
     }
-    let info = browser.new_tab(None).await?;
+    let target_id = browser.new_tab_for(actor).await?;
     if let Some(url) = &args.url {
-        let tab = Tab::active(browser)?;
+        let tab = Tab::for_actor(browser, actor).await?;
         let before = waits::before(&tab).await;
-        if let Err(e) = browser.navigate(url).await {
+        if let Err(e) = browser.navigate_on(&tab.session_id, url).await {
             return Err(ToolError::msg(format!(
-                "Opened a new tab ({}) but loading {url} failed: {}",
-                info.target_id,
+                "Opened a new tab ({target_id}) but loading {url} failed: {}",
                 ToolError::from(e)
             )));
         }
@@ -76,35 +97,51 @@ pub async fn new_tab(
     }
     Ok(ToolOutput::text(format!(
         "Opened a new tab and made it active.\n{}",
-        listing(browser)
+        listing(browser, actor)
     )))
 }
 
 /// `switch_tab`.
 pub async fn switch_tab(
     browser: &BrowserSession,
+    actor: &Actor,
     args: &SwitchTabArgs,
 ) -> Result<ToolOutput, ToolError> {
-    let id = resolve(browser, &args.tab)?;
-    browser.switch_tab(&id).await?;
+    let id = resolve(browser, actor, &args.tab)?;
+    browser.use_tab(actor, &id).await.map_err(not_found_hint)?;
     Ok(ToolOutput::text(format!(
         "Switched to the tab and brought it to the front.\n{}",
-        listing(browser)
+        listing(browser, actor)
     )))
 }
 
 /// `close_tab`.
 pub async fn close_tab(
     browser: &BrowserSession,
+    actor: &Actor,
     args: &CloseTabArgs,
 ) -> Result<ToolOutput, ToolError> {
     let id = match &args.tab {
-        Some(tab) => resolve(browser, tab)?,
-        None => browser.active_tab()?.0,
+        Some(tab) => resolve(browser, actor, tab)?,
+        None => browser
+            .current_tab_of(actor)
+            .ok_or_else(|| ToolError::msg("You have no tab open to close."))?,
     };
-    browser.close_tab(&id).await?;
+    browser
+        .close_tab_for(actor, &id)
+        .await
+        .map_err(not_found_hint)?;
     Ok(ToolOutput::text(format!(
         "Closed the tab.\n{}",
-        listing(browser)
+        listing(browser, actor)
     )))
+}
+
+fn not_found_hint(error: SessionError) -> ToolError {
+    match error {
+        SessionError::UnknownTab(id) => ToolError::msg(format!(
+            "There is no tab {id}. Call list_tabs to see your tabs."
+        )),
+        other => other.into(),
+    }
 }

@@ -42,9 +42,7 @@ pub async fn before(tab: &Tab) -> Before {
     let events = tab.cdp().subscribe();
     let (url, title) = tab.location().await.unwrap_or_default();
     let tabs = tab
-        .browser
-        .tab_infos()
-        .0
+        .visible_tabs()
         .into_iter()
         .map(|t| t.target_id)
         .collect();
@@ -193,7 +191,7 @@ async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<
 async fn wait_new_tab(tab: &Tab, before: &Before) {
     let end = Instant::now() + NEW_TAB_DEADLINE;
     while Instant::now() < end {
-        let (tabs, _) = tab.browser.tab_infos();
+        let tabs = tab.visible_tabs();
         if tabs.iter().any(|t| !before.tabs.contains(&t.target_id)) {
             return;
         }
@@ -211,7 +209,7 @@ async fn changes(tab: &Tab, before: &Before, mut notes: Vec<String>) -> Vec<Stri
             notes.push(format!("Title changed: {title:?}"));
         }
     }
-    let (tabs, _) = tab.browser.tab_infos();
+    let tabs = tab.visible_tabs();
     for (i, t) in tabs.iter().enumerate() {
         if !before.tabs.contains(&t.target_id) {
             notes.push(format!(
@@ -284,8 +282,8 @@ pub async fn wait_for(tab: &Tab, wait: &WaitFor) -> Result<String, ToolError> {
     );
     let mut last_error = None;
     loop {
-        // The active tab may have navigated or been replaced; evaluate wherever it is now.
-        let current = Tab::active(&tab.browser).unwrap_or_else(|_| tab.clone());
+        // The tab may have navigated or been replaced; evaluate wherever it is now.
+        let current = tab.current();
         match current.eval(&check, Duration::from_secs(5)).await {
             Ok(Value::Bool(true)) => {
                 return Ok(format!(

@@ -1,5 +1,7 @@
 //! `porthole-mcp`: the stdio MCP server for agent containers. Every tool call is proxied to
-//! the Porthole daemon's `POST /api/browser/action` for one channel.
+//! the Porthole daemon's `POST /api/browser/action` for one channel, over TCP or the agent
+//! Unix socket. At start it asks the daemon who its token belongs to (`agents/me`): an agent
+//! token names its channel and the tools it may not use, which are then not listed.
 //!
 //! stdout carries the MCP protocol only; logs go to `--log <file>` or stderr.
 
@@ -18,17 +20,20 @@ use url::Url;
 #[derive(Debug, Parser)]
 #[command(name = "porthole-mcp", version)]
 struct Cli {
-    /// The daemon's base URL.
-    #[arg(long, default_value = "http://127.0.0.1:7878")]
+    /// The daemon's base URL: `http://127.0.0.1:7878`, or the agent socket
+    /// `unix:///run/porthole/agents.sock` mounted into this container.
+    #[arg(long, env = "PORTHOLE_API", default_value = "http://127.0.0.1:7878")]
     api: Url,
-    /// The channel whose browser the tools drive.
-    #[arg(long)]
-    channel: String,
-    /// The daemon's owner token (or set PORTHOLE_TOKEN, or use --token-file).
+    /// The channel whose browser the tools drive (an agent token knows its own; the owner
+    /// token needs this).
+    #[arg(long, env = "PORTHOLE_CHANNEL")]
+    channel: Option<String>,
+    /// An agent token from `porthole agent add <channel>` (or the owner token), or set
+    /// PORTHOLE_TOKEN, or use --token-file.
     #[arg(long, env = "PORTHOLE_TOKEN", hide_env_values = true)]
     token: Option<String>,
     /// A file holding the token (takes precedence over --token / PORTHOLE_TOKEN).
-    #[arg(long)]
+    #[arg(long, env = "PORTHOLE_TOKEN_FILE")]
     token_file: Option<PathBuf>,
     /// Also offer Playwright MCP's tool names (browser_navigate, browser_click, …).
     #[arg(long)]
@@ -51,8 +56,8 @@ fn token(cli: &Cli) -> anyhow::Result<String> {
     match &cli.token {
         Some(t) => Ok(t.trim().to_owned()),
         None => bail!(
-            "no token: pass --token <token>, set PORTHOLE_TOKEN, or --token-file <path> (the \
-             daemon's owner token lives in its data dir's `token` file)"
+            "no token: pass --token <token>, set PORTHOLE_TOKEN, or --token-file <path> (ask \
+             the person who runs Porthole for an agent token: `porthole agent add <channel>`)"
         ),
     }
 }
@@ -79,13 +84,32 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     porthole_mcp::stdio_logging::init_stdio_logging(cli.log.as_deref())?;
     let token = token(&cli)?;
     let backend = HttpProxyBackend::new(cli.api.clone(), cli.channel.clone(), token)?;
+    let mut deny_tools = Vec::new();
+    match backend.identity().await {
+        Ok(me) => {
+            if me.channel_id.is_none() && cli.channel.is_none() {
+                bail!("the owner token acts on any channel: pass --channel <id> (or use an agent token, which knows its channel)");
+            }
+            tracing::info!(agent_id = %me.agent_id, name = %me.name, channel_id = ?me.channel_id, deny = ?me.deny_tools, "porthole_mcp_identity");
+            // Names this build does not know are skipped: the daemon refuses them anyway.
+            deny_tools = me
+                .deny_tools
+                .iter()
+                .filter_map(|t| t.parse().ok())
+                .collect();
+        }
+        // Not fatal: the daemon may start later; it refuses denied tools itself.
+        Err(error) => tracing::warn!(%error, "porthole_mcp_identity_unknown"),
+    }
     let options = ServerOptions {
         playwright_aliases: cli.playwright_aliases,
         base_deadline: Duration::from_millis(cli.call_timeout_ms),
+        deny_tools,
+        deny_setting: "this agent's deny_tools or the daemon's agents.deny_tools".to_string(),
     };
     tracing::info!(
         api = %cli.api,
-        channel_id = %cli.channel,
+        channel_id = ?cli.channel,
         aliases = cli.playwright_aliases,
         "porthole_mcp_start"
     );

@@ -116,7 +116,7 @@ async fn action(
         Ok(r) => r,
         Err(e) => return error(StatusCode::BAD_REQUEST, "bad_request", &e.to_string()),
     };
-    if request.channel_id == MISSING_CHANNEL {
+    if request.channel_id.as_deref() == Some(MISSING_CHANNEL) {
         return error(
             StatusCode::NOT_FOUND,
             "unknown_channel",

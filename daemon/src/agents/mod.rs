@@ -1,0 +1,316 @@
+//! Agent identities (DESIGN.md §12): each agent has its own token, bound to one channel, with
+//! its own denied tools. Tokens are shown once, at creation; only their SHA-256 is stored (in
+//! `state.sqlite3`), and every request looks the hash up there, so a removed agent's token
+//! stops working at once, whichever process removed it (the daemon's API or `porthole agent
+//! remove`).
+//!
+//! Owns identity and policy (which tools an agent may call and which setting says no). Knows
+//! nothing of HTTP or browsers.
+
+pub mod howto;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use porthole_mcp::ToolName;
+use sha2::{Digest, Sha256};
+
+use crate::channel_id::ChannelId;
+use crate::state::{AgentRow, StateDb, StateError};
+
+/// What agent tokens start with (owner tokens are bare hex), so a misplaced one is recognisable.
+pub const AGENT_TOKEN_PREFIX: &str = "pha_";
+
+/// How often `last_seen` is written for one agent at most.
+const LAST_SEEN_EVERY: Duration = Duration::from_secs(5);
+
+/// A known agent, as requests carry it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct AgentIdentity {
+    pub agent_id: String,
+    /// The one channel this agent may act on.
+    pub channel_id: String,
+    pub name: String,
+    /// Tools this agent may not call (its own list; the config's `agents.deny_tools` applies too).
+    pub deny_tools: Vec<String>,
+    /// Seconds since the Unix epoch of its last request, if any.
+    pub last_seen: Option<i64>,
+}
+
+impl From<AgentRow> for AgentIdentity {
+    fn from(row: AgentRow) -> Self {
+        Self {
+            agent_id: row.agent_id,
+            channel_id: row.channel_id,
+            name: row.name,
+            deny_tools: row.deny_tools,
+            last_seen: row.last_seen,
+        }
+    }
+}
+
+/// A freshly created agent and its token (the only time the token is seen).
+#[derive(Debug, Clone)]
+pub struct NewAgent {
+    pub identity: AgentIdentity,
+    pub token: String,
+}
+
+/// Creating or finding an agent failed; the message is for a person.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("unknown tool {name:?} in deny_tools; valid names: {valid}")]
+    UnknownTool { name: String, valid: String },
+    #[error("agent name must be 1 to 64 printable characters")]
+    BadName,
+    #[error(transparent)]
+    BadChannel(#[from] crate::channel_id::InvalidChannelId),
+    #[error(transparent)]
+    State(#[from] StateError),
+}
+
+/// Which setting refuses a tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Denied {
+    /// `agents.deny_tools` in the daemon's config.
+    ByConfig,
+    /// The agent's own `deny_tools`.
+    ByAgent,
+}
+
+impl Denied {
+    /// The refusal an agent reads.
+    pub fn message(&self, tool: &str) -> String {
+        match self {
+            Denied::ByConfig => format!(
+                "The tool {tool} is turned off on this Porthole daemon (agents.deny_tools in its \
+                 config). Use another tool, or ask the person who runs Porthole."
+            ),
+            Denied::ByAgent => format!(
+                "The tool {tool} is turned off for this agent (its deny_tools, set when the \
+                 agent was added). Use another tool, or ask the person who runs Porthole."
+            ),
+        }
+    }
+}
+
+/// The registry of agents over the state database.
+pub struct Agents {
+    state: Arc<StateDb>,
+    /// `agents.deny_tools` from the config.
+    deny_by_config: Vec<String>,
+    /// When each agent's `last_seen` was last written. Short lock.
+    seen: Mutex<HashMap<String, Instant>>,
+    /// Agents recorded as having tabs open (mirrors the database). Short lock.
+    tabs_open: Mutex<std::collections::HashSet<String>>,
+}
+
+impl Agents {
+    pub fn new(state: Arc<StateDb>, deny_by_config: Vec<String>) -> Self {
+        Self {
+            state,
+            deny_by_config,
+            seen: Mutex::new(HashMap::new()),
+            tabs_open: Mutex::new(Default::default()),
+        }
+    }
+
+    /// `(agent_id, channel_id)` of agents that had tabs open when the daemon last stopped
+    /// (their browser is gone now); read once at start.
+    pub fn tabs_left_open(&self) -> Vec<(String, String)> {
+        match self.state.agents_with_tabs_open() {
+            Ok(open) => {
+                let mut cache = self.tabs_open.lock().expect("tabs open lock");
+                cache.extend(open.iter().map(|(agent, _)| agent.clone()));
+                open
+            }
+            Err(error) => {
+                tracing::warn!(event = "state_unreadable", %error);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Creates an agent for `channel`; the token in the answer is never shown again.
+    pub fn add(
+        &self,
+        channel: &str,
+        name: Option<&str>,
+        deny_tools: &[String],
+    ) -> Result<NewAgent, AgentError> {
+        let channel = ChannelId::parse(channel)?;
+        let name = name.map(str::trim).unwrap_or("agent");
+        if name.is_empty() || name.chars().count() > 64 || name.chars().any(char::is_control) {
+            return Err(AgentError::BadName);
+        }
+        let deny_tools = check_tools(deny_tools)?;
+        let id_bytes: [u8; 6] = rand::random();
+        let token_bytes: [u8; 32] = rand::random();
+        let token = format!("{AGENT_TOKEN_PREFIX}{}", hex(&token_bytes));
+        let row = AgentRow {
+            agent_id: format!("ag_{}", hex(&id_bytes)),
+            channel_id: channel.to_string(),
+            name: name.to_string(),
+            deny_tools,
+            last_seen: None,
+        };
+        self.state.add_agent(&row, &token_hash(&token))?;
+        tracing::info!(event = "agent_added", agent_id = %row.agent_id, channel_id = %row.channel_id, name = %row.name);
+        Ok(NewAgent {
+            identity: row.into(),
+            token,
+        })
+    }
+
+    /// Every agent (never a token).
+    pub fn list(&self) -> Result<Vec<AgentIdentity>, AgentError> {
+        Ok(self.state.agents()?.into_iter().map(Into::into).collect())
+    }
+
+    /// Deletes an agent; its token stops working at once. False when there was none.
+    pub fn remove(&self, agent_id: &str) -> Result<bool, AgentError> {
+        let removed = self.state.remove_agent(agent_id)?;
+        if removed {
+            tracing::info!(event = "agent_removed", %agent_id);
+        }
+        Ok(removed)
+    }
+
+    /// The agent holding `token`, if any (a wrong or removed token is `None`).
+    pub fn authenticate(&self, token: &str) -> Result<Option<AgentIdentity>, AgentError> {
+        if !token.starts_with(AGENT_TOKEN_PREFIX) {
+            return Ok(None);
+        }
+        let Some(row) = self.state.agent_by_token(&token_hash(token))? else {
+            return Ok(None);
+        };
+        let due = {
+            let mut seen = self.seen.lock().expect("seen lock");
+            let due = seen
+                .get(&row.agent_id)
+                .is_none_or(|at| at.elapsed() >= LAST_SEEN_EVERY);
+            if due {
+                seen.insert(row.agent_id.clone(), Instant::now());
+            }
+            due
+        };
+        if due {
+            if let Err(error) = self.state.touch_agent(&row.agent_id) {
+                tracing::warn!(event = "state_write_failed", %error);
+            }
+        }
+        Ok(Some(row.into()))
+    }
+
+    /// Why `tool` is refused to `agent` (`None`: the owner token), if it is.
+    pub fn denied(&self, agent: Option<&AgentIdentity>, tool: &str) -> Option<Denied> {
+        if self.deny_by_config.iter().any(|t| t == tool) {
+            return Some(Denied::ByConfig);
+        }
+        agent
+            .filter(|a| a.deny_tools.iter().any(|t| t == tool))
+            .map(|_| Denied::ByAgent)
+    }
+
+    /// Every tool refused to `agent` (config and its own), sorted.
+    pub fn denied_tools(&self, agent: Option<&AgentIdentity>) -> Vec<String> {
+        let mut all: Vec<String> = self.deny_by_config.clone();
+        if let Some(agent) = agent {
+            all.extend(agent.deny_tools.iter().cloned());
+        }
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// Records whether an agent has tabs open (a daemon restart then tells it they are gone).
+    pub fn set_tabs_open(&self, agent_id: &str, open: bool) {
+        let changed = {
+            let mut cache = self.tabs_open.lock().expect("tabs open lock");
+            if open {
+                cache.insert(agent_id.to_string())
+            } else {
+                cache.remove(agent_id)
+            }
+        };
+        if !changed {
+            return;
+        }
+        if let Err(error) = self.state.set_agent_tabs_open(agent_id, open) {
+            tracing::warn!(event = "state_write_failed", %error);
+        }
+    }
+}
+
+/// Checks tool names against the vocabulary; returns them sorted and deduplicated.
+pub fn check_tools(names: &[String]) -> Result<Vec<String>, AgentError> {
+    let mut out = Vec::new();
+    for name in names {
+        let name = name.trim();
+        if name.parse::<ToolName>().is_err() {
+            return Err(AgentError::UnknownTool {
+                name: name.to_string(),
+                valid: ToolName::list(),
+            });
+        }
+        out.push(name.to_string());
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// The stored form of a token.
+fn token_hash(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry() -> Agents {
+        Agents::new(
+            Arc::new(StateDb::in_memory().unwrap()),
+            vec!["evaluate".into()],
+        )
+    }
+
+    #[test]
+    fn tokens_authenticate_until_removed_and_are_never_stored() {
+        let agents = registry();
+        let new = agents.add("chan", Some("alpha"), &[]).unwrap();
+        assert!(new.token.starts_with(AGENT_TOKEN_PREFIX));
+        let found = agents.authenticate(&new.token).unwrap().unwrap();
+        assert_eq!(found.agent_id, new.identity.agent_id);
+        assert_eq!(found.channel_id, "chan");
+        assert!(agents.authenticate("pha_wrong").unwrap().is_none());
+        assert!(agents.authenticate("not-an-agent-token").unwrap().is_none());
+        assert!(agents.remove(&new.identity.agent_id).unwrap());
+        assert!(agents.authenticate(&new.token).unwrap().is_none());
+    }
+
+    #[test]
+    fn deny_lists_name_their_setting_and_unknown_tools_are_refused() {
+        let agents = registry();
+        let new = agents
+            .add("chan", None, &["navigate".into(), "navigate".into()])
+            .unwrap();
+        assert_eq!(new.identity.deny_tools, vec!["navigate".to_string()]);
+        let id = Some(&new.identity);
+        assert_eq!(agents.denied(id, "evaluate"), Some(Denied::ByConfig));
+        assert_eq!(agents.denied(id, "navigate"), Some(Denied::ByAgent));
+        assert_eq!(agents.denied(None, "navigate"), None);
+        assert_eq!(agents.denied(id, "read_page"), None);
+        assert_eq!(agents.denied_tools(id), vec!["evaluate", "navigate"]);
+        let error = agents.add("chan", None, &["fly".into()]).unwrap_err();
+        assert!(error.to_string().contains("read_page"), "{error}");
+        assert!(agents.add("bad id!", None, &[]).is_err());
+        assert!(agents.add("chan", Some(""), &[]).is_err());
+    }
+}

@@ -1,0 +1,135 @@
+//! Agent identity endpoints (DESIGN.md §12): create (the token is in this answer only), list,
+//! remove (the token stops working at once), and `me` for the calling agent.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::{Extension, Json};
+use serde::{Deserialize, Serialize};
+
+use super::auth::Caller;
+use super::error::{ApiError, ApiJson};
+use super::AppState;
+use crate::agents::{AgentError, AgentIdentity};
+use crate::browser::owner::OWNER_AGENT;
+
+/// `POST /api/browser/agents` body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct NewAgentRequest {
+    /// The one channel the agent may act on.
+    pub channel_id: String,
+    /// A name people see in the pane (default `agent`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Tools this agent may not call (canonical names).
+    #[serde(default)]
+    pub deny_tools: Vec<String>,
+}
+
+/// `POST /api/browser/agents` answer: the only time the token is shown.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct CreatedAgent {
+    pub agent_id: String,
+    pub channel_id: String,
+    pub name: String,
+    pub deny_tools: Vec<String>,
+    /// The agent's token; only its hash is stored, so keep it now.
+    pub token: String,
+}
+
+/// `GET /api/browser/agents` answer.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct AgentList {
+    pub agents: Vec<AgentIdentity>,
+}
+
+/// `GET /api/browser/agents/me` answer.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Me {
+    /// The agent's id (`owner` for the owner token).
+    pub agent_id: String,
+    /// Its channel (null for the owner token, which may act on any).
+    pub channel_id: Option<String>,
+    pub name: String,
+    /// Every tool refused to this caller: the config's `agents.deny_tools` and its own.
+    pub deny_tools: Vec<String>,
+}
+
+impl From<AgentError> for ApiError {
+    fn from(error: AgentError) -> Self {
+        match error {
+            AgentError::State(state) => {
+                ApiError::internal("state_unavailable", "the daemon could not save its state; check the data directory (disk full, permissions) and try again", state.to_string())
+            }
+            AgentError::BadChannel(e) => e.into(),
+            other => ApiError::new(StatusCode::BAD_REQUEST, "bad_request", other.to_string()),
+        }
+    }
+}
+
+/// Creates an agent bound to one channel; the token in the answer is never shown again.
+#[utoipa::path(post, path = "/api/browser/agents", request_body = NewAgentRequest, responses((status = 201, body = CreatedAgent), (status = 400, description = "bad channel id, name or tool name"), (status = 401, description = "no or unknown token"), (status = 403, description = "an agent token"), (status = 503, description = "state not writable")), security(("token" = [])))]
+pub async fn create(
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<NewAgentRequest>,
+) -> Result<(StatusCode, Json<CreatedAgent>), ApiError> {
+    let new = state.inner.agents.add(
+        &request.channel_id,
+        request.name.as_deref(),
+        &request.deny_tools,
+    )?;
+    Ok((
+        StatusCode::CREATED,
+        Json(CreatedAgent {
+            agent_id: new.identity.agent_id,
+            channel_id: new.identity.channel_id,
+            name: new.identity.name,
+            deny_tools: new.identity.deny_tools,
+            token: new.token,
+        }),
+    ))
+}
+
+/// Every agent (never a token).
+#[utoipa::path(get, path = "/api/browser/agents", responses((status = 200, body = AgentList), (status = 401, description = "no or unknown token"), (status = 403, description = "an agent token"), (status = 503, description = "state not readable")), security(("token" = [])))]
+pub async fn list(State(state): State<AppState>) -> Result<Json<AgentList>, ApiError> {
+    Ok(Json(AgentList {
+        agents: state.inner.agents.list()?,
+    }))
+}
+
+/// Removes an agent; its token stops working at once (calls in flight finish).
+#[utoipa::path(delete, path = "/api/browser/agents/{agent_id}", params(("agent_id" = String, Path)), responses((status = 204), (status = 404, description = "no such agent"), (status = 401, description = "no or unknown token"), (status = 403, description = "an agent token"), (status = 503, description = "state not writable")), security(("token" = [])))]
+pub async fn remove(
+    State(state): State<AppState>,
+    Path(agent_id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    if state.inner.agents.remove(&agent_id)? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "unknown_agent",
+            format!("there is no agent {agent_id}; GET /api/browser/agents lists them"),
+        ))
+    }
+}
+
+/// Who the token belongs to and which tools it may not call.
+#[utoipa::path(get, path = "/api/browser/agents/me", responses((status = 200, body = Me), (status = 401, description = "no or unknown token")), security(("token" = [])))]
+pub async fn me(State(state): State<AppState>, Extension(caller): Extension<Caller>) -> Json<Me> {
+    let agents = &state.inner.agents;
+    Json(match caller {
+        Caller::Owner => Me {
+            agent_id: OWNER_AGENT.to_string(),
+            channel_id: None,
+            name: OWNER_AGENT.to_string(),
+            deny_tools: agents.denied_tools(None),
+        },
+        Caller::Agent(agent) => Me {
+            agent_id: agent.agent_id.clone(),
+            channel_id: Some(agent.channel_id.clone()),
+            name: agent.name.clone(),
+            deny_tools: agents.denied_tools(Some(&agent)),
+        },
+    })
+}

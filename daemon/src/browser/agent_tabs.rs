@@ -1,0 +1,207 @@
+//! Tabs per agent: which tab an [`Actor`] acts in, which tabs it may see and touch, opening
+//! an agent's first tab (in a window of its own, so it paints beside everyone else's), giving
+//! a person's tab to an agent, and moving the panes' view to where an agent acts.
+//!
+//! The owner token ([`Actor::Owner`]) keeps the first release's behaviour: it acts on the tab
+//! the panes show and sees every tab. Agents never see or touch another owner's tab.
+
+use std::sync::Arc;
+
+use super::notice::TabInfo;
+use super::owner::{Actor, TabOwner};
+use super::session::{BrowserSession, SessionError};
+
+impl BrowserSession {
+    /// `(target_id, session_id)` of the tab `actor` acts in; an agent without a tab gets a new
+    /// one of its own (one at a time per agent, so racing calls share it).
+    pub async fn tab_for(&self, actor: &Actor) -> Result<(String, String), SessionError> {
+        let Actor::Agent { id, .. } = actor else {
+            return self.active_tab();
+        };
+        if !self.is_alive() {
+            return Err(SessionError::Closed);
+        }
+        let lock = self.agent_lock(id);
+        let _one_at_a_time = lock.lock().await;
+        if let Some(found) = self.current_agent_tab(id) {
+            return Ok(found);
+        }
+        let target_id = self.open_tab(None, actor.as_owner(), true).await?;
+        self.set_agent_tab(id, &target_id);
+        let session_id = self
+            .tab_session(&target_id)
+            .ok_or_else(|| SessionError::UnknownTab(target_id.clone()))?;
+        self.size_tab(&session_id).await?;
+        tracing::info!(event = "agent_tab_opened", channel_id = %self.channel(), agent_id = %id, target_id = %target_id);
+        Ok((target_id, session_id))
+    }
+
+    fn agent_lock(&self, agent_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        self.agent_locks
+            .lock()
+            .expect("agent locks lock")
+            .entry(agent_id.to_string())
+            .or_default()
+            .clone()
+    }
+
+    /// The agent's current tab when it is still its own; else its newest own tab, if any.
+    fn current_agent_tab(&self, agent_id: &str) -> Option<(String, String)> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        let mut current = self.agent_tabs.lock().expect("agent tabs lock");
+        let still_ours = current
+            .get(agent_id)
+            .and_then(|id| tabs.get(id))
+            .filter(|t| t.owner.id() == agent_id);
+        let tab = match still_ours {
+            Some(tab) => tab,
+            None => {
+                let tab = *tabs.filtered(|o| o.id() == agent_id).last()?;
+                current.insert(agent_id.to_string(), tab.target_id.clone());
+                tab
+            }
+        };
+        Some((tab.target_id.clone(), tab.session_id.clone()))
+    }
+
+    fn set_agent_tab(&self, agent_id: &str, target_id: &str) {
+        self.agent_tabs
+            .lock()
+            .expect("agent tabs lock")
+            .insert(agent_id.to_string(), target_id.to_string());
+    }
+
+    /// The tab `actor` acts in now, without opening one.
+    pub fn current_tab_of(&self, actor: &Actor) -> Option<String> {
+        match actor {
+            Actor::Owner => self.active_tab().ok().map(|(id, _)| id),
+            Actor::Agent { id, .. } => self.current_agent_tab(id).map(|(id, _)| id),
+        }
+    }
+
+    /// The tabs `actor` may see, in display order.
+    pub fn visible_tabs(&self, actor: &Actor) -> Vec<TabInfo> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.filtered(|owner| actor.may_touch(owner))
+            .into_iter()
+            .map(|t| t.info())
+            .collect()
+    }
+
+    /// Ok when `actor` may act on the tracked tab `target_id`.
+    pub fn check_access(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        let tab = tabs
+            .get(target_id)
+            .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
+        if actor.may_touch(&tab.owner) {
+            Ok(())
+        } else {
+            Err(SessionError::NotYours {
+                target_id: target_id.to_string(),
+                owner: tab.owner.described(),
+            })
+        }
+    }
+
+    /// Makes `target_id` the tab `actor` acts in (the owner: the tab the panes show).
+    pub async fn use_tab(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
+        self.check_access(actor, target_id)?;
+        match actor {
+            Actor::Owner => self.switch_tab(target_id).await,
+            Actor::Agent { id, .. } => {
+                self.set_agent_tab(id, target_id);
+                self.follow_agent(target_id).await;
+                Ok(())
+            }
+        }
+    }
+
+    /// Opens a tab of `actor`'s and makes it the tab it acts in; returns its target id.
+    pub async fn new_tab_for(&self, actor: &Actor) -> Result<String, SessionError> {
+        match actor {
+            Actor::Owner => {
+                let target_id = self.open_tab(None, actor.as_owner(), false).await?;
+                self.switch_tab(&target_id).await?;
+                Ok(target_id)
+            }
+            Actor::Agent { id, .. } => {
+                let target_id = self.open_tab(None, actor.as_owner(), true).await?;
+                self.set_agent_tab(id, &target_id);
+                if let Some(session) = self.tab_session(&target_id) {
+                    self.size_tab(&session).await?;
+                }
+                self.follow_agent(&target_id).await;
+                Ok(target_id)
+            }
+        }
+    }
+
+    /// Closes a tab `actor` may touch.
+    pub async fn close_tab_for(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
+        self.check_access(actor, target_id)?;
+        self.close_tab(target_id).await?;
+        if let Actor::Agent { id, .. } = actor {
+            let mut current = self.agent_tabs.lock().expect("agent tabs lock");
+            if current.get(id).map(String::as_str) == Some(target_id) {
+                current.remove(id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands a person's tab to an agent (they logged in; the agent goes on there).
+    pub fn give_tab(
+        &self,
+        target_id: &str,
+        agent_id: &str,
+        name: &str,
+    ) -> Result<(), SessionError> {
+        {
+            let mut tabs = self.tabs.lock().expect("tabs lock");
+            let tab = tabs
+                .get(target_id)
+                .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
+            if tab.owner != TabOwner::Human {
+                return Err(SessionError::NotYours {
+                    target_id: target_id.to_string(),
+                    owner: tab.owner.described(),
+                });
+            }
+            tabs.set_owner(
+                target_id,
+                TabOwner::Agent {
+                    id: agent_id.to_string(),
+                    name: name.to_string(),
+                },
+            );
+        }
+        self.set_agent_tab(agent_id, target_id);
+        tracing::info!(event = "tab_given", channel_id = %self.channel(), %agent_id, %target_id);
+        self.notify(self.tabs_message());
+        Ok(())
+    }
+
+    /// Agents (the owner included) that own at least one tab of this session.
+    pub fn agents_with_tabs(&self) -> Vec<String> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        let mut ids: Vec<String> = tabs
+            .filtered(|o| matches!(o, TabOwner::Agent { .. }))
+            .into_iter()
+            .map(|t| t.owner.id().to_string())
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    /// Moves the panes' view to the tab an agent acts in ("follow agents").
+    pub async fn follow_agent(&self, target_id: &str) {
+        let showing = self.active_tab().ok().map(|(id, _)| id);
+        if showing.as_deref() != Some(target_id) {
+            if let Err(error) = self.switch_tab(target_id).await {
+                tracing::debug!(event = "follow_agent_failed", channel_id = %self.channel(), %target_id, %error);
+            }
+        }
+    }
+}
