@@ -58,7 +58,10 @@ impl TestDaemon {
     /// Starts a daemon on an existing data dir (to test restarts).
     pub async fn start_in(data: TempDir, options: DaemonOptions) -> Self {
         let config_path = data.path().join("config.json");
+        // Each daemon's agent socket in its own data dir, so parallel tests never share one.
+        let socket = data.path().join("run").join("agents.sock");
         let mut config = serde_json::json!({
+            "server": {"agent_socket": socket},
             "browser": {"screen": "800,600", "chromium_args": ["--disable-gpu"]}
         });
         merge(&mut config, &options.config);
@@ -152,6 +155,72 @@ impl TestDaemon {
             path,
             &[("Authorization", &format!("Bearer {}", self.token))],
             None,
+        )
+        .await
+    }
+
+    /// The agent Unix socket (as the harness configures it).
+    pub fn agent_socket(&self) -> PathBuf {
+        self.data.path().join("run").join("agents.sock")
+    }
+
+    /// Creates an agent with the owner token; returns `(agent_id, token)`.
+    pub async fn add_agent(&self, channel: &str, name: &str, deny: &[&str]) -> (String, String) {
+        let (status, body) = self
+            .post(
+                "/api/browser/agents",
+                &serde_json::json!({"channel_id": channel, "name": name, "deny_tools": deny}),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        (
+            body["agent_id"].as_str().expect("agent_id").to_string(),
+            body["token"].as_str().expect("token").to_string(),
+        )
+    }
+
+    /// A request on the loopback listener with `token` (none: no Authorization header).
+    pub async fn request_as(
+        &self,
+        token: Option<&str>,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> = auth
+            .as_deref()
+            .map(|a| vec![("Authorization", a)])
+            .unwrap_or_default();
+        crate::pages::http_request(
+            method,
+            &self.addr,
+            path,
+            &headers,
+            body.map(Value::to_string),
+        )
+        .await
+    }
+
+    /// A request on the agent Unix socket with `token` (none: no Authorization header).
+    pub async fn socket_request(
+        &self,
+        token: Option<&str>,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> = auth
+            .as_deref()
+            .map(|a| vec![("Authorization", a)])
+            .unwrap_or_default();
+        crate::pages::unix_http_request(
+            &self.agent_socket(),
+            method,
+            path,
+            &headers,
+            body.map(Value::to_string),
         )
         .await
     }

@@ -144,13 +144,44 @@ pub async fn http_request_raw(
     headers: &[(&str, &str)],
     body: Option<String>,
 ) -> (u16, String) {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    exchange(stream, addr, method, path, headers, body).await
+}
+
+/// [`http_request`] over a Unix socket (the daemon's agent socket); `Host: localhost`.
+pub async fn unix_http_request(
+    socket: &std::path::Path,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<String>,
+) -> (u16, Value) {
+    let stream = tokio::net::UnixStream::connect(socket)
+        .await
+        .unwrap_or_else(|e| panic!("connect {}: {e}", socket.display()));
+    let (status, text) = exchange(stream, "localhost", method, path, headers, body).await;
+    let json = serde_json::from_str(&text).unwrap_or_else(|_| serde_json::json!({ "text": text }));
+    (status, json)
+}
+
+/// One HTTP/1.1 request on a fresh connection; the body comes back de-chunked.
+async fn exchange<S>(
+    mut stream: S,
+    host: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<String>,
+) -> (u16, String)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
     let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
     if !headers
         .iter()
         .any(|(name, _)| name.eq_ignore_ascii_case("host"))
     {
-        request.push_str(&format!("Host: {addr}\r\n"));
+        request.push_str(&format!("Host: {host}\r\n"));
     }
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));

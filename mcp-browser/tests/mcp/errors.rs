@@ -128,7 +128,8 @@ async fn daemon_error_bodies_are_surfaced() {
     assert!(is_error(&r));
     assert_eq!(
         text(&r),
-        "Porthole daemon error unknown_channel: no channel named no-such-channel"
+        "Porthole daemon refused `list_tabs` (HTTP 404, unknown_channel): no channel named \
+         no-such-channel"
     );
     client.cancel().await.unwrap();
 }
