@@ -135,10 +135,12 @@ impl Daemon {
         }
         let state = AppState::new(
             channels.clone(),
-            token.clone(),
-            config.server.allowed_origins.clone(),
-            docker,
-            config.server.max_ws_message_bytes,
+            api::ApiSettings {
+                token: token.clone(),
+                allowed_origins: config.server.allowed_origins.clone(),
+                docker,
+                max_ws_message_bytes: config.server.max_ws_message_bytes,
+            },
             shutdown.clone(),
             cookies,
             agents,

@@ -251,10 +251,12 @@ mod tests {
         let agents = Arc::new(crate::agents::Agents::new(state, Vec::new()));
         let router = app(AppState::new(
             channels,
-            "tok".into(),
-            Vec::new(),
-            false,
-            1 << 20,
+            crate::api::ApiSettings {
+                token: "tok".into(),
+                allowed_origins: Vec::new(),
+                docker: false,
+                max_ws_message_bytes: 1 << 20,
+            },
             Default::default(),
             importer,
             agents,

@@ -50,17 +50,33 @@ pub(crate) struct StateInner {
     pub agents: Arc<Agents>,
 }
 
+/// How the API admits and bounds requests.
+#[derive(Debug, Clone)]
+pub struct ApiSettings {
+    /// The owner token.
+    pub token: String,
+    /// Origins besides the daemon's own that may call it.
+    pub allowed_origins: Vec<String>,
+    /// True when a Docker engine answers.
+    pub docker: bool,
+    /// Largest pane message.
+    pub max_ws_message_bytes: usize,
+}
+
 impl AppState {
     pub fn new(
         channels: Arc<ChannelService>,
-        token: String,
-        allowed_origins: Vec<String>,
-        docker: bool,
-        max_ws_message_bytes: usize,
+        settings: ApiSettings,
         shutdown: CancellationToken,
         cookies: Arc<CookieImporter>,
         agents: Arc<Agents>,
     ) -> Self {
+        let ApiSettings {
+            token,
+            allowed_origins,
+            docker,
+            max_ws_message_bytes,
+        } = settings;
         let default_mode = channels.default_mode();
         Self {
             inner: Arc::new(StateInner {

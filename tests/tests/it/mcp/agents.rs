@@ -504,3 +504,69 @@ async fn mcp_host_browser_hides_and_refuses_denied_tools() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("read_page"), "{stderr}");
 }
+
+#[tokio::test]
+async fn porthole_mcp_in_a_container_on_the_default_bridge_drives_its_channel() {
+    use porthole_tests::docker::{docker, unique, DockerCleanup};
+    let pages = super::pages::serve().await;
+    let daemon = TestDaemon::start().await;
+    const CHANNEL: &str = "agents-container";
+    let (_, token) = daemon.add_agent(CHANNEL, "boxed", &[]).await;
+    let tag = unique("agent-container");
+    let name = format!("porthole-test-{tag}");
+    let mut cleanup = DockerCleanup::new(&tag);
+    cleanup.names.push(name.clone());
+    let socket_dir = daemon
+        .agent_socket()
+        .parent()
+        .unwrap()
+        .display()
+        .to_string();
+    let binary = porthole_tests::workspace_binary("porthole-mcp")
+        .display()
+        .to_string();
+    // The base image the setup builds; default bridge network; only the socket's directory,
+    // the binary and the token go in. The daemon listens on no address the container has.
+    let args: Vec<String> = [
+        "run",
+        "-i",
+        "--rm",
+        "--name",
+        &name,
+        "--label",
+        &format!("porthole.test={tag}"),
+        "--network",
+        "bridge",
+        "-v",
+        &format!("{socket_dir}:/run/porthole"),
+        "-v",
+        &format!("{binary}:/usr/local/bin/porthole-mcp:ro"),
+        "-e",
+        "PORTHOLE_TOKEN",
+        "porthole-base:bookworm",
+        "porthole-mcp",
+        "--api",
+        "unix:///run/porthole/agents.sock",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let docker_cli = std::path::PathBuf::from("docker");
+    let agent =
+        super::harness::connect_program(&docker_cli, &args, &[("PORTHOLE_TOKEN", token.clone())])
+            .await;
+    let (_, inspect) = docker(&["inspect", "-f", "{{.HostConfig.NetworkMode}}", &name]);
+    assert_eq!(inspect, "bridge");
+    let loaded = ok(
+        &agent,
+        "navigate",
+        json!({"url": format!("http://{pages}/form"), "wait_for_text": "Ready"}),
+    )
+    .await;
+    assert!(loaded.contains("Form page"), "{loaded}");
+    let snapshot = ok(&agent, "read_page", json!({})).await;
+    assert!(snapshot.contains("button \"Change\""), "{snapshot}");
+    let (_, channels) = daemon.get("/api/browser/channels").await;
+    assert!(channels.to_string().contains(CHANNEL), "{channels}");
+    agent.cancel().await.ok();
+}

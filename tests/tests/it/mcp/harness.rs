@@ -18,7 +18,15 @@ const CALL_DEADLINE: Duration = Duration::from_secs(45);
 
 /// Spawns `binary args…` with `env` and completes the MCP handshake.
 pub async fn connect(binary: &str, args: &[String], env: &[(&str, String)]) -> Client {
-    let path = porthole_tests::workspace_binary(binary);
+    connect_program(&porthole_tests::workspace_binary(binary), args, env).await
+}
+
+/// Spawns any `program args…` (for example `docker run -i …`) and completes the handshake.
+pub async fn connect_program(
+    path: &std::path::Path,
+    args: &[String],
+    env: &[(&str, String)],
+) -> Client {
     let command = tokio::process::Command::new(path).configure(|c| {
         c.args(args)
             .env_remove("PORTHOLE_TOKEN")
