@@ -92,7 +92,7 @@ const DONE: &str = "[document.getElementById('status').textContent, \
      document.getElementById('name').value, document.getElementById('color').value].join('|')";
 const DONE_VALUE: &str = "Changed!|hello|g";
 
-fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
@@ -127,7 +127,7 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-async fn serve_pages() -> String {
+pub(crate) async fn serve_pages() -> String {
     let app = Router::new()
         .route("/form", get(|| async { Html(FORM) }))
         .route("/page2", get(|| async { Html(PAGE2) }));
@@ -139,7 +139,7 @@ async fn serve_pages() -> String {
     format!("http://{addr}")
 }
 
-type Client = RunningService<RoleClient, ()>;
+pub(crate) type Client = RunningService<RoleClient, ()>;
 
 /// Spawns `porthole mcp-host-browser` on the Chromium whose profile is `profile`.
 async fn spawn_host(profile: &std::path::Path) -> Client {
@@ -199,7 +199,7 @@ fn ref_of(snapshot: &str, needle: &str) -> String {
 }
 
 /// One run of the script through MCP; the time of each step.
-async fn mcp_run(client: &Client, base: &str) -> [f64; 8] {
+pub(crate) async fn mcp_run(client: &Client, base: &str) -> [f64; 8] {
     let mut laps = Laps::start();
     call(client, "navigate", json!({"url": format!("{base}/form")})).await;
     laps.lap(0);

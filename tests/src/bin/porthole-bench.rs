@@ -9,7 +9,10 @@
 //!    the daemon (coalescing) vs raw CDP dispatching every event.
 //! 5. The MCP tools: an 8-step agent script through `porthole mcp-host-browser` vs the same
 //!    steps in raw CDP ([`porthole_tests::bench_mcp`]).
-//! 6. Docker mode start-to-first-frame (container absent; second start after an idle stop;
+//! 6. Agents: the same script through `porthole-mcp` with an agent token over the agent Unix
+//!    socket vs TCP, and 4 agents at once on one channel vs one alone
+//!    ([`porthole_tests::bench_agents`]).
+//! 7. Docker mode start-to-first-frame (container absent; second start after an idle stop;
 //!    container stopped) vs a bare `docker run` of the sidecar image + CDP + first frame
 //!    ([`porthole_tests::bench_docker`]); skipped when no Docker engine answers.
 
@@ -392,9 +395,12 @@ async fn main() {
     // `porthole-bench mcp` / `porthole-bench docker` run one part alone.
     match std::env::args().nth(1).as_deref() {
         Some("mcp") => return porthole_tests::bench_mcp::run().await,
+        Some("agents") => return porthole_tests::bench_agents::run().await,
         Some("docker") => return porthole_tests::bench_docker::run().await,
         Some(other) => {
-            eprintln!("porthole-bench: unknown part {other:?}; use `mcp`, `docker` or nothing");
+            eprintln!(
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker` or nothing"
+            );
             std::process::exit(2);
         }
         None => {}
@@ -416,6 +422,7 @@ async fn main() {
     daemon.stop().await;
     println!();
     porthole_tests::bench_mcp::run().await;
+    porthole_tests::bench_agents::run().await;
     println!();
     porthole_tests::bench_docker::run().await;
 }
