@@ -91,3 +91,29 @@ async fn a_local_channel_works_over_the_pipe_and_its_chromium_listens_on_no_tcp_
     );
     assert!(!daemon.log().contains("DevTools listening"));
 }
+
+#[tokio::test]
+async fn logs_written_to_files_carry_no_ansi_codes() {
+    // The harness sends the daemon's stderr to a file, as a service manager would.
+    let daemon = TestDaemon::start().await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    // A start logs inside the channel span (span fields are where colour used to leak).
+    pane.start("plainlog").await;
+    let file_log = daemon.data.path().join("logs").join("porthole.log");
+    for (name, text) in [
+        ("stderr", daemon.log()),
+        (
+            "logs/porthole.log",
+            std::fs::read_to_string(&file_log).unwrap_or_default(),
+        ),
+    ] {
+        assert!(
+            text.contains("session_started") && text.contains("channel_id"),
+            "{name} lacks the start's lines:\n{text}"
+        );
+        assert!(
+            !text.contains('\x1b'),
+            "{name} has ANSI escape codes:\n{text:?}"
+        );
+    }
+}
