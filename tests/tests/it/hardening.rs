@@ -47,13 +47,14 @@ async fn a_local_channel_works_over_the_pipe_and_its_chromium_listens_on_no_tcp_
     pane.start("pipe").await;
     pane.watch().await;
     let mark = pane.mark();
+    let frames_before = pane.frame_count();
     pane.send(json!({"type": "navigate", "url": pages.url("/second")}));
     pane.message_where("page_info of the second page", mark, |m| {
         m["type"] == "page_info" && m["title"] == "Second page"
     })
     .await;
-    let before = pane.frame_count();
-    pane.frames_at_least(before + 1).await;
+    // The new page painted: a frame came after the navigation.
+    pane.frames_at_least(frames_before + 1).await;
 
     let profile = daemon.profile_dir("pipe");
     let browser = browser_pid(&profile).expect("the channel's Chromium runs");
@@ -116,4 +117,35 @@ async fn logs_written_to_files_carry_no_ansi_codes() {
             "{name} has ANSI escape codes:\n{text:?}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_corrupt_state_database_is_moved_aside_and_the_daemon_serves() {
+    let data = porthole_tests::TempDir::new("corrupt");
+    let garbage = b"\x00\x01not sqlite at all\xff\xfe".repeat(512);
+    std::fs::write(data.path().join("state.sqlite3"), &garbage).unwrap();
+    let daemon = TestDaemon::start_in(data, DaemonOptions::default()).await;
+    let log = daemon.log();
+    assert!(log.contains("state_corrupt"), "{log}");
+    let aside: Vec<_> = std::fs::read_dir(daemon.data.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("state.sqlite3.corrupt-")
+        })
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert_eq!(std::fs::read(&aside[0]).unwrap(), garbage);
+    // It serves, and the fresh database records a channel's mode.
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start("fresh").await;
+    let (status, channels) = daemon.get("/api/browser/channels").await;
+    assert_eq!(status, 200);
+    assert_eq!(channels["channels"][0]["channel_id"], "fresh", "{channels}");
+    let fresh = std::fs::read(daemon.data.path().join("state.sqlite3")).unwrap();
+    assert!(fresh.starts_with(b"SQLite format 3\0"));
 }
