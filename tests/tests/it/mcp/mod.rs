@@ -4,6 +4,7 @@
 
 mod harness;
 mod host;
+mod hostile;
 mod oopif;
 mod pages;
 mod proxy;
