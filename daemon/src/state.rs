@@ -72,17 +72,39 @@ pub struct AgentRow {
 }
 
 impl StateDb {
-    /// Opens (creating) the database at `path`.
+    /// Opens (creating) the database at `path`. A file that is not a usable SQLite database
+    /// (garbage, a torn write, failed integrity check) is moved aside to
+    /// `<path>.corrupt-<unix time>` with a warning (event `state_corrupt`) and a fresh one is
+    /// made: the daemon keeps serving, with default modes. Any other failure (permissions, a
+    /// full disk, a lock) is returned, and nothing is moved.
     pub fn open(path: &Path) -> Result<Self, StateError> {
         let shown = path.display().to_string();
         let wrap = |source| StateError {
             path: shown.clone(),
             source,
         };
-        let conn = Connection::open(path).map_err(wrap)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(wrap)?;
-        conn.execute_batch(SCHEMA).map_err(wrap)?;
+        let conn = match open_checked(path) {
+            Ok(conn) => conn,
+            Err(error) if is_corruption(&error) && path != Path::new(":memory:") => {
+                let aside = match move_aside(path) {
+                    Ok(aside) => aside,
+                    Err(io) => {
+                        tracing::error!(event = "state_corrupt_move_failed", path = %shown, %error, %io);
+                        return Err(wrap(error));
+                    }
+                };
+                tracing::warn!(
+                    event = "state_corrupt",
+                    path = %shown,
+                    moved_to = %aside.display(),
+                    %error,
+                    "the daemon state database was unreadable; it was moved aside and a fresh one \
+                     made (channel modes and cookie-import choices start from defaults)"
+                );
+                open_checked(path).map_err(wrap)?
+            }
+            Err(error) => return Err(wrap(error)),
+        };
         Ok(Self {
             conn: Mutex::new(conn),
             path: shown,
@@ -297,6 +319,57 @@ fn unix_now() -> i64 {
         .unwrap_or(0)
 }
 
+/// Opens the database, checks its integrity and applies the schema.
+fn open_checked(path: &Path) -> Result<Connection, rusqlite::Error> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    let check: String = conn.query_row("PRAGMA quick_check", [], |row| row.get(0))?;
+    if check != "ok" {
+        return Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+            Some(format!("integrity check failed: {check}")),
+        ));
+    }
+    conn.execute_batch(SCHEMA)?;
+    Ok(conn)
+}
+
+/// True when the file itself is damaged (not when it cannot be reached or written).
+fn is_corruption(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}
+
+/// Renames the database (and its journal files, if any) to `<name>.corrupt-<unix time>[-…]`.
+fn move_aside(path: &Path) -> std::io::Result<std::path::PathBuf> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs();
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".corrupt-{now}"));
+    let mut aside = std::path::PathBuf::from(name);
+    // Two corrupt starts within one second must not overwrite the first copy.
+    let mut n = 1;
+    while aside.exists() {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".corrupt-{now}-{n}"));
+        aside = name.into();
+        n += 1;
+    }
+    std::fs::rename(path, &aside)?;
+    for suffix in ["-journal", "-wal", "-shm"] {
+        let mut side = path.as_os_str().to_owned();
+        side.push(suffix);
+        let mut side_aside = aside.as_os_str().to_owned();
+        side_aside.push(suffix);
+        let _ = std::fs::rename(side, side_aside);
+    }
+    Ok(aside)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,6 +420,78 @@ mod tests {
         db.forget(&a).unwrap();
         assert!(db.modes().unwrap().is_empty());
         assert!(db.cookie_choice(&a).unwrap().is_none());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    fn temp_dir() -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("porthole-state-{}", rand::random::<u64>()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn corrupt_copies(dir: &Path) -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.to_string_lossy().contains("state.sqlite3.corrupt-"))
+            .collect()
+    }
+
+    #[test]
+    fn a_garbage_file_is_moved_aside_and_a_fresh_database_made() {
+        let dir = temp_dir();
+        let path = dir.join("state.sqlite3");
+        let garbage = b"this is not a database at all, just some bytes \x00\x01\x02".repeat(100);
+        std::fs::write(&path, &garbage).unwrap();
+        let db = StateDb::open(&path).unwrap();
+        let a = ChannelId::parse("a").unwrap();
+        db.set_mode(&a, Mode::Local).unwrap();
+        assert_eq!(db.modes().unwrap(), vec![(a, Mode::Local)]);
+        let copies = corrupt_copies(&dir);
+        assert_eq!(copies.len(), 1, "{copies:?}");
+        assert_eq!(std::fs::read(&copies[0]).unwrap(), garbage);
+        // A second corrupt start keeps the first copy.
+        drop(db);
+        std::fs::write(&path, b"garbage again").unwrap();
+        StateDb::open(&path).unwrap();
+        assert_eq!(corrupt_copies(&dir).len(), 2);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_database_with_damaged_pages_is_moved_aside() {
+        let dir = temp_dir();
+        let path = dir.join("state.sqlite3");
+        {
+            let db = StateDb::open(&path).unwrap();
+            for i in 0..300 {
+                let channel = ChannelId::parse(&format!("c{i}")).unwrap();
+                db.set_mode(&channel, Mode::Docker).unwrap();
+            }
+        }
+        // Keep the valid header, scribble over every page after the first.
+        let mut bytes = std::fs::read(&path).unwrap();
+        assert!(bytes.len() > 8192, "{}", bytes.len());
+        for byte in bytes[4096..].iter_mut() {
+            *byte = 0xA5;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let db = StateDb::open(&path).unwrap();
+        assert!(db.modes().unwrap().is_empty());
+        assert_eq!(corrupt_copies(&dir).len(), 1);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_unreachable_database_is_an_error_and_nothing_is_moved() {
+        let dir = temp_dir();
+        // A directory where the file should be: not corruption, so no rename.
+        let path = dir.join("state.sqlite3");
+        std::fs::create_dir_all(&path).unwrap();
+        assert!(StateDb::open(&path).is_err());
+        assert!(path.is_dir());
+        assert!(corrupt_copies(&dir).is_empty());
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

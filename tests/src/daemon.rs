@@ -21,6 +21,10 @@ pub struct DaemonOptions {
     pub rust_log: &'static str,
     /// Extra environment variables of the daemon process.
     pub env: Vec<(String, String)>,
+    /// Local mode: also open a DevTools TCP port on the channel's Chromium (beside the pipe
+    /// the daemon uses), so a test's [`crate::probe::Probe`] can look inside. Porthole itself
+    /// opens none; tests of that turn this off.
+    pub probe_port: bool,
 }
 
 impl Default for DaemonOptions {
@@ -31,6 +35,7 @@ impl Default for DaemonOptions {
             mode: "local",
             rust_log: "porthole=debug,info",
             env: Vec::new(),
+            probe_port: true,
         }
     }
 }
@@ -65,6 +70,11 @@ impl TestDaemon {
             "browser": {"screen": "800,600", "chromium_args": ["--disable-gpu"]}
         });
         merge(&mut config, &options.config);
+        if options.probe_port && options.mode == "local" {
+            if let Some(args) = config["browser"]["chromium_args"].as_array_mut() {
+                args.push("--remote-debugging-port=0".into());
+            }
+        }
         std::fs::write(&config_path, config.to_string()).expect("write config");
         let log_path = data.path().join("stderr.log");
         let log = std::fs::File::create(&log_path).expect("log file");

@@ -14,6 +14,7 @@ pub mod docker;
 pub mod pages;
 pub mod pane;
 pub mod probe;
+pub mod sockets;
 
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,7 @@
 //! Looks inside a local-mode channel's Chromium through its own DevTools port (from the
 //! profile's `DevToolsActivePort`), independent of the daemon, to read back what a user's
-//! input did to the page.
+//! input did to the page. The daemon talks to Chromium over a pipe and opens no port; the test
+//! harness adds one (`DaemonOptions::probe_port`) so this probe has something to dial.
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,9 +1,11 @@
-//! The CDP connection actor: one task owns one WebSocket to Chrome.
+//! The CDP connection actor: one task owns one connection to Chrome — a WebSocket, or the
+//! pipe of a Chromium started with `--remote-debugging-pipe` (see [`super::transport`]).
 //!
 //! Callers hold a cloneable [`CdpConnection`] and send commands through it; replies are matched
 //! by id, every call has a deadline, and a dead socket turns every pending and later call into
 //! [`CdpError::Lost`]. Events are published on a broadcast channel with their flat-session id.
-//! Unknown fields and unknown events are ignored. Dropping the last handle closes the socket.
+//! Unknown fields and unknown events are ignored. Dropping the last handle closes the socket
+//! (or the pipe).
 //! This module knows nothing about tabs, screencasts or channels.
 
 use std::collections::HashMap;
@@ -13,19 +15,18 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use tokio::net::unix::pipe;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
 use super::error::CdpError;
+use super::transport::{Transport, MAX_MESSAGE_BYTES};
 
 /// Default deadline of a CDP call.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(15);
 /// How many events a slow subscriber may fall behind before it starts missing them.
 const EVENT_BUFFER: usize = 512;
-/// Chrome's screencast frames and screenshots can be large; accept up to this many bytes.
-const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
 
 /// One event sent by Chrome.
 #[derive(Debug, Clone)]
@@ -45,7 +46,7 @@ struct Command {
     reply: oneshot::Sender<Result<Value, CdpError>>,
 }
 
-/// A cloneable handle to the actor that owns one WebSocket to Chrome.
+/// A cloneable handle to the actor that owns one connection (WebSocket or pipe) to Chrome.
 #[derive(Clone)]
 pub struct CdpConnection {
     commands: mpsc::UnboundedSender<Command>,
@@ -83,6 +84,18 @@ impl CdpConnection {
                 url: url.to_string(),
                 reason: e.to_string(),
             })?;
+        Ok(Self::spawn(Transport::websocket(socket), url))
+    }
+
+    /// Speaks CDP over the pipes of a Chromium started with `--remote-debugging-pipe`:
+    /// `to_chrome` is the write end of the pipe Chrome reads as its fd 3, `from_chrome` the
+    /// read end of the one it writes as its fd 4. `name` stands in for a URL (`url()`), e.g.
+    /// `pipe://chromium/<pid>`; it should be unique while the browser runs.
+    pub fn over_pipe(to_chrome: pipe::Sender, from_chrome: pipe::Receiver, name: &str) -> Self {
+        Self::spawn(Transport::pipe(to_chrome, from_chrome), name)
+    }
+
+    fn spawn(transport: Transport, url: &str) -> Self {
         let (commands, receiver) = mpsc::unbounded_channel();
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let lost = Arc::new(Mutex::new(None));
@@ -94,17 +107,17 @@ impl CdpConnection {
             pending: HashMap::new(),
             next_id: 1,
         };
-        tokio::spawn(actor.run(socket, receiver));
-        Ok(Self {
+        tokio::spawn(actor.run(transport, receiver));
+        Self {
             commands,
             events,
             lost,
             gone,
             url: url.into(),
-        })
+        }
     }
 
-    /// The endpoint this connection was opened on.
+    /// The endpoint this connection was opened on (for a pipe, the name it was given).
     pub fn url(&self) -> &str {
         &self.url
     }
@@ -114,7 +127,7 @@ impl CdpConnection {
         self.events.subscribe()
     }
 
-    /// True once the socket is gone.
+    /// True once the socket (or pipe) is gone.
     pub fn is_lost(&self) -> bool {
         self.gone.is_cancelled()
     }
@@ -229,12 +242,12 @@ struct Actor {
     next_id: u64,
 }
 
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
 impl Actor {
-    async fn run(mut self, socket: Socket, mut commands: mpsc::UnboundedReceiver<Command>) {
-        let (mut sink, mut stream) = socket.split();
+    async fn run(mut self, transport: Transport, mut commands: mpsc::UnboundedReceiver<Command>) {
+        let Transport {
+            outgoing: mut sink,
+            incoming: mut stream,
+        } = transport;
         let reason = loop {
             tokio::select! {
                 command = commands.recv() => {
@@ -248,23 +261,16 @@ impl Actor {
                     if let Some(session) = &command.session_id {
                         message["sessionId"] = json!(session);
                     }
-                    if let Err(e) = sink.send(Message::text(message.to_string())).await {
-                        let _ = command.reply.send(Err(CdpError::Lost { reason: e.to_string() }));
-                        break format!("send failed: {e}");
+                    if let Err(e) = sink.send(message.to_string()).await {
+                        let _ = command.reply.send(Err(CdpError::Lost { reason: e.clone() }));
+                        break e;
                     }
                     self.forget_abandoned();
                     self.pending.insert(id, Pending { method: command.method, reply: command.reply });
                 }
                 message = stream.next() => match message {
-                    Some(Ok(Message::Text(text))) => self.dispatch(text.as_str()),
-                    Some(Ok(Message::Binary(bytes))) => {
-                        if let Ok(text) = std::str::from_utf8(&bytes) { self.dispatch(text) }
-                    }
-                    Some(Ok(Message::Close(frame))) => {
-                        break format!("browser closed the socket ({})", frame.map(|f| f.reason.to_string()).unwrap_or_default());
-                    }
-                    Some(Ok(_)) => {}
-                    Some(Err(e)) => break format!("socket error: {e}"),
+                    Some(Ok(text)) => self.dispatch(&text),
+                    Some(Err(reason)) => break reason,
                     None => break "socket closed".to_string(),
                 }
             }

@@ -1,4 +1,5 @@
-//! Raw Chrome DevTools Protocol over tokio-tungstenite: the connection actor and its errors.
+//! Raw Chrome DevTools Protocol over tokio-tungstenite or Chrome's debugging pipe: the
+//! connection actor and its errors.
 //!
 //! Why not chromiumoxide: see DESIGN.md §2 (dropped events, slow bad-URL failures, build cost).
 //! This layer owns sockets and message matching only; tabs and screencasts live in `browser`.
@@ -6,6 +7,7 @@
 mod connection;
 mod error;
 mod evaluate;
+mod transport;
 
 pub use connection::{CdpConnection, CdpEvent, DEFAULT_DEADLINE};
 pub use error::CdpError;

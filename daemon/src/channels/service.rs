@@ -16,7 +16,7 @@ use crate::browser::{BrowserSession, Ownership, SessionError};
 use crate::cdp::CdpConnection;
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
-use crate::providers::{BrowserProvider, ProgressFn, ProviderError, Removed};
+use crate::providers::{BrowserProvider, CdpAddress, ProgressFn, ProviderError, Removed};
 use crate::state::StateDb;
 
 /// A failed channel operation; the message is for a person.
@@ -336,7 +336,7 @@ impl ChannelService {
                 Duration::from_secs(2)
             };
             match self
-                .open_session(channel, mode, &endpoint.ws_url, deadline)
+                .open_session(channel, mode, &endpoint.address, deadline)
                 .await
             {
                 Ok(session) => break (session, endpoint.fresh),
@@ -362,15 +362,17 @@ impl ChannelService {
         &self,
         channel: &ChannelId,
         mode: Mode,
-        ws_url: &str,
+        address: &CdpAddress,
         deadline: Duration,
     ) -> Result<Arc<BrowserSession>, ChannelError> {
-        let cdp = if mode == Mode::Host {
-            CdpConnection::connect(ws_url, deadline)
-                .await
-                .map_err(|error| host_connect_error(ws_url, error))?
-        } else {
-            connect_with_retry(ws_url, deadline).await?
+        let cdp = match address {
+            CdpAddress::Connected(cdp) => cdp.clone(),
+            CdpAddress::WebSocket(ws_url) if mode == Mode::Host => {
+                CdpConnection::connect(ws_url, deadline)
+                    .await
+                    .map_err(|error| host_connect_error(ws_url, error))?
+            }
+            CdpAddress::WebSocket(ws_url) => connect_with_retry(ws_url, deadline).await?,
         };
         let ownership = if mode == Mode::Host {
             Ownership::OwnTabs

@@ -1,11 +1,16 @@
 //! Local mode: headless Chromium launched by the daemon as a child process, one per channel,
 //! with its profile under `<data_dir>/profiles/<channel>`.
 //!
+//! Chromium speaks CDP over `--remote-debugging-pipe` (its fds 3 and 4), so it opens no TCP
+//! port: no other local process can drive the channel's browser or read its cookies
+//! (DESIGN.md §13). The provider hands the session the connection it opened on that pipe.
+//!
 //! Each browser runs in its own process group and dies with the daemon (parent-death signal),
 //! so neither a graceful exit nor a `kill -9` of the daemon leaves Chromium behind; a stale
 //! profile lock from an earlier crash is cleared before launch.
 
 use std::collections::HashMap;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -15,15 +20,15 @@ use async_trait::async_trait;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::unix::pipe;
 use tokio::process::{Child, Command};
-use tokio::sync::oneshot;
 
-use super::{BrowserProvider, Endpoint, ProgressFn, ProviderError, Removed, Stopped};
-use crate::cdp::CdpConnection;
+use super::{BrowserProvider, CdpAddress, Endpoint, ProgressFn, ProviderError, Removed, Stopped};
+use crate::cdp::{CdpConnection, CdpError};
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
 
-/// How long Chromium may take to open its DevTools port.
+/// How long Chromium may take to answer its first CDP command on the pipe.
 const LAUNCH_DEADLINE: Duration = Duration::from_secs(30);
 /// How long a clean shutdown (cookies flushed) may take before the group is killed.
 const STOP_GRACE: Duration = Duration::from_secs(5);
@@ -64,7 +69,8 @@ pub struct LocalSettings {
 
 struct Running {
     child: Child,
-    ws_url: String,
+    /// The connection on Chromium's debugging pipe; the session gets clones of it.
+    cdp: CdpConnection,
     profile: PathBuf,
     throwaway: bool,
 }
@@ -107,14 +113,15 @@ impl LocalProvider {
         })
     }
 
-    fn running_endpoint(&self, channel: &ChannelId) -> Option<String> {
+    fn running_connection(&self, channel: &ChannelId) -> Option<CdpConnection> {
         let mut running = self.running.lock().expect("local registry lock");
         let alive = match running.get_mut(channel) {
-            Some(entry) => matches!(entry.child.try_wait(), Ok(None)),
+            // A browser whose pipe is gone cannot be reached again: it is replaced.
+            Some(entry) => matches!(entry.child.try_wait(), Ok(None)) && !entry.cdp.is_lost(),
             None => return None,
         };
         if alive {
-            return running.get(channel).map(|entry| entry.ws_url.clone());
+            return running.get(channel).map(|entry| entry.cdp.clone());
         }
         if let Some(dead) = running.remove(channel) {
             kill_group(&dead.child);
@@ -145,11 +152,24 @@ impl LocalProvider {
         clear_stale_lock(&profile);
 
         let (width, height) = self.settings.screen;
+        let pipes = CdpPipes::new()
+            .map_err(|e| ProviderError::Failed(format!("cannot create the CDP pipes: {e}")))?;
+        if self
+            .settings
+            .extra_args
+            .iter()
+            .any(|arg| arg.starts_with("--remote-debugging-port"))
+        {
+            tracing::warn!(
+                event = "local_devtools_port_configured",
+                channel_id = %channel,
+                "browser.chromium_args opens a DevTools TCP port: any local process can drive this browser"
+            );
+        }
         let mut command = Command::new(&chromium);
         command
             .args(BASE_FLAGS)
-            .arg("--remote-debugging-address=127.0.0.1")
-            .arg("--remote-debugging-port=0")
+            .arg("--remote-debugging-pipe")
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg(format!("--window-size={width},{height}"))
             .args(&self.settings.extra_args);
@@ -163,18 +183,27 @@ impl LocalProvider {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        die_with_parent(&mut command);
+        prepare_child(&mut command, &pipes);
         let mut child = command.spawn().map_err(|e| {
             ProviderError::Unavailable(format!("cannot start {}: {e}", chromium.display()))
         })?;
-        tracing::info!(event = "local_browser_launched", channel_id = %channel, pid = child.id(), profile = %profile.display());
+        let pid = child.id().unwrap_or_default();
+        tracing::info!(event = "local_browser_launched", channel_id = %channel, pid, profile = %profile.display());
+        let cdp = match pipes.connect(pid) {
+            Ok(cdp) => cdp,
+            Err(e) => {
+                kill_group(&child);
+                let _ = child.wait().await;
+                return Err(ProviderError::Failed(format!(
+                    "cannot use Chromium's debugging pipe: {e}"
+                )));
+            }
+        };
 
         let stderr = child.stderr.take().expect("stderr is piped");
-        let (found, url) = oneshot::channel();
         let tail = Arc::new(Mutex::new(Vec::<String>::new()));
         tokio::spawn(watch_stderr(
             BufReader::new(stderr),
-            found,
             tail.clone(),
             channel.clone(),
         ));
@@ -189,26 +218,36 @@ impl LocalProvider {
                 }
             ))
         };
-        match tokio::time::timeout(LAUNCH_DEADLINE, url).await {
-            Ok(Ok(ws_url)) => Ok(Running {
+        // The first answer on the pipe is the sign that Chromium is up.
+        let version = cdp
+            .call_with(
+                "Browser.getVersion",
+                serde_json::json!({}),
+                None,
+                LAUNCH_DEADLINE,
+            )
+            .await;
+        match version {
+            Ok(_) => Ok(Running {
                 child,
-                ws_url,
+                cdp,
                 profile,
                 throwaway,
             }),
-            Ok(Err(_)) => {
-                let status = child.wait().await.ok();
+            Err(CdpError::Timeout { .. }) => {
                 kill_group(&child);
+                let _ = child.wait().await;
                 Err(failure(format!(
-                    "it exited ({})",
-                    status.map(|s| s.to_string()).unwrap_or_default()
+                    "no answer on its debugging pipe within {LAUNCH_DEADLINE:?}"
                 )))
             }
-            Err(_) => {
+            Err(error) => {
                 kill_group(&child);
-                Err(failure(format!(
-                    "no DevTools endpoint within {LAUNCH_DEADLINE:?}"
-                )))
+                let status = tokio::time::timeout(STOP_GRACE, child.wait()).await;
+                Err(failure(match status {
+                    Ok(Ok(status)) => format!("it exited ({status})"),
+                    _ => format!("its debugging pipe failed ({error})"),
+                }))
             }
         }
     }
@@ -225,15 +264,15 @@ impl BrowserProvider for LocalProvider {
         channel: &ChannelId,
         progress: ProgressFn,
     ) -> Result<Endpoint, ProviderError> {
-        if let Some(ws_url) = self.running_endpoint(channel) {
+        if let Some(cdp) = self.running_connection(channel) {
             return Ok(Endpoint {
-                ws_url,
+                address: CdpAddress::Connected(cdp),
                 fresh: false,
             });
         }
         progress("launching", "Starting Chromium");
         let running = self.launch(channel).await?;
-        let ws_url = running.ws_url.clone();
+        let cdp = running.cdp.clone();
         let previous = self
             .running
             .lock()
@@ -243,7 +282,7 @@ impl BrowserProvider for LocalProvider {
             kill_group(&previous.child);
         }
         Ok(Endpoint {
-            ws_url,
+            address: CdpAddress::Connected(cdp),
             fresh: true,
         })
     }
@@ -257,7 +296,7 @@ impl BrowserProvider for LocalProvider {
         let Some(mut entry) = entry else {
             return Ok(Stopped::NotRunning);
         };
-        stop_child(&mut entry.child, &entry.ws_url).await;
+        stop_child(&mut entry.child, &entry.cdp).await;
         if entry.throwaway {
             let _ = std::fs::remove_dir_all(&entry.profile);
         }
@@ -291,15 +330,13 @@ impl BrowserProvider for LocalProvider {
     }
 }
 
-/// Reads Chromium's stderr for the DevTools URL, keeps a short tail for error messages, and
-/// keeps draining so Chromium never blocks on a full pipe.
+/// Keeps a short tail of Chromium's stderr for error messages, and keeps draining so Chromium
+/// never blocks on a full pipe.
 async fn watch_stderr(
     mut stderr: BufReader<tokio::process::ChildStderr>,
-    found: oneshot::Sender<String>,
     tail: Arc<Mutex<Vec<String>>>,
     channel: ChannelId,
 ) {
-    let mut found = Some(found);
     let mut line = String::new();
     loop {
         line.clear();
@@ -308,12 +345,6 @@ async fn watch_stderr(
             Ok(_) => {}
         }
         let text = line.trim_end();
-        if let Some(url) = text.strip_prefix("DevTools listening on ") {
-            if let Some(found) = found.take() {
-                let _ = found.send(url.trim().to_string());
-            }
-            continue;
-        }
         tracing::trace!(event = "chromium_stderr", channel_id = %channel, line = text);
         let mut tail = tail.lock().expect("stderr tail lock");
         if tail.len() == 12 {
@@ -324,17 +355,12 @@ async fn watch_stderr(
 }
 
 /// Shuts Chromium down cleanly so the profile (cookies) is flushed to disk — `Browser.close`
-/// over CDP, then SIGTERM — and finally kills whatever is left of its process group.
-async fn stop_child(child: &mut Child, ws_url: &str) {
-    let closed = async {
-        let cdp = CdpConnection::connect(ws_url, Duration::from_secs(2))
-            .await
-            .ok()?;
+/// over its pipe, then SIGTERM — and finally kills whatever is left of its process group.
+async fn stop_child(child: &mut Child, cdp: &CdpConnection) {
+    let closed = !cdp.is_lost() && {
         cdp.fire("Browser.close", serde_json::json!({}), None);
-        tokio::time::timeout(STOP_GRACE, child.wait()).await.ok()
-    }
-    .await
-    .is_some();
+        tokio::time::timeout(STOP_GRACE, child.wait()).await.is_ok()
+    };
     if !closed {
         if let Some(pid) = child.id() {
             let _ = nix::sys::signal::kill(Pid::from_raw(pid as i32), Signal::SIGTERM);
@@ -361,13 +387,75 @@ fn kill_group(child: &Child) {
     }
 }
 
-/// Makes the kernel kill Chromium when the daemon dies, however it dies.
-fn die_with_parent(command: &mut Command) {
-    // SAFETY: the closure runs in the forked child before exec and only calls prctl, which is
-    // async-signal-safe; it touches no memory of the parent.
+/// The two pipes of `--remote-debugging-pipe`. All four ends are close-on-exec, so no other
+/// child of the daemon (another channel's Chromium) inherits them; only the child they are
+/// meant for gets its two ends, as fds 3 and 4, in [`prepare_child`].
+struct CdpPipes {
+    /// Chromium reads commands from this end (its fd 3).
+    chrome_reads: OwnedFd,
+    /// The daemon writes commands here.
+    to_chrome: OwnedFd,
+    /// Chromium writes replies and events to this end (its fd 4).
+    chrome_writes: OwnedFd,
+    /// The daemon reads replies and events here.
+    from_chrome: OwnedFd,
+}
+
+impl CdpPipes {
+    fn new() -> std::io::Result<Self> {
+        let (chrome_reads, to_chrome) = std::io::pipe()?;
+        let (from_chrome, chrome_writes) = std::io::pipe()?;
+        Ok(Self {
+            chrome_reads: chrome_reads.into(),
+            to_chrome: to_chrome.into(),
+            chrome_writes: chrome_writes.into(),
+            from_chrome: from_chrome.into(),
+        })
+    }
+
+    /// After the spawn: closes the child's ends here (so Chromium's exit reads as end of file)
+    /// and opens the CDP connection on the daemon's ends.
+    fn connect(self, pid: u32) -> std::io::Result<CdpConnection> {
+        let Self {
+            chrome_reads,
+            to_chrome,
+            chrome_writes,
+            from_chrome,
+        } = self;
+        drop((chrome_reads, chrome_writes));
+        let to = pipe::Sender::from_owned_fd(to_chrome)?;
+        let from = pipe::Receiver::from_owned_fd(from_chrome)?;
+        Ok(CdpConnection::over_pipe(
+            to,
+            from,
+            &format!("pipe://chromium/{pid}"),
+        ))
+    }
+}
+
+/// Gives the child its CDP pipe ends as fds 3 and 4, and makes the kernel kill Chromium when
+/// the daemon dies, however it dies.
+fn prepare_child(command: &mut Command, pipes: &CdpPipes) {
+    let reads: RawFd = pipes.chrome_reads.as_raw_fd();
+    let writes: RawFd = pipes.chrome_writes.as_raw_fd();
+    // SAFETY: the closure runs in the forked child before exec and only makes syscalls that
+    // are async-signal-safe (fcntl, dup2, close, prctl); it allocates nothing and touches no
+    // memory of the parent beyond two copied integers. The fds it names stay open in the parent
+    // until after the spawn (`pipes` is borrowed across it). Each end is first copied above
+    // fd 10 so that placing one at 3 or 4 can never overwrite the other.
     #[allow(unsafe_code)]
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
+            let high_reads = libc::fcntl(reads, libc::F_DUPFD_CLOEXEC, 10);
+            let high_writes = libc::fcntl(writes, libc::F_DUPFD_CLOEXEC, 10);
+            if high_reads < 0
+                || high_writes < 0
+                || libc::dup2(high_reads, 3) < 0
+                || libc::dup2(high_writes, 4) < 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            // dup2 leaves 3 and 4 without close-on-exec; the copies above fd 10 close at exec.
             nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)
         });
     }

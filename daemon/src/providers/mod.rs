@@ -7,16 +7,25 @@ pub mod local;
 
 use async_trait::async_trait;
 
+use crate::cdp::CdpConnection;
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
 
-/// Where a running browser accepts its browser-level CDP WebSocket.
+/// How to reach a running browser's browser-level CDP.
 #[derive(Debug, Clone)]
 pub struct Endpoint {
-    /// `ws://127.0.0.1:<port>/devtools/browser/<id>` (or the sidecar's secret path).
-    pub ws_url: String,
+    pub address: CdpAddress,
     /// True when the browser was started by this call (false: it was already running).
     pub fresh: bool,
+}
+
+/// A WebSocket to dial, or a connection the provider already holds.
+#[derive(Debug, Clone)]
+pub enum CdpAddress {
+    /// `ws://127.0.0.1:<port>/devtools/browser/<id>` (or the sidecar's secret path).
+    WebSocket(String),
+    /// Already open (local mode: Chromium's `--remote-debugging-pipe`; no port to dial).
+    Connected(CdpConnection),
 }
 
 /// Outcome of a stop.

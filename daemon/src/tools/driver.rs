@@ -1,12 +1,13 @@
 //! The tab a tool acts on ([`Tab`]: the session plus the active tab's target and flat CDP
 //! session) and calls into the in-page helper `page.js`, in the tab's main frame or in an
-//! out-of-process iframe's own session.
+//! out-of-process iframe's own session — always in Porthole's isolated world, never the
+//! page's own.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::error::ToolError;
 use crate::browser::{Actor, BrowserSession, TabInfo};
@@ -103,7 +104,8 @@ impl Tab {
     }
 }
 
-/// Calls `page.js`'s `function(args…)` in the frame behind `session`.
+/// Calls `page.js`'s `function(args…)` in the frame behind `session`, in Porthole's isolated
+/// world (see [`super::world`]): page scripts cannot reach or replace what it uses.
 pub async fn helper_on(
     cdp: &CdpConnection,
     session: &str,
@@ -111,7 +113,7 @@ pub async fn helper_on(
     args: &[Value],
 ) -> Result<Value, ToolError> {
     let args: Vec<String> = args.iter().map(to_js).collect();
-    let expression = format!("({PAGE_JS}).{function}({})", args.join(", "));
+    let expression = format!("{}.{function}({})", super::world::HELPER, args.join(", "));
     eval_on(cdp, session, &expression, JS_DEADLINE).await
 }
 
@@ -119,23 +121,15 @@ fn to_js<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "null".into())
 }
 
-/// `Runtime.evaluate` (value returned by JSON, promises awaited) with a deadline.
+/// Evaluates `expression` (value returned by JSON, promises awaited) with a deadline in
+/// Porthole's isolated world of the frame behind `session`, where the helper is installed;
+/// exceptions become errors. Not for the agent's own code: `evaluate` runs in the page's
+/// main world.
 pub async fn eval_on(
     cdp: &CdpConnection,
     session: &str,
     expression: &str,
     deadline: Duration,
 ) -> Result<Value, ToolError> {
-    let reply = cdp
-        .call_with(
-            "Runtime.evaluate",
-            json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
-            Some(session),
-            deadline,
-        )
-        .await?;
-    if let Some(text) = crate::cdp::thrown(&reply) {
-        return Err(ToolError::msg(format!("JavaScript error: {text}")));
-    }
-    Ok(reply["result"]["value"].clone())
+    super::world::evaluate(cdp, session, expression, deadline).await
 }

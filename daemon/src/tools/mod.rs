@@ -3,7 +3,8 @@
 //! `porthole mcp-host-browser` runs them on a session over the user's Chrome (own tabs only).
 //!
 //! - [`backend`]: [`EngineBackend`], the `ToolBackend` over a [`SessionSource`], and [`run`].
-//! - [`driver`]: the active tab as tools see it, and the in-page helper (`page.js`).
+//! - [`driver`]: the active tab as tools see it, and the in-page helper (`page.js`), which
+//!   runs in an isolated world ([`world`]) the page's scripts cannot reach.
 //! - [`refs`]: element refs bound to their document; stale and unknown refs are told apart.
 //! - [`snapshot`]: `read_page` and `find` (iframes, open shadow roots, size cap).
 //! - [`actions`]: `computer`. [`forms`]: `form_input`. [`waits`]: wait_for_* and settling.
@@ -25,6 +26,7 @@ mod refs;
 mod snapshot;
 mod tabs;
 mod waits;
+mod world;
 
 pub use backend::{run, EngineBackend, ReadySession, SessionSource};
 pub use error::ToolError;

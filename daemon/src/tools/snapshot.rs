@@ -253,6 +253,11 @@ async fn detach(tab: &Tab, target_id: &str, session_id: &str) {
 async fn frame_owners(tab: &Tab) -> Vec<(String, String)> {
     const GROUP: &str = "porthole-frame-owners";
     let cdp = tab.cdp();
+    // Owners are resolved into the helper's isolated world (where the refs are), and only an
+    // answer carrying that world's nonce is believed.
+    let Ok(world) = super::world::world(cdp, &tab.session_id).await else {
+        return Vec::new();
+    };
     let Ok(targets) = cdp.call("Target.getTargets", json!({})).await else {
         return Vec::new();
     };
@@ -289,7 +294,11 @@ async fn frame_owners(tab: &Tab) -> Vec<(String, String)> {
             .call_on(
                 &tab.session_id,
                 "DOM.resolveNode",
-                json!({"backendNodeId": owner["backendNodeId"], "objectGroup": GROUP}),
+                json!({
+                    "backendNodeId": owner["backendNodeId"],
+                    "objectGroup": GROUP,
+                    "executionContextId": world.context_id,
+                }),
             )
             .await
         else {
@@ -301,7 +310,8 @@ async fn frame_owners(tab: &Tab) -> Vec<(String, String)> {
                 "Runtime.callFunctionOn",
                 json!({
                     "objectId": node["object"]["objectId"],
-                    "functionDeclaration": "function () { try { return window.top[Symbol.for('porthole.tools')].refOf(this); } catch (_) { return null; } }",
+                    "functionDeclaration": "function (nonce) { try { const h = window.top[Symbol.for('porthole.tools')]; return h && h.nonce === nonce ? h.refOf(this) : null; } catch (_) { return null; } }",
+                    "arguments": [{"value": world.nonce}],
                     "returnByValue": true,
                 }),
             )

@@ -24,7 +24,9 @@ use super::{
 };
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
-use crate::providers::{BrowserProvider, Endpoint, ProgressFn, ProviderError, Removed, Stopped};
+use crate::providers::{
+    BrowserProvider, CdpAddress, Endpoint, ProgressFn, ProviderError, Removed, Stopped,
+};
 
 /// How long a new sidecar may take until its browser answers.
 const READY_DEADLINE: Duration = Duration::from_secs(45);
@@ -192,7 +194,7 @@ impl BrowserProvider for DockerProvider {
         if let Some(running) = self.registered(channel) {
             if container::gate_ready(&running.addr).await {
                 return Ok(Endpoint {
-                    ws_url: running.addr.ws_url(),
+                    address: CdpAddress::WebSocket(running.addr.ws_url()),
                     fresh: false,
                 });
             }
@@ -232,7 +234,7 @@ impl BrowserProvider for DockerProvider {
                     },
                 );
                 Ok(Endpoint {
-                    ws_url,
+                    address: CdpAddress::WebSocket(ws_url),
                     fresh: true,
                 })
             }

@@ -13,7 +13,9 @@ use async_trait::async_trait;
 use super::discovery::{discover, DiscoveryError};
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
-use crate::providers::{BrowserProvider, Endpoint, ProgressFn, ProviderError, Removed, Stopped};
+use crate::providers::{
+    BrowserProvider, CdpAddress, Endpoint, ProgressFn, ProviderError, Removed, Stopped,
+};
 
 /// Where to look for the user's Chrome (`browser.host.*`).
 #[derive(Debug, Clone, Default)]
@@ -91,7 +93,7 @@ impl BrowserProvider for HostProvider {
             .expect("host registry lock")
             .insert(channel.clone());
         Ok(Endpoint {
-            ws_url: chrome.ws_url,
+            address: CdpAddress::WebSocket(chrome.ws_url),
             fresh: false,
         })
     }

@@ -5,6 +5,7 @@
 mod agents;
 mod harness;
 mod host;
+mod hostile;
 mod oopif;
 mod pages;
 mod proxy;

@@ -1,0 +1,257 @@
+//! The two wires the CDP actor can speak over, behind one small seam: a sink of outgoing
+//! message texts and a stream of incoming ones.
+//!
+//! - WebSocket (docker sidecars, the user's Chrome): one text frame per message.
+//! - Pipe (`--remote-debugging-pipe`, local mode): Chrome reads commands on its fd 3 and writes
+//!   replies and events on its fd 4, each message JSON followed by a NUL byte. No TCP port.
+//!
+//! Both streams are cancel-safe (the actor polls them inside `select!`): the WebSocket stream
+//! by tungstenite's own contract, the pipe reader because its partial message lives in the
+//! stream's state, not in the dropped `next()` future.
+
+use std::pin::Pin;
+
+use futures_util::{Sink, SinkExt, Stream, StreamExt};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::unix::pipe;
+use tokio_tungstenite::tungstenite::Message;
+
+/// Chrome's screencast frames and screenshots can be large; accept up to this many bytes.
+pub(super) const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
+
+/// One incoming message text, or why the wire ended (then the stream is over).
+pub(super) type Incoming = Pin<Box<dyn Stream<Item = Result<String, String>> + Send>>;
+/// Outgoing message texts; an error says why the wire is unusable.
+pub(super) type Outgoing = Pin<Box<dyn Sink<String, Error = String> + Send>>;
+
+/// A connected wire to Chrome.
+pub(super) struct Transport {
+    pub(super) outgoing: Outgoing,
+    pub(super) incoming: Incoming,
+}
+
+pub(super) type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+impl Transport {
+    /// A WebSocket: text (or UTF-8 binary) frames are messages; a close frame ends the stream.
+    pub(super) fn websocket(socket: Socket) -> Self {
+        let (sink, stream) = socket.split();
+        let outgoing = sink
+            .with(|text: String| async move {
+                Ok::<_, tokio_tungstenite::tungstenite::Error>(Message::text(text))
+            })
+            .sink_map_err(|e| format!("send failed: {e}"));
+        let incoming = stream
+            .filter_map(|message| async move {
+                match message {
+                    Ok(Message::Text(text)) => Some(Ok(text.as_str().to_string())),
+                    Ok(Message::Binary(bytes)) => String::from_utf8(bytes.to_vec()).ok().map(Ok),
+                    Ok(Message::Close(frame)) => Some(Err(format!(
+                        "browser closed the socket ({})",
+                        frame.map(|f| f.reason.to_string()).unwrap_or_default()
+                    ))),
+                    Ok(_) => None,
+                    Err(e) => Some(Err(format!("socket error: {e}"))),
+                }
+            })
+            // Nothing after a close or an error is read.
+            .scan(false, |ended, item| {
+                let out = if *ended { None } else { Some(item) };
+                if matches!(out, Some(Err(_))) {
+                    *ended = true;
+                }
+                futures_util::future::ready(out)
+            });
+        Self {
+            outgoing: Box::pin(outgoing),
+            incoming: Box::pin(incoming),
+        }
+    }
+
+    /// Chrome's `--remote-debugging-pipe`: `to_chrome` is the write end of the pipe Chrome
+    /// reads as fd 3, `from_chrome` the read end of the one it writes as fd 4.
+    pub(super) fn pipe(to_chrome: pipe::Sender, from_chrome: pipe::Receiver) -> Self {
+        let outgoing =
+            futures_util::sink::unfold(to_chrome, |mut writer, text: String| async move {
+                let mut bytes = text.into_bytes();
+                bytes.push(0);
+                writer
+                    .write_all(&bytes)
+                    .await
+                    .map_err(|e| format!("pipe write failed: {e}"))?;
+                Ok::<_, String>(writer)
+            });
+        let reader = BufReader::with_capacity(64 * 1024, from_chrome);
+        let incoming = futures_util::stream::unfold(Some(reader), |reader| async move {
+            let mut reader = reader?;
+            match read_message(&mut reader).await {
+                Ok(text) => Some((Ok(text), Some(reader))),
+                Err(reason) => Some((Err(reason), None)),
+            }
+        });
+        Self {
+            outgoing: Box::pin(outgoing),
+            incoming: Box::pin(incoming),
+        }
+    }
+}
+
+/// Reads one NUL-terminated message (empty ones are skipped).
+async fn read_message(reader: &mut BufReader<pipe::Receiver>) -> Result<String, String> {
+    let mut message = Vec::new();
+    loop {
+        let available = reader
+            .fill_buf()
+            .await
+            .map_err(|e| format!("pipe read failed: {e}"))?;
+        if available.is_empty() {
+            return Err(if message.is_empty() {
+                "the browser closed its pipe".to_string()
+            } else {
+                "the browser closed its pipe mid-message".to_string()
+            });
+        }
+        match available.iter().position(|&b| b == 0) {
+            Some(end) => {
+                message.extend_from_slice(&available[..end]);
+                reader.consume(end + 1);
+                if message.is_empty() {
+                    continue;
+                }
+                return String::from_utf8(message)
+                    .map_err(|_| "the browser sent a message that is not UTF-8".to_string());
+            }
+            None => {
+                let n = available.len();
+                message.extend_from_slice(available);
+                reader.consume(n);
+            }
+        }
+        if message.len() > MAX_MESSAGE_BYTES {
+            return Err(format!(
+                "the browser sent a message over {MAX_MESSAGE_BYTES} bytes"
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::{json, Value};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::unix::pipe;
+
+    use crate::cdp::{CdpConnection, CdpError};
+
+    /// A connection on two pipes, and the far ends standing in for Chrome.
+    fn fake_chrome() -> (CdpConnection, pipe::Receiver, pipe::Sender) {
+        let (to_chrome, chrome_reads) = pipe::pipe().unwrap();
+        let (chrome_writes, from_chrome) = pipe::pipe().unwrap();
+        let cdp = CdpConnection::over_pipe(to_chrome, from_chrome, "pipe://test");
+        (cdp, chrome_reads, chrome_writes)
+    }
+
+    /// Reads NUL-terminated commands until `n` have arrived.
+    async fn read_commands(reader: &mut pipe::Receiver, n: usize) -> Vec<Value> {
+        let mut bytes = Vec::new();
+        let mut buf = [0u8; 4096];
+        while bytes.iter().filter(|&&b| b == 0).count() < n {
+            let read = reader.read(&mut buf).await.unwrap();
+            assert!(read > 0, "pipe closed early");
+            bytes.extend_from_slice(&buf[..read]);
+        }
+        bytes
+            .split(|&b| b == 0)
+            .filter(|m| !m.is_empty())
+            .map(|m| serde_json::from_slice(m).unwrap())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn calls_and_events_travel_as_nul_terminated_json_split_anyhow() {
+        let (cdp, mut chrome_reads, mut chrome_writes) = fake_chrome();
+        let mut events = cdp.subscribe();
+        let first = tokio::spawn({
+            let cdp = cdp.clone();
+            async move { cdp.call("Browser.getVersion", json!({})).await }
+        });
+        let second = tokio::spawn({
+            let cdp = cdp.clone();
+            async move { cdp.call_on("S1", "Runtime.evaluate", json!({"x": 1})).await }
+        });
+        let commands = read_commands(&mut chrome_reads, 2).await;
+        let id_of = |method: &str| {
+            commands
+                .iter()
+                .find(|c| c["method"] == method)
+                .map(|c| c["id"].as_u64().unwrap())
+                .unwrap()
+        };
+        let evaluate = commands
+            .iter()
+            .find(|c| c["method"] == "Runtime.evaluate")
+            .unwrap();
+        assert_eq!(evaluate["sessionId"], "S1");
+        // Replies in reverse order, an event and an empty message between them, all in one
+        // stream of bytes written in awkward pieces (a message split mid-way, two in one write).
+        let wire = format!(
+            "{}\0\0{}\0{}\0",
+            json!({"id": id_of("Runtime.evaluate"), "result": {"v": "é"}}),
+            json!({"method": "Page.loadEventFired", "params": {"t": 1}, "sessionId": "S1"}),
+            json!({"id": id_of("Browser.getVersion"), "error": {"code": -32000, "message": "nope"}}),
+        );
+        let bytes = wire.as_bytes();
+        for piece in [&bytes[..7], &bytes[7..30], &bytes[30..]] {
+            chrome_writes.write_all(piece).await.unwrap();
+            tokio::task::yield_now().await;
+        }
+        let second = second.await.unwrap().unwrap();
+        assert_eq!(second["v"], "é");
+        match first.await.unwrap() {
+            Err(CdpError::Protocol { method, code, .. }) => {
+                assert_eq!((method.as_str(), code), ("Browser.getVersion", -32000))
+            }
+            other => panic!("{other:?}"),
+        }
+        let event = events.recv().await.unwrap();
+        assert_eq!(event.method, "Page.loadEventFired");
+        assert_eq!(event.session_id.as_deref(), Some("S1"));
+        assert_eq!(cdp.url(), "pipe://test");
+    }
+
+    #[tokio::test]
+    async fn a_closed_pipe_turns_pending_and_later_calls_into_lost() {
+        let (cdp, mut chrome_reads, chrome_writes) = fake_chrome();
+        let pending = tokio::spawn({
+            let cdp = cdp.clone();
+            async move { cdp.call("Browser.getVersion", json!({})).await }
+        });
+        read_commands(&mut chrome_reads, 1).await;
+        // Chrome exits: its write end closes.
+        drop(chrome_writes);
+        let error = pending.await.unwrap().unwrap_err();
+        assert!(error.is_lost(), "{error:?}");
+        tokio::time::timeout(Duration::from_secs(5), cdp.lost())
+            .await
+            .unwrap();
+        assert!(cdp.is_lost());
+        let later = cdp.call("Browser.getVersion", json!({})).await;
+        assert!(matches!(later, Err(CdpError::Lost { .. })), "{later:?}");
+        assert!(cdp.lost_reason().unwrap().contains("closed its pipe"));
+    }
+
+    #[tokio::test]
+    async fn dropping_every_handle_closes_the_pipe_to_chrome() {
+        let (cdp, mut chrome_reads, _chrome_writes) = fake_chrome();
+        drop(cdp);
+        let mut buf = [0u8; 16];
+        let read = tokio::time::timeout(Duration::from_secs(5), chrome_reads.read(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(read, 0, "Chrome's fd 3 sees end of file");
+    }
+}

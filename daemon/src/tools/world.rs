@@ -1,0 +1,257 @@
+//! The isolated JavaScript world the tools' in-page helper (`page.js`) runs in (DESIGN.md §13).
+//!
+//! An isolated world shares the page's DOM but none of its JavaScript: its own globals, its own
+//! `JSON`, its own `Element.prototype`. A hostile page that replaces DOM methods, `JSON` or
+//! defines globals under the helper's name changes nothing the helper sees, so it can neither
+//! forge `read_page` nor move where a ref click lands. (The `evaluate` tool runs the agent's
+//! code in the page's main world on purpose; it does not come through here.)
+//!
+//! One world per frame session, made with `Page.createIsolatedWorld` and addressed by the
+//! context's `uniqueId` (from `Runtime.executionContextCreated`), never by its numeric id:
+//! numeric context ids are reused by the next renderer process after a cross-site navigation,
+//! so a stale one could land in the new page's main world. A navigation destroys the world's
+//! context; the next call finds it gone, makes a new one and runs once more.
+//!
+//! Owns: the world cache (a short std lock, never held across an await). Touches nothing but
+//! the frame session it is given.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+
+use super::driver::PAGE_JS;
+use super::error::ToolError;
+use crate::cdp::{CdpConnection, CdpError, CdpEvent};
+
+/// Name of the world in every frame.
+const WORLD_NAME: &str = "porthole-tools";
+/// The helper's API object, as the isolated world's own code reaches it.
+pub const HELPER: &str = "globalThis[Symbol.for('porthole.tools')]";
+/// How many sessions' worlds are remembered before the cache starts afresh (a forgotten world
+/// is simply made again).
+const MAX_WORLDS: usize = 1024;
+
+/// A frame's isolated world with the helper installed.
+#[derive(Debug, Clone)]
+pub struct World {
+    /// The context's `uniqueId`: the only safe way to address it across navigations.
+    unique_id: String,
+    /// The numeric context id, for `DOM.resolveNode` (check `nonce` on what it returns).
+    pub context_id: i64,
+    /// A secret stored on the helper in this world (`HELPER.nonce`): code that finds it there
+    /// knows it runs in this world and not in a page's look-alike.
+    pub nonce: String,
+}
+
+/// Worlds by `(connection url, session id)`. Short lock, never held across an await.
+static WORLDS: Mutex<Option<HashMap<(String, String), World>>> = Mutex::new(None);
+
+fn cache_key(cdp: &CdpConnection, session: &str) -> (String, String) {
+    (cdp.url().to_string(), session.to_string())
+}
+
+fn cached(cdp: &CdpConnection, session: &str) -> Option<World> {
+    let worlds = WORLDS.lock().expect("worlds lock");
+    worlds.as_ref()?.get(&cache_key(cdp, session)).cloned()
+}
+
+fn remember(cdp: &CdpConnection, session: &str, world: &World) {
+    let mut worlds = WORLDS.lock().expect("worlds lock");
+    let worlds = worlds.get_or_insert_with(HashMap::new);
+    if worlds.len() >= MAX_WORLDS {
+        worlds.clear();
+    }
+    worlds.insert(cache_key(cdp, session), world.clone());
+}
+
+fn forget(cdp: &CdpConnection, session: &str, world: &World) {
+    let mut worlds = WORLDS.lock().expect("worlds lock");
+    if let Some(worlds) = worlds.as_mut() {
+        let key = cache_key(cdp, session);
+        if worlds
+            .get(&key)
+            .is_some_and(|w| w.unique_id == world.unique_id)
+        {
+            worlds.remove(&key);
+        }
+    }
+}
+
+/// The helper's world in the frame behind `session`, made when there is none yet.
+pub async fn world(cdp: &CdpConnection, session: &str) -> Result<World, ToolError> {
+    if let Some(world) = cached(cdp, session) {
+        return Ok(world);
+    }
+    let world = create(cdp, session).await?;
+    remember(cdp, session, &world);
+    Ok(world)
+}
+
+/// Evaluates `expression` in the helper's world of the frame behind `session` (value returned
+/// by JSON, promises awaited) within `deadline`; exceptions become errors. A world destroyed
+/// by a navigation is made again and the expression run once more.
+pub async fn evaluate(
+    cdp: &CdpConnection,
+    session: &str,
+    expression: &str,
+    deadline: Duration,
+) -> Result<Value, ToolError> {
+    let mut retried = false;
+    loop {
+        let world = world(cdp, session).await?;
+        let reply = cdp
+            .call_with(
+                "Runtime.evaluate",
+                json!({
+                    "expression": expression,
+                    "uniqueContextId": world.unique_id,
+                    "returnByValue": true,
+                    "awaitPromise": true,
+                }),
+                Some(session),
+                deadline,
+            )
+            .await;
+        let error = match reply {
+            Ok(reply) => {
+                if let Some(text) = crate::cdp::thrown(&reply) {
+                    return Err(ToolError::msg(format!("JavaScript error: {text}")));
+                }
+                return Ok(reply["result"]["value"].clone());
+            }
+            Err(error) => error,
+        };
+        let gone = matches!(&error, CdpError::Protocol { message, .. } if is_world_gone(message));
+        if !gone {
+            return Err(error.into());
+        }
+        forget(cdp, session, &world);
+        if retried {
+            return Err(ToolError::msg(
+                "The page navigated away twice while the tool was reading it; try again once it \
+                 has settled.",
+            ));
+        }
+        tracing::debug!(event = "tools_world_gone", session, %error);
+        retried = true;
+    }
+}
+
+/// Chrome's ways of saying the context is no more (navigated away, frame gone).
+fn is_world_gone(message: &str) -> bool {
+    [
+        "uniqueContextId not found",
+        "Cannot find context with specified id",
+        "Execution context was destroyed",
+    ]
+    .iter()
+    .any(|gone| message.contains(gone))
+}
+
+/// Makes the world in the session's frame and installs the helper in it.
+async fn create(cdp: &CdpConnection, session: &str) -> Result<World, ToolError> {
+    let tree = cdp.call_on(session, "Page.getFrameTree", json!({})).await?;
+    let frame_id = tree["frameTree"]["frame"]["id"]
+        .as_str()
+        .ok_or_else(|| ToolError::msg("the browser did not name the page's frame; try again"))?
+        .to_string();
+    // Subscribed before anything is asked, so no context report can be missed. Chrome reports
+    // a context before it answers the call that made it.
+    let mut events = cdp.subscribe();
+    // The usual name first. If the current document already has a world of that name (made
+    // by an earlier daemon, or before the cache forgot it) Chrome returns it without a
+    // report, so its uniqueId is unknown: a world of a fresh name is made instead.
+    let fresh = format!("{WORLD_NAME}-{:016x}", rand::random::<u64>());
+    let mut enabled_here = false;
+    for name in [WORLD_NAME, fresh.as_str()] {
+        let created = cdp
+            .call_on(
+                session,
+                "Page.createIsolatedWorld",
+                json!({"frameId": frame_id, "worldName": name, "grantUniveralAccess": true}),
+            )
+            .await?;
+        let Some(context_id) = created["executionContextId"].as_i64() else {
+            continue;
+        };
+        let mut unique_id = reported(&mut events, session, context_id, name);
+        if unique_id.is_none() && !enabled_here {
+            // No report: the session may not have Runtime on (a frame session). Turning it
+            // on reports every context the frame has, ours included, and is put back after.
+            // Where Runtime was on already (a tab's session) nothing is reported, and the
+            // world was an old one: the fresh name follows.
+            enabled_here = true;
+            cdp.call_on(session, "Runtime.enable", json!({})).await?;
+            unique_id = reported(&mut events, session, context_id, name);
+            if unique_id.is_some() {
+                let _ = cdp.call_on(session, "Runtime.disable", json!({})).await;
+            }
+        }
+        let Some(unique_id) = unique_id else {
+            continue;
+        };
+        let nonce = format!("{:032x}", rand::random::<u128>());
+        let install = format!(
+            "(() => {{ const api = ({PAGE_JS}); api.nonce = {}; return true; }})()",
+            serde_json::to_string(&nonce).expect("a string serializes")
+        );
+        let reply = cdp
+            .call_with(
+                "Runtime.evaluate",
+                json!({"expression": install, "uniqueContextId": unique_id, "returnByValue": true}),
+                Some(session),
+                Duration::from_secs(10),
+            )
+            .await?;
+        if let Some(text) = crate::cdp::thrown(&reply) {
+            return Err(ToolError::msg(format!(
+                "the page helper failed to load: {text}"
+            )));
+        }
+        tracing::debug!(
+            event = "tools_world_created",
+            session,
+            frame_id,
+            context_id,
+            name
+        );
+        return Ok(World {
+            unique_id,
+            context_id,
+            nonce,
+        });
+    }
+    Err(ToolError::msg(
+        "the browser did not report Porthole's isolated world for this page; try again",
+    ))
+}
+
+/// The `uniqueId` of context `context_id` named `name`, from the reports already received.
+fn reported(
+    events: &mut broadcast::Receiver<CdpEvent>,
+    session: &str,
+    context_id: i64,
+    name: &str,
+) -> Option<String> {
+    loop {
+        let event = match events.try_recv() {
+            Ok(event) => event,
+            Err(broadcast::error::TryRecvError::Lagged(_)) => continue,
+            Err(_) => return None,
+        };
+        if event.method != "Runtime.executionContextCreated"
+            || event.session_id.as_deref() != Some(session)
+        {
+            continue;
+        }
+        let context = &event.params["context"];
+        if context["id"].as_i64() == Some(context_id) && context["name"] == name {
+            if let Some(unique) = context["uniqueId"].as_str() {
+                return Some(unique.to_string());
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! Hardening (DESIGN.md §13): no DevTools port on a local-mode Chromium.
+
+use std::time::Duration;
+
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::pages::PageServer;
+use porthole_tests::pane::Pane;
+use porthole_tests::sockets::{listening_sockets_of, process_family};
+use serde_json::json;
+
+/// A daemon exactly as a user gets it: no test-only DevTools port on its Chromium.
+fn no_probe_port() -> DaemonOptions {
+    DaemonOptions {
+        probe_port: false,
+        ..Default::default()
+    }
+}
+
+/// The browser process (not a renderer or zygote) of the Chromium using `profile`.
+fn browser_pid(profile: &std::path::Path) -> Option<u32> {
+    let needle = format!("--user-data-dir={}", profile.display());
+    porthole_tests::processes_with(&needle)
+        .into_iter()
+        .find(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            !String::from_utf8_lossy(&cmdline).contains("--type=")
+        })
+}
+
+#[test]
+fn the_listen_socket_detector_sees_a_listening_socket() {
+    // The check below can only fail if it can see a listener at all: prove it on our own.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let found = listening_sockets_of(&[std::process::id()]);
+    assert!(
+        !found.is_empty(),
+        "no LISTEN socket found for this process although it listens on {}",
+        listener.local_addr().unwrap()
+    );
+}
+
+#[tokio::test]
+async fn a_local_channel_works_over_the_pipe_and_its_chromium_listens_on_no_tcp_port() {
+    let daemon = TestDaemon::start_with(no_probe_port()).await;
+    let pages = PageServer::start().await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start("pipe").await;
+    pane.watch().await;
+    let mark = pane.mark();
+    let frames_before = pane.frame_count();
+    pane.send(json!({"type": "navigate", "url": pages.url("/second")}));
+    pane.message_where("page_info of the second page", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Second page"
+    })
+    .await;
+    // The new page painted: a frame came after the navigation.
+    pane.frames_at_least(frames_before + 1).await;
+
+    let profile = daemon.profile_dir("pipe");
+    let browser = browser_pid(&profile).expect("the channel's Chromium runs");
+    let cmdline = String::from_utf8_lossy(
+        &std::fs::read(format!("/proc/{browser}/cmdline")).unwrap_or_default(),
+    )
+    .replace('\0', " ");
+    assert!(cmdline.contains("--remote-debugging-pipe"), "{cmdline}");
+    assert!(!cmdline.contains("--remote-debugging-port"), "{cmdline}");
+    // Wait until the renderer of the page exists, so the whole family is looked at.
+    let family = porthole_tests::eventually(
+        "a renderer under the browser",
+        Duration::from_secs(10),
+        || async move {
+            let family = process_family(browser);
+            family
+                .iter()
+                .any(|pid| {
+                    std::fs::read(format!("/proc/{pid}/cmdline"))
+                        .map(|c| String::from_utf8_lossy(&c).contains("--type=renderer"))
+                        .unwrap_or(false)
+                })
+                .then_some(family)
+        },
+    )
+    .await;
+    let listening = listening_sockets_of(&family);
+    assert!(
+        listening.is_empty(),
+        "Chromium processes {family:?} hold LISTEN sockets (pid, inode): {listening:?}"
+    );
+    assert!(
+        !profile.join("DevToolsActivePort").exists(),
+        "Chromium wrote DevToolsActivePort, so it opened a port"
+    );
+    assert!(!daemon.log().contains("DevTools listening"));
+}
+
+#[tokio::test]
+async fn logs_written_to_files_carry_no_ansi_codes() {
+    // The harness sends the daemon's stderr to a file, as a service manager would.
+    let daemon = TestDaemon::start().await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    // A start logs inside the channel span (span fields are where colour used to leak).
+    pane.start("plainlog").await;
+    let file_log = daemon.data.path().join("logs").join("porthole.log");
+    for (name, text) in [
+        ("stderr", daemon.log()),
+        (
+            "logs/porthole.log",
+            std::fs::read_to_string(&file_log).unwrap_or_default(),
+        ),
+    ] {
+        assert!(
+            text.contains("session_started") && text.contains("channel_id"),
+            "{name} lacks the start's lines:\n{text}"
+        );
+        assert!(
+            !text.contains('\x1b'),
+            "{name} has ANSI escape codes:\n{text:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_corrupt_state_database_is_moved_aside_and_the_daemon_serves() {
+    let data = porthole_tests::TempDir::new("corrupt");
+    let garbage = b"\x00\x01not sqlite at all\xff\xfe".repeat(512);
+    std::fs::write(data.path().join("state.sqlite3"), &garbage).unwrap();
+    let daemon = TestDaemon::start_in(data, DaemonOptions::default()).await;
+    let log = daemon.log();
+    assert!(log.contains("state_corrupt"), "{log}");
+    let aside: Vec<_> = std::fs::read_dir(daemon.data.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("state.sqlite3.corrupt-")
+        })
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert_eq!(std::fs::read(&aside[0]).unwrap(), garbage);
+    // It serves, and the fresh database records a channel's mode.
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start("fresh").await;
+    let (status, channels) = daemon.get("/api/browser/channels").await;
+    assert_eq!(status, 200);
+    assert_eq!(channels["channels"][0]["channel_id"], "fresh", "{channels}");
+    let fresh = std::fs::read(daemon.data.path().join("state.sqlite3")).unwrap();
+    assert!(fresh.starts_with(b"SQLite format 3\0"));
+}
