@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 use super::error::{ApiError, ApiJson};
 use super::AppState;
 use crate::channel_id::ChannelId;
-use crate::channels::ChannelError;
 use crate::cookie_import::ImportError;
 use crate::cookies::CookieError;
 use crate::mode::Mode;
@@ -87,11 +86,8 @@ pub struct CookieImportResult {
 
 /// Refuses host mode: the channel's profile is the user's own browser.
 fn refuse_host(state: &AppState, channel: &ChannelId) -> Result<Mode, ApiError> {
-    let mode = state.inner.channels.mode_of(channel);
-    if mode == Mode::Host {
-        return Err(ChannelError::HostProfile(channel.clone()).into());
-    }
-    Ok(mode)
+    state.inner.channels.check_profile_is_ours(channel)?;
+    Ok(state.inner.channels.mode_of(channel))
 }
 
 /// The user's browser profiles and their cookie scopes, folded under parent scopes, busiest
@@ -235,8 +231,10 @@ mod tests {
     #[tokio::test]
     async fn host_mode_refuses_listing_and_import() {
         let state = Arc::new(StateDb::in_memory().unwrap());
+        let host: Arc<dyn crate::providers::BrowserProvider> =
+            Arc::new(crate::providers::host::HostProvider::new(Default::default()));
         let channels = Arc::new(ChannelService::new(
-            Vec::new(),
+            vec![host],
             ChannelSettings {
                 default_mode: Mode::Host,
                 screen: (800, 600),

@@ -5,6 +5,6 @@ mod service;
 
 pub use idle::run_idle_monitor;
 pub use service::{
-    AgentCallGuard, ChannelError, ChannelService, ChannelSettings, ChannelSummary, PaneGuard,
-    StartHook,
+    ownership_of, AgentCallGuard, ChannelError, ChannelService, ChannelSettings, ChannelSummary,
+    PaneGuard, StartHook,
 };

@@ -16,7 +16,9 @@ use crate::browser::{BrowserSession, Ownership, SessionError};
 use crate::cdp::CdpConnection;
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
-use crate::providers::{BrowserProvider, CdpAddress, ProgressFn, ProviderError, Removed};
+use crate::providers::{
+    BrowserProvider, BrowserTerms, CdpAddress, ProgressFn, ProviderError, Removed,
+};
 use crate::state::StateDb;
 
 /// A failed channel operation; the message is for a person.
@@ -126,10 +128,8 @@ impl Drop for PaneGuard {
     }
 }
 
-/// How long to keep trying to open the CDP socket of a browser that just started.
-const CONNECT_DEADLINE: Duration = Duration::from_secs(20);
-/// How long the user has to allow Porthole's connection when their Chrome asks.
-const HOST_CONNECT_DEADLINE: Duration = Duration::from_secs(60);
+/// How long a browser that was already running has to answer before it is replaced.
+const STALE_BROWSER_DEADLINE: Duration = Duration::from_secs(2);
 /// How long closing Porthole's tabs in the user's Chrome may take at stop.
 const CLOSE_TABS_DEADLINE: Duration = Duration::from_secs(5);
 
@@ -322,29 +322,28 @@ impl ChannelService {
     ) -> Result<(Arc<BrowserSession>, bool), ChannelError> {
         let started = Instant::now();
         let mut retried = false;
+        let terms = provider.terms();
         let session = loop {
             let endpoint = provider.ensure_browser(channel, progress.clone()).await?;
             progress("connecting", "Connecting to the browser");
             // A browser we did not just start should answer at once; if it does not, it is a
-            // dying one (crashed, killed) and gets replaced by a fresh start.
-            let deadline = if mode == Mode::Host {
-                // Chrome 144+ may hold the handshake until the user allows the connection.
-                HOST_CONNECT_DEADLINE
-            } else if endpoint.fresh {
-                CONNECT_DEADLINE
+            // dying one (crashed, killed) and gets replaced by a fresh start. The user's own
+            // may hold the handshake until they allow it.
+            let deadline = if endpoint.fresh || terms.users_own {
+                terms.connect_deadline
             } else {
-                Duration::from_secs(2)
+                STALE_BROWSER_DEADLINE
             };
             match self
-                .open_session(channel, mode, &endpoint.address, deadline)
+                .open_session(channel, mode, terms, &endpoint.address, deadline)
                 .await
             {
                 Ok(session) => break (session, endpoint.fresh),
                 Err(error) => {
                     tracing::warn!(event = "session_open_failed", fresh = endpoint.fresh, %error);
                     let _ = provider.stop_browser(channel).await;
-                    // Host: never redial on our own; each dial may raise another prompt.
-                    if endpoint.fresh || retried || mode == Mode::Host {
+                    // The user's own: never redial on our own; each dial may raise a prompt.
+                    if endpoint.fresh || retried || terms.users_own {
                         return Err(error);
                     }
                     retried = true;
@@ -362,23 +361,20 @@ impl ChannelService {
         &self,
         channel: &ChannelId,
         mode: Mode,
+        terms: BrowserTerms,
         address: &CdpAddress,
         deadline: Duration,
     ) -> Result<Arc<BrowserSession>, ChannelError> {
         let cdp = match address {
             CdpAddress::Connected(cdp) => cdp.clone(),
-            CdpAddress::WebSocket(ws_url) if mode == Mode::Host => {
+            CdpAddress::WebSocket(ws_url) if terms.users_own => {
                 CdpConnection::connect(ws_url, deadline)
                     .await
                     .map_err(|error| host_connect_error(ws_url, error))?
             }
             CdpAddress::WebSocket(ws_url) => connect_with_retry(ws_url, deadline).await?,
         };
-        let ownership = if mode == Mode::Host {
-            Ownership::OwnTabs
-        } else {
-            Ownership::AllTabs
-        };
+        let ownership = ownership_of(terms);
         Ok(
             BrowserSession::open(channel.clone(), mode, cdp, ownership, self.settings.screen)
                 .await?,
@@ -425,26 +421,37 @@ impl ChannelService {
         Ok(())
     }
 
-    /// Stops the channel's browser and deletes its profile (not in host mode).
-    pub async fn reset_profile(&self, channel: &ChannelId) -> Result<Removed, ChannelError> {
-        let mode = self.mode_of(channel);
-        if mode == Mode::Host {
+    /// Refuses to touch a profile that is the user's own (the channel's current mode).
+    pub fn check_profile_is_ours(&self, channel: &ChannelId) -> Result<(), ChannelError> {
+        let users_own = self
+            .providers
+            .get(&self.mode_of(channel))
+            .is_some_and(|p| p.terms().users_own);
+        if users_own {
             return Err(ChannelError::HostProfile(channel.clone()));
         }
+        Ok(())
+    }
+
+    /// Stops the channel's browser and deletes its profile (never the user's own).
+    pub async fn reset_profile(&self, channel: &ChannelId) -> Result<Removed, ChannelError> {
+        self.check_profile_is_ours(channel)?;
+        let mode = self.mode_of(channel);
         self.stop(channel, mode, "profile_reset").await?;
         let provider = self.provider(mode)?;
         Ok(provider.remove_profile(channel).await?)
     }
 
-    /// Stops every browser of the channel, deletes its profile and forgets it.
+    /// Stops every browser of the channel, deletes its profiles (never the user's own) and
+    /// forgets it.
     pub async fn delete(&self, channel: &ChannelId) -> Result<(), ChannelError> {
-        if self.mode_of(channel) == Mode::Host {
-            return Err(ChannelError::HostProfile(channel.clone()));
-        }
-        for mode in self.providers.keys().copied().collect::<Vec<_>>() {
-            self.stop(channel, mode, "channel_deleted").await?;
-            if mode != Mode::Host {
-                self.provider(mode)?.remove_profile(channel).await?;
+        self.check_profile_is_ours(channel)?;
+        let providers: Vec<_> = self.providers.values().cloned().collect();
+        for provider in providers {
+            self.stop(channel, provider.mode(), "channel_deleted")
+                .await?;
+            if !provider.terms().users_own {
+                provider.remove_profile(channel).await?;
             }
         }
         self.modes.lock().expect("modes lock").remove(channel);
@@ -531,6 +538,15 @@ impl ChannelService {
         .await;
         let providers: Vec<_> = self.providers.values().cloned().collect();
         futures_util::future::join_all(providers.iter().map(|p| p.shutdown())).await;
+    }
+}
+
+/// Which tabs a session over a browser on `terms` shows.
+pub fn ownership_of(terms: BrowserTerms) -> Ownership {
+    if terms.users_own {
+        Ownership::OwnTabs
+    } else {
+        Ownership::AllTabs
     }
 }
 

@@ -34,7 +34,6 @@ use crate::cookies::{
     discover_sources, list_scopes, read_cookies, CookieError, CookieSource, Discovery, Platform,
     ReadOutcome, ScopeCount,
 };
-use crate::mode::Mode;
 use crate::providers::ProgressFn;
 use crate::state::{CookieChoice, StateDb};
 
@@ -300,7 +299,8 @@ impl CookieImporter {
     /// Replays the channel's choice into a freshly started browser. Never fails: problems are
     /// a warning in the log and a `progress` notice (stage `cookies_failed`) to the pane.
     pub async fn replay(&self, session: Arc<BrowserSession>, progress: ProgressFn) {
-        if session.mode() == Mode::Host {
+        // The user's own browser keeps its own cookies.
+        if session.ownership() == crate::browser::Ownership::OwnTabs {
             return;
         }
         let Some(choice) = self.replay_choice(&session) else {

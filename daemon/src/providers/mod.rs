@@ -28,6 +28,28 @@ pub enum CdpAddress {
     Connected(CdpConnection),
 }
 
+/// What a session over a provider's browsers must know, so the channel service never asks
+/// which mode it is in: one home per mode for its policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BrowserTerms {
+    /// The browser is the user's own (host mode): a session shows, drives and closes only the
+    /// tabs Porthole opened; its profile is never reset, deleted or imported into; its CDP
+    /// socket is dialled once per start, never redialled on our own (each dial may raise a
+    /// permission prompt in the user's Chrome).
+    pub users_own: bool,
+    /// How long the CDP handshake of a browser started just now (or of the user's, which may
+    /// hold it until they allow it) may take.
+    pub connect_deadline: std::time::Duration,
+}
+
+impl BrowserTerms {
+    /// A browser Porthole starts and owns (docker, local).
+    pub const OWNED: BrowserTerms = BrowserTerms {
+        users_own: false,
+        connect_deadline: std::time::Duration::from_secs(20),
+    };
+}
+
 /// Outcome of a stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stopped {
@@ -64,6 +86,11 @@ pub enum ProviderError {
 pub trait BrowserProvider: Send + Sync + 'static {
     /// The mode this provider serves.
     fn mode(&self) -> Mode;
+
+    /// What sessions over this provider's browsers must know (default: Porthole's own browser).
+    fn terms(&self) -> BrowserTerms {
+        BrowserTerms::OWNED
+    }
 
     /// Makes sure the channel's browser runs and returns its endpoint.
     async fn ensure_browser(

@@ -15,11 +15,12 @@ use async_trait::async_trait;
 use porthole_mcp::{McpServer, ServerOptions};
 
 use super::backend::{EngineBackend, SessionSource};
-use crate::browser::{BrowserSession, Ownership};
+use crate::browser::BrowserSession;
 use crate::cdp::CdpConnection;
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
-use crate::providers::host::discovery;
+use crate::providers::host::{HostProvider, HostSettings};
+use crate::providers::{BrowserProvider, CdpAddress, ProgressFn};
 
 /// Where to look for the user's Chrome and how to present the tools.
 #[derive(Debug, Clone)]
@@ -40,8 +41,11 @@ struct HostSource {
     session: tokio::sync::Mutex<Option<Arc<BrowserSession>>>,
 }
 
-/// How long to wait for Chrome's DevTools socket (it may show a permission prompt).
+/// How long to wait for Chrome's DevTools socket (it may show a permission prompt); shorter
+/// than a channel's, so the answer comes within the MCP call's own deadline.
 const CONNECT_DEADLINE: Duration = Duration::from_secs(20);
+/// How long closing our tabs may take when the MCP client goes.
+const CLOSE_TABS_DEADLINE: Duration = Duration::from_secs(5);
 
 #[async_trait]
 impl SessionSource for HostSource {
@@ -50,11 +54,21 @@ impl SessionSource for HostSource {
         if let Some(session) = slot.as_ref().filter(|s| s.is_alive()) {
             return Ok(session.clone());
         }
-        let chrome = discovery::discover(&self.options.user_data_dirs, self.options.port)
+        // The same discovery and terms as a host-mode channel (providers::host).
+        let provider = HostProvider::new(HostSettings {
+            user_data_dirs: self.options.user_data_dirs.clone(),
+            port: self.options.port,
+        });
+        let channel = ChannelId::parse("mcp-host-browser").expect("a valid channel id");
+        let quiet: ProgressFn = Arc::new(|_: &str, _: &str| {});
+        let endpoint = provider
+            .ensure_browser(&channel, quiet)
             .await
             .map_err(|e| e.to_string())?;
-        tracing::info!(event = "host_chrome_found", ws_url = %chrome.ws_url);
-        let cdp = CdpConnection::connect(&chrome.ws_url, CONNECT_DEADLINE)
+        let CdpAddress::WebSocket(ws_url) = endpoint.address else {
+            return Err("Chrome's DevTools endpoint is not a WebSocket".to_string());
+        };
+        let cdp = CdpConnection::connect(&ws_url, CONNECT_DEADLINE)
             .await
             .map_err(|e| {
                 format!(
@@ -63,12 +77,11 @@ impl SessionSource for HostSource {
                      debugging on at chrome://inspect/#remote-debugging and try again."
                 )
             })?;
-        let channel = ChannelId::parse("mcp-host-browser").expect("a valid channel id");
         let session = BrowserSession::open(
             channel,
             Mode::Host,
             cdp,
-            Ownership::OwnTabs,
+            crate::channels::ownership_of(provider.terms()),
             self.options.screen,
         )
         .await
@@ -92,17 +105,7 @@ pub async fn serve(options: HostBrowserOptions) -> anyhow::Result<()> {
     // Leave the user's Chrome as we found it: close our tabs (their window goes with them).
     let session = source.session.lock().await.take();
     if let Some(session) = session.filter(|s| s.is_alive()) {
-        for tab in session.tab_infos().0 {
-            let _ = session
-                .cdp()
-                .call_with(
-                    "Target.closeTarget",
-                    serde_json::json!({"targetId": tab.target_id}),
-                    None,
-                    Duration::from_secs(2),
-                )
-                .await;
-        }
+        let _ = tokio::time::timeout(CLOSE_TABS_DEADLINE, session.close_own_tabs()).await;
         session.close("mcp_client_gone");
     }
     result.map_err(Into::into)

@@ -14,7 +14,15 @@ use super::discovery::{discover, DiscoveryError};
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
 use crate::providers::{
-    BrowserProvider, CdpAddress, Endpoint, ProgressFn, ProviderError, Removed, Stopped,
+    BrowserProvider, BrowserTerms, CdpAddress, Endpoint, ProgressFn, ProviderError, Removed,
+    Stopped,
+};
+
+/// The user's own Chrome: own tabs only, one dial, and a minute for the user to allow it
+/// (Chrome 144+ may hold the handshake until they click Allow).
+pub const USERS_CHROME: BrowserTerms = BrowserTerms {
+    users_own: true,
+    connect_deadline: std::time::Duration::from_secs(60),
 };
 
 /// Where to look for the user's Chrome (`browser.host.*`).
@@ -65,6 +73,10 @@ fn not_found_message(searched: &str) -> String {
 impl BrowserProvider for HostProvider {
     fn mode(&self) -> Mode {
         Mode::Host
+    }
+
+    fn terms(&self) -> BrowserTerms {
+        USERS_CHROME
     }
 
     /// Finds the user's Chrome; the session connects to the URL it names directly (never
