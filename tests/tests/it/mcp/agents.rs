@@ -570,3 +570,112 @@ async fn porthole_mcp_in_a_container_on_the_default_bridge_drives_its_channel() 
     assert!(channels.to_string().contains(CHANNEL), "{channels}");
     agent.cancel().await.ok();
 }
+
+#[tokio::test]
+async fn a_crash_and_a_reset_under_an_agent_are_told_with_their_reason() {
+    let pages = super::pages::serve().await;
+    let daemon = TestDaemon::start().await;
+    const CHANNEL: &str = "agents-crash";
+    let (_, token) = daemon.add_agent(CHANNEL, "victim", &[]).await;
+    let agent = agent_mcp(&daemon, &token).await;
+    ok(
+        &agent,
+        "navigate",
+        json!({"url": format!("http://{pages}/second")}),
+    )
+    .await;
+    // Kill the channel's Chromium under the agent.
+    let needle = format!("--user-data-dir={}", daemon.profile_dir(CHANNEL).display());
+    let pids = porthole_tests::processes_with(&needle);
+    assert!(!pids.is_empty(), "no Chromium with {needle}");
+    for pid in pids {
+        porthole_tests::daemon::unsafe_free_kill(pid, "-KILL");
+    }
+    let info = eventually("the crash to be noticed", Duration::from_secs(20), || {
+        let agent = &agent;
+        async move {
+            let result = call(agent, "page_info", json!({})).await;
+            let t = text(&result);
+            t.contains("are gone").then_some(t)
+        }
+    })
+    .await;
+    assert!(info.contains("crashed or was killed"), "{info}");
+    // A profile reset by the owner: told as such.
+    ok(
+        &agent,
+        "navigate",
+        json!({"url": format!("http://{pages}/second")}),
+    )
+    .await;
+    let (status, body) = daemon
+        .post(
+            "/api/browser/profile/reset",
+            &json!({"channel_id": CHANNEL}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let info = ok(&agent, "page_info", json!({})).await;
+    assert!(info.contains("profile was reset"), "{info}");
+}
+
+#[tokio::test]
+async fn the_agent_tcp_listener_accepts_host_docker_internal_and_agent_tokens() {
+    // A free port for server.agent_listen (bound and released; the daemon binds it next).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"server": {"agent_listen": format!("127.0.0.1:{port}")}}),
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent("agents-tcp", "tcp", &[]).await;
+    let agent_addr = format!("127.0.0.1:{port}");
+    let auth = format!("Bearer {token}");
+    let me = |host: &'static str, addr: String, auth: String| async move {
+        porthole_tests::pages::http_request(
+            "GET",
+            &addr,
+            "/api/browser/agents/me",
+            &[("Host", host), ("Authorization", &auth)],
+            None,
+        )
+        .await
+    };
+    let (status, body) = me(
+        "host.docker.internal:7879",
+        agent_addr.clone(),
+        auth.clone(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["channel_id"], "agents-tcp");
+    let (status, body) = me("evil.example", agent_addr.clone(), auth.clone()).await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"]["code"], "bad_host");
+    // The owner's loopback listener still refuses that name (no DNS rebinding there).
+    let (status, _) = me("host.docker.internal", daemon.addr.clone(), auth.clone()).await;
+    assert_eq!(status, 403);
+    // No token on the agent listener: 401 that says how to get one.
+    let (status, body) = porthole_tests::pages::http_request(
+        "GET",
+        &agent_addr,
+        "/api/browser/agents/me",
+        &[("Host", "host.docker.internal")],
+        None,
+    )
+    .await;
+    assert_eq!(status, 401, "{body}");
+    assert!(body.to_string().contains("porthole agent add"), "{body}");
+    // porthole-mcp over TCP with the agent token (no --channel) runs a tool.
+    let args: Vec<String> = ["--api", &format!("http://{agent_addr}"), "--token", &token]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let agent = connect("porthole-mcp", &args, &[]).await;
+    let info = ok(&agent, "page_info", json!({})).await;
+    assert!(info.contains("about:blank"), "{info}");
+}
