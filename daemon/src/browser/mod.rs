@@ -9,6 +9,7 @@ pub mod logs;
 mod navigation;
 pub mod notice;
 mod own_tabs;
+pub mod refs_store;
 pub mod screencast;
 mod session;
 mod tabs;

@@ -2,6 +2,7 @@
 //! running daemon, with a pane watching the channel) and the real `porthole mcp-host-browser`
 //! (on a Chromium started by the test standing in for the user's Chrome), against local pages.
 
+mod budget;
 mod harness;
 mod host;
 mod oopif;
