@@ -3,6 +3,7 @@
 //! `porthole mcp-host-browser` runs them on a session over the user's Chrome (own tabs only).
 //!
 //! - [`backend`]: [`EngineBackend`], the `ToolBackend` over a [`SessionSource`], and [`run`].
+//! - [`in_tab`]: [`run_in_tab`], the ref tools on a tab named by id (not the active one).
 //! - [`driver`]: the active tab as tools see it, and the in-page helper (`page.js`).
 //! - [`refs`]: element refs bound to their document; stale and unknown refs are told apart.
 //! - [`snapshot`]: `read_page` and `find` (iframes, open shadow roots, size cap).
@@ -19,6 +20,7 @@ mod driver;
 mod error;
 mod forms;
 pub mod host;
+mod in_tab;
 mod logs;
 mod page;
 mod refs;
@@ -28,3 +30,4 @@ mod waits;
 
 pub use backend::{run, EngineBackend, SessionSource};
 pub use error::ToolError;
+pub use in_tab::run_in_tab;

@@ -8,4 +8,5 @@ mod host;
 mod oopif;
 mod pages;
 mod proxy;
+mod refs;
 mod settle;
