@@ -1,6 +1,6 @@
 //! Porthole's MCP browser tools.
 //!
-//! - [`vocabulary`]: the 20 tools' names, typed arguments and JSON schemas, and validation.
+//! - [`vocabulary`]: the tools' names, typed arguments and JSON schemas, and validation.
 //! - [`aliases`]: Playwright MCP tool names translated into canonical calls (opt-in).
 //! - [`tools`]: the `tools/list` entries (name, description, schema).
 //! - [`backend`]: [`ToolBackend`], the seam to whatever runs the tools.

@@ -6,81 +6,54 @@ use rmcp::model::{Tool, ToolAnnotations};
 
 use crate::vocabulary::ToolName;
 
-/// What the model reads about each tool.
+/// What the model reads about each tool. Kept short: the whole `tools/list` is in the model's
+/// context on every turn (budget: 12 KB of JSON, asserted by the tools_list test).
 pub fn description(tool: ToolName) -> &'static str {
     match tool {
         ToolName::Navigate => {
-            "Load a URL in the active tab and wait until it has loaded. Returns the final URL and \
-             title. Optionally wait for a CSS selector or a text to appear (wait_for_selector / \
-             wait_for_text, up to wait_timeout_ms). Call read_page afterwards to see the page."
+            "Load a URL in the active tab and wait for it (and for wait_for_selector / \
+             wait_for_text if given); returns the final URL and title."
         }
         ToolName::ReadPage => {
-            "Snapshot of the active tab's accessibility tree, one element per line with a ref \
-             (e.g. [ref=e12]) that computer, form_input and find accept. Includes iframes and open \
-             shadow roots. filter \"interactive\" (default) lists only elements one can act on; \
-             \"all\" lists everything with a role or text. Refs are valid until the page \
-             navigates: after that, call read_page again."
+            "The active tab as a tree, one element per line with a ref ([ref=e12]) for \
+             computer, form_input and upload_file; covers iframes and shadow roots. Refs last \
+             until the page navigates. Long trees are cut with a note giving the next offset."
         }
         ToolName::Computer => {
-            "Use the mouse and keyboard on the active tab: left_click, right_click, double_click, \
-             triple_click, mouse_move, hover, left_click_drag, scroll, type, key, wait, \
-             screenshot. Aim with a `ref` from read_page/find (preferred) or a viewport \
-             `coordinate` [x, y] from a screenshot. Returns what changed (URL, title, dialogs); \
-             screenshot returns an image."
+            "Mouse and keyboard on the active tab. Aim with `ref` (preferred) or `coordinate` \
+             [x, y] from a screenshot. wait_for_* waits after acting (before, for wait and \
+             screenshot). Returns what changed."
         }
         ToolName::FormInput => {
-            "Set a form field's value by ref: text for inputs and textareas (replacing their \
-             content), true/false for checkboxes and radios, an option's value or text for a \
-             select. Fires input and change events; the field keeps focus."
+            "Set a field by ref: text (replaces), true/false for checkbox/radio, option value \
+             or text for a select."
         }
-        ToolName::Screenshot => {
-            "Screenshot of the active tab's viewport, returned as an image. Optionally wait for \
-             a selector or text first."
-        }
+        ToolName::Screenshot => "The active tab's viewport as an image.",
         ToolName::SaveScreenshot => {
-            "Save a screenshot of the active tab's viewport to an image file at `path` on the \
-             machine where this MCP server runs (.png or .jpg). Returns the path and size."
+            "Write a viewport screenshot to `path` (.png/.jpg) where this MCP server runs."
         }
-        ToolName::GoBack => "Go back one page in the active tab's history.",
-        ToolName::GoForward => "Go forward one page in the active tab's history.",
+        ToolName::GoBack => "Go back one page in the active tab.",
+        ToolName::GoForward => "Go forward one page in the active tab.",
         ToolName::Reload => "Reload the active tab.",
-        ToolName::Evaluate => {
-            "Evaluate a JavaScript expression in the active tab and return its value as JSON \
-             (promises are awaited). Use it to read what the other tools do not show."
-        }
-        ToolName::ListTabs => {
-            "List the open tabs as [1], [2], … with title, URL and target id; the active tab is \
-             marked. switch_tab and close_tab take the number or the target id."
-        }
-        ToolName::NewTab => "Open a new tab (optionally at `url`) and make it the active tab.",
-        ToolName::SwitchTab => {
-            "Make a tab the active tab and bring it to the front. `tab` is its number from \
-             list_tabs or its target id."
-        }
-        ToolName::CloseTab => {
-            "Close a tab (default: the active one). `tab` is its number from list_tabs or its \
-             target id. Closing the last tab leaves an empty about:blank tab."
-        }
+        ToolName::Evaluate => "Evaluate JavaScript in the active tab; returns the value as JSON.",
+        ToolName::ListTabs => "List tabs as [1], [2], … (active one marked).",
+        ToolName::NewTab => "Open a tab (at `url`) and make it active.",
+        ToolName::SwitchTab => "Make a tab active, by list_tabs number or target id.",
+        ToolName::CloseTab => "Close a tab (default: the active one).",
         ToolName::PageInfo => "The active tab's URL, title and loading state.",
-        ToolName::GetPageText => {
-            "The active tab's readable text (no markup), cut at max_chars with a note when \
-             longer."
-        }
+        ToolName::GetPageText => "The active tab's readable text.",
         ToolName::Find => {
-            "Find elements on the active tab matching a short description (e.g. \"search box\", \
-             \"Sign in\"); returns their refs, roles and names for computer/form_input."
+            "Find elements by a short description (\"search box\", \"Sign in\"); returns refs."
         }
-        ToolName::ReadConsoleMessages => {
-            "The active tab's console messages and uncaught errors, oldest first, filtered by \
-             text pattern and minimum level. clear=true empties the buffer after reading."
+        ToolName::ReadConsoleMessages => "The active tab's console messages and errors.",
+        ToolName::ReadNetworkRequests => "The active tab's network requests.",
+        ToolName::ResizeWindow => "Resize the browser window (the viewport pages lay out for).",
+        ToolName::UploadFile => {
+            "Set the files of a file input (by ref), up to 10 MiB in all. A file chooser the \
+             page opens is not shown: use this instead."
         }
-        ToolName::ReadNetworkRequests => {
-            "The active tab's network requests (method, URL, status, type), oldest first, \
-             filtered by URL pattern. clear=true empties the buffer after reading."
-        }
-        ToolName::ResizeWindow => {
-            "Resize the browser window, which sets the viewport size pages lay out for."
-        }
+        ToolName::ListDownloads => "Downloads of this browser: id, name, size, MIME type, state.",
+        ToolName::GetDownload => "A finished download's bytes, by id from list_downloads.",
     }
 }
 
@@ -95,20 +68,23 @@ pub fn is_read_only(tool: ToolName) -> bool {
             | ToolName::GetPageText
             | ToolName::Find
             | ToolName::ReadNetworkRequests
+            | ToolName::ListDownloads
+            | ToolName::GetDownload
     )
 }
 
-/// The `tools/list` entry of a canonical tool.
+/// The `tools/list` entry of a canonical tool. Hints are given only where they differ from
+/// MCP's defaults (`readOnlyHint: false`, `destructiveHint: true`, `openWorldHint: true`).
 pub fn tool(name: ToolName) -> Tool {
-    Tool::new(name.as_str(), description(name), name.input_schema()).with_annotations(
-        ToolAnnotations::new()
-            .read_only(is_read_only(name))
-            .destructive(false)
-            .open_world(true),
-    )
+    let hints = if is_read_only(name) {
+        ToolAnnotations::new().read_only(true)
+    } else {
+        ToolAnnotations::new().destructive(false)
+    };
+    Tool::new(name.as_str(), description(name), name.input_schema()).with_annotations(hints)
 }
 
-/// The entries of all 20 canonical tools, in [`ToolName::ALL`] order.
+/// The entries of all canonical tools, in [`ToolName::ALL`] order.
 pub fn canonical_tools() -> Vec<Tool> {
     ToolName::ALL.into_iter().map(tool).collect()
 }

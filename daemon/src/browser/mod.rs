@@ -11,6 +11,7 @@ mod navigation;
 pub mod notice;
 mod own_tabs;
 pub mod owner;
+pub mod refs_store;
 pub mod screencast;
 mod session;
 mod tabs;

@@ -15,6 +15,7 @@ use super::input::InputEvent;
 use super::logs::TabLogs;
 use super::notice::{PaneMessage, TabInfo};
 use super::owner::TabOwner;
+use super::refs_store::RefBooks;
 use super::screencast::ScreencastHub;
 use super::tabs::{Tab, TabList};
 use crate::cdp::{CdpConnection, CdpError};
@@ -78,6 +79,8 @@ pub struct BrowserSession {
     pub(super) hub: ScreencastHub,
     /// Console and network ring buffers per tab (read by the MCP tools).
     pub(super) logs: TabLogs,
+    /// The MCP tools' element-ref books, per tab (dropped in `untrack`).
+    refs: RefBooks,
     /// Requested viewport (CSS px). Short lock.
     viewport: Mutex<(u32, u32)>,
     pub(super) closed: CancellationToken,
@@ -129,6 +132,7 @@ impl BrowserSession {
             notices,
             hub,
             logs,
+            refs: RefBooks::default(),
             viewport: Mutex::new(screen),
             closed,
             winding_down: std::sync::atomic::AtomicBool::new(false),
@@ -235,6 +239,11 @@ impl BrowserSession {
     /// The console and network logs of this session's tabs.
     pub fn logs(&self) -> &TabLogs {
         &self.logs
+    }
+
+    /// The MCP tools' element-ref books of this session's tabs.
+    pub fn refs(&self) -> &RefBooks {
+        &self.refs
     }
 
     /// The flat CDP session id of a tracked tab.
@@ -405,6 +414,7 @@ impl BrowserSession {
             return;
         };
         self.logs.forget(&removed.session_id);
+        self.refs.forget(target_id);
         self.notify(PaneMessage::TabClosed {
             target_id: target_id.to_string(),
         });

@@ -131,6 +131,9 @@ async fn dispatch(
         ToolCall::SaveScreenshot(_) => Err(ToolError::msg(
             "save_screenshot is written by the MCP server; call screenshot here",
         )),
+        ToolCall::UploadFile(_) | ToolCall::ListDownloads(_) | ToolCall::GetDownload(_) => Err(
+            ToolError::msg("file tools are not implemented on the engine yet"),
+        ),
         ToolCall::ListTabs(_)
         | ToolCall::NewTab(_)
         | ToolCall::SwitchTab(_)

@@ -74,11 +74,6 @@ impl Tab {
         self.browser.cdp()
     }
 
-    /// A key naming this tab across calls (refs are bound to it).
-    pub fn key(&self) -> String {
-        format!("{}|{}", self.cdp().url(), self.session_id)
-    }
-
     /// Calls `page.js`'s `function(args…)` in the main frame.
     pub async fn helper(&self, function: &str, args: &[Value]) -> Result<Value, ToolError> {
         helper_on(self.cdp(), &self.session_id, function, args).await

@@ -5,6 +5,7 @@
 //! - [`backend`]: [`EngineBackend`], the `ToolBackend` over a [`SessionSource`], and [`run`].
 //! - [`driver`]: the active tab as tools see it, and the in-page helper (`page.js`), which
 //!   runs in an isolated world ([`world`]) the page's scripts cannot reach.
+//! - [`in_tab`]: [`run_in_tab`], the ref tools on a tab named by id (not the active one).
 //! - [`refs`]: element refs bound to their document; stale and unknown refs are told apart.
 //! - [`snapshot`]: `read_page` and `find` (iframes, open shadow roots, size cap).
 //! - [`actions`]: `computer`. [`forms`]: `form_input`. [`waits`]: wait_for_* and settling.
@@ -20,6 +21,7 @@ mod driver;
 mod error;
 mod forms;
 pub mod host;
+mod in_tab;
 mod logs;
 mod page;
 mod refs;
@@ -30,3 +32,4 @@ mod world;
 
 pub use backend::{run, EngineBackend, ReadySession, SessionSource};
 pub use error::ToolError;
+pub use in_tab::run_in_tab;

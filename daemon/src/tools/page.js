@@ -84,6 +84,11 @@
     return out;
   }
 
+  // Rows, cells and labels with elements inside are named by what is inside (listed under
+  // them), not again on their own line.
+  const CONTAINERS = new Set(['listitem', 'cell', 'label']);
+  const namedByChildren = (el, r) => CONTAINERS.has(r) && el.children.length > 0;
+
   function name(el, r) {
     const doc = el.ownerDocument;
     const label = el.getAttribute('aria-label');
@@ -97,6 +102,7 @@
     if (el.localName === 'img') return clip(el.getAttribute('alt') || el.getAttribute('title') || '', 100);
     if (el.localName === 'iframe') return clip(el.getAttribute('title') || el.getAttribute('name') || '', 100);
     if (el.localName === 'input' && ['button', 'submit', 'reset'].includes(el.type)) return clip(el.value, 100);
+    if (namedByChildren(el, r)) return '';
     if (['link', 'button', 'heading', 'option', 'tab', 'menuitem', 'cell', 'columnheader', 'listitem', 'label', 'paragraph', 'treeitem'].includes(r)) {
       return clip(el.innerText || el.textContent || el.getAttribute('title') || '', 100);
     }
@@ -116,7 +122,8 @@
     return s.display !== 'none' && s.visibility !== 'hidden';
   }
 
-  function details(el, r) {
+  // `full`: also link targets (filter "all"); the interactive view leaves them out for size.
+  function details(el, r, full) {
     const out = [];
     if (r === 'heading') out.push('level=' + el.localName.slice(1));
     if (r === 'checkbox' || r === 'radio' || r === 'switch') {
@@ -134,7 +141,7 @@
       if (t) out.push('value=' + quote(t));
     }
     if (el.disabled || el.getAttribute('aria-disabled') === 'true') out.push('disabled');
-    if (r === 'link') { const h = el.getAttribute('href'); if (h) out.push('href=' + quote(clip(h, 120))); }
+    if (r === 'link' && full) { const h = el.getAttribute('href'); if (h) out.push('href=' + quote(clip(h, 120))); }
     if (el.getAttribute('aria-expanded')) out.push('expanded=' + el.getAttribute('aria-expanded'));
     if (el.localName === 'option' && el.selected) out.push('selected');
     return out.length ? ' ' + out.join(' ') : '';
@@ -160,11 +167,12 @@
       for (const child of children(node)) {
         if (child.nodeType === 3) {
           if (all && depth < maxDepth) {
-            const parentRole = child.parentElement ? role(child.parentElement) : '';
+            const parent = child.parentElement;
+            const parentRole = parent ? role(parent) : '';
             // Text of a named element is already its name.
-            if (!['link', 'button', 'heading', 'option', 'label', 'listitem', 'cell', 'columnheader', 'paragraph', 'tab', 'menuitem'].includes(parentRole)) {
+            if (!['link', 'button', 'heading', 'option', 'label', 'listitem', 'cell', 'columnheader', 'paragraph', 'tab', 'menuitem'].includes(parentRole) || namedByChildren(parent, parentRole)) {
               const t = clip(child.textContent, 200);
-              if (t) lines.push('  '.repeat(depth) + '- text: ' + quote(t));
+              if (t) lines.push(' '.repeat(depth) + '- text: ' + quote(t));
             }
           }
           continue;
@@ -181,7 +189,7 @@
         if (show && depth < maxDepth) {
           const ref = refFor(el, opts.base);
           const n = name(el, r);
-          lines.push('  '.repeat(depth) + '- ' + (r || 'generic') + (n ? ' ' + quote(n) : '') + ' [ref=' + ref + ']' + details(el, r));
+          lines.push(' '.repeat(depth) + '- ' + (r || 'generic') + (n ? ' ' + quote(n) : '') + ' [ref=' + ref + ']' + details(el, r, all));
           inner = depth + 1;
           if (r === 'iframe') {
             let doc = null;
@@ -354,7 +362,7 @@
           const n = name(el, r);
           const hay = [n, r, el.getAttribute('placeholder') || '', el.getAttribute('name') || '', el.id || '', el.getAttribute('title') || '', 'value' in el && typeof el.value === 'string' ? el.value : ''].join(' ').toLowerCase();
           if (words.every((w) => hay.includes(w))) {
-            out.push('- ' + r + (n ? ' ' + quote(n) : '') + ' [ref=' + refFor(el, base) + ']' + details(el, r));
+            out.push('- ' + r + (n ? ' ' + quote(n) : '') + ' [ref=' + refFor(el, base) + ']' + details(el, r, true));
           }
         }
         walk(el, depth + 1);

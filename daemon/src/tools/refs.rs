@@ -3,78 +3,27 @@
 //! `page.js` keeps the ref → element map inside each document, so a navigation forgets every
 //! ref. Numbers are never reused in a tab: each snapshot starts where the tab's last one ended
 //! (the [`RefBook`] here), so a ref from an older document cannot name an element of a newer
-//! one — it fails with "call read_page again" instead of clicking the wrong element. Refs of an
+//! one — it fails with "call read_page again" instead of clicking the wrong element. The books
+//! live on the session, one per tab ([`crate::browser::refs_store`]). Refs of an
 //! out-of-process (cross-origin) iframe live in that frame's own document; the book remembers
 //! which ranges belong to which frame and the one CDP session kept open to it, reused by every
 //! later `read_page` while the frame lives (a document keeps the refs it issued, so a frame's
 //! refs can come from any of its earlier ranges).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use serde_json::Value;
 
 use super::driver::{helper_on, Tab};
 use super::error::ToolError;
+pub use crate::browser::refs_store::{FrameRefs, RefBook};
 
-/// An out-of-process frame and the refs issued in it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FrameRefs {
-    /// Ranges `[lo, hi)` of ref numbers issued in this frame, oldest first.
-    pub ranges: Vec<(u64, u64)>,
-    /// The frame's target id (its frame id).
-    pub target_id: String,
-    /// Our flat session to the frame, kept for the frame's life.
-    pub session_id: String,
-    /// The ref of the `<iframe>` element in the main frame.
-    pub iframe_ref: String,
-}
-
-impl FrameRefs {
-    /// Whether ref number `n` was issued in this frame.
-    pub fn issued(&self, n: u64) -> bool {
-        self.ranges.iter().any(|&(lo, hi)| (lo..hi).contains(&n))
-    }
-}
-
-/// Per tab: the next ref number and the ranges issued in out-of-process frames.
-#[derive(Debug, Default, Clone)]
-pub struct RefBook {
-    pub next: u64,
-    pub frames: Vec<FrameRefs>,
-}
-
-/// Tabs' books, keyed by [`Tab::key`]. Short lock, never held across an await.
-static BOOKS: Mutex<Option<HashMap<String, RefBook>>> = Mutex::new(None);
-
-/// The book of a tab (a fresh one when it has none).
+/// The tab's book (kept on the session, per tab).
 pub fn book(tab: &Tab) -> RefBook {
-    let books = BOOKS.lock().expect("ref books lock");
-    books
-        .as_ref()
-        .and_then(|b| b.get(&tab.key()))
-        .cloned()
-        .unwrap_or(RefBook {
-            next: 1,
-            frames: Vec::new(),
-        })
-}
-
-/// Stores a tab's book.
-pub fn store(tab: &Tab, book: RefBook) {
-    let mut books = BOOKS.lock().expect("ref books lock");
-    let books = books.get_or_insert_with(HashMap::new);
-    if books.len() > 4096 {
-        books.clear();
-    }
-    books.insert(tab.key(), book);
+    tab.browser.refs().get(&tab.target_id)
 }
 
 /// Raises a tab's next ref number to `next` (after `find`, which may issue refs).
 pub fn advance(tab: &Tab, next: u64) {
-    let mut b = book(tab);
-    b.next = b.next.max(next);
-    store(tab, b);
+    tab.browser.refs().advance(&tab.target_id, next);
 }
 
 /// The number in `e12`.

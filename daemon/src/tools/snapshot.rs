@@ -1,7 +1,8 @@
 //! `read_page` and `find`: a compact accessibility-style tree, one element per line with a
 //! ref, across same-origin iframes and open shadow roots (walked by `page.js`) and
 //! out-of-process cross-origin iframes (each snapshotted in its own CDP session and spliced in
-//! under its `<iframe>`), cut at `max_chars` with a note. A frame's session is kept for the
+//! under its `<iframe>`), returned in windows of `max_bytes` from `offset` with a note saying
+//! what was cut. A frame's session is kept for the
 //! frame's life and reused by later reads; sessions of frames that are gone are detached.
 
 use porthole_mcp::vocabulary::{FindArgs, ReadPageArgs, ReadPageFilter};
@@ -21,12 +22,14 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
         ReadPageFilter::Interactive => "interactive",
         ReadPageFilter::All => "all",
     };
-    let mut book = refs::book(tab);
-    let opts = json!({"filter": filter, "depth": args.depth, "base": book.next, "indent": 0});
+    let book = refs::book(tab);
+    let mut next = book.next;
+    let opts = json!({"filter": filter, "depth": args.depth, "base": next, "indent": 0});
     let main = tab.helper("snapshot", std::slice::from_ref(&opts)).await?;
-    book.next = book.next.max(main["next"].as_u64().unwrap_or(1));
+    next = next.max(main["next"].as_u64().unwrap_or(1));
     // Frames read last time; those still in the page keep their session, the rest are let go.
-    let mut earlier = std::mem::take(&mut book.frames);
+    let mut earlier = book.frames;
+    let mut read = Vec::new();
     let mut lines: Vec<String> = strings(&main["lines"]);
     let frames = main["frames"].as_array().cloned().unwrap_or_default();
     let owners = if frames.is_empty() {
@@ -41,7 +44,7 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
         let Some(at) = lines.iter().position(|l| *l == mark) else {
             continue;
         };
-        let indent = "  ".repeat(depth as usize);
+        let indent = " ".repeat(depth as usize);
         let target = owners
             .iter()
             .find(|(_, owner)| *owner == iframe_ref)
@@ -52,24 +55,24 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
                     .iter()
                     .position(|f| f.target_id == target_id)
                     .map(|i| earlier.swap_remove(i));
-                let lo = book.next;
+                let lo = next;
                 let mut child_opts = opts.clone();
                 child_opts["base"] = json!(lo);
                 child_opts["indent"] = json!(depth);
                 match snapshot_frame(tab, &target_id, prior, &child_opts).await {
                     Ok((mut entry, child)) => {
                         let hi = child["next"].as_u64().unwrap_or(lo).max(lo);
-                        book.next = hi;
+                        next = hi;
                         if hi > lo {
                             entry.ranges.push((lo, hi));
                         }
                         entry.iframe_ref = iframe_ref.clone();
-                        book.frames.push(entry);
+                        read.push(entry);
                         strings(&child["lines"])
                             .into_iter()
                             .map(|l| {
                                 if l.starts_with(FRAME_MARK) {
-                                    format!("{indent}  - (nested cross-origin frame not read)")
+                                    format!("{indent} - (nested cross-origin frame not read)")
                                 } else {
                                     l
                                 }
@@ -86,31 +89,33 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
         };
         lines.splice(at..=at, replacement);
     }
+    let gone: Vec<String> = earlier.iter().map(|f| f.target_id.clone()).collect();
     for gone in earlier {
         detach(tab, &gone.target_id, &gone.session_id).await;
     }
-    refs::store(tab, book);
+    tab.browser.refs().merge(&tab.target_id, next, read, &gone);
     let header = format!(
         "Page: {} — {}",
         main["title"].as_str().unwrap_or_default(),
         main["url"].as_str().unwrap_or_default()
     );
-    let body = if lines.is_empty() {
-        match args.filter() {
+    if lines.is_empty() {
+        let empty = match args.filter() {
             ReadPageFilter::Interactive => {
-                "(no interactive elements; try filter \"all\" or get_page_text)".to_string()
+                "(no interactive elements; try filter \"all\" or get_page_text)"
             }
-            ReadPageFilter::All => "(the page is empty)".to_string(),
-        }
-    } else {
-        lines.join("\n")
-    };
-    let (body, note) = cap(&body, args.max_chars());
-    let mut out = ToolOutput::text(format!("{header}\n{body}"));
-    if let Some(note) = note {
-        out = out.with_text(note);
+            ReadPageFilter::All => "(the page is empty)",
+        };
+        return Ok(ToolOutput::text(format!("{header}\n{empty}")));
     }
-    Ok(out)
+    let body = lines.join("\n");
+    let part = window(&body, args.offset(), args.max_bytes())?;
+    let mut text = format!("{header}\n{}", part.text);
+    if let Some(note) = part.note {
+        text.push('\n');
+        text.push_str(&note);
+    }
+    Ok(ToolOutput::text(text))
 }
 
 /// `find`.
@@ -150,6 +155,68 @@ fn strings(v: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The part of a snapshot one `read_page` returns.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Window {
+    pub text: String,
+    /// What was left out and the offset that continues, when something was.
+    pub note: Option<String>,
+}
+
+/// Up to `max` bytes of `body` from the start of the line holding byte `offset`, cut at a line
+/// boundary (a single longer line is cut inside), with a note saying what was cut and the
+/// `offset` to continue from.
+pub fn window(body: &str, offset: usize, max: usize) -> Result<Window, ToolError> {
+    let total = body.len();
+    if offset >= total {
+        return Err(ToolError::msg(format!(
+            "offset {offset} is past the end of the snapshot ({total} bytes); call read_page \
+             without offset."
+        )));
+    }
+    // '\n' is one byte and never part of another character, so bytes can be searched.
+    let newline_at_or_before = |s: &str, i: usize| {
+        s.as_bytes()[..=i.min(s.len() - 1)]
+            .iter()
+            .rposition(|&b| b == b'\n')
+    };
+    let start = newline_at_or_before(body, offset).map_or(0, |i| i + 1);
+    let rest = &body[start..];
+    let end = if rest.len() <= max {
+        rest.len()
+    } else {
+        match newline_at_or_before(rest, max) {
+            Some(i) if i > 0 => i,
+            // One line longer than the window: cut inside it.
+            _ => floor_char(rest, max),
+        }
+    };
+    let text = rest[..end].trim_end_matches('\n').to_string();
+    let after = start + end + usize::from(rest[end..].starts_with('\n'));
+    let mut cut = Vec::new();
+    if start > 0 {
+        cut.push(format!("bytes 0–{start} (before offset)"));
+    }
+    if after < total {
+        let lines = body[after..].lines().count();
+        cut.push(format!(
+            "{lines} more line(s), {} bytes: read_page with offset={after} continues",
+            total - after
+        ));
+    }
+    let note = (!cut.is_empty()).then(|| format!("[Cut: {}. find narrows it.]", cut.join("; ")));
+    Ok(Window { text, note })
+}
+
+/// The largest char boundary of `s` at or below `i` (clamped to the string).
+fn floor_char(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
 /// Cuts `text` at a line boundary within `max` characters; the note says what was left out.
 pub fn cap(text: &str, max: usize) -> (String, Option<String>) {
     let total = text.chars().count();
@@ -163,8 +230,7 @@ pub fn cap(text: &str, max: usize) -> (String, Option<String>) {
     };
     let shown = cut.chars().count();
     let note = format!(
-        "[Truncated: showing {shown} of {total} characters. Narrow it with depth, filter \
-         \"interactive\", find, or a larger max_chars.]"
+        "[Truncated: showing {shown} of {total} characters; a larger max_chars shows more.]"
     );
     (cut, Some(note))
 }
@@ -335,7 +401,7 @@ async fn frame_owners(tab: &Tab) -> Vec<(String, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::cap;
+    use super::{cap, window};
 
     #[test]
     fn caps_at_a_line_boundary_with_a_note() {
@@ -343,5 +409,27 @@ mod tests {
         assert_eq!(text, "aaa\nbbb");
         assert!(note.unwrap().contains("showing 7 of 11"));
         assert_eq!(cap("short", 10), ("short".into(), None));
+    }
+
+    #[test]
+    fn windows_cut_at_lines_and_say_where_to_continue() {
+        let body = "aaa\nbbb\nccc\nddd";
+        let w = window(body, 0, 9).unwrap();
+        assert_eq!(w.text, "aaa\nbbb");
+        let note = w.note.unwrap();
+        assert!(
+            note.contains("2 more line(s)") && note.contains("offset=8"),
+            "{note}"
+        );
+        let w = window(body, 8, 100).unwrap();
+        assert_eq!(w.text, "ccc\nddd");
+        assert!(w.note.unwrap().contains("before offset"));
+        // An offset inside a line starts at that line.
+        assert_eq!(window(body, 9, 3).unwrap().text, "ccc");
+        assert_eq!(window(body, 0, 100).unwrap().note, None);
+        assert!(window(body, 15, 100).is_err());
+        // One line longer than the window is cut inside, on a char boundary.
+        let w = window("ééééé", 0, 5).unwrap();
+        assert_eq!(w.text, "éé");
     }
 }

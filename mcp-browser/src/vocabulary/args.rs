@@ -26,37 +26,107 @@ pub struct ArgError {
 
 /// Rules serde cannot express: ranges, arguments an action needs, normalisation.
 pub trait Validate {
+    /// Arguments accepted but not shown in the schema (filled in by porthole-mcp, not by models).
+    const HIDDEN: &'static [&'static str] = &[];
+
     /// Checks (and may normalise) the decoded arguments; `Err` names the argument.
     fn validate(&mut self) -> Result<(), String> {
         Ok(())
     }
 }
 
-/// The input schema of an argument struct, as MCP's `inputSchema` (root `type: object`), with
-/// doc-comment line breaks in descriptions turned into spaces.
+/// The input schema of an argument struct, as MCP's `inputSchema` (root `type: object`),
+/// trimmed for the model's context (every `tools/list` byte is read on every turn): doc-comment
+/// line breaks become spaces, and what a model does not need is left out — `$schema`, titles,
+/// the struct's own description (the tool's description says it), Rust number formats, and
+/// `null` as an alternative type (an optional argument is simply left out).
 pub fn input_schema<T: JsonSchema + Any>() -> std::sync::Arc<serde_json::Map<String, Value>> {
     let schema = rmcp::handler::server::tool::schema_for_input::<T>()
         .unwrap_or_else(|e| panic!("argument struct has an invalid input schema: {e}"));
-    let mut schema = Value::Object(schema.as_ref().clone());
-    unwrap_descriptions(&mut schema);
-    match schema {
-        Value::Object(map) => std::sync::Arc::new(map),
-        _ => unreachable!("an object stays an object"),
+    let mut map = schema.as_ref().clone();
+    for key in ["$schema", "title", "description"] {
+        map.remove(key);
     }
+    trim_schema(&mut map);
+    std::sync::Arc::new(map)
 }
 
-fn unwrap_descriptions(v: &mut Value) {
-    match v {
-        Value::Object(map) => {
-            for (key, value) in map.iter_mut() {
-                match value {
-                    Value::String(s) if key == "description" => *s = s.replace('\n', " "),
-                    other => unwrap_descriptions(other),
+/// Trims one schema object and, recursively, the schemas inside it.
+fn trim_schema(map: &mut serde_json::Map<String, Value>) {
+    map.remove("title");
+    if let Some(Value::String(format)) = map.get("format") {
+        // Unsigned formats carry a `minimum: 0` of their own; a stated range keeps its minimum.
+        if format.starts_with("uint") && map.get("minimum") == Some(&Value::from(0)) {
+            map.remove("minimum");
+        }
+        map.remove("format");
+    }
+    if let Some(Value::Array(types)) = map.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            map.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
+        branches.retain(|b| b.get("type").and_then(Value::as_str) != Some("null"));
+        if branches.len() == 1 {
+            if let Value::Object(only) = branches.remove(0) {
+                map.remove("anyOf");
+                for (k, v) in only {
+                    map.entry(k).or_insert(v);
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(unwrap_descriptions),
-        _ => {}
+    }
+    // An enum whose variants are documented one by one becomes a plain `enum` list: the
+    // field's and the tool's descriptions say what the values do.
+    let consts: Option<Vec<Value>> = match map.get("oneOf") {
+        Some(Value::Array(branches)) => branches.iter().map(|b| b.get("const").cloned()).collect(),
+        _ => None,
+    };
+    if let Some(consts) = consts {
+        map.remove("oneOf");
+        if consts.iter().all(Value::is_string) {
+            map.insert("type".into(), Value::from("string"));
+        }
+        map.insert("enum".into(), Value::Array(consts));
+    }
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    // Alternatives of a described argument: the argument's description covers them.
+    if map.contains_key("description") {
+        if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
+            for b in branches.iter_mut().filter_map(Value::as_object_mut) {
+                b.remove("description");
+            }
+        }
+    }
+    if map.get("default") == Some(&Value::Null) {
+        map.remove("default");
+    }
+    for (key, value) in map.iter_mut() {
+        match (key.as_str(), value) {
+            ("description", Value::String(s)) => *s = s.replace('\n', " "),
+            // Maps of named schemas: the names are not keywords.
+            ("properties" | "$defs" | "definitions", Value::Object(named)) => {
+                for schema in named.values_mut() {
+                    if let Value::Object(m) = schema {
+                        trim_schema(m);
+                    }
+                }
+            }
+            (_, Value::Object(m)) => trim_schema(m),
+            (_, Value::Array(items)) => {
+                for item in items {
+                    if let Value::Object(m) = item {
+                        trim_schema(m);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -115,7 +185,10 @@ where
     };
     let schema = input_schema::<T>();
     let known: Vec<&str> = properties(&schema).collect();
-    if let Some(unknown) = object.keys().find(|k| !known.contains(&k.as_str())) {
+    if let Some(unknown) = object
+        .keys()
+        .find(|k| !known.contains(&k.as_str()) && !T::HIDDEN.contains(&k.as_str()))
+    {
         return Err(fail(format!("unknown argument `{unknown}`")));
     }
     let mut value: T = serde_path_to_error::deserialize(Value::Object(object))

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::args::{input_schema, parse_args, usage, ArgError};
 use super::capture::{SaveScreenshotArgs, ScreenshotArgs};
 use super::computer::{ComputerAction, ComputerArgs};
+use super::files::{GetDownloadArgs, UploadFileArgs};
 use super::form::FormInputArgs;
 use super::logs::{ReadConsoleMessagesArgs, ReadNetworkRequestsArgs};
 use super::names::{ToolName, UnknownTool};
@@ -95,6 +96,9 @@ tool_calls! {
     ReadConsoleMessages(ReadConsoleMessagesArgs),
     ReadNetworkRequests(ReadNetworkRequestsArgs),
     ResizeWindow(ResizeWindowArgs),
+    UploadFile(UploadFileArgs),
+    ListDownloads(NoArgs),
+    GetDownload(GetDownloadArgs),
 }
 
 /// Why a `(tool, args)` pair is not a valid call.

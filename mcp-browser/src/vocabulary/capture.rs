@@ -57,17 +57,16 @@ impl ImageFormat {
 /// `screenshot`: the visible viewport of the active tab as an image.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ScreenshotArgs {
-    /// "png" or "jpeg" (default: the backend's choice, usually jpeg for size).
+    /// Image format (default jpeg).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<ImageFormat>,
-    /// CSS selector to wait for before taking the screenshot (polled every 250 ms).
+    /// CSS selector to wait for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for_selector: Option<String>,
-    /// Text to wait for in the page's visible text before taking the screenshot.
+    /// Text to wait for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for_text: Option<String>,
-    /// How long to wait for wait_for_selector / wait_for_text, in milliseconds (default 10000,
-    /// max 60000). Timing out is an error.
+    /// Wait limit in ms (default 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 60000))]
     pub wait_timeout_ms: Option<u64>,
@@ -83,21 +82,18 @@ impl Validate for ScreenshotArgs {
 /// `save_screenshot`: write the viewport to an image file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SaveScreenshotArgs {
-    /// Where to write the file, on the machine where this MCP server runs (relative paths are
-    /// relative to its working directory; missing folders are created). Ends in .png, .jpg or
-    /// .jpeg; no extension means PNG.
+    /// File to write (.png, .jpg); folders are created.
     pub path: String,
-    /// "png" or "jpeg" (default: from the path's extension, else png).
+    /// Image format (default: from the extension).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<ImageFormat>,
-    /// CSS selector to wait for before taking the screenshot (polled every 250 ms).
+    /// CSS selector to wait for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for_selector: Option<String>,
-    /// Text to wait for in the page's visible text before taking the screenshot.
+    /// Text to wait for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for_text: Option<String>,
-    /// How long to wait for wait_for_selector / wait_for_text, in milliseconds (default 10000,
-    /// max 60000). Timing out is an error.
+    /// Wait limit in ms (default 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 60000))]
     pub wait_timeout_ms: Option<u64>,

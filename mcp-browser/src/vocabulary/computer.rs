@@ -95,47 +95,41 @@ pub enum ScrollDirection {
 /// `computer`: act on the page like a person with a mouse and keyboard.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ComputerArgs {
-    /// The action to perform.
+    /// What to do.
     pub action: ComputerAction,
-    /// [x, y] in CSS pixels of the viewport (as in the screenshot). Use this or `ref`.
+    /// [x, y] in viewport pixels (or use ref).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coordinate: Option<[f64; 2]>,
-    /// Where left_click_drag starts, [x, y]; `coordinate` is where it ends.
+    /// Drag start [x, y]; coordinate is the end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_coordinate: Option<[f64; 2]>,
-    /// An element ref from read_page or find (e.g. "e12"); the element is scrolled into view and
-    /// its centre used. Preferred over coordinates.
+    /// Element ref, e.g. "e12".
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
     pub element_ref: Option<String>,
-    /// For type: the text to type. For key: the key or chord, e.g. "Enter", "Tab", "ctrl+a",
-    /// "shift+ArrowDown"; several separated by spaces are pressed in turn.
+    /// type: text. key: keys, e.g. "Enter", "ctrl+a", "Tab Tab".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// For scroll: up, down, left or right.
+    /// For scroll.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scroll_direction: Option<ScrollDirection>,
-    /// For scroll: how many ticks of 100 px (default 3, max 50).
+    /// Scroll ticks of 100 px (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 50))]
     pub scroll_amount: Option<u32>,
-    /// For wait: how long to wait, in SECONDS (fractions allowed, e.g. 0.5; max 60).
+    /// wait: seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = 60))]
     pub duration: Option<f64>,
-    /// Modifier keys held during a click, scroll or key, joined by "+", e.g. "ctrl+shift".
-    /// Names: ctrl, shift, alt, meta (cmd).
+    /// Held keys, e.g. "ctrl+shift".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modifiers: Option<String>,
-    /// CSS selector to wait for (after acting; before, for wait and screenshot), polled every
-    /// 250 ms.
+    /// CSS selector to wait for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for_selector: Option<String>,
-    /// Text to wait for in the page's visible text (after acting; before, for wait and
-    /// screenshot).
+    /// Text to wait for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for_text: Option<String>,
-    /// How long to wait for wait_for_selector / wait_for_text, in milliseconds (default 10000,
-    /// max 60000). Timing out is an error.
+    /// Wait limit in ms (default 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 60000))]
     pub wait_timeout_ms: Option<u64>,

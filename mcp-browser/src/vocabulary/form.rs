@@ -23,12 +23,10 @@ pub enum FormValue {
 /// `form_input`: set a field's value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FormInputArgs {
-    /// The field's ref from read_page or find.
+    /// The field's ref.
     #[serde(rename = "ref")]
     pub element_ref: String,
-    /// Text for a text field or textarea (replaces its content); true/false for a checkbox or
-    /// radio; the option's value or visible text for a select (a list for a multi-select); a
-    /// number for a number/range input.
+    /// Text, true/false, a number, or option(s) of a select.
     pub value: FormValue,
 }
 

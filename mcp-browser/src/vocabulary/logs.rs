@@ -34,17 +34,17 @@ pub enum ConsoleLevel {
 /// `read_console_messages`: the active tab's console output, oldest first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadConsoleMessagesArgs {
-    /// Only messages containing this text (case-insensitive).
+    /// Only messages containing this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
-    /// Only messages of this level or more severe: debug, log, info, warning, error.
+    /// Minimum level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<ConsoleLevel>,
-    /// At most this many of the most recent matches (default 100, max 1000).
+    /// Most recent N (default 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<u32>,
-    /// Empty the buffer after reading, so the next call shows only new messages.
+    /// Empty the buffer after reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clear: Option<bool>,
 }
@@ -65,14 +65,14 @@ impl Validate for ReadConsoleMessagesArgs {
 /// `read_network_requests`: the active tab's requests, oldest first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadNetworkRequestsArgs {
-    /// Only requests whose URL contains this text (case-insensitive).
+    /// Only URLs containing this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url_pattern: Option<String>,
-    /// At most this many of the most recent matches (default 100, max 1000).
+    /// Most recent N (default 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<u32>,
-    /// Empty the buffer after reading, so the next call shows only new requests.
+    /// Empty the buffer after reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clear: Option<bool>,
 }

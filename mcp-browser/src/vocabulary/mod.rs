@@ -1,4 +1,4 @@
-//! The tool vocabulary (DESIGN.md §7): the 20 canonical tool names, their typed argument
+//! The tool vocabulary (DESIGN.md §7): the canonical tool names, their typed argument
 //! structs (serde + JSON schema, with descriptions written for the model), validation with
 //! errors that name the argument, and [`ToolCall`], the validated call a backend acts on.
 //!
@@ -13,6 +13,7 @@ pub mod args;
 pub mod call;
 pub mod capture;
 pub mod computer;
+pub mod files;
 pub mod form;
 pub mod logs;
 pub mod names;
@@ -28,12 +29,13 @@ pub use computer::{
     ComputerAction, ComputerArgs, Modifiers, PointTarget, ScrollDirection, DEFAULT_SCROLL_AMOUNT,
     SCROLL_TICK_PX,
 };
+pub use files::{GetDownloadArgs, InlineFile, UploadFileArgs, MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES};
 pub use form::{FormInputArgs, FormValue};
 pub use logs::{ConsoleLevel, ReadConsoleMessagesArgs, ReadNetworkRequestsArgs, DEFAULT_LOG_LIMIT};
 pub use names::{ToolName, UnknownTool};
 pub use page::{
     normalize_url, EvaluateArgs, FindArgs, GetPageTextArgs, NavigateArgs, NoArgs, ReadPageArgs,
-    ReadPageFilter,
+    ReadPageFilter, DEFAULT_READ_PAGE_BYTES, MAX_READ_PAGE_BYTES, MIN_READ_PAGE_BYTES,
 };
 pub use tabs::{CloseTabArgs, NewTabArgs, SwitchTabArgs, TabRef};
 pub use wait::{

@@ -1,4 +1,4 @@
-//! The 20 canonical tool names (DESIGN.md §7) as a closed enum, and their string forms.
+//! The canonical tool names (DESIGN.md §7) as a closed enum, and their string forms.
 
 use std::fmt;
 use std::str::FromStr;
@@ -46,11 +46,17 @@ pub enum ToolName {
     ReadNetworkRequests,
     /// `resize_window`
     ResizeWindow,
+    /// `upload_file`
+    UploadFile,
+    /// `list_downloads`
+    ListDownloads,
+    /// `get_download`
+    GetDownload,
 }
 
 impl ToolName {
     /// Every tool, in the order `tools/list` shows them.
-    pub const ALL: [ToolName; 20] = [
+    pub const ALL: [ToolName; 23] = [
         ToolName::Navigate,
         ToolName::ReadPage,
         ToolName::Computer,
@@ -71,6 +77,9 @@ impl ToolName {
         ToolName::ReadConsoleMessages,
         ToolName::ReadNetworkRequests,
         ToolName::ResizeWindow,
+        ToolName::UploadFile,
+        ToolName::ListDownloads,
+        ToolName::GetDownload,
     ];
 
     /// The MCP tool name.
@@ -96,6 +105,9 @@ impl ToolName {
             ToolName::ReadConsoleMessages => "read_console_messages",
             ToolName::ReadNetworkRequests => "read_network_requests",
             ToolName::ResizeWindow => "resize_window",
+            ToolName::UploadFile => "upload_file",
+            ToolName::ListDownloads => "list_downloads",
+            ToolName::GetDownload => "get_download",
         }
     }
 
@@ -111,7 +123,7 @@ impl fmt::Display for ToolName {
     }
 }
 
-/// The name is not one of the 20 canonical tools.
+/// The name is not one of the canonical tools.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown tool `{0}`")]
 pub struct UnknownTool(pub String);

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::args::{check_not_blank, check_range, Validate};
 use super::wait::{impl_has_wait, HasWait};
 
-/// Default and largest `max_chars` for `read_page` and `get_page_text`.
+/// Default `max_chars` for `get_page_text`.
 pub const DEFAULT_MAX_CHARS: u32 = 20_000;
 /// The largest `max_chars` accepted.
 pub const MAX_MAX_CHARS: u32 = 200_000;
@@ -26,18 +26,15 @@ impl Validate for NoArgs {}
 /// `navigate`: load a URL in the active tab.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NavigateArgs {
-    /// The URL to load, e.g. "https://example.com/login". A URL without a scheme gets https://.
+    /// URL to load.
     pub url: String,
-    /// CSS selector to wait for after loading: the call succeeds only once an element matches
-    /// it (polled every 250 ms).
+    /// CSS selector to wait for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for_selector: Option<String>,
-    /// Text to wait for after loading: the call succeeds only once it appears in the page's
-    /// visible text.
+    /// Text to wait for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for_text: Option<String>,
-    /// How long to wait for wait_for_selector / wait_for_text, in milliseconds (default 10000,
-    /// max 60000). Timing out is an error.
+    /// Wait limit in ms (default 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 60000))]
     pub wait_timeout_ms: Option<u64>,
@@ -86,22 +83,30 @@ pub enum ReadPageFilter {
     All,
 }
 
+/// `read_page`'s `max_bytes` when none is given.
+pub const DEFAULT_READ_PAGE_BYTES: u32 = 12_000;
+/// The smallest `max_bytes` accepted by `read_page`.
+pub const MIN_READ_PAGE_BYTES: u32 = 500;
+/// The largest `max_bytes` accepted by `read_page` (the hard cap).
+pub const MAX_READ_PAGE_BYTES: u32 = 50_000;
+
 /// `read_page`: an accessibility-tree snapshot with refs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadPageArgs {
-    /// "interactive" (default): only elements one can act on; "all": every element with a role
-    /// or text.
+    /// "interactive" (default) or "all" (adds text, structure and link URLs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<ReadPageFilter>,
-    /// How many levels of the tree to include (default: all).
+    /// Tree levels to include (default all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1000))]
     pub depth: Option<u32>,
-    /// Cut the snapshot after this many characters, with a note saying so (default 20000, max
-    /// 200000).
+    /// Where to continue a cut tree (from its note).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 200000))]
-    pub max_chars: Option<u32>,
+    pub offset: Option<u32>,
+    /// Most bytes of tree to return (default 12000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 500, max = 50000))]
+    pub max_bytes: Option<u32>,
 }
 
 impl ReadPageArgs {
@@ -109,24 +114,32 @@ impl ReadPageArgs {
     pub fn filter(&self) -> ReadPageFilter {
         self.filter.unwrap_or_default()
     }
-    /// The size cap, defaulting to [`DEFAULT_MAX_CHARS`].
-    pub fn max_chars(&self) -> usize {
-        self.max_chars.unwrap_or(DEFAULT_MAX_CHARS) as usize
+    /// The size cap, defaulting to [`DEFAULT_READ_PAGE_BYTES`].
+    pub fn max_bytes(&self) -> usize {
+        self.max_bytes.unwrap_or(DEFAULT_READ_PAGE_BYTES) as usize
+    }
+    /// Where the returned part starts, in bytes of the whole snapshot.
+    pub fn offset(&self) -> usize {
+        self.offset.unwrap_or(0) as usize
     }
 }
 
 impl Validate for ReadPageArgs {
     fn validate(&mut self) -> Result<(), String> {
         check_range("depth", self.depth, 1, 1000)?;
-        check_range("max_chars", self.max_chars, 1, MAX_MAX_CHARS)
+        check_range(
+            "max_bytes",
+            self.max_bytes,
+            MIN_READ_PAGE_BYTES,
+            MAX_READ_PAGE_BYTES,
+        )
     }
 }
 
 /// `get_page_text`: the page's readable text.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GetPageTextArgs {
-    /// Cut the text after this many characters, with a note saying so (default 20000, max
-    /// 200000).
+    /// Most characters (default 20000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 200000))]
     pub max_chars: Option<u32>,
@@ -148,10 +161,9 @@ impl Validate for GetPageTextArgs {
 /// `find`: elements matching a description.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FindArgs {
-    /// What to look for, e.g. "login button", "email", "Add to cart". Matched (case-insensitive)
-    /// against each element's accessible name, text, label, placeholder and role.
+    /// Words to match in names, labels, text and roles.
     pub query: String,
-    /// At most this many matches (default 20, max 100).
+    /// Most matches (default 20).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 100))]
     pub max_results: Option<u32>,
@@ -174,9 +186,7 @@ impl Validate for FindArgs {
 /// `evaluate`: run JavaScript in the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EvaluateArgs {
-    /// A JavaScript expression, evaluated in the active tab's main frame; a promise is awaited.
-    /// The value is returned as JSON, e.g. "document.title" or
-    /// "[...document.querySelectorAll('a')].map(a => a.href)".
+    /// JavaScript expression (promises awaited).
     pub expression: String,
 }
 

@@ -40,7 +40,7 @@ impl TabRef {
 /// `new_tab`: open a tab and make it the active one.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NewTabArgs {
-    /// The URL to open (default about:blank).
+    /// URL to open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
 }
@@ -57,7 +57,7 @@ impl Validate for NewTabArgs {
 /// `switch_tab`: make a tab the active one and bring it to the front.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SwitchTabArgs {
-    /// The tab's number from list_tabs (1, 2, …) or its target id.
+    /// Number from list_tabs, or target id.
     pub tab: TabRef,
 }
 
@@ -70,7 +70,7 @@ impl Validate for SwitchTabArgs {
 /// `close_tab`: close a tab.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CloseTabArgs {
-    /// The tab's number from list_tabs (1, 2, …) or its target id (default: the active tab).
+    /// Number from list_tabs, or target id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<TabRef>,
 }

@@ -14,10 +14,10 @@ pub const MAX_WINDOW_SIDE: u32 = 8192;
 /// `resize_window`: set the window size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ResizeWindowArgs {
-    /// Width in CSS pixels (100–8192).
+    /// CSS pixels.
     #[schemars(range(min = 100, max = 8192))]
     pub width: u32,
-    /// Height in CSS pixels (100–8192).
+    /// CSS pixels.
     #[schemars(range(min = 100, max = 8192))]
     pub height: u32,
 }

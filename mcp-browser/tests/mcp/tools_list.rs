@@ -1,4 +1,5 @@
-//! `tools/list`: all 20 canonical tools with schemas; aliases only when enabled.
+//! `tools/list`: all canonical tools with schemas, within the token budget; aliases only when
+//! enabled.
 
 use porthole_mcp::ToolName;
 
@@ -6,13 +7,22 @@ use crate::harness::connect;
 use crate::stub::Stub;
 
 #[tokio::test]
-async fn lists_all_20_tools_with_schemas_and_no_aliases_by_default() {
+async fn lists_all_tools_with_schemas_and_no_aliases_by_default() {
     let stub = Stub::start().await;
     let client = connect(&stub.url(), "chan-1", &[]).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     let expected: Vec<&str> = ToolName::ALL.iter().map(|t| t.as_str()).collect();
     assert_eq!(names, expected);
+    // The token budget (DESIGN.md §7): the whole tools/list result, as the client gets it.
+    let bytes = serde_json::to_string(&serde_json::json!({ "tools": tools }))
+        .unwrap()
+        .len();
+    eprintln!("tools/list: {} tools, {bytes} bytes of JSON", tools.len());
+    assert!(
+        bytes <= 12_000,
+        "tools/list is {bytes} bytes; the budget is 12000"
+    );
     for tool in &tools {
         assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
         assert!(
@@ -56,7 +66,7 @@ async fn playwright_aliases_are_listed_when_enabled() {
     let stub = Stub::start().await;
     let client = connect(&stub.url(), "chan-1", &["--playwright-aliases"]).await;
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 20 + 14);
+    assert_eq!(tools.len(), ToolName::ALL.len() + 14);
     let click = tools.iter().find(|t| t.name == "browser_click").unwrap();
     let props = click.input_schema["properties"].as_object().unwrap();
     for arg in ["element", "ref", "target"] {

@@ -3,10 +3,12 @@
 //! (on a Chromium started by the test standing in for the user's Chrome), against local pages.
 
 mod agents;
+mod budget;
 mod harness;
 mod host;
 mod hostile;
 mod oopif;
 mod pages;
 mod proxy;
+mod refs;
 mod settle;

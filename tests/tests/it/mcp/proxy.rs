@@ -64,15 +64,15 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     ] {
         assert!(snap.contains(needle), "{needle} missing in:\n{snap}");
     }
-    assert!(!snap.contains("[Truncated"), "{snap}");
+    assert!(!snap.contains("[Cut"), "{snap}");
     let all = ok(
         &mcp,
         "read_page",
-        json!({"filter": "all", "max_chars": 3000}),
+        json!({"filter": "all", "max_bytes": 3000}),
     )
     .await;
     assert!(all.contains("List item number 0"), "{all}");
-    assert!(all.contains("[Truncated: showing"), "{all}");
+    assert!(all.contains("[Cut: ") && all.contains("offset="), "{all}");
     let shallow = ok(&mcp, "read_page", json!({"depth": 1})).await;
     assert!(!shallow.contains("Frame button"), "{shallow}");
     // Refs are stable within a document.

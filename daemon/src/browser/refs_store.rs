@@ -1,0 +1,136 @@
+//! The element-ref books of a session's tabs: per tab, the next ref number to issue and the
+//! out-of-process frames whose documents hold some of the tab's refs.
+//!
+//! A book lives as long as its tab is tracked (the session drops it in `untrack`), so ref
+//! numbers never restart under an agent while the tab is open. Every change is one short
+//! locked step that merges into the current book (numbers only grow, frames are replaced by
+//! target id), so two tool calls on the same tab cannot lose each other's updates, and calls on
+//! different tabs never touch the same book. What refs mean is the tools' business
+//! (`tools::refs`); this module only keeps the numbers.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// An out-of-process frame and the refs issued in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameRefs {
+    /// Ranges `[lo, hi)` of ref numbers issued in this frame, oldest first.
+    pub ranges: Vec<(u64, u64)>,
+    /// The frame's target id (its frame id).
+    pub target_id: String,
+    /// Our flat session to the frame, kept for the frame's life.
+    pub session_id: String,
+    /// The ref of the `<iframe>` element in the main frame.
+    pub iframe_ref: String,
+}
+
+impl FrameRefs {
+    /// Whether ref number `n` was issued in this frame.
+    pub fn issued(&self, n: u64) -> bool {
+        self.ranges.iter().any(|&(lo, hi)| (lo..hi).contains(&n))
+    }
+}
+
+/// One tab's book: the next ref number and the out-of-process frames.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefBook {
+    pub next: u64,
+    pub frames: Vec<FrameRefs>,
+}
+
+impl Default for RefBook {
+    fn default() -> Self {
+        Self {
+            next: 1,
+            frames: Vec::new(),
+        }
+    }
+}
+
+/// The books of every tracked tab, keyed by target id.
+#[derive(Debug, Default)]
+pub struct RefBooks {
+    /// Short lock, never held across an await.
+    books: Mutex<HashMap<String, RefBook>>,
+}
+
+impl RefBooks {
+    /// A copy of a tab's book (a fresh one when it has none yet).
+    pub fn get(&self, target_id: &str) -> RefBook {
+        self.lock().get(target_id).cloned().unwrap_or_default()
+    }
+
+    /// Raises a tab's next ref number to at least `next`.
+    pub fn advance(&self, target_id: &str, next: u64) {
+        let mut books = self.lock();
+        let book = books.entry(target_id.to_string()).or_default();
+        book.next = book.next.max(next);
+    }
+
+    /// Records what one snapshot learnt: the next number, the frames it read (replacing the
+    /// entries of the same frames) and the frames that are gone.
+    pub fn merge(&self, target_id: &str, next: u64, frames: Vec<FrameRefs>, gone: &[String]) {
+        let mut books = self.lock();
+        let book = books.entry(target_id.to_string()).or_default();
+        book.next = book.next.max(next);
+        book.frames.retain(|f| !gone.contains(&f.target_id));
+        for frame in frames {
+            match book
+                .frames
+                .iter_mut()
+                .find(|f| f.target_id == frame.target_id)
+            {
+                Some(slot) => *slot = frame,
+                None => book.frames.push(frame),
+            }
+        }
+    }
+
+    /// Drops a tab's book (the tab is gone).
+    pub fn forget(&self, target_id: &str) {
+        self.lock().remove(target_id);
+    }
+
+    /// Which tabs have a book (for tests and logs).
+    pub fn tabs(&self) -> Vec<String> {
+        self.lock().keys().cloned().collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, RefBook>> {
+        self.books.lock().expect("ref books lock")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(id: &str, lo: u64, hi: u64) -> FrameRefs {
+        FrameRefs {
+            ranges: vec![(lo, hi)],
+            target_id: id.into(),
+            session_id: format!("s-{id}"),
+            iframe_ref: "e1".into(),
+        }
+    }
+
+    #[test]
+    fn numbers_only_grow_and_books_are_per_tab() {
+        let books = RefBooks::default();
+        assert_eq!(books.get("A").next, 1);
+        books.advance("A", 10);
+        books.advance("A", 4);
+        books.merge("B", 7, vec![frame("F", 3, 7)], &[]);
+        assert_eq!(books.get("A").next, 10);
+        assert_eq!(books.get("B").next, 7);
+        books.merge("B", 5, vec![frame("G", 7, 9)], &[]);
+        assert_eq!(books.get("B").next, 7);
+        assert_eq!(books.get("B").frames.len(), 2);
+        books.merge("B", 9, vec![frame("F", 9, 12)], &["G".into()]);
+        let b = books.get("B");
+        assert_eq!(b.frames, vec![frame("F", 9, 12)]);
+        books.forget("A");
+        assert_eq!(books.tabs(), vec!["B".to_string()]);
+        assert_eq!(books.get("A").next, 1);
+    }
+}
