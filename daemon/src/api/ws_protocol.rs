@@ -55,6 +55,29 @@ pub enum ClientMessage {
         target_id: String,
         agent_id: String,
     },
+    /// The person takes control: agents' changing tools are refused until `release`.
+    Takeover {},
+    /// Gives control back to the agents.
+    Release {},
+    /// Cancels every agent call in flight and refuses agents for `agents.stop_secs`.
+    StopAgents {},
+    /// The person is done with a handoff (`request_human`); `note` goes to the agent.
+    HandoffDone {
+        id: String,
+        #[serde(default)]
+        note: Option<String>,
+    },
+    /// Answers the open JavaScript dialog of a tab.
+    DialogAnswer {
+        target_id: String,
+        accept: bool,
+        #[serde(default)]
+        text: Option<String>,
+    },
+    /// Whether the pane's view follows the tab an agent acts in (default on).
+    FollowAgents {
+        on: bool,
+    },
 }
 
 #[cfg(test)]
@@ -75,6 +98,12 @@ mod tests {
             r#"{"type":"new_tab"}"#,
             r#"{"type":"switch_tab","target_id":"T"}"#,
             r#"{"type":"give_tab","target_id":"T","agent_id":"ag_1"}"#,
+            r#"{"type":"takeover"}"#,
+            r#"{"type":"release"}"#,
+            r#"{"type":"stop_agents"}"#,
+            r#"{"type":"handoff_done","id":"h1","note":"logged in"}"#,
+            r#"{"type":"dialog_answer","target_id":"T","accept":false}"#,
+            r#"{"type":"follow_agents","on":false}"#,
         ];
         for text in texts {
             serde_json::from_str::<ClientMessage>(text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -85,6 +114,8 @@ mod tests {
             "[]",
             r#"{"type":"input","input_type":"click"}"#,
             r#"{"type":"give_tab","target_id":"T"}"#,
+            r#"{"type":"dialog_answer","target_id":"T"}"#,
+            r#"{"type":"handoff_done"}"#,
         ] {
             assert!(serde_json::from_str::<ClientMessage>(bad).is_err(), "{bad}");
         }

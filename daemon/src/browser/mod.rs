@@ -17,6 +17,6 @@ mod session;
 mod tabs;
 
 pub use navigation::check_url;
-pub use notice::{PaneMessage, TabInfo};
+pub use notice::{ActivityPhase, DialogKind, Holder, PaneMessage, TabInfo};
 pub use owner::{Actor, TabOwner};
 pub use session::{BrowserSession, Ownership, SessionError};

@@ -74,6 +74,97 @@ pub enum PaneMessage {
         code: String,
         message: String,
     },
+    /// An agent's tool call began (`phase: "start"`) or ended (`"end"`, with `ok`).
+    AgentActivity {
+        agent_id: String,
+        name: String,
+        tool: String,
+        /// The tab the agent acts in (null before its first tab exists).
+        target_id: Option<String>,
+        phase: ActivityPhase,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ok: Option<bool>,
+    },
+    /// Who may act now: `human` (taken over, stopped, or a handoff open) or `agents`.
+    Control {
+        holder: Holder,
+        /// When control goes back to the agents by itself (Unix ms), if it does.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        until: Option<u64>,
+    },
+    /// An agent asks the person for help (MCP `request_human`); answered by `handoff_done`.
+    Handoff {
+        id: String,
+        agent_id: String,
+        name: String,
+        reason: String,
+        target_id: Option<String>,
+    },
+    /// A handoff is over (`done`, `timeout`, `cancelled`): panes close its prompt.
+    HandoffEnded {
+        id: String,
+        outcome: String,
+    },
+    /// A page opened a JavaScript dialog; nobody answers it but a person (`dialog_answer`)
+    /// or an agent (`handle_dialog`).
+    Dialog {
+        target_id: String,
+        kind: DialogKind,
+        message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        default_prompt: Option<String>,
+    },
+    /// The dialog of a tab was answered (by anyone) or went away.
+    DialogClosed {
+        target_id: String,
+    },
+}
+
+/// `agent_activity.phase`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ActivityPhase {
+    Start,
+    End,
+}
+
+/// `control.holder`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Holder {
+    Human,
+    Agents,
+}
+
+/// `dialog.kind`, as Chrome names JavaScript dialogs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DialogKind {
+    Alert,
+    Confirm,
+    Prompt,
+    Beforeunload,
+}
+
+impl DialogKind {
+    /// From `Page.javascriptDialogOpening.type`.
+    pub fn from_cdp(kind: &str) -> Self {
+        match kind {
+            "confirm" => DialogKind::Confirm,
+            "prompt" => DialogKind::Prompt,
+            "beforeunload" => DialogKind::Beforeunload,
+            _ => DialogKind::Alert,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DialogKind::Alert => "alert",
+            DialogKind::Confirm => "confirm",
+            DialogKind::Prompt => "prompt",
+            DialogKind::Beforeunload => "beforeunload",
+        }
+    }
 }
 
 impl PaneMessage {
