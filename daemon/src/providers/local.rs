@@ -202,7 +202,7 @@ impl LocalProvider {
 
         let stderr = child.stderr.take().expect("stderr is piped");
         let tail = Arc::new(Mutex::new(Vec::<String>::new()));
-        tokio::spawn(watch_stderr(
+        let stderr_done = tokio::spawn(watch_stderr(
             BufReader::new(stderr),
             tail.clone(),
             channel.clone(),
@@ -244,6 +244,8 @@ impl LocalProvider {
             Err(error) => {
                 kill_group(&child);
                 let status = tokio::time::timeout(STOP_GRACE, child.wait()).await;
+                // Its last words first: the group is gone, so stderr ends at once.
+                let _ = tokio::time::timeout(Duration::from_secs(2), stderr_done).await;
                 Err(failure(match status {
                     Ok(Ok(status)) => format!("it exited ({status})"),
                     _ => format!("its debugging pipe failed ({error})"),

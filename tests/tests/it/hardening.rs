@@ -240,3 +240,41 @@ async fn a_sidecar_runs_with_least_privilege_and_its_browser_works() {
         "the log does not say why Chromium runs without its sandbox"
     );
 }
+
+#[tokio::test]
+async fn a_chromium_that_exits_at_once_is_a_clear_error_with_its_last_words() {
+    let dir = porthole_tests::TempDir::new("fakechrome");
+    let fake = dir.path().join("chromium");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'fake chromium: no display here' >&2\nexit 3\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&fake)
+        .status()
+        .unwrap();
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"browser": {"chromium_path": fake}}),
+        ..no_probe_port()
+    })
+    .await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let started = std::time::Instant::now();
+    let mark = pane.mark();
+    pane.send(json!({"type": "start", "channel_id": "fake"}));
+    let error = pane.next_of("error", mark).await;
+    assert_eq!(error["code"], "browser_failed", "{error}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(message.contains("exited"), "{error}");
+    assert!(
+        message.contains("fake chromium: no display here"),
+        "{error}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+}
