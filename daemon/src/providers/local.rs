@@ -463,8 +463,9 @@ fn prepare_child(command: &mut Command, pipes: &CdpPipes) {
     }
 }
 
-/// Removes Chromium's `Singleton*` files left by a browser that no longer runs, and kills a
-/// leftover Chromium that still holds this profile (an orphan of a crashed daemon).
+/// Removes Chromium's `Singleton*` files (and a `DevToolsActivePort`) left by a browser that no
+/// longer runs, and kills a leftover Chromium that still holds this profile (an orphan of a
+/// crashed daemon).
 fn clear_stale_lock(profile: &Path) {
     let lock = profile.join("SingletonLock");
     if let Ok(target) = std::fs::read_link(&lock) {
@@ -486,7 +487,14 @@ fn clear_stale_lock(profile: &Path) {
             }
         }
     }
-    for name in ["SingletonLock", "SingletonSocket", "SingletonCookie"] {
+    // DevToolsActivePort: written by earlier Porthole versions (or a configured port); this
+    // browser opens no port, so an old file would only point at nothing.
+    for name in [
+        "SingletonLock",
+        "SingletonSocket",
+        "SingletonCookie",
+        "DevToolsActivePort",
+    ] {
         let _ = std::fs::remove_file(profile.join(name));
     }
 }

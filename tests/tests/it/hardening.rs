@@ -278,3 +278,28 @@ async fn a_chromium_that_exits_at_once_is_a_clear_error_with_its_last_words() {
         started.elapsed()
     );
 }
+
+#[test]
+fn the_stdio_mcp_server_logs_to_a_file_or_pipe_without_ansi_codes() {
+    let dir = porthole_tests::TempDir::new("mcplog");
+    let stderr_path = dir.path().join("stderr.log");
+    // No client: stdin is empty, so the server logs its start and stops.
+    std::process::Command::new(porthole_tests::workspace_binary("porthole-mcp"))
+        .args([
+            "--api",
+            "http://127.0.0.1:9",
+            "--channel",
+            "c",
+            "--token",
+            "t",
+        ])
+        .env("RUST_LOG", "debug")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .status()
+        .expect("porthole-mcp runs");
+    let text = std::fs::read_to_string(&stderr_path).unwrap();
+    assert!(text.contains("porthole_mcp_start"), "{text}");
+    assert!(!text.contains('\x1b'), "{text:?}");
+}
