@@ -18,6 +18,9 @@ use crate::channel_id::ChannelId;
 use crate::channels::ChannelService;
 use crate::tools::{EngineBackend, SessionSource};
 
+/// The largest action body: upload_file's files (10 MiB) as base64, plus room for the rest.
+pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
 /// The channel's session in its current mode, started on demand.
 struct ChannelSource {
     channels: Arc<ChannelService>,

@@ -15,6 +15,7 @@ mod ws_protocol;
 
 use std::sync::Arc;
 
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{delete, get, post};
 use axum::Router;
 use tokio_util::sync::CancellationToken;
@@ -95,7 +96,10 @@ pub fn app(state: AppState) -> Router {
             delete(http::delete_channel),
         )
         .route("/api/browser/mode", post(http::set_mode))
-        .route("/api/browser/action", post(action::action))
+        .route(
+            "/api/browser/action",
+            post(action::action).layer(DefaultBodyLimit::max(action::MAX_BODY_BYTES)),
+        )
         .route("/api/browser/profile/reset", post(http::reset_profile))
         .route("/api/browser/cookies/sources", get(cookies::sources))
         .route("/api/browser/cookies/import", post(cookies::import))
@@ -109,6 +113,10 @@ pub fn app(state: AppState) -> Router {
             state.clone(),
             auth::admit,
         ))
-        .layer(tower_http::limit::RequestBodyLimitLayer::new(1024 * 1024))
+        // 1 MiB for every JSON body but the action's (upload_file carries files inline).
+        .layer(DefaultBodyLimit::max(1024 * 1024))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(
+            action::MAX_BODY_BYTES,
+        ))
         .with_state(state)
 }

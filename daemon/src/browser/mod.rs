@@ -2,6 +2,7 @@
 //! navigation and input. Knows nothing about HTTP, panes' sockets or how browsers are started.
 
 mod events;
+pub mod files;
 pub mod input;
 pub mod input_queue;
 pub mod keys;

@@ -435,7 +435,21 @@
     });
   }
 
-  const api = { snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
+  // upload_file: the file input behind a ref, and what it holds.
+  function fileInput(ref) {
+    const found = lookup(ref);
+    if (found.error) return found;
+    const el = found.el;
+    if (el.localName !== 'input' || el.type !== 'file') {
+      return { error: 'refused', message: 'Ref ' + ref + ' (' + describe(el) + ') is not a file input (<input type=file>); upload_file needs one. Use find "file" or read_page to get its ref.' };
+    }
+    if (el.disabled) return { error: 'refused', message: describe(el) + ' is disabled' };
+    return { multiple: el.multiple, files: [...el.files].map((f) => ({ name: f.name, size: f.size })), what: describe(el) };
+  }
+
+  const element = (ref) => { const found = lookup(ref); return found.el || null; };
+
+  const api = { fileInput, element, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })()
