@@ -8,7 +8,8 @@
 //! - [`refs`]: element refs bound to their document; stale and unknown refs are told apart.
 //! - [`snapshot`]: `read_page` and `find` (iframes, open shadow roots, size cap).
 //! - [`actions`]: `computer`. [`forms`]: `form_input`. [`waits`]: wait_for_* and settling.
-//! - [`files`]: `upload_file`, `list_downloads`, `get_download`.
+//! - [`files`]: `upload_file`, `list_downloads`, `get_download`. [`readback`]: typed and
+//!   filled values checked against what the page kept.
 //! - [`tabs`], [`page`], [`logs`]: tabs, page info/text/evaluate/screenshots, console/network.
 //!
 //! This module never starts browsers, owns no sockets and knows nothing of HTTP or rmcp.
@@ -25,6 +26,7 @@ pub mod host;
 mod in_tab;
 mod logs;
 mod page;
+mod readback;
 mod refs;
 mod snapshot;
 mod tabs;

@@ -447,9 +447,37 @@
     return { multiple: el.multiple, files: [...el.files].map((f) => ({ name: f.name, size: f.size })), what: describe(el) };
   }
 
+  // Read-back after typing or filling: the value of the ref's element, or of the focused one
+  // (through open shadow roots and same-origin frames) when `ref` is null.
+  function readBack(ref) {
+    let el;
+    if (ref) {
+      const found = lookup(ref);
+      if (found.error) return found;
+      el = found.el;
+    } else {
+      el = document.activeElement;
+      for (;;) {
+        if (el && el.shadowRoot && el.shadowRoot.activeElement) { el = el.shadowRoot.activeElement; continue; }
+        let inner = null;
+        try { inner = el && el.localName === 'iframe' && el.contentDocument ? el.contentDocument.activeElement : null; } catch (_) { inner = null; }
+        if (inner) { el = inner; continue; }
+        break;
+      }
+    }
+    if (!el) return { kind: 'none' };
+    const tag = el.localName;
+    if (tag === 'select') return { kind: 'select' };
+    if ((tag === 'input' && !['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image'].includes(el.type)) || tag === 'textarea') {
+      return { kind: 'field', value: el.value, secret: el.type === 'password', what: describe(el) };
+    }
+    if (el.isContentEditable) return { kind: 'field', value: el.innerText, secret: false, what: describe(el) };
+    return { kind: 'other' };
+  }
+
   const element = (ref) => { const found = lookup(ref); return found.el || null; };
 
-  const api = { fileInput, element, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
+  const api = { fileInput, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })()

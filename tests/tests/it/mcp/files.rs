@@ -68,12 +68,13 @@ async fn upload_sets_files_the_page_reads_back_and_bad_input_is_named() {
     eval_until(&mcp, "window.uploaded.many || ''", json!(expected)).await;
 
     // The page opening a file chooser shows no dialog; upload_file then fills that input.
-    ok(
+    let t = ok(
         &mcp,
         "computer",
         json!({"action": "left_click", "ref": button}),
     )
     .await;
+    assert!(t.contains("opened a file chooser"), "{t}");
     ok(&mcp, "upload_file", json!({"ref": one, "paths": [a]})).await;
     eval_until(
         &mcp,

@@ -3,6 +3,7 @@
 //! (on a Chromium started by the test standing in for the user's Chrome), against local pages.
 
 mod budget;
+mod checks;
 mod files;
 mod harness;
 mod host;

@@ -168,12 +168,22 @@ fn attachment(name: &str, body: axum::body::Body) -> axum::response::Response {
         .expect("response")
 }
 
+/// Fields whose page rewrites what is typed (upper-cases it, drops digits), a plain one, and a
+/// link that opens a new tab.
+pub const REWRITE_PAGE: &str = r#"<!doctype html><html><head><title>Rewrite page</title></head><body>
+<label>Shout <input id="up" oninput="this.value=this.value.toUpperCase()"></label>
+<label>Letters <input id="letters" oninput="this.value=this.value.replace(/[0-9]/g,'')"></label>
+<label>Plain <input id="plain"></label>
+<a id="out" href="/second" target="_blank">Open second</a>
+</body></html>"#;
+
 pub async fn serve() -> std::net::SocketAddr {
     let app = Router::new()
         .route("/form", get(|| async { Html(FORM_PAGE) }))
         .route("/frame", get(|| async { Html(FRAME_PAGE) }))
         .route("/complex", get(|| async { Html(COMPLEX_PAGE) }))
         .route("/upload", get(|| async { Html(UPLOAD_PAGE) }))
+        .route("/rewrite", get(|| async { Html(REWRITE_PAGE) }))
         .route("/downloads", get(|| async { Html(DOWNLOAD_PAGE) }))
         .route(
             "/download/report.bin",
