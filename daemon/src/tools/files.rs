@@ -74,9 +74,16 @@ pub async fn upload_file(tab: &Tab, args: &UploadFileArgs) -> Result<ToolOutput,
         .upload_dir()
         .map_err(|e| ToolError::msg(format!("upload_file: no place for the files ({e})")))?;
     let mut paths = Vec::with_capacity(decoded.len());
-    for (name, bytes) in &decoded {
-        let path = dir.join(name);
-        tokio::fs::write(&path, bytes)
+    for (i, (name, bytes)) in decoded.iter().enumerate() {
+        // One folder per file, so two files of the same name from different folders both go.
+        let store = async {
+            let folder = dir.join(i.to_string());
+            tokio::fs::create_dir_all(&folder).await?;
+            let path = folder.join(name);
+            tokio::fs::write(&path, bytes).await?;
+            Ok::<_, std::io::Error>(path)
+        };
+        let path = store
             .await
             .map_err(|e| ToolError::msg(format!("upload_file: could not store {name} ({e})")))?;
         paths.push(path.display().to_string());

@@ -108,6 +108,30 @@ async fn upload_sets_files_the_page_reads_back_and_bad_input_is_named() {
     )
     .await;
     assert!(e.contains("over the cap"), "{e}");
+    // The daemon reads no paths of its own machine: a bare action call naming one is refused.
+    let (status, body) = daemon
+        .post(
+            "/api/browser/action",
+            &json!({"channel_id": CHANNEL, "tool": "upload_file", "args": {"ref": one, "paths": ["/etc/hostname"]}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["isError"], true, "{body}");
+    assert!(body.to_string().contains("without its files"), "{body}");
+    // Two files of the same name from different folders both arrive.
+    let other = dir.path().join("sub");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), b"second").unwrap();
+    let t = ok(
+        &mcp,
+        "upload_file",
+        json!({"ref": many, "paths": [a, other.join("notes.txt").display().to_string()]}),
+    )
+    .await;
+    assert!(
+        t.contains("notes.txt (12 bytes), notes.txt (6 bytes)"),
+        "{t}"
+    );
     // Just under the cap travels whole through the daemon's body limit.
     std::fs::File::create(&big)
         .unwrap()
