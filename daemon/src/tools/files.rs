@@ -3,7 +3,9 @@
 //! An upload arrives with its files inline (porthole-mcp reads them where the agent runs;
 //! mcp-host-browser reads them itself before calling): they are written to a fresh directory
 //! of the session's ([`crate::browser::files`]) and set on the input with
-//! `DOM.setFileInputFiles`, then read back from the input. Downloads are what the session
+//! `DOM.setFileInputFiles` — or, in docker mode, where the browser cannot see the daemon's
+//! disk, built in the page from their bytes and set through a `DataTransfer` — then read back
+//! from the input. Downloads are what the session
 //! recorded; a finished one is returned as an embedded resource (base64) with its path.
 
 use std::sync::Arc;
@@ -25,13 +27,6 @@ const MAX_INLINE_DOWNLOAD: u64 = 10 * 1024 * 1024;
 
 /// `upload_file`.
 pub async fn upload_file(tab: &Tab, args: &UploadFileArgs) -> Result<ToolOutput, ToolError> {
-    if tab.browser.mode() == Mode::Docker {
-        return Err(ToolError::msg(
-            "upload_file is not available in docker mode yet: the browser runs in a container \
-             that cannot see the files. Switch the channel to local or host mode, or fill the \
-             form another way.",
-        ));
-    }
     let Some(files) = &args.files else {
         return Err(ToolError::msg(
             "upload_file reached the daemon without its files: call it through porthole-mcp \
@@ -68,51 +63,27 @@ pub async fn upload_file(tab: &Tab, args: &UploadFileArgs) -> Result<ToolOutput,
         }
         decoded.push((file.name.as_str(), bytes));
     }
-    let dir = tab
-        .browser
-        .files()
-        .upload_dir()
-        .map_err(|e| ToolError::msg(format!("upload_file: no place for the files ({e})")))?;
-    let mut paths = Vec::with_capacity(decoded.len());
-    for (i, (name, bytes)) in decoded.iter().enumerate() {
-        // One folder per file, so two files of the same name from different folders both go.
-        let store = async {
-            let folder = dir.join(i.to_string());
-            tokio::fs::create_dir_all(&folder).await?;
-            let path = folder.join(name);
-            tokio::fs::write(&path, bytes).await?;
-            Ok::<_, std::io::Error>(path)
-        };
-        let path = store
-            .await
-            .map_err(|e| ToolError::msg(format!("upload_file: could not store {name} ({e})")))?;
-        paths.push(path.display().to_string());
-    }
-    let Some(object) = helper_object_on(tab.cdp(), &session, "element", &[Value::from(r)])
+    if tab.browser.mode() == Mode::Docker {
+        // The browser runs in a container that cannot see the daemon's files: build them in
+        // the page from their bytes instead.
+        let inline: Vec<Value> = files
+            .iter()
+            .map(|f| json!({"name": f.name, "data": f.data, "type": mime_type(&f.name)}))
+            .collect();
+        let answer = helper_on(
+            tab.cdp(),
+            &session,
+            "setFiles",
+            &[Value::from(r), Value::from(inline)],
+        )
         .await
-        .map_err(|e| refs::frame_gone(r, &iframe, e))?
-    else {
-        return Err(ToolError::msg(format!(
-            "Ref {r} left the page while the files were being set. Call read_page again."
-        )));
-    };
-    let set = tab
-        .cdp()
-        .call_on(
-            &session,
-            "DOM.setFileInputFiles",
-            json!({"files": paths, "objectId": object}),
-        )
-        .await;
-    let _ = tab
-        .cdp()
-        .call_on(
-            &session,
-            "Runtime.releaseObject",
-            json!({ "objectId": object }),
-        )
-        .await;
-    set?;
+        .map_err(|e| refs::frame_gone(r, &iframe, e))?;
+        if let Some(error) = refs::ref_error(tab, r, &answer) {
+            return Err(error);
+        }
+    } else {
+        set_from_disk(tab, &session, r, &iframe, &decoded).await?;
+    }
     // Read back what the input now holds.
     let after = helper_on(tab.cdp(), &session, "fileInput", &[Value::from(r)]).await?;
     let held: Vec<String> = after["files"]
@@ -141,6 +112,63 @@ pub async fn upload_file(tab: &Tab, args: &UploadFileArgs) -> Result<ToolOutput,
         after["what"].as_str().unwrap_or("The input"),
         held.join(", ")
     )))
+}
+
+/// Writes the files to a fresh folder of the session's and sets them on the input with
+/// `DOM.setFileInputFiles` (the browser reads them from there, as after a person's pick).
+async fn set_from_disk(
+    tab: &Tab,
+    session: &str,
+    r: &str,
+    iframe: &Option<String>,
+    decoded: &[(&str, Vec<u8>)],
+) -> Result<(), ToolError> {
+    let dir = tab
+        .browser
+        .files()
+        .upload_dir()
+        .map_err(|e| ToolError::msg(format!("upload_file: no place for the files ({e})")))?;
+    let mut paths = Vec::with_capacity(decoded.len());
+    for (i, (name, bytes)) in decoded.iter().enumerate() {
+        // One folder per file, so two files of the same name from different folders both go.
+        let store = async {
+            let folder = dir.join(i.to_string());
+            tokio::fs::create_dir_all(&folder).await?;
+            let path = folder.join(name);
+            tokio::fs::write(&path, bytes).await?;
+            Ok::<_, std::io::Error>(path)
+        };
+        let path = store
+            .await
+            .map_err(|e| ToolError::msg(format!("upload_file: could not store {name} ({e})")))?;
+        paths.push(path.display().to_string());
+    }
+    let Some(object) = helper_object_on(tab.cdp(), session, "element", &[Value::from(r)])
+        .await
+        .map_err(|e| refs::frame_gone(r, iframe, e))?
+    else {
+        return Err(ToolError::msg(format!(
+            "Ref {r} left the page while the files were being set. Call read_page again."
+        )));
+    };
+    let set = tab
+        .cdp()
+        .call_on(
+            session,
+            "DOM.setFileInputFiles",
+            json!({"files": paths, "objectId": object}),
+        )
+        .await;
+    let _ = tab
+        .cdp()
+        .call_on(
+            session,
+            "Runtime.releaseObject",
+            json!({ "objectId": object }),
+        )
+        .await;
+    set?;
+    Ok(())
 }
 
 /// `list_downloads`.

@@ -475,9 +475,28 @@
     return { kind: 'other' };
   }
 
+  // upload_file where the browser cannot see the daemon's files (docker mode): the files are
+  // built here from their bytes (base64) and set through a DataTransfer, then `input` and
+  // `change` fire as after a person's pick.
+  function setFiles(ref, files) {
+    const checked = fileInput(ref);
+    if (checked.error) return checked;
+    const el = lookup(ref).el;
+    const dt = new DataTransfer();
+    for (const f of files) {
+      const bin = atob(f.data);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      dt.items.add(new File([bytes], f.name, { type: f.type }));
+    }
+    el.files = dt.files;
+    fire(el, 'input'); fire(el, 'change');
+    return { ok: true };
+  }
+
   const element = (ref) => { const found = lookup(ref); return found.el || null; };
 
-  const api = { fileInput, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
+  const api = { fileInput, setFiles, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })()

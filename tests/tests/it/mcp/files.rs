@@ -305,3 +305,60 @@ async fn upload_through_mcp_host_browser_reads_the_paths_itself() {
     let t = ok(&mcp, "list_downloads", json!({})).await;
     assert!(t.contains("not listed"), "{t}");
 }
+
+#[tokio::test]
+async fn upload_in_docker_mode_builds_the_files_in_the_page() {
+    use porthole_tests::docker::{self, ensure_image, unique, DockerCleanup};
+    ensure_image().await;
+    let tag = unique("dk-upload");
+    let _cleanup = DockerCleanup::new(&tag);
+    let pages = super::pages::serve().await;
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({"network": "host"}))).await;
+    let args: Vec<String> = [
+        "--api",
+        &daemon.base,
+        "--channel",
+        &tag,
+        "--token",
+        &daemon.token,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mcp = connect("porthole-mcp", &args, &[]).await;
+    ok(
+        &mcp,
+        "navigate",
+        json!({"url": format!("http://{pages}/upload"), "wait_for_selector": "#many"}),
+    )
+    .await;
+    let snap = ok(&mcp, "read_page", json!({})).await;
+    let dir = TempDir::new("mcp-docker-upload");
+    let a = dir.path().join("notes.txt");
+    std::fs::write(&a, b"hello upload").unwrap();
+    let b = dir.path().join("bytes.bin");
+    let b_bytes: Vec<u8> = (0..=255u8).collect();
+    std::fs::write(&b, &b_bytes).unwrap();
+    let t = ok(
+        &mcp,
+        "upload_file",
+        json!({"ref": ref_of(&snap, "\"Attachments\""), "paths": [a.display().to_string(), b.display().to_string()]}),
+    )
+    .await;
+    assert!(t.contains("bytes.bin (256 bytes)"), "{t}");
+    let expected = format!(
+        "notes.txt:12:{},bytes.bin:256:{}",
+        sum(b"hello upload"),
+        sum(&b_bytes)
+    );
+    eval_until(&mcp, "window.uploaded.many || ''", json!(expected)).await;
+    let e = err(
+        &mcp,
+        "upload_file",
+        json!({"ref": ref_of(&snap, "button \"Pick avatar\""), "paths": [a.display().to_string()]}),
+    )
+    .await;
+    assert!(e.contains("is not a file input"), "{e}");
+    let t = ok(&mcp, "list_downloads", json!({})).await;
+    assert!(t.contains("docker mode"), "{t}");
+}
