@@ -62,7 +62,7 @@ mod tests {
         let a = dir.join("a.txt");
         std::fs::write(&a, b"hello").unwrap();
         let args = |paths: Vec<String>| UploadFileArgs {
-            element_ref: "e1".into(),
+            element_ref: Some("e1".into()),
             paths,
             files: None,
         };

@@ -7,6 +7,7 @@
 //! into a list the tools read. Not in host mode: the behaviour is browser-wide, and the user's
 //! Chrome keeps its own download folder. Reading and answering for tools is `tools::files`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -53,6 +54,15 @@ pub struct Download {
     pub path: PathBuf,
 }
 
+/// A file chooser a page opened (intercepted, never shown), waiting for `upload_file`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chooser {
+    /// The `<input type=file>` it is for.
+    pub backend_node_id: i64,
+    /// It takes several files.
+    pub multiple: bool,
+}
+
 /// Whether downloads are followed for this session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DownloadTracking {
@@ -71,6 +81,8 @@ pub struct SessionFiles {
     downloads: Mutex<Vec<Download>>,
     uploads: AtomicU64,
     tracking: Mutex<DownloadTracking>,
+    /// The last file chooser each tab (flat session id) opened. Short lock.
+    choosers: Mutex<HashMap<String, Chooser>>,
 }
 
 impl std::fmt::Debug for SessionFiles {
@@ -110,11 +122,14 @@ impl SessionFiles {
             downloads: Mutex::new(Vec::new()),
             uploads: AtomicU64::new(0),
             tracking: Mutex::new(tracking.clone()),
+            choosers: Mutex::new(HashMap::new()),
         });
-        if let (DownloadTracking::On, Some(dir)) = (&tracking, files.downloads_dir()) {
-            let events = cdp.subscribe();
-            tokio::spawn(files.clone().follow(cdp.clone(), events, dir, closed));
-        }
+        let downloads = match (&tracking, files.downloads_dir()) {
+            (DownloadTracking::On, Some(dir)) => Some(dir),
+            _ => None,
+        };
+        let events = cdp.subscribe();
+        tokio::spawn(files.clone().follow(cdp.clone(), events, downloads, closed));
         files
     }
 
@@ -141,6 +156,11 @@ impl SessionFiles {
         Ok(dir)
     }
 
+    /// Takes the file chooser the tab behind `session` opened last, if one is waiting.
+    pub fn take_chooser(&self, session: &str) -> Option<Chooser> {
+        self.choosers.lock().expect("choosers lock").remove(session)
+    }
+
     /// The downloads so far, oldest first.
     pub fn downloads(&self) -> Vec<Download> {
         self.downloads.lock().expect("downloads lock").clone()
@@ -161,9 +181,50 @@ impl SessionFiles {
         self: Arc<Self>,
         cdp: CdpConnection,
         mut events: broadcast::Receiver<CdpEvent>,
-        dir: PathBuf,
+        downloads: Option<PathBuf>,
         closed: CancellationToken,
     ) {
+        if let Some(dir) = &downloads {
+            self.allow_downloads(&cdp, dir).await;
+        }
+        loop {
+            let event = tokio::select! {
+                _ = closed.cancelled() => return,
+                event = events.recv() => match event {
+                    Ok(event) => event,
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::debug!(event = "session_files_lagged", missed);
+                        continue;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+            };
+            match (event.method.as_str(), event.session_id.as_deref()) {
+                ("Page.fileChooserOpened", Some(session)) => {
+                    let Some(id) = event.params["backendNodeId"].as_i64() else {
+                        continue;
+                    };
+                    let chooser = Chooser {
+                        backend_node_id: id,
+                        multiple: event.params["mode"] == "selectMultiple",
+                    };
+                    self.choosers
+                        .lock()
+                        .expect("choosers lock")
+                        .insert(session.to_string(), chooser);
+                }
+                (method, None) if method.starts_with("Browser.download") => {
+                    if let Some(dir) = &downloads {
+                        self.apply(method, &event.params, dir);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Points the browser's downloads at `dir`, with events; tracking goes off if refused.
+    async fn allow_downloads(&self, cdp: &CdpConnection, dir: &Path) {
         let set = cdp
             .call(
                 "Browser.setDownloadBehavior",
@@ -178,21 +239,6 @@ impl SessionFiles {
             tracing::warn!(event = "downloads_not_followed", error = %e);
             *self.tracking.lock().expect("tracking lock") =
                 DownloadTracking::Off(format!("the browser refused to report downloads ({e})"));
-            return;
-        }
-        loop {
-            let event = tokio::select! {
-                _ = closed.cancelled() => return,
-                event = events.recv() => match event {
-                    Ok(event) => event,
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::debug!(event = "downloads_lagged", missed);
-                        continue;
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return,
-                },
-            };
-            self.apply(&event.method, &event.params, &dir);
         }
     }
 
@@ -255,6 +301,7 @@ mod tests {
             downloads: Mutex::new(Vec::new()),
             uploads: AtomicU64::new(0),
             tracking: Mutex::new(DownloadTracking::On),
+            choosers: Mutex::new(HashMap::new()),
         };
         let dir = files.downloads_dir().unwrap();
         files.apply(

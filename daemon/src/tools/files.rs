@@ -11,11 +11,11 @@
 use std::sync::Arc;
 
 use base64::Engine as _;
-use porthole_mcp::vocabulary::{GetDownloadArgs, UploadFileArgs, MAX_UPLOAD_BYTES};
+use porthole_mcp::vocabulary::{GetDownloadArgs, InlineFile, UploadFileArgs, MAX_UPLOAD_BYTES};
 use porthole_mcp::{BlobResource, Content, ToolOutput};
 use serde_json::{json, Value};
 
-use super::driver::{helper_object_on, helper_on, Tab};
+use super::driver::{helper_object_on, helper_on, Tab, PAGE_JS};
 use super::error::ToolError;
 use super::refs;
 use crate::browser::files::{DownloadState, DownloadTracking};
@@ -33,24 +33,25 @@ pub async fn upload_file(tab: &Tab, args: &UploadFileArgs) -> Result<ToolOutput,
              (which reads the paths where the agent runs and sends the files).",
         ));
     };
-    let r = args.element_ref.trim();
-    let (session, iframe) = refs::locate(tab, r)?;
-    let input = helper_on(tab.cdp(), &session, "fileInput", &[Value::from(r)])
-        .await
-        .map_err(|e| refs::frame_gone(r, &iframe, e))?;
-    if let Some(error) = refs::ref_error(tab, r, &input) {
-        return Err(error);
+    let decoded = decode(files, &args.paths)?;
+    match args.element_ref.as_deref().map(str::trim) {
+        Some(r) => {
+            // Setting files by ref answers any chooser the page had opened, too.
+            tab.browser.files().take_chooser(&tab.session_id);
+            upload_to_ref(tab, r, files, &decoded).await
+        }
+        None => upload_to_chooser(tab, files, &decoded).await,
     }
-    if files.len() > 1 && input["multiple"] != true {
-        return Err(ToolError::msg(format!(
-            "{} takes one file (it has no `multiple` attribute); got {}.",
-            input["what"].as_str().unwrap_or("the input"),
-            files.len()
-        )));
-    }
+}
+
+/// The files' bytes, within the cap.
+fn decode<'a>(
+    files: &'a [InlineFile],
+    paths: &[String],
+) -> Result<Vec<(&'a str, Vec<u8>)>, ToolError> {
     let mut decoded = Vec::with_capacity(files.len());
     let mut total = 0u64;
-    for (file, path) in files.iter().zip(&args.paths) {
+    for (file, path) in files.iter().zip(paths) {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(&file.data)
             .map_err(|e| ToolError::msg(format!("upload_file: {path} arrived garbled ({e})")))?;
@@ -63,18 +64,51 @@ pub async fn upload_file(tab: &Tab, args: &UploadFileArgs) -> Result<ToolOutput,
         }
         decoded.push((file.name.as_str(), bytes));
     }
+    Ok(decoded)
+}
+
+/// The files as the page builds them in docker mode.
+fn inline_json(files: &[InlineFile]) -> Value {
+    Value::from(
+        files
+            .iter()
+            .map(|f| json!({"name": f.name, "data": f.data, "type": mime_type(&f.name)}))
+            .collect::<Vec<_>>(),
+    )
+}
+
+fn one_file_only(what: &str, count: usize) -> ToolError {
+    ToolError::msg(format!(
+        "{what} takes one file (it has no `multiple` attribute); got {count}."
+    ))
+}
+
+/// Sets the files on the input behind ref `r`.
+async fn upload_to_ref(
+    tab: &Tab,
+    r: &str,
+    files: &[InlineFile],
+    decoded: &[(&str, Vec<u8>)],
+) -> Result<ToolOutput, ToolError> {
+    let (session, iframe) = refs::locate(tab, r)?;
+    let input = helper_on(tab.cdp(), &session, "fileInput", &[Value::from(r)])
+        .await
+        .map_err(|e| refs::frame_gone(r, &iframe, e))?;
+    if let Some(error) = refs::ref_error(tab, r, &input) {
+        return Err(error);
+    }
+    if files.len() > 1 && input["multiple"] != true {
+        let what = input["what"].as_str().unwrap_or("the input");
+        return Err(one_file_only(what, files.len()));
+    }
     if tab.browser.mode() == Mode::Docker {
         // The browser runs in a container that cannot see the daemon's files: build them in
         // the page from their bytes instead.
-        let inline: Vec<Value> = files
-            .iter()
-            .map(|f| json!({"name": f.name, "data": f.data, "type": mime_type(&f.name)}))
-            .collect();
         let answer = helper_on(
             tab.cdp(),
             &session,
             "setFiles",
-            &[Value::from(r), Value::from(inline)],
+            &[Value::from(r), inline_json(files)],
         )
         .await
         .map_err(|e| refs::frame_gone(r, &iframe, e))?;
@@ -82,10 +116,119 @@ pub async fn upload_file(tab: &Tab, args: &UploadFileArgs) -> Result<ToolOutput,
             return Err(error);
         }
     } else {
-        set_from_disk(tab, &session, r, &iframe, &decoded).await?;
+        let paths = store(tab, decoded).await?;
+        let Some(object) = helper_object_on(tab.cdp(), &session, "element", &[Value::from(r)])
+            .await
+            .map_err(|e| refs::frame_gone(r, &iframe, e))?
+        else {
+            return Err(ToolError::msg(format!(
+                "Ref {r} left the page while the files were being set. Call read_page again."
+            )));
+        };
+        let set = tab
+            .cdp()
+            .call_on(
+                &session,
+                "DOM.setFileInputFiles",
+                json!({"files": paths, "objectId": object}),
+            )
+            .await;
+        release(tab, &session, &object).await;
+        set?;
     }
-    // Read back what the input now holds.
     let after = helper_on(tab.cdp(), &session, "fileInput", &[Value::from(r)]).await?;
+    held(&after, decoded.len())
+}
+
+/// Sets the files on the input whose file chooser the page opened last (the chooser was
+/// intercepted, so no dialog is waiting on anyone).
+async fn upload_to_chooser(
+    tab: &Tab,
+    files: &[InlineFile],
+    decoded: &[(&str, Vec<u8>)],
+) -> Result<ToolOutput, ToolError> {
+    let Some(chooser) = tab.browser.files().take_chooser(&tab.session_id) else {
+        return Err(ToolError::msg(
+            "upload_file needs `ref` (the file input's ref from read_page or find) unless the \
+             page has just opened a file chooser: click its upload button first, or give the \
+             ref.",
+        ));
+    };
+    if files.len() > 1 && !chooser.multiple {
+        return Err(one_file_only("The file chooser", files.len()));
+    }
+    let session = tab.session_id.as_str();
+    let mut resolved = tab
+        .cdp()
+        .call_on(
+            session,
+            "DOM.resolveNode",
+            json!({"backendNodeId": chooser.backend_node_id}),
+        )
+        .await;
+    if resolved.is_err() {
+        let _ = tab.cdp().call_on(session, "DOM.enable", json!({})).await;
+        resolved = tab
+            .cdp()
+            .call_on(
+                session,
+                "DOM.resolveNode",
+                json!({"backendNodeId": chooser.backend_node_id}),
+            )
+            .await;
+    }
+    let gone = || {
+        ToolError::msg(
+            "The file input whose chooser the page opened is gone (the page changed). Click \
+             its upload button again, or give upload_file a ref.",
+        )
+    };
+    let object = resolved.map_err(|_| gone())?["object"]["objectId"]
+        .as_str()
+        .ok_or_else(gone)?
+        .to_string();
+    let call = |function: String, args: Vec<Value>| {
+        let object = object.clone();
+        async move {
+            tab.cdp()
+                .call_on(
+                    session,
+                    "Runtime.callFunctionOn",
+                    json!({
+                        "objectId": object,
+                        "functionDeclaration": function,
+                        "arguments": args.into_iter().map(|v| json!({"value": v})).collect::<Vec<_>>(),
+                        "returnByValue": true,
+                    }),
+                )
+                .await
+        }
+    };
+    let result = async {
+        if tab.browser.mode() == Mode::Docker {
+            let f = format!("function (files) {{ return ({PAGE_JS}).setFilesOf(this, files); }}");
+            call(f, vec![inline_json(files)]).await?;
+        } else {
+            let paths = store(tab, decoded).await?;
+            tab.cdp()
+                .call_on(
+                    session,
+                    "DOM.setFileInputFiles",
+                    json!({"files": paths, "backendNodeId": chooser.backend_node_id}),
+                )
+                .await?;
+        }
+        let f = format!("function () {{ return ({PAGE_JS}).filesOf(this); }}");
+        let after = call(f, Vec::new()).await?;
+        held(&after["result"]["value"], decoded.len())
+    }
+    .await;
+    release(tab, session, &object).await;
+    result
+}
+
+/// What the input holds after setting `expected` files, or an error saying it holds less.
+fn held(after: &Value, expected: usize) -> Result<ToolOutput, ToolError> {
     let held: Vec<String> = after["files"]
         .as_array()
         .into_iter()
@@ -98,67 +241,21 @@ pub async fn upload_file(tab: &Tab, args: &UploadFileArgs) -> Result<ToolOutput,
             )
         })
         .collect();
-    if held.len() != decoded.len() {
+    let what = after["what"].as_str().unwrap_or("the input");
+    if held.len() != expected {
         return Err(ToolError::msg(format!(
-            "upload_file set {} file(s) but {} holds {}: {}",
-            decoded.len(),
-            after["what"].as_str().unwrap_or("the input"),
+            "upload_file set {expected} file(s) but {what} holds {}: {}",
             held.len(),
             held.join(", ")
         )));
     }
     Ok(ToolOutput::text(format!(
-        "{} now holds {}.",
-        after["what"].as_str().unwrap_or("The input"),
+        "{what} now holds {}.",
         held.join(", ")
     )))
 }
 
-/// Writes the files to a fresh folder of the session's and sets them on the input with
-/// `DOM.setFileInputFiles` (the browser reads them from there, as after a person's pick).
-async fn set_from_disk(
-    tab: &Tab,
-    session: &str,
-    r: &str,
-    iframe: &Option<String>,
-    decoded: &[(&str, Vec<u8>)],
-) -> Result<(), ToolError> {
-    let dir = tab
-        .browser
-        .files()
-        .upload_dir()
-        .map_err(|e| ToolError::msg(format!("upload_file: no place for the files ({e})")))?;
-    let mut paths = Vec::with_capacity(decoded.len());
-    for (i, (name, bytes)) in decoded.iter().enumerate() {
-        // One folder per file, so two files of the same name from different folders both go.
-        let store = async {
-            let folder = dir.join(i.to_string());
-            tokio::fs::create_dir_all(&folder).await?;
-            let path = folder.join(name);
-            tokio::fs::write(&path, bytes).await?;
-            Ok::<_, std::io::Error>(path)
-        };
-        let path = store
-            .await
-            .map_err(|e| ToolError::msg(format!("upload_file: could not store {name} ({e})")))?;
-        paths.push(path.display().to_string());
-    }
-    let Some(object) = helper_object_on(tab.cdp(), session, "element", &[Value::from(r)])
-        .await
-        .map_err(|e| refs::frame_gone(r, iframe, e))?
-    else {
-        return Err(ToolError::msg(format!(
-            "Ref {r} left the page while the files were being set. Call read_page again."
-        )));
-    };
-    let set = tab
-        .cdp()
-        .call_on(
-            session,
-            "DOM.setFileInputFiles",
-            json!({"files": paths, "objectId": object}),
-        )
-        .await;
+async fn release(tab: &Tab, session: &str, object: &str) {
     let _ = tab
         .cdp()
         .call_on(
@@ -167,8 +264,32 @@ async fn set_from_disk(
             json!({ "objectId": object }),
         )
         .await;
-    set?;
-    Ok(())
+}
+
+/// Writes the files to a fresh folder of the session's, one folder per file (so two files of
+/// the same name from different folders both go), for `DOM.setFileInputFiles` (the browser
+/// reads them from there, as after a person's pick).
+async fn store(tab: &Tab, decoded: &[(&str, Vec<u8>)]) -> Result<Vec<String>, ToolError> {
+    let dir = tab
+        .browser
+        .files()
+        .upload_dir()
+        .map_err(|e| ToolError::msg(format!("upload_file: no place for the files ({e})")))?;
+    let mut paths = Vec::with_capacity(decoded.len());
+    for (i, (name, bytes)) in decoded.iter().enumerate() {
+        let write = async {
+            let folder = dir.join(i.to_string());
+            tokio::fs::create_dir_all(&folder).await?;
+            let path = folder.join(name);
+            tokio::fs::write(&path, bytes).await?;
+            Ok::<_, std::io::Error>(path)
+        };
+        let path = write
+            .await
+            .map_err(|e| ToolError::msg(format!("upload_file: could not store {name} ({e})")))?;
+        paths.push(path.display().to_string());
+    }
+    Ok(paths)
 }
 
 /// `list_downloads`.

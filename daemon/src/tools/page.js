@@ -481,7 +481,10 @@
   function setFiles(ref, files) {
     const checked = fileInput(ref);
     if (checked.error) return checked;
-    const el = lookup(ref).el;
+    return setFilesOf(lookup(ref).el, files);
+  }
+
+  function setFilesOf(el, files) {
     const dt = new DataTransfer();
     for (const f of files) {
       const bin = atob(f.data);
@@ -496,7 +499,10 @@
 
   const element = (ref) => { const found = lookup(ref); return found.el || null; };
 
-  const api = { fileInput, setFiles, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
+  // The files an input holds, for read-back when it is known by node rather than by ref.
+  const filesOf = (el) => ({ files: [...el.files].map((f) => ({ name: f.name, size: f.size })), what: describe(el) });
+
+  const api = { fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })()

@@ -83,6 +83,20 @@ async fn upload_sets_files_the_page_reads_back_and_bad_input_is_named() {
     )
     .await;
 
+    // A hidden input behind a styled button has no ref: its chooser is answered without one.
+    let e = err(&mcp, "upload_file", json!({"paths": [a]})).await;
+    assert!(e.contains("needs `ref`"), "{e}");
+    let t = ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "button \"Upload documents\"")}),
+    )
+    .await;
+    assert!(t.contains("opened a file chooser"), "{t}");
+    let t = ok(&mcp, "upload_file", json!({"paths": [a, b]})).await;
+    assert!(t.contains("bytes.bin (256 bytes)"), "{t}");
+    eval_until(&mcp, "window.uploaded.hidden || ''", json!(expected)).await;
+
     // Bad input, each named.
     let missing = dir.path().join("missing.pdf").display().to_string();
     let e = err(
@@ -359,6 +373,24 @@ async fn upload_in_docker_mode_builds_the_files_in_the_page() {
     )
     .await;
     assert!(e.contains("is not a file input"), "{e}");
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "button \"Upload documents\"")}),
+    )
+    .await;
+    ok(
+        &mcp,
+        "upload_file",
+        json!({"paths": [a.display().to_string()]}),
+    )
+    .await;
+    eval_until(
+        &mcp,
+        "window.uploaded.hidden || ''",
+        json!(format!("notes.txt:12:{}", sum(b"hello upload"))),
+    )
+    .await;
     let t = ok(&mcp, "list_downloads", json!({})).await;
     assert!(t.contains("docker mode"), "{t}");
 }

@@ -86,15 +86,18 @@ pub const SETTLE_PAGE: &str = r#"<!doctype html><html><head><title>Settle page</
 <span id="out">Not yet</span>
 </body></html>"#;
 
-/// Two file inputs (one takes several files) whose page reads back what was set: name, size
-/// and the sum of the bytes of each file, in `window.uploaded`.
+/// Two file inputs (one takes several files) and a hidden one behind a styled button, whose
+/// page reads back what was set: name, size and the sum of the bytes of each file, in
+/// `window.uploaded`.
 pub const UPLOAD_PAGE: &str = r#"<!doctype html><html><head><title>Upload page</title></head><body>
 <label>Attachments <input type="file" id="many" multiple></label>
 <label>Avatar <input type="file" id="one"></label>
 <button id="pick" onclick="document.getElementById('one').click()">Pick avatar</button>
+<input type="file" id="hidden" multiple style="display:none">
+<button id="docs" onclick="document.getElementById('hidden').click()">Upload documents</button>
 <script>
  window.uploaded = {};
- for (const id of ['many', 'one']) document.getElementById(id).addEventListener('change', async (e) => {
+ for (const id of ['many', 'one', 'hidden']) document.getElementById(id).addEventListener('change', async (e) => {
   const out = [];
   for (const f of e.target.files) { const b = new Uint8Array(await f.arrayBuffer()); out.push(f.name + ':' + f.size + ':' + b.reduce((a, x) => a + x, 0)); }
   window.uploaded[id] = out.join(',');
