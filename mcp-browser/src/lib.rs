@@ -9,6 +9,7 @@
 //! - [`proxy`]: [`proxy::HttpProxyBackend`], forwarding every call to the daemon.
 //! - [`transport`]: one HTTP exchange with the daemon, over TCP or the agent Unix socket.
 //! - [`screenshot_file`]: `save_screenshot` done by the calling process on top of `screenshot`.
+//! - [`upload`]: `upload_file`'s files read by the calling process and sent inline.
 //!
 //! This crate never depends on the daemon: the daemon depends on it and implements the direct
 //! backend on its CDP engine.
@@ -21,10 +22,11 @@ pub mod server;
 pub mod stdio_logging;
 pub mod tools;
 pub mod transport;
+pub mod upload;
 pub mod vocabulary;
 pub mod wire;
 
 pub use backend::ToolBackend;
 pub use server::{McpServer, ServerOptions};
 pub use vocabulary::{ToolCall, ToolName};
-pub use wire::{ActionRequest, ApiErrorBody, ApiErrorDetail, Content, ToolOutput};
+pub use wire::{ActionRequest, ApiErrorBody, ApiErrorDetail, BlobResource, Content, ToolOutput};

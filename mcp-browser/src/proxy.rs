@@ -14,6 +14,7 @@ use url::Url;
 use crate::backend::ToolBackend;
 use crate::screenshot_file::save_screenshot;
 use crate::transport::{ApiTransport, TransportError};
+use crate::upload::with_inline_files;
 use crate::vocabulary::{ToolCall, ToolName};
 use crate::wire::{ActionRequest, ApiErrorBody, ToolOutput};
 use async_trait::async_trait;
@@ -157,6 +158,17 @@ impl ToolBackend for HttpProxyBackend {
         if tool == ToolName::SaveScreenshot.as_str() {
             return match ToolCall::from_name(tool, &args) {
                 Ok(ToolCall::SaveScreenshot(a)) => save_screenshot(self, &a).await,
+                Ok(_) => unreachable_call(tool),
+                Err(e) => ToolOutput::error(e.to_string()),
+            };
+        }
+        if tool == ToolName::UploadFile.as_str() {
+            // The files are read here, where the agent runs, and travel in the request.
+            return match ToolCall::from_name(tool, &args) {
+                Ok(ToolCall::UploadFile(a)) => match with_inline_files(a).await {
+                    Ok(a) => self.action(tool, ToolCall::UploadFile(a).args_json()).await,
+                    Err(e) => ToolOutput::error(e),
+                },
                 Ok(_) => unreachable_call(tool),
                 Err(e) => ToolOutput::error(e.to_string()),
             };

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ResourceContents, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -223,6 +224,10 @@ impl From<ToolOutput> for CallToolResult {
             .map(|c| match c {
                 Content::Text { text } => ContentBlock::text(text),
                 Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+                Content::Resource { resource } => ContentBlock::resource(
+                    ResourceContents::blob(resource.blob, resource.uri)
+                        .with_mime_type(resource.mime_type),
+                ),
             })
             .collect();
         if out.is_error {

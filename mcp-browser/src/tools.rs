@@ -50,7 +50,7 @@ pub fn description(tool: ToolName) -> &'static str {
         ToolName::ResizeWindow => "Resize the browser window (the viewport pages lay out for).",
         ToolName::UploadFile => {
             "Set the files of a file input (by ref), up to 10 MiB in all. A file chooser the \
-             page opens is not shown: use this instead."
+             page opens is not shown: call this without ref to answer it."
         }
         ToolName::ListDownloads => "Downloads of this browser: id, name, size, MIME type, state.",
         ToolName::GetDownload => "A finished download's bytes, by id from list_downloads.",

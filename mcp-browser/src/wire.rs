@@ -58,6 +58,24 @@ pub enum Content {
         #[serde(rename = "mimeType")]
         mime_type: String,
     },
+    /// A file's bytes (MCP embedded resource with a base64 `blob`).
+    Resource {
+        /// The file.
+        resource: BlobResource,
+    },
+}
+
+/// The inside of [`Content::Resource`]: `{"uri","mimeType","blob"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BlobResource {
+    /// Names the file, e.g. `file:///…/report.pdf`.
+    pub uri: String,
+    /// Its MIME type.
+    #[serde(rename = "mimeType")]
+    pub mime_type: String,
+    /// The bytes, base64.
+    pub blob: String,
 }
 
 impl ToolOutput {
@@ -101,7 +119,7 @@ impl ToolOutput {
             .iter()
             .filter_map(|c| match c {
                 Content::Text { text } => Some(text.as_str()),
-                Content::Image { .. } => None,
+                Content::Image { .. } | Content::Resource { .. } => None,
             })
             .collect::<Vec<_>>()
             .join("\n")
@@ -111,7 +129,7 @@ impl ToolOutput {
     pub fn first_image(&self) -> Option<(&str, &str)> {
         self.content.iter().find_map(|c| match c {
             Content::Image { data, mime_type } => Some((data.as_str(), mime_type.as_str())),
-            Content::Text { .. } => None,
+            Content::Text { .. } | Content::Resource { .. } => None,
         })
     }
 }

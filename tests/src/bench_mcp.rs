@@ -130,7 +130,15 @@ fn ms(d: Duration) -> f64 {
 pub(crate) async fn serve_pages() -> String {
     let app = Router::new()
         .route("/form", get(|| async { Html(FORM) }))
-        .route("/page2", get(|| async { Html(PAGE2) }));
+        .route("/page2", get(|| async { Html(PAGE2) }))
+        .route(
+            "/complex",
+            get(|| async { Html(crate::pages::COMPLEX_PAGE) }),
+        )
+        .route(
+            "/complex-frame",
+            get(|| async { Html(crate::pages::COMPLEX_FRAME) }),
+        );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
@@ -410,11 +418,13 @@ pub async fn run() {
 
     // Start-up: spawn → tools/list answered (Chrome is only looked for on the first call).
     let mut startup = Vec::new();
+    let mut tools_list_bytes = 0;
     for i in 0..=RUNS {
         let started = Instant::now();
         let client = spawn_host(chromium.profile.path()).await;
         let tools = client.list_all_tools().await.expect("tools/list");
         assert!(tools.len() >= 20, "{} tools", tools.len());
+        tools_list_bytes = serde_json::to_string(&json!({ "tools": tools })).map_or(0, |s| s.len());
         if i > 0 {
             startup.push(ms(started.elapsed()));
         }
@@ -456,6 +466,13 @@ pub async fn run() {
     let snapshot = text(&call(&client, "read_page", json!({})).await);
     let snapshot_all = text(&call(&client, "read_page", json!({"filter": "all"})).await);
     let walk = raw.eval(RAW_WALK).await;
+    call(
+        &client,
+        "navigate",
+        json!({"url": format!("{base}/complex"), "wait_for_text": "Product 100"}),
+    )
+    .await;
+    let complex = text(&call(&client, "read_page", json!({})).await);
     let _ = client.cancel().await;
 
     println!(
@@ -488,6 +505,11 @@ pub async fn run() {
         snapshot.len(),
         snapshot_all.len(),
         walk.as_str().map_or(0, str::len)
+    );
+    println!(
+        "  token budget: tools/list {tools_list_bytes} bytes of JSON (budget 12000); read_page \
+         of the complex page (iframe, shadow root, 100 rows): {} bytes (smallest peer 5900)",
+        complex.len()
     );
     println!(
         "  for reference only — 8-step totals measured elsewhere, not in this run (DESIGN.md §7):"

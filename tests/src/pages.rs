@@ -8,6 +8,38 @@ use axum::Router;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+/// The token-budget page (issue 12; served at `/complex` by the MCP tests and the bench,
+/// its frame at `/complex-frame`): a header with links, a search form, a same-origin iframe
+/// with a form, a custom element with an open shadow root, and 100 list rows each with a named
+/// link and some text. Fixed content, so snapshot sizes are deterministic.
+pub const COMPLEX_PAGE: &str = r#"<!doctype html><html><head><title>Complex page</title></head><body>
+<header><nav><a href="/">Home</a> <a href="/products">Products</a> <a href="/about">About</a> <a href="/contact">Contact</a></nav></header>
+<main>
+<h1>Catalogue</h1>
+<form role="search" onsubmit="return false"><label>Search <input id="q" placeholder="Search products"></label> <button>Go</button></form>
+<iframe id="frame" src="/complex-frame" title="Newsletter" style="width:400px;height:120px"></iframe>
+<shop-cart id="cart"></shop-cart>
+<ul id="rows"></ul>
+</main>
+<footer><a href="/terms">Terms</a> <a href="/privacy">Privacy</a></footer>
+<script>
+ customElements.define('shop-cart', class extends HTMLElement {
+  constructor() { super(); const r = this.attachShadow({mode: 'open'});
+   r.innerHTML = '<h2>Cart</h2><p>Cart total: 0 items</p><button id="checkout">Checkout</button><a href="/cart">View cart</a>'; }
+ });
+ const ul = document.getElementById('rows');
+ for (let i = 1; i <= 100; i++) {
+  const li = document.createElement('li');
+  li.innerHTML = '<a href="/products/' + i + '">Product ' + i + ': oak desk lamp</a> <span>In stock</span>';
+  ul.appendChild(li);
+ }
+</script></body></html>"#;
+
+/// The complex page's iframe: a small newsletter form.
+pub const COMPLEX_FRAME: &str = r#"<!doctype html><html><head><title>Newsletter</title></head><body>
+<p>Get our newsletter</p><label>Email <input id="email" type="email"></label><button id="sub">Subscribe</button>
+</body></html>"#;
+
 /// A page with something for every kind of input; page script records what happened in
 /// `window.seen` and shows clicks in `#out`.
 pub const INPUT_PAGE: &str = r#"<!doctype html>

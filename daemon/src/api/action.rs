@@ -23,6 +23,9 @@ use crate::browser::Actor;
 use crate::channel_id::ChannelId;
 use crate::tools::{EngineBackend, ReadySession};
 
+/// The largest action body: upload_file's files (10 MiB) as base64, plus room for the rest.
+pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
 /// Runs one MCP browser tool on a channel's browser.
 #[utoipa::path(
     post,

@@ -16,6 +16,7 @@ mod ws_protocol;
 
 use std::sync::Arc;
 
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{delete, get, post};
 use axum::Router;
 use tokio_util::sync::CancellationToken;
@@ -127,7 +128,10 @@ pub fn app_on(state: AppState, listener: Listener) -> Router {
             delete(http::delete_channel),
         )
         .route("/api/browser/mode", post(http::set_mode))
-        .route("/api/browser/action", post(action::action))
+        .route(
+            "/api/browser/action",
+            post(action::action).layer(DefaultBodyLimit::max(action::MAX_BODY_BYTES)),
+        )
         .route(
             "/api/browser/agents",
             get(agents::list).post(agents::create),
@@ -148,6 +152,10 @@ pub fn app_on(state: AppState, listener: Listener) -> Router {
             auth::admit,
         ))
         .layer(axum::Extension(listener))
-        .layer(tower_http::limit::RequestBodyLimitLayer::new(1024 * 1024))
+        // 1 MiB for every JSON body but the action's (upload_file carries files inline).
+        .layer(DefaultBodyLimit::max(1024 * 1024))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(
+            action::MAX_BODY_BYTES,
+        ))
         .with_state(state)
 }

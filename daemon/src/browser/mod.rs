@@ -4,6 +4,7 @@
 mod agent_tabs;
 mod dialogs;
 mod events;
+pub mod files;
 pub mod input;
 pub mod input_queue;
 pub mod keys;

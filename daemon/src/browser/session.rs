@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::files::{DownloadTracking, SessionFiles};
 use super::input::InputEvent;
 use super::logs::TabLogs;
 use super::notice::{PaneMessage, TabInfo};
@@ -84,6 +85,8 @@ pub struct BrowserSession {
     pub(super) logs: TabLogs,
     /// The MCP tools' element-ref books, per tab (dropped in `untrack`).
     refs: RefBooks,
+    /// Uploaded files and downloads (the MCP file tools).
+    files: Arc<SessionFiles>,
     /// Requested viewport (CSS px). Short lock.
     viewport: Mutex<(u32, u32)>,
     pub(super) closed: CancellationToken,
@@ -138,6 +141,12 @@ impl BrowserSession {
             ownership == Ownership::AllTabs,
         );
         let logs = TabLogs::spawn(&cdp, closed.clone());
+        let files = SessionFiles::spawn(
+            &cdp,
+            channel.as_str(),
+            download_tracking(mode, ownership),
+            closed.clone(),
+        );
         let session = Arc::new(Self {
             channel,
             mode,
@@ -149,6 +158,7 @@ impl BrowserSession {
             hub,
             logs,
             refs: RefBooks::default(),
+            files,
             viewport: Mutex::new(screen),
             closed,
             winding_down: std::sync::atomic::AtomicBool::new(false),
@@ -260,6 +270,11 @@ impl BrowserSession {
         &self.logs
     }
 
+    /// Uploaded files and downloads of this session's browser.
+    pub fn files(&self) -> &SessionFiles {
+        &self.files
+    }
+
     /// The MCP tools' element-ref books of this session's tabs.
     pub fn refs(&self) -> &RefBooks {
         &self.refs
@@ -366,6 +381,15 @@ impl BrowserSession {
         let _ = self
             .cdp
             .call_on(&session_id, "Page.enable", json!({}))
+            .await;
+        // A file chooser the page opens is reported to us, never shown (upload_file sets files).
+        let _ = self
+            .cdp
+            .call_on(
+                &session_id,
+                "Page.setInterceptFileChooserDialog",
+                json!({"enabled": true}),
+            )
             .await;
         // Console and network logs from the moment the tab is ours (see `logs`).
         for domain in ["Runtime.enable", "Network.enable"] {
@@ -668,4 +692,23 @@ async fn size_viewport(
     )
     .await?;
     Ok(())
+}
+
+/// Whether a session follows its browser's downloads (see [`super::files`]).
+fn download_tracking(mode: Mode, ownership: Ownership) -> DownloadTracking {
+    if ownership == Ownership::OwnTabs {
+        DownloadTracking::Off(
+            "downloads in the user's own Chrome go to its download folder and are not listed \
+             here"
+                .into(),
+        )
+    } else if mode == Mode::Docker {
+        DownloadTracking::Off(
+            "in docker mode the browser runs in a container whose downloads are not reachable \
+             yet"
+            .into(),
+        )
+    } else {
+        DownloadTracking::On
+    }
 }

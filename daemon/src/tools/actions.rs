@@ -10,8 +10,22 @@ use porthole_mcp::ToolOutput;
 
 use super::driver::Tab;
 use super::error::ToolError;
+use super::readback::{self, Expect};
 use super::{page, refs, waits};
 use crate::browser::input::{dispatch, InputEvent, MouseButton};
+
+/// After `type`: a note when the field (the ref's, else the focused one) does not hold the
+/// text.
+async fn read_back(tab: &Tab, args: &ComputerArgs, text: &str) -> Option<String> {
+    match args.element_ref.as_deref() {
+        Some(r) => {
+            let (session, _) = refs::locate(tab, r.trim()).ok()?;
+            readback::mismatch(tab, &session, Some(r.trim()), text, Expect::Contains).await
+        }
+        // Coordinates or the current focus: the main frame's focused element.
+        None => readback::mismatch(tab, &tab.session_id, None, text, Expect::Contains).await,
+    }
+}
 
 /// `computer`.
 pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, ToolError> {
@@ -130,6 +144,11 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
         A::Wait | A::Screenshot => unreachable!("handled above"),
     };
     let mut notes = waits::settle(tab, before).await;
+    if let (A::Type, Some(text)) = (args.action, args.text.as_deref()) {
+        if let Some(note) = read_back(tab, args, text).await {
+            notes.push(note);
+        }
+    }
     if let Some(wait) = args.wait() {
         notes.push(waits::wait_for(tab, &wait).await?);
     }

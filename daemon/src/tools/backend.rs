@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::driver::Tab;
 use super::error::ToolError;
-use super::{actions, dialogs, forms, logs, page, snapshot, tabs};
+use super::{actions, dialogs, files, forms, logs, page, snapshot, tabs};
 use crate::browser::{Actor, BrowserSession};
 
 /// Where the tools find their browser session (started on demand).
@@ -67,6 +67,17 @@ impl ToolBackend for EngineBackend {
             Ok(call) => call,
             Err(e) => return ToolOutput::error(e.to_string()),
         };
+        // upload_file's paths are read where the MCP client runs: here for mcp-host-browser;
+        // porthole-mcp sends the files inline, and the action endpoint reads no paths.
+        let call = match call {
+            ToolCall::UploadFile(a) if a.files.is_none() && self.saves_files => {
+                match porthole_mcp::upload::with_inline_files(a).await {
+                    Ok(a) => ToolCall::UploadFile(a),
+                    Err(e) => return ToolOutput::error(e),
+                }
+            }
+            other => other,
+        };
         if let ToolCall::SaveScreenshot(a) = &call {
             if !self.saves_files {
                 return ToolOutput::error(
@@ -115,6 +126,8 @@ async fn dispatch(
                  browser. Ask the user in your conversation instead.",
             ))
         }
+        ToolCall::ListDownloads(_) => return Ok(files::list_downloads(browser)),
+        ToolCall::GetDownload(a) => return files::get_download(browser, a).await,
         _ => {}
     }
     let tab = Tab::for_actor(browser, actor).await?;
@@ -163,9 +176,10 @@ async fn run_on_tab(tab: &Tab, call: &ToolCall) -> Result<ToolOutput, ToolError>
         ToolCall::SaveScreenshot(_) => Err(ToolError::msg(
             "save_screenshot is written by the MCP server; call screenshot here",
         )),
-        ToolCall::UploadFile(_) | ToolCall::ListDownloads(_) | ToolCall::GetDownload(_) => Err(
-            ToolError::msg("file tools are not implemented on the engine yet"),
-        ),
+        ToolCall::UploadFile(a) => files::upload_file(&tab, a).await,
+        ToolCall::ListDownloads(_) | ToolCall::GetDownload(_) => {
+            unreachable!("download tools are handled above")
+        }
         ToolCall::ListTabs(_)
         | ToolCall::NewTab(_)
         | ToolCall::SwitchTab(_)

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::driver::{helper_on, Tab};
 use super::error::ToolError;
+use super::readback::{self, Expect};
 use super::{refs, waits};
 
 /// `form_input`.
@@ -30,7 +31,12 @@ pub async fn form_input(tab: &Tab, args: &FormInputArgs) -> Result<ToolOutput, T
         "{} ({r}).",
         capitalise(answer["ok"].as_str().unwrap_or("done"))
     ));
-    let notes = waits::settle(tab, before).await;
+    let mut notes = waits::settle(tab, before).await;
+    if let FormValue::Text(text) = &args.value {
+        if let Some(note) = readback::mismatch(tab, &session, Some(r), text, Expect::Equals).await {
+            notes.push(note);
+        }
+    }
     if !notes.is_empty() {
         out = out.with_text(notes.join("\n"));
     }

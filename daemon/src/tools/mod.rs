@@ -1,4 +1,4 @@
-//! The 20 MCP browser tools (DESIGN.md §7), implemented once on the engine: the daemon's
+//! The MCP browser tools (DESIGN.md §7), implemented once on the engine: the daemon's
 //! `POST /api/browser/action` runs them on a channel's [`BrowserSession`], and
 //! `porthole mcp-host-browser` runs them on a session over the user's Chrome (own tabs only).
 //!
@@ -9,6 +9,8 @@
 //! - [`refs`]: element refs bound to their document; stale and unknown refs are told apart.
 //! - [`snapshot`]: `read_page` and `find` (iframes, open shadow roots, size cap).
 //! - [`actions`]: `computer`. [`forms`]: `form_input`. [`waits`]: wait_for_* and settling.
+//! - [`files`]: `upload_file`, `list_downloads`, `get_download`. [`readback`]: typed and
+//!   filled values checked against what the page kept.
 //! - [`tabs`], [`page`], [`logs`]: tabs, page info/text/evaluate/screenshots, console/network.
 //!
 //! This module never starts browsers, owns no sockets and knows nothing of HTTP or rmcp.
@@ -20,11 +22,13 @@ mod backend;
 mod dialogs;
 mod driver;
 mod error;
+mod files;
 mod forms;
 pub mod host;
 mod in_tab;
 mod logs;
 mod page;
+mod readback;
 mod refs;
 mod snapshot;
 mod tabs;

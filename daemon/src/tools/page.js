@@ -436,7 +436,74 @@
     });
   }
 
-  const api = { snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
+  // upload_file: the file input behind a ref, and what it holds.
+  function fileInput(ref) {
+    const found = lookup(ref);
+    if (found.error) return found;
+    const el = found.el;
+    if (el.localName !== 'input' || el.type !== 'file') {
+      return { error: 'refused', message: 'Ref ' + ref + ' (' + describe(el) + ') is not a file input (<input type=file>); upload_file needs one. Use find "file" or read_page to get its ref.' };
+    }
+    if (el.disabled) return { error: 'refused', message: describe(el) + ' is disabled' };
+    return { multiple: el.multiple, files: [...el.files].map((f) => ({ name: f.name, size: f.size })), what: describe(el) };
+  }
+
+  // Read-back after typing or filling: the value of the ref's element, or of the focused one
+  // (through open shadow roots and same-origin frames) when `ref` is null.
+  function readBack(ref) {
+    let el;
+    if (ref) {
+      const found = lookup(ref);
+      if (found.error) return found;
+      el = found.el;
+    } else {
+      el = document.activeElement;
+      for (;;) {
+        if (el && el.shadowRoot && el.shadowRoot.activeElement) { el = el.shadowRoot.activeElement; continue; }
+        let inner = null;
+        try { inner = el && el.localName === 'iframe' && el.contentDocument ? el.contentDocument.activeElement : null; } catch (_) { inner = null; }
+        if (inner) { el = inner; continue; }
+        break;
+      }
+    }
+    if (!el) return { kind: 'none' };
+    const tag = el.localName;
+    if (tag === 'select') return { kind: 'select' };
+    if ((tag === 'input' && !['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image'].includes(el.type)) || tag === 'textarea') {
+      return { kind: 'field', value: el.value, secret: el.type === 'password', what: describe(el) };
+    }
+    if (el.isContentEditable) return { kind: 'field', value: el.innerText, secret: false, what: describe(el) };
+    return { kind: 'other' };
+  }
+
+  // upload_file where the browser cannot see the daemon's files (docker mode): the files are
+  // built here from their bytes (base64) and set through a DataTransfer, then `input` and
+  // `change` fire as after a person's pick.
+  function setFiles(ref, files) {
+    const checked = fileInput(ref);
+    if (checked.error) return checked;
+    return setFilesOf(lookup(ref).el, files);
+  }
+
+  function setFilesOf(el, files) {
+    const dt = new DataTransfer();
+    for (const f of files) {
+      const bin = atob(f.data);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      dt.items.add(new File([bytes], f.name, { type: f.type }));
+    }
+    el.files = dt.files;
+    fire(el, 'input'); fire(el, 'change');
+    return { ok: true };
+  }
+
+  const element = (ref) => { const found = lookup(ref); return found.el || null; };
+
+  // The files an input holds, for read-back when it is known by node rather than by ref.
+  const filesOf = (el) => ({ files: [...el.files].map((f) => ({ name: f.name, size: f.size })), what: describe(el) });
+
+  const api = { fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })()

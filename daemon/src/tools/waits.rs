@@ -65,6 +65,8 @@ struct Seen {
     window_open: bool,
     /// A JavaScript dialog opened: the page is blocked until someone answers it.
     blocked: bool,
+    /// The page opened a file chooser (intercepted, never shown).
+    file_chooser: bool,
 }
 
 impl Seen {
@@ -86,6 +88,7 @@ impl Seen {
             "Page.loadEventFired" if self.navigating => self.loaded = true,
             "Page.frameStoppedLoading" if self.navigating && main_frame => self.loaded = true,
             "Page.windowOpen" => self.window_open = true,
+            "Page.fileChooserOpened" => self.file_chooser = true,
             _ => {}
         }
     }
@@ -107,6 +110,13 @@ pub async fn settle(tab: &Tab, mut before: Before) -> Vec<String> {
     }
     if seen.window_open {
         wait_new_tab(tab, &before).await;
+    }
+    if seen.file_chooser {
+        notes.push(
+            "The page opened a file chooser (not shown): set the input's files with \
+             upload_file."
+                .into(),
+        );
     }
     changes(tab, &before, notes, seen.blocked).await
 }

@@ -80,6 +80,13 @@ fn forget(cdp: &CdpConnection, session: &str, world: &World) {
     }
 }
 
+impl World {
+    /// The world's `uniqueContextId` (stable across renderer swaps, unlike the numeric id).
+    pub fn unique_id(&self) -> &str {
+        &self.unique_id
+    }
+}
+
 /// The helper's world in the frame behind `session`, made when there is none yet.
 pub async fn world(cdp: &CdpConnection, session: &str) -> Result<World, ToolError> {
     if let Some(world) = cached(cdp, session) {

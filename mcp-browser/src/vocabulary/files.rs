@@ -27,9 +27,9 @@ pub struct InlineFile {
 /// `upload_file`: set the files of an `<input type=file>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct UploadFileArgs {
-    /// The file input's ref.
-    #[serde(rename = "ref")]
-    pub element_ref: String,
+    /// The file input's ref; omit it to answer a file chooser the page just opened.
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub element_ref: Option<String>,
     /// Files to set, as paths where this MCP server runs.
     pub paths: Vec<String>,
     /// The same files inline (porthole-mcp fills this in; not for models).
@@ -42,7 +42,7 @@ impl Validate for UploadFileArgs {
     const HIDDEN: &'static [&'static str] = &["files"];
 
     fn validate(&mut self) -> Result<(), String> {
-        check_not_blank("ref", Some(&self.element_ref))?;
+        check_not_blank("ref", self.element_ref.as_deref())?;
         if self.paths.is_empty() {
             return Err("argument `paths` must name at least one file".into());
         }
@@ -99,6 +99,8 @@ mod tests {
     fn upload_arguments() {
         let p = |v| parse_args::<UploadFileArgs>("upload_file", &v);
         assert!(p(json!({"ref": "e1", "paths": ["/tmp/a"]})).is_ok());
+        assert!(p(json!({"paths": ["/tmp/a"]})).is_ok());
+        assert!(p(json!({"ref": " ", "paths": ["/tmp/a"]})).is_err());
         assert!(p(json!({"ref": "e1", "paths": []}))
             .unwrap_err()
             .problem

@@ -94,6 +94,19 @@ pub fn image(result: &CallToolResult) -> Option<(String, String)> {
     })
 }
 
+/// The first embedded resource's (base64 blob, mime type).
+pub fn resource_blob(result: &CallToolResult) -> Option<(String, Option<String>)> {
+    result.content.iter().find_map(|c| match c {
+        ContentBlock::Resource(r) => match &r.resource {
+            rmcp::model::ResourceContents::BlobResourceContents {
+                blob, mime_type, ..
+            } => Some((blob.clone(), mime_type.clone())),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
 pub fn is_error(result: &CallToolResult) -> bool {
     result.is_error == Some(true)
 }

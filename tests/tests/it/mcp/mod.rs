@@ -4,6 +4,8 @@
 
 mod agents;
 mod budget;
+mod checks;
+mod files;
 mod harness;
 mod host;
 mod hostile;

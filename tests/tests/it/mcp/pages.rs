@@ -4,6 +4,7 @@ use axum::http::HeaderMap;
 use axum::response::Html;
 use axum::routing::get;
 use axum::{Json, Router};
+use porthole_tests::pages::{COMPLEX_FRAME, COMPLEX_PAGE};
 
 /// Form, button, link, same-origin iframe, open shadow root, a long list, console output, a
 /// fetch, a late element, and page-side records of mouse and key events.
@@ -85,35 +86,68 @@ pub const SETTLE_PAGE: &str = r#"<!doctype html><html><head><title>Settle page</
 <span id="out">Not yet</span>
 </body></html>"#;
 
-/// The token-budget page (issue 12): a header with links, a search form, a same-origin iframe
-/// with a form, a custom element with an open shadow root, and 100 list rows each with a named
-/// link and some text. Fixed content, so snapshot sizes are deterministic.
-pub const COMPLEX_PAGE: &str = r#"<!doctype html><html><head><title>Complex page</title></head><body>
-<header><nav><a href="/">Home</a> <a href="/products">Products</a> <a href="/about">About</a> <a href="/contact">Contact</a></nav></header>
-<main>
-<h1>Catalogue</h1>
-<form role="search" onsubmit="return false"><label>Search <input id="q" placeholder="Search products"></label> <button>Go</button></form>
-<iframe id="frame" src="/complex-frame" title="Newsletter" style="width:400px;height:120px"></iframe>
-<shop-cart id="cart"></shop-cart>
-<ul id="rows"></ul>
-</main>
-<footer><a href="/terms">Terms</a> <a href="/privacy">Privacy</a></footer>
+/// Two file inputs (one takes several files) and a hidden one behind a styled button, whose
+/// page reads back what was set: name, size and the sum of the bytes of each file, in
+/// `window.uploaded`.
+pub const UPLOAD_PAGE: &str = r#"<!doctype html><html><head><title>Upload page</title></head><body>
+<label>Attachments <input type="file" id="many" multiple></label>
+<label>Avatar <input type="file" id="one"></label>
+<button id="pick" onclick="document.getElementById('one').click()">Pick avatar</button>
+<input type="file" id="hidden" multiple style="display:none">
+<button id="docs" onclick="document.getElementById('hidden').click()">Upload documents</button>
 <script>
- customElements.define('shop-cart', class extends HTMLElement {
-  constructor() { super(); const r = this.attachShadow({mode: 'open'});
-   r.innerHTML = '<h2>Cart</h2><p>Cart total: 0 items</p><button id="checkout">Checkout</button><a href="/cart">View cart</a>'; }
+ window.uploaded = {};
+ for (const id of ['many', 'one', 'hidden']) document.getElementById(id).addEventListener('change', async (e) => {
+  const out = [];
+  for (const f of e.target.files) { const b = new Uint8Array(await f.arrayBuffer()); out.push(f.name + ':' + f.size + ':' + b.reduce((a, x) => a + x, 0)); }
+  window.uploaded[id] = out.join(',');
  });
- const ul = document.getElementById('rows');
- for (let i = 1; i <= 100; i++) {
-  const li = document.createElement('li');
-  li.innerHTML = '<a href="/products/' + i + '">Product ' + i + ': oak desk lamp</a> <span>In stock</span>';
-  ul.appendChild(li);
- }
 </script></body></html>"#;
 
-/// The complex page's iframe: a small newsletter form.
-pub const COMPLEX_FRAME: &str = r#"<!doctype html><html><head><title>Newsletter</title></head><body>
-<p>Get our newsletter</p><label>Email <input id="email" type="email"></label><button id="sub">Subscribe</button>
+/// A download by `Content-Disposition: attachment`, one made from a `blob:` URL (bytes 0..=255
+/// four times), and one the server holds open until the test lets it finish.
+pub const DOWNLOAD_PAGE: &str = r#"<!doctype html><html><head><title>Download page</title></head><body>
+<a id="att" href="/download/report.bin">Get report</a>
+<button id="blob" onclick="const b=new Uint8Array(1024);for(let i=0;i<1024;i++)b[i]=i%256;const a=document.createElement('a');a.href=window.URL.createObjectURL(new Blob([b]));a.download='bytes.bin';document.body.appendChild(a);a.click()">Make blob</button>
+<a id="slow" href="/download/slow.bin">Get slow file</a>
+</body></html>"#;
+
+/// The bytes of `/download/report.bin` (not UTF-8, so a text round trip would break them).
+pub fn report_bytes() -> Vec<u8> {
+    let mut bytes = b"%REPORT\x00".to_vec();
+    bytes.extend((0..3000u32).map(|i| (i * 7 % 256) as u8));
+    bytes
+}
+
+/// Lets `/download/slow.bin` finish.
+pub fn release_slow_download() {
+    slow_gate().notify_one();
+}
+
+fn slow_gate() -> &'static std::sync::Arc<tokio::sync::Notify> {
+    static GATE: std::sync::OnceLock<std::sync::Arc<tokio::sync::Notify>> =
+        std::sync::OnceLock::new();
+    GATE.get_or_init(Default::default)
+}
+
+fn attachment(name: &str, body: axum::body::Body) -> axum::response::Response {
+    axum::response::Response::builder()
+        .header("content-type", "application/octet-stream")
+        .header(
+            "content-disposition",
+            format!("attachment; filename=\"{name}\""),
+        )
+        .body(body)
+        .expect("response")
+}
+
+/// Fields whose page rewrites what is typed (upper-cases it, drops digits), a plain one, and a
+/// link that opens a new tab.
+pub const REWRITE_PAGE: &str = r#"<!doctype html><html><head><title>Rewrite page</title></head><body>
+<label>Shout <input id="up" oninput="this.value=this.value.toUpperCase()"></label>
+<label>Letters <input id="letters" oninput="this.value=this.value.replace(/[0-9]/g,'')"></label>
+<label>Plain <input id="plain"></label>
+<a id="out" href="/second" target="_blank">Open second</a>
 </body></html>"#;
 
 pub async fn serve() -> std::net::SocketAddr {
@@ -121,6 +155,34 @@ pub async fn serve() -> std::net::SocketAddr {
         .route("/form", get(|| async { Html(FORM_PAGE) }))
         .route("/frame", get(|| async { Html(FRAME_PAGE) }))
         .route("/complex", get(|| async { Html(COMPLEX_PAGE) }))
+        .route("/upload", get(|| async { Html(UPLOAD_PAGE) }))
+        .route("/rewrite", get(|| async { Html(REWRITE_PAGE) }))
+        .route("/downloads", get(|| async { Html(DOWNLOAD_PAGE) }))
+        .route(
+            "/download/report.bin",
+            get(|| async { attachment("report.bin", report_bytes().into()) }),
+        )
+        .route(
+            "/download/slow.bin",
+            get(|| async {
+                // 1000 bytes now, 1000 more once the test releases the gate.
+                let chunks = futures_util::stream::unfold(0u8, |step| async move {
+                    match step {
+                        0 => Some((Ok::<_, std::io::Error>(vec![1u8; 1000]), 1)),
+                        1 => {
+                            slow_gate().notified().await;
+                            Some((Ok(vec![2u8; 1000]), 2))
+                        }
+                        _ => None,
+                    }
+                });
+                let mut response = attachment("slow.bin", axum::body::Body::from_stream(chunks));
+                response
+                    .headers_mut()
+                    .insert("content-length", axum::http::HeaderValue::from(2000));
+                response
+            }),
+        )
         .route("/complex-frame", get(|| async { Html(COMPLEX_FRAME) }))
         .route("/second", get(|| async { Html(SECOND_PAGE) }))
         .route("/user", get(|| async { Html(USER_PAGE) }))

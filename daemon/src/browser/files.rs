@@ -1,0 +1,338 @@
+//! Files in and out of a session's browser: one directory per session (a channel's own, removed
+//! when the session ends) holding the files set on file inputs (`uploads/<n>/<name>`, kept while
+//! the page may still read them) and the browser's downloads (`downloads/<guid>`).
+//!
+//! Downloads: `Browser.setDownloadBehavior {allowAndName, eventsEnabled}` points the browser at
+//! the directory, and the recorder follows `Browser.downloadWillBegin` / `downloadProgress`
+//! into a list the tools read. Not in host mode: the behaviour is browser-wide, and the user's
+//! Chrome keeps its own download folder. Reading and answering for tools is `tools::files`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use crate::cdp::{CdpConnection, CdpEvent};
+
+/// Where a download stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DownloadState {
+    InProgress,
+    Completed,
+    Canceled,
+}
+
+impl DownloadState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DownloadState::InProgress => "in progress",
+            DownloadState::Completed => "completed",
+            DownloadState::Canceled => "canceled",
+        }
+    }
+}
+
+/// One download of the session's browser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Download {
+    /// `d1`, `d2`, … in the order they began.
+    pub id: String,
+    /// Chrome's id; the file is `downloads/<guid>`.
+    pub guid: String,
+    /// The name the page suggested.
+    pub name: String,
+    pub url: String,
+    pub state: DownloadState,
+    pub received: u64,
+    /// 0 when the server did not say.
+    pub total: u64,
+    /// Where the finished file is.
+    pub path: PathBuf,
+}
+
+/// A file chooser a page opened (intercepted, never shown), waiting for `upload_file`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chooser {
+    /// The `<input type=file>` it is for.
+    pub backend_node_id: i64,
+    /// It takes several files.
+    pub multiple: bool,
+}
+
+/// Whether downloads are followed for this session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DownloadTracking {
+    /// Downloads land in [`SessionFiles::downloads_dir`] and are listed.
+    On,
+    /// Not followed; the text says why.
+    Off(String),
+}
+
+/// The session's file directory and download list.
+pub struct SessionFiles {
+    /// Removed (with everything in it) when the session is dropped; `None` when it could not
+    /// be created (uploads and downloads then say so).
+    root: Option<tempfile::TempDir>,
+    /// Short lock, never held across an await.
+    downloads: Mutex<Vec<Download>>,
+    uploads: AtomicU64,
+    tracking: Mutex<DownloadTracking>,
+    /// The last file chooser each tab (flat session id) opened. Short lock.
+    choosers: Mutex<HashMap<String, Chooser>>,
+}
+
+impl std::fmt::Debug for SessionFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionFiles")
+            .field("root", &self.root.as_ref().map(|r| r.path().to_path_buf()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionFiles {
+    /// Creates the session's directory and, unless `tracking` is off, points the browser's
+    /// downloads at it and follows them until `closed` is cancelled.
+    pub fn spawn(
+        cdp: &CdpConnection,
+        channel: &str,
+        tracking: DownloadTracking,
+        closed: CancellationToken,
+    ) -> Arc<Self> {
+        let root = tempfile::Builder::new()
+            .prefix(&format!("porthole-files-{channel}-"))
+            .tempdir()
+            .and_then(|root| {
+                std::fs::create_dir_all(root.path().join("downloads"))?;
+                Ok(root)
+            });
+        let (root, tracking) = match root {
+            Ok(root) => (Some(root), tracking),
+            Err(e) => {
+                tracing::warn!(event = "session_files_unavailable", error = %e);
+                let why = format!("no directory for the browser's files could be created ({e})");
+                (None, DownloadTracking::Off(why))
+            }
+        };
+        let files = Arc::new(Self {
+            root,
+            downloads: Mutex::new(Vec::new()),
+            uploads: AtomicU64::new(0),
+            tracking: Mutex::new(tracking.clone()),
+            choosers: Mutex::new(HashMap::new()),
+        });
+        let downloads = match (&tracking, files.downloads_dir()) {
+            (DownloadTracking::On, Some(dir)) => Some(dir),
+            _ => None,
+        };
+        let events = cdp.subscribe();
+        tokio::spawn(files.clone().follow(cdp.clone(), events, downloads, closed));
+        files
+    }
+
+    /// Where the browser saves downloads.
+    pub fn downloads_dir(&self) -> Option<PathBuf> {
+        Some(self.root.as_ref()?.path().join("downloads"))
+    }
+
+    /// Whether downloads are followed.
+    pub fn tracking(&self) -> DownloadTracking {
+        self.tracking.lock().expect("tracking lock").clone()
+    }
+
+    /// A new, empty directory for one upload's files (kept for the session's life: the page
+    /// reads the files when it submits or reads them, not when they are set).
+    pub fn upload_dir(&self) -> std::io::Result<PathBuf> {
+        let root = self
+            .root
+            .as_ref()
+            .ok_or_else(|| std::io::Error::other("the session has no directory for files"))?;
+        let n = self.uploads.fetch_add(1, Ordering::Relaxed) + 1;
+        let dir = root.path().join("uploads").join(n.to_string());
+        std::fs::create_dir_all(&dir)?;
+        Ok(dir)
+    }
+
+    /// Takes the file chooser the tab behind `session` opened last, if one is waiting.
+    pub fn take_chooser(&self, session: &str) -> Option<Chooser> {
+        self.choosers.lock().expect("choosers lock").remove(session)
+    }
+
+    /// The downloads so far, oldest first.
+    pub fn downloads(&self) -> Vec<Download> {
+        self.downloads.lock().expect("downloads lock").clone()
+    }
+
+    /// A download by its id (`d1`) or Chrome's guid.
+    pub fn download(&self, id: &str) -> Option<Download> {
+        let id = id.trim();
+        self.downloads
+            .lock()
+            .expect("downloads lock")
+            .iter()
+            .find(|d| d.id == id || d.guid == id)
+            .cloned()
+    }
+
+    async fn follow(
+        self: Arc<Self>,
+        cdp: CdpConnection,
+        mut events: broadcast::Receiver<CdpEvent>,
+        downloads: Option<PathBuf>,
+        closed: CancellationToken,
+    ) {
+        if let Some(dir) = &downloads {
+            self.allow_downloads(&cdp, dir).await;
+        }
+        loop {
+            let event = tokio::select! {
+                _ = closed.cancelled() => return,
+                event = events.recv() => match event {
+                    Ok(event) => event,
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::debug!(event = "session_files_lagged", missed);
+                        continue;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+            };
+            match (event.method.as_str(), event.session_id.as_deref()) {
+                ("Page.fileChooserOpened", Some(session)) => {
+                    let Some(id) = event.params["backendNodeId"].as_i64() else {
+                        continue;
+                    };
+                    let chooser = Chooser {
+                        backend_node_id: id,
+                        multiple: event.params["mode"] == "selectMultiple",
+                    };
+                    self.choosers
+                        .lock()
+                        .expect("choosers lock")
+                        .insert(session.to_string(), chooser);
+                }
+                (method, None) if method.starts_with("Browser.download") => {
+                    if let Some(dir) = &downloads {
+                        self.apply(method, &event.params, dir);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Points the browser's downloads at `dir`, with events; tracking goes off if refused.
+    async fn allow_downloads(&self, cdp: &CdpConnection, dir: &Path) {
+        let set = cdp
+            .call(
+                "Browser.setDownloadBehavior",
+                json!({
+                    "behavior": "allowAndName",
+                    "downloadPath": dir.display().to_string(),
+                    "eventsEnabled": true,
+                }),
+            )
+            .await;
+        if let Err(e) = set {
+            tracing::warn!(event = "downloads_not_followed", error = %e);
+            *self.tracking.lock().expect("tracking lock") =
+                DownloadTracking::Off(format!("the browser refused to report downloads ({e})"));
+        }
+    }
+
+    /// Records one download event.
+    fn apply(&self, method: &str, p: &Value, dir: &Path) {
+        let guid = p["guid"].as_str().unwrap_or_default();
+        if guid.is_empty() {
+            return;
+        }
+        let mut downloads = self.downloads.lock().expect("downloads lock");
+        match method {
+            "Browser.downloadWillBegin" => {
+                if downloads.iter().any(|d| d.guid == guid) {
+                    return;
+                }
+                let id = format!("d{}", downloads.len() + 1);
+                tracing::info!(event = "download_began", id, guid);
+                downloads.push(Download {
+                    id,
+                    guid: guid.to_string(),
+                    name: p["suggestedFilename"]
+                        .as_str()
+                        .unwrap_or("download")
+                        .to_string(),
+                    url: p["url"].as_str().unwrap_or_default().to_string(),
+                    state: DownloadState::InProgress,
+                    received: 0,
+                    total: 0,
+                    path: dir.join(guid),
+                });
+            }
+            "Browser.downloadProgress" => {
+                let Some(d) = downloads.iter_mut().find(|d| d.guid == guid) else {
+                    return;
+                };
+                d.received = p["receivedBytes"].as_u64().unwrap_or(d.received);
+                d.total = p["totalBytes"].as_u64().unwrap_or(d.total);
+                d.state = match p["state"].as_str() {
+                    Some("completed") => DownloadState::Completed,
+                    Some("canceled") => DownloadState::Canceled,
+                    _ => DownloadState::InProgress,
+                };
+                if d.state != DownloadState::InProgress {
+                    tracing::info!(event = "download_ended", id = %d.id, state = d.state.as_str(), bytes = d.received);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn download_events_make_a_list() {
+        let files = SessionFiles {
+            root: Some(tempfile::tempdir().unwrap()),
+            downloads: Mutex::new(Vec::new()),
+            uploads: AtomicU64::new(0),
+            tracking: Mutex::new(DownloadTracking::On),
+            choosers: Mutex::new(HashMap::new()),
+        };
+        let dir = files.downloads_dir().unwrap();
+        files.apply(
+            "Browser.downloadWillBegin",
+            &json!({"guid": "g1", "url": "http://x/a.txt", "suggestedFilename": "a.txt"}),
+            &dir,
+        );
+        files.apply(
+            "Browser.downloadProgress",
+            &json!({"guid": "g1", "receivedBytes": 3, "totalBytes": 5, "state": "inProgress"}),
+            &dir,
+        );
+        assert_eq!(
+            files.download("d1").unwrap().state,
+            DownloadState::InProgress
+        );
+        files.apply(
+            "Browser.downloadProgress",
+            &json!({"guid": "g1", "receivedBytes": 5, "totalBytes": 5, "state": "completed"}),
+            &dir,
+        );
+        let d = files.download("g1").unwrap();
+        assert_eq!(
+            (d.id.as_str(), d.received, d.state),
+            ("d1", 5, DownloadState::Completed)
+        );
+        assert_eq!(d.path, dir.join("g1"));
+        assert!(files.download("d2").is_none());
+        let a = files.upload_dir().unwrap();
+        let b = files.upload_dir().unwrap();
+        assert_ne!(a, b);
+        assert!(a.is_dir());
+    }
+}

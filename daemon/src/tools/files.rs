@@ -1,0 +1,438 @@
+//! `upload_file`, `list_downloads` and `get_download` on the engine.
+//!
+//! An upload arrives with its files inline (porthole-mcp reads them where the agent runs;
+//! mcp-host-browser reads them itself before calling): they are written to a fresh directory
+//! of the session's ([`crate::browser::files`]) and set on the input with
+//! `DOM.setFileInputFiles` — or, in docker mode, where the browser cannot see the daemon's
+//! disk, built in the page from their bytes and set through a `DataTransfer` — then read back
+//! from the input. Downloads are what the session
+//! recorded; a finished one is returned as an embedded resource (base64) with its path.
+
+use std::sync::Arc;
+
+use base64::Engine as _;
+use porthole_mcp::vocabulary::{GetDownloadArgs, InlineFile, UploadFileArgs, MAX_UPLOAD_BYTES};
+use porthole_mcp::{BlobResource, Content, ToolOutput};
+use serde_json::{json, Value};
+
+use super::driver::{helper_object_on, helper_on, Tab, PAGE_JS};
+use super::error::ToolError;
+use super::refs;
+use crate::browser::files::{DownloadState, DownloadTracking};
+use crate::browser::BrowserSession;
+use crate::mode::Mode;
+
+/// The largest download `get_download` returns inline; a larger one is named by path only.
+const MAX_INLINE_DOWNLOAD: u64 = 10 * 1024 * 1024;
+
+/// `upload_file`.
+pub async fn upload_file(tab: &Tab, args: &UploadFileArgs) -> Result<ToolOutput, ToolError> {
+    let Some(files) = &args.files else {
+        return Err(ToolError::msg(
+            "upload_file reached the daemon without its files: call it through porthole-mcp \
+             (which reads the paths where the agent runs and sends the files).",
+        ));
+    };
+    let decoded = decode(files, &args.paths)?;
+    match args.element_ref.as_deref().map(str::trim) {
+        Some(r) => {
+            // Setting files by ref answers any chooser the page had opened, too.
+            tab.browser.files().take_chooser(&tab.session_id);
+            upload_to_ref(tab, r, files, &decoded).await
+        }
+        None => upload_to_chooser(tab, files, &decoded).await,
+    }
+}
+
+/// The files' bytes, within the cap.
+fn decode<'a>(
+    files: &'a [InlineFile],
+    paths: &[String],
+) -> Result<Vec<(&'a str, Vec<u8>)>, ToolError> {
+    let mut decoded = Vec::with_capacity(files.len());
+    let mut total = 0u64;
+    for (file, path) in files.iter().zip(paths) {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&file.data)
+            .map_err(|e| ToolError::msg(format!("upload_file: {path} arrived garbled ({e})")))?;
+        total += bytes.len() as u64;
+        if total > MAX_UPLOAD_BYTES {
+            return Err(ToolError::msg(format!(
+                "upload_file: the files come to more than the cap of {MAX_UPLOAD_BYTES} bytes \
+                 (10 MiB) at {path}; upload fewer or smaller files"
+            )));
+        }
+        decoded.push((file.name.as_str(), bytes));
+    }
+    Ok(decoded)
+}
+
+/// The files as the page builds them in docker mode.
+fn inline_json(files: &[InlineFile]) -> Value {
+    Value::from(
+        files
+            .iter()
+            .map(|f| json!({"name": f.name, "data": f.data, "type": mime_type(&f.name)}))
+            .collect::<Vec<_>>(),
+    )
+}
+
+fn one_file_only(what: &str, count: usize) -> ToolError {
+    ToolError::msg(format!(
+        "{what} takes one file (it has no `multiple` attribute); got {count}."
+    ))
+}
+
+/// Sets the files on the input behind ref `r`.
+async fn upload_to_ref(
+    tab: &Tab,
+    r: &str,
+    files: &[InlineFile],
+    decoded: &[(&str, Vec<u8>)],
+) -> Result<ToolOutput, ToolError> {
+    let (session, iframe) = refs::locate(tab, r)?;
+    let input = helper_on(tab.cdp(), &session, "fileInput", &[Value::from(r)])
+        .await
+        .map_err(|e| refs::frame_gone(r, &iframe, e))?;
+    if let Some(error) = refs::ref_error(tab, r, &input) {
+        return Err(error);
+    }
+    if files.len() > 1 && input["multiple"] != true {
+        let what = input["what"].as_str().unwrap_or("the input");
+        return Err(one_file_only(what, files.len()));
+    }
+    if tab.browser.mode() == Mode::Docker {
+        // The browser runs in a container that cannot see the daemon's files: build them in
+        // the page from their bytes instead.
+        let answer = helper_on(
+            tab.cdp(),
+            &session,
+            "setFiles",
+            &[Value::from(r), inline_json(files)],
+        )
+        .await
+        .map_err(|e| refs::frame_gone(r, &iframe, e))?;
+        if let Some(error) = refs::ref_error(tab, r, &answer) {
+            return Err(error);
+        }
+    } else {
+        let paths = store(tab, decoded).await?;
+        let Some(object) = helper_object_on(tab.cdp(), &session, "element", &[Value::from(r)])
+            .await
+            .map_err(|e| refs::frame_gone(r, &iframe, e))?
+        else {
+            return Err(ToolError::msg(format!(
+                "Ref {r} left the page while the files were being set. Call read_page again."
+            )));
+        };
+        let set = tab
+            .cdp()
+            .call_on(
+                &session,
+                "DOM.setFileInputFiles",
+                json!({"files": paths, "objectId": object}),
+            )
+            .await;
+        release(tab, &session, &object).await;
+        set?;
+    }
+    let after = helper_on(tab.cdp(), &session, "fileInput", &[Value::from(r)]).await?;
+    held(&after, decoded.len())
+}
+
+/// Sets the files on the input whose file chooser the page opened last (the chooser was
+/// intercepted, so no dialog is waiting on anyone).
+async fn upload_to_chooser(
+    tab: &Tab,
+    files: &[InlineFile],
+    decoded: &[(&str, Vec<u8>)],
+) -> Result<ToolOutput, ToolError> {
+    let Some(chooser) = tab.browser.files().take_chooser(&tab.session_id) else {
+        return Err(ToolError::msg(
+            "upload_file needs `ref` (the file input's ref from read_page or find) unless the \
+             page has just opened a file chooser: click its upload button first, or give the \
+             ref.",
+        ));
+    };
+    if files.len() > 1 && !chooser.multiple {
+        return Err(one_file_only("The file chooser", files.len()));
+    }
+    let session = tab.session_id.as_str();
+    let mut resolved = tab
+        .cdp()
+        .call_on(
+            session,
+            "DOM.resolveNode",
+            json!({"backendNodeId": chooser.backend_node_id}),
+        )
+        .await;
+    if resolved.is_err() {
+        let _ = tab.cdp().call_on(session, "DOM.enable", json!({})).await;
+        resolved = tab
+            .cdp()
+            .call_on(
+                session,
+                "DOM.resolveNode",
+                json!({"backendNodeId": chooser.backend_node_id}),
+            )
+            .await;
+    }
+    let gone = || {
+        ToolError::msg(
+            "The file input whose chooser the page opened is gone (the page changed). Click \
+             its upload button again, or give upload_file a ref.",
+        )
+    };
+    let object = resolved.map_err(|_| gone())?["object"]["objectId"]
+        .as_str()
+        .ok_or_else(gone)?
+        .to_string();
+    let call = |function: String, args: Vec<Value>| {
+        let object = object.clone();
+        async move {
+            tab.cdp()
+                .call_on(
+                    session,
+                    "Runtime.callFunctionOn",
+                    json!({
+                        "objectId": object,
+                        "functionDeclaration": function,
+                        "arguments": args.into_iter().map(|v| json!({"value": v})).collect::<Vec<_>>(),
+                        "returnByValue": true,
+                    }),
+                )
+                .await
+        }
+    };
+    let result = async {
+        if tab.browser.mode() == Mode::Docker {
+            let f = format!("function (files) {{ return ({PAGE_JS}).setFilesOf(this, files); }}");
+            call(f, vec![inline_json(files)]).await?;
+        } else {
+            let paths = store(tab, decoded).await?;
+            tab.cdp()
+                .call_on(
+                    session,
+                    "DOM.setFileInputFiles",
+                    json!({"files": paths, "backendNodeId": chooser.backend_node_id}),
+                )
+                .await?;
+        }
+        let f = format!("function () {{ return ({PAGE_JS}).filesOf(this); }}");
+        let after = call(f, Vec::new()).await?;
+        held(&after["result"]["value"], decoded.len())
+    }
+    .await;
+    release(tab, session, &object).await;
+    result
+}
+
+/// What the input holds after setting `expected` files, or an error saying it holds less.
+fn held(after: &Value, expected: usize) -> Result<ToolOutput, ToolError> {
+    let held: Vec<String> = after["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            format!(
+                "{} ({} bytes)",
+                f["name"].as_str().unwrap_or_default(),
+                f["size"].as_u64().unwrap_or(0)
+            )
+        })
+        .collect();
+    let what = after["what"].as_str().unwrap_or("the input");
+    if held.len() != expected {
+        return Err(ToolError::msg(format!(
+            "upload_file set {expected} file(s) but {what} holds {}: {}",
+            held.len(),
+            held.join(", ")
+        )));
+    }
+    Ok(ToolOutput::text(format!(
+        "{what} now holds {}.",
+        held.join(", ")
+    )))
+}
+
+async fn release(tab: &Tab, session: &str, object: &str) {
+    let _ = tab
+        .cdp()
+        .call_on(
+            session,
+            "Runtime.releaseObject",
+            json!({ "objectId": object }),
+        )
+        .await;
+}
+
+/// Writes the files to a fresh folder of the session's, one folder per file (so two files of
+/// the same name from different folders both go), for `DOM.setFileInputFiles` (the browser
+/// reads them from there, as after a person's pick).
+async fn store(tab: &Tab, decoded: &[(&str, Vec<u8>)]) -> Result<Vec<String>, ToolError> {
+    let dir = tab
+        .browser
+        .files()
+        .upload_dir()
+        .map_err(|e| ToolError::msg(format!("upload_file: no place for the files ({e})")))?;
+    let mut paths = Vec::with_capacity(decoded.len());
+    for (i, (name, bytes)) in decoded.iter().enumerate() {
+        let write = async {
+            let folder = dir.join(i.to_string());
+            tokio::fs::create_dir_all(&folder).await?;
+            let path = folder.join(name);
+            tokio::fs::write(&path, bytes).await?;
+            Ok::<_, std::io::Error>(path)
+        };
+        let path = write
+            .await
+            .map_err(|e| ToolError::msg(format!("upload_file: could not store {name} ({e})")))?;
+        paths.push(path.display().to_string());
+    }
+    Ok(paths)
+}
+
+/// `list_downloads`.
+pub fn list_downloads(browser: &Arc<BrowserSession>) -> ToolOutput {
+    let files = browser.files();
+    if let DownloadTracking::Off(why) = files.tracking() {
+        return ToolOutput::text(format!("Downloads are not listed: {why}."));
+    }
+    let downloads = files.downloads();
+    if downloads.is_empty() {
+        return ToolOutput::text("No downloads yet in this browser.");
+    }
+    let lines: Vec<String> = downloads
+        .iter()
+        .map(|d| {
+            let size = if d.state == DownloadState::InProgress && d.total > 0 {
+                format!("{} of {} bytes", d.received, d.total)
+            } else {
+                format!("{} bytes", d.received)
+            };
+            format!(
+                "[{}] {} — {size}, {}, {}",
+                d.id,
+                d.name,
+                mime_type(&d.name),
+                d.state.as_str()
+            )
+        })
+        .collect();
+    ToolOutput::text(format!(
+        "{}\nget_download {{id}} returns a finished one's bytes.",
+        lines.join("\n")
+    ))
+}
+
+/// `get_download`.
+pub async fn get_download(
+    browser: &Arc<BrowserSession>,
+    args: &GetDownloadArgs,
+) -> Result<ToolOutput, ToolError> {
+    let files = browser.files();
+    if let DownloadTracking::Off(why) = files.tracking() {
+        return Err(ToolError::msg(format!("Downloads are not listed: {why}.")));
+    }
+    let Some(d) = files.download(&args.id) else {
+        let known: Vec<String> = files.downloads().into_iter().map(|d| d.id).collect();
+        return Err(ToolError::msg(if known.is_empty() {
+            format!("No download {}: there are no downloads yet.", args.id)
+        } else {
+            format!(
+                "No download {}; the downloads are {}. See list_downloads.",
+                args.id,
+                known.join(", ")
+            )
+        }));
+    };
+    match d.state {
+        DownloadState::InProgress => {
+            let of = if d.total > 0 {
+                format!(" of {}", d.total)
+            } else {
+                String::new()
+            };
+            return Err(ToolError::msg(format!(
+                "Download {} ({}) is still running ({} bytes{of} so far); call get_download \
+                 again in a moment.",
+                d.id, d.name, d.received
+            )));
+        }
+        DownloadState::Canceled => {
+            return Err(ToolError::msg(format!(
+                "Download {} ({}) was canceled; there are no bytes to return.",
+                d.id, d.name
+            )));
+        }
+        DownloadState::Completed => {}
+    }
+    let mime = mime_type(&d.name);
+    let size = tokio::fs::metadata(&d.path)
+        .await
+        .map_err(|e| ToolError::msg(format!("Download {} ({}) is gone: {e}", d.id, d.name)))?
+        .len();
+    let about = format!(
+        "[{}] {} — {size} bytes, {mime}, saved at {}",
+        d.id,
+        d.name,
+        d.path.display()
+    );
+    if size > MAX_INLINE_DOWNLOAD {
+        return Ok(ToolOutput::text(format!(
+            "{about}. Over {MAX_INLINE_DOWNLOAD} bytes, so not returned inline: read it from \
+             that path."
+        )));
+    }
+    let bytes = tokio::fs::read(&d.path)
+        .await
+        .map_err(|e| ToolError::msg(format!("Download {} ({}) is gone: {e}", d.id, d.name)))?;
+    let mut out = ToolOutput::text(format!("{about}. The bytes follow as a resource."));
+    out.content.push(Content::Resource {
+        resource: BlobResource {
+            uri: format!("file://{}", d.path.display()),
+            mime_type: mime.to_string(),
+            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+        },
+    });
+    Ok(out)
+}
+
+/// A MIME type from a file name's extension (Chrome's download events carry none).
+fn mime_type(name: &str) -> &'static str {
+    let ext = name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "txt" | "log" => "text/plain",
+        "csv" => "text/csv",
+        "html" | "htm" => "text/html",
+        "json" => "application/json",
+        "xml" => "application/xml",
+        "pdf" => "application/pdf",
+        "zip" => "application/zip",
+        "gz" => "application/gzip",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "svg" => "image/svg+xml",
+        "webp" => "image/webp",
+        "doc" => "application/msword",
+        "docx" => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "xlsx" => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mime_type;
+
+    #[test]
+    fn mime_types_from_names() {
+        assert_eq!(mime_type("Report.PDF"), "application/pdf");
+        assert_eq!(mime_type("notes.txt"), "text/plain");
+        assert_eq!(mime_type("blob"), "application/octet-stream");
+    }
+}
