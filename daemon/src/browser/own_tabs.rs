@@ -28,10 +28,14 @@ impl BrowserSession {
         // by the time this resolves; the caller bounds the wait.
         let mut creating = self.creating.subscribe();
         let _ = creating.wait_for(|n| *n == 0).await;
-        let ids: Vec<String> = {
+        let mut ids: Vec<String> = {
             let tabs = self.tabs.lock().expect("tabs lock");
             tabs.infos().into_iter().map(|t| t.target_id).collect()
         };
+        // Opened for us but not tracked yet (its creator was cancelled, or is still attaching).
+        ids.extend(self.opening.lock().expect("opening lock").drain());
+        ids.sort();
+        ids.dedup();
         let mut closed = 0;
         for id in ids {
             match self

@@ -102,7 +102,10 @@ pub struct BrowserSession {
     end_reason: Mutex<Option<String>>,
     /// Tabs being created right now (`Target.createTarget` in flight or being attached): a
     /// host-mode stop waits for them so none is left behind in the user's Chrome.
-    pub(super) creating: watch::Sender<usize>,
+    pub(super) creating: Arc<watch::Sender<usize>>,
+    /// Targets Chrome created for us that are not tracked yet (their creator may have been
+    /// cancelled mid-way): a host-mode stop closes them too. Short lock.
+    pub(super) opening: Arc<Mutex<std::collections::HashSet<String>>>,
     /// Whether the panes' view follows the tab an agent acts in (`follow_agents`).
     pub(super) follow_agents: std::sync::atomic::AtomicBool,
     /// The JavaScript dialog open in each tab (see `dialogs`). Short lock.
@@ -167,7 +170,8 @@ impl BrowserSession {
             end_reason: Mutex::new(None),
             dialogs: Mutex::new(Default::default()),
             follow_agents: std::sync::atomic::AtomicBool::new(true),
-            creating: watch::channel(0).0,
+            creating: Arc::new(watch::channel(0).0),
+            opening: Arc::default(),
         });
         let events = cdp.subscribe();
         cdp.call("Target.setDiscoverTargets", json!({"discover": true}))
@@ -526,8 +530,6 @@ impl BrowserSession {
         if !self.is_alive() {
             return Err(SessionError::Closed);
         }
-        self.creating.send_modify(|n| *n += 1);
-        let _created = CreatingGuard(&self.creating);
         let mut params = json!({ "url": url });
         if self.ownership == Ownership::OwnTabs || own_window {
             // The user's Chrome: a window of Porthole's own, opened without taking focus, so
@@ -537,7 +539,24 @@ impl BrowserSession {
             params["background"] = json!(true);
             params["focus"] = json!(false);
         }
-        let created = self.cdp.call("Target.createTarget", params).await?;
+        // Created in a task of its own: a caller cancelled mid-way (a pane's stop aborts its
+        // queued commands) still leaves the new target's id where a stop can find it.
+        self.creating.send_modify(|n| *n += 1);
+        let (cdp, creating, opening) = (
+            self.cdp.clone(),
+            self.creating.clone(),
+            self.opening.clone(),
+        );
+        let created = tokio::spawn(async move {
+            let created = cdp.call("Target.createTarget", params).await;
+            if let Some(id) = created.as_ref().ok().and_then(|r| r["targetId"].as_str()) {
+                opening.lock().expect("opening lock").insert(id.to_string());
+            }
+            creating.send_modify(|n| *n = n.saturating_sub(1));
+            created
+        })
+        .await
+        .map_err(|_| SessionError::Closed)??;
         let target_id = created["targetId"]
             .as_str()
             .ok_or_else(|| CdpError::Shape {
@@ -553,7 +572,12 @@ impl BrowserSession {
                 .await;
             return Err(SessionError::Closed);
         }
-        self.track(&target_id, owner.clone()).await?;
+        let tracked = self.track(&target_id, owner.clone()).await;
+        self.opening
+            .lock()
+            .expect("opening lock")
+            .remove(&target_id);
+        tracked?;
         // The target-created event may have won the attach and recorded another owner.
         let changed = {
             let mut tabs = self.tabs.lock().expect("tabs lock");
@@ -666,15 +690,6 @@ impl BrowserSession {
             }));
         }
         Ok(reply["result"]["value"].clone())
-    }
-}
-
-/// Counts one tab creation down when dropped (see `BrowserSession::creating`).
-struct CreatingGuard<'a>(&'a watch::Sender<usize>);
-
-impl Drop for CreatingGuard<'_> {
-    fn drop(&mut self) {
-        self.0.send_modify(|n| *n = n.saturating_sub(1));
     }
 }
 

@@ -7,7 +7,7 @@ mod chrome;
 
 use std::time::Duration;
 
-use chrome::UserChrome;
+use chrome::{UserChrome, VirtualDisplay};
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
@@ -347,4 +347,108 @@ async fn chrome_going_away_is_a_clear_error_and_the_pane_recovers() {
         .await
         .expect("host after restart");
     assert_eq!(tab_ids(&tabs).len(), 1);
+}
+
+/// The user's own Chrome is a visible window on a (virtual) screen with the keyboard focus:
+/// Porthole opening tabs, navigating them and streaming them never takes the focus or raises
+/// its window over theirs.
+#[tokio::test]
+async fn host_mode_never_takes_the_users_focus() {
+    let pages = PageServer::start().await;
+    let profile = TempDir::new("host-visible");
+    let screen = VirtualDisplay::start().await;
+    let chrome = UserChrome::start_visible(
+        profile.path(),
+        &screen,
+        "data:text/html,<title>User tab</title><p>The user's own work</p>",
+    )
+    .await;
+    // Give the user's window the focus, as a window manager does for the window you use.
+    let window = eventually("the user's window", Duration::from_secs(20), || async {
+        let found = screen.xdotool(&["search", "--name", "User tab"]);
+        found.lines().next().map(str::to_string)
+    })
+    .await;
+    screen.xdotool(&["windowfocus", "--sync", &window]);
+    let user_tab = chrome
+        .pages()
+        .await
+        .into_iter()
+        .find(|t| t["title"] == "User tab")
+        .expect("the user's tab")["targetId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let focused = || async {
+        (
+            screen.focused_window_name(),
+            chrome.eval(&user_tab, "document.hasFocus()").await,
+        )
+    };
+    let (name, has_focus) = focused().await;
+    assert!(name.contains("User tab"), "before: focus is on {name:?}");
+    assert_eq!(has_focus, true, "before: the user's tab has the focus");
+
+    let daemon = TestDaemon::start_with(host_options(&profile)).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    start_in(&pane, "visible", Some("host"))
+        .await
+        .expect("host start");
+    pane.watch().await;
+    navigate(&pane, &pages.url("/second"), "Second page").await;
+    pane.frames_at_least(pane.frame_count() + 1).await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "new_tab", "url": pages.url("/")}));
+    pane.next_of("tab_created", mark).await;
+    navigate(&pane, &pages.url("/second"), "Second page").await;
+    pane.frames_at_least(pane.frame_count() + 1).await;
+    // And an agent's first tab (its own window) with a navigation.
+    let (status, out) = daemon
+        .post(
+            "/api/browser/action",
+            &json!({"channel_id": "visible", "tool": "navigate", "args": {"url": pages.url("/second")}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{out}");
+    assert_eq!(out["isError"], false, "{out}");
+
+    let (name, has_focus) = focused().await;
+    assert!(
+        name.contains("User tab"),
+        "Porthole took the focus: it is on {name:?}"
+    );
+    assert_eq!(has_focus, true, "the user's tab lost the focus");
+    assert_eq!(
+        chrome.eval(&user_tab, "document.visibilityState").await,
+        "visible"
+    );
+}
+
+/// `stop` right after `new_tab`: the tab Chrome was still opening is closed too, and
+/// `stopped` comes only once it is.
+#[tokio::test]
+async fn host_stop_closes_a_tab_still_opening() {
+    let pages = PageServer::start().await;
+    let profile = TempDir::new("host-race");
+    let chrome = UserChrome::start(profile.path()).await;
+    let user_ids = chrome.page_ids().await;
+    let daemon = TestDaemon::start_with(host_options(&profile)).await;
+    for round in 0..3 {
+        let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+        start_in(&pane, "race", Some("host"))
+            .await
+            .expect("host start");
+        let mark = pane.mark();
+        pane.send(json!({"type": "new_tab", "url": pages.url("/second")}));
+        pane.send(json!({"type": "stop", "channel_id": "race"}));
+        pane.message_where("stopped", mark, |m| m["type"] == "stopped")
+            .await;
+        // Once stopped, none of Porthole's tabs is left in the user's Chrome.
+        let left = eventually("only the user's tabs", Duration::from_secs(10), || async {
+            let left = chrome.page_ids().await;
+            (left == user_ids).then_some(left)
+        })
+        .await;
+        assert_eq!(left, user_ids, "round {round}");
+    }
 }

@@ -21,8 +21,18 @@ pub struct UserChrome {
 }
 
 impl UserChrome {
-    /// Starts Chromium on `profile` and waits for its `DevToolsActivePort`.
+    /// Starts headless Chromium on `profile` and waits for its `DevToolsActivePort`.
     pub async fn start(profile: &Path) -> Self {
+        Self::launch(profile, None, "about:blank").await
+    }
+
+    /// Starts a visible Chromium on the X display `display` (see [`VirtualDisplay`]), showing
+    /// `url`, as the user's own Chrome on their screen.
+    pub async fn start_visible(profile: &Path, display: &VirtualDisplay, url: &str) -> Self {
+        Self::launch(profile, Some(display), url).await
+    }
+
+    async fn launch(profile: &Path, display: Option<&VirtualDisplay>, url: &str) -> Self {
         let port_file = profile.join("DevToolsActivePort");
         // A file left by an earlier (killed) run on this dir must not be mistaken for ours.
         let _ = std::fs::remove_file(&port_file);
@@ -31,10 +41,18 @@ impl UserChrome {
         }
         let chromium: PathBuf =
             porthole::providers::local::find_chromium().expect("chromium is installed");
-        let child = Command::new(chromium)
+        let mut command = Command::new(chromium);
+        match display {
+            Some(display) => {
+                command.env("DISPLAY", &display.name);
+            }
+            None => {
+                command.arg("--headless=new");
+            }
+        }
+        let child = command
             .args([
                 "--no-sandbox",
-                "--headless=new",
                 "--disable-gpu",
                 "--no-first-run",
                 "--disable-background-networking",
@@ -46,7 +64,7 @@ impl UserChrome {
                 "--remote-debugging-port=0",
             ])
             .arg(format!("--user-data-dir={}", profile.display()))
-            .arg("about:blank")
+            .arg(url)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -159,6 +177,70 @@ impl UserChrome {
             .await;
         result["result"]["value"].clone()
     }
+}
+
+/// A virtual X display (Xvfb) of the test's own, killed on drop.
+pub struct VirtualDisplay {
+    /// `:N`.
+    pub name: String,
+    child: Child,
+}
+
+impl VirtualDisplay {
+    /// Starts Xvfb on a free display number (scripts/setup/xvfb.sh installs it).
+    pub async fn start() -> Self {
+        for _ in 0..20 {
+            let n = 100 + (std::process::id() % 400) + rand_small();
+            if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
+                continue;
+            }
+            let name = format!(":{n}");
+            let child = Command::new("Xvfb")
+                .args([&name, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .kill_on_drop(true)
+                .spawn()
+                .expect("Xvfb runs (scripts/setup/xvfb.sh installs it)");
+            let socket = format!("/tmp/.X11-unix/X{n}");
+            eventually("Xvfb's socket", Duration::from_secs(10), || {
+                let socket = socket.clone();
+                async move { Path::new(&socket).exists().then_some(()) }
+            })
+            .await;
+            return Self { name, child };
+        }
+        panic!("no free X display for Xvfb");
+    }
+
+    /// Runs `xdotool args…` on this display; its stdout, trimmed.
+    pub fn xdotool(&self, args: &[&str]) -> String {
+        let output = std::process::Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", &self.name)
+            .output()
+            .expect("xdotool runs (scripts/setup/xvfb.sh installs it)");
+        String::from_utf8_lossy(&output.stdout).trim().to_string()
+    }
+
+    /// The name of the window that has the keyboard focus.
+    pub fn focused_window_name(&self) -> String {
+        self.xdotool(&["getwindowfocus", "getwindowname"])
+    }
+}
+
+impl Drop for VirtualDisplay {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+fn rand_small() -> u32 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() % 97)
+        .unwrap_or(0)
 }
 
 /// A process group killed (once) on drop.

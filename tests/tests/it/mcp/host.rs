@@ -93,7 +93,7 @@ async fn host_browser_drives_only_its_own_tabs() {
     let (args, env) = host_args(&home, &[chrome.profile.path()], &[]);
     let mcp = connect("porthole", &args, &env).await;
     let tools = mcp.list_all_tools().await.expect("tools/list");
-    assert_eq!(tools.len(), 23);
+    assert_eq!(tools.len(), 25);
 
     let t = ok(
         &mcp,
