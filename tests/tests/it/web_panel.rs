@@ -121,17 +121,19 @@ async fn the_panel_shows_frames_navigates_and_forwards_a_canvas_click() {
         .await;
 
     // Type a URL into the URL bar and press Enter, as a user would.
-    let rect = panel.eval("(() => { const r = document.getElementById('url').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()").await;
+    let rect = panel.eval("(() => { const r = document.querySelector('porthole-pane').shadowRoot.getElementById('url').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()").await;
     let (ux, uy) = (rect[0].as_f64().unwrap(), rect[1].as_f64().unwrap());
     panel.mouse("mousePressed", ux, uy).await;
     panel.mouse("mouseReleased", ux, uy).await;
     panel
         .until(
             "the URL bar focused",
-            "document.activeElement && document.activeElement.id === 'url'",
+            "(document.querySelector('porthole-pane').shadowRoot.activeElement || {}).id === 'url'",
         )
         .await;
-    panel.eval("document.getElementById('url').select()").await;
+    panel
+        .eval("document.querySelector('porthole-pane').shadowRoot.getElementById('url').select()")
+        .await;
     panel
         .cdp
         .call_on(
@@ -165,7 +167,7 @@ async fn the_panel_shows_frames_navigates_and_forwards_a_canvas_click() {
     let point = panel
         .until(
             "the canvas geometry",
-            "(() => { const c = document.getElementById('screen').getBoundingClientRect(); const v = window.porthole.lastViewport; if (!v) return null; return [c.x + 100 * c.width / v.width, c.y + 40 * c.height / v.height]; })()",
+            "(() => { const c = document.querySelector('porthole-pane').shadowRoot.getElementById('screen').getBoundingClientRect(); const v = window.porthole.lastViewport; if (!v) return null; return [c.x + 100 * c.width / v.width, c.y + 40 * c.height / v.height]; })()",
         )
         .await;
     let (cx, cy) = (point[0].as_f64().unwrap(), point[1].as_f64().unwrap());
