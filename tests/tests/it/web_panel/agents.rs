@@ -319,7 +319,7 @@ async fn a_pages_confirm_is_answered_false_from_the_pane() {
         .await;
     assert_eq!(message, json!("Proceed with the order?"));
     assert_eq!(
-        panel.eval(&format!("{}", shown("dialog-cancel"))).await,
+        panel.eval(&shown("dialog-cancel")).await,
         json!(true),
         "a confirm has a Cancel button"
     );
