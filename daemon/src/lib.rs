@@ -16,6 +16,7 @@ pub mod cookies;
 pub mod daemon;
 pub mod logging;
 pub mod mode;
+pub mod oversight;
 pub mod providers;
 pub mod state;
 pub mod token;

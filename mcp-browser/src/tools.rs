@@ -54,6 +54,13 @@ pub fn description(tool: ToolName) -> &'static str {
         }
         ToolName::ListDownloads => "Downloads of this browser: id, name, size, MIME type, state.",
         ToolName::GetDownload => "A finished download's bytes, by id from list_downloads.",
+        ToolName::HandleDialog => {
+            "Answer the alert/confirm/prompt open in your tab (results name it while it is open)."
+        }
+        ToolName::RequestHuman => {
+            "Ask the person at the browser to do something (log in, solve a captcha) and wait \
+             until they press Done; returns their note and the page as it is then."
+        }
     }
 }
 

@@ -121,3 +121,190 @@ mod tests {
         }
     }
 }
+
+/// Property tests: no bytes a pane can send make the parser (or the checks that follow it for
+/// input) panic; what is refused comes back as an error with words in it.
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::ClientMessage;
+    use crate::browser::input::InputEvent;
+    use crate::browser::keys;
+
+    const TYPES: &[&str] = &[
+        "start",
+        "screencast",
+        "stop",
+        "input",
+        "navigate",
+        "back",
+        "forward",
+        "reload",
+        "new_tab",
+        "switch_tab",
+        "close_tab",
+        "give_tab",
+        "nonsense",
+    ];
+    const INPUT_TYPES: &[&str] = &[
+        "click",
+        "mousedown",
+        "mouseup",
+        "mousemove",
+        "scroll",
+        "keydown",
+        "keyup",
+        "keypress",
+        "typetext",
+        "paste",
+        "copy",
+        "cut",
+        "drag",
+    ];
+    const FIELDS: &[&str] = &[
+        "channel_id",
+        "mode",
+        "width",
+        "height",
+        "quality",
+        "url",
+        "target_id",
+        "agent_id",
+        "x",
+        "y",
+        "button",
+        "click_count",
+        "modifiers",
+        "delta_x",
+        "delta_y",
+        "key",
+        "code",
+        "text",
+    ];
+
+    /// Any JSON value, a few levels deep.
+    fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(|f| serde_json::Number::from_f64(f)
+                .map(Value::Number)
+                .unwrap_or(Value::Null)),
+            prop_oneof![Just(1e300), Just(-1e300), Just(1e12), Just(-0.0)].prop_map(Value::from),
+            any::<String>().prop_map(Value::from),
+            prop::sample::select(INPUT_TYPES).prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::btree_map(any::<String>(), inner, 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// A message shaped like a real one: a known (or unknown) `type`, an `input_type`, and
+    /// real field names with values of any type.
+    fn message_like() -> impl Strategy<Value = Value> {
+        (
+            prop::sample::select(TYPES),
+            prop::option::of(prop::sample::select(INPUT_TYPES)),
+            prop::collection::btree_map(prop::sample::select(FIELDS), json(), 0..8),
+        )
+            .prop_map(|(kind, input_type, fields)| {
+                let mut object = serde_json::Map::new();
+                object.insert("type".into(), kind.into());
+                if let Some(input_type) = input_type {
+                    object.insert("input_type".into(), input_type.into());
+                }
+                for (k, v) in fields {
+                    object.insert(k.into(), v);
+                }
+                Value::Object(object)
+            })
+    }
+
+    /// Parses like the pane socket does, then runs the checks an input gets before dispatch.
+    fn parse_and_check(text: &str) -> Result<(), String> {
+        match serde_json::from_str::<ClientMessage>(text) {
+            Ok(ClientMessage::Input(event)) => {
+                let checked = event.validate();
+                if let InputEvent::Keydown {
+                    key,
+                    code,
+                    modifiers,
+                }
+                | InputEvent::Keyup {
+                    key,
+                    code,
+                    modifiers,
+                }
+                | InputEvent::Keypress {
+                    key,
+                    code,
+                    modifiers,
+                } = &event
+                {
+                    let code = if code.is_empty() {
+                        keys::code_for_key(key)
+                    } else {
+                        code.clone()
+                    };
+                    let _ = keys::virtual_key_code(&code, key);
+                    let _ = keys::key_text(key, *modifiers);
+                }
+                checked
+            }
+            Ok(_) => Ok(()),
+            Err(error) => Err(error.to_string()),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn arbitrary_bytes_never_panic_and_refusals_say_why(
+            bytes in prop::collection::vec(any::<u8>(), 0..512)
+        ) {
+            // The socket hands the parser text; a pane can send any UTF-8.
+            let text = String::from_utf8_lossy(&bytes);
+            if let Err(why) = parse_and_check(&text) {
+                prop_assert!(!why.trim().is_empty());
+            }
+        }
+
+        #[test]
+        fn arbitrary_json_never_panics(value in json()) {
+            if let Err(why) = parse_and_check(&value.to_string()) {
+                prop_assert!(!why.trim().is_empty());
+            }
+        }
+
+        #[test]
+        fn message_shaped_json_never_panics_and_bad_values_are_refused(value in message_like()) {
+            match parse_and_check(&value.to_string()) {
+                Err(why) => prop_assert!(!why.trim().is_empty()),
+                Ok(()) => {
+                    // Whatever passed is within the limits the engine relies on.
+                    if let Ok(ClientMessage::Input(event)) =
+                        serde_json::from_value::<ClientMessage>(value.clone())
+                    {
+                        prop_assert!(event.validate().is_ok());
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn any_key_name_maps_without_panicking(key in any::<String>(), code in any::<String>(), mods in any::<u8>()) {
+            let _ = keys::virtual_key_code(&code, &key);
+            let _ = keys::key_text(&key, mods);
+            let _ = keys::code_for_key(&key);
+        }
+    }
+}

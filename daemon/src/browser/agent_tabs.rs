@@ -195,8 +195,17 @@ impl BrowserSession {
         ids
     }
 
-    /// Moves the panes' view to the tab an agent acts in ("follow agents").
+    /// Turns "follow agents" on or off for the panes of this session.
+    pub fn set_follow_agents(&self, on: bool) {
+        self.follow_agents
+            .store(on, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Moves the panes' view to the tab an agent acts in ("follow agents", when on).
     pub async fn follow_agent(&self, target_id: &str) {
+        if !self.follow_agents.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
         let showing = self.active_tab().ok().map(|(id, _)| id);
         if showing.as_deref() != Some(target_id) {
             if let Err(error) = self.switch_tab(target_id).await {

@@ -39,6 +39,7 @@ impl BrowserSession {
     }
 
     async fn handle_event(&self, event: &CdpEvent) {
+        self.follow_dialog(event);
         let info = &event.params["targetInfo"];
         match event.method.as_str() {
             "Target.targetCreated" if info["type"] == "page" => {

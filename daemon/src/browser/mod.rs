@@ -2,6 +2,7 @@
 //! navigation and input. Knows nothing about HTTP, panes' sockets or how browsers are started.
 
 mod agent_tabs;
+mod dialogs;
 mod events;
 pub mod input;
 pub mod input_queue;
@@ -16,6 +17,7 @@ pub mod screencast;
 mod session;
 mod tabs;
 
+pub use dialogs::OpenDialog;
 pub use navigation::check_url;
 pub use notice::{ActivityPhase, DialogKind, Holder, PaneMessage, TabInfo};
 pub use owner::{Actor, TabOwner};

@@ -45,6 +45,8 @@ pub enum SessionError {
     Navigation { url: String, reason: String },
     #[error("this channel's browser session is closed; send start again")]
     Closed,
+    #[error("no dialog is open in tab {0}")]
+    NoDialog(String),
     /// The tab belongs to someone else (an agent touching another owner's tab).
     #[error("tab {target_id} belongs to {owner}; you may only use your own tabs (call list_tabs to see them, or new_tab to open one)")]
     NotYours { target_id: String, owner: String },
@@ -61,6 +63,7 @@ impl SessionError {
             SessionError::BadUrl(_) => "bad_url",
             SessionError::Navigation { .. } => "navigation_failed",
             SessionError::NotYours { .. } => "not_your_tab",
+            SessionError::NoDialog(_) => "no_dialog",
         }
     }
 }
@@ -94,6 +97,10 @@ pub struct BrowserSession {
     pub(super) agent_locks: Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Why the session ended, once it has. Short lock.
     end_reason: Mutex<Option<String>>,
+    /// Whether the panes' view follows the tab an agent acts in (`follow_agents`).
+    pub(super) follow_agents: std::sync::atomic::AtomicBool,
+    /// The JavaScript dialog open in each tab (see `dialogs`). Short lock.
+    pub(super) dialogs: Mutex<std::collections::HashMap<String, super::dialogs::OpenDialog>>,
 }
 
 impl std::fmt::Debug for BrowserSession {
@@ -139,6 +146,8 @@ impl BrowserSession {
             agent_tabs: Mutex::new(Default::default()),
             agent_locks: Mutex::new(Default::default()),
             end_reason: Mutex::new(None),
+            dialogs: Mutex::new(Default::default()),
+            follow_agents: std::sync::atomic::AtomicBool::new(true),
         });
         let events = cdp.subscribe();
         cdp.call("Target.setDiscoverTargets", json!({"discover": true}))
@@ -250,6 +259,12 @@ impl BrowserSession {
     pub fn tab_session(&self, target_id: &str) -> Option<String> {
         let tabs = self.tabs.lock().expect("tabs lock");
         tabs.get(target_id).map(|t| t.session_id.clone())
+    }
+
+    /// Tells every pane of the channel (messages of other layers: control, handoffs, agent
+    /// activity).
+    pub fn announce(&self, message: PaneMessage) {
+        self.notify(message);
     }
 
     pub(super) fn notify(&self, message: PaneMessage) {
@@ -415,6 +430,7 @@ impl BrowserSession {
         };
         self.logs.forget(&removed.session_id);
         self.refs.forget(target_id);
+        self.dialogs.lock().expect("dialogs lock").remove(target_id);
         self.notify(PaneMessage::TabClosed {
             target_id: target_id.to_string(),
         });

@@ -389,6 +389,22 @@ impl ChannelService {
         PaneGuard { entry }
     }
 
+    /// Panes attached to the channel in its current mode.
+    pub fn pane_count(&self, channel: &ChannelId) -> usize {
+        let key = (channel.clone(), self.mode_of(channel));
+        self.entries
+            .lock()
+            .expect("entries lock")
+            .get(&key)
+            .map(|e| e.panes.load(Ordering::SeqCst))
+            .unwrap_or(0)
+    }
+
+    /// The live session of the channel in its current mode, if any.
+    pub fn current_session(&self, channel: &ChannelId) -> Option<Arc<BrowserSession>> {
+        self.session(channel, self.mode_of(channel))
+    }
+
     /// The live session of (channel, mode), if any.
     pub fn session(&self, channel: &ChannelId, mode: Mode) -> Option<Arc<BrowserSession>> {
         let entry = self

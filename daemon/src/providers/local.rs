@@ -202,7 +202,7 @@ impl LocalProvider {
 
         let stderr = child.stderr.take().expect("stderr is piped");
         let tail = Arc::new(Mutex::new(Vec::<String>::new()));
-        tokio::spawn(watch_stderr(
+        let stderr_done = tokio::spawn(watch_stderr(
             BufReader::new(stderr),
             tail.clone(),
             channel.clone(),
@@ -244,6 +244,8 @@ impl LocalProvider {
             Err(error) => {
                 kill_group(&child);
                 let status = tokio::time::timeout(STOP_GRACE, child.wait()).await;
+                // Its last words first: the group is gone, so stderr ends at once.
+                let _ = tokio::time::timeout(Duration::from_secs(2), stderr_done).await;
                 Err(failure(match status {
                     Ok(Ok(status)) => format!("it exited ({status})"),
                     _ => format!("its debugging pipe failed ({error})"),
@@ -461,8 +463,9 @@ fn prepare_child(command: &mut Command, pipes: &CdpPipes) {
     }
 }
 
-/// Removes Chromium's `Singleton*` files left by a browser that no longer runs, and kills a
-/// leftover Chromium that still holds this profile (an orphan of a crashed daemon).
+/// Removes Chromium's `Singleton*` files (and a `DevToolsActivePort`) left by a browser that no
+/// longer runs, and kills a leftover Chromium that still holds this profile (an orphan of a
+/// crashed daemon).
 fn clear_stale_lock(profile: &Path) {
     let lock = profile.join("SingletonLock");
     if let Ok(target) = std::fs::read_link(&lock) {
@@ -484,7 +487,14 @@ fn clear_stale_lock(profile: &Path) {
             }
         }
     }
-    for name in ["SingletonLock", "SingletonSocket", "SingletonCookie"] {
+    // DevToolsActivePort: written by earlier Porthole versions (or a configured port); this
+    // browser opens no port, so an old file would only point at nothing.
+    for name in [
+        "SingletonLock",
+        "SingletonSocket",
+        "SingletonCookie",
+        "DevToolsActivePort",
+    ] {
         let _ = std::fs::remove_file(profile.join(name));
     }
 }

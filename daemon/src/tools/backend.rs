@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::driver::Tab;
 use super::error::ToolError;
-use super::{actions, forms, logs, page, snapshot, tabs};
+use super::{actions, dialogs, forms, logs, page, snapshot, tabs};
 use crate::browser::{Actor, BrowserSession};
 
 /// Where the tools find their browser session (started on demand).
@@ -109,9 +109,43 @@ async fn dispatch(
         ToolCall::NewTab(a) => return tabs::new_tab(browser, actor, a).await,
         ToolCall::SwitchTab(a) => return tabs::switch_tab(browser, actor, a).await,
         ToolCall::CloseTab(a) => return tabs::close_tab(browser, actor, a).await,
+        ToolCall::RequestHuman(_) => {
+            return Err(ToolError::msg(
+                "request_human needs a person watching a Porthole pane; nobody watches this \
+                 browser. Ask the user in your conversation instead.",
+            ))
+        }
         _ => {}
     }
     let tab = Tab::for_actor(browser, actor).await?;
+    if let ToolCall::HandleDialog(a) = call {
+        return dialogs::handle_dialog(&tab, a).await;
+    }
+    // A page blocked by a dialog answers nothing that runs in it.
+    if let Some(dialog) = browser.open_dialog(&tab.target_id) {
+        if !works_during_dialog(call) {
+            return Err(ToolError::msg(dialog.describe()));
+        }
+    }
+    let output = run_on_tab(&tab, call).await?;
+    Ok(dialogs::mention_open_dialog(&tab, output))
+}
+
+/// Tools that do not run in the page, so they work while a dialog blocks it.
+fn works_during_dialog(call: &ToolCall) -> bool {
+    matches!(
+        call,
+        ToolCall::ReadConsoleMessages(_)
+            | ToolCall::ReadNetworkRequests(_)
+            | ToolCall::ListDownloads(_)
+            | ToolCall::GetDownload(_)
+            | ToolCall::Screenshot(_)
+    )
+}
+
+async fn run_on_tab(tab: &Tab, call: &ToolCall) -> Result<ToolOutput, ToolError> {
+    let tab = tab.clone();
+    let tab = &tab;
     match call {
         ToolCall::Navigate(a) => page::navigate(&tab, a).await,
         ToolCall::ReadPage(a) => snapshot::read_page(&tab, a).await,
@@ -137,8 +171,10 @@ async fn dispatch(
         ToolCall::ListTabs(_)
         | ToolCall::NewTab(_)
         | ToolCall::SwitchTab(_)
-        | ToolCall::CloseTab(_) => {
-            unreachable!("tab tools are handled above")
+        | ToolCall::CloseTab(_)
+        | ToolCall::HandleDialog(_)
+        | ToolCall::RequestHuman(_) => {
+            unreachable!("tab, dialog and handoff tools are handled above")
         }
     }
 }

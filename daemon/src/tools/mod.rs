@@ -17,6 +17,7 @@
 
 mod actions;
 mod backend;
+mod dialogs;
 mod driver;
 mod error;
 mod forms;

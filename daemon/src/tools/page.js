@@ -1,4 +1,5 @@
-// Porthole's in-page helper for the MCP tools (installed once per document in Porthole's isolated world, see tools/world.rs; idempotent).
+// Porthole's in-page helper for the MCP tools, installed once per document in Porthole's
+// isolated world (tools/world.rs), never the page's own; idempotent.
 // Keeps element refs for the life of one document: `e<n>` → element, element → ref. A ref
 // whose element is gone, or that this document never issued, is reported, never guessed.
 (() => {

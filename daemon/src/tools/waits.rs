@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use porthole_mcp::vocabulary::wait::{WaitFor, WAIT_POLL_INTERVAL};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::broadcast;
 
 use super::driver::Tab;
@@ -63,6 +63,8 @@ struct Seen {
     loaded: bool,
     /// The page opened a window.
     window_open: bool,
+    /// A JavaScript dialog opened: the page is blocked until someone answers it.
+    blocked: bool,
 }
 
 impl Seen {
@@ -97,16 +99,16 @@ pub async fn settle(tab: &Tab, mut before: Before) -> Vec<String> {
     let mut notes = Vec::new();
     let mut seen = Seen::default();
     quiet(tab, &mut before, &mut seen, &mut notes).await;
-    if seen.navigating {
+    if seen.navigating && !seen.blocked {
         follow_load(tab, &mut before, &mut seen, &mut notes).await;
-        if seen.loaded {
+        if seen.loaded && !seen.blocked {
             quiet(tab, &mut before, &mut seen, &mut notes).await;
         }
     }
     if seen.window_open {
         wait_new_tab(tab, &before).await;
     }
-    changes(tab, &before, notes).await
+    changes(tab, &before, notes, seen.blocked).await
 }
 
 /// After an explicit navigation (navigate, history, reload): follows it to its load, then
@@ -116,29 +118,35 @@ pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Vec<String> {
     let mut seen = Seen::default();
     // The first event ends the grace at once; a history step with no navigation ends it.
     let grace_end = Instant::now() + NAVIGATION_GRACE;
-    while !seen.navigating {
+    while !seen.navigating && !seen.blocked {
         let Some(event) = next_event(&mut before.events, &tab.session_id, grace_end).await else {
             break;
         };
-        if !handle_dialog(tab, &event, &mut notes).await {
+        if handle_dialog(tab, &event, &mut notes).await {
+            seen.blocked = true;
+        } else {
             seen.observe(tab, &event);
         }
     }
-    if seen.navigating {
+    if seen.navigating && !seen.blocked {
         follow_load(tab, &mut before, &mut seen, &mut notes).await;
     }
-    quiet(tab, &mut before, &mut seen, &mut notes).await;
-    changes(tab, &before, notes).await
+    if !seen.blocked {
+        quiet(tab, &mut before, &mut seen, &mut notes).await;
+    }
+    changes(tab, &before, notes, seen.blocked).await
 }
 
 /// Waits (up to [`LOAD_DEADLINE`]) until the navigation in `seen` loaded.
 async fn follow_load(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<String>) {
     let end = Instant::now() + LOAD_DEADLINE;
-    while !seen.loaded {
+    while !seen.loaded && !seen.blocked {
         let Some(event) = next_event(&mut before.events, &tab.session_id, end).await else {
             break;
         };
-        if !handle_dialog(tab, &event, notes).await {
+        if handle_dialog(tab, &event, notes).await {
+            seen.blocked = true;
+        } else {
             seen.observe(tab, &event);
         }
     }
@@ -162,9 +170,12 @@ async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<
             biased;
             event = next_event(&mut before.events, &tab.session_id, end) => match event {
                 Some(event) => {
-                    if !handle_dialog(tab, &event, notes).await {
-                        seen.observe(tab, &event);
+                    if handle_dialog(tab, &event, notes).await {
+                        // The page is blocked: the quiet wait cannot end until it is answered.
+                        seen.blocked = true;
+                        break;
                     }
+                    seen.observe(tab, &event);
                 }
                 None => break,
             },
@@ -176,7 +187,9 @@ async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<
     loop {
         match before.events.try_recv() {
             Ok(event) if event.session_id.as_deref() == Some(tab.session_id.as_str()) => {
-                if !handle_dialog(tab, &event, notes).await {
+                if handle_dialog(tab, &event, notes).await {
+                    seen.blocked = true;
+                } else {
                     seen.observe(tab, &event);
                 }
             }
@@ -199,9 +212,15 @@ async fn wait_new_tab(tab: &Tab, before: &Before) {
     }
 }
 
-/// What changed since `before`: URL, title, new tabs; after `notes` (dialogs).
-async fn changes(tab: &Tab, before: &Before, mut notes: Vec<String>) -> Vec<String> {
-    if let Ok((url, title)) = tab.location().await {
+/// What changed since `before`: URL, title, new tabs; after `notes` (dialogs). A page blocked
+/// by a dialog cannot be asked for its location.
+async fn changes(tab: &Tab, before: &Before, mut notes: Vec<String>, blocked: bool) -> Vec<String> {
+    let location = if blocked {
+        Err(ToolError::msg("blocked by a dialog"))
+    } else {
+        tab.location().await
+    };
+    if let Ok((url, title)) = location {
         if url != before.url {
             notes.push(format!("URL changed: {url}"));
         }
@@ -238,23 +257,20 @@ async fn next_event(
     }
 }
 
-/// Accepts a JavaScript dialog (so the page keeps running) and notes it; true if it was one.
+/// Notes a JavaScript dialog that opened (never answering it: that is for a person or the
+/// agent to decide); true if the event was one. The page is blocked until it is answered, so
+/// the caller stops waiting on it.
 async fn handle_dialog(tab: &Tab, event: &CdpEvent, notes: &mut Vec<String>) -> bool {
     if event.method != "Page.javascriptDialogOpening" {
         return false;
     }
-    let kind = event.params["type"].as_str().unwrap_or("alert").to_string();
+    let kind = event.params["type"].as_str().unwrap_or("alert");
     let message = event.params["message"].as_str().unwrap_or_default();
-    let mut params = json!({"accept": true});
-    if let Some(default) = event.params["defaultPrompt"].as_str() {
-        params["promptText"] = Value::from(default);
-    }
-    let _ = tab
-        .cdp()
-        .call_on(&tab.session_id, "Page.handleJavaScriptDialog", params)
-        .await;
+    let _ = tab;
     notes.push(format!(
-        "A {kind} dialog opened saying {message:?}; it was accepted."
+        "A {kind} dialog opened saying {message:?}. It is still open and the page waits for it: \
+         answer it with handle_dialog {{accept: true or false}} (the person at the browser may \
+         answer it too)."
     ));
     true
 }

@@ -11,6 +11,7 @@ use super::capture::{SaveScreenshotArgs, ScreenshotArgs};
 use super::computer::{ComputerAction, ComputerArgs};
 use super::files::{GetDownloadArgs, UploadFileArgs};
 use super::form::FormInputArgs;
+use super::human::{HandleDialogArgs, RequestHumanArgs};
 use super::logs::{ReadConsoleMessagesArgs, ReadNetworkRequestsArgs};
 use super::names::{ToolName, UnknownTool};
 use super::page::{EvaluateArgs, FindArgs, GetPageTextArgs, NavigateArgs, NoArgs, ReadPageArgs};
@@ -99,6 +100,8 @@ tool_calls! {
     UploadFile(UploadFileArgs),
     ListDownloads(NoArgs),
     GetDownload(GetDownloadArgs),
+    HandleDialog(HandleDialogArgs),
+    RequestHuman(RequestHumanArgs),
 }
 
 /// Why a `(tool, args)` pair is not a valid call.
@@ -134,6 +137,7 @@ impl ToolCall {
             ToolCall::Computer(a) if a.action == ComputerAction::Wait => {
                 a.wait_duration().unwrap_or_default()
             }
+            ToolCall::RequestHuman(a) => a.timeout(),
             _ => Duration::ZERO,
         };
         wait.map(|w| w.timeout).unwrap_or_default() + pause

@@ -15,6 +15,7 @@ pub mod capture;
 pub mod computer;
 pub mod files;
 pub mod form;
+pub mod human;
 pub mod logs;
 pub mod names;
 pub mod page;
@@ -31,6 +32,9 @@ pub use computer::{
 };
 pub use files::{GetDownloadArgs, InlineFile, UploadFileArgs, MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES};
 pub use form::{FormInputArgs, FormValue};
+pub use human::{
+    HandleDialogArgs, RequestHumanArgs, DEFAULT_HANDOFF_TIMEOUT_MS, MAX_HANDOFF_TIMEOUT_MS,
+};
 pub use logs::{ConsoleLevel, ReadConsoleMessagesArgs, ReadNetworkRequestsArgs, DEFAULT_LOG_LIMIT};
 pub use names::{ToolName, UnknownTool};
 pub use page::{

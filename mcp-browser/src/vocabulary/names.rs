@@ -52,11 +52,15 @@ pub enum ToolName {
     ListDownloads,
     /// `get_download`
     GetDownload,
+    /// `handle_dialog`
+    HandleDialog,
+    /// `request_human`
+    RequestHuman,
 }
 
 impl ToolName {
     /// Every tool, in the order `tools/list` shows them.
-    pub const ALL: [ToolName; 23] = [
+    pub const ALL: [ToolName; 25] = [
         ToolName::Navigate,
         ToolName::ReadPage,
         ToolName::Computer,
@@ -80,6 +84,8 @@ impl ToolName {
         ToolName::UploadFile,
         ToolName::ListDownloads,
         ToolName::GetDownload,
+        ToolName::HandleDialog,
+        ToolName::RequestHuman,
     ];
 
     /// The MCP tool name.
@@ -108,6 +114,8 @@ impl ToolName {
             ToolName::UploadFile => "upload_file",
             ToolName::ListDownloads => "list_downloads",
             ToolName::GetDownload => "get_download",
+            ToolName::HandleDialog => "handle_dialog",
+            ToolName::RequestHuman => "request_human",
         }
     }
 

@@ -149,3 +149,157 @@ async fn a_corrupt_state_database_is_moved_aside_and_the_daemon_serves() {
     let fresh = std::fs::read(daemon.data.path().join("state.sqlite3")).unwrap();
     assert!(fresh.starts_with(b"SQLite format 3\0"));
 }
+
+/// `CapEff`, `NoNewPrivs` and the real uid of a process, from `/proc/<pid>/status`.
+fn privileges(pid: u32) -> Option<(String, String, String)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.split_whitespace().next().unwrap_or_default().to_string())
+    };
+    Some((field("CapEff:")?, field("NoNewPrivs:")?, field("Uid:")?))
+}
+
+#[tokio::test]
+async fn a_sidecar_runs_with_least_privilege_and_its_browser_works() {
+    use porthole_tests::docker::{self, ensure_image, inspect_container, unique, DockerCleanup};
+
+    ensure_image().await;
+    let tag = unique("dk-priv");
+    let _cleanup = DockerCleanup::new(&tag);
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({}))).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(&tag).await;
+    pane.watch().await;
+    // The browser works under these limits: it navigates and paints (a data: page, as the
+    // bridge container cannot reach the host's loopback).
+    let mark = pane.mark();
+    let frames_before = pane.frame_count();
+    pane.send(
+        json!({"type": "navigate", "url": "data:text/html,<title>Boxed</title><h1>boxed</h1>"}),
+    );
+    pane.message_where("page_info of the data page", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Boxed"
+    })
+    .await;
+    pane.frames_at_least(frames_before + 1).await;
+
+    let name = format!("porthole-chrome-{tag}");
+    let info = inspect_container(&name).expect("the sidecar runs");
+    let host = &info["HostConfig"];
+    assert_eq!(host["CapDrop"], json!(["ALL"]), "{host}");
+    assert!(
+        host["CapAdd"].is_null() || host["CapAdd"] == json!([]),
+        "{host}"
+    );
+    assert_eq!(host["Privileged"], false);
+    assert_eq!(host["ReadonlyRootfs"], true, "{host}");
+    assert!(
+        host["SecurityOpt"]
+            .as_array()
+            .is_some_and(|o| o.iter().any(|o| o
+                .as_str()
+                .is_some_and(|o| o.starts_with("no-new-privileges")))),
+        "{host}"
+    );
+    assert!(host["PidsLimit"].as_i64().is_some_and(|n| n > 0), "{host}");
+    assert!(host["Tmpfs"]["/tmp"].is_string(), "{host}");
+    assert_eq!(info["Config"]["User"], "porthole");
+
+    // What the kernel says about the running processes: no capabilities, no new privileges,
+    // not root — every process of the container, Chromium's included.
+    let pid = info["State"]["Pid"].as_u64().expect("the sidecar's pid") as u32;
+    let family = process_family(pid);
+    let chromium: Vec<u32> = family
+        .iter()
+        .copied()
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).contains("chromium"))
+                .unwrap_or(false)
+        })
+        .collect();
+    assert!(!chromium.is_empty(), "no Chromium under the sidecar {pid}");
+    for p in family {
+        let Some((cap_eff, no_new_privs, uid)) = privileges(p) else {
+            continue; // exited meanwhile
+        };
+        assert_eq!(cap_eff, "0000000000000000", "pid {p} has capabilities");
+        assert_eq!(no_new_privs, "1", "pid {p} may gain privileges");
+        assert_ne!(uid, "0", "pid {p} runs as root");
+    }
+    // The root filesystem refuses writes; the scratch tmpfs takes them.
+    let (wrote_root, _) = docker::docker(&["exec", &name, "sh", "-c", "echo x > /etc/probe"]);
+    assert!(!wrote_root, "the root filesystem is writable");
+    let (wrote_tmp, _) = docker::docker(&["exec", &name, "sh", "-c", "echo x > /tmp/probe"]);
+    assert!(wrote_tmp, "/tmp is not writable");
+    assert!(
+        daemon.log().contains("sidecar_chromium_unsandboxed"),
+        "the log does not say why Chromium runs without its sandbox"
+    );
+}
+
+#[tokio::test]
+async fn a_chromium_that_exits_at_once_is_a_clear_error_with_its_last_words() {
+    let dir = porthole_tests::TempDir::new("fakechrome");
+    let fake = dir.path().join("chromium");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'fake chromium: no display here' >&2\nexit 3\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&fake)
+        .status()
+        .unwrap();
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"browser": {"chromium_path": fake}}),
+        ..no_probe_port()
+    })
+    .await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let started = std::time::Instant::now();
+    let mark = pane.mark();
+    pane.send(json!({"type": "start", "channel_id": "fake"}));
+    let error = pane.next_of("error", mark).await;
+    assert_eq!(error["code"], "browser_failed", "{error}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(message.contains("exited"), "{error}");
+    assert!(
+        message.contains("fake chromium: no display here"),
+        "{error}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn the_stdio_mcp_server_logs_to_a_file_or_pipe_without_ansi_codes() {
+    let dir = porthole_tests::TempDir::new("mcplog");
+    let stderr_path = dir.path().join("stderr.log");
+    // No client: stdin is empty, so the server logs its start and stops.
+    std::process::Command::new(porthole_tests::workspace_binary("porthole-mcp"))
+        .args([
+            "--api",
+            "http://127.0.0.1:9",
+            "--channel",
+            "c",
+            "--token",
+            "t",
+        ])
+        .env("RUST_LOG", "debug")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .status()
+        .expect("porthole-mcp runs");
+    let text = std::fs::read_to_string(&stderr_path).unwrap();
+    assert!(text.contains("porthole_mcp_start"), "{text}");
+    assert!(!text.contains('\x1b'), "{text:?}");
+}

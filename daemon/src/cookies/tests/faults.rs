@@ -15,7 +15,7 @@ use crate::cookies::snapshot::Snapshot;
 use crate::cookies::{list_scopes, read_cookies, Browser, CookieError, CookieSource};
 
 /// µs since 1601 for "now + secs".
-fn chromium_time(secs_from_now: i64) -> i64 {
+pub(super) fn chromium_time(secs_from_now: i64) -> i64 {
     let now = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap()
@@ -23,7 +23,7 @@ fn chromium_time(secs_from_now: i64) -> i64 {
     (now + secs_from_now + 11_644_473_600) * 1_000_000
 }
 
-fn v10(host: &str, value: &str, prefixed: bool) -> Vec<u8> {
+pub(super) fn v10(host: &str, value: &str, prefixed: bool) -> Vec<u8> {
     let mut plain = if prefixed {
         Sha256::digest(host.as_bytes()).to_vec()
     } else {
@@ -44,7 +44,7 @@ fn v10(host: &str, value: &str, prefixed: bool) -> Vec<u8> {
 }
 
 /// A Chromium `Cookies` file of `version` in a temp dir; returns the dir guard and the source.
-fn chromium_db(version: i64) -> (tempfile::TempDir, CookieSource) {
+pub(super) fn chromium_db(version: i64) -> (tempfile::TempDir, CookieSource) {
     let dir = tempfile::Builder::new()
         .prefix("porthole-cookie-test-")
         .tempdir()
@@ -415,7 +415,7 @@ fn snapshots_are_private_and_removed() {
 }
 
 /// A Firefox `cookies.sqlite` of `user_version` with one host-only and one domain cookie.
-fn firefox_db(user_version: i64) -> (tempfile::TempDir, CookieSource) {
+pub(super) fn firefox_db(user_version: i64) -> (tempfile::TempDir, CookieSource) {
     let dir = tempfile::Builder::new()
         .prefix("porthole-cookie-test-")
         .tempdir()

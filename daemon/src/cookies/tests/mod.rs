@@ -7,6 +7,7 @@ mod chromium_real;
 mod faults;
 #[cfg(target_os = "linux")]
 mod firefox_real;
+mod properties;
 #[cfg(target_os = "linux")]
 pub(crate) mod support;
 #[cfg(target_os = "linux")]

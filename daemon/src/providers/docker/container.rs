@@ -58,6 +58,33 @@ pub struct SidecarSpec {
     pub cpus: f64,
 }
 
+/// The image's unprivileged user (chrome.Dockerfile), named again here so that a rebuilt or
+/// foreign image cannot quietly run the browser as root.
+pub const SIDECAR_USER: &str = "porthole";
+/// Most tasks (processes and threads) a sidecar may have: Chromium with a few tabs runs a few
+/// hundred threads; a fork bomb in the container stops here.
+pub const PIDS_LIMIT: i64 = 2048;
+/// Writable scratch space on a read-only root filesystem: `/tmp` (Chromium's shared memory
+/// with `--disable-dev-shm-usage`, and the throwaway profile) and the user's home (font and
+/// other caches). The profile volume, when there is one, is its own mount.
+pub const TMPFS: &[(&str, &str)] = &[
+    ("/tmp", "rw,nosuid,nodev,mode=1777,size=1g"),
+    (
+        "/home/porthole",
+        "rw,nosuid,nodev,uid=1000,gid=1000,mode=0700,size=256m",
+    ),
+];
+/// Why Chromium in the sidecar runs with `--no-sandbox` (said in the log at each start).
+/// Measured with the image on Docker 20.10: under these limits and Docker's default seccomp
+/// profile Chromium without `--no-sandbox` exits with "No usable sandbox!"; with seccomp
+/// unconfined it runs sandboxed. A seccomp profile that allows its user namespaces (and
+/// `chroot`) would let the sandbox on; until one ships, the container is the boundary.
+pub const NO_SANDBOX_REASON: &str = "Chromium's sandbox needs user namespaces, which Docker's \
+     default seccomp profile refuses to a container without CAP_SYS_ADMIN, or its setuid helper, \
+     which the image does not install and no-new-privileges would disable; the container (no \
+     capabilities, no new privileges, read-only root, a pids limit, an unprivileged user) is \
+     the boundary instead";
+
 /// Chromium flags the daemon adds to the sidecar's own (DESIGN.md §4).
 const EXTRA_FLAGS: &[&str] = &[
     "--no-default-browser-check",
@@ -114,6 +141,18 @@ impl SidecarSpec {
             mounts: Some(mounts),
             memory: (self.memory_mb > 0).then(|| (self.memory_mb * 1024 * 1024) as i64),
             nano_cpus: (self.cpus > 0.0).then_some((self.cpus * 1e9) as i64),
+            // Least privilege (DESIGN.md §13): no capabilities, no way to gain any, nothing
+            // writable but the profile and scratch tmpfs, a bounded number of tasks.
+            cap_drop: Some(vec!["ALL".to_string()]),
+            security_opt: Some(vec!["no-new-privileges:true".to_string()]),
+            readonly_rootfs: Some(true),
+            tmpfs: Some(
+                TMPFS
+                    .iter()
+                    .map(|(path, options)| (path.to_string(), options.to_string()))
+                    .collect(),
+            ),
+            pids_limit: Some(PIDS_LIMIT),
             ..Default::default()
         };
         let mut exposed = None;
@@ -137,6 +176,7 @@ impl SidecarSpec {
         }
         ContainerCreateBody {
             image: Some(self.image.clone()),
+            user: Some(SIDECAR_USER.to_string()),
             cmd: Some(cmd),
             env: Some(env),
             labels: Some(self.labels.clone()),
@@ -521,6 +561,24 @@ mod tests {
             .env
             .unwrap()
             .contains(&"PORTHOLE_SECRET=s3cret".to_string()));
+    }
+
+    #[test]
+    fn the_container_gets_least_privilege() {
+        let body = spec().create_body();
+        assert_eq!(body.user.as_deref(), Some("porthole"));
+        let host = body.host_config.unwrap();
+        assert_eq!(host.cap_drop, Some(vec!["ALL".to_string()]));
+        assert!(host.cap_add.is_none());
+        assert_eq!(
+            host.security_opt,
+            Some(vec!["no-new-privileges:true".to_string()])
+        );
+        assert_eq!(host.readonly_rootfs, Some(true));
+        assert_eq!(host.pids_limit, Some(PIDS_LIMIT));
+        assert!(host.privileged.is_none());
+        let tmpfs = host.tmpfs.unwrap();
+        assert!(tmpfs.contains_key("/tmp") && tmpfs.contains_key("/home/porthole"));
     }
 
     #[test]

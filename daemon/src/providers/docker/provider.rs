@@ -154,6 +154,12 @@ impl DockerProvider {
         let id = container::create(&self.docker, &spec).await?;
         rollback.container(&name);
         tracing::info!(event = "sidecar_created", container = %name, id = %id);
+        tracing::info!(
+            event = "sidecar_chromium_unsandboxed",
+            container = %name,
+            reason = container::NO_SANDBOX_REASON,
+            "Chromium in the sidecar runs with --no-sandbox"
+        );
         container::start(&self.docker, &id, &name).await?;
         let info = container::inspect(&self.docker, &id)
             .await?
