@@ -338,3 +338,49 @@ async fn a_pages_confirm_is_answered_false_from_the_pane() {
         .until("the card to close", &format!("!{}", shown("dialog")))
         .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_agents_in_the_panel_ends_a_running_wait_and_holds_agents_off() {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let browser = BareChromium::launch_with(&["--window-size=1000,800"]).await;
+    let panel = PanelPage::open_panel(&browser, &daemon, "halt").await;
+    let agent = Agent::new(&daemon, "halt", "Robo").await;
+    agent
+        .ok("navigate", json!({"url": pages.url("/input")}))
+        .await;
+
+    let waiting = {
+        let agent = agent.clone();
+        tokio::spawn(async move {
+            let began = std::time::Instant::now();
+            let result = agent
+                .call(
+                    "computer",
+                    json!({"action": "wait", "wait_for_text": "never shown", "wait_timeout_ms": 30000}),
+                )
+                .await;
+            (result, began.elapsed())
+        })
+    };
+    panel
+        .until("the pill while the agent waits", &shown("driver"))
+        .await;
+    panel.click_in_pane("stop-agents").await;
+    let ((error, text), took) = waiting.await.unwrap();
+    assert!(error, "the wait was not cut short: {text}");
+    assert!(
+        took < Duration::from_secs(20),
+        "the wait ran {took:?} after Stop agents"
+    );
+    panel
+        .until(
+            "the pane to show who holds control and until when",
+            "window.porthole.agents.holder === 'human' && window.porthole.agents.until > Date.now()",
+        )
+        .await;
+    let (refused, text) = agent
+        .call("navigate", json!({"url": pages.url("/second")}))
+        .await;
+    assert!(refused, "navigate went through after Stop agents: {text}");
+}
