@@ -20,11 +20,26 @@ pub struct Config {
 }
 
 /// `agents.*`: what agents may do (DESIGN.md §12).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AgentsConfig {
     /// Tools no agent may call (the owner token included); each agent can deny more.
     pub deny_tools: Vec<String>,
+    /// How long "Stop agents" refuses agents, in seconds (also how long a vanished pane's
+    /// takeover lasts).
+    pub stop_secs: u64,
+    /// How long after a person's last input in a tab agents may not act there, in seconds.
+    pub human_quiet_secs: u64,
+}
+
+impl Default for AgentsConfig {
+    fn default() -> Self {
+        Self {
+            deny_tools: Vec::new(),
+            stop_secs: 30,
+            human_quiet_secs: 20,
+        }
+    }
 }
 
 /// `server.*`: where the daemon listens and whom it lets in.

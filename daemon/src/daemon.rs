@@ -144,6 +144,13 @@ impl Daemon {
             shutdown.clone(),
             cookies,
             agents,
+            Arc::new(crate::oversight::Oversight::new(
+                crate::oversight::OversightSettings {
+                    stop: Duration::from_secs(config.agents.stop_secs),
+                    human_quiet: Duration::from_secs(config.agents.human_quiet_secs),
+                },
+                channels.clone(),
+            )),
         )
         .with_images(docker_provider.map(|p| p.images().clone()));
         let mut servers = Vec::new();

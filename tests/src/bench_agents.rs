@@ -1,7 +1,9 @@
 //! `make bench`, agents part: the 8-step MCP script of [`crate::bench_mcp`] through the real
 //! `porthole-mcp` with an agent token, over the agent Unix socket vs over TCP (same daemon,
 //! same agent, taking turns), and with 4 agents running it at once on one channel, each in
-//! its own tab, against one agent alone. Medians of [`RUNS`] runs after a warm-up.
+//! its own tab, against one agent alone. Medians of [`RUNS`] runs after a warm-up. Also: from a
+//! pane's `stop_agents` to the end of an agent's running wait and to the refusal of its next
+//! call (DESIGN.md §12; target under 50 ms).
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -9,8 +11,12 @@ use std::time::{Duration, Instant};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::ServiceExt;
 
+use rmcp::model::CallToolRequestParams;
+use serde_json::json;
+
 use crate::bench_mcp::{mcp_run, median, serve_pages, Client};
 use crate::daemon::{DaemonOptions, TestDaemon};
+use crate::pane::Pane;
 
 /// Measured runs (after one warm-up run).
 const RUNS: usize = 5;
@@ -87,6 +93,8 @@ pub async fn run() {
         let _ = agent.cancel().await;
     }
 
+    let (to_wait_end, to_refusal) = stop_latency(&daemon, &base).await;
+
     let (u, t) = (median(&unix), median(&tcp));
     println!(
         "Agents: the 8-step script through porthole-mcp with an agent token, median of {RUNS} \
@@ -103,4 +111,75 @@ pub async fn run() {
         each / one.max(0.01),
         median(&wall)
     );
+    println!(
+        "  stop_agents → a running wait ends: {:6.1} ms; → the next call refused: {:6.1} ms \
+         (median of {RUNS}; target under 50 ms, measured at the MCP client, so both include \
+         porthole-mcp and the socket)",
+        median(&to_wait_end),
+        median(&to_refusal)
+    );
+}
+
+async fn call(client: &Client, tool: &str, args: serde_json::Value) -> (bool, String) {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    if let serde_json::Value::Object(map) = args {
+        params = params.with_arguments(map);
+    }
+    let result = client.call_tool(params).await.expect("tools/call answered");
+    let text = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (result.is_error == Some(true), text)
+}
+
+/// From `stop_agents` (sent by a pane) to the end of a running wait, and to the refusal of the
+/// call that follows it.
+async fn stop_latency(daemon: &TestDaemon, base: &str) -> (Vec<f64>, Vec<f64>) {
+    const STOP_CHANNEL: &str = "bench-stop";
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(STOP_CHANNEL).await;
+    let (_, token) = daemon.add_agent(STOP_CHANNEL, "stopped", &[]).await;
+    let socket = format!("unix://{}", daemon.agent_socket().display());
+    let agent = spawn_proxy(&socket, &token).await;
+    call(&agent, "navigate", json!({"url": format!("{base}/form")})).await;
+    let (mut to_end, mut to_refusal) = (Vec::new(), Vec::new());
+    for _ in 0..=RUNS {
+        let mark = pane.mark();
+        let wait = call(
+            &agent,
+            "computer",
+            json!({"action": "wait", "duration": 1, "wait_for_text": "never there", "wait_timeout_ms": 30000}),
+        );
+        let stop = async {
+            pane.message_where("the wait started", mark, |m| {
+                m["type"] == "agent_activity" && m["tool"] == "computer" && m["phase"] == "start"
+            })
+            .await;
+            // Let the wait get going before stopping it.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let sent = Instant::now();
+            pane.send(json!({"type": "stop_agents"}));
+            sent
+        };
+        let ((stopped, said), sent) = tokio::join!(wait, stop);
+        let ended = sent.elapsed();
+        assert!(stopped && said.contains("Stop agents"), "the wait was not stopped: {said}");
+        let asked = Instant::now();
+        let (refused, said) = call(&agent, "navigate", json!({"url": format!("{base}/page2")})).await;
+        let refusal = asked.elapsed();
+        assert!(refused && said.contains("stopped the agents"), "not refused: {said}");
+        to_end.push(ended.as_secs_f64() * 1000.0);
+        to_refusal.push(refusal.as_secs_f64() * 1000.0);
+        pane.send(json!({"type": "release"}));
+        pane.message_where("control back", mark, |m| {
+            m["type"] == "control" && m["holder"] == "agents"
+        })
+        .await;
+    }
+    let _ = agent.cancel().await;
+    // Drop the warm-up run.
+    (to_end.split_off(1), to_refusal.split_off(1))
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::{Extension, Json};
-use porthole_mcp::{ActionRequest, Content, ToolBackend as _, ToolOutput};
+use porthole_mcp::{ActionRequest, Content, ToolOutput};
 use tracing::Instrument;
 
 use super::auth::Caller;
@@ -109,7 +109,18 @@ async fn run(
         false,
         actor.clone(),
     );
-    let mut output = backend.call(&request.tool, request.args).await;
+    let oversight = state.inner.oversight.channel(&channel);
+    let panes = channels.pane_count(&channel);
+    let mut output = crate::oversight::supervise::run(
+        &oversight,
+        &session,
+        &actor,
+        &backend,
+        &request.tool,
+        request.args,
+        panes,
+    )
+    .await;
     if let Actor::Agent { id, .. } = &actor {
         let has_tabs = session.agents_with_tabs().iter().any(|a| a == id);
         state.inner.agents.set_tabs_open(id, has_tabs);

@@ -247,6 +247,13 @@ mod tests {
             state.clone(),
         ));
         let agents = Arc::new(crate::agents::Agents::new(state, Vec::new()));
+        let oversight = Arc::new(crate::oversight::Oversight::new(
+            crate::oversight::OversightSettings {
+                stop: Duration::from_secs(30),
+                human_quiet: Duration::from_secs(20),
+            },
+            channels.clone(),
+        ));
         let router = app(AppState::new(
             channels,
             crate::api::ApiSettings {
@@ -258,6 +265,7 @@ mod tests {
             Default::default(),
             importer,
             agents,
+            oversight,
         ));
         let request = |method: &str, uri: &str, body: &str| {
             Request::builder()

@@ -48,6 +48,8 @@ pub(crate) struct StateInner {
     pub images: Option<Arc<crate::providers::docker::ImageManager>>,
     /// Agent identities and tool policy.
     pub agents: Arc<Agents>,
+    /// Who holds control of each channel, guards, handoffs.
+    pub oversight: Arc<crate::oversight::Oversight>,
 }
 
 /// How the API admits and bounds requests.
@@ -70,6 +72,7 @@ impl AppState {
         shutdown: CancellationToken,
         cookies: Arc<CookieImporter>,
         agents: Arc<Agents>,
+        oversight: Arc<crate::oversight::Oversight>,
     ) -> Self {
         let ApiSettings {
             token,
@@ -90,6 +93,7 @@ impl AppState {
                 cookies,
                 images: None,
                 agents,
+                oversight,
             }),
         }
     }

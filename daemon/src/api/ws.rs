@@ -131,7 +131,14 @@ async fn run_pane(socket: WebSocket, state: AppState) {
             }
         }
     }
-    pane.attached = None;
+    if let Some(attached) = pane.attached.take() {
+        // A takeover this pane held ends after agents.stop_secs.
+        state
+            .inner
+            .oversight
+            .channel(&attached.channel)
+            .pane_left(id);
+    }
     drop(pane);
     let _ = writer.await;
     tracing::info!(event = "pane_disconnected", pane = id);
@@ -191,6 +198,19 @@ impl Pane {
                 target_id,
                 agent_id,
             } => self.give_tab(&target_id, &agent_id).await,
+            control @ (ClientMessage::Takeover {}
+            | ClientMessage::Release {}
+            | ClientMessage::StopAgents {}
+            | ClientMessage::HandoffDone { .. }
+            | ClientMessage::FollowAgents { .. }) => self.oversee(control).await,
+            ClientMessage::DialogAnswer {
+                target_id,
+                accept,
+                text,
+            } => {
+                self.answer_dialog(&target_id, accept, text.as_deref())
+                    .await
+            }
             other => self.browser_command(other).await,
         }
     }
@@ -244,6 +264,7 @@ impl Pane {
             session.clone(),
             input.clone(),
             self.out.clone(),
+            self.state.inner.oversight.channel(&channel),
         ));
         let (commands, queued) = mpsc::unbounded_channel();
         let commander = tokio::spawn(run_commands(session.clone(), queued, self.out.clone()));
@@ -268,6 +289,25 @@ impl Pane {
         })
         .await;
         self.send(session.tabs_message()).await;
+        // Control held by the person, open handoffs and dialogs: a new pane sees them too.
+        for message in self
+            .state
+            .inner
+            .oversight
+            .channel(&channel)
+            .messages_for_new_pane()
+        {
+            self.send(message).await;
+        }
+        for (target_id, dialog) in session.open_dialogs() {
+            self.send(PaneMessage::Dialog {
+                target_id,
+                kind: dialog.kind,
+                message: dialog.message,
+                default_prompt: dialog.default_prompt,
+            })
+            .await;
+        }
         if let Some(info) = session.page_info() {
             self.send(info).await;
         }
@@ -355,6 +395,50 @@ impl Pane {
         }
     }
 
+    /// Take over, release, stop agents, handoff done, follow agents.
+    async fn oversee(&self, message: ClientMessage) {
+        let Some(attached) = &self.attached else {
+            return self.not_started().await;
+        };
+        let oversight = self.state.inner.oversight.channel(&attached.channel);
+        let result = match message {
+            ClientMessage::Takeover {} => {
+                oversight.takeover(self.id);
+                Ok(())
+            }
+            ClientMessage::Release {} => oversight.release(),
+            ClientMessage::StopAgents {} => {
+                oversight.stop_agents(self.id);
+                Ok(())
+            }
+            ClientMessage::HandoffDone { id, note } => oversight.finish_handoff(&id, note),
+            ClientMessage::FollowAgents { on } => {
+                attached.session.set_follow_agents(on);
+                Ok(())
+            }
+            _ => Ok(()),
+        };
+        if let Err(reason) = result {
+            self.send(PaneMessage::error("bad_request", reason)).await;
+        }
+    }
+
+    /// Answers the dialog open in a tab.
+    async fn answer_dialog(&self, target_id: &str, accept: bool, text: Option<&str>) {
+        let Some(attached) = &self.attached else {
+            return self.not_started().await;
+        };
+        if let Err(error) = attached
+            .session
+            .answer_dialog(target_id, accept, text)
+            .await
+        {
+            if let Some(message) = error_for_pane(&error) {
+                self.send(message).await;
+            }
+        }
+    }
+
     /// Hands one of the person's tabs to an agent of this channel.
     async fn give_tab(&self, target_id: &str, agent_id: &str) {
         let Some(attached) = &self.attached else {
@@ -435,13 +519,35 @@ fn error_for_pane(error: &SessionError) -> Option<PaneMessage> {
 }
 
 /// Dispatches this pane's queued input in order; copy/cut answers go back as `clipboard`.
+/// Input that acts (not moves, releases or copies) holds agents out of the tab for a while;
+/// the tab's state is read before the person's first such input (see `oversight::guard`).
 async fn dispatch_input(
     session: Arc<BrowserSession>,
     queue: Arc<InputQueue>,
     out: mpsc::Sender<Outgoing>,
+    oversight: Arc<crate::oversight::ChannelOversight>,
 ) {
+    use crate::browser::input::InputEvent;
     loop {
         let event = queue.pop().await;
+        let acts = !matches!(
+            event,
+            InputEvent::Mousemove { .. }
+                | InputEvent::Mouseup { .. }
+                | InputEvent::Keyup { .. }
+                | InputEvent::Copy {}
+        );
+        if acts {
+            if let Ok((target_id, tab_session)) = session.active_tab() {
+                if oversight.activity.touched(&target_id) {
+                    if let Some(before) =
+                        crate::oversight::page_state::read(&session, &tab_session).await
+                    {
+                        oversight.activity.set_before(&target_id, before);
+                    }
+                }
+            }
+        }
         match session.input(&event).await {
             Ok(Some(text)) => {
                 let _ = out

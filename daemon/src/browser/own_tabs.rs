@@ -24,6 +24,10 @@ impl BrowserSession {
     pub async fn close_own_tabs(&self) -> usize {
         self.winding_down
             .store(true, std::sync::atomic::Ordering::SeqCst);
+        // A tab Chrome is still opening for us closes itself (see `open_tab`) or is tracked
+        // by the time this resolves; the caller bounds the wait.
+        let mut creating = self.creating.subscribe();
+        let _ = creating.wait_for(|n| *n == 0).await;
         let ids: Vec<String> = {
             let tabs = self.tabs.lock().expect("tabs lock");
             tabs.infos().into_iter().map(|t| t.target_id).collect()

@@ -66,11 +66,16 @@ impl Drop for Watching {
 
 impl ScreencastHub {
     /// Creates the hub and spawns its reconcile and frame tasks; both end with `closed`.
+    /// `activate`: bring the cast tab to the front first (our own browser, where a hidden tab
+    /// paints nothing). Never on the user's own Chrome: activating raises and focuses the
+    /// window they are looking at; Porthole's tabs there sit in background windows of their
+    /// own, where they paint already.
     pub fn spawn(
         cdp: CdpConnection,
         notices: broadcast::Sender<PaneMessage>,
         max_size: (u32, u32),
         closed: CancellationToken,
+        activate: bool,
     ) -> Self {
         let (frames, _) = watch::channel(None);
         let (wanted, wanted_rx) = watch::channel(Wanted {
@@ -86,6 +91,7 @@ impl ScreencastHub {
             wanted_rx,
             casting.clone(),
             closed.clone(),
+            activate,
         ));
         tokio::spawn(receive_frames(
             cdp,
@@ -165,6 +171,7 @@ async fn reconcile(
     mut wanted: watch::Receiver<Wanted>,
     casting: Arc<Mutex<Option<String>>>,
     closed: CancellationToken,
+    activate: bool,
 ) {
     let mut current: Option<(String, Wanted)> = None;
     let mut failures = 0u32;
@@ -191,9 +198,11 @@ async fn reconcile(
             }
             if let Some((target_id, session)) = target {
                 // A tab that is not the active one paints nothing (DESIGN.md §3).
-                let _ = cdp
-                    .call("Target.activateTarget", json!({ "targetId": target_id }))
-                    .await;
+                if activate {
+                    let _ = cdp
+                        .call("Target.activateTarget", json!({ "targetId": target_id }))
+                        .await;
+                }
                 *casting.lock().expect("casting lock") = Some(session.clone());
                 let params = json!({
                     "format": "jpeg", "quality": want.quality, "everyNthFrame": 1,

@@ -97,6 +97,9 @@ pub struct BrowserSession {
     pub(super) agent_locks: Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Why the session ended, once it has. Short lock.
     end_reason: Mutex<Option<String>>,
+    /// Tabs being created right now (`Target.createTarget` in flight or being attached): a
+    /// host-mode stop waits for them so none is left behind in the user's Chrome.
+    pub(super) creating: watch::Sender<usize>,
     /// Whether the panes' view follows the tab an agent acts in (`follow_agents`).
     pub(super) follow_agents: std::sync::atomic::AtomicBool,
     /// The JavaScript dialog open in each tab (see `dialogs`). Short lock.
@@ -127,7 +130,13 @@ impl BrowserSession {
     ) -> Result<Arc<Self>, SessionError> {
         let (notices, _) = broadcast::channel(256);
         let closed = CancellationToken::new();
-        let hub = ScreencastHub::spawn(cdp.clone(), notices.clone(), screen, closed.clone());
+        let hub = ScreencastHub::spawn(
+            cdp.clone(),
+            notices.clone(),
+            screen,
+            closed.clone(),
+            ownership == Ownership::AllTabs,
+        );
         let logs = TabLogs::spawn(&cdp, closed.clone());
         let session = Arc::new(Self {
             channel,
@@ -148,6 +157,7 @@ impl BrowserSession {
             end_reason: Mutex::new(None),
             dialogs: Mutex::new(Default::default()),
             follow_agents: std::sync::atomic::AtomicBool::new(true),
+            creating: watch::channel(0).0,
         });
         let events = cdp.subscribe();
         cdp.call("Target.setDiscoverTargets", json!({"discover": true}))
@@ -492,6 +502,8 @@ impl BrowserSession {
         if !self.is_alive() {
             return Err(SessionError::Closed);
         }
+        self.creating.send_modify(|n| *n += 1);
+        let _created = CreatingGuard(&self.creating);
         let mut params = json!({ "url": url });
         if self.ownership == Ownership::OwnTabs || own_window {
             // The user's Chrome: a window of Porthole's own, opened without taking focus, so
@@ -509,6 +521,14 @@ impl BrowserSession {
                 detail: "no targetId".into(),
             })?
             .to_string();
+        if self.winding_down.load(std::sync::atomic::Ordering::SeqCst) {
+            // Stopped while Chrome was opening it: close it rather than leave it behind.
+            let _ = self
+                .cdp
+                .call("Target.closeTarget", json!({ "targetId": target_id }))
+                .await;
+            return Err(SessionError::Closed);
+        }
         self.track(&target_id, owner.clone()).await?;
         // The target-created event may have won the attach and recorded another owner.
         let changed = {
@@ -622,6 +642,15 @@ impl BrowserSession {
             }));
         }
         Ok(reply["result"]["value"].clone())
+    }
+}
+
+/// Counts one tab creation down when dropped (see `BrowserSession::creating`).
+struct CreatingGuard<'a>(&'a watch::Sender<usize>);
+
+impl Drop for CreatingGuard<'_> {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
     }
 }
 

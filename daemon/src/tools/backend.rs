@@ -127,7 +127,7 @@ async fn dispatch(
             return Err(ToolError::msg(dialog.describe()));
         }
     }
-    let output = run_on_tab(&tab, call).await?;
+    let output = dialogs::unless_blocked(&tab, run_on_tab(&tab, call)).await?;
     Ok(dialogs::mention_open_dialog(&tab, output))
 }
 
@@ -144,24 +144,22 @@ fn works_during_dialog(call: &ToolCall) -> bool {
 }
 
 async fn run_on_tab(tab: &Tab, call: &ToolCall) -> Result<ToolOutput, ToolError> {
-    let tab = tab.clone();
-    let tab = &tab;
     match call {
-        ToolCall::Navigate(a) => page::navigate(&tab, a).await,
-        ToolCall::ReadPage(a) => snapshot::read_page(&tab, a).await,
-        ToolCall::Find(a) => snapshot::find(&tab, a).await,
-        ToolCall::Computer(a) => actions::computer(&tab, a).await,
-        ToolCall::FormInput(a) => forms::form_input(&tab, a).await,
-        ToolCall::Screenshot(a) => page::screenshot(&tab, a).await,
-        ToolCall::GoBack(_) => page::history(&tab, -1).await,
-        ToolCall::GoForward(_) => page::history(&tab, 1).await,
-        ToolCall::Reload(_) => page::reload(&tab).await,
-        ToolCall::Evaluate(a) => page::evaluate(&tab, a).await,
-        ToolCall::PageInfo(_) => page::page_info(&tab).await,
-        ToolCall::GetPageText(a) => page::page_text(&tab, a).await,
-        ToolCall::ReadConsoleMessages(a) => Ok(logs::console(&tab, a)),
-        ToolCall::ReadNetworkRequests(a) => Ok(logs::network(&tab, a)),
-        ToolCall::ResizeWindow(a) => page::resize_window(&tab, a).await,
+        ToolCall::Navigate(a) => page::navigate(tab, a).await,
+        ToolCall::ReadPage(a) => snapshot::read_page(tab, a).await,
+        ToolCall::Find(a) => snapshot::find(tab, a).await,
+        ToolCall::Computer(a) => actions::computer(tab, a).await,
+        ToolCall::FormInput(a) => forms::form_input(tab, a).await,
+        ToolCall::Screenshot(a) => page::screenshot(tab, a).await,
+        ToolCall::GoBack(_) => page::history(tab, -1).await,
+        ToolCall::GoForward(_) => page::history(tab, 1).await,
+        ToolCall::Reload(_) => page::reload(tab).await,
+        ToolCall::Evaluate(a) => page::evaluate(tab, a).await,
+        ToolCall::PageInfo(_) => page::page_info(tab).await,
+        ToolCall::GetPageText(a) => page::page_text(tab, a).await,
+        ToolCall::ReadConsoleMessages(a) => Ok(logs::console(tab, a)),
+        ToolCall::ReadNetworkRequests(a) => Ok(logs::network(tab, a)),
+        ToolCall::ResizeWindow(a) => page::resize_window(tab, a).await,
         ToolCall::SaveScreenshot(_) => Err(ToolError::msg(
             "save_screenshot is written by the MCP server; call screenshot here",
         )),

@@ -8,6 +8,7 @@ mod harness;
 mod host;
 mod hostile;
 mod oopif;
+mod oversight;
 mod pages;
 mod proxy;
 mod refs;
