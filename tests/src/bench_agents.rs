@@ -166,11 +166,18 @@ async fn stop_latency(daemon: &TestDaemon, base: &str) -> (Vec<f64>, Vec<f64>) {
         };
         let ((stopped, said), sent) = tokio::join!(wait, stop);
         let ended = sent.elapsed();
-        assert!(stopped && said.contains("Stop agents"), "the wait was not stopped: {said}");
+        assert!(
+            stopped && said.contains("Stop agents"),
+            "the wait was not stopped: {said}"
+        );
         let asked = Instant::now();
-        let (refused, said) = call(&agent, "navigate", json!({"url": format!("{base}/page2")})).await;
+        let (refused, said) =
+            call(&agent, "navigate", json!({"url": format!("{base}/page2")})).await;
         let refusal = asked.elapsed();
-        assert!(refused && said.contains("stopped the agents"), "not refused: {said}");
+        assert!(
+            refused && said.contains("stopped the agents"),
+            "not refused: {said}"
+        );
         to_end.push(ended.as_secs_f64() * 1000.0);
         to_refusal.push(refusal.as_secs_f64() * 1000.0);
         pane.send(json!({"type": "release"}));

@@ -384,3 +384,86 @@ async fn stop_agents_in_the_panel_ends_a_running_wait_and_holds_agents_off() {
         .await;
     assert!(refused, "navigate went through after Stop agents: {text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn follow_agents_moves_the_view_to_the_agents_tab_until_turned_off() {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let browser = BareChromium::launch_with(&["--window-size=1000,800"]).await;
+    let panel = PanelPage::open_panel(&browser, &daemon, "follow").await;
+    let human_tab = panel.eval("window.porthole.activeTargetId").await;
+    let agent = Agent::new(&daemon, "follow", "Robo").await;
+    assert_eq!(
+        panel.eval("window.porthole.agents.follow").await,
+        json!(true),
+        "Follow agents is on by default"
+    );
+
+    // On: the agent's first action moves the view to its tab.
+    agent
+        .ok("navigate", json!({"url": pages.url("/input")}))
+        .await;
+    let agent_tab = panel
+        .until(
+            "the view on the agent's tab",
+            "(() => { const p = window.porthole; const t = p.tabs.find(t => t.target_id === p.activeTargetId); return t && t.owner !== 'human' ? t.target_id : null; })()",
+        )
+        .await;
+    assert_ne!(agent_tab, human_tab);
+
+    // Off (the checkbox, as a person would), and back to the person's own tab.
+    panel.click_in_pane("follow").await;
+    panel
+        .until(
+            "Follow agents off",
+            "window.porthole.agents.follow === false",
+        )
+        .await;
+    panel
+        .eval(&format!(
+            "window.porthole.send({{type: 'switch_tab', target_id: {human_tab}}})"
+        ))
+        .await;
+    panel
+        .until(
+            "the view back on the person's tab",
+            &format!("window.porthole.activeTargetId === {human_tab}"),
+        )
+        .await;
+    agent
+        .ok("navigate", json!({"url": pages.url("/second")}))
+        .await;
+    // A round trip through the channel's notices after the agent's call: anything that call
+    // made the panes see has arrived by the time `control` does.
+    panel.click_in_pane("takeover").await;
+    panel
+        .until("control taken", "window.porthole.agents.holder === 'human'")
+        .await;
+    assert_eq!(
+        panel.eval("window.porthole.activeTargetId").await,
+        human_tab,
+        "the view followed the agent with Follow agents off"
+    );
+    panel.click_in_pane("takeover").await;
+    panel
+        .until(
+            "control released",
+            "window.porthole.agents.holder === 'agents'",
+        )
+        .await;
+
+    // On again: the next action moves the view again.
+    panel.click_in_pane("follow").await;
+    panel
+        .until("Follow agents on", "window.porthole.agents.follow === true")
+        .await;
+    agent
+        .ok("navigate", json!({"url": pages.url("/input")}))
+        .await;
+    panel
+        .until(
+            "the view on the agent's tab again",
+            &format!("window.porthole.activeTargetId === {agent_tab}"),
+        )
+        .await;
+}
