@@ -15,6 +15,7 @@ pub mod pages;
 pub mod pane;
 pub mod probe;
 pub mod sockets;
+pub mod typescript;
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
  * connection.js — owns the one WebSocket to the daemon (`/api/ws/browser`): opening it with the
  * `porthole.v1` + `porthole.token.<t>` subprotocols, reconnecting with backoff (1 s, 2 s, 4 s …
  * capped at 10 s), and splitting incoming messages into JSON events and binary JPEG frames.
- * It knows nothing about what the messages mean; main.js does.
+ * It knows nothing about what the messages mean; porthole-pane.js does.
  */
 
 /** @typedef {'idle' | 'connecting' | 'open' | 'waiting'} ConnState */
@@ -23,10 +23,15 @@ const MAX_DELAY_MS = 10000;
 /** An open socket that lived at least this long resets the backoff when it closes. */
 const STABLE_MS = 5000;
 
-/** Build the pane WebSocket URL for the page's own origin. */
-export function paneSocketUrl() {
-  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${location.host}/api/ws/browser`;
+/**
+ * The pane WebSocket URL of the daemon at `api` (an http(s) base URL such as
+ * `http://127.0.0.1:7878`; relative to the page, so `''` means the page's own origin).
+ * @param {string} api
+ */
+export function paneSocketUrl(api) {
+  const url = new URL('/api/ws/browser', new URL(api || '/', location.href));
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url.href;
 }
 
 export class Connection {

@@ -227,7 +227,8 @@ export class Keyboard {
   /** @private */
   refocusScreen() {
     clearTimeout(this.sinkTimer);
-    if (document.activeElement === this.opts.sink) this.opts.screen.focus({ preventScroll: true });
+    const root = /** @type {Document | ShadowRoot} */ (this.opts.sink.getRootNode());
+    if (root.activeElement === this.opts.sink) this.opts.screen.focus({ preventScroll: true });
   }
 
   /**

@@ -11,6 +11,7 @@
  * @typedef {Object} ModePillOptions
  * @property {HTMLButtonElement} button
  * @property {() => {token: string, channel: string} | null} session   the open session, if any
+ * @property {() => string} api   the daemon's base URL (`''`: the page's own origin)
  * @property {(mode: string) => void} restart   send `start` (and `screencast`) in this mode
  * @property {(text: string, kind: 'info' | 'error' | 'progress') => void} notify
  */
@@ -33,7 +34,7 @@ export class ModePill {
 
   async loadDefault() {
     try {
-      const res = await fetch('/api/health', { cache: 'no-store' });
+      const res = await fetch(`${this.opts.api()}/api/health`, { cache: 'no-store' });
       const health = await res.json();
       const fallback = health.docker ? 'docker' : 'local';
       this.other = health.default_mode && health.default_mode !== 'host' ? health.default_mode : fallback;
@@ -115,7 +116,7 @@ export class ModePill {
     const s = this.opts.session();
     if (!s) return 'not connected';
     try {
-      const res = await fetch('/api/browser/mode', {
+      const res = await fetch(`${this.opts.api()}/api/browser/mode`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ channel_id: s.channel, mode }),

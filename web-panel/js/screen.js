@@ -205,7 +205,8 @@ export class Screen {
         // A release happened somewhere we could not see (another window): settle it.
         this.releaseAll();
       }
-      if (e.target !== c && !this.pressed.length) return;
+      // Inside a shadow root the window sees the host element as the target: ask the path.
+      if (origin(e) !== c && !this.pressed.length) return;
       const p = this.toPage(e);
       this.lastPos = p;
       this.pendingMove = { x: p.x, y: p.y, modifiers: modifiersOf(e) };
@@ -215,7 +216,7 @@ export class Screen {
     window.addEventListener('mouseup', (e) => {
       const button = BUTTONS[e.button];
       if (!button || !this.pressed.includes(button)) return;
-      if (e.target === c) e.preventDefault();
+      if (origin(e) === c) e.preventDefault();
       const p = this.toPage(e);
       this.flush();
       this.pressed = this.pressed.filter((b) => b !== button);
@@ -289,6 +290,15 @@ export class Screen {
       }
     }
   }
+}
+
+/**
+ * Where an event really began (`target` is retargeted to the host outside a shadow root).
+ * @param {Event} e
+ */
+function origin(e) {
+  const path = e.composedPath();
+  return path.length ? path[0] : e.target;
 }
 
 /**

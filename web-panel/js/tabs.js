@@ -2,11 +2,15 @@
 /**
  * tabs.js — owns the tab strip: the list of the channel's tabs as the daemon reports them
  * (`tabs` snapshots plus `tab_created` / `tab_closed` / `tab_switched` / `page_info` updates),
- * rendering one button per tab with a close ×, and the "+" button. It never changes the list
- * on its own: clicks only send requests, and the daemon's replies update the strip.
+ * rendering one button per tab with a close × and, on an agent's tab, a badge with the agent's
+ * name (lit while that agent acts), and the "+" button. It never changes the list on its own:
+ * clicks only send requests, and the daemon's replies update the strip.
  */
 
-/** @typedef {{target_id: string, url: string, title: string}} Tab */
+/**
+ * A tab; `owner` is `"human"` or the owning agent's id, `owner_name` its name.
+ * @typedef {{target_id: string, url: string, title: string, owner: string, owner_name: string}} Tab
+ */
 
 /**
  * @typedef {Object} TabStripOptions
@@ -24,6 +28,11 @@ export class TabStrip {
     this.tabs = [];
     /** @type {string | null} */
     this.activeId = null;
+    /** Agents acting now, and the tabs they act in (agents.js keeps these current). */
+    /** @type {Set<string>} */
+    this.actingAgents = new Set();
+    /** @type {Set<string>} */
+    this.actingTabs = new Set();
 
     opts.newTab.addEventListener('click', () => opts.send({ type: 'new_tab' }));
 
@@ -66,11 +75,12 @@ export class TabStrip {
     this.changed();
   }
 
-  /** @param {Tab} tab */
+  /** @param {Partial<Tab>} tab */
   created(tab) {
     const t = normalize(tab);
     const i = this.tabs.findIndex((x) => x.target_id === t.target_id);
-    if (i >= 0) this.tabs[i] = t;
+    // `tab_created` says nothing of the owner; the next `tabs` snapshot does.
+    if (i >= 0) this.tabs[i] = { ...t, owner: this.tabs[i].owner, owner_name: this.tabs[i].owner_name };
     else this.tabs.push(t);
     this.changed();
   }
@@ -99,6 +109,17 @@ export class TabStrip {
     t.url = url ?? t.url;
     t.title = title ?? t.title;
     this.changed();
+  }
+
+  /**
+   * Which agents are acting now and in which tabs: their tabs' badges light up.
+   * @param {Set<string>} agents
+   * @param {Set<string>} tabs
+   */
+  setActing(agents, tabs) {
+    this.actingAgents = agents;
+    this.actingTabs = tabs;
+    this.render();
   }
 
   /** Empty the strip (new channel). */
@@ -141,6 +162,16 @@ export class TabStrip {
       close.setAttribute('aria-label', `Close ${label}`);
       close.textContent = '×';
 
+      if (t.owner && t.owner !== 'human') {
+        const badge = document.createElement('span');
+        const acting = this.actingAgents.has(t.owner) || this.actingTabs.has(t.target_id);
+        badge.className = acting ? 'tab-owner acting' : 'tab-owner';
+        badge.textContent = t.owner_name || t.owner;
+        badge.title = `${t.owner_name || t.owner}'s tab`;
+        el.classList.add('agent-tab');
+        el.dataset.owner = t.owner;
+        el.append(badge);
+      }
       el.append(btn, close);
       frag.append(el);
     }
@@ -155,5 +186,11 @@ export class TabStrip {
  * @returns {Tab}
  */
 function normalize(t) {
-  return { target_id: String(t.target_id ?? ''), url: t.url ?? '', title: t.title ?? '' };
+  return {
+    target_id: String(t.target_id ?? ''),
+    url: t.url ?? '',
+    title: t.title ?? '',
+    owner: t.owner ?? 'human',
+    owner_name: t.owner_name ?? '',
+  };
 }

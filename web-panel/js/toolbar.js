@@ -75,13 +75,23 @@ export class Toolbar {
    */
   setUrl(pageUrl) {
     this.pageUrl = pageUrl || '';
-    if (document.activeElement !== this.opts.url) this.opts.url.value = this.pageUrl;
+    if (activeIn(this.opts.url) !== this.opts.url) this.opts.url.value = this.pageUrl;
   }
 
   /** @param {boolean} enabled */
   setEnabled(enabled) {
     for (const b of [this.opts.back, this.opts.forward, this.opts.reload]) b.disabled = !enabled;
   }
+}
+
+/**
+ * The focused element of the document or shadow root `el` lives in.
+ * @param {Node} el
+ * @returns {Element | null}
+ */
+export function activeIn(el) {
+  const root = /** @type {Document | ShadowRoot} */ (el.getRootNode());
+  return root.activeElement || null;
 }
 
 /** @typedef {'info' | 'progress' | 'error'} MessageKind */

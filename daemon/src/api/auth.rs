@@ -9,6 +9,9 @@
 //!   power, or an agent token, which may only run tools on its own channel and read
 //!   `agents/me` (everything else 403 `agent_forbidden`). The [`Caller`] goes into the
 //!   request's extensions for the handlers.
+//! - A page on a configured origin (a desktop app embedding `<porthole-pane>`) gets CORS:
+//!   preflights are answered here, before any token is asked for, and responses name the
+//!   origin in `Access-Control-Allow-Origin`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -79,10 +82,15 @@ pub async fn admit(State(state): State<AppState>, mut request: Request, next: Ne
         )
         .into_response();
     }
+    let mut cors_origin = None;
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or_default();
         let own = format!("http://{host}");
-        let allowed = origin == own || state.inner.allowed_origins.iter().any(|o| o == origin);
+        let configured = state.inner.allowed_origins.iter().any(|o| o == origin);
+        let allowed = origin == own || configured;
+        if configured && origin != own {
+            cors_origin = Some(origin.to_string());
+        }
         if !allowed {
             tracing::info!(event = "origin_refused", %origin, path = %request.uri().path());
             return ApiError::new(
@@ -91,6 +99,11 @@ pub async fn admit(State(state): State<AppState>, mut request: Request, next: Ne
                 format!("requests from {origin} are not allowed; add it to server.allowed_origins if you trust it"),
             )
             .into_response();
+        }
+    }
+    if let Some(origin) = &cors_origin {
+        if request.method() == Method::OPTIONS {
+            return preflight(origin);
         }
     }
     let path = request.uri().path().to_string();
@@ -119,7 +132,39 @@ pub async fn admit(State(state): State<AppState>, mut request: Request, next: Ne
     if let Some(caller) = caller {
         request.extensions_mut().insert(caller);
     }
-    next.run(request).await
+    let mut response = next.run(request).await;
+    if let Some(origin) = cors_origin {
+        allow_origin(&mut response, &origin);
+    }
+    response
+}
+
+/// The answer to a CORS preflight from a configured origin (no token: browsers send none).
+fn preflight(origin: &str) -> Response {
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        header::HeaderValue::from_static("GET, POST, DELETE"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        header::HeaderValue::from_static("authorization, content-type"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        header::HeaderValue::from_static("600"),
+    );
+    allow_origin(&mut response, origin);
+    response
+}
+
+fn allow_origin(response: &mut Response, origin: &str) {
+    if let Ok(value) = header::HeaderValue::from_str(origin) {
+        let headers = response.headers_mut();
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, value);
+        headers.append(header::VARY, header::HeaderValue::from_static("origin"));
+    }
 }
 
 /// The caller a request's token names; `None` without a token; 401 for a token nobody holds.

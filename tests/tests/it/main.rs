@@ -9,5 +9,6 @@ mod hardening;
 mod host;
 mod input;
 mod mcp;
+mod pane_types;
 mod panes;
 mod web_panel;

@@ -1,5 +1,10 @@
 //! The bundled web panel, driven in a real headless Chromium as a user would: it shows the
 //! channel's frames, its URL bar navigates, and a click on the canvas reaches the page.
+//! `embed`: `<porthole-pane>` in a page of the test's own, on another origin. `agents`: what the
+//! person sees of agents in the pane and how they steer them.
+
+mod agents;
+mod embed;
 
 use std::time::Duration;
 
@@ -9,6 +14,9 @@ use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::PageServer;
 use porthole_tests::probe::Probe;
 use serde_json::{json, Value};
+
+/// The pane's shadow root, in page script.
+const PANE: &str = "document.querySelector('porthole-pane').shadowRoot";
 
 /// The panel page open in the "user's" browser.
 struct PanelPage {
@@ -48,7 +56,7 @@ impl PanelPage {
             .call_on(
                 &self.session,
                 "Runtime.evaluate",
-                json!({"expression": expression, "returnByValue": true}),
+                json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
             )
             .await
             .unwrap();
@@ -65,6 +73,43 @@ impl PanelPage {
             truthy.then_some(value)
         })
         .await
+    }
+
+    /// Opens the bundled panel on `channel` and waits for its first frame.
+    async fn open_panel(browser: &BareChromium, daemon: &TestDaemon, channel: &str) -> Self {
+        let panel = Self::open(
+            browser,
+            &format!("{}/#token={}&channel={channel}", daemon.base, daemon.token),
+        )
+        .await;
+        panel
+            .until(
+                "the panel to start the channel",
+                "window.porthole && window.porthole.started",
+            )
+            .await;
+        panel
+            .until("frames drawn on the canvas", "window.porthole.framesShown")
+            .await;
+        panel
+    }
+
+    /// Clicks the element `#id` of the pane's shadow root with the mouse, as a user would.
+    async fn click_in_pane(&self, id: &str) {
+        let rect = self
+            .until(
+                &format!("#{id} to be shown"),
+                &format!(
+                    "(() => {{ const e = {PANE}.getElementById('{id}'); if (!e) return null; \
+                     const r = e.getBoundingClientRect(); if (!r.width || !r.height) return null; \
+                     return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
+                ),
+            )
+            .await;
+        let (x, y) = (rect[0].as_f64().unwrap(), rect[1].as_f64().unwrap());
+        self.mouse("mouseMoved", x, y).await;
+        self.mouse("mousePressed", x, y).await;
+        self.mouse("mouseReleased", x, y).await;
     }
 
     async fn mouse(&self, kind: &str, x: f64, y: f64) {
@@ -121,17 +166,19 @@ async fn the_panel_shows_frames_navigates_and_forwards_a_canvas_click() {
         .await;
 
     // Type a URL into the URL bar and press Enter, as a user would.
-    let rect = panel.eval("(() => { const r = document.getElementById('url').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()").await;
+    let rect = panel.eval("(() => { const r = document.querySelector('porthole-pane').shadowRoot.getElementById('url').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()").await;
     let (ux, uy) = (rect[0].as_f64().unwrap(), rect[1].as_f64().unwrap());
     panel.mouse("mousePressed", ux, uy).await;
     panel.mouse("mouseReleased", ux, uy).await;
     panel
         .until(
             "the URL bar focused",
-            "document.activeElement && document.activeElement.id === 'url'",
+            "(document.querySelector('porthole-pane').shadowRoot.activeElement || {}).id === 'url'",
         )
         .await;
-    panel.eval("document.getElementById('url').select()").await;
+    panel
+        .eval("document.querySelector('porthole-pane').shadowRoot.getElementById('url').select()")
+        .await;
     panel
         .cdp
         .call_on(
@@ -165,7 +212,7 @@ async fn the_panel_shows_frames_navigates_and_forwards_a_canvas_click() {
     let point = panel
         .until(
             "the canvas geometry",
-            "(() => { const c = document.getElementById('screen').getBoundingClientRect(); const v = window.porthole.lastViewport; if (!v) return null; return [c.x + 100 * c.width / v.width, c.y + 40 * c.height / v.height]; })()",
+            "(() => { const c = document.querySelector('porthole-pane').shadowRoot.getElementById('screen').getBoundingClientRect(); const v = window.porthole.lastViewport; if (!v) return null; return [c.x + 100 * c.width / v.width, c.y + 40 * c.height / v.height]; })()",
         )
         .await;
     let (cx, cy) = (point[0].as_f64().unwrap(), point[1].as_f64().unwrap());

@@ -1,0 +1,409 @@
+// Generated from the daemon's OpenAPI document (GET /api/openapi.json, components
+// PaneMessage and ClientMessage) by tests/src/typescript.rs. Do not edit by hand:
+// PORTHOLE_UPDATE_TYPES=1 cargo test -p porthole-tests --test it -- pane_types
+//
+// The pane WebSocket (`GET /api/ws/browser`): JSON text messages both ways, and binary
+// messages from the daemon, each one JPEG frame.
+
+/** A JSON message to a pane. */
+export type PaneMessage =
+  | PaneStarted
+  | PaneStopped
+  | PaneTabs
+  | PaneTabSwitched
+  | PaneTabCreated
+  | PaneTabClosed
+  | PanePageInfo
+  | PaneViewport
+  | PaneClipboard
+  | PaneProgress
+  | PaneError
+  | PaneAgentActivity
+  | PaneControl
+  | PaneHandoff
+  | PaneHandoffEnded
+  | PaneDialog
+  | PaneDialogClosed;
+/** The `PaneMessage` whose `type` is `T`. */
+export type PaneMessageOf<T extends PaneMessage["type"]> = Extract<PaneMessage, { type: T }>;
+
+/** The channel's browser is ready. */
+export interface PaneStarted {
+  type: "started";
+  channel_id: string;
+  mode: Mode;
+}
+
+/** The channel's browser stopped (pane asked, idle stop, crash, daemon shutdown). */
+export interface PaneStopped {
+  type: "stopped";
+  channel_id: string;
+  reason: string;
+}
+
+/** The whole tab list, in order. */
+export interface PaneTabs {
+  type: "tabs";
+  active_target_id?: string | null;
+  tabs: TabInfo[];
+}
+
+export interface PaneTabSwitched {
+  type: "tab_switched";
+  target_id: string;
+}
+
+export interface PaneTabCreated {
+  type: "tab_created";
+  target_id: string;
+  title: string;
+  url: string;
+}
+
+export interface PaneTabClosed {
+  type: "tab_closed";
+  target_id: string;
+}
+
+/** URL and title of the active tab. */
+export interface PanePageInfo {
+  type: "page_info";
+  title: string;
+  url: string;
+}
+
+/** The page viewport in CSS pixels (the size of the frames). */
+export interface PaneViewport {
+  type: "viewport";
+  height: number;
+  width: number;
+}
+
+/** Text the pane should put on the user's clipboard (reply to `copy` / `cut`). */
+export interface PaneClipboard {
+  type: "clipboard";
+  text: string;
+}
+
+/** A step of slow work (browser start, image build). */
+export interface PaneProgress {
+  type: "progress";
+  message: string;
+  stage: string;
+}
+
+/** Something failed; the connection stays up. */
+export interface PaneError {
+  type: "error";
+  code: string;
+  message: string;
+}
+
+/** An agent's tool call began (`phase: "start"`) or ended (`"end"`, with `ok`). */
+export interface PaneAgentActivity {
+  type: "agent_activity";
+  agent_id: string;
+  name: string;
+  ok?: boolean | null;
+  phase: ActivityPhase;
+  /** The tab the agent acts in (null before its first tab exists). */
+  target_id?: string | null;
+  tool: string;
+}
+
+/** Who may act now: `human` (taken over, stopped, or a handoff open) or `agents`. */
+export interface PaneControl {
+  type: "control";
+  holder: Holder;
+  /** When control goes back to the agents by itself (Unix ms), if it does. */
+  until?: number | null;
+}
+
+/** An agent asks the person for help (MCP `request_human`); answered by `handoff_done`. */
+export interface PaneHandoff {
+  type: "handoff";
+  agent_id: string;
+  id: string;
+  name: string;
+  reason: string;
+  target_id?: string | null;
+}
+
+/** A handoff is over (`done`, `timeout`, `cancelled`): panes close its prompt. */
+export interface PaneHandoffEnded {
+  type: "handoff_ended";
+  id: string;
+  outcome: string;
+}
+
+/**
+ * A page opened a JavaScript dialog; nobody answers it but a person (`dialog_answer`)
+ * or an agent (`handle_dialog`).
+ */
+export interface PaneDialog {
+  type: "dialog";
+  default_prompt?: string | null;
+  kind: DialogKind;
+  message: string;
+  target_id: string;
+}
+
+/** The dialog of a tab was answered (by anyone) or went away. */
+export interface PaneDialogClosed {
+  type: "dialog_closed";
+  target_id: string;
+}
+
+/** One JSON message from a pane. */
+export type ClientMessage =
+  | ClientStart
+  | ClientScreencast
+  | ClientStop
+  | ClientInput
+  | ClientNavigate
+  | ClientBack
+  | ClientForward
+  | ClientReload
+  | ClientNewTab
+  | ClientSwitchTab
+  | ClientCloseTab
+  | ClientGiveTab
+  | ClientTakeover
+  | ClientRelease
+  | ClientStopAgents
+  | ClientHandoffDone
+  | ClientDialogAnswer
+  | ClientFollowAgents;
+/** The `ClientMessage` whose `type` is `T`. */
+export type ClientMessageOf<T extends ClientMessage["type"]> = Extract<ClientMessage, { type: T }>;
+
+/** Attach to a channel's browser, starting it if needed; answered by `started` + `tabs`. */
+export interface ClientStart {
+  type: "start";
+  channel_id: string;
+  height?: number | null;
+  mode?: null | Mode;
+  width?: number | null;
+}
+
+/** Start receiving frames (binary messages), sized to the pane. */
+export interface ClientScreencast {
+  type: "screencast";
+  height?: number | null;
+  quality?: number | null;
+  width?: number | null;
+}
+
+/** Stop the channel's browser (host mode: forget the session); answered by `stopped`. */
+export interface ClientStop {
+  type: "stop";
+  channel_id: string;
+}
+
+/** Mouse, wheel, keyboard and clipboard input. */
+export type ClientInput = InputEvent & {
+  type: "input";
+};
+
+export interface ClientNavigate {
+  type: "navigate";
+  url: string;
+}
+
+export interface ClientBack {
+  type: "back";
+}
+
+export interface ClientForward {
+  type: "forward";
+}
+
+export interface ClientReload {
+  type: "reload";
+}
+
+export interface ClientNewTab {
+  type: "new_tab";
+  url?: string | null;
+}
+
+export interface ClientSwitchTab {
+  type: "switch_tab";
+  target_id: string;
+}
+
+export interface ClientCloseTab {
+  type: "close_tab";
+  target_id: string;
+}
+
+/** Hand one of the person's tabs to an agent of this channel (the agent goes on there). */
+export interface ClientGiveTab {
+  type: "give_tab";
+  agent_id: string;
+  target_id: string;
+}
+
+/** The person takes control: agents' changing tools are refused until `release`. */
+export interface ClientTakeover {
+  type: "takeover";
+}
+
+/** Gives control back to the agents. */
+export interface ClientRelease {
+  type: "release";
+}
+
+/** Cancels every agent call in flight and refuses agents for `agents.stop_secs`. */
+export interface ClientStopAgents {
+  type: "stop_agents";
+}
+
+/** The person is done with a handoff (`request_human`); `note` goes to the agent. */
+export interface ClientHandoffDone {
+  type: "handoff_done";
+  id: string;
+  note?: string | null;
+}
+
+/** Answers the open JavaScript dialog of a tab. */
+export interface ClientDialogAnswer {
+  type: "dialog_answer";
+  accept: boolean;
+  target_id: string;
+  text?: string | null;
+}
+
+/** Whether the pane's view follows the tab an agent acts in (default on). */
+export interface ClientFollowAgents {
+  type: "follow_agents";
+  on: boolean;
+}
+
+/** `agent_activity.phase`. */
+export type ActivityPhase = "start" | "end";
+
+/** `dialog.kind`, as Chrome names JavaScript dialogs. */
+export type DialogKind = "alert" | "confirm" | "prompt" | "beforeunload";
+
+/** `control.holder`. */
+export type Holder = "human" | "agents";
+
+/** One input event from a pane (`{"type":"input","input_type":…}`). */
+export type InputEvent =
+  | InputClick
+  | InputMousedown
+  | InputMouseup
+  | InputMousemove
+  | InputScroll
+  | InputKeydown
+  | InputKeyup
+  | InputKeypress
+  | InputTypetext
+  | InputPaste
+  | InputCopy
+  | InputCut;
+/** The `InputEvent` whose `input_type` is `T`. */
+export type InputEventOf<T extends InputEvent["input_type"]> = Extract<InputEvent, { input_type: T }>;
+
+export interface InputClick {
+  input_type: "click";
+  button?: MouseButton;
+  click_count?: number;
+  modifiers?: number;
+  x: number;
+  y: number;
+}
+
+export interface InputMousedown {
+  input_type: "mousedown";
+  button?: MouseButton;
+  click_count?: number;
+  modifiers?: number;
+  x: number;
+  y: number;
+}
+
+export interface InputMouseup {
+  input_type: "mouseup";
+  button?: MouseButton;
+  click_count?: number;
+  modifiers?: number;
+  x: number;
+  y: number;
+}
+
+export interface InputMousemove {
+  input_type: "mousemove";
+  /** The button held while moving (`none` when just hovering). */
+  button?: MouseButton;
+  modifiers?: number;
+  x: number;
+  y: number;
+}
+
+export interface InputScroll {
+  input_type: "scroll";
+  delta_x?: number;
+  delta_y?: number;
+  modifiers?: number;
+  x: number;
+  y: number;
+}
+
+export interface InputKeydown {
+  input_type: "keydown";
+  code?: string;
+  key: string;
+  modifiers?: number;
+}
+
+export interface InputKeyup {
+  input_type: "keyup";
+  code?: string;
+  key: string;
+  modifiers?: number;
+}
+
+export interface InputKeypress {
+  input_type: "keypress";
+  code?: string;
+  key: string;
+  modifiers?: number;
+}
+
+export interface InputTypetext {
+  input_type: "typetext";
+  text: string;
+}
+
+export interface InputPaste {
+  input_type: "paste";
+  text: string;
+}
+
+export interface InputCopy {
+  input_type: "copy";
+}
+
+export interface InputCut {
+  input_type: "cut";
+  modifiers?: number;
+}
+
+/** Who runs a channel's browser. */
+export type Mode = "docker" | "host" | "local";
+
+/** A mouse button. */
+export type MouseButton = "left" | "middle" | "right" | "none";
+
+/** One tab as panes see it. */
+export interface TabInfo {
+  /** `"human"` or the owning agent's id (`owner` for the owner token). */
+  owner: string;
+  /** `"human"` or the owning agent's name. */
+  owner_name: string;
+  target_id: string;
+  title: string;
+  url: string;
+}
