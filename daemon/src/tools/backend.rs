@@ -176,7 +176,7 @@ async fn run_on_tab(tab: &Tab, call: &ToolCall) -> Result<ToolOutput, ToolError>
         ToolCall::SaveScreenshot(_) => Err(ToolError::msg(
             "save_screenshot is written by the MCP server; call screenshot here",
         )),
-        ToolCall::UploadFile(a) => files::upload_file(&tab, a).await,
+        ToolCall::UploadFile(a) => files::upload_file(tab, a).await,
         ToolCall::ListDownloads(_) | ToolCall::GetDownload(_) => {
             unreachable!("download tools are handled above")
         }
