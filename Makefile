@@ -24,6 +24,7 @@ setup-test: setup
 	@scripts/setup/cookie-browsers.sh
 	@scripts/setup/docker.sh
 	@scripts/setup/base-images.sh
+	@scripts/setup/remote-dockerd.sh start
 
 build:
 	$(CARGO) build --release --bin porthole

@@ -10,4 +10,5 @@ mod host;
 mod input;
 mod mcp;
 mod panes;
+mod remote;
 mod web_panel;

@@ -5,6 +5,8 @@
 //! - [`engine`]: connecting to the engine (always `negotiate_version()`), error mapping.
 //! - [`container`]: what a sidecar container looks like (pure) and the calls that make,
 //!   inspect, stop and remove one; the rollback guard of a failed start.
+//! - [`exec`]: CDP carried inside the Docker API connection (an exec of the sidecar's
+//!   `cdp-pipe`), for engines on another machine: nothing published.
 //! - [`image`]: the sidecar image: rebuild rules, the embedded build context, the build.
 //! - [`reaper`]: at daemon start, adopt this daemon's running sidecars, remove stale ones.
 //! - [`provider`]: [`DockerProvider`], the `BrowserProvider` tying these together.
@@ -15,6 +17,7 @@
 
 pub mod container;
 pub mod engine;
+pub mod exec;
 pub mod image;
 pub mod provider;
 pub mod reaper;
@@ -22,7 +25,7 @@ pub mod reaper;
 pub use container::Network;
 pub use engine::{connect, DockerError, EngineKind, EngineTarget};
 pub use image::{ImageManager, ImageSettings, ImageStatus};
-pub use provider::{DockerProvider, DockerSettings};
+pub use provider::{CdpRoute, DockerProvider, DockerSettings};
 
 use std::path::Path;
 
@@ -100,6 +103,19 @@ pub fn image_settings(
     }
 }
 
+/// How CDP reaches the sidecars of `engine`: `auto` is the published port on this machine's
+/// own engine (a unix socket) and the exec stream on any other, whose published ports are
+/// not this machine's and whose network CDP must never cross in clear text.
+pub fn cdp_route(wanted: crate::config::CdpTransport, engine: &EngineTarget) -> CdpRoute {
+    use crate::config::CdpTransport;
+    match wanted {
+        CdpTransport::Port => CdpRoute::Port,
+        CdpTransport::Exec => CdpRoute::Exec,
+        CdpTransport::Auto if engine.is_remote() => CdpRoute::Exec,
+        CdpTransport::Auto => CdpRoute::Port,
+    }
+}
+
 /// Connects to the engine and makes the provider (reaping this daemon's old containers);
 /// when no engine answers (or `browser.docker` is wrong), the reason, for a person, is
 /// logged and returned so a pane asking for docker mode is told it. With `build_now` the
@@ -126,6 +142,9 @@ pub async fn start_provider(
             ));
         }
     };
+    if target.is_remote() && cdp_route(config.docker.cdp_transport, &target) == CdpRoute::Port {
+        tracing::warn!(event = "cdp_port_on_remote_engine", engine = %target.host, "browser.docker.cdp_transport is \"port\" on an engine that is not a local socket: the daemon dials 127.0.0.1, which works only when that engine runs on this machine");
+    }
     tracing::info!(event = "docker_available", engine = %target.host, api = %docker.client_version(), daemon_id = %daemon_id);
     let images = std::sync::Arc::new(ImageManager::new(
         docker.clone(),
@@ -143,6 +162,7 @@ pub async fn start_provider(
             memory_mb: config.memory_mb,
             cpus: config.cpus,
             extra_labels: config.container_labels.clone().into_iter().collect(),
+            cdp_route: cdp_route(config.docker.cdp_transport, &target),
         },
     )
     .await;
