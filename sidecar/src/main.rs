@@ -112,12 +112,17 @@ fn parse_config(
 }
 
 fn main() {
-    // First, before any thread exists, so every thread inherits the mask (see `sys`).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `cdp-pipe` is not PID 1: it keeps the default signal dispositions, so `docker exec`'s
+    // and the engine's signals end it.
+    if args.first().map(String::as_str) == Some("cdp-pipe") {
+        std::process::exit(pipe::run(Duration::from_secs(30)));
+    }
+    // Before any thread exists, so every thread inherits the mask (see `sys`).
     if let Err(e) = sys::block_signals() {
         event!("fatal", "error=\"cannot block signals: {e}\"");
         std::process::exit(1);
     }
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let config = match parse_config(&args, &|k| std::env::var(k).ok()) {
         Ok(Invocation::Run(config)) => config,
         Ok(Invocation::Help) => {
@@ -128,7 +133,9 @@ fn main() {
             println!("porthole-sidecar {}", env!("CARGO_PKG_VERSION"));
             return;
         }
-        Ok(Invocation::CdpPipe) => std::process::exit(pipe::run(Duration::from_secs(30))),
+        Ok(Invocation::CdpPipe) => {
+            unreachable!("cdp-pipe is dispatched before signals are blocked")
+        }
         Err(message) => {
             event!("config_error", "error=\"{message}\"");
             eprintln!("{USAGE}");

@@ -7,6 +7,7 @@
 pub mod bench_agents;
 pub mod bench_docker;
 pub mod bench_mcp;
+pub mod bench_remote;
 pub mod chromium;
 pub mod cookie_profiles;
 pub mod daemon;
@@ -16,6 +17,7 @@ pub mod pane;
 pub mod probe;
 pub mod remote;
 pub mod sockets;
+pub mod stream_stats;
 
 use std::time::{Duration, Instant};
 

@@ -170,43 +170,57 @@ pub async fn engine() -> RemoteEngine {
 pub async fn ensure_image(engine: &RemoteEngine) {
     IMAGE_READY
         .get_or_init(|| async {
-            let (present, _) = engine.docker(&["image", "inspect", crate::docker::IMAGE]);
-            let current = present && {
-                let (_, help) = engine.docker(&[
-                    "run",
-                    "--rm",
-                    "--label",
-                    "porthole.test=remote-image-check",
-                    crate::docker::IMAGE,
-                    "--help",
-                ]);
-                help.contains("cdp-pipe")
-            };
-            if current {
-                return;
-            }
-            let dir = TempDir::new("remote-image");
-            let config = dir.path().join("config.json");
-            let browser = json!({"image_pull": false, "docker": engine.docker_config()});
-            std::fs::write(&config, json!({ "browser": browser }).to_string())
-                .expect("write config");
-            let mut command = tokio::process::Command::new(crate::workspace_binary("porthole"));
-            command
-                .arg("--config")
-                .arg(&config)
-                .arg("--data-dir")
-                .arg(dir.path())
-                .arg("docker-build");
-            if !present {
-                command.arg("--if-needed");
-            }
-            let status = command.status().await.expect("run porthole docker-build");
-            assert!(
-                status.success(),
-                "porthole docker-build on the remote engine failed"
-            );
+            ensure_image_with(
+                &engine.env(),
+                crate::docker::IMAGE,
+                json!({"docker": engine.docker_config()}),
+            )
+            .await
         })
         .await;
+}
+
+/// Makes sure `image` exists on the engine that the `docker` CLI reaches with `env` and has
+/// `porthole-sidecar cdp-pipe`; else builds it with `porthole docker-build` and `browser`
+/// (which must point the daemon at the same engine).
+pub async fn ensure_image_with(env: &[(String, String)], image: &str, browser: Value) {
+    let docker = |args: &[&str]| {
+        let output = std::process::Command::new("docker")
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .output()
+            .expect("the docker CLI runs");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).to_string(),
+        )
+    };
+    let (present, _) = docker(&["image", "inspect", image]);
+    let current = present && {
+        let (_, help) = docker(&["run", "--rm", image, "--help"]);
+        help.contains("cdp-pipe")
+    };
+    if current {
+        return;
+    }
+    let dir = TempDir::new("exec-image");
+    let config = dir.path().join("config.json");
+    let mut browser = browser;
+    browser["image_pull"] = json!(false);
+    browser["chrome_image"] = json!(image);
+    std::fs::write(&config, json!({ "browser": browser }).to_string()).expect("write config");
+    let mut command = tokio::process::Command::new(crate::workspace_binary("porthole"));
+    command
+        .arg("--config")
+        .arg(&config)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("docker-build");
+    if !present {
+        command.arg("--if-needed");
+    }
+    let status = command.status().await.expect("run porthole docker-build");
+    assert!(status.success(), "porthole docker-build of {image} failed");
 }
 
 /// Daemon options for docker mode on the remote engine, everything labelled with `tag`.

@@ -319,3 +319,44 @@ async fn a_remote_engine_without_base_images_fails_the_build_with_the_command_th
         "{output}"
     );
 }
+
+#[tokio::test]
+async fn a_cdp_stream_that_drops_mid_way_is_told_and_the_next_start_reconnects() {
+    let engine = remote::engine().await;
+    remote::ensure_image(&engine).await;
+    let tag = unique("rm-drop");
+    let _cleanup = RemoteCleanup {
+        engine: engine.clone(),
+        tag: tag.clone(),
+    };
+    let daemon = TestDaemon::start_with(remote::options(&engine, &tag, json!({}))).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(&tag).await;
+    pane.watch().await;
+    let first_id = engine.inspect_container(&container(&tag)).unwrap()["Id"].clone();
+
+    // The daemon's exec stream ends while the container keeps running: kill its relay.
+    let mark = pane.mark();
+    let script = "for d in /proc/[0-9]*; do \
+        [ \"$(tr '\\0' ' ' < $d/cmdline 2>/dev/null)\" = '/usr/local/bin/porthole-sidecar cdp-pipe ' ] \
+        && kill ${d#/proc/}; done; true";
+    let (ok, _) = engine.docker(&["exec", &container(&tag), "sh", "-c", script]);
+    assert!(ok, "kill the relay");
+    let error = pane
+        .message_where("the browser_gone error", mark, |m| {
+            m["type"] == "error" && m["code"] == "browser_gone"
+        })
+        .await;
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("exec stream")),
+        "the pane is told the stream ended: {error}"
+    );
+
+    // The next start reconnects to the same, still running sidecar through a new exec.
+    pane.start(&tag).await;
+    pane.watch().await;
+    let info = engine.inspect_container(&container(&tag)).unwrap();
+    assert_eq!(info["Id"], first_id, "the same container, reconnected");
+}

@@ -22,6 +22,10 @@ use crate::cdp::CdpConnection;
 const SIDECAR: &str = "/usr/local/bin/porthole-sidecar";
 /// How much of the relay's stderr is kept for an error message.
 const STDERR_KEEP: usize = 2000;
+/// How often the engine is asked whether the relay still runs. Needed: the engine here
+/// (Docker 20.10) keeps an exec's attach stream open after its process has exited, until the
+/// client closes stdin, so the end of the relay alone never reaches the daemon.
+const EXEC_POLL: Duration = Duration::from_secs(2);
 
 /// Opens a browser-level CDP connection to the sidecar `container` through an exec stream and
 /// checks it with `Browser.getVersion`, all within `deadline` (the relay itself waits for a
@@ -112,8 +116,10 @@ pub async fn connect(
                 })
             }
         });
+        let exited = relay_exited(docker.clone(), exec.id.clone());
         let name = format!("docker-exec://{container}");
-        let cdp = CdpConnection::over_byte_stream(input, Box::pin(chunks.chain(ended)), &name);
+        let chunks = futures_util::stream::select(chunks.chain(ended), exited);
+        let cdp = CdpConnection::over_byte_stream(input, Box::pin(chunks), &name);
         // A deadline for the whole check; the relay waits for Chrome itself.
         match cdp
             .call_with("Browser.getVersion", json!({}), None, deadline)
@@ -142,4 +148,40 @@ pub async fn connect(
             after: deadline,
         }),
     }
+}
+
+/// A stream that yields one error once the engine says the exec `id` no longer runs (and
+/// nothing before); it ends with the connection that polls it.
+fn relay_exited(
+    docker: Docker,
+    id: String,
+) -> impl futures_util::Stream<Item = Result<bytes::Bytes, String>> + Send {
+    futures_util::stream::unfold(Some((docker, id)), |state| async move {
+        let (docker, id) = state?;
+        loop {
+            tokio::time::sleep(EXEC_POLL).await;
+            match docker.inspect_exec(&id).await {
+                Ok(info) if info.running == Some(false) => {
+                    let code = info
+                        .exit_code
+                        .map_or_else(|| "unknown".to_string(), |c| c.to_string());
+                    return Some((
+                        Err(format!(
+                            "the CDP exec stream ended: the relay in the container exited (code {code})"
+                        )),
+                        None,
+                    ));
+                }
+                Err(e) if super::engine::is_not_found(&e) => {
+                    return Some((
+                        Err("the CDP exec stream ended: the container is gone".to_string()),
+                        None,
+                    ));
+                }
+                // Running, or the engine did not answer this once: the stream itself reports
+                // a connection that is really gone.
+                _ => {}
+            }
+        }
+    })
 }
