@@ -18,6 +18,9 @@
 //! 8. Remote engine: CDP through the Docker API (exec stream, local and over TLS to a second
 //!    engine) vs the published port: start to first frame, frames per second, added latency
 //!    ([`porthole_tests::bench_remote`]).
+//! 9. Capacity: 1, 5 and 10 channels streaming a page that changes 10×/s, local and docker
+//!    mode: daemon RSS/CPU, Chromium memory/CPU per channel, frames per second per pane
+//!    ([`porthole_tests::bench_capacity`]).
 
 use std::time::{Duration, Instant};
 
@@ -322,9 +325,10 @@ async fn main() {
         Some("agents") => return porthole_tests::bench_agents::run().await,
         Some("docker") => return porthole_tests::bench_docker::run().await,
         Some("remote") => return porthole_tests::bench_remote::run().await,
+        Some("capacity") => return porthole_tests::bench_capacity::run().await,
         Some(other) => {
             eprintln!(
-                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote` or nothing"
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity` or nothing"
             );
             std::process::exit(2);
         }
@@ -352,4 +356,6 @@ async fn main() {
     porthole_tests::bench_docker::run().await;
     println!();
     porthole_tests::bench_remote::run().await;
+    println!();
+    porthole_tests::bench_capacity::run().await;
 }
