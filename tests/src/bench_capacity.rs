@@ -234,10 +234,19 @@ pub async fn run() {
         "capacity: N channels, one pane each watching a page that changes 10×/s, {:.0} s window; \
          this machine: {cores} cores, {mem_gib:.0} GiB, load average at start {}",
         WINDOW.as_secs_f64(),
-        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     let tag = unique("bench-cap");
-    measure(Kind::Local, "local", DaemonOptions::default(), &format!("{tag}-l")).await;
+    measure(
+        Kind::Local,
+        "local",
+        DaemonOptions::default(),
+        &format!("{tag}-l"),
+    )
+    .await;
     if !docker::docker(&["info"]).0 {
         println!("  docker: skipped, no Docker engine answers (scripts/setup/docker.sh)");
         return;

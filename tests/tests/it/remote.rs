@@ -130,7 +130,7 @@ async fn remote_channel_runs_on_that_engine_streams_and_publishes_nothing() {
 }
 
 #[tokio::test]
-async fn remote_profile_survives_an_idle_stop_and_a_killed_daemons_sidecar_is_reaped() {
+async fn remote_profile_survives_an_idle_stop_and_a_killed_daemons_sidecar_is_adopted() {
     let engine = remote::engine().await;
     remote::ensure_image(&engine).await;
     let tag = unique("rm-profile");
@@ -197,32 +197,50 @@ async fn remote_profile_survives_an_idle_stop_and_a_killed_daemons_sidecar_is_re
     );
     drop(probe);
 
-    // SIGKILL: the sidecar outlives the daemon; the next daemon on the same data dir reaps it
-    // by its label (exec-mode sidecars are not adopted: they are removed), the volume stays.
+    // SIGKILL: the sidecar outlives the daemon; the next daemon on the same data dir finds it
+    // by its label and adopts it (its browser answers over an exec), and a stale container of
+    // that daemon is removed; the next start reuses the adopted one.
     daemon.kill_hard().await;
-    assert!(
-        engine
-            .inspect_container(&container(&tag))
-            .is_some_and(|i| i["State"]["Running"] == true),
-        "the killed daemon's sidecar still runs"
-    );
+    let running = engine
+        .inspect_container(&container(&tag))
+        .expect("the killed daemon's sidecar is still there");
+    assert_eq!(running["State"]["Running"], true);
+    let daemon_id = std::fs::read_to_string(daemon.data.path().join("daemon_id"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let stale = format!("{tag}-stale");
+    let (ok, _) = engine.docker(&[
+        "create",
+        "--name",
+        &container(&stale),
+        "--label",
+        &format!("porthole.daemon={daemon_id}"),
+        "--label",
+        &format!("porthole.channel={stale}"),
+        "--label",
+        &format!("porthole.test={tag}"),
+        "porthole-base:bookworm",
+        "true",
+    ]);
+    assert!(ok, "create a stale container on the remote engine");
     let data = std::mem::replace(
         &mut daemon.data,
         porthole_tests::TempDir(Default::default()),
     );
     drop(pane);
     let restarted = TestDaemon::start_in(data, options).await;
-    porthole_tests::eventually(
-        "the orphan sidecar to be reaped",
-        Duration::from_secs(30),
-        || {
-            let engine = engine.clone();
-            let name = container(&tag);
-            async move { engine.inspect_container(&name).is_none().then_some(()) }
-        },
-    )
-    .await;
-    assert!(restarted.log().contains("stale_sidecar_removed"));
+    assert!(
+        engine.inspect_container(&container(&stale)).is_none(),
+        "the stale container is reaped at start"
+    );
+    let log = restarted.log();
+    assert!(log.contains("sidecar_adopted"), "{log}");
+    let pane = Pane::connect(&restarted.addr, &restarted.token).await;
+    pane.start(&tag).await;
+    pane.watch().await;
+    let after = engine.inspect_container(&container(&tag)).unwrap();
+    assert_eq!(after["Id"], running["Id"], "the adopted sidecar is reused");
     assert!(
         engine.volume_exists(&volume(&tag)),
         "the profile volume stays"

@@ -95,13 +95,7 @@ impl DockerProvider {
                 );
                 for (channel, addr) in reaped.adopted {
                     let container = container_name(&channel);
-                    running.insert(
-                        channel,
-                        Running {
-                            container,
-                            addr: Some(addr),
-                        },
-                    );
+                    running.insert(channel, Running { container, addr });
                 }
             }
             Err(error) => tracing::warn!(event = "docker_reap_failed", %error),
