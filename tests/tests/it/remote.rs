@@ -282,6 +282,49 @@ async fn wrong_tls_material_is_named_and_docker_build_says_which_file() {
 }
 
 #[tokio::test]
+async fn tls_material_that_does_not_fit_the_engine_names_the_file() {
+    let engine = remote::engine().await;
+    let dir = porthole_tests::TempDir::new("other-ca");
+    let (other_cert, other_key) = (
+        dir.path().join("other.pem"),
+        dir.path().join("other-key.pem"),
+    );
+    let status = std::process::Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args(["-subj", "/CN=not-the-engines-ca", "-keyout"])
+        .arg(&other_key)
+        .arg("-out")
+        .arg(&other_cert)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("openssl runs");
+    assert!(status.success());
+    // A CA that did not sign the engine's certificate; a client certificate the engine does
+    // not trust; a key that is not the client certificate's.
+    let cases = [
+        ("ca", &other_cert, "not signed by the CA in"),
+        ("cert", &other_cert, "refused the client certificate"),
+        ("key", &other_key, "does not belong to the TLS cert file"),
+    ];
+    for (key, file, says) in cases {
+        let mut config = engine.docker_config();
+        config["tls"][key] = json!(file);
+        if key == "cert" {
+            config["tls"]["key"] = json!(other_key);
+        }
+        let (ok, output) = docker_build(json!({"browser": {"docker": config}})).await;
+        assert!(!ok, "{key}: docker-build must fail: {output}");
+        assert!(
+            output.contains(says) && output.contains(&file.display().to_string()),
+            "{key}: the error says {says:?} and names {}: {output}",
+            file.display()
+        );
+    }
+}
+
+#[tokio::test]
 async fn an_unreachable_engine_is_told_to_the_pane_and_local_channels_still_work() {
     // A port nobody listens on: bound, then closed.
     let port = std::net::TcpListener::bind("127.0.0.1:0")

@@ -299,21 +299,61 @@ pub async fn connect_to(target: &EngineTarget, deadline: Duration) -> Result<Doc
         EngineKind::Ssh => Docker::connect_with_ssh(&target.host, TIMEOUT_SECS, api, None),
     }
     .map_err(|e| unreachable(e.to_string()))?;
+    let failed = |e: bollard::errors::Error| {
+        let detail = error_chain(&e);
+        match &target.kind {
+            EngineKind::Tls(files) => match tls_failure(&detail, files, &target.host) {
+                Some(what) => DockerError::Invalid(format!("{what} ({detail})")),
+                None => unreachable(detail),
+            },
+            _ => unreachable(detail),
+        }
+    };
     let ready = async {
-        let docker = docker
-            .negotiate_version()
-            .await
-            .map_err(|e| unreachable(error_chain(&e)))?;
-        docker
-            .ping()
-            .await
-            .map_err(|e| unreachable(error_chain(&e)))?;
+        let docker = docker.negotiate_version().await.map_err(failed)?;
+        docker.ping().await.map_err(failed)?;
         Ok::<_, DockerError>(docker)
     };
     match tokio::time::timeout(deadline, ready).await {
         Ok(result) => result,
         Err(_) => Err(unreachable(format!("no answer within {deadline:?}"))),
     }
+}
+
+/// Which TLS file a failed handshake points at, for a person; `None` when it was not TLS.
+fn tls_failure(detail: &str, files: &TlsFiles, host: &str) -> Option<String> {
+    let fix = "fix browser.docker.tls (or DOCKER_CERT_PATH)";
+    if detail.contains("invalid peer certificate") {
+        if detail.contains("NotValidForName") {
+            return Some(format!(
+                "the engine's TLS certificate is not valid for the name in {host}; use the name or address its certificate was made for"
+            ));
+        }
+        return Some(format!(
+            "the engine's TLS certificate is not signed by the CA in {} (the TLS ca file); {fix}",
+            files.ca.display()
+        ));
+    }
+    if detail.contains("DecryptError") {
+        return Some(format!(
+            "the TLS key file {} does not belong to the TLS cert file {}; {fix}",
+            files.key.display(),
+            files.cert.display()
+        ));
+    }
+    let refused = [
+        "BadCertificate",
+        "CertificateRequired",
+        "UnknownCA",
+        "CertificateUnknown",
+    ];
+    if refused.iter().any(|alert| detail.contains(alert)) {
+        return Some(format!(
+            "the engine refused the client certificate in {} (the TLS cert file: not signed by a CA the engine trusts); {fix}",
+            files.cert.display()
+        ));
+    }
+    None
 }
 
 /// An error with its sources (TLS failures hide the reason two levels down).
