@@ -25,6 +25,7 @@ setup-test: setup
 	@scripts/setup/xvfb.sh
 	@scripts/setup/docker.sh
 	@scripts/setup/base-images.sh
+	@scripts/setup/remote-dockerd.sh start
 
 build:
 	$(CARGO) build --release --bin porthole

@@ -130,6 +130,8 @@ pub struct BrowserConfig {
     pub chromium_path: Option<PathBuf>,
     /// Extra Chromium flags for local mode.
     pub chromium_args: Vec<String>,
+    /// Docker mode: which engine, and how to reach it.
+    pub docker: DockerConfig,
     /// Host mode: where to look for the user's Chrome.
     pub host: HostConfig,
     /// Cookie import defaults and auto-replay.
@@ -156,6 +158,7 @@ impl Default for BrowserConfig {
             cpus: 2.0,
             chromium_path: None,
             chromium_args: Vec::new(),
+            docker: DockerConfig::default(),
             host: HostConfig::default(),
             cookie_import: CookieImportConfig::default(),
         }
@@ -181,6 +184,44 @@ fn parse_screen(text: &str) -> Option<(u32, u32)> {
     let h: u32 = h.trim().parse().ok()?;
     let ok = |v: u32| (100..=8192).contains(&v);
     (ok(w) && ok(h)).then_some((w, h))
+}
+
+/// `browser.docker.*`: the Docker engine of docker mode (DESIGN.md §14).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DockerConfig {
+    /// `unix:///path`, `tcp://host:port` (TLS from `tls`, or `DOCKER_CERT_PATH` /
+    /// `DOCKER_TLS_VERIFY`) or `ssh://user@host`; null: `DOCKER_HOST`, else the local socket.
+    pub host: Option<String>,
+    /// Client TLS material for a `tcp://` engine; null: `DOCKER_CERT_PATH` when
+    /// `DOCKER_TLS_VERIFY` is set.
+    pub tls: Option<TlsFiles>,
+    /// How the daemon reaches each browser's CDP: `auto` (a published 127.0.0.1 port on a
+    /// local unix-socket engine, the exec stream otherwise), `port` or `exec` (inside the
+    /// Docker API connection; nothing published).
+    pub cdp_transport: CdpTransport,
+}
+
+/// `browser.docker.cdp_transport`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CdpTransport {
+    #[default]
+    Auto,
+    Port,
+    Exec,
+}
+
+/// `browser.docker.tls`: PEM files of a TLS-protected engine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsFiles {
+    /// The CA that signed the engine's certificate.
+    pub ca: PathBuf,
+    /// The client certificate.
+    pub cert: PathBuf,
+    /// The client certificate's private key.
+    pub key: PathBuf,
 }
 
 /// `browser.host.*`.

@@ -77,6 +77,10 @@ impl Daemon {
             config.browser.default_mode == Mode::Docker,
         )
         .await;
+        let (docker_provider, docker_unavailable) = match docker_provider {
+            Ok(provider) => (Some(provider), None),
+            Err(why) => (None, Some(why)),
+        };
         let docker = docker_provider.is_some();
         let mut providers = vec![local, host];
         if let Some(provider) = &docker_provider {
@@ -99,6 +103,7 @@ impl Daemon {
                 default_mode,
                 screen,
                 idle_timeout: Duration::from_secs(config.browser.idle_timeout_secs),
+                docker_unavailable,
             },
             state,
         ));

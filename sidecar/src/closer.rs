@@ -48,7 +48,7 @@ pub fn browser_close(active: &ActivePort, timeout: Duration) -> io::Result<()> {
     Ok(())
 }
 
-fn handshake(active: &ActivePort) -> String {
+pub fn handshake(active: &ActivePort) -> String {
     format!(
         "GET {} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
          Sec-WebSocket-Key: {WS_KEY}\r\nSec-WebSocket-Version: 13\r\n\r\n",
@@ -56,15 +56,23 @@ fn handshake(active: &ActivePort) -> String {
     )
 }
 
-/// A client-to-server WebSocket text frame (FIN, opcode 1, masked) for a payload under 64 KiB.
-fn text_frame(payload: &[u8], mask: [u8; 4]) -> Vec<u8> {
-    let mut frame = Vec::with_capacity(payload.len() + 8);
-    frame.push(0x81);
+/// A client-to-server WebSocket text frame (FIN, opcode 1, masked).
+pub fn text_frame(payload: &[u8], mask: [u8; 4]) -> Vec<u8> {
+    masked_frame(0x1, payload, mask)
+}
+
+/// A client-to-server WebSocket frame (FIN set, masked) of any length.
+pub fn masked_frame(opcode: u8, payload: &[u8], mask: [u8; 4]) -> Vec<u8> {
+    let mut frame = Vec::with_capacity(payload.len() + 14);
+    frame.push(0x80 | opcode);
     if payload.len() < 126 {
         frame.push(0x80 | payload.len() as u8);
-    } else {
+    } else if payload.len() <= 0xffff {
         frame.push(0x80 | 126);
         frame.extend_from_slice(&(payload.len() as u16).to_be_bytes());
+    } else {
+        frame.push(0x80 | 127);
+        frame.extend_from_slice(&(payload.len() as u64).to_be_bytes());
     }
     frame.extend_from_slice(&mask);
     frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
@@ -72,7 +80,7 @@ fn text_frame(payload: &[u8], mask: [u8; 4]) -> Vec<u8> {
 }
 
 /// A mask key that varies between runs, as RFC 6455 asks (it guards proxies, not secrets).
-fn mask_key() -> [u8; 4] {
+pub fn mask_key() -> [u8; 4] {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.subsec_nanos())

@@ -27,6 +27,7 @@ macro_rules! event {
 mod chrome;
 mod closer;
 mod http;
+mod pipe;
 mod proxy;
 mod sys;
 
@@ -40,6 +41,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage: porthole-sidecar [-- <chromium args>...]
+       porthole-sidecar cdp-pipe   (in a running container: CDP on stdin/stdout, NUL-framed)
 env: PORTHOLE_SECRET (required), PORTHOLE_LISTEN (0.0.0.0:9222),
      PORTHOLE_CHROMIUM (/usr/bin/chromium), PORTHOLE_STOP_GRACE_SECS (8)";
 
@@ -59,6 +61,8 @@ enum Invocation {
     Run(Config),
     Help,
     Version,
+    /// `cdp-pipe`: relay CDP between stdin/stdout and Chrome (see `pipe`).
+    CdpPipe,
 }
 
 /// Reads the configuration from `args` (without argv[0]) and an environment lookup.
@@ -71,6 +75,7 @@ fn parse_config(
         Some("--") => args[1..].to_vec(),
         Some("-h") | Some("--help") => return Ok(Invocation::Help),
         Some("-V") | Some("--version") => return Ok(Invocation::Version),
+        Some("cdp-pipe") => return Ok(Invocation::CdpPipe),
         Some(other) => {
             return Err(format!(
                 "unexpected argument {other:?}: Chromium arguments go after `--`"
@@ -107,12 +112,17 @@ fn parse_config(
 }
 
 fn main() {
-    // First, before any thread exists, so every thread inherits the mask (see `sys`).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `cdp-pipe` is not PID 1: it keeps the default signal dispositions, so `docker exec`'s
+    // and the engine's signals end it.
+    if args.first().map(String::as_str) == Some("cdp-pipe") {
+        std::process::exit(pipe::run(Duration::from_secs(30)));
+    }
+    // Before any thread exists, so every thread inherits the mask (see `sys`).
     if let Err(e) = sys::block_signals() {
         event!("fatal", "error=\"cannot block signals: {e}\"");
         std::process::exit(1);
     }
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let config = match parse_config(&args, &|k| std::env::var(k).ok()) {
         Ok(Invocation::Run(config)) => config,
         Ok(Invocation::Help) => {
@@ -122,6 +132,9 @@ fn main() {
         Ok(Invocation::Version) => {
             println!("porthole-sidecar {}", env!("CARGO_PKG_VERSION"));
             return;
+        }
+        Ok(Invocation::CdpPipe) => {
+            unreachable!("cdp-pipe is dispatched before signals are blocked")
         }
         Err(message) => {
             event!("config_error", "error=\"{message}\"");

@@ -5,8 +5,10 @@
 //! Every wait here has a deadline and waits on an event or polls; nothing sleeps a fixed time.
 
 pub mod bench_agents;
+pub mod bench_capacity;
 pub mod bench_docker;
 pub mod bench_mcp;
+pub mod bench_remote;
 pub mod chromium;
 pub mod cookie_profiles;
 pub mod daemon;
@@ -14,7 +16,9 @@ pub mod docker;
 pub mod pages;
 pub mod pane;
 pub mod probe;
+pub mod remote;
 pub mod sockets;
+pub mod stream_stats;
 pub mod typescript;
 
 use std::time::{Duration, Instant};
@@ -75,6 +79,14 @@ fn rand_u32() -> u32 {
 }
 
 /// Path of a binary built by this workspace (`cargo build` puts them next to the test's deps).
+/// The workspace's root directory (scripts live under it).
+pub fn workspace_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
 pub fn workspace_binary(name: &str) -> std::path::PathBuf {
     let exe = std::env::current_exe().expect("current exe");
     // Tests run from target/<profile>/deps/, binaries such as the bench from target/<profile>/.

@@ -239,6 +239,7 @@ mod tests {
                 default_mode: Mode::Host,
                 screen: (800, 600),
                 idle_timeout: Duration::from_secs(60),
+                docker_unavailable: None,
             },
             state.clone(),
         ));

@@ -95,6 +95,20 @@ impl CdpConnection {
         Self::spawn(Transport::pipe(to_chrome, from_chrome), name)
     }
 
+    /// Speaks NUL-framed CDP (as on Chromium's pipe) over `writer` and a stream of byte
+    /// chunks from the browser, e.g. a `docker exec` of `porthole-sidecar cdp-pipe` carried
+    /// inside the Docker API connection. `name` stands in for a URL, as for [`Self::over_pipe`];
+    /// an `Err` chunk ends the connection with that reason.
+    pub fn over_byte_stream(
+        writer: std::pin::Pin<Box<dyn tokio::io::AsyncWrite + Send>>,
+        chunks: std::pin::Pin<
+            Box<dyn futures_util::Stream<Item = Result<bytes::Bytes, String>> + Send>,
+        >,
+        name: &str,
+    ) -> Self {
+        Self::spawn(Transport::byte_stream(writer, chunks), name)
+    }
+
     fn spawn(transport: Transport, url: &str) -> Self {
         let (commands, receiver) = mpsc::unbounded_channel();
         let (events, _) = broadcast::channel(EVENT_BUFFER);

@@ -4,6 +4,9 @@
 //! - WebSocket (docker sidecars, the user's Chrome): one text frame per message.
 //! - Pipe (`--remote-debugging-pipe`, local mode): Chrome reads commands on its fd 3 and writes
 //!   replies and events on its fd 4, each message JSON followed by a NUL byte. No TCP port.
+//! - Byte stream (docker mode on a remote engine): the same NUL framing over any writer and any
+//!   stream of byte chunks, e.g. the stdin/stdout of a `docker exec` of `porthole-sidecar
+//!   cdp-pipe`, carried inside the Docker API connection. Chunks split messages anywhere.
 //!
 //! Both streams are cancel-safe (the actor polls them inside `select!`): the WebSocket stream
 //! by tungstenite's own contract, the pipe reader because its partial message lives in the
@@ -83,6 +86,41 @@ impl Transport {
                 Ok::<_, String>(writer)
             });
         let reader = BufReader::with_capacity(64 * 1024, from_chrome);
+        Self::nul_framed(Box::pin(outgoing), reader)
+    }
+
+    /// NUL-framed JSON over `writer` and a stream of byte chunks; `Err` items end the wire
+    /// with their reason.
+    pub(super) fn byte_stream(
+        writer: Pin<Box<dyn tokio::io::AsyncWrite + Send>>,
+        chunks: Pin<Box<dyn Stream<Item = Result<bytes::Bytes, String>> + Send>>,
+    ) -> Self {
+        let outgoing = futures_util::sink::unfold(writer, |mut writer, text: String| async move {
+            let mut bytes = text.into_bytes();
+            bytes.push(0);
+            writer
+                .write_all(&bytes)
+                .await
+                .map_err(|e| format!("write failed: {e}"))?;
+            writer
+                .flush()
+                .await
+                .map_err(|e| format!("write failed: {e}"))?;
+            Ok::<_, String>(writer)
+        });
+        let reader = tokio_util::io::StreamReader::new(
+            chunks.map(|chunk| chunk.map_err(std::io::Error::other)),
+        );
+        Self::nul_framed(
+            Box::pin(outgoing),
+            BufReader::with_capacity(64 * 1024, reader),
+        )
+    }
+
+    fn nul_framed<R>(outgoing: Outgoing, reader: BufReader<R>) -> Self
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    {
         let incoming = futures_util::stream::unfold(Some(reader), |reader| async move {
             let mut reader = reader?;
             match read_message(&mut reader).await {
@@ -91,20 +129,22 @@ impl Transport {
             }
         });
         Self {
-            outgoing: Box::pin(outgoing),
+            outgoing,
             incoming: Box::pin(incoming),
         }
     }
 }
 
 /// Reads one NUL-terminated message (empty ones are skipped).
-async fn read_message(reader: &mut BufReader<pipe::Receiver>) -> Result<String, String> {
+async fn read_message<R: tokio::io::AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+) -> Result<String, String> {
     let mut message = Vec::new();
     loop {
         let available = reader
             .fill_buf()
             .await
-            .map_err(|e| format!("pipe read failed: {e}"))?;
+            .map_err(|e| format!("read failed: {e}"))?;
         if available.is_empty() {
             return Err(if message.is_empty() {
                 "the browser closed its pipe".to_string()
@@ -253,5 +293,50 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(read, 0, "Chrome's fd 3 sees end of file");
+    }
+
+    #[tokio::test]
+    async fn a_byte_stream_carries_calls_and_ends_with_the_streams_reason() {
+        let (writer, mut chrome_reads) = tokio::io::duplex(64 * 1024);
+        let (chunks_tx, chunks_rx) =
+            tokio::sync::mpsc::unbounded_channel::<Result<bytes::Bytes, String>>();
+        let chunks = tokio_stream_from(chunks_rx);
+        let cdp = CdpConnection::over_byte_stream(Box::pin(writer), chunks, "exec://test");
+        let call = tokio::spawn({
+            let cdp = cdp.clone();
+            async move { cdp.call("Browser.getVersion", json!({})).await }
+        });
+        let mut sent = Vec::new();
+        let mut buf = [0u8; 256];
+        while !sent.contains(&0) {
+            let n = chrome_reads.read(&mut buf).await.unwrap();
+            assert!(n > 0);
+            sent.extend_from_slice(&buf[..n]);
+        }
+        let command: Value = serde_json::from_slice(&sent[..sent.len() - 1]).unwrap();
+        let reply = format!(
+            "{}\0",
+            json!({"id": command["id"], "result": {"product": "x"}})
+        );
+        let (a, b) = reply.as_bytes().split_at(5);
+        chunks_tx
+            .send(Ok(bytes::Bytes::copy_from_slice(a)))
+            .unwrap();
+        chunks_tx
+            .send(Ok(bytes::Bytes::copy_from_slice(b)))
+            .unwrap();
+        assert_eq!(call.await.unwrap().unwrap()["product"], "x");
+        chunks_tx.send(Err("the exec ended".to_string())).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), cdp.lost())
+            .await
+            .unwrap();
+        assert!(cdp.lost_reason().unwrap().contains("the exec ended"));
+    }
+
+    fn tokio_stream_from(
+        mut rx: tokio::sync::mpsc::UnboundedReceiver<Result<bytes::Bytes, String>>,
+    ) -> std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<bytes::Bytes, String>> + Send>>
+    {
+        Box::pin(futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx)))
     }
 }

@@ -76,6 +76,9 @@ pub struct ChannelSettings {
     pub default_mode: Mode,
     pub screen: (u32, u32),
     pub idle_timeout: Duration,
+    /// Why docker mode is off, for a person (the engine did not answer at start, or
+    /// `browser.docker` is wrong); `None` when it is on or was never tried.
+    pub docker_unavailable: Option<String>,
 }
 
 /// Work run after every fresh browser start, before the session is handed out (the cookie
@@ -257,7 +260,11 @@ impl ChannelService {
             .ok_or_else(|| ChannelError::ModeUnavailable {
                 mode,
                 why: match mode {
-                    Mode::Docker => "no Docker engine answers".to_string(),
+                    Mode::Docker => self
+                        .settings
+                        .docker_unavailable
+                        .clone()
+                        .unwrap_or_else(|| "no Docker engine answers".to_string()),
                     _ => "this daemon was not started with it".to_string(),
                 },
             })

@@ -15,90 +15,26 @@
 //! 7. Docker mode start-to-first-frame (container absent; second start after an idle stop;
 //!    container stopped) vs a bare `docker run` of the sidecar image + CDP + first frame
 //!    ([`porthole_tests::bench_docker`]); skipped when no Docker engine answers.
+//! 8. Remote engine: CDP through the Docker API (exec stream, local and over TLS to a second
+//!    engine) vs the published port: start to first frame, frames per second, added latency
+//!    ([`porthole_tests::bench_remote`]).
+//! 9. Capacity: 1, 5 and 10 channels streaming a page that changes 10×/s, local and docker
+//!    mode: daemon RSS/CPU, Chromium memory/CPU per channel, frames per second per pane
+//!    ([`porthole_tests::bench_capacity`]).
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
-use futures_util::StreamExt;
 use porthole::cdp::CdpConnection;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::{decode_blocks, PageServer};
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
+use porthole_tests::stream_stats::{cpu_seconds, latency, median, pane_stream, Stream};
 use serde_json::json;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::Message;
 
 const WINDOW: Duration = Duration::from_secs(4);
-
-fn now_ms24() -> i64 {
-    (SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis()
-        % 16_777_216) as i64
-}
-
-/// Latency from a painted clock value to now, in ms (wrap-safe).
-fn latency(painted: u32) -> f64 {
-    let diff = (now_ms24() - painted as i64).rem_euclid(16_777_216);
-    diff as f64
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    values.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    values[values.len() / 2]
-}
-
-/// Frames and latencies seen by one client over a window.
-#[derive(Default, Debug)]
-struct Stream {
-    frames: usize,
-    latencies: Vec<f64>,
-}
-
-/// A raw pane socket that decodes every frame as it arrives.
-async fn pane_stream(addr: &str, token: &str, channel: &str, window: Duration) -> Stream {
-    let mut request = format!("ws://{addr}/api/ws/browser")
-        .into_client_request()
-        .unwrap();
-    request
-        .headers_mut()
-        .insert("Authorization", format!("Bearer {token}").parse().unwrap());
-    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-    use futures_util::SinkExt;
-    socket
-        .send(Message::text(
-            json!({"type": "start", "channel_id": channel, "width": 800, "height": 600})
-                .to_string(),
-        ))
-        .await
-        .unwrap();
-    socket
-        .send(Message::text(
-            json!({"type": "screencast", "quality": 60}).to_string(),
-        ))
-        .await
-        .unwrap();
-    let mut stream = Stream::default();
-    let end = Instant::now() + window;
-    while let Ok(Some(Ok(message))) = tokio::time::timeout_at(end.into(), socket.next()).await {
-        if Instant::now() >= end {
-            break;
-        }
-        if let Message::Binary(jpeg) = message {
-            stream.frames += 1;
-            if let Some(painted) = decode_blocks(&jpeg) {
-                stream.latencies.push(latency(painted));
-            }
-        }
-    }
-    stream
-}
 
 /// A raw CDP screencast on `target` of the browser behind `cdp`.
 async fn raw_stream(cdp: &CdpConnection, target: &str, window: Duration) -> Stream {
@@ -149,15 +85,6 @@ async fn raw_stream(cdp: &CdpConnection, target: &str, window: Duration) -> Stre
 }
 
 /// utime + stime of a process, in seconds.
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    let ticks: f64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0)
-        + fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
-    ticks / 100.0
-}
-
 async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
     let driver = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = driver.start("bench").await;
@@ -397,9 +324,11 @@ async fn main() {
         Some("mcp") => return porthole_tests::bench_mcp::run().await,
         Some("agents") => return porthole_tests::bench_agents::run().await,
         Some("docker") => return porthole_tests::bench_docker::run().await,
+        Some("remote") => return porthole_tests::bench_remote::run().await,
+        Some("capacity") => return porthole_tests::bench_capacity::run().await,
         Some(other) => {
             eprintln!(
-                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker` or nothing"
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity` or nothing"
             );
             std::process::exit(2);
         }
@@ -425,4 +354,8 @@ async fn main() {
     porthole_tests::bench_agents::run().await;
     println!();
     porthole_tests::bench_docker::run().await;
+    println!();
+    porthole_tests::bench_remote::run().await;
+    println!();
+    porthole_tests::bench_capacity::run().await;
 }

@@ -11,4 +11,5 @@ mod input;
 mod mcp;
 mod pane_types;
 mod panes;
+mod remote;
 mod web_panel;

@@ -47,6 +47,10 @@ pub struct SidecarSpec {
     pub network: Network,
     /// Host network only: the 127.0.0.1 port the gate listens on.
     pub host_port: Option<u16>,
+    /// Bridge network: publish the gate on the engine host's 127.0.0.1. Off when CDP goes
+    /// through the Docker API (`exec`): then nothing is published and the gate listens on the
+    /// container's own loopback only.
+    pub publish: bool,
     /// The profile volume, when the profile persists.
     pub volume: Option<String>,
     /// Host directories of unpacked extensions, in load order.
@@ -157,6 +161,9 @@ impl SidecarSpec {
         };
         let mut exposed = None;
         match self.network {
+            Network::Bridge if !self.publish => {
+                env.push(format!("PORTHOLE_LISTEN=127.0.0.1:{GATE_PORT}"));
+            }
             Network::Bridge => {
                 let port = format!("{GATE_PORT}/tcp");
                 host.port_bindings = Some(HashMap::from([(
@@ -539,6 +546,7 @@ mod tests {
             secret: "s3cret".into(),
             network: Network::Bridge,
             host_port: None,
+            publish: true,
             volume: Some("porthole-chrome-profile-a".into()),
             extensions: Vec::new(),
             screen: (800, 600),
@@ -579,6 +587,22 @@ mod tests {
         assert!(host.privileged.is_none());
         let tmpfs = host.tmpfs.unwrap();
         assert!(tmpfs.contains_key("/tmp") && tmpfs.contains_key("/home/porthole"));
+    }
+
+    #[test]
+    fn unpublished_bridge_sidecars_bind_nothing_on_the_host() {
+        let body = SidecarSpec {
+            publish: false,
+            ..spec()
+        }
+        .create_body();
+        let host = body.host_config.unwrap();
+        assert!(host.port_bindings.is_none());
+        assert!(body.exposed_ports.is_none());
+        assert!(body
+            .env
+            .unwrap()
+            .contains(&"PORTHOLE_LISTEN=127.0.0.1:9222".to_string()));
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub struct ImageSettings {
     pub extra_labels: HashMap<String, String>,
     /// A development build of Porthole: an image that exists is used whatever its labels.
     pub dev: bool,
+    /// The engine builds happen on: `None` for this machine's own; for another one, the
+    /// environment a `docker` CLI needs to reach it (`DOCKER_HOST=… DOCKER_TLS_VERIFY=1 …`),
+    /// so a missing base image comes with the command that copies it there.
+    pub remote_engine_env: Option<String>,
 }
 
 /// Why the image gets built.
@@ -337,8 +341,10 @@ impl ImageManager {
             );
             return Ok(local.to_string());
         }
-        Err(DockerError::Invalid(format!(
-            "cannot get the base image {wanted} (no registry answered) and the local stand-in {local} is missing: run scripts/setup/base-images.sh, or set browser.base_image / browser.builder_image"
+        Err(DockerError::Invalid(missing_base_message(
+            wanted,
+            local,
+            self.settings.remote_engine_env.as_deref(),
         )))
     }
 
@@ -395,8 +401,8 @@ pub async fn build_once(
     config: &crate::config::BrowserConfig,
     if_needed: bool,
 ) -> Result<ImageStatus, DockerError> {
-    let docker = super::connect(Duration::from_secs(10)).await?;
-    let manager = ImageManager::new(docker, super::image_settings(config));
+    let (docker, target) = super::connect(&config.docker, Duration::from_secs(10)).await?;
+    let manager = ImageManager::new(docker, super::image_settings(config, &target));
     let progress: ProgressFn = std::sync::Arc::new(|_: &str, _: &str| {});
     if if_needed {
         manager.ensure(progress).await?;
@@ -404,6 +410,18 @@ pub async fn build_once(
         manager.rebuild(progress).await?;
     }
     manager.status().await
+}
+
+/// What to do when neither the base image nor its local stand-in is on the engine.
+fn missing_base_message(wanted: &str, local: &str, remote_engine_env: Option<&str>) -> String {
+    match remote_engine_env {
+        None => format!(
+            "cannot get the base image {wanted} (no registry answered) and the local stand-in {local} is missing: run scripts/setup/base-images.sh, or set browser.base_image / browser.builder_image"
+        ),
+        Some(env) => format!(
+            "cannot get the base image {wanted} on the remote engine (no registry answered) and the local stand-in {local} is not loaded there: make it on this machine (scripts/setup/base-images.sh), then copy it to that engine with `docker save {local} | {env} docker load`, or set browser.base_image / browser.builder_image to images that engine can pull"
+        ),
+    }
 }
 
 /// A tar of the embedded build context.

@@ -5,6 +5,8 @@
 //! - [`engine`]: connecting to the engine (always `negotiate_version()`), error mapping.
 //! - [`container`]: what a sidecar container looks like (pure) and the calls that make,
 //!   inspect, stop and remove one; the rollback guard of a failed start.
+//! - [`exec`]: CDP carried inside the Docker API connection (an exec of the sidecar's
+//!   `cdp-pipe`), for engines on another machine: nothing published.
 //! - [`image`]: the sidecar image: rebuild rules, the embedded build context, the build.
 //! - [`reaper`]: at daemon start, adopt this daemon's running sidecars, remove stale ones.
 //! - [`provider`]: [`DockerProvider`], the `BrowserProvider` tying these together.
@@ -15,14 +17,15 @@
 
 pub mod container;
 pub mod engine;
+pub mod exec;
 pub mod image;
 pub mod provider;
 pub mod reaper;
 
 pub use container::Network;
-pub use engine::{connect, DockerError};
+pub use engine::{connect, DockerError, EngineKind, EngineTarget};
 pub use image::{ImageManager, ImageSettings, ImageStatus};
-pub use provider::{DockerProvider, DockerSettings};
+pub use provider::{CdpRoute, DockerProvider, DockerSettings};
 
 use std::path::Path;
 
@@ -83,7 +86,10 @@ pub fn random_token(len: usize) -> String {
 pub const ENGINE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The image settings the config asks for.
-pub fn image_settings(config: &crate::config::BrowserConfig) -> ImageSettings {
+pub fn image_settings(
+    config: &crate::config::BrowserConfig,
+    engine: &EngineTarget,
+) -> ImageSettings {
     ImageSettings {
         image: config.chrome_image.clone(),
         base_image: config.base_image.clone(),
@@ -93,34 +99,57 @@ pub fn image_settings(config: &crate::config::BrowserConfig) -> ImageSettings {
         local_builder_image: config.local_builder_image.clone(),
         extra_labels: config.container_labels.clone().into_iter().collect(),
         dev: image::is_dev_build(),
+        remote_engine_env: engine.is_remote().then(|| engine.cli_env()),
+    }
+}
+
+/// How CDP reaches the sidecars of `engine`: `auto` is the published port on this machine's
+/// own engine (a unix socket) and the exec stream on any other, whose published ports are
+/// not this machine's and whose network CDP must never cross in clear text.
+pub fn cdp_route(wanted: crate::config::CdpTransport, engine: &EngineTarget) -> CdpRoute {
+    use crate::config::CdpTransport;
+    match wanted {
+        CdpTransport::Port => CdpRoute::Port,
+        CdpTransport::Exec => CdpRoute::Exec,
+        CdpTransport::Auto if engine.is_remote() => CdpRoute::Exec,
+        CdpTransport::Auto => CdpRoute::Port,
     }
 }
 
 /// Connects to the engine and makes the provider (reaping this daemon's old containers);
-/// `None` with a log line saying why when no engine answers. With `build_now` the image
-/// check (and build, if the rules say so) starts in the background at once.
+/// when no engine answers (or `browser.docker` is wrong), the reason, for a person, is
+/// logged and returned so a pane asking for docker mode is told it. With `build_now` the
+/// image check (and build, if the rules say so) starts in the background at once.
 pub async fn start_provider(
     config: &crate::config::BrowserConfig,
     data_dir: &Path,
     screen: (u32, u32),
     build_now: bool,
-) -> Option<std::sync::Arc<DockerProvider>> {
-    let docker = match connect(ENGINE_DEADLINE).await {
-        Ok(docker) => docker,
+) -> Result<std::sync::Arc<DockerProvider>, String> {
+    let (docker, target) = match connect(&config.docker, ENGINE_DEADLINE).await {
+        Ok(found) => found,
         Err(error) => {
-            tracing::warn!(event = "docker_unavailable", %error, "docker mode is off: no Docker engine answers");
-            return None;
+            tracing::warn!(event = "docker_unavailable", %error, "docker mode is off");
+            return Err(error.to_string());
         }
     };
     let daemon_id = match load_or_create_daemon_id(data_dir) {
         Ok(id) => id,
         Err(error) => {
             tracing::warn!(event = "docker_unavailable", %error, "docker mode is off: cannot keep the daemon id in the data dir");
-            return None;
+            return Err(format!(
+                "cannot keep the daemon id in the data dir: {error}"
+            ));
         }
     };
-    tracing::info!(event = "docker_available", api = %docker.client_version(), daemon_id = %daemon_id);
-    let images = std::sync::Arc::new(ImageManager::new(docker.clone(), image_settings(config)));
+    if target.is_remote() && cdp_route(config.docker.cdp_transport, &target) == CdpRoute::Port {
+        tracing::warn!(event = "cdp_port_on_remote_engine", engine = %target.host, "browser.docker.cdp_transport is \"port\" on an engine that is not a local socket: the daemon dials 127.0.0.1, which works only when that engine runs on this machine");
+    }
+    tracing::info!(event = "docker_available", engine = %target.host, api = %docker.client_version(), daemon_id = %daemon_id);
+    let images = std::sync::Arc::new(ImageManager::new(
+        docker.clone(),
+        image_settings(config, &target),
+    ));
     let provider = DockerProvider::new(
         docker,
         images.clone(),
@@ -133,6 +162,7 @@ pub async fn start_provider(
             memory_mb: config.memory_mb,
             cpus: config.cpus,
             extra_labels: config.container_labels.clone().into_iter().collect(),
+            cdp_route: cdp_route(config.docker.cdp_transport, &target),
         },
     )
     .await;
@@ -144,7 +174,7 @@ pub async fn start_provider(
                 .await;
         });
     }
-    Some(std::sync::Arc::new(provider))
+    Ok(std::sync::Arc::new(provider))
 }
 
 #[cfg(test)]

@@ -47,12 +47,29 @@ pub struct DockerSettings {
     pub cpus: f64,
     /// Labels added to every container and volume (tests add `porthole.test`).
     pub extra_labels: HashMap<String, String>,
+    /// How the daemon reaches each browser's CDP.
+    pub cdp_route: CdpRoute,
 }
+
+/// How the daemon reaches a sidecar's CDP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CdpRoute {
+    /// The sidecar's secret-gated port, published on 127.0.0.1 of the engine's host (only
+    /// meaningful when that host is this machine).
+    Port,
+    /// An exec stream of `porthole-sidecar cdp-pipe`, inside the Docker API connection:
+    /// nothing published (see [`super::exec`]).
+    Exec,
+}
+
+/// How long an exec into a sidecar that already runs may take to answer.
+const EXEC_RECONNECT_DEADLINE: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Clone)]
 struct Running {
     container: String,
-    addr: GateAddr,
+    /// The published gate; `None` when CDP goes by exec.
+    addr: Option<GateAddr>,
 }
 
 /// Runs each channel's browser in its own sidecar container.
@@ -122,7 +139,7 @@ impl DockerProvider {
         channel: &ChannelId,
         extensions: Vec<PathBuf>,
         rollback: &mut Rollback,
-    ) -> Result<GateAddr, DockerError> {
+    ) -> Result<(Option<GateAddr>, CdpAddress), DockerError> {
         let name = container_name(channel);
         let labels = self.labels(channel);
         let volume = if self.settings.persist_profile {
@@ -145,6 +162,7 @@ impl DockerProvider {
             secret: random_token(32),
             network: self.settings.network,
             host_port,
+            publish: self.settings.cdp_route == CdpRoute::Port,
             volume,
             extensions,
             screen: self.settings.screen,
@@ -161,6 +179,18 @@ impl DockerProvider {
             "Chromium in the sidecar runs with --no-sandbox"
         );
         container::start(&self.docker, &id, &name).await?;
+        if self.settings.cdp_route == CdpRoute::Exec {
+            let cdp = match super::exec::connect(&self.docker, &name, READY_DEADLINE).await {
+                Ok(cdp) => cdp,
+                Err(error) => {
+                    let tail = container::log_tail(&self.docker, &name, 20).await;
+                    return Err(DockerError::NotReady(format!(
+                        "{error}; the container's last output:\n{tail}"
+                    )));
+                }
+            };
+            return Ok((None, CdpAddress::Connected(cdp)));
+        }
         let info = container::inspect(&self.docker, &id)
             .await?
             .ok_or_else(|| {
@@ -172,7 +202,32 @@ impl DockerProvider {
             ))
         })?;
         container::wait_ready(&self.docker, &name, &addr, READY_DEADLINE).await?;
-        Ok(addr)
+        let ws_url = addr.ws_url();
+        Ok((Some(addr), CdpAddress::WebSocket(ws_url)))
+    }
+
+    /// The endpoint of a sidecar registered as running, `None` when it no longer answers.
+    async fn reach(&self, running: &Running) -> Option<CdpAddress> {
+        match &running.addr {
+            Some(addr) => container::gate_ready(addr)
+                .await
+                .then(|| CdpAddress::WebSocket(addr.ws_url())),
+            None => {
+                match super::exec::connect(
+                    &self.docker,
+                    &running.container,
+                    EXEC_RECONNECT_DEADLINE,
+                )
+                .await
+                {
+                    Ok(cdp) => Some(CdpAddress::Connected(cdp)),
+                    Err(error) => {
+                        tracing::warn!(event = "cdp_exec_failed", container = %running.container, %error);
+                        None
+                    }
+                }
+            }
+        }
     }
 
     async fn stop_container(&self, channel: &ChannelId) -> Result<bool, DockerError> {
@@ -198,9 +253,9 @@ impl BrowserProvider for DockerProvider {
         progress: ProgressFn,
     ) -> Result<Endpoint, ProviderError> {
         if let Some(running) = self.registered(channel) {
-            if container::gate_ready(&running.addr).await {
+            if let Some(address) = self.reach(&running).await {
                 return Ok(Endpoint {
-                    address: CdpAddress::WebSocket(running.addr.ws_url()),
+                    address,
                     fresh: false,
                 });
             }
@@ -228,10 +283,9 @@ impl BrowserProvider for DockerProvider {
         progress("starting_container", "Starting the browser container");
         let mut rollback = Rollback::new(self.docker.clone());
         match self.launch(channel, extensions, &mut rollback).await {
-            Ok(addr) => {
+            Ok((addr, address)) => {
                 rollback.disarm();
-                tracing::info!(event = "sidecar_ready", channel_id = %channel, container = %name, port = addr.port);
-                let ws_url = addr.ws_url();
+                tracing::info!(event = "sidecar_ready", channel_id = %channel, container = %name, port = ?addr.as_ref().map(|a| a.port), route = ?self.settings.cdp_route);
                 self.running.lock().expect("docker registry lock").insert(
                     channel.clone(),
                     Running {
@@ -240,7 +294,7 @@ impl BrowserProvider for DockerProvider {
                     },
                 );
                 Ok(Endpoint {
-                    address: CdpAddress::WebSocket(ws_url),
+                    address,
                     fresh: true,
                 })
             }

@@ -1,6 +1,7 @@
 //! At daemon start: find the containers labelled with this daemon's id, adopt the running
 //! sidecars of this version that still answer (a daemon killed with SIGKILL leaves them
-//! running), and remove every other one. Containers without this daemon's label are never
+//! running) through their published gate or, for sidecars that publish nothing (CDP by exec),
+//! through an exec of `cdp-pipe`, and remove every other one. Containers without this daemon's label are never
 //! looked at: the engine filters by label.
 
 use std::collections::HashMap;
@@ -17,8 +18,9 @@ use crate::channel_id::ChannelId;
 /// What the reaper found.
 #[derive(Debug, Default)]
 pub struct Reaped {
-    /// Running sidecars taken over, by channel.
-    pub adopted: HashMap<ChannelId, GateAddr>,
+    /// Running sidecars taken over, by channel, with their published gate (`None`: reached
+    /// by exec).
+    pub adopted: HashMap<ChannelId, Option<GateAddr>>,
     /// Names of the containers removed.
     pub removed: Vec<String>,
 }
@@ -76,7 +78,7 @@ async fn adoptable(
     id: &str,
     name: &str,
     labels: &HashMap<String, String>,
-) -> Option<(ChannelId, GateAddr)> {
+) -> Option<(ChannelId, Option<GateAddr>)> {
     let channel = ChannelId::parse(labels.get(LABEL_CHANNEL)?).ok()?;
     if labels.get(LABEL_VERSION).map(String::as_str) != Some(VERSION)
         || name != container_name(&channel)
@@ -87,7 +89,14 @@ async fn adoptable(
     if !container::is_running(&info) {
         return None;
     }
-    let addr = container::gate_addr(&info)?;
+    let Some(addr) = container::gate_addr(&info) else {
+        // Nothing published: a sidecar reached through the Docker API. It is ours to keep
+        // if its browser answers over an exec.
+        return super::exec::connect(docker, name, Duration::from_secs(10))
+            .await
+            .ok()
+            .map(|_| (channel, None));
+    };
     let answered = tokio::time::timeout(Duration::from_secs(3), async {
         loop {
             if container::gate_ready(&addr).await {
@@ -97,5 +106,5 @@ async fn adoptable(
         }
     })
     .await;
-    answered.is_ok().then_some((channel, addr))
+    answered.is_ok().then_some((channel, Some(addr)))
 }

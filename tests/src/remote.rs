@@ -1,0 +1,254 @@
+//! The second, real Docker engine that stands in for a remote host (issue 13): started once
+//! per test process by `scripts/setup/remote-dockerd.sh` (idempotent), reached over
+//! `tcp://127.0.0.1:<port>` with mutual TLS. The `docker` CLI against it, a cleanup guard for
+//! what a test labelled there, the sidecar image built on it, daemon options that point docker
+//! mode at it, and a CDP probe that goes the way the daemon does: `docker exec … cdp-pipe`.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use porthole::cdp::CdpConnection;
+use serde_json::{json, Value};
+use tokio::io::AsyncReadExt;
+
+use crate::daemon::DaemonOptions;
+use crate::probe::Probe;
+use crate::TempDir;
+
+/// Where the remote engine is and the TLS files to reach it.
+#[derive(Debug, Clone)]
+pub struct RemoteEngine {
+    /// `tcp://127.0.0.1:<port>`.
+    pub host: String,
+    /// Holds `ca.pem`, `cert.pem`, `key.pem` (the client's).
+    pub cert_dir: PathBuf,
+}
+
+impl RemoteEngine {
+    /// The environment of a `docker` CLI talking to this engine.
+    pub fn env(&self) -> Vec<(String, String)> {
+        vec![
+            ("DOCKER_HOST".into(), self.host.clone()),
+            ("DOCKER_TLS_VERIFY".into(), "1".into()),
+            (
+                "DOCKER_CERT_PATH".into(),
+                self.cert_dir.display().to_string(),
+            ),
+        ]
+    }
+
+    /// `browser.docker` pointing at this engine.
+    pub fn docker_config(&self) -> Value {
+        json!({
+            "host": self.host,
+            "tls": {
+                "ca": self.cert_dir.join("ca.pem"),
+                "cert": self.cert_dir.join("cert.pem"),
+                "key": self.cert_dir.join("key.pem"),
+            }
+        })
+    }
+
+    /// Runs `docker <args>` against this engine; returns (success, stdout).
+    pub fn docker(&self, args: &[&str]) -> (bool, String) {
+        let output = std::process::Command::new("docker")
+            .args(args)
+            .envs(self.env())
+            .output()
+            .expect("the docker CLI runs");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).trim().to_string(),
+        )
+    }
+
+    /// `docker inspect` of a container on this engine, `None` when there is none.
+    pub fn inspect_container(&self, name: &str) -> Option<Value> {
+        let (ok, out) = self.docker(&["container", "inspect", name]);
+        if !ok {
+            return None;
+        }
+        serde_json::from_str::<Value>(&out).ok()?.get(0).cloned()
+    }
+
+    pub fn volume_exists(&self, name: &str) -> bool {
+        self.docker(&["volume", "inspect", name]).0
+    }
+
+    /// A CDP connection to a container's browser through `docker exec … cdp-pipe` over the
+    /// engine's TLS connection (the same path the daemon takes, with the CLI instead of bollard).
+    pub async fn probe(&self, container: &str) -> Probe {
+        let mut child = tokio::process::Command::new("docker")
+            .args([
+                "exec",
+                "-i",
+                container,
+                "/usr/local/bin/porthole-sidecar",
+                "cdp-pipe",
+            ])
+            .envs(self.env())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("docker exec runs");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let chunks =
+            futures_util::stream::unfold((stdout, Some(child)), |(mut stdout, child)| async move {
+                let mut buf = vec![0u8; 64 * 1024];
+                match stdout.read(&mut buf).await {
+                    Ok(0) | Err(_) => {
+                        // The child is reaped with the stream (kill_on_drop).
+                        drop(child);
+                        None
+                    }
+                    Ok(n) => {
+                        buf.truncate(n);
+                        Some((Ok(bytes::Bytes::from(buf)), (stdout, child)))
+                    }
+                }
+            });
+        let cdp = CdpConnection::over_byte_stream(
+            Box::pin(stdin),
+            Box::pin(chunks),
+            &format!("docker-exec-probe://{container}"),
+        );
+        crate::eventually("the exec probe to answer", Duration::from_secs(30), || {
+            let cdp = cdp.clone();
+            async move { cdp.call("Browser.getVersion", json!({})).await.ok() }
+        })
+        .await;
+        Probe { cdp }
+    }
+}
+
+static ENGINE: tokio::sync::OnceCell<RemoteEngine> = tokio::sync::OnceCell::const_new();
+static IMAGE_READY: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
+
+/// Starts (or finds) the second engine, once per test process.
+pub async fn engine() -> RemoteEngine {
+    ENGINE
+        .get_or_init(|| async {
+            let script = crate::workspace_root().join("scripts/setup/remote-dockerd.sh");
+            let output = tokio::process::Command::new(&script)
+                .arg("start")
+                .output()
+                .await
+                .expect("run scripts/setup/remote-dockerd.sh");
+            assert!(
+                output.status.success(),
+                "scripts/setup/remote-dockerd.sh start failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let env = tokio::process::Command::new(&script)
+                .arg("env")
+                .output()
+                .await
+                .expect("run scripts/setup/remote-dockerd.sh env");
+            let env = String::from_utf8_lossy(&env.stdout).to_string();
+            let var = |name: &str| {
+                env.lines()
+                    .find_map(|l| l.strip_prefix(name)?.strip_prefix('='))
+                    .map(str::to_string)
+                    .unwrap_or_else(|| panic!("{name} missing from remote-dockerd.sh env: {env}"))
+            };
+            RemoteEngine {
+                host: var("DOCKER_HOST"),
+                cert_dir: PathBuf::from(var("DOCKER_CERT_PATH")),
+            }
+        })
+        .await
+        .clone()
+}
+
+/// Makes sure the sidecar image exists on the remote engine with `cdp-pipe` in it, once per
+/// test process: built there by `porthole docker-build` (rebuilt when an older image lacks
+/// the subcommand).
+pub async fn ensure_image(engine: &RemoteEngine) {
+    IMAGE_READY
+        .get_or_init(|| async {
+            ensure_image_with(
+                &engine.env(),
+                crate::docker::IMAGE,
+                json!({"docker": engine.docker_config()}),
+            )
+            .await
+        })
+        .await;
+}
+
+/// Makes sure `image` exists on the engine that the `docker` CLI reaches with `env` and has
+/// `porthole-sidecar cdp-pipe`; else builds it with `porthole docker-build` and `browser`
+/// (which must point the daemon at the same engine).
+pub async fn ensure_image_with(env: &[(String, String)], image: &str, browser: Value) {
+    let docker = |args: &[&str]| {
+        let output = std::process::Command::new("docker")
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .output()
+            .expect("the docker CLI runs");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).to_string(),
+        )
+    };
+    let (present, _) = docker(&["image", "inspect", image]);
+    let current = present && {
+        let (_, help) = docker(&["run", "--rm", image, "--help"]);
+        help.contains("cdp-pipe")
+    };
+    if current {
+        return;
+    }
+    let dir = TempDir::new("exec-image");
+    let config = dir.path().join("config.json");
+    let mut browser = browser;
+    browser["image_pull"] = json!(false);
+    browser["chrome_image"] = json!(image);
+    std::fs::write(&config, json!({ "browser": browser }).to_string()).expect("write config");
+    let mut command = tokio::process::Command::new(crate::workspace_binary("porthole"));
+    command
+        .arg("--config")
+        .arg(&config)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("docker-build");
+    if !present {
+        command.arg("--if-needed");
+    }
+    let status = command.status().await.expect("run porthole docker-build");
+    assert!(status.success(), "porthole docker-build of {image} failed");
+}
+
+/// Daemon options for docker mode on the remote engine, everything labelled with `tag`.
+pub fn options(engine: &RemoteEngine, tag: &str, browser: Value) -> DaemonOptions {
+    let mut options = crate::docker::options(tag, browser);
+    options.config["browser"]["docker"] = engine.docker_config();
+    options
+}
+
+/// Removes every container and volume labelled `porthole.test=<tag>` on the remote engine
+/// when dropped (even when the test fails).
+pub struct RemoteCleanup {
+    pub engine: RemoteEngine,
+    pub tag: String,
+}
+
+impl Drop for RemoteCleanup {
+    fn drop(&mut self) {
+        let filter = format!("label=porthole.test={}", self.tag);
+        let (_, containers) = self.engine.docker(&["ps", "-aq", "--filter", &filter]);
+        for id in containers.lines() {
+            self.engine.docker(&["rm", "-f", "-v", id]);
+        }
+        let (_, volumes) = self
+            .engine
+            .docker(&["volume", "ls", "-q", "--filter", &filter]);
+        for volume in volumes.lines() {
+            self.engine.docker(&["volume", "rm", "-f", volume]);
+        }
+    }
+}

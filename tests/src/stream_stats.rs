@@ -1,0 +1,102 @@
+//! What the benches measure a screencast and a process with: a raw pane socket that decodes
+//! the clock each frame paints (frames per second, paint → client latency), medians, and a
+//! process's CPU time and resident memory from `/proc`.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::pages::decode_blocks;
+
+/// The wall clock in ms mod 2^24, as the bench pages paint it.
+pub fn now_ms24() -> i64 {
+    (SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        % 16_777_216) as i64
+}
+
+/// Latency from a painted clock value to now, in ms (wrap-safe).
+pub fn latency(painted: u32) -> f64 {
+    let diff = (now_ms24() - painted as i64).rem_euclid(16_777_216);
+    diff as f64
+}
+
+/// The median (NaN for none); sorts `values`.
+pub fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    values[values.len() / 2]
+}
+
+/// Frames and latencies seen by one client over a window.
+#[derive(Default, Debug)]
+pub struct Stream {
+    pub frames: usize,
+    pub latencies: Vec<f64>,
+}
+
+/// A raw pane socket on `channel` (in its current mode) that decodes every frame as it
+/// arrives, for `window`.
+pub async fn pane_stream(addr: &str, token: &str, channel: &str, window: Duration) -> Stream {
+    let start = json!({"type": "start", "channel_id": channel, "width": 800, "height": 600});
+    pane_stream_with(addr, token, start, window).await
+}
+
+/// As [`pane_stream`] with the given `start` message (e.g. one naming a mode).
+pub async fn pane_stream_with(addr: &str, token: &str, start: Value, window: Duration) -> Stream {
+    let mut request = format!("ws://{addr}/api/ws/browser")
+        .into_client_request()
+        .unwrap();
+    request
+        .headers_mut()
+        .insert("Authorization", format!("Bearer {token}").parse().unwrap());
+    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    socket.send(Message::text(start.to_string())).await.unwrap();
+    socket
+        .send(Message::text(
+            json!({"type": "screencast", "quality": 60}).to_string(),
+        ))
+        .await
+        .unwrap();
+    let mut stream = Stream::default();
+    let end = Instant::now() + window;
+    while let Ok(Some(Ok(message))) = tokio::time::timeout_at(end.into(), socket.next()).await {
+        if Instant::now() >= end {
+            break;
+        }
+        if let Message::Binary(jpeg) = message {
+            stream.frames += 1;
+            if let Some(painted) = decode_blocks(&jpeg) {
+                stream.latencies.push(latency(painted));
+            }
+        }
+    }
+    stream
+}
+
+/// CPU seconds (user + system) a process has used so far; 0 when it is gone.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks: f64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0)
+        + fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    ticks / 100.0
+}
+
+/// Resident memory of a process in MiB; 0 when it is gone.
+pub fn rss_mib(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |kib| kib / 1024.0)
+}
