@@ -22,6 +22,7 @@ setup:
 
 setup-test: setup
 	@scripts/setup/cookie-browsers.sh
+	@scripts/setup/schemathesis.sh
 	@scripts/setup/docker.sh
 	@scripts/setup/base-images.sh
 
