@@ -9,7 +9,7 @@ use axum::Json;
 use crate::browser::SessionError;
 use crate::channel_id::InvalidChannelId;
 use crate::channels::ChannelError;
-use crate::providers::ProviderError;
+use crate::providers::ProviderErrorKind;
 
 /// The body of every error answer (documented in the OpenAPI document).
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
@@ -85,16 +85,23 @@ impl From<ChannelError> for ApiError {
             ChannelError::ModeUnavailable { .. } => (StatusCode::CONFLICT, "mode_unavailable"),
             ChannelError::HostProfile(_) => (StatusCode::CONFLICT, "host_mode"),
             ChannelError::UnknownChannel(_) => (StatusCode::NOT_FOUND, "unknown_channel"),
-            ChannelError::Provider(ProviderError::Unavailable(_)) => {
-                (StatusCode::SERVICE_UNAVAILABLE, "browser_unavailable")
-            }
-            ChannelError::Provider(ProviderError::Refused(_)) => (StatusCode::CONFLICT, "refused"),
-            ChannelError::Provider(ProviderError::Failed(_)) => {
-                (StatusCode::BAD_GATEWAY, "browser_failed")
-            }
+            ChannelError::Provider(provider) => match provider.kind {
+                ProviderErrorKind::Unavailable => {
+                    (StatusCode::SERVICE_UNAVAILABLE, "browser_unavailable")
+                }
+                ProviderErrorKind::Refused => (StatusCode::CONFLICT, "refused"),
+                ProviderErrorKind::Failed => (StatusCode::BAD_GATEWAY, "browser_failed"),
+            },
             ChannelError::Session(session) => return session_error(session),
         };
-        ApiError::new(status, code, error.to_string())
+        let internal = match &error {
+            ChannelError::Provider(provider) => provider.detail(),
+            _ => None,
+        };
+        ApiError {
+            internal,
+            ..ApiError::new(status, code, error.to_string())
+        }
     }
 }
 

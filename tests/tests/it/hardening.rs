@@ -303,3 +303,52 @@ fn the_stdio_mcp_server_logs_to_a_file_or_pipe_without_ansi_codes() {
     assert!(text.contains("porthole_mcp_start"), "{text}");
     assert!(!text.contains('\x1b'), "{text:?}");
 }
+
+/// Words of the Docker engine's own answers that must never reach a pane or an agent.
+const ENGINE_WORDS: [&str; 4] = [
+    "Docker responded",
+    "status code",
+    "Minimum memory limit",
+    "Error response from daemon",
+];
+
+#[tokio::test]
+async fn an_engine_refusal_reaches_pane_and_agent_without_engine_text_and_the_log_keeps_it() {
+    use porthole_tests::docker::{self, ensure_image, labelled_containers, unique, DockerCleanup};
+    ensure_image().await;
+    let tag = unique("hd-engine");
+    let _cleanup = DockerCleanup::new(&tag);
+    // The real engine refuses to create a container with 1 MB of memory ("Minimum memory
+    // limit allowed is 6MB", status 400).
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({"memory_mb": 1}))).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "start", "channel_id": tag}));
+    let error = pane.next_of("error", mark).await;
+    assert_eq!(error["code"], "browser_failed", "{error}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(message.contains("Docker could not"), "{message}");
+    for words in ENGINE_WORDS {
+        assert!(!message.contains(words), "engine text in a pane: {message}");
+    }
+
+    // An agent's call on the same channel: an error result, no engine text either.
+    let (status, result) = daemon
+        .post(
+            "/api/browser/action",
+            &json!({"channel_id": tag, "tool": "page_info", "args": {}}),
+        )
+        .await;
+    let text = result.to_string();
+    assert!(
+        status != 200 || result["isError"] == true,
+        "the call failed: {status} {result}"
+    );
+    for words in ENGINE_WORDS {
+        assert!(!text.contains(words), "engine text to an agent: {text}");
+    }
+    // The engine's words are in the log, for whoever runs the daemon.
+    let log = daemon.log();
+    assert!(log.contains("Minimum memory limit"), "{log}");
+    assert!(labelled_containers(&tag).is_empty());
+}

@@ -270,10 +270,10 @@ pub async fn create(docker: &Docker, spec: &SidecarSpec) -> Result<String, Docke
         .await
         .map_err(|e| {
             if is_not_found(&e) {
-                DockerError::Invalid(format!(
-                    "the sidecar image {} is not there: {e}",
-                    spec.image
-                ))
+                DockerError::ImageMissing {
+                    image: spec.image.clone(),
+                    source: e,
+                }
             } else {
                 DockerError::engine(format!("create container {}", spec.name), e)
             }

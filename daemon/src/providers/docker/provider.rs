@@ -217,7 +217,7 @@ impl BrowserProvider for DockerProvider {
         let name = container_name(channel);
         if let Some(info) = container::inspect(&self.docker, &name).await? {
             if !self.is_ours(&info) {
-                return Err(ProviderError::Refused(format!(
+                return Err(ProviderError::refused(format!(
                     "a container named {name} exists and does not belong to this Porthole daemon; remove it (docker rm -f {name}) or use another channel id"
                 )));
             }
