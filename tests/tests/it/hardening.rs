@@ -352,3 +352,137 @@ async fn an_engine_refusal_reaches_pane_and_agent_without_engine_text_and_the_lo
     assert!(log.contains("Minimum memory limit"), "{log}");
     assert!(labelled_containers(&tag).is_empty());
 }
+
+/// A small tmpfs mounted on a fresh directory (needs root), unmounted and removed on drop.
+struct Tmpfs(std::path::PathBuf);
+
+impl Tmpfs {
+    fn mount(size: &str) -> Option<Self> {
+        let dir = porthole_tests::TempDir::new("diskfull");
+        let path = dir.path().to_path_buf();
+        std::mem::forget(dir); // the guard below owns removal
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&path)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            let _ = std::fs::remove_dir(&path);
+            return None;
+        }
+        Some(Self(path))
+    }
+
+    /// Writes a file until the filesystem is full.
+    fn fill(&self) -> std::path::PathBuf {
+        use std::io::Write;
+        let path = self.0.join("filler");
+        let mut file = std::fs::File::create(&path).expect("create filler");
+        let chunk = vec![0u8; 64 * 1024];
+        loop {
+            if file.write_all(&chunk).and_then(|_| file.flush()).is_err() {
+                break;
+            }
+        }
+        // Leave nothing half-written in a cache: the next write anywhere must fail.
+        let _ = file.sync_all();
+        path
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        // Lazy: the daemon may still hold a file for a moment after its SIGTERM.
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[tokio::test]
+async fn a_full_data_disk_fails_state_writes_clearly_and_the_daemon_keeps_serving() {
+    let Some(disk) = Tmpfs::mount("4m") else {
+        assert_ne!(
+            current_uid(),
+            0,
+            "mounting a tmpfs failed although the tests run as root"
+        );
+        eprintln!("skipped: mounting a tmpfs needs root");
+        return;
+    };
+    let data = disk.0.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let daemon = TestDaemon::start_in(
+        porthole_tests::TempDir(data),
+        DaemonOptions {
+            rust_log: "info",
+            ..no_probe_port()
+        },
+    )
+    .await;
+    // A write before the disk is full works.
+    let (status, body) = daemon
+        .post(
+            "/api/browser/agents",
+            &json!({"channel_id": "full", "name": "before"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+
+    let filler = disk.fill();
+    let (status, body) = daemon
+        .post(
+            "/api/browser/agents",
+            &json!({"channel_id": "full", "name": "during"}),
+        )
+        .await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["code"], "state_unavailable", "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("disk full"), "{message}");
+    let (status, body) = daemon
+        .post(
+            "/api/browser/mode",
+            &json!({"channel_id": "full", "mode": "local"}),
+        )
+        .await;
+    assert!(
+        status == 200 || status == 503,
+        "a mode change on a full disk: {status} {body}"
+    );
+    if status == 503 {
+        assert_eq!(body["error"]["code"], "state_unavailable", "{body}");
+    }
+    // Still serving: reads work, the agent made before is still listed.
+    let (status, _) = daemon.get("/api/health").await;
+    assert_eq!(status, 200);
+    let (status, agents) = daemon.get("/api/browser/agents").await;
+    assert_eq!(status, 200, "{agents}");
+    assert!(agents.to_string().contains("before"), "{agents}");
+    assert!(!agents.to_string().contains("during"), "{agents}");
+
+    // Space again: writes work again without a restart.
+    std::fs::remove_file(filler).unwrap();
+    let (status, body) = daemon
+        .post(
+            "/api/browser/agents",
+            &json!({"channel_id": "full", "name": "after"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+}
+
+fn current_uid() -> u32 {
+    // /proc/self/status "Uid:\t<real>\t..." — no libc call needed.
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        })
+        .and_then(|u| u.parse().ok())
+        .unwrap_or(u32::MAX)
+}
