@@ -486,3 +486,127 @@ fn current_uid() -> u32 {
         .and_then(|u| u.parse().ok())
         .unwrap_or(u32::MAX)
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sidecar_killed_mid_screencast_and_mid_tool_call_is_reported_and_recovers_its_flushed_profile(
+) {
+    use porthole_tests::docker::{
+        self, docker, ensure_image, inspect_container, unique, DockerCleanup,
+    };
+    ensure_image().await;
+    let tag = unique("hd-kill");
+    let _cleanup = DockerCleanup::new(&tag);
+    let container = format!("porthole-chrome-{tag}");
+    let pages = PageServer::start().await;
+    // A page that never answers, so a navigate call is still in flight when the sidecar dies.
+    let hang = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hang_url = format!("http://{}/never", hang.local_addr().unwrap());
+    let (accepted_tx, mut accepted) = tokio::sync::mpsc::unbounded_channel();
+    let hanger = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = hang.accept().await {
+            held.push(socket);
+            let _ = accepted_tx.send(());
+        }
+    });
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({"network": "host"}))).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let tab = pane.start(&tag).await;
+    pane.watch().await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "navigate", "url": pages.url("/input")}));
+    pane.message_where("the input page", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Input page"
+    })
+    .await;
+    let probe = docker::probe(&container).await;
+    probe
+        .eval(
+            &tab,
+            "document.cookie = 'survives=kill; max-age=86400; path=/'; document.cookie",
+        )
+        .await;
+    drop(probe);
+    // Chromium writes its cookie store on its own schedule (about every 30 s): wait until the
+    // cookie is on the volume, so "flushed" is a fact and not a hope.
+    porthole_tests::eventually(
+        "the cookie written to the profile volume",
+        Duration::from_secs(90),
+        || {
+            let container = container.clone();
+            async move {
+                docker(&[
+                    "exec",
+                    &container,
+                    "grep",
+                    "-c",
+                    "survives",
+                    "/profile/Default/Cookies",
+                ])
+                .0
+                .then_some(())
+            }
+        },
+    )
+    .await;
+
+    // An agent's navigate hangs on the page that never answers ...
+    let addr = daemon.addr.clone();
+    let auth = format!("Bearer {}", daemon.token);
+    let body = json!({"channel_id": tag, "tool": "navigate", "args": {"url": hang_url}});
+    let call = tokio::spawn(async move {
+        porthole_tests::pages::http_request(
+            "POST",
+            &addr,
+            "/api/browser/action",
+            &[
+                ("Authorization", auth.as_str()),
+                ("Content-Type", "application/json"),
+            ],
+            Some(body.to_string()),
+        )
+        .await
+    });
+    tokio::time::timeout(Duration::from_secs(30), accepted.recv())
+        .await
+        .expect("the browser asked for the hanging page");
+    assert!(!call.is_finished(), "the navigate call is still in flight");
+    // ... and the sidecar dies under it and under the pane's screencast.
+    let mark = pane.mark();
+    assert!(docker(&["kill", &container]).0);
+    let error = pane.next_of("error", mark).await;
+    assert_eq!(error["code"], "browser_gone", "{error}");
+    pane.next_of("stopped", mark).await;
+    let (status, result) = tokio::time::timeout(Duration::from_secs(30), call)
+        .await
+        .expect("the agent's call ended soon after the kill")
+        .unwrap();
+    assert!(
+        status != 200 || result["isError"] == true,
+        "the agent was told: {status} {result}"
+    );
+    let text = result.to_string();
+    for words in ENGINE_WORDS {
+        assert!(!text.contains(words), "engine text to an agent: {text}");
+    }
+
+    // The next start recovers on the same volume, the flushed cookie still there.
+    let tab = pane.start(&tag).await;
+    pane.watch().await;
+    let mounts = inspect_container(&container).expect("a new sidecar")["Mounts"].clone();
+    assert!(
+        mounts
+            .to_string()
+            .contains(&format!("porthole-chrome-profile-{tag}")),
+        "{mounts}"
+    );
+    let mark = pane.mark();
+    pane.send(json!({"type": "navigate", "url": pages.url("/second")}));
+    pane.message_where("the second page", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Second page"
+    })
+    .await;
+    let probe = docker::probe(&container).await;
+    assert_eq!(probe.eval(&tab, "document.cookie").await, "survives=kill");
+    hanger.abort();
+}
