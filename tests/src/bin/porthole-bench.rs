@@ -40,12 +40,6 @@ fn now_ms24() -> i64 {
         % 16_777_216) as i64
 }
 
-/// Latency from a painted clock value to now, in ms (wrap-safe).
-fn latency(painted: u32) -> f64 {
-    let diff = (now_ms24() - painted as i64).rem_euclid(16_777_216);
-    diff as f64
-}
-
 fn median(values: &mut [f64]) -> f64 {
     if values.is_empty() {
         return f64::NAN;
@@ -61,8 +55,30 @@ struct Stream {
     latencies: Vec<f64>,
 }
 
-/// A raw pane socket that decodes every frame as it arrives.
-async fn pane_stream(addr: &str, token: &str, channel: &str, window: Duration) -> Stream {
+/// Frames as they arrived: the arrival stamp (ms, as the page's clock) taken the moment the
+/// frame came off the socket, and the still-encoded frame. Decoding happens after the window,
+/// off the timed path.
+#[derive(Default)]
+struct Arrivals(Vec<(i64, Vec<u8>)>);
+
+impl Arrivals {
+    fn into_stream(self) -> Stream {
+        let mut stream = Stream {
+            frames: self.0.len(),
+            latencies: Vec::new(),
+        };
+        for (arrived, jpeg) in self.0 {
+            if let Some(painted) = decode_blocks(&jpeg) {
+                let diff = (arrived - painted as i64).rem_euclid(16_777_216);
+                stream.latencies.push(diff as f64);
+            }
+        }
+        stream
+    }
+}
+
+/// A raw pane socket: stamps every frame on arrival, decodes after the window.
+async fn pane_stream(addr: String, token: String, channel: String, window: Duration) -> Stream {
     let mut request = format!("ws://{addr}/api/ws/browser")
         .into_client_request()
         .unwrap();
@@ -84,24 +100,22 @@ async fn pane_stream(addr: &str, token: &str, channel: &str, window: Duration) -
         ))
         .await
         .unwrap();
-    let mut stream = Stream::default();
+    let mut arrivals = Arrivals::default();
     let end = Instant::now() + window;
     while let Ok(Some(Ok(message))) = tokio::time::timeout_at(end.into(), socket.next()).await {
+        let arrived = now_ms24();
         if Instant::now() >= end {
             break;
         }
         if let Message::Binary(jpeg) = message {
-            stream.frames += 1;
-            if let Some(painted) = decode_blocks(&jpeg) {
-                stream.latencies.push(latency(painted));
-            }
+            arrivals.0.push((arrived, jpeg.to_vec()));
         }
     }
-    stream
+    arrivals.into_stream()
 }
 
 /// A raw CDP screencast on `target` of the browser behind `cdp`.
-async fn raw_stream(cdp: &CdpConnection, target: &str, window: Duration) -> Stream {
+async fn raw_stream(cdp: CdpConnection, target: String, window: Duration) -> Stream {
     let attached = cdp
         .call(
             "Target.attachToTarget",
@@ -118,9 +132,11 @@ async fn raw_stream(cdp: &CdpConnection, target: &str, window: Duration) -> Stre
     )
     .await
     .unwrap();
-    let mut stream = Stream::default();
+    // Stamped on arrival, base64 and JPEG decoded after the window.
+    let mut encoded: Vec<(i64, String)> = Vec::new();
     let end = Instant::now() + window;
     while let Ok(Ok(event)) = tokio::time::timeout_at(end.into(), events.recv()).await {
+        let arrived = now_ms24();
         if Instant::now() >= end {
             break;
         }
@@ -132,20 +148,25 @@ async fn raw_stream(cdp: &CdpConnection, target: &str, window: Duration) -> Stre
             json!({"sessionId": event.params["sessionId"]}),
             Some(&session),
         );
-        stream.frames += 1;
-        if let Some(jpeg) = event.params["data"]
-            .as_str()
-            .and_then(|d| base64::engine::general_purpose::STANDARD.decode(d).ok())
-        {
-            if let Some(painted) = decode_blocks(&jpeg) {
-                stream.latencies.push(latency(painted));
-            }
-        }
+        encoded.push((
+            arrived,
+            event.params["data"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        ));
     }
     let _ = cdp
         .call_on(&session, "Page.stopScreencast", json!({}))
         .await;
-    stream
+    let mut arrivals = Arrivals::default();
+    for (arrived, data) in encoded {
+        let jpeg = base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .unwrap_or_default();
+        arrivals.0.push((arrived, jpeg));
+    }
+    arrivals.into_stream()
 }
 
 /// utime + stime of a process, in seconds.
@@ -169,10 +190,15 @@ async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
         })
         .await;
     let probe = Probe::connect(&daemon.profile_dir("bench")).await;
-    let (mut through, mut raw) = tokio::join!(
-        pane_stream(&daemon.addr, &daemon.token, "bench", WINDOW),
-        raw_stream(&probe.cdp, &tab, WINDOW),
-    );
+    // One task per stream, so neither client waits on the other.
+    let through = tokio::spawn(pane_stream(
+        daemon.addr.clone(),
+        daemon.token.clone(),
+        "bench".to_string(),
+        WINDOW,
+    ));
+    let raw = tokio::spawn(raw_stream(probe.cdp.clone(), tab.clone(), WINDOW));
+    let (mut through, mut raw) = (through.await.unwrap(), raw.await.unwrap());
     let secs = WINDOW.as_secs_f64();
     let (fps_d, fps_r) = (through.frames as f64 / secs, raw.frames as f64 / secs);
     let (lat_d, lat_r) = (median(&mut through.latencies), median(&mut raw.latencies));
@@ -291,18 +317,21 @@ async fn wheel_through_daemon(daemon: &TestDaemon, pages: &PageServer) -> Durati
     }
     let last = Instant::now();
     let target = WHEEL_EVENTS * WHEEL_DELTA;
-    pane.wait(
-        "the final scroll in a frame",
-        Duration::from_secs(60),
-        |r| {
-            r.frames
-                .iter()
-                .any(|f| decode_blocks(f) == Some(target))
-                .then_some(())
-        },
-    )
-    .await;
-    last.elapsed()
+    // The frame's arrival time (stamped by the pane's reader), not when the check decoded it.
+    let arrived = pane
+        .wait(
+            "the final scroll in a frame",
+            Duration::from_secs(60),
+            |r| {
+                r.frames
+                    .iter()
+                    .zip(&r.frame_times)
+                    .find(|(f, _)| decode_blocks(f) == Some(target))
+                    .map(|(_, at)| *at)
+            },
+        )
+        .await;
+    arrived.saturating_duration_since(last)
 }
 
 async fn wheel_raw(pages: &PageServer) -> Duration {
@@ -368,8 +397,26 @@ async fn wheel_raw(pages: &PageServer) -> Duration {
         })
     };
     let target = WHEEL_EVENTS * WHEEL_DELTA;
-    loop {
-        let event = events.recv().await.unwrap();
+    // This task stamps and acks; a decoder task finds the frame, so decoding never delays
+    // the reading of the next frame.
+    let (frames_tx, mut frames_rx) = tokio::sync::mpsc::unbounded_channel::<(Instant, String)>();
+    let decoder = tokio::spawn(async move {
+        while let Some((arrived, data)) = frames_rx.recv().await {
+            let jpeg = base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .unwrap_or_default();
+            if decode_blocks(&jpeg) == Some(target) {
+                return arrived;
+            }
+        }
+        panic!("the screencast ended before the final scroll");
+    });
+    while !decoder.is_finished() {
+        let Ok(Ok(event)) = tokio::time::timeout(Duration::from_millis(200), events.recv()).await
+        else {
+            continue;
+        };
+        let arrived = Instant::now();
         if event.method != "Page.screencastFrame" {
             continue;
         }
@@ -378,19 +425,18 @@ async fn wheel_raw(pages: &PageServer) -> Duration {
             json!({"sessionId": event.params["sessionId"]}),
             Some(&session),
         );
-        let jpeg = base64::engine::general_purpose::STANDARD
-            .decode(event.params["data"].as_str().unwrap_or_default())
-            .unwrap_or_default();
-        if decode_blocks(&jpeg) == Some(target) {
-            break;
-        }
+        let data = event.params["data"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let _ = frames_tx.send((arrived, data));
     }
-    let done = Instant::now();
+    let done = decoder.await.unwrap();
     let last = sender.await.unwrap();
     done.saturating_duration_since(last)
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "multi_thread", worker_threads = 4)]
 async fn main() {
     // `porthole-bench mcp` / `porthole-bench docker` run one part alone.
     match std::env::args().nth(1).as_deref() {
@@ -406,7 +452,12 @@ async fn main() {
         None => {}
     }
     let pages = PageServer::start().await;
-    let daemon = TestDaemon::start().await;
+    // The daemon as a user runs it: at `info` (debug logging costs milliseconds per frame).
+    let daemon = TestDaemon::start_with(porthole_tests::daemon::DaemonOptions {
+        rust_log: "info",
+        ..Default::default()
+    })
+    .await;
     println!("Porthole bench — ratios against a baseline measured in the same run\n");
     screencast_and_cpu(&daemon, &pages).await;
     start_to_first_frame(&daemon).await;
