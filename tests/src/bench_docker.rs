@@ -146,7 +146,7 @@ async fn bare_first_frame(engine: &Docker, name: &str) {
 /// profile volume, then start) + CDP + first frame; then stopped (not removed) and started
 /// again + CDP + frame. No `docker` CLI process in the timed region. Returns (run, start) in
 /// ms; removes the container.
-async fn bare(engine: &Docker, tag: &str, name: &str) -> (f64, f64) {
+async fn bare(engine: &Docker, sandbox: bool, tag: &str, name: &str) -> (f64, f64) {
     let defaults = porthole::config::Config::default().browser;
     let spec = SidecarSpec {
         name: name.to_string(),
@@ -160,6 +160,7 @@ async fn bare(engine: &Docker, tag: &str, name: &str) -> (f64, f64) {
         screen: (800, 600),
         memory_mb: defaults.memory_mb,
         cpus: defaults.cpus,
+        sandbox,
     };
     let started = Instant::now();
     let id = container::create(engine, &spec)
@@ -201,6 +202,15 @@ pub async fn run() {
         .await
         .expect("connect to the Docker engine");
     let tag = unique("bench-dk");
+    // The bare containers run Chromium's sandbox exactly when the daemon's would (its probe,
+    // outside the timed region).
+    let sandbox = porthole::providers::docker::sandbox::probe(
+        &engine,
+        docker::IMAGE,
+        HashMap::from([("porthole.test".to_string(), tag.clone())]),
+    )
+    .await
+    .is_on();
     // Declared before the daemon so it runs after the daemon is dropped (locals drop in
     // reverse order), also when a step panics.
     let _cleanup = DockerCleanup::new(&tag);
@@ -253,7 +263,7 @@ pub async fn run() {
         drop(pane);
         gone(&container(&idle)).await;
 
-        let (run, start) = bare(&engine, &tag, &format!("{tag}-bare{i}")).await;
+        let (run, start) = bare(&engine, sandbox, &tag, &format!("{tag}-bare{i}")).await;
         bare_run.push(run);
         bare_start.push(start);
     }

@@ -119,6 +119,14 @@ pub fn options(tag: &str, browser: Value) -> DaemonOptions {
     let mut browser = browser;
     browser["container_labels"] = json!({"porthole.test": tag});
     browser["image_pull"] = json!(false);
+    // The sidecar image under test: PORTHOLE_TEST_IMAGE (e.g. one built from this tree) when
+    // set and the test names none.
+    if let (Ok(image), None) = (
+        std::env::var("PORTHOLE_TEST_IMAGE"),
+        browser.get("chrome_image"),
+    ) {
+        browser["chrome_image"] = json!(image);
+    }
     DaemonOptions {
         config: json!({"browser": browser}),
         mode: "docker",

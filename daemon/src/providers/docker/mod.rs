@@ -7,6 +7,7 @@
 //!   inspect, stop and remove one; the rollback guard of a failed start.
 //! - [`image`]: the sidecar image: rebuild rules, the embedded build context, the build.
 //! - [`reaper`]: at daemon start, adopt this daemon's running sidecars, remove stale ones.
+//! - [`sandbox`]: the seccomp profile that lets Chromium's own sandbox run, and its probe.
 //! - [`provider`]: [`DockerProvider`], the `BrowserProvider` tying these together.
 //!
 //! This module owns only containers, volumes and images that carry the label
@@ -18,6 +19,7 @@ pub mod engine;
 pub mod image;
 pub mod provider;
 pub mod reaper;
+pub mod sandbox;
 
 pub use container::Network;
 pub use engine::{connect, DockerError};

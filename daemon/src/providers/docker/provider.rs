@@ -19,6 +19,7 @@ use super::container::{self, GateAddr, Network, Rollback, SidecarSpec};
 use super::engine::DockerError;
 use super::image::ImageManager;
 use super::reaper;
+use super::sandbox::{self, Sandbox};
 use super::{
     container_name, random_token, volume_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION,
 };
@@ -62,6 +63,8 @@ pub struct DockerProvider {
     settings: DockerSettings,
     /// Short lock, never held across an await.
     running: Mutex<HashMap<ChannelId, Running>>,
+    /// Whether Chromium's own sandbox works here: probed once, before the first sidecar.
+    sandbox: tokio::sync::OnceCell<Sandbox>,
 }
 
 impl DockerProvider {
@@ -88,6 +91,7 @@ impl DockerProvider {
             images,
             settings,
             running: Mutex::new(running),
+            sandbox: tokio::sync::OnceCell::new(),
         }
     }
 
@@ -102,6 +106,17 @@ impl DockerProvider {
         labels.insert(LABEL_DAEMON.to_string(), self.settings.daemon_id.clone());
         labels.insert(LABEL_VERSION.to_string(), VERSION.to_string());
         labels
+    }
+
+    /// The sandbox probe's outcome (run on the first call; see [`sandbox`]).
+    async fn sandbox(&self) -> &Sandbox {
+        self.sandbox
+            .get_or_init(|| async {
+                let mut labels = self.settings.extra_labels.clone();
+                labels.insert(LABEL_DAEMON.to_string(), self.settings.daemon_id.clone());
+                sandbox::probe(&self.docker, self.images.image(), labels).await
+            })
+            .await
     }
 
     fn is_ours(&self, info: &bollard::models::ContainerInspectResponse) -> bool {
@@ -150,16 +165,19 @@ impl DockerProvider {
             screen: self.settings.screen,
             memory_mb: self.settings.memory_mb,
             cpus: self.settings.cpus,
+            sandbox: self.sandbox().await.is_on(),
         };
         let id = container::create(&self.docker, &spec).await?;
         rollback.container(&name);
         tracing::info!(event = "sidecar_created", container = %name, id = %id);
-        tracing::info!(
-            event = "sidecar_chromium_unsandboxed",
-            container = %name,
-            reason = container::NO_SANDBOX_REASON,
-            "Chromium in the sidecar runs with --no-sandbox"
-        );
+        if let Sandbox::Off { reason } = self.sandbox().await {
+            tracing::info!(
+                event = "sidecar_chromium_unsandboxed",
+                container = %name,
+                %reason,
+                "Chromium in the sidecar runs with --no-sandbox"
+            );
+        }
         container::start(&self.docker, &id, &name).await?;
         let info = container::inspect(&self.docker, &id)
             .await?
