@@ -157,8 +157,7 @@ async fn try_sandbox(
     }
     let said = output
         .lines()
-        .filter(|l| !l.trim().is_empty() && !l.contains("dbus"))
-        .last()
+        .rfind(|l| !l.trim().is_empty() && !l.contains("dbus"))
         .unwrap_or("")
         .chars()
         .take(300)
