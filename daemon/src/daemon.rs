@@ -49,15 +49,38 @@ pub struct Daemon {
     servers: Vec<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
 
+/// Why the daemon could not start; each says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error("cannot read or create the owner token in the data dir: {0}")]
+    Token(#[source] std::io::Error),
+    #[error(transparent)]
+    State(#[from] crate::state::StateError),
+    #[error("cannot listen on {addr}: {source} (is another porthole running? set server.listen or --listen)")]
+    Listen {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot listen for agents on {addr} (server.agent_listen): {source}")]
+    AgentListen {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 impl Daemon {
     /// Binds `config.server.listen` (or `listener`) and starts serving.
     pub async fn start(
         config: Config,
         paths: Paths,
         listener: Option<TcpListener>,
-    ) -> anyhow::Result<Self> {
+    ) -> Result<Self, StartError> {
         config.validate()?;
-        let token = crate::token::load_or_create(&paths.data_dir)?;
+        let token = crate::token::load_or_create(&paths.data_dir).map_err(StartError::Token)?;
         let screen = config.browser.screen_size()?;
         let local: Arc<dyn BrowserProvider> = Arc::new(LocalProvider::new(LocalSettings {
             chromium_path: config.browser.chromium_path.clone(),
@@ -127,14 +150,17 @@ impl Daemon {
         tokio::spawn(run_idle_monitor(channels.clone(), shutdown.clone()));
         let listener = match listener {
             Some(listener) => listener,
-            None => TcpListener::bind(config.server.listen).await.map_err(|e| {
-                anyhow::anyhow!(
-                    "cannot listen on {}: {e} (is another porthole running? set server.listen or --listen)",
-                    config.server.listen
-                )
-            })?,
+            None => TcpListener::bind(config.server.listen)
+                .await
+                .map_err(|source| StartError::Listen {
+                    addr: config.server.listen,
+                    source,
+                })?,
         };
-        let addr = listener.local_addr()?;
+        let addr = listener.local_addr().map_err(|source| StartError::Listen {
+            addr: config.server.listen,
+            source,
+        })?;
         if !addr.ip().is_loopback() {
             tracing::warn!(event = "listening_beyond_loopback", %addr, "the API is reachable from other machines; the owner token is all that protects it");
         }
@@ -188,12 +214,17 @@ impl Daemon {
         };
         let agent_addr = match config.server.agent_listen {
             Some(wanted) => {
-                let tcp = TcpListener::bind(wanted).await.map_err(|e| {
-                    anyhow::anyhow!(
-                        "cannot listen for agents on {wanted} (server.agent_listen): {e}"
-                    )
+                let tcp =
+                    TcpListener::bind(wanted)
+                        .await
+                        .map_err(|source| StartError::AgentListen {
+                            addr: wanted,
+                            source,
+                        })?;
+                let bound = tcp.local_addr().map_err(|source| StartError::AgentListen {
+                    addr: wanted,
+                    source,
                 })?;
-                let bound = tcp.local_addr()?;
                 let app = api::app_on(state.clone(), Listener::AgentTcp(bound));
                 let server_shutdown = shutdown.clone();
                 servers.push(tokio::spawn(async move {

@@ -219,7 +219,7 @@ fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<
         },
     };
     let runtime = tokio::runtime::Runtime::new()?;
-    runtime.block_on(porthole::tools::host::serve(options))
+    Ok(runtime.block_on(porthole::tools::host::serve(options))?)
 }
 
 fn agent_command(config: &Config, paths: &Paths, command: AgentCommand) -> anyhow::Result<()> {

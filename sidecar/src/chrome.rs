@@ -29,6 +29,11 @@ pub const BASE_FLAGS: &[&str] = &[
     "--remote-debugging-port=0",
 ];
 
+/// A caller argument (never passed to Chrome) that turns Chromium's own sandbox on: the
+/// daemon passes it only when the container runs under a seccomp profile that lets the
+/// sandbox make its namespaces; without it, `--no-sandbox` stays.
+pub const SANDBOX_ARG: &str = "--porthole-chromium-sandbox";
+
 /// The throwaway profile used when the caller passes no `--user-data-dir`.
 pub const DEFAULT_USER_DATA_DIR: &str = "/tmp/porthole-profile";
 
@@ -55,13 +60,17 @@ pub struct ChromeCommand {
 /// Builds Chrome's arguments: [`BASE_FLAGS`], exactly one
 /// `--user-data-dir` (the caller's last one, else [`DEFAULT_USER_DATA_DIR`]), then the caller's
 /// other arguments in order. `--remote-debugging-*` and `--remote-allow-origins` from the caller
-/// are dropped: DevTools must stay on loopback behind the gate.
+/// are dropped: DevTools must stay on loopback behind the gate. [`SANDBOX_ARG`] drops
+/// `--no-sandbox` from the base flags.
 pub fn build_command(extra: &[String]) -> ChromeCommand {
     let mut user_data_dir = PathBuf::from(DEFAULT_USER_DATA_DIR);
     let mut passed = Vec::new();
     let mut ignored = Vec::new();
+    let mut sandbox = false;
     for arg in extra {
-        if let Some(dir) = arg.strip_prefix("--user-data-dir=") {
+        if arg == SANDBOX_ARG {
+            sandbox = true;
+        } else if let Some(dir) = arg.strip_prefix("--user-data-dir=") {
             if !dir.is_empty() {
                 user_data_dir = PathBuf::from(dir);
             }
@@ -73,7 +82,11 @@ pub fn build_command(extra: &[String]) -> ChromeCommand {
             passed.push(arg.clone());
         }
     }
-    let mut args: Vec<String> = BASE_FLAGS.iter().map(|s| s.to_string()).collect();
+    let mut args: Vec<String> = BASE_FLAGS
+        .iter()
+        .filter(|flag| !(sandbox && **flag == "--no-sandbox"))
+        .map(|s| s.to_string())
+        .collect();
     args.push(format!("--user-data-dir={}", user_data_dir.display()));
     args.extend(passed);
     ChromeCommand {
@@ -248,5 +261,15 @@ mod tests {
         assert!(fs::symlink_metadata(dir.join("SingletonLock")).is_err());
         assert_eq!(remove_stale_files(&dir).unwrap(), Vec::<&str>::new());
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_sandbox_argument_drops_no_sandbox_and_is_not_passed_on() {
+        let plain = build_command(&strings(&["--window-size=800,600"]));
+        assert!(plain.args.iter().any(|a| a == "--no-sandbox"));
+        let sandboxed = build_command(&strings(&[SANDBOX_ARG, "--window-size=800,600"]));
+        assert!(!sandboxed.args.iter().any(|a| a == "--no-sandbox"));
+        assert!(!sandboxed.args.iter().any(|a| a == SANDBOX_ARG));
+        assert!(sandboxed.args.iter().any(|a| a == "--window-size=800,600"));
     }
 }

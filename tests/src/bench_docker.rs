@@ -1,7 +1,9 @@
 //! `make bench`, docker part: docker-mode start → first frame through the daemon, with the
-//! sidecar image present, beside a bare `docker run` of the same image + CDP connect through the
-//! sidecar's gate + first screencast frame, in the same run; median of [`RUNS`] each, the cases
-//! taking turns so the machine's noise falls on all of them alike.
+//! sidecar image present, beside a bare create + start of the same image through the same
+//! Engine API (bollard, with the daemon's own container spec; no `docker` CLI process in the
+//! timed region) + CDP connect through the sidecar's gate + first screencast frame, in the same
+//! run; median of [`RUNS`] each, the cases taking turns so the machine's noise falls on all of
+//! them alike.
 //!
 //! Cases through the daemon:
 //! - container absent: a new channel (no container, no profile volume yet);
@@ -10,15 +12,20 @@
 //! - container stopped outside the daemon (`docker stop`): the daemon finds it stopped, removes
 //!   it and creates a new one.
 //!
-//! Also printed for reference: a bare `docker start` of a stopped container + CDP + frame, what
-//! reusing stopped containers could cost instead.
+//! Also printed for reference: a bare start (Engine API) of a stopped container + CDP + frame,
+//! what reusing stopped containers could cost instead.
 //!
 //! Everything created carries `porthole.test=<tag>` and is removed by a [`DockerCleanup`] guard,
 //! also when the bench panics. Skipped with one line when no Docker engine answers.
 
 use std::time::{Duration, Instant};
 
+use std::collections::HashMap;
+
+use bollard::query_parameters::StopContainerOptionsBuilder;
+use bollard::Docker;
 use porthole::cdp::CdpConnection;
+use porthole::providers::docker::container::{self, Network, SidecarSpec};
 use serde_json::json;
 
 use crate::daemon::{DaemonOptions, TestDaemon};
@@ -75,12 +82,16 @@ async fn through_daemon(pane: &Pane, channel: &str) -> f64 {
     ms(started.elapsed())
 }
 
-/// Connects through the gate of a running bare container and waits for the first screencast
-/// frame of its page.
-async fn bare_first_frame(name: &str) {
-    let info = inspect_container(name).expect("the bare container exists");
-    let (port, secret) = docker::gate(&info).expect("the bare container publishes its gate");
-    let url = format!("ws://127.0.0.1:{port}/{secret}/devtools/browser");
+/// Connects through the gate of a running bare container (its address read through the
+/// Engine API, as the daemon does) and waits for the first screencast frame of its page.
+async fn bare_first_frame(engine: &Docker, name: &str) {
+    let info = container::inspect(engine, name)
+        .await
+        .expect("inspect the bare container")
+        .expect("the bare container exists");
+    let url = container::gate_addr(&info)
+        .expect("the bare container publishes its gate")
+        .ws_url();
     let cdp = crate::eventually("bare CDP", Duration::from_secs(45), || {
         let url = url.clone();
         async move {
@@ -130,38 +141,48 @@ async fn bare_first_frame(name: &str) {
     .expect("a bare frame within 20 s");
 }
 
-/// `docker run` of the sidecar image as the daemon would (gate on 127.0.0.1, same window and
-/// flags, no profile volume) + CDP + first frame; then stopped (not removed) and `docker
-/// start`ed + CDP + frame again. Returns (run, start) in ms; removes the container.
-async fn bare(tag: &str, name: &str) -> (f64, f64) {
-    let label = format!("porthole.test={tag}");
+/// A bare start through the same Engine API calls the daemon makes (bollard: create with the
+/// daemon's own container spec — same image, limits, gate on 127.0.0.1, window — but no
+/// profile volume, then start) + CDP + first frame; then stopped (not removed) and started
+/// again + CDP + frame. No `docker` CLI process in the timed region. Returns (run, start) in
+/// ms; removes the container.
+async fn bare(engine: &Docker, sandbox: bool, tag: &str, name: &str) -> (f64, f64) {
+    let defaults = porthole::config::Config::default().browser;
+    let spec = SidecarSpec {
+        name: name.to_string(),
+        image: docker::IMAGE.to_string(),
+        labels: HashMap::from([("porthole.test".to_string(), tag.to_string())]),
+        secret: "benchsecret".to_string(),
+        network: Network::Bridge,
+        host_port: None,
+        volume: None,
+        extensions: Vec::new(),
+        screen: (800, 600),
+        memory_mb: defaults.memory_mb,
+        cpus: defaults.cpus,
+        sandbox,
+        publish: true,
+    };
     let started = Instant::now();
-    let (ok, _) = docker(&[
-        "run",
-        "-d",
-        "--name",
-        name,
-        "--label",
-        &label,
-        "-p",
-        "127.0.0.1::9222",
-        "-e",
-        "PORTHOLE_SECRET=benchsecret",
-        docker::IMAGE,
-        "--",
-        "--window-size=800,600",
-        "--disable-extensions",
-        "about:blank",
-    ]);
-    assert!(ok, "docker run {name}");
-    bare_first_frame(name).await;
+    let id = container::create(engine, &spec)
+        .await
+        .expect("create the bare container");
+    container::start(engine, &id, name)
+        .await
+        .expect("start the bare container");
+    bare_first_frame(engine, name).await;
     let run = ms(started.elapsed());
-    assert!(docker(&["stop", "-t", "10", name]).0, "docker stop {name}");
+    engine
+        .stop_container(name, Some(StopContainerOptionsBuilder::new().t(10).build()))
+        .await
+        .expect("stop the bare container");
     let started = Instant::now();
-    assert!(docker(&["start", name]).0, "docker start {name}");
-    bare_first_frame(name).await;
+    container::start(engine, &id, name)
+        .await
+        .expect("start the bare container again");
+    bare_first_frame(engine, name).await;
     let start = ms(started.elapsed());
-    docker(&["rm", "-f", "-v", name]);
+    let _ = container::remove_force(engine, name).await;
     (run, start)
 }
 
@@ -178,7 +199,22 @@ pub async fn run() {
         }
     };
     ensure_image().await;
+    let (engine, _) = porthole::providers::docker::engine::connect(
+        &porthole::config::Config::default().browser.docker,
+        Duration::from_secs(10),
+    )
+    .await
+    .expect("connect to the Docker engine");
     let tag = unique("bench-dk");
+    // The bare containers run Chromium's sandbox exactly when the daemon's would (its probe,
+    // outside the timed region).
+    let sandbox = porthole::providers::docker::sandbox::probe(
+        &engine,
+        docker::IMAGE,
+        HashMap::from([("porthole.test".to_string(), tag.clone())]),
+    )
+    .await
+    .is_on();
     // Declared before the daemon so it runs after the daemon is dropped (locals drop in
     // reverse order), also when a step panics.
     let _cleanup = DockerCleanup::new(&tag);
@@ -231,7 +267,7 @@ pub async fn run() {
         drop(pane);
         gone(&container(&idle)).await;
 
-        let (run, start) = bare(&tag, &format!("{tag}-bare{i}")).await;
+        let (run, start) = bare(&engine, sandbox, &tag, &format!("{tag}-bare{i}")).await;
         bare_run.push(run);
         bare_start.push(start);
     }
@@ -240,8 +276,8 @@ pub async fn run() {
     let b = median(&bare_run);
     println!(
         "docker mode start → first frame, image present (engine {version}), median of {RUNS} \
-         each, cases taking turns; baseline: bare `docker run` of {} + CDP through its gate + \
-         first frame:",
+         each, cases taking turns; baseline: bare create + start of {} through the same Engine API \
+         (bollard, the daemon's container spec, no volume) + CDP through its gate + first frame:",
         docker::IMAGE
     );
     for (case, runs) in [
@@ -251,7 +287,7 @@ pub async fn run() {
     ] {
         let d = median(runs);
         println!(
-            "  {case:<36} daemon {d:6.0} ms   bare docker run {b:6.0} ms   ratio {:.2}",
+            "  {case:<36} daemon {d:6.0} ms   bare start {b:6.0} ms   ratio {:.2}",
             d / b
         );
     }
@@ -267,8 +303,8 @@ pub async fn run() {
     );
     let s = median(&bare_start);
     println!(
-        "  for reference, bare `docker start` of a stopped container + CDP + frame: {s:.0} ms \
-         ({:.2} of a bare docker run)",
+        "  for reference, bare start (Engine API) of a stopped container + CDP + frame: {s:.0} ms \
+         ({:.2} of a bare create + start)",
         s / b
     );
 }

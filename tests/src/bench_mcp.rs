@@ -1,8 +1,9 @@
 //! `make bench`, MCP part: the fixed 8-step agent script (navigate, read_page, click, type,
 //! select, navigate to page 2, go back, screenshot) through the real `porthole
 //! mcp-host-browser` binary driven by an rmcp client, beside the same steps done with raw CDP
-//! calls on the same Chromium in the same run; per step the median of [`RUNS`] runs after a
-//! warm-up. Also: spawn → `tools/list` answered, and the size of `read_page` on the bench form.
+//! calls on the same Chromium in the same run (a minimal client doing less: no settle waits,
+//! no hit testing, a DOM walk for `read_page`; printed as such); per step the median of
+//! [`RUNS`] runs after a warm-up. Also: spawn → `tools/list` answered, and the size of `read_page` on the bench form.
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -476,8 +477,13 @@ pub async fn run() {
     let _ = client.cancel().await;
 
     println!(
-        "MCP tools, 8-step script: porthole mcp-host-browser (rmcp client, stdio) vs raw CDP, \
-         same Chromium, median of {RUNS} runs after a warm-up:"
+        "MCP tools, 8-step script: porthole mcp-host-browser (rmcp client, stdio) vs a minimal \
+         raw-CDP client, same Chromium, median of {RUNS} runs after a warm-up:"
+    );
+    println!(
+        "  the raw client is a floor, not the same work: no settle wait after an action, no hit \
+         test of the click point, one page-world DOM walk instead of the accessibility snapshot \
+         in an isolated world, select set by one eval; read the ratios as the price of those"
     );
     let (mut total_mcp, mut total_raw) = (0.0, 0.0);
     for (i, name) in STEPS.iter().enumerate() {

@@ -114,11 +114,20 @@ pub async fn ensure_image() {
         .await;
 }
 
+/// The sidecar image the docker tests run: `PORTHOLE_TEST_IMAGE` (e.g. one built from this
+/// tree while `IMAGE` is an older build) or [`IMAGE`].
+pub fn image_under_test() -> String {
+    std::env::var("PORTHOLE_TEST_IMAGE").unwrap_or_else(|_| IMAGE.to_string())
+}
+
 /// Daemon options for docker mode, everything labelled with `tag`.
 pub fn options(tag: &str, browser: Value) -> DaemonOptions {
     let mut browser = browser;
     browser["container_labels"] = json!({"porthole.test": tag});
     browser["image_pull"] = json!(false);
+    if browser.get("chrome_image").is_none() && std::env::var_os("PORTHOLE_TEST_IMAGE").is_some() {
+        browser["chrome_image"] = json!(image_under_test());
+    }
     DaemonOptions {
         config: json!({"browser": browser}),
         mode: "docker",

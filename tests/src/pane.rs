@@ -14,6 +14,8 @@ use tokio_tungstenite::tungstenite::Message;
 pub struct Received {
     pub messages: Vec<Value>,
     pub frames: Vec<Vec<u8>>,
+    /// When each of `frames` arrived (same order, same length).
+    pub frame_times: Vec<std::time::Instant>,
     pub frame_count: usize,
     pub closed: Option<String>,
 }
@@ -79,8 +81,10 @@ impl Pane {
                         Ok(Message::Binary(bytes)) => {
                             r.frame_count += 1;
                             r.frames.push(bytes.to_vec());
+                            r.frame_times.push(std::time::Instant::now());
                             if r.frames.len() > 8 {
                                 r.frames.remove(0);
+                                r.frame_times.remove(0);
                             }
                         }
                         Ok(Message::Close(frame)) => {

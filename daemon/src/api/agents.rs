@@ -16,6 +16,7 @@ use crate::browser::owner::OWNER_AGENT;
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct NewAgentRequest {
     /// The one channel the agent may act on.
+    #[schema(pattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
     pub channel_id: String,
     /// A name people see in the pane (default `agent`).
     #[serde(default)]

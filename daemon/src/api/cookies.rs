@@ -18,6 +18,7 @@ use crate::mode::Mode;
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct SourcesQuery {
     /// The channel the dialog imports into: a host-mode channel is refused with 409.
+    #[param(pattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
     pub channel_id: Option<String>,
 }
 
@@ -66,6 +67,7 @@ pub struct SourceError {
 /// `POST /api/browser/cookies/import` body.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct CookieImportRequest {
+    #[schema(pattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
     pub channel_id: String,
     /// A source id from the listing.
     pub source: String,

@@ -5,12 +5,26 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
 
 use crate::browser::SessionError;
 use crate::channel_id::InvalidChannelId;
 use crate::channels::ChannelError;
-use crate::providers::ProviderError;
+use crate::providers::ProviderErrorKind;
+
+/// The body of every error answer (documented in the OpenAPI document).
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+/// `{"code","message"}` of an error answer.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail {
+    /// Stable, snake_case.
+    pub code: String,
+    /// For a person: what happened and what to do.
+    pub message: String,
+}
 
 /// An error answer.
 #[derive(Debug)]
@@ -49,7 +63,12 @@ impl IntoResponse for ApiError {
         if self.status.is_server_error() || self.internal.is_some() {
             tracing::warn!(event = "api_error", code = self.code, message = %self.message, internal = self.internal.as_deref().unwrap_or(""));
         }
-        let body = json!({"error": {"code": self.code, "message": self.message}});
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code: self.code.to_string(),
+                message: self.message,
+            },
+        };
         (self.status, Json(body)).into_response()
     }
 }
@@ -66,16 +85,23 @@ impl From<ChannelError> for ApiError {
             ChannelError::ModeUnavailable { .. } => (StatusCode::CONFLICT, "mode_unavailable"),
             ChannelError::HostProfile(_) => (StatusCode::CONFLICT, "host_mode"),
             ChannelError::UnknownChannel(_) => (StatusCode::NOT_FOUND, "unknown_channel"),
-            ChannelError::Provider(ProviderError::Unavailable(_)) => {
-                (StatusCode::SERVICE_UNAVAILABLE, "browser_unavailable")
-            }
-            ChannelError::Provider(ProviderError::Refused(_)) => (StatusCode::CONFLICT, "refused"),
-            ChannelError::Provider(ProviderError::Failed(_)) => {
-                (StatusCode::BAD_GATEWAY, "browser_failed")
-            }
+            ChannelError::Provider(provider) => match provider.kind {
+                ProviderErrorKind::Unavailable => {
+                    (StatusCode::SERVICE_UNAVAILABLE, "browser_unavailable")
+                }
+                ProviderErrorKind::Refused => (StatusCode::CONFLICT, "refused"),
+                ProviderErrorKind::Failed => (StatusCode::BAD_GATEWAY, "browser_failed"),
+            },
             ChannelError::Session(session) => return session_error(session),
         };
-        ApiError::new(status, code, error.to_string())
+        let internal = match &error {
+            ChannelError::Provider(provider) => provider.detail(),
+            _ => None,
+        };
+        ApiError {
+            internal,
+            ..ApiError::new(status, code, error.to_string())
+        }
     }
 }
 

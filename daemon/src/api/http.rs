@@ -50,6 +50,7 @@ pub async fn list_channels(State(state): State<AppState>) -> Json<ChannelList> {
 /// `{channel_id, mode}`.
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ModeChange {
+    #[schema(pattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
     pub channel_id: String,
     pub mode: Mode,
 }
@@ -72,6 +73,7 @@ pub async fn set_mode(
 /// `{channel_id}`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct ChannelRef {
+    #[schema(pattern = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
     pub channel_id: String,
 }
 

@@ -22,11 +22,14 @@ fn manager(state: &AppState) -> Result<Arc<ImageManager>, ApiError> {
 }
 
 fn engine_error(error: crate::providers::docker::DockerError) -> ApiError {
-    ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "docker_error",
-        error.to_string(),
-    )
+    ApiError {
+        internal: error.detail(),
+        ..ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "docker_error",
+            error.to_string(),
+        )
+    }
 }
 
 /// The sidecar image: present, its labels (`porthole.version`, `porthole.built_at`), building.

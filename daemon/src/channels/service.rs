@@ -331,7 +331,13 @@ impl ChannelService {
         let mut retried = false;
         let terms = provider.terms();
         let session = loop {
-            let endpoint = provider.ensure_browser(channel, progress.clone()).await?;
+            let endpoint = provider
+                .ensure_browser(channel, progress.clone())
+                .await
+                .inspect_err(|error| {
+                    // The person sees `error`; the engine's own words stay here.
+                    tracing::warn!(event = "browser_start_failed", channel_id = %channel, %error, detail = error.detail().unwrap_or_default());
+                })?;
             progress("connecting", "Connecting to the browser");
             // A browser we did not just start should answer at once; if it does not, it is a
             // dying one (crashed, killed) and gets replaced by a fresh start. The user's own
@@ -592,9 +598,12 @@ async fn close_session(session: &BrowserSession, reason: &str) {
 /// The user's Chrome named an endpoint but did not let us in.
 fn host_connect_error(ws_url: &str, error: crate::cdp::CdpError) -> ChannelError {
     tracing::warn!(event = "host_connect_failed", %ws_url, %error);
-    ChannelError::Provider(ProviderError::Unavailable(format!(
-        "Your Chrome did not accept Porthole's connection ({error}). If Chrome asked whether to allow remote debugging, allow it; otherwise open chrome://inspect/#remote-debugging, make sure remote debugging is on, and try again."
-    )))
+    ChannelError::Provider(
+        ProviderError::unavailable(
+            "Your Chrome did not accept Porthole's connection. If Chrome asked whether to allow remote debugging, allow it; otherwise open chrome://inspect/#remote-debugging, make sure remote debugging is on, and try again.",
+        )
+        .caused_by(error),
+    )
 }
 
 /// Opens the CDP socket, retrying while a just-started browser is still coming up.

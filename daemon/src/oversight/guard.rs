@@ -58,15 +58,19 @@ impl HumanActivity {
         quiet.checked_sub(last.elapsed()).filter(|d| !d.is_zero())
     }
 
-    /// The state before the person acted, once, when they did since the agent's last read.
-    pub fn take_before(&self, target_id: &str) -> Option<PageState> {
-        let mut tabs = self.tabs.lock().expect("activity lock");
-        let touch = tabs.get_mut(target_id)?;
-        if !touch.dirty {
-            return None;
+    /// The state before the person acted, when they did since the agent was last told.
+    pub fn before(&self, target_id: &str) -> Option<PageState> {
+        let tabs = self.tabs.lock().expect("activity lock");
+        let touch = tabs.get(target_id)?;
+        touch.dirty.then(|| touch.before.clone()).flatten()
+    }
+
+    /// The agent was told what changed: the next input starts a new round.
+    pub fn told(&self, target_id: &str) {
+        if let Some(touch) = self.tabs.lock().expect("activity lock").get_mut(target_id) {
+            touch.dirty = false;
+            touch.before = None;
         }
-        touch.dirty = false;
-        touch.before.take()
     }
 }
 
@@ -129,9 +133,18 @@ mod tests {
         activity.set_before("t", PageState::default());
         assert!(activity.quiet_left("t", Duration::from_secs(20)).is_some());
         assert!(activity.quiet_left("t", Duration::ZERO).is_none());
-        assert_eq!(activity.take_before("t"), Some(PageState::default()));
-        assert_eq!(activity.take_before("t"), None);
-        assert!(activity.touched("t"), "a new round after the agent read");
+        assert_eq!(activity.before("t"), Some(PageState::default()));
+        assert_eq!(
+            activity.before("t"),
+            Some(PageState::default()),
+            "kept until told"
+        );
+        activity.told("t");
+        assert_eq!(activity.before("t"), None);
+        assert!(
+            activity.touched("t"),
+            "a new round after the agent was told"
+        );
     }
 
     #[test]

@@ -140,17 +140,20 @@ fn reopen_refusal(
     oversight.loops.refusal(actor.id(), url)
 }
 
-/// What the person changed in the actor's tab since its last read, once.
+/// What the person changed in the actor's tab since it was last told, once (a read while
+/// nothing has changed yet keeps the report for a later read).
 async fn human_changes(
     oversight: &ChannelOversight,
     session: &BrowserSession,
     actor: &Actor,
 ) -> Option<String> {
     let target = session.current_tab_of(actor)?;
-    let before = oversight.activity.take_before(&target)?;
+    let before = oversight.activity.before(&target)?;
     let tab_session = session.tab_session(&target)?;
     let after = page_state::read(session, &tab_session).await?;
-    page_state::describe_changes(&before, &after)
+    let note = page_state::describe_changes(&before, &after)?;
+    oversight.activity.told(&target);
+    Some(note)
 }
 
 /// `request_human`: shows the reason to every pane, gives them control, and waits for Done.

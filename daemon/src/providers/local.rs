@@ -100,14 +100,14 @@ impl LocalProvider {
             return if path.is_file() {
                 Ok(path.clone())
             } else {
-                Err(ProviderError::Unavailable(format!(
+                Err(ProviderError::unavailable(format!(
                     "Chromium not found at {} (browser.chromium_path); install it with `apt-get install chromium` or fix the path",
                     path.display()
                 )))
             };
         }
         find_chromium().ok_or_else(|| {
-            ProviderError::Unavailable(
+            ProviderError::unavailable(
                 "Chromium is not installed: install it (`apt-get install chromium` on Debian) or set browser.chromium_path".to_string(),
             )
         })
@@ -144,7 +144,7 @@ impl LocalProvider {
             )
         };
         std::fs::create_dir_all(&profile).map_err(|e| {
-            ProviderError::Failed(format!(
+            ProviderError::failed(format!(
                 "cannot create profile directory {}: {e}",
                 profile.display()
             ))
@@ -153,7 +153,7 @@ impl LocalProvider {
 
         let (width, height) = self.settings.screen;
         let pipes = CdpPipes::new()
-            .map_err(|e| ProviderError::Failed(format!("cannot create the CDP pipes: {e}")))?;
+            .map_err(|e| ProviderError::failed(format!("cannot create the CDP pipes: {e}")))?;
         if self
             .settings
             .extra_args
@@ -185,7 +185,7 @@ impl LocalProvider {
             .kill_on_drop(true);
         prepare_child(&mut command, &pipes);
         let mut child = command.spawn().map_err(|e| {
-            ProviderError::Unavailable(format!("cannot start {}: {e}", chromium.display()))
+            ProviderError::unavailable(format!("cannot start {}: {e}", chromium.display()))
         })?;
         let pid = child.id().unwrap_or_default();
         tracing::info!(event = "local_browser_launched", channel_id = %channel, pid, profile = %profile.display());
@@ -194,7 +194,7 @@ impl LocalProvider {
             Err(e) => {
                 kill_group(&child);
                 let _ = child.wait().await;
-                return Err(ProviderError::Failed(format!(
+                return Err(ProviderError::failed(format!(
                     "cannot use Chromium's debugging pipe: {e}"
                 )));
             }
@@ -209,7 +209,7 @@ impl LocalProvider {
         ));
         let failure = |reason: String| {
             let tail = tail.lock().expect("stderr tail lock").join("\n");
-            ProviderError::Failed(format!(
+            ProviderError::failed(format!(
                 "Chromium did not start: {reason}{}",
                 if tail.is_empty() {
                     String::new()
@@ -312,7 +312,7 @@ impl BrowserProvider for LocalProvider {
         match std::fs::remove_dir_all(&dir) {
             Ok(()) => Ok(Removed::Removed),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Removed::NotFound),
-            Err(e) => Err(ProviderError::Failed(format!(
+            Err(e) => Err(ProviderError::failed(format!(
                 "cannot delete profile {}: {e}",
                 dir.display()
             ))),

@@ -67,19 +67,93 @@ pub enum Removed {
 /// A progress line for slow work (image builds, first start), shown in the log and to panes.
 pub type ProgressFn = std::sync::Arc<dyn Fn(&str, &str) + Send + Sync>;
 
-/// A failed lifecycle step; the message is for a person.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum ProviderError {
+/// What kind of step failed; the API's status follows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderErrorKind {
     /// The browser binary, engine or Chrome instance is not there.
-    #[error("{0}")]
-    Unavailable(String),
-    /// The browser started but did not come up.
-    #[error("{0}")]
-    Failed(String),
+    Unavailable,
+    /// The browser started but did not come up, or the engine failed a step.
+    Failed,
     /// The operation makes no sense for this provider (e.g. removing the user's own profile).
-    #[error("{0}")]
-    Refused(String),
+    Refused,
 }
+
+/// A failed lifecycle step. `Display` is the message for a person (what happened, what to do)
+/// and never carries engine text; the cause (a Docker engine answer, an OS error) is kept as
+/// `source()` for the log ([`ProviderError::detail`]). dropshot's `HttpError { external_message,
+/// internal_message }` is the model.
+#[derive(Debug, Clone)]
+pub struct ProviderError {
+    pub kind: ProviderErrorKind,
+    message: String,
+    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl ProviderError {
+    fn new(kind: ProviderErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// The browser binary, engine or Chrome instance is not there.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(ProviderErrorKind::Unavailable, message)
+    }
+
+    /// The browser started but did not come up, or the engine failed a step.
+    pub fn failed(message: impl Into<String>) -> Self {
+        Self::new(ProviderErrorKind::Failed, message)
+    }
+
+    /// The operation makes no sense for this provider.
+    pub fn refused(message: impl Into<String>) -> Self {
+        Self::new(ProviderErrorKind::Refused, message)
+    }
+
+    /// Keeps `cause` for the log.
+    pub fn caused_by(mut self, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(std::sync::Arc::new(cause));
+        self
+    }
+
+    /// The message for a person.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The chain of causes, for the log only (`None` without a cause).
+    pub fn detail(&self) -> Option<String> {
+        let mut cause = std::error::Error::source(self)?;
+        let mut parts = vec![cause.to_string()];
+        while let Some(next) = cause.source() {
+            parts.push(next.to_string());
+            cause = next;
+        }
+        Some(parts.join(": "))
+    }
+}
+
+impl std::fmt::Display for ProviderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ProviderError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// A cause known only as text (e.g. an engine's build output), kept for the log.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Detail(pub String);
 
 /// Starts and stops the browser of a channel in one mode.
 #[async_trait]

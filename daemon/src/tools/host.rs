@@ -92,7 +92,7 @@ impl SessionSource for HostSource {
 }
 
 /// Serves MCP on stdin/stdout until the client goes; closes the tabs it opened on the way out.
-pub async fn serve(options: HostBrowserOptions) -> anyhow::Result<()> {
+pub async fn serve(options: HostBrowserOptions) -> Result<(), porthole_mcp::server::ServeError> {
     let server_options = options.server.clone();
     let source = Arc::new(HostSource {
         options,
@@ -108,5 +108,5 @@ pub async fn serve(options: HostBrowserOptions) -> anyhow::Result<()> {
         let _ = tokio::time::timeout(CLOSE_TABS_DEADLINE, session.close_own_tabs()).await;
         session.close("mcp_client_gone");
     }
-    result.map_err(Into::into)
+    result
 }

@@ -22,22 +22,106 @@
 //!    mode: daemon RSS/CPU, Chromium memory/CPU per channel, frames per second per pane
 //!    ([`porthole_tests::bench_capacity`]).
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
+use futures_util::StreamExt;
 use porthole::cdp::CdpConnection;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::{decode_blocks, PageServer};
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
-use porthole_tests::stream_stats::{cpu_seconds, latency, median, pane_stream, Stream};
 use serde_json::json;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
 
 const WINDOW: Duration = Duration::from_secs(4);
 
+fn now_ms24() -> i64 {
+    (SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        % 16_777_216) as i64
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    values[values.len() / 2]
+}
+
+/// Frames and latencies seen by one client over a window.
+#[derive(Default, Debug)]
+struct Stream {
+    frames: usize,
+    latencies: Vec<f64>,
+}
+
+/// Frames as they arrived: the arrival stamp (ms, as the page's clock) taken the moment the
+/// frame came off the socket, and the still-encoded frame. Decoding happens after the window,
+/// off the timed path.
+#[derive(Default)]
+struct Arrivals(Vec<(i64, Vec<u8>)>);
+
+impl Arrivals {
+    fn into_stream(self) -> Stream {
+        let mut stream = Stream {
+            frames: self.0.len(),
+            latencies: Vec::new(),
+        };
+        for (arrived, jpeg) in self.0 {
+            if let Some(painted) = decode_blocks(&jpeg) {
+                let diff = (arrived - painted as i64).rem_euclid(16_777_216);
+                stream.latencies.push(diff as f64);
+            }
+        }
+        stream
+    }
+}
+
+/// A raw pane socket: stamps every frame on arrival, decodes after the window.
+async fn pane_stream(addr: String, token: String, channel: String, window: Duration) -> Stream {
+    let mut request = format!("ws://{addr}/api/ws/browser")
+        .into_client_request()
+        .unwrap();
+    request
+        .headers_mut()
+        .insert("Authorization", format!("Bearer {token}").parse().unwrap());
+    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    use futures_util::SinkExt;
+    socket
+        .send(Message::text(
+            json!({"type": "start", "channel_id": channel, "width": 800, "height": 600})
+                .to_string(),
+        ))
+        .await
+        .unwrap();
+    socket
+        .send(Message::text(
+            json!({"type": "screencast", "quality": 60}).to_string(),
+        ))
+        .await
+        .unwrap();
+    let mut arrivals = Arrivals::default();
+    let end = Instant::now() + window;
+    while let Ok(Some(Ok(message))) = tokio::time::timeout_at(end.into(), socket.next()).await {
+        let arrived = now_ms24();
+        if Instant::now() >= end {
+            break;
+        }
+        if let Message::Binary(jpeg) = message {
+            arrivals.0.push((arrived, jpeg.to_vec()));
+        }
+    }
+    arrivals.into_stream()
+}
+
 /// A raw CDP screencast on `target` of the browser behind `cdp`.
-async fn raw_stream(cdp: &CdpConnection, target: &str, window: Duration) -> Stream {
+async fn raw_stream(cdp: CdpConnection, target: String, window: Duration) -> Stream {
     let attached = cdp
         .call(
             "Target.attachToTarget",
@@ -54,9 +138,11 @@ async fn raw_stream(cdp: &CdpConnection, target: &str, window: Duration) -> Stre
     )
     .await
     .unwrap();
-    let mut stream = Stream::default();
+    // Stamped on arrival, base64 and JPEG decoded after the window.
+    let mut encoded: Vec<(i64, String)> = Vec::new();
     let end = Instant::now() + window;
     while let Ok(Ok(event)) = tokio::time::timeout_at(end.into(), events.recv()).await {
+        let arrived = now_ms24();
         if Instant::now() >= end {
             break;
         }
@@ -68,23 +154,37 @@ async fn raw_stream(cdp: &CdpConnection, target: &str, window: Duration) -> Stre
             json!({"sessionId": event.params["sessionId"]}),
             Some(&session),
         );
-        stream.frames += 1;
-        if let Some(jpeg) = event.params["data"]
-            .as_str()
-            .and_then(|d| base64::engine::general_purpose::STANDARD.decode(d).ok())
-        {
-            if let Some(painted) = decode_blocks(&jpeg) {
-                stream.latencies.push(latency(painted));
-            }
-        }
+        encoded.push((
+            arrived,
+            event.params["data"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        ));
     }
     let _ = cdp
         .call_on(&session, "Page.stopScreencast", json!({}))
         .await;
-    stream
+    let mut arrivals = Arrivals::default();
+    for (arrived, data) in encoded {
+        let jpeg = base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .unwrap_or_default();
+        arrivals.0.push((arrived, jpeg));
+    }
+    arrivals.into_stream()
 }
 
 /// utime + stime of a process, in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks: f64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0)
+        + fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    ticks / 100.0
+}
+
 async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
     let driver = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = driver.start("bench").await;
@@ -96,10 +196,15 @@ async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
         })
         .await;
     let probe = Probe::connect(&daemon.profile_dir("bench")).await;
-    let (mut through, mut raw) = tokio::join!(
-        pane_stream(&daemon.addr, &daemon.token, "bench", WINDOW),
-        raw_stream(&probe.cdp, &tab, WINDOW),
-    );
+    // One task per stream, so neither client waits on the other.
+    let through = tokio::spawn(pane_stream(
+        daemon.addr.clone(),
+        daemon.token.clone(),
+        "bench".to_string(),
+        WINDOW,
+    ));
+    let raw = tokio::spawn(raw_stream(probe.cdp.clone(), tab.clone(), WINDOW));
+    let (mut through, mut raw) = (through.await.unwrap(), raw.await.unwrap());
     let secs = WINDOW.as_secs_f64();
     let (fps_d, fps_r) = (through.frames as f64 / secs, raw.frames as f64 / secs);
     let (lat_d, lat_r) = (median(&mut through.latencies), median(&mut raw.latencies));
@@ -218,18 +323,21 @@ async fn wheel_through_daemon(daemon: &TestDaemon, pages: &PageServer) -> Durati
     }
     let last = Instant::now();
     let target = WHEEL_EVENTS * WHEEL_DELTA;
-    pane.wait(
-        "the final scroll in a frame",
-        Duration::from_secs(60),
-        |r| {
-            r.frames
-                .iter()
-                .any(|f| decode_blocks(f) == Some(target))
-                .then_some(())
-        },
-    )
-    .await;
-    last.elapsed()
+    // The frame's arrival time (stamped by the pane's reader), not when the check decoded it.
+    let arrived = pane
+        .wait(
+            "the final scroll in a frame",
+            Duration::from_secs(60),
+            |r| {
+                r.frames
+                    .iter()
+                    .zip(&r.frame_times)
+                    .find(|(f, _)| decode_blocks(f) == Some(target))
+                    .map(|(_, at)| *at)
+            },
+        )
+        .await;
+    arrived.saturating_duration_since(last)
 }
 
 async fn wheel_raw(pages: &PageServer) -> Duration {
@@ -295,8 +403,26 @@ async fn wheel_raw(pages: &PageServer) -> Duration {
         })
     };
     let target = WHEEL_EVENTS * WHEEL_DELTA;
-    loop {
-        let event = events.recv().await.unwrap();
+    // This task stamps and acks; a decoder task finds the frame, so decoding never delays
+    // the reading of the next frame.
+    let (frames_tx, mut frames_rx) = tokio::sync::mpsc::unbounded_channel::<(Instant, String)>();
+    let decoder = tokio::spawn(async move {
+        while let Some((arrived, data)) = frames_rx.recv().await {
+            let jpeg = base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .unwrap_or_default();
+            if decode_blocks(&jpeg) == Some(target) {
+                return arrived;
+            }
+        }
+        panic!("the screencast ended before the final scroll");
+    });
+    while !decoder.is_finished() {
+        let Ok(Ok(event)) = tokio::time::timeout(Duration::from_millis(200), events.recv()).await
+        else {
+            continue;
+        };
+        let arrived = Instant::now();
         if event.method != "Page.screencastFrame" {
             continue;
         }
@@ -305,27 +431,26 @@ async fn wheel_raw(pages: &PageServer) -> Duration {
             json!({"sessionId": event.params["sessionId"]}),
             Some(&session),
         );
-        let jpeg = base64::engine::general_purpose::STANDARD
-            .decode(event.params["data"].as_str().unwrap_or_default())
-            .unwrap_or_default();
-        if decode_blocks(&jpeg) == Some(target) {
-            break;
-        }
+        let data = event.params["data"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let _ = frames_tx.send((arrived, data));
     }
-    let done = Instant::now();
+    let done = decoder.await.unwrap();
     let last = sender.await.unwrap();
     done.saturating_duration_since(last)
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "multi_thread", worker_threads = 4)]
 async fn main() {
     // `porthole-bench mcp` / `porthole-bench docker` run one part alone.
     match std::env::args().nth(1).as_deref() {
         Some("mcp") => return porthole_tests::bench_mcp::run().await,
         Some("agents") => return porthole_tests::bench_agents::run().await,
-        Some("docker") => return porthole_tests::bench_docker::run().await,
         Some("remote") => return porthole_tests::bench_remote::run().await,
         Some("capacity") => return porthole_tests::bench_capacity::run().await,
+        Some("docker") => return porthole_tests::bench_docker::run().await,
         Some(other) => {
             eprintln!(
                 "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity` or nothing"
@@ -335,7 +460,12 @@ async fn main() {
         None => {}
     }
     let pages = PageServer::start().await;
-    let daemon = TestDaemon::start().await;
+    // The daemon as a user runs it: at `info` (debug logging costs milliseconds per frame).
+    let daemon = TestDaemon::start_with(porthole_tests::daemon::DaemonOptions {
+        rust_log: "info",
+        ..Default::default()
+    })
+    .await;
     println!("Porthole bench — ratios against a baseline measured in the same run\n");
     screencast_and_cpu(&daemon, &pages).await;
     start_to_first_frame(&daemon).await;

@@ -102,10 +102,14 @@ async fn the_panel_is_served_with_its_assets() {
     let daemon = TestDaemon::start().await;
     let (status, html) = http_request_raw("GET", &daemon.addr, "/", &[], None).await;
     assert_eq!(status, 200);
-    assert!(html.contains("<canvas"), "{html}");
+    assert!(html.contains("<porthole-pane"), "{html}");
     let (status, js) = http_request_raw("GET", &daemon.addr, "/panel/js/main.js", &[], None).await;
     assert_eq!(status, 200);
-    assert!(js.contains("WebSocket") || js.contains("import"));
+    assert!(js.contains("import"), "{js}");
+    let (status, js) =
+        http_request_raw("GET", &daemon.addr, "/panel/js/porthole-pane.js", &[], None).await;
+    assert_eq!(status, 200);
+    assert!(js.contains("customElements.define"), "{js}");
     let (status, _) = http_request_raw("GET", &daemon.addr, "/panel/../token", &[], None).await;
     assert_ne!(status, 200);
 }

@@ -117,7 +117,7 @@ async fn a_sidecar_streams_frames_and_its_gate_is_loopback_only_and_secret() {
     let (status, image) = daemon.get("/api/browser/image").await;
     assert_eq!(status, 200, "{image}");
     assert_eq!(image["present"], true);
-    assert_eq!(image["image"], docker::IMAGE);
+    assert_eq!(image["image"], docker::image_under_test().as_str());
     assert!(image["labels"]["porthole.version"].is_string(), "{image}");
 }
 

@@ -163,7 +163,7 @@ fn privileges(pid: u32) -> Option<(String, String, String)> {
 }
 
 #[tokio::test]
-async fn a_sidecar_runs_with_least_privilege_and_its_browser_works() {
+async fn a_sidecar_runs_with_least_privilege_and_chromium_sandboxed_and_its_browser_works() {
     use porthole_tests::docker::{self, ensure_image, inspect_container, unique, DockerCleanup};
 
     ensure_image().await;
@@ -222,11 +222,17 @@ async fn a_sidecar_runs_with_least_privilege_and_its_browser_works() {
         })
         .collect();
     assert!(!chromium.is_empty(), "no Chromium under the sidecar {pid}");
+    let container_ns = std::fs::read_link(format!("/proc/{pid}/ns/user")).ok();
     for p in family {
         let Some((cap_eff, no_new_privs, uid)) = privileges(p) else {
             continue; // exited meanwhile
         };
-        assert_eq!(cap_eff, "0000000000000000", "pid {p} has capabilities");
+        // Chromium's sandboxed zygotes hold capabilities only inside the user namespace they
+        // made for themselves (that is how its namespace sandbox works), none over the
+        // container's; in the container's own user namespace, nobody holds any.
+        if std::fs::read_link(format!("/proc/{p}/ns/user")).ok() == container_ns {
+            assert_eq!(cap_eff, "0000000000000000", "pid {p} has capabilities");
+        }
         assert_eq!(no_new_privs, "1", "pid {p} may gain privileges");
         assert_ne!(uid, "0", "pid {p} runs as root");
     }
@@ -235,9 +241,60 @@ async fn a_sidecar_runs_with_least_privilege_and_its_browser_works() {
     assert!(!wrote_root, "the root filesystem is writable");
     let (wrote_tmp, _) = docker::docker(&["exec", &name, "sh", "-c", "echo x > /tmp/probe"]);
     assert!(wrote_tmp, "/tmp is not writable");
+    // Chromium's own sandbox runs under the sidecar's seccomp profile: the browser has no
+    // --no-sandbox and its renderers live in user namespaces of their own.
+    let log = daemon.log();
     assert!(
-        daemon.log().contains("sidecar_chromium_unsandboxed"),
-        "the log does not say why Chromium runs without its sandbox"
+        log.contains("sidecar_sandbox"),
+        "the log does not say whether Chromium's sandbox is on"
+    );
+    assert!(
+        host["SecurityOpt"].as_array().is_some_and(|o| o
+            .iter()
+            .any(|o| o.as_str().is_some_and(|o| o.starts_with("seccomp=")))),
+        "no seccomp profile on the sidecar (the probe said: {})",
+        log.lines()
+            .find(|l| l.contains("sidecar_sandbox"))
+            .unwrap_or("")
+    );
+    let cmdline = |p: u32| {
+        String::from_utf8_lossy(&std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default())
+            .replace('\0', " ")
+    };
+    let user_ns = |p: u32| std::fs::read_link(format!("/proc/{p}/ns/user")).ok();
+    // The browser: Chromium's own binary (argv[0], not the sidecar whose arguments merely
+    // mention it), no --type=.
+    let browser = chromium
+        .iter()
+        .copied()
+        .find(|p| {
+            let line = cmdline(*p);
+            line.split(' ')
+                .next()
+                .is_some_and(|a| a.contains("chromium"))
+                && !line.contains("--type=")
+        })
+        .expect("the browser process");
+    assert!(
+        !cmdline(browser).contains("--no-sandbox"),
+        "{}",
+        cmdline(browser)
+    );
+    let browser_ns = user_ns(browser).expect("the browser's user namespace");
+    let renderer_ns = porthole_tests::eventually(
+        "a renderer of the sidecar's Chromium",
+        Duration::from_secs(10),
+        || {
+            let renderer = process_family(pid)
+                .into_iter()
+                .find(|p| cmdline(*p).contains("--type=renderer"));
+            async move { renderer.and_then(user_ns) }
+        },
+    )
+    .await;
+    assert_ne!(
+        renderer_ns, browser_ns,
+        "the renderer shares the browser's user namespace: not sandboxed"
     );
 }
 
@@ -302,4 +359,311 @@ fn the_stdio_mcp_server_logs_to_a_file_or_pipe_without_ansi_codes() {
     let text = std::fs::read_to_string(&stderr_path).unwrap();
     assert!(text.contains("porthole_mcp_start"), "{text}");
     assert!(!text.contains('\x1b'), "{text:?}");
+}
+
+/// Words of the Docker engine's own answers that must never reach a pane or an agent.
+const ENGINE_WORDS: [&str; 4] = [
+    "Docker responded",
+    "status code",
+    "Minimum memory limit",
+    "Error response from daemon",
+];
+
+#[tokio::test]
+async fn an_engine_refusal_reaches_pane_and_agent_without_engine_text_and_the_log_keeps_it() {
+    use porthole_tests::docker::{self, ensure_image, labelled_containers, unique, DockerCleanup};
+    ensure_image().await;
+    let tag = unique("hd-engine");
+    let _cleanup = DockerCleanup::new(&tag);
+    // The real engine refuses to create a container with 1 MB of memory ("Minimum memory
+    // limit allowed is 6MB", status 400).
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({"memory_mb": 1}))).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "start", "channel_id": tag}));
+    let error = pane.next_of("error", mark).await;
+    assert_eq!(error["code"], "browser_failed", "{error}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(message.contains("Docker could not"), "{message}");
+    for words in ENGINE_WORDS {
+        assert!(!message.contains(words), "engine text in a pane: {message}");
+    }
+
+    // An agent's call on the same channel: an error result, no engine text either.
+    let (status, result) = daemon
+        .post(
+            "/api/browser/action",
+            &json!({"channel_id": tag, "tool": "page_info", "args": {}}),
+        )
+        .await;
+    let text = result.to_string();
+    assert!(
+        status != 200 || result["isError"] == true,
+        "the call failed: {status} {result}"
+    );
+    for words in ENGINE_WORDS {
+        assert!(!text.contains(words), "engine text to an agent: {text}");
+    }
+    // The engine's words are in the log, for whoever runs the daemon.
+    let log = daemon.log();
+    assert!(log.contains("Minimum memory limit"), "{log}");
+    assert!(labelled_containers(&tag).is_empty());
+}
+
+/// A small tmpfs mounted on a fresh directory (needs root), unmounted and removed on drop.
+struct Tmpfs(std::path::PathBuf);
+
+impl Tmpfs {
+    fn mount(size: &str) -> Option<Self> {
+        let dir = porthole_tests::TempDir::new("diskfull");
+        let path = dir.path().to_path_buf();
+        std::mem::forget(dir); // the guard below owns removal
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&path)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            let _ = std::fs::remove_dir(&path);
+            return None;
+        }
+        Some(Self(path))
+    }
+
+    /// Writes a file until the filesystem is full.
+    fn fill(&self) -> std::path::PathBuf {
+        use std::io::Write;
+        let path = self.0.join("filler");
+        let mut file = std::fs::File::create(&path).expect("create filler");
+        let chunk = vec![0u8; 64 * 1024];
+        loop {
+            if file.write_all(&chunk).and_then(|_| file.flush()).is_err() {
+                break;
+            }
+        }
+        // Leave nothing half-written in a cache: the next write anywhere must fail.
+        let _ = file.sync_all();
+        path
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        // Lazy: the daemon may still hold a file for a moment after its SIGTERM.
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[tokio::test]
+async fn a_full_data_disk_fails_state_writes_clearly_and_the_daemon_keeps_serving() {
+    let Some(disk) = Tmpfs::mount("4m") else {
+        assert_ne!(
+            current_uid(),
+            0,
+            "mounting a tmpfs failed although the tests run as root"
+        );
+        eprintln!("skipped: mounting a tmpfs needs root");
+        return;
+    };
+    let data = disk.0.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let daemon = TestDaemon::start_in(
+        porthole_tests::TempDir(data),
+        DaemonOptions {
+            rust_log: "info",
+            ..no_probe_port()
+        },
+    )
+    .await;
+    // A write before the disk is full works.
+    let (status, body) = daemon
+        .post(
+            "/api/browser/agents",
+            &json!({"channel_id": "full", "name": "before"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+
+    let filler = disk.fill();
+    let (status, body) = daemon
+        .post(
+            "/api/browser/agents",
+            &json!({"channel_id": "full", "name": "during"}),
+        )
+        .await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["code"], "state_unavailable", "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("disk full"), "{message}");
+    let (status, body) = daemon
+        .post(
+            "/api/browser/mode",
+            &json!({"channel_id": "full", "mode": "local"}),
+        )
+        .await;
+    assert!(
+        status == 200 || status == 503,
+        "a mode change on a full disk: {status} {body}"
+    );
+    if status == 503 {
+        assert_eq!(body["error"]["code"], "state_unavailable", "{body}");
+    }
+    // Still serving: reads work, the agent made before is still listed.
+    let (status, _) = daemon.get("/api/health").await;
+    assert_eq!(status, 200);
+    let (status, agents) = daemon.get("/api/browser/agents").await;
+    assert_eq!(status, 200, "{agents}");
+    assert!(agents.to_string().contains("before"), "{agents}");
+    assert!(!agents.to_string().contains("during"), "{agents}");
+
+    // Space again: writes work again without a restart.
+    std::fs::remove_file(filler).unwrap();
+    let (status, body) = daemon
+        .post(
+            "/api/browser/agents",
+            &json!({"channel_id": "full", "name": "after"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+}
+
+fn current_uid() -> u32 {
+    // /proc/self/status "Uid:\t<real>\t..." — no libc call needed.
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        })
+        .and_then(|u| u.parse().ok())
+        .unwrap_or(u32::MAX)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sidecar_killed_mid_screencast_and_mid_tool_call_is_reported_and_recovers_its_flushed_profile(
+) {
+    use porthole_tests::docker::{
+        self, docker, ensure_image, inspect_container, unique, DockerCleanup,
+    };
+    ensure_image().await;
+    let tag = unique("hd-kill");
+    let _cleanup = DockerCleanup::new(&tag);
+    let container = format!("porthole-chrome-{tag}");
+    let pages = PageServer::start().await;
+    // A page that never answers, so a navigate call is still in flight when the sidecar dies.
+    let hang = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hang_url = format!("http://{}/never", hang.local_addr().unwrap());
+    let (accepted_tx, mut accepted) = tokio::sync::mpsc::unbounded_channel();
+    let hanger = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = hang.accept().await {
+            held.push(socket);
+            let _ = accepted_tx.send(());
+        }
+    });
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({"network": "host"}))).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let tab = pane.start(&tag).await;
+    pane.watch().await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "navigate", "url": pages.url("/input")}));
+    pane.message_where("the input page", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Input page"
+    })
+    .await;
+    let probe = docker::probe(&container).await;
+    probe
+        .eval(
+            &tab,
+            "document.cookie = 'survives=kill; max-age=86400; path=/'; document.cookie",
+        )
+        .await;
+    drop(probe);
+    // Chromium writes its cookie store on its own schedule (about every 30 s): wait until the
+    // cookie is on the volume, so "flushed" is a fact and not a hope.
+    porthole_tests::eventually(
+        "the cookie written to the profile volume",
+        Duration::from_secs(90),
+        || {
+            let container = container.clone();
+            async move {
+                docker(&[
+                    "exec",
+                    &container,
+                    "grep",
+                    "-c",
+                    "survives",
+                    "/profile/Default/Cookies",
+                ])
+                .0
+                .then_some(())
+            }
+        },
+    )
+    .await;
+
+    // An agent's navigate hangs on the page that never answers ...
+    let addr = daemon.addr.clone();
+    let auth = format!("Bearer {}", daemon.token);
+    let body = json!({"channel_id": tag, "tool": "navigate", "args": {"url": hang_url}});
+    let call = tokio::spawn(async move {
+        porthole_tests::pages::http_request(
+            "POST",
+            &addr,
+            "/api/browser/action",
+            &[
+                ("Authorization", auth.as_str()),
+                ("Content-Type", "application/json"),
+            ],
+            Some(body.to_string()),
+        )
+        .await
+    });
+    tokio::time::timeout(Duration::from_secs(30), accepted.recv())
+        .await
+        .expect("the browser asked for the hanging page");
+    assert!(!call.is_finished(), "the navigate call is still in flight");
+    // ... and the sidecar dies under it and under the pane's screencast.
+    let mark = pane.mark();
+    assert!(docker(&["kill", &container]).0);
+    let error = pane.next_of("error", mark).await;
+    assert_eq!(error["code"], "browser_gone", "{error}");
+    pane.next_of("stopped", mark).await;
+    let (status, result) = tokio::time::timeout(Duration::from_secs(30), call)
+        .await
+        .expect("the agent's call ended soon after the kill")
+        .unwrap();
+    assert!(
+        status != 200 || result["isError"] == true,
+        "the agent was told: {status} {result}"
+    );
+    let text = result.to_string();
+    for words in ENGINE_WORDS {
+        assert!(!text.contains(words), "engine text to an agent: {text}");
+    }
+
+    // The next start recovers on the same volume, the flushed cookie still there.
+    let tab = pane.start(&tag).await;
+    pane.watch().await;
+    let mounts = inspect_container(&container).expect("a new sidecar")["Mounts"].clone();
+    assert!(
+        mounts
+            .to_string()
+            .contains(&format!("porthole-chrome-profile-{tag}")),
+        "{mounts}"
+    );
+    let mark = pane.mark();
+    pane.send(json!({"type": "navigate", "url": pages.url("/second")}));
+    pane.message_where("the second page", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Second page"
+    })
+    .await;
+    let probe = docker::probe(&container).await;
+    assert_eq!(probe.eval(&tab, "document.cookie").await, "survives=kill");
+    hanger.abort();
 }

@@ -395,13 +395,15 @@ async fn host_mode_never_takes_the_users_focus() {
         .await
         .expect("host start");
     pane.watch().await;
+    let frames = pane.frame_count();
     navigate(&pane, &pages.url("/second"), "Second page").await;
-    pane.frames_at_least(pane.frame_count() + 1).await;
+    pane.frames_at_least(frames + 1).await;
     let mark = pane.mark();
     pane.send(json!({"type": "new_tab", "url": pages.url("/")}));
     pane.next_of("tab_created", mark).await;
+    let frames = pane.frame_count();
     navigate(&pane, &pages.url("/second"), "Second page").await;
-    pane.frames_at_least(pane.frame_count() + 1).await;
+    pane.frames_at_least(frames + 1).await;
     // And an agent's first tab (its own window) with a navigation.
     let (status, out) = daemon
         .post(

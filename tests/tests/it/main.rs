@@ -5,6 +5,7 @@ mod api;
 mod cdp;
 mod cookies;
 mod docker;
+mod fuzz;
 mod hardening;
 mod host;
 mod input;

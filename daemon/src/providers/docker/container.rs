@@ -60,6 +60,9 @@ pub struct SidecarSpec {
     pub memory_mb: u64,
     /// CPU cap (0 = none).
     pub cpus: f64,
+    /// Chromium's own sandbox on: the sidecar's seccomp profile and no `--no-sandbox`
+    /// ([`super::sandbox`]).
+    pub sandbox: bool,
 }
 
 /// The image's unprivileged user (chrome.Dockerfile), named again here so that a rebuilt or
@@ -78,17 +81,6 @@ pub const TMPFS: &[(&str, &str)] = &[
         "rw,nosuid,nodev,uid=1000,gid=1000,mode=0700,size=256m",
     ),
 ];
-/// Why Chromium in the sidecar runs with `--no-sandbox` (said in the log at each start).
-/// Measured with the image on Docker 20.10: under these limits and Docker's default seccomp
-/// profile Chromium without `--no-sandbox` exits with "No usable sandbox!"; with seccomp
-/// unconfined it runs sandboxed. A seccomp profile that allows its user namespaces (and
-/// `chroot`) would let the sandbox on; until one ships, the container is the boundary.
-pub const NO_SANDBOX_REASON: &str = "Chromium's sandbox needs user namespaces, which Docker's \
-     default seccomp profile refuses to a container without CAP_SYS_ADMIN, or its setuid helper, \
-     which the image does not install and no-new-privileges would disable; the container (no \
-     capabilities, no new privileges, read-only root, a pids limit, an unprivileged user) is \
-     the boundary instead";
-
 /// Chromium flags the daemon adds to the sidecar's own (DESIGN.md §4).
 const EXTRA_FLAGS: &[&str] = &[
     "--no-default-browser-check",
@@ -100,6 +92,9 @@ impl SidecarSpec {
     /// Arguments after `--`: Chromium's, on top of the sidecar's base flags.
     pub fn chromium_args(&self) -> Vec<String> {
         let mut args: Vec<String> = EXTRA_FLAGS.iter().map(|s| s.to_string()).collect();
+        if self.sandbox {
+            args.push(super::sandbox::SANDBOX_ARG.to_string());
+        }
         if self.volume.is_some() {
             args.push(format!("--user-data-dir={PROFILE_DIR}"));
         }
@@ -148,7 +143,7 @@ impl SidecarSpec {
             // Least privilege (DESIGN.md §13): no capabilities, no way to gain any, nothing
             // writable but the profile and scratch tmpfs, a bounded number of tasks.
             cap_drop: Some(vec!["ALL".to_string()]),
-            security_opt: Some(vec!["no-new-privileges:true".to_string()]),
+            security_opt: Some(super::sandbox::security_opts(self.sandbox)),
             readonly_rootfs: Some(true),
             tmpfs: Some(
                 TMPFS
@@ -277,10 +272,10 @@ pub async fn create(docker: &Docker, spec: &SidecarSpec) -> Result<String, Docke
         .await
         .map_err(|e| {
             if is_not_found(&e) {
-                DockerError::Invalid(format!(
-                    "the sidecar image {} is not there: {e}",
-                    spec.image
-                ))
+                DockerError::ImageMissing {
+                    image: spec.image.clone(),
+                    source: e,
+                }
             } else {
                 DockerError::engine(format!("create container {}", spec.name), e)
             }
@@ -552,6 +547,7 @@ mod tests {
             screen: (800, 600),
             memory_mb: 512,
             cpus: 1.5,
+            sandbox: false,
         }
     }
 
@@ -582,6 +578,23 @@ mod tests {
             host.security_opt,
             Some(vec!["no-new-privileges:true".to_string()])
         );
+        let sandboxed = SidecarSpec {
+            sandbox: true,
+            ..spec()
+        };
+        let opts = sandboxed
+            .create_body()
+            .host_config
+            .unwrap()
+            .security_opt
+            .unwrap();
+        assert!(opts[1].starts_with("seccomp={"), "{}", &opts[1][..40]);
+        assert!(sandboxed
+            .chromium_args()
+            .contains(&super::super::sandbox::SANDBOX_ARG.to_string()));
+        assert!(!spec()
+            .chromium_args()
+            .contains(&super::super::sandbox::SANDBOX_ARG.to_string()));
         assert_eq!(host.readonly_rootfs, Some(true));
         assert_eq!(host.pids_limit, Some(PIDS_LIMIT));
         assert!(host.privileged.is_none());

@@ -6,21 +6,32 @@ use std::time::Duration;
 use bollard::Docker;
 
 use crate::config::{DockerConfig, TlsFiles};
-use crate::providers::ProviderError;
+use crate::providers::{Detail, ProviderError};
 
 /// A failed Docker step, with what was being done.
 #[derive(Debug, thiserror::Error)]
 pub enum DockerError {
-    /// The engine could not be reached at all.
-    #[error("the Docker engine does not answer ({detail}); start it (scripts/setup/docker.sh for this machine's), fix browser.docker.host, or use local mode")]
+    /// The engine could not be reached at all (`detail`, the connection error, is for the log).
+    #[error("the Docker engine does not answer; start it (scripts/setup/docker.sh for this machine's), fix browser.docker.host, or use local mode")]
     Unreachable { detail: String },
-    /// The engine answered with an error.
-    #[error("Docker could not {action}: {source}")]
+    /// The engine answered with an error; its answer is the source, for the log only.
+    #[error("Docker could not {action}; the daemon's log has the engine's answer")]
     Engine {
         action: String,
         #[source]
         source: bollard::errors::Error,
     },
+    /// The sidecar image is not there (the engine's answer is the source).
+    #[error("the sidecar image {image} is not there; build it with `porthole docker-build` (or POST /api/browser/image/build)")]
+    ImageMissing {
+        image: String,
+        #[source]
+        source: bollard::errors::Error,
+    },
+    /// An image build failed; `output` (the engine's message and the last build lines) is for
+    /// the log only.
+    #[error("building the sidecar image {image} failed; the daemon's log has the build output")]
+    BuildFailed { image: String, output: String },
     /// A step did not finish in time.
     #[error("Docker did not {action} within {after:?}")]
     Timeout { action: String, after: Duration },
@@ -33,6 +44,21 @@ pub enum DockerError {
 }
 
 impl DockerError {
+    /// The engine's own words (its answer, the connection error, the build output), for the
+    /// log only.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            DockerError::Unreachable { detail } => Some(detail.clone()),
+            DockerError::BuildFailed { output, .. } => Some(output.clone()),
+            DockerError::Engine { source, .. } | DockerError::ImageMissing { source, .. } => {
+                Some(source.to_string())
+            }
+            DockerError::Timeout { .. } | DockerError::Invalid(_) | DockerError::NotReady(_) => {
+                None
+            }
+        }
+    }
+
     pub fn engine(action: impl Into<String>, source: bollard::errors::Error) -> Self {
         let action = action.into();
         if is_connection_error(&source) {
@@ -79,9 +105,15 @@ fn is_connection_error(error: &bollard::errors::Error) -> bool {
 
 impl From<DockerError> for ProviderError {
     fn from(error: DockerError) -> Self {
-        match &error {
-            DockerError::Unreachable { .. } => ProviderError::Unavailable(error.to_string()),
-            _ => ProviderError::Failed(error.to_string()),
+        let message = error.to_string();
+        match error {
+            DockerError::Unreachable { detail } => {
+                ProviderError::unavailable(message).caused_by(Detail(detail))
+            }
+            DockerError::BuildFailed { output, .. } => {
+                ProviderError::failed(message).caused_by(Detail(output))
+            }
+            error => ProviderError::failed(message).caused_by(error),
         }
     }
 }

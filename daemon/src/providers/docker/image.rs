@@ -210,6 +210,7 @@ impl ImageManager {
                     *self.last_error.lock().expect("last error lock") =
                         result.as_ref().err().map(|e| e.to_string());
                     if let Err(error) = &result {
+                        tracing::warn!(event = "image_build_failed", %error, detail = error.detail().unwrap_or_default());
                         self.say("image_build_failed", &error.to_string());
                     }
                     result
@@ -279,10 +280,10 @@ impl ImageManager {
             let info = item.map_err(|e| DockerError::engine(format!("build {image}"), e))?;
             if let Some(detail) = info.error_detail {
                 let message = detail.message.unwrap_or_default();
-                return Err(DockerError::Invalid(format!(
-                    "building {image} failed: {message}; last build output:\n{}",
-                    tail.join("\n")
-                )));
+                return Err(DockerError::BuildFailed {
+                    image: image.to_string(),
+                    output: format!("{message}; last build output:\n{}", tail.join("\n")),
+                });
             }
             if let Some(line) = info.stream {
                 for line in line.lines().map(str::trim).filter(|l| !l.is_empty()) {

@@ -9,6 +9,7 @@
 //!   `cdp-pipe`), for engines on another machine: nothing published.
 //! - [`image`]: the sidecar image: rebuild rules, the embedded build context, the build.
 //! - [`reaper`]: at daemon start, adopt this daemon's running sidecars, remove stale ones.
+//! - [`sandbox`]: the seccomp profile that lets Chromium's own sandbox run, and its probe.
 //! - [`provider`]: [`DockerProvider`], the `BrowserProvider` tying these together.
 //!
 //! This module owns only containers, volumes and images that carry the label
@@ -21,6 +22,7 @@ pub mod exec;
 pub mod image;
 pub mod provider;
 pub mod reaper;
+pub mod sandbox;
 
 pub use container::Network;
 pub use engine::{connect, DockerError, EngineKind, EngineTarget};

@@ -19,6 +19,7 @@ use super::container::{self, GateAddr, Network, Rollback, SidecarSpec};
 use super::engine::DockerError;
 use super::image::ImageManager;
 use super::reaper;
+use super::sandbox::{self, Sandbox};
 use super::{
     container_name, random_token, volume_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION,
 };
@@ -79,6 +80,8 @@ pub struct DockerProvider {
     settings: DockerSettings,
     /// Short lock, never held across an await.
     running: Mutex<HashMap<ChannelId, Running>>,
+    /// Whether Chromium's own sandbox works here: probed once, before the first sidecar.
+    sandbox: tokio::sync::OnceCell<Sandbox>,
 }
 
 impl DockerProvider {
@@ -105,6 +108,7 @@ impl DockerProvider {
             images,
             settings,
             running: Mutex::new(running),
+            sandbox: tokio::sync::OnceCell::new(),
         }
     }
 
@@ -119,6 +123,17 @@ impl DockerProvider {
         labels.insert(LABEL_DAEMON.to_string(), self.settings.daemon_id.clone());
         labels.insert(LABEL_VERSION.to_string(), VERSION.to_string());
         labels
+    }
+
+    /// The sandbox probe's outcome (run on the first call; see [`sandbox`]).
+    async fn sandbox(&self) -> &Sandbox {
+        self.sandbox
+            .get_or_init(|| async {
+                let mut labels = self.settings.extra_labels.clone();
+                labels.insert(LABEL_DAEMON.to_string(), self.settings.daemon_id.clone());
+                sandbox::probe(&self.docker, self.images.image(), labels).await
+            })
+            .await
     }
 
     fn is_ours(&self, info: &bollard::models::ContainerInspectResponse) -> bool {
@@ -168,16 +183,19 @@ impl DockerProvider {
             screen: self.settings.screen,
             memory_mb: self.settings.memory_mb,
             cpus: self.settings.cpus,
+            sandbox: self.sandbox().await.is_on(),
         };
         let id = container::create(&self.docker, &spec).await?;
         rollback.container(&name);
         tracing::info!(event = "sidecar_created", container = %name, id = %id);
-        tracing::info!(
-            event = "sidecar_chromium_unsandboxed",
-            container = %name,
-            reason = container::NO_SANDBOX_REASON,
-            "Chromium in the sidecar runs with --no-sandbox"
-        );
+        if let Sandbox::Off { reason } = self.sandbox().await {
+            tracing::info!(
+                event = "sidecar_chromium_unsandboxed",
+                container = %name,
+                %reason,
+                "Chromium in the sidecar runs with --no-sandbox"
+            );
+        }
         container::start(&self.docker, &id, &name).await?;
         if self.settings.cdp_route == CdpRoute::Exec {
             let cdp = match super::exec::connect(&self.docker, &name, READY_DEADLINE).await {
@@ -272,7 +290,7 @@ impl BrowserProvider for DockerProvider {
         let name = container_name(channel);
         if let Some(info) = container::inspect(&self.docker, &name).await? {
             if !self.is_ours(&info) {
-                return Err(ProviderError::Refused(format!(
+                return Err(ProviderError::refused(format!(
                     "a container named {name} exists and does not belong to this Porthole daemon; remove it (docker rm -f {name}) or use another channel id"
                 )));
             }

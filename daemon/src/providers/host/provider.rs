@@ -54,7 +54,7 @@ impl HostProvider {
             .await
             .map_err(|DiscoveryError::NotFound { searched }| {
                 tracing::info!(event = "host_chrome_not_found", %searched);
-                ProviderError::Unavailable(not_found_message(&searched))
+                ProviderError::unavailable(not_found_message(&searched))
             })
     }
 }
@@ -126,7 +126,7 @@ impl BrowserProvider for HostProvider {
 
     /// Refused: the profile is the user's own.
     async fn remove_profile(&self, channel: &ChannelId) -> Result<Removed, ProviderError> {
-        Err(ProviderError::Refused(format!(
+        Err(ProviderError::refused(format!(
             "channel {channel} is in host mode: its profile is your own Chrome's and Porthole never deletes it"
         )))
     }
@@ -144,6 +144,7 @@ impl BrowserProvider for HostProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::providers::ProviderErrorKind;
 
     fn channel(name: &str) -> ChannelId {
         ChannelId::parse(name).unwrap()
@@ -167,9 +168,8 @@ mod tests {
             .ensure_browser(&channel("a"), progress)
             .await
             .unwrap_err();
-        let ProviderError::Unavailable(message) = error else {
-            panic!("expected Unavailable, got {error:?}");
-        };
+        assert_eq!(error.kind, ProviderErrorKind::Unavailable, "{error:?}");
+        let message = error.message();
         assert!(
             message.contains("chrome://inspect/#remote-debugging"),
             "{message}"
@@ -193,7 +193,10 @@ mod tests {
         );
         assert!(matches!(
             provider.remove_profile(&channel("a")).await,
-            Err(ProviderError::Refused(_))
+            Err(ProviderError {
+                kind: ProviderErrorKind::Refused,
+                ..
+            })
         ));
     }
 }

@@ -1,0 +1,221 @@
+//! Chromium's own sandbox in the sidecar (DESIGN.md §13). Under Docker's default seccomp
+//! profile a container without `CAP_SYS_ADMIN` may not make user namespaces, so Chromium's
+//! namespace sandbox fails ("No usable sandbox!") and the sidecar had to pass `--no-sandbox`.
+//! [`SECCOMP_PROFILE`] is an allowlist written for the sidecar: ordinary file, memory,
+//! process, signal, socket and time calls, plus what the namespace sandbox needs (`clone` and
+//! `unshare` with namespace flags, `setns`, `chroot`); no `mount`, module, key, BPF, perf,
+//! clock-setting or reboot calls, so a user namespace grants little. `clone3` answers ENOSYS
+//! so the C library falls back to `clone`.
+//!
+//! [`probe`] tries it once per daemon: a short-lived container of the sidecar image, with the
+//! sidecar's own limits and this profile, runs Chromium without `--no-sandbox` and must exit
+//! cleanly. Only then do sidecars get the profile and the sandbox; otherwise they keep
+//! `--no-sandbox` and the log says why.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bollard::query_parameters::{
+    CreateContainerOptionsBuilder, LogsOptionsBuilder, WaitContainerOptionsBuilder,
+};
+use bollard::Docker;
+use futures_util::StreamExt;
+
+use super::container::{self, Network, SidecarSpec};
+
+/// The sidecar's seccomp profile (Docker's JSON format), sent inline as `seccomp=<json>`.
+pub const SECCOMP_PROFILE: &str = include_str!("sidecar-seccomp.json");
+
+/// The argument that tells the sidecar to leave `--no-sandbox` out (porthole-sidecar's
+/// `chrome::SANDBOX_ARG`).
+pub const SANDBOX_ARG: &str = "--porthole-chromium-sandbox";
+
+/// How long the probe's Chromium may take to load a page and exit.
+const PROBE_DEADLINE: Duration = Duration::from_secs(45);
+
+/// Whether sidecars run Chromium's own sandbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sandbox {
+    /// Under [`SECCOMP_PROFILE`], without `--no-sandbox`.
+    On,
+    /// With `--no-sandbox`; `reason` says why (for the log).
+    Off { reason: String },
+}
+
+impl Sandbox {
+    pub fn is_on(&self) -> bool {
+        matches!(self, Sandbox::On)
+    }
+}
+
+/// The `SecurityOpt` entries of a sidecar.
+pub fn security_opts(sandbox: bool) -> Vec<String> {
+    let mut opts = vec!["no-new-privileges:true".to_string()];
+    if sandbox {
+        opts.push(format!("seccomp={SECCOMP_PROFILE}"));
+    }
+    opts
+}
+
+/// Tries the sandbox once on `image` (see the module docs) and logs the outcome
+/// (`sidecar_sandbox`). The probe container carries `labels` (the daemon's), so a crash
+/// mid-probe leaves nothing the reaper would not remove.
+pub async fn probe(docker: &Docker, image: &str, labels: HashMap<String, String>) -> Sandbox {
+    let name = format!("porthole-sandbox-probe-{:08x}", rand_u32());
+    let outcome = tokio::time::timeout(PROBE_DEADLINE, try_sandbox(docker, image, &name, labels))
+        .await
+        .unwrap_or_else(|_| Err(format!("Chromium did not finish within {PROBE_DEADLINE:?}")));
+    let _ = container::remove_force(docker, &name).await;
+    match outcome {
+        Ok(()) => {
+            tracing::info!(
+                event = "sidecar_sandbox",
+                sandbox = true,
+                "Chromium in the sidecars runs its own sandbox (user namespaces under Porthole's seccomp profile)"
+            );
+            Sandbox::On
+        }
+        Err(reason) => {
+            tracing::warn!(
+                event = "sidecar_sandbox",
+                sandbox = false,
+                %reason,
+                "Chromium in the sidecars runs with --no-sandbox: the engine refused Porthole's seccomp profile or Chromium's sandbox did not start under it; the container (no capabilities, no new privileges, read-only root, a pids limit, an unprivileged user) is the boundary"
+            );
+            Sandbox::Off { reason }
+        }
+    }
+}
+
+async fn try_sandbox(
+    docker: &Docker,
+    image: &str,
+    name: &str,
+    labels: HashMap<String, String>,
+) -> Result<(), String> {
+    let spec = SidecarSpec {
+        name: name.to_string(),
+        image: image.to_string(),
+        labels,
+        secret: String::new(),
+        network: Network::Bridge,
+        host_port: None,
+        volume: None,
+        extensions: Vec::new(),
+        screen: (800, 600),
+        memory_mb: 0,
+        cpus: 0.0,
+        sandbox: true,
+        // The probe needs no CDP: nothing published.
+        publish: false,
+    };
+    let mut body = spec.create_body();
+    body.entrypoint = Some(vec!["chromium".to_string()]);
+    body.cmd = Some(
+        [
+            "--headless=new",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--dump-dom",
+            "data:text/html,<title>porthole-sandbox-probe</title>",
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
+    body.exposed_ports = None;
+    body.network_disabled = Some(true);
+    if let Some(host) = body.host_config.as_mut() {
+        host.port_bindings = None;
+    }
+    let options = CreateContainerOptionsBuilder::new().name(name).build();
+    let created = docker
+        .create_container(Some(options), body)
+        .await
+        .map_err(|e| format!("the engine refused the probe container: {e}"))?;
+    docker
+        .start_container(&created.id, None)
+        .await
+        .map_err(|e| format!("the engine would not start the probe container: {e}"))?;
+    let wait = WaitContainerOptionsBuilder::new().build();
+    let code = match docker.wait_container(&created.id, Some(wait)).next().await {
+        Some(Ok(response)) => response.status_code,
+        Some(Err(bollard::errors::Error::DockerContainerWaitError { code, .. })) => code,
+        Some(Err(e)) => return Err(format!("waiting for the probe failed: {e}")),
+        None => return Err("the engine ended the wait without an exit code".to_string()),
+    };
+    let logs = LogsOptionsBuilder::new()
+        .stdout(true)
+        .stderr(true)
+        .tail("20")
+        .build();
+    let mut output = String::new();
+    let mut stream = docker.logs(&created.id, Some(logs));
+    while let Some(Ok(chunk)) = stream.next().await {
+        output.push_str(&chunk.to_string());
+    }
+    if code == 0 && output.contains("porthole-sandbox-probe") {
+        return Ok(());
+    }
+    let said = output
+        .lines()
+        .rfind(|l| !l.trim().is_empty() && !l.contains("dbus"))
+        .unwrap_or("")
+        .chars()
+        .take(300)
+        .collect::<String>();
+    Err(format!(
+        "Chromium exited with {code} under the profile: {said}"
+    ))
+}
+
+fn rand_u32() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(std::process::id() as u64);
+    hasher.finish() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_profile_is_json_that_allows_the_namespace_sandbox_and_not_mount() {
+        let profile: serde_json::Value = serde_json::from_str(SECCOMP_PROFILE).unwrap();
+        assert_eq!(profile["defaultAction"], "SCMP_ACT_ERRNO");
+        let allowed: Vec<&str> = profile["syscalls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|rule| rule["action"] == "SCMP_ACT_ALLOW" && rule.get("args").is_none())
+            .flat_map(|rule| rule["names"].as_array().unwrap())
+            .filter_map(|name| name.as_str())
+            .collect();
+        for needed in ["clone", "unshare", "setns", "chroot", "seccomp", "prctl"] {
+            assert!(allowed.contains(&needed), "{needed}");
+        }
+        for refused in [
+            "mount",
+            "umount2",
+            "pivot_root",
+            "init_module",
+            "kexec_load",
+            "bpf",
+            "keyctl",
+            "perf_event_open",
+            "reboot",
+            "clock_settime",
+        ] {
+            assert!(!allowed.contains(&refused), "{refused}");
+        }
+    }
+
+    #[test]
+    fn the_profile_goes_with_the_sandbox_only() {
+        assert_eq!(security_opts(false), vec!["no-new-privileges:true"]);
+        let on = security_opts(true);
+        assert_eq!(on[0], "no-new-privileges:true");
+        assert!(on[1].starts_with("seccomp={"));
+    }
+}
