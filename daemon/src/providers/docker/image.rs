@@ -62,6 +62,8 @@ pub enum BuildReason {
     Missing,
     Unlabelled,
     OtherVersion(String),
+    /// Built from other sidecar sources (chrome.Dockerfile or sidecar/ changed since).
+    OtherSource,
     Requested,
 }
 
@@ -71,6 +73,9 @@ impl std::fmt::Display for BuildReason {
             BuildReason::Missing => f.write_str("the image is missing"),
             BuildReason::Unlabelled => f.write_str("the image has no porthole.version label"),
             BuildReason::OtherVersion(v) => write!(f, "the image was built by Porthole {v}"),
+            BuildReason::OtherSource => {
+                f.write_str("the image was built from other sidecar sources than this Porthole's")
+            }
             BuildReason::Requested => f.write_str("a rebuild was requested"),
         }
     }
@@ -98,6 +103,45 @@ pub fn decide(labels: Option<&HashMap<String, String>>, version: &str, dev: bool
             Decision::Build(BuildReason::OtherVersion(found.clone()))
         }
         Some(_) => Decision::Use,
+    }
+}
+
+/// The label holding a hash of the build context the image was built from.
+pub const LABEL_SOURCE: &str = "porthole.source";
+
+/// A short hash of the embedded build context (chrome.Dockerfile and the sidecar's sources).
+pub fn source_hash() -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for (path, bytes) in SIDECAR_CONTEXT {
+        hasher.update(path.as_bytes());
+        hasher.update([0]);
+        hasher.update(bytes);
+        hasher.update([0]);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// [`decide`], plus: an image built from other sidecar sources is rebuilt, dev builds
+/// included (a sidecar that predates the daemon's calls would not understand them).
+pub fn decide_with_source(
+    labels: Option<&HashMap<String, String>>,
+    version: &str,
+    dev: bool,
+    source: &str,
+) -> Decision {
+    match decide(labels, version, dev) {
+        Decision::Use
+            if labels.and_then(|l| l.get(LABEL_SOURCE)).map(String::as_str) != Some(source) =>
+        {
+            Decision::Build(BuildReason::OtherSource)
+        }
+        decision => decision,
     }
 }
 
@@ -199,7 +243,7 @@ impl ImageManager {
                 Decision::Build(BuildReason::Requested)
             } else {
                 let labels = self.labels().await?.map(|(_, labels)| labels);
-                decide(labels.as_ref(), VERSION, self.settings.dev)
+                decide_with_source(labels.as_ref(), VERSION, self.settings.dev, &source_hash())
             };
             match decision {
                 Decision::Use => Ok(()),
@@ -257,6 +301,7 @@ impl ImageManager {
         let old_id = self.labels().await?.map(|(id, _)| id);
         let mut labels = self.settings.extra_labels.clone();
         labels.insert(LABEL_VERSION.to_string(), VERSION.to_string());
+        labels.insert(LABEL_SOURCE.to_string(), source_hash());
         labels.insert(LABEL_BUILT_AT.to_string(), rfc3339_utc(SystemTime::now()));
         let args = HashMap::from([
             ("BASE_IMAGE".to_string(), base.clone()),
@@ -531,6 +576,26 @@ mod tests {
         for found in [labels(None), labels(Some("0.9.0")), labels(Some("1.2.0"))] {
             assert_eq!(decide(Some(&found), "1.2.0", true), Decision::Use);
         }
+    }
+
+    #[test]
+    fn an_image_of_other_sidecar_sources_is_rebuilt_even_in_dev_builds() {
+        let mut found = labels(Some("1.2.0"));
+        assert_eq!(
+            decide_with_source(Some(&found), "1.2.0", true, "abc"),
+            Decision::Build(BuildReason::OtherSource)
+        );
+        found.insert(LABEL_SOURCE.to_string(), "abc".to_string());
+        assert_eq!(
+            decide_with_source(Some(&found), "1.2.0", true, "abc"),
+            Decision::Use
+        );
+        assert_eq!(
+            decide_with_source(None, "1.2.0", true, "abc"),
+            Decision::Build(BuildReason::Missing)
+        );
+        assert_eq!(source_hash(), source_hash());
+        assert_eq!(source_hash().len(), 16);
     }
 
     #[test]
