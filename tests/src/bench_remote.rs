@@ -82,7 +82,7 @@ pub async fn run() {
     let engine = remote::engine().await;
     docker::ensure_image().await;
     remote::ensure_image(&engine).await;
-    remote::ensure_image_with(&[], LOCAL_EXEC_IMAGE, json!({})).await;
+    remote::ensure_image_with(LOCAL_EXEC_IMAGE, json!({})).await;
     let tag = unique("bench-rm");
     let _local_cleanup = DockerCleanup::new(&tag);
     let _remote_cleanup = RemoteCleanup {

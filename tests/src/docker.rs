@@ -94,9 +94,8 @@ static IMAGE_READY: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new
 pub async fn ensure_image() {
     IMAGE_READY
         .get_or_init(|| async {
-            if docker(&["image", "inspect", IMAGE]).0 {
-                return;
-            }
+            // Always asked: `--if-needed` is quick when the image is current, and rebuilds one
+            // made from other sidecar sources (its porthole.source label differs).
             let dir = TempDir::new("image");
             let config = dir.path().join("config.json");
             std::fs::write(&config, "{}").expect("write config");

@@ -165,13 +165,12 @@ pub async fn engine() -> RemoteEngine {
 }
 
 /// Makes sure the sidecar image exists on the remote engine with `cdp-pipe` in it, once per
-/// test process: built there by `porthole docker-build` (rebuilt when an older image lacks
-/// the subcommand).
+/// test process: built there by `porthole docker-build --if-needed` (rebuilt when it was made
+/// from other sidecar sources).
 pub async fn ensure_image(engine: &RemoteEngine) {
     IMAGE_READY
         .get_or_init(|| async {
             ensure_image_with(
-                &engine.env(),
                 crate::docker::IMAGE,
                 json!({"docker": engine.docker_config()}),
             )
@@ -180,29 +179,9 @@ pub async fn ensure_image(engine: &RemoteEngine) {
         .await;
 }
 
-/// Makes sure `image` exists on the engine that the `docker` CLI reaches with `env` and has
-/// `porthole-sidecar cdp-pipe`; else builds it with `porthole docker-build` and `browser`
-/// (which must point the daemon at the same engine).
-pub async fn ensure_image_with(env: &[(String, String)], image: &str, browser: Value) {
-    let docker = |args: &[&str]| {
-        let output = std::process::Command::new("docker")
-            .args(args)
-            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .output()
-            .expect("the docker CLI runs");
-        (
-            output.status.success(),
-            String::from_utf8_lossy(&output.stdout).to_string(),
-        )
-    };
-    let (present, _) = docker(&["image", "inspect", image]);
-    let current = present && {
-        let (_, help) = docker(&["run", "--rm", image, "--help"]);
-        help.contains("cdp-pipe")
-    };
-    if current {
-        return;
-    }
+/// Makes sure `image` is current on the engine `browser` points at (`porthole docker-build
+/// --if-needed`: built when missing or made from other sidecar sources).
+pub async fn ensure_image_with(image: &str, browser: Value) {
     let dir = TempDir::new("exec-image");
     let config = dir.path().join("config.json");
     let mut browser = browser;
@@ -215,10 +194,8 @@ pub async fn ensure_image_with(env: &[(String, String)], image: &str, browser: V
         .arg(&config)
         .arg("--data-dir")
         .arg(dir.path())
-        .arg("docker-build");
-    if !present {
-        command.arg("--if-needed");
-    }
+        .arg("docker-build")
+        .arg("--if-needed");
     let status = command.status().await.expect("run porthole docker-build");
     assert!(status.success(), "porthole docker-build of {image} failed");
 }
