@@ -11,9 +11,10 @@ use crate::providers::{Detail, ProviderError};
 /// A failed Docker step, with what was being done.
 #[derive(Debug, thiserror::Error)]
 pub enum DockerError {
-    /// The engine could not be reached at all (`detail`, the connection error, is for the log).
-    #[error("the Docker engine does not answer; start it (scripts/setup/docker.sh for this machine's), fix browser.docker.host, or use local mode")]
-    Unreachable { detail: String },
+    /// The engine could not be reached at all (`detail`, the connection error, is for the log;
+    /// `at` names the engine, e.g. " at tcp://10.0.0.5:2376", or is empty).
+    #[error("the Docker engine{at} does not answer; start it (scripts/setup/docker.sh for this machine's), fix browser.docker.host, or use local mode")]
+    Unreachable { at: String, detail: String },
     /// The engine answered with an error; its answer is the source, for the log only.
     #[error("Docker could not {action}; the daemon's log has the engine's answer")]
     Engine {
@@ -48,7 +49,7 @@ impl DockerError {
     /// log only.
     pub fn detail(&self) -> Option<String> {
         match self {
-            DockerError::Unreachable { detail } => Some(detail.clone()),
+            DockerError::Unreachable { detail, .. } => Some(detail.clone()),
             DockerError::BuildFailed { output, .. } => Some(output.clone()),
             DockerError::Engine { source, .. } | DockerError::ImageMissing { source, .. } => {
                 Some(source.to_string())
@@ -63,6 +64,7 @@ impl DockerError {
         let action = action.into();
         if is_connection_error(&source) {
             return DockerError::Unreachable {
+                at: String::new(),
                 detail: format!("{action}: {}", error_chain(&source)),
             };
         }
@@ -107,7 +109,7 @@ impl From<DockerError> for ProviderError {
     fn from(error: DockerError) -> Self {
         let message = error.to_string();
         match error {
-            DockerError::Unreachable { detail } => {
+            DockerError::Unreachable { detail, .. } => {
                 ProviderError::unavailable(message).caused_by(Detail(detail))
             }
             DockerError::BuildFailed { output, .. } => {
@@ -315,6 +317,7 @@ pub async fn connect_to(target: &EngineTarget, deadline: Duration) -> Result<Doc
     const TIMEOUT_SECS: u64 = 120;
     let api = bollard::API_DEFAULT_VERSION;
     let unreachable = |detail: String| DockerError::Unreachable {
+        at: format!(" at {}", target.host),
         detail: format!("{}: {detail}", target.host),
     };
     let docker = match &target.kind {

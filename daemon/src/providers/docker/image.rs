@@ -127,20 +127,22 @@ pub fn source_hash() -> String {
         .collect()
 }
 
-/// [`decide`], plus: an image built from other sidecar sources is rebuilt, dev builds
-/// included (a sidecar that predates the daemon's calls would not understand them).
+/// [`decide`], plus: an image Porthole built (it carries `porthole.version`) from other
+/// sidecar sources is rebuilt, dev builds included (a sidecar older than the daemon's calls
+/// would not understand them). An image Porthole did not build is never rebuilt by a dev build.
 pub fn decide_with_source(
     labels: Option<&HashMap<String, String>>,
     version: &str,
     dev: bool,
     source: &str,
 ) -> Decision {
-    match decide(labels, version, dev) {
-        Decision::Use
-            if labels.and_then(|l| l.get(LABEL_SOURCE)).map(String::as_str) != Some(source) =>
-        {
-            Decision::Build(BuildReason::OtherSource)
-        }
+    let decision = decide(labels, version, dev);
+    let ours = labels.is_some_and(|l| l.contains_key(LABEL_VERSION));
+    let same_source = labels
+        .and_then(|l| l.get(LABEL_SOURCE))
+        .is_some_and(|s| s == source);
+    match decision {
+        Decision::Use if ours && !same_source => Decision::Build(BuildReason::OtherSource),
         decision => decision,
     }
 }
@@ -593,6 +595,11 @@ mod tests {
         assert_eq!(
             decide_with_source(None, "1.2.0", true, "abc"),
             Decision::Build(BuildReason::Missing)
+        );
+        // An image Porthole did not build (a base image named as chrome_image) is left alone.
+        assert_eq!(
+            decide_with_source(Some(&labels(None)), "1.2.0", true, "abc"),
+            Decision::Use
         );
         assert_eq!(source_hash(), source_hash());
         assert_eq!(source_hash().len(), 16);
