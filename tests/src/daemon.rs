@@ -198,10 +198,7 @@ impl TestDaemon {
         body: Option<&Value>,
     ) -> (u16, Value) {
         let auth = token.map(|t| format!("Bearer {t}"));
-        let headers: Vec<(&str, &str)> = auth
-            .as_deref()
-            .map(|a| vec![("Authorization", a)])
-            .unwrap_or_default();
+        let headers = auth_header(auth.as_deref());
         crate::pages::http_request(
             method,
             &self.addr,
@@ -221,10 +218,7 @@ impl TestDaemon {
         body: Option<&Value>,
     ) -> (u16, Value) {
         let auth = token.map(|t| format!("Bearer {t}"));
-        let headers: Vec<(&str, &str)> = auth
-            .as_deref()
-            .map(|a| vec![("Authorization", a)])
-            .unwrap_or_default();
+        let headers = auth_header(auth.as_deref());
         crate::pages::unix_http_request(
             &self.agent_socket(),
             method,
@@ -278,6 +272,11 @@ impl Drop for TestDaemon {
             }
         }
     }
+}
+
+/// `[("Authorization", auth)]`, or nothing.
+fn auth_header(auth: Option<&str>) -> Vec<(&'static str, &str)> {
+    auth.map(|a| vec![("Authorization", a)]).unwrap_or_default()
 }
 
 /// Sends a signal with the `kill` command (keeps the harness free of unsafe code).

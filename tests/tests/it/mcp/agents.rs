@@ -13,12 +13,7 @@ use super::harness::{call, connect, err, is_error, ok, text, Client};
 
 /// `porthole-mcp` over the daemon's agent socket with an agent token (no --channel).
 async fn agent_mcp(daemon: &TestDaemon, token: &str) -> Client {
-    let api = format!("unix://{}", daemon.agent_socket().display());
-    let args: Vec<String> = ["--api", &api, "--token", token]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    connect("porthole-mcp", &args, &[]).await
+    super::harness::agent_proxy(daemon, token).await
 }
 
 fn tool_names(tools: &[rmcp::model::Tool]) -> Vec<String> {

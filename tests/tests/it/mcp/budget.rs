@@ -7,7 +7,7 @@
 use porthole_tests::daemon::TestDaemon;
 use serde_json::json;
 
-use super::harness::{connect, err, ok, ref_of, Client};
+use super::harness::{err, ok, ref_of, Client};
 
 const CHANNEL: &str = "mcp-budget";
 
@@ -17,18 +17,7 @@ const PEER_SNAPSHOT_BYTES: usize = 5_900;
 const ACTION_RESULT_BYTES: usize = 1_024;
 
 async fn proxy(daemon: &TestDaemon) -> Client {
-    let args: Vec<String> = [
-        "--api",
-        &daemon.base,
-        "--channel",
-        CHANNEL,
-        "--token",
-        &daemon.token,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    connect("porthole-mcp", &args, &[]).await
+    super::harness::owner_proxy(daemon, CHANNEL, &[]).await
 }
 
 #[tokio::test]

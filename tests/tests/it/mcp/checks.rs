@@ -4,23 +4,12 @@
 use porthole_tests::daemon::TestDaemon;
 use serde_json::json;
 
-use super::harness::{connect, eval_until, ok, ref_of, Client};
+use super::harness::{eval_until, ok, ref_of, Client};
 
 const CHANNEL: &str = "mcp-checks";
 
 async fn proxy(daemon: &TestDaemon) -> Client {
-    let args: Vec<String> = [
-        "--api",
-        &daemon.base,
-        "--channel",
-        CHANNEL,
-        "--token",
-        &daemon.token,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    connect("porthole-mcp", &args, &[]).await
+    super::harness::owner_proxy(daemon, CHANNEL, &[]).await
 }
 
 #[tokio::test]

@@ -13,18 +13,7 @@ use super::pages::{release_slow_download, report_bytes};
 const CHANNEL: &str = "mcp-files";
 
 async fn proxy(daemon: &TestDaemon) -> Client {
-    let args: Vec<String> = [
-        "--api",
-        &daemon.base,
-        "--channel",
-        CHANNEL,
-        "--token",
-        &daemon.token,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    connect("porthole-mcp", &args, &[]).await
+    super::harness::owner_proxy(daemon, CHANNEL, &[]).await
 }
 
 fn sum(bytes: &[u8]) -> u64 {

@@ -16,6 +16,37 @@ pub type Client = RunningService<RoleClient, ()>;
 /// shorter).
 const CALL_DEADLINE: Duration = Duration::from_secs(45);
 
+/// `porthole-mcp` on `daemon`'s loopback API with the owner token, for `channel`.
+pub async fn owner_proxy(
+    daemon: &porthole_tests::daemon::TestDaemon,
+    channel: &str,
+    extra: &[&str],
+) -> Client {
+    let mut args: Vec<String> = [
+        "--api",
+        &daemon.base,
+        "--channel",
+        channel,
+        "--token",
+        &daemon.token,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    connect("porthole-mcp", &args, &[]).await
+}
+
+/// `porthole-mcp` on `daemon`'s agent socket with an agent token (no --channel).
+pub async fn agent_proxy(daemon: &porthole_tests::daemon::TestDaemon, token: &str) -> Client {
+    let api = format!("unix://{}", daemon.agent_socket().display());
+    let args: Vec<String> = ["--api", &api, "--token", token]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    connect("porthole-mcp", &args, &[]).await
+}
+
 /// Spawns `binary args…` with `env` and completes the MCP handshake.
 pub async fn connect(binary: &str, args: &[String], env: &[(&str, String)]) -> Client {
     connect_program(&porthole_tests::workspace_binary(binary), args, env).await

@@ -9,7 +9,7 @@ use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::pane::Pane;
 use serde_json::json;
 
-use super::harness::{call, connect, err, ok, text, Client};
+use super::harness::{call, err, ok, text, Client};
 
 /// A daemon with short oversight timings, a pane on `channel`, and one agent on it.
 async fn setup(channel: &str) -> (TestDaemon, Pane, Client) {
@@ -21,12 +21,7 @@ async fn setup(channel: &str) -> (TestDaemon, Pane, Client) {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(channel).await;
     let (_, token) = daemon.add_agent(channel, "helper", &[]).await;
-    let api = format!("unix://{}", daemon.agent_socket().display());
-    let args: Vec<String> = ["--api", &api, "--token", &token]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let agent = connect("porthole-mcp", &args, &[]).await;
+    let agent = super::harness::agent_proxy(&daemon, &token).await;
     (daemon, pane, agent)
 }
 
