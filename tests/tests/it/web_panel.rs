@@ -65,7 +65,9 @@ impl PanelPage {
 
     /// Polls `expression` until it is truthy; returns its value.
     async fn until(&self, what: &str, expression: &str) -> Value {
-        porthole_tests::eventually(what, Duration::from_secs(30), || async {
+        // Generous: a start under a loaded `make test` (four tests starting Chromiums at once,
+        // plus the panel's own browser) has been seen to take over 30 s.
+        porthole_tests::eventually(what, Duration::from_secs(90), || async {
             let value = self.eval(expression).await;
             let truthy = !matches!(value, Value::Null | Value::Bool(false))
                 && value != json!(0)
