@@ -1,6 +1,7 @@
-//! What the benches measure a screencast and a process with: a raw pane socket that decodes
-//! the clock each frame paints (frames per second, paint → client latency), medians, and a
-//! process's CPU time and resident memory from `/proc`.
+//! What the benches measure a screencast and a process with: a raw pane socket that stamps
+//! each frame on arrival and decodes the clock it paints after the window, off the timed path
+//! (frames per second, paint → client latency), medians, and a process's CPU time and
+//! resident memory from `/proc`.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -20,12 +21,6 @@ pub fn now_ms24() -> i64 {
         % 16_777_216) as i64
 }
 
-/// Latency from a painted clock value to now, in ms (wrap-safe).
-pub fn latency(painted: u32) -> f64 {
-    let diff = (now_ms24() - painted as i64).rem_euclid(16_777_216);
-    diff as f64
-}
-
 /// The median (NaN for none); sorts `values`.
 pub fn median(values: &mut [f64]) -> f64 {
     if values.is_empty() {
@@ -42,8 +37,30 @@ pub struct Stream {
     pub latencies: Vec<f64>,
 }
 
-/// A raw pane socket on `channel` (in its current mode) that decodes every frame as it
-/// arrives, for `window`.
+/// Frames as they arrived: the arrival stamp (ms, as the page's clock) taken the moment the
+/// frame came off its socket, and the still-encoded frame. Decoding happens after the window.
+#[derive(Default)]
+pub struct Arrivals(pub Vec<(i64, Vec<u8>)>);
+
+impl Arrivals {
+    /// Decodes every frame's painted clock into the stream's latencies.
+    pub fn into_stream(self) -> Stream {
+        let mut stream = Stream {
+            frames: self.0.len(),
+            latencies: Vec::new(),
+        };
+        for (arrived, jpeg) in self.0 {
+            if let Some(painted) = decode_blocks(&jpeg) {
+                let diff = (arrived - painted as i64).rem_euclid(16_777_216);
+                stream.latencies.push(diff as f64);
+            }
+        }
+        stream
+    }
+}
+
+/// A raw pane socket on `channel` (in its current mode), frames stamped on arrival, for
+/// `window`.
 pub async fn pane_stream(addr: &str, token: &str, channel: &str, window: Duration) -> Stream {
     let start = json!({"type": "start", "channel_id": channel, "width": 800, "height": 600});
     pane_stream_with(addr, token, start, window).await
@@ -65,20 +82,18 @@ pub async fn pane_stream_with(addr: &str, token: &str, start: Value, window: Dur
         ))
         .await
         .unwrap();
-    let mut stream = Stream::default();
+    let mut arrivals = Arrivals::default();
     let end = Instant::now() + window;
     while let Ok(Some(Ok(message))) = tokio::time::timeout_at(end.into(), socket.next()).await {
+        let arrived = now_ms24();
         if Instant::now() >= end {
             break;
         }
         if let Message::Binary(jpeg) = message {
-            stream.frames += 1;
-            if let Some(painted) = decode_blocks(&jpeg) {
-                stream.latencies.push(latency(painted));
-            }
+            arrivals.0.push((arrived, jpeg.to_vec()));
         }
     }
-    stream
+    arrivals.into_stream()
 }
 
 /// CPU seconds (user + system) a process has used so far; 0 when it is gone.

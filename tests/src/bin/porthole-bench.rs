@@ -22,103 +22,19 @@
 //!    mode: daemon RSS/CPU, Chromium memory/CPU per channel, frames per second per pane
 //!    ([`porthole_tests::bench_capacity`]).
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
-use futures_util::StreamExt;
 use porthole::cdp::CdpConnection;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::{decode_blocks, PageServer};
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
+use porthole_tests::stream_stats::{cpu_seconds, median, now_ms24, pane_stream, Arrivals, Stream};
 use serde_json::json;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::Message;
 
 const WINDOW: Duration = Duration::from_secs(4);
-
-fn now_ms24() -> i64 {
-    (SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis()
-        % 16_777_216) as i64
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    values.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    values[values.len() / 2]
-}
-
-/// Frames and latencies seen by one client over a window.
-#[derive(Default, Debug)]
-struct Stream {
-    frames: usize,
-    latencies: Vec<f64>,
-}
-
-/// Frames as they arrived: the arrival stamp (ms, as the page's clock) taken the moment the
-/// frame came off the socket, and the still-encoded frame. Decoding happens after the window,
-/// off the timed path.
-#[derive(Default)]
-struct Arrivals(Vec<(i64, Vec<u8>)>);
-
-impl Arrivals {
-    fn into_stream(self) -> Stream {
-        let mut stream = Stream {
-            frames: self.0.len(),
-            latencies: Vec::new(),
-        };
-        for (arrived, jpeg) in self.0 {
-            if let Some(painted) = decode_blocks(&jpeg) {
-                let diff = (arrived - painted as i64).rem_euclid(16_777_216);
-                stream.latencies.push(diff as f64);
-            }
-        }
-        stream
-    }
-}
-
-/// A raw pane socket: stamps every frame on arrival, decodes after the window.
-async fn pane_stream(addr: String, token: String, channel: String, window: Duration) -> Stream {
-    let mut request = format!("ws://{addr}/api/ws/browser")
-        .into_client_request()
-        .unwrap();
-    request
-        .headers_mut()
-        .insert("Authorization", format!("Bearer {token}").parse().unwrap());
-    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-    use futures_util::SinkExt;
-    socket
-        .send(Message::text(
-            json!({"type": "start", "channel_id": channel, "width": 800, "height": 600})
-                .to_string(),
-        ))
-        .await
-        .unwrap();
-    socket
-        .send(Message::text(
-            json!({"type": "screencast", "quality": 60}).to_string(),
-        ))
-        .await
-        .unwrap();
-    let mut arrivals = Arrivals::default();
-    let end = Instant::now() + window;
-    while let Ok(Some(Ok(message))) = tokio::time::timeout_at(end.into(), socket.next()).await {
-        let arrived = now_ms24();
-        if Instant::now() >= end {
-            break;
-        }
-        if let Message::Binary(jpeg) = message {
-            arrivals.0.push((arrived, jpeg.to_vec()));
-        }
-    }
-    arrivals.into_stream()
-}
 
 /// A raw CDP screencast on `target` of the browser behind `cdp`.
 async fn raw_stream(cdp: CdpConnection, target: String, window: Duration) -> Stream {
@@ -175,16 +91,6 @@ async fn raw_stream(cdp: CdpConnection, target: String, window: Duration) -> Str
     arrivals.into_stream()
 }
 
-/// utime + stime of a process, in seconds.
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    let ticks: f64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0)
-        + fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
-    ticks / 100.0
-}
-
 async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
     let driver = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = driver.start("bench").await;
@@ -197,12 +103,8 @@ async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
         .await;
     let probe = Probe::connect(&daemon.profile_dir("bench")).await;
     // One task per stream, so neither client waits on the other.
-    let through = tokio::spawn(pane_stream(
-        daemon.addr.clone(),
-        daemon.token.clone(),
-        "bench".to_string(),
-        WINDOW,
-    ));
+    let (addr, token) = (daemon.addr.clone(), daemon.token.clone());
+    let through = tokio::spawn(async move { pane_stream(&addr, &token, "bench", WINDOW).await });
     let raw = tokio::spawn(raw_stream(probe.cdp.clone(), tab.clone(), WINDOW));
     let (mut through, mut raw) = (through.await.unwrap(), raw.await.unwrap());
     let secs = WINDOW.as_secs_f64();
