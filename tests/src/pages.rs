@@ -77,6 +77,10 @@ pub const ANIMATED_PAGE: &str = r#"<!doctype html>
  requestAnimationFrame(tick);
 </script></body></html>"#;
 
+/// A page whose title shows the last key pressed in it.
+pub const KEY_TITLE_PAGE: &str = r#"<!doctype html><html><head><title>no key</title></head>
+<body><script>onkeydown = e => { document.title = 'key ' + e.key; };</script></body></html>"#;
+
 /// A second plain page with a link back.
 pub const SECOND_PAGE: &str = r#"<!doctype html><html><head><title>Second page</title></head>
 <body><h1>Second</h1><a id="back" href="/input">back</a></body></html>"#;
@@ -147,6 +151,7 @@ impl PageServer {
             .route("/input", get(|| async { Html(INPUT_PAGE) }))
             .route("/animated", get(|| async { Html(ANIMATED_PAGE) }))
             .route("/second", get(|| async { Html(SECOND_PAGE) }))
+            .route("/key-title", get(|| async { Html(KEY_TITLE_PAGE) }))
             .route("/clock", get(|| async { Html(clock_page()) }))
             .route("/scroll", get(|| async { Html(scroll_page()) }));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

@@ -65,9 +65,11 @@ export interface PaneTabClosed {
   target_id: string;
 }
 
-/** URL and title of the active tab. */
+/** URL and title of the tab the pane watches. */
 export interface PanePageInfo {
   type: "page_info";
+  /** The tab they belong to. */
+  target_id?: string | null;
   title: string;
   url: string;
 }

@@ -1,5 +1,6 @@
 //! One pane's WebSocket (`GET /api/ws/browser`): reads the pane's messages, drives its
-//! channel's BrowserSession, and writes notices and frames back.
+//! channel's BrowserSession through the pane's own view (the tab it watches, see
+//! `browser::pane_view`), and writes notices and that tab's frames back.
 //!
 //! Three tasks per pane: the reader (this connection's messages, in order), the writer (the
 //! only owner of the socket's send half: JSON notices, replies, and the latest frame from the
@@ -13,14 +14,14 @@ use axum::extract::State;
 use axum::response::Response;
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::ws_protocol::ClientMessage;
 use super::AppState;
 use crate::browser::input_queue::InputQueue;
-use crate::browser::screencast::Watching;
-use crate::browser::{BrowserSession, PaneMessage, SessionError};
+use crate::browser::screencast::{Frame, Watching};
+use crate::browser::{BrowserSession, PaneMessage, PaneView, SessionError};
 use crate::cdp::CdpError;
 use crate::channel_id::ChannelId;
 use crate::channels::PaneGuard;
@@ -42,10 +43,10 @@ pub async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade) -> Res
 /// What the writer task is told to do.
 enum Outgoing {
     Json(PaneMessage),
-    /// Follow a session's notices (replacing any earlier one).
-    Follow(broadcast::Receiver<PaneMessage>, Arc<BrowserSession>),
-    /// Send this watcher's frames (replacing any earlier one).
-    Frames(Watching),
+    /// Follow a session's notices through this pane's view (replacing any earlier one).
+    Follow(broadcast::Receiver<PaneMessage>, Arc<PaneView>),
+    /// Send the frames of the tab the view watches, now and after every move of the view.
+    Cast,
     /// Stop following notices and frames.
     Unfollow,
     Close(u16, &'static str),
@@ -56,6 +57,8 @@ struct Attachment {
     channel: ChannelId,
     mode: Mode,
     session: Arc<BrowserSession>,
+    /// The tab this pane watches, and whether it follows agents.
+    view: Arc<PaneView>,
     input: Arc<InputQueue>,
     dispatcher: JoinHandle<()>,
     /// Navigation and tab commands, run one after another in the order the pane sent them.
@@ -215,10 +218,6 @@ impl Pane {
         }
     }
 
-    fn session(&self) -> Option<Arc<BrowserSession>> {
-        self.attached.as_ref().map(|a| a.session.clone())
-    }
-
     async fn not_started(&self) {
         self.send(PaneMessage::error(
             "not_started",
@@ -260,22 +259,24 @@ impl Pane {
         self.attached = None;
         let pane_guard = channels.attach_pane(&channel, mode);
         let input = Arc::new(InputQueue::new());
+        let view = PaneView::new(session.clone());
         let dispatcher = tokio::spawn(dispatch_input(
-            session.clone(),
+            view.clone(),
             input.clone(),
             self.out.clone(),
             self.state.inner.oversight.channel(&channel),
         ));
         let (commands, queued) = mpsc::unbounded_channel();
-        let commander = tokio::spawn(run_commands(session.clone(), queued, self.out.clone()));
+        let commander = tokio::spawn(run_commands(view.clone(), queued, self.out.clone()));
         let _ = self
             .out
-            .send(Outgoing::Follow(session.subscribe(), session.clone()))
+            .send(Outgoing::Follow(session.subscribe(), view.clone()))
             .await;
         self.attached = Some(Attachment {
             channel: channel.clone(),
             mode,
             session: session.clone(),
+            view: view.clone(),
             input,
             dispatcher,
             commands,
@@ -288,7 +289,7 @@ impl Pane {
             mode,
         })
         .await;
-        self.send(session.tabs_message()).await;
+        self.send(view.tabs_message()).await;
         // Control held by the person, open handoffs and dialogs: a new pane sees them too.
         for message in self
             .state
@@ -308,12 +309,13 @@ impl Pane {
             })
             .await;
         }
-        if let Some(info) = session.page_info() {
+        let watched = view.watched().unwrap_or_default();
+        if let Some(info) = session.page_info_of(&watched) {
             self.send(info).await;
         }
         if let Some((width, height)) = size {
-            self.resize(&session, width, height).await;
-        } else if let Some(frame) = session.screencast().last_frame() {
+            self.resize(&view, width, height).await;
+        } else if let Some(frame) = session.screencast().last_frame(&watched) {
             self.send(PaneMessage::Viewport {
                 width: frame.width,
                 height: frame.height,
@@ -322,8 +324,12 @@ impl Pane {
         }
     }
 
-    async fn resize(&self, session: &BrowserSession, width: u32, height: u32) {
-        if let Err(error) = session.set_viewport(width, height).await {
+    async fn resize(&self, view: &PaneView, width: u32, height: u32) {
+        let resized = match view.watched_tab() {
+            Ok((_, tab)) => view.session().set_viewport_on(&tab, width, height).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = resized {
             if let Some(message) = error_for_pane(&error) {
                 self.send(message).await;
             }
@@ -369,17 +375,15 @@ impl Pane {
     }
 
     async fn screencast(&self, size: Option<(u32, u32)>, quality: Option<u8>) {
-        let Some(session) = self.session() else {
+        let Some(attached) = &self.attached else {
             return self.not_started().await;
         };
         if let Some((width, height)) = size {
-            self.resize(&session, width, height).await;
+            self.resize(&attached.view, width, height).await;
         }
+        let session = &attached.session;
         session.screencast().set_params(session.viewport(), quality);
-        let _ = self
-            .out
-            .send(Outgoing::Frames(session.screencast().watch()))
-            .await;
+        let _ = self.out.send(Outgoing::Cast).await;
     }
 
     async fn input(&self, event: crate::browser::input::InputEvent) {
@@ -413,7 +417,7 @@ impl Pane {
             }
             ClientMessage::HandoffDone { id, note } => oversight.finish_handoff(&id, note),
             ClientMessage::FollowAgents { on } => {
-                attached.session.set_follow_agents(on);
+                attached.view.set_follow_agents(on);
                 Ok(())
             }
             _ => Ok(()),
@@ -486,26 +490,52 @@ impl Pane {
     }
 }
 
-/// Runs a pane's navigation and tab commands one at a time, in order.
+/// Runs a pane's navigation and tab commands one at a time, in order, on the tab the pane
+/// watches. Opening or switching to a tab moves this pane's view (and makes it the session's
+/// active tab), never another pane's or an agent's.
 async fn run_commands(
-    session: Arc<BrowserSession>,
+    view: Arc<PaneView>,
     mut commands: mpsc::UnboundedReceiver<ClientMessage>,
     out: mpsc::Sender<Outgoing>,
 ) {
     while let Some(command) = commands.recv().await {
-        let result = match command {
-            ClientMessage::Navigate { url } => session.navigate(&url).await,
-            ClientMessage::Back {} => session.go_history(-1).await.map(drop),
-            ClientMessage::Forward {} => session.go_history(1).await.map(drop),
-            ClientMessage::Reload {} => session.reload().await,
-            ClientMessage::NewTab { url } => session.new_tab(url.as_deref()).await.map(drop),
-            ClientMessage::SwitchTab { target_id } => session.switch_tab(&target_id).await,
-            ClientMessage::CloseTab { target_id } => session.close_tab(&target_id).await,
-            _ => Ok(()),
-        };
+        let result = run_command(&view, command).await;
         if let Some(message) = result.err().as_ref().and_then(error_for_pane) {
             let _ = out.send(Outgoing::Json(message)).await;
         }
+    }
+}
+
+async fn run_command(view: &PaneView, command: ClientMessage) -> Result<(), SessionError> {
+    let session = view.session();
+    match command {
+        ClientMessage::NewTab { url } => {
+            let tab = session.new_tab(url.as_deref()).await?;
+            view.show(&tab.target_id).map(drop)
+        }
+        ClientMessage::SwitchTab { target_id } => {
+            session.switch_tab(&target_id).await?;
+            view.show(&target_id).map(drop)
+        }
+        ClientMessage::CloseTab { target_id } => session.close_tab(&target_id).await,
+        ClientMessage::Navigate { url } => {
+            let (_, tab) = view.watched_tab()?;
+            session.navigate_on(&tab, &url).await
+        }
+        ClientMessage::Back {} | ClientMessage::Forward {} => {
+            let step = if matches!(command, ClientMessage::Back {}) {
+                -1
+            } else {
+                1
+            };
+            let (_, tab) = view.watched_tab()?;
+            session.go_history_on(&tab, step).await.map(drop)
+        }
+        ClientMessage::Reload {} => {
+            let (_, tab) = view.watched_tab()?;
+            session.reload_on(&tab).await
+        }
+        _ => Ok(()),
     }
 }
 
@@ -522,7 +552,7 @@ fn error_for_pane(error: &SessionError) -> Option<PaneMessage> {
 /// Input that acts (not moves, releases or copies) holds agents out of the tab for a while;
 /// the tab's state is read before the person's first such input (see `oversight::guard`).
 async fn dispatch_input(
-    session: Arc<BrowserSession>,
+    view: Arc<PaneView>,
     queue: Arc<InputQueue>,
     out: mpsc::Sender<Outgoing>,
     oversight: Arc<crate::oversight::ChannelOversight>,
@@ -537,18 +567,21 @@ async fn dispatch_input(
                 | InputEvent::Keyup { .. }
                 | InputEvent::Copy {}
         );
-        if acts {
-            if let Ok((target_id, tab_session)) = session.active_tab() {
-                if oversight.activity.touched(&target_id) {
-                    if let Some(before) =
-                        crate::oversight::page_state::read(&session, &tab_session).await
-                    {
-                        oversight.activity.set_before(&target_id, before);
-                    }
+        let tab = view.watched_tab();
+        let session = view.session();
+        if let (true, Ok((target_id, tab_session))) = (acts, &tab) {
+            if oversight.activity.touched(target_id) {
+                if let Some(before) = crate::oversight::page_state::read(session, tab_session).await
+                {
+                    oversight.activity.set_before(target_id, before);
                 }
             }
         }
-        match session.input(&event).await {
+        let sent = match &tab {
+            Ok((_, tab_session)) => session.input_on(tab_session, &event).await,
+            Err(error) => Err(error.clone()),
+        };
+        match sent {
             Ok(Some(text)) => {
                 let _ = out
                     .send(Outgoing::Json(PaneMessage::Clipboard { text }))
@@ -566,28 +599,43 @@ async fn dispatch_input(
 
 type Sink = SplitSink<WebSocket, Message>;
 
+/// What the writer follows once a pane is attached.
+struct Following {
+    notices: broadcast::Receiver<PaneMessage>,
+    view: Arc<PaneView>,
+    changes: watch::Receiver<u64>,
+}
+
 /// The only task that writes to the socket.
 async fn write_loop(mut sink: Sink, mut commands: mpsc::Receiver<Outgoing>) {
-    let mut notices: Option<(broadcast::Receiver<PaneMessage>, Arc<BrowserSession>)> = None;
+    let mut following: Option<Following> = None;
+    // Whether the pane asked for frames, the watcher of its tab, and the frame size it was
+    // last told (a `viewport` message precedes the first frame of another size).
+    let mut cast = false;
     let mut frames: Option<Watching> = None;
+    let mut told_size: Option<(u32, u32)> = None;
     loop {
         let sent = tokio::select! {
             biased;
             command = commands.recv() => match command {
                 None => break,
                 Some(Outgoing::Json(message)) => send_json(&mut sink, &message).await,
-                Some(Outgoing::Follow(receiver, session)) => {
-                    notices = Some((receiver, session));
-                    frames = None;
+                Some(Outgoing::Follow(notices, view)) => {
+                    let mut changes = view.changes();
+                    changes.borrow_and_update();
+                    following = Some(Following { notices, view, changes });
+                    (cast, frames) = (false, None);
                     Ok(())
                 }
-                Some(Outgoing::Frames(watching)) => {
-                    frames = Some(watching);
+                Some(Outgoing::Cast) => {
+                    cast = true;
+                    frames = following.as_ref().and_then(|f| f.view.frames());
+                    told_size = None;
                     Ok(())
                 }
                 Some(Outgoing::Unfollow) => {
-                    notices = None;
-                    frames = None;
+                    following = None;
+                    (cast, frames) = (false, None);
                     Ok(())
                 }
                 Some(Outgoing::Close(code, reason)) => {
@@ -596,12 +644,38 @@ async fn write_loop(mut sink: Sink, mut commands: mpsc::Receiver<Outgoing>) {
                     break;
                 }
             },
-            notice = next_notice(&mut notices) => match notice {
-                Some(message) => send_json(&mut sink, &message).await,
-                None => Ok(()),
+            followed = next_followed(&mut following) => match followed {
+                Followed::Moved(view) => {
+                    if cast {
+                        frames = view.frames();
+                    }
+                    let mut sent = Ok(());
+                    for message in view.view_messages() {
+                        sent = sent.and(send_json(&mut sink, &message).await);
+                    }
+                    sent
+                }
+                Followed::Notice(message) => send_json(&mut sink, &message).await,
+                Followed::Nothing => Ok(()),
+                Followed::Ended => {
+                    following = None;
+                    Ok(())
+                }
             },
             frame = next_frame(&mut frames) => match frame {
-                Some(jpeg) => sink.send(Message::Binary(jpeg)).await,
+                Some(frame) => {
+                    let size = (frame.width, frame.height);
+                    let mut sent = Ok(());
+                    if told_size != Some(size) {
+                        told_size = Some(size);
+                        let viewport = PaneMessage::Viewport { width: size.0, height: size.1 };
+                        sent = send_json(&mut sink, &viewport).await;
+                    }
+                    match sent {
+                        Ok(()) => sink.send(Message::Binary(frame.jpeg.clone())).await,
+                        error => error,
+                    }
+                }
                 None => Ok(()),
             },
         };
@@ -616,26 +690,52 @@ async fn send_json(sink: &mut Sink, message: &PaneMessage) -> Result<(), axum::E
     sink.send(Message::Text(message.to_json().into())).await
 }
 
-/// The next notice of the followed session; pending forever when none is followed. A pane that
-/// fell behind gets the whole tab list instead of what it missed.
-async fn next_notice(
-    notices: &mut Option<(broadcast::Receiver<PaneMessage>, Arc<BrowserSession>)>,
-) -> Option<PaneMessage> {
-    let Some((receiver, session)) = notices else {
+/// What happened in the followed session.
+enum Followed {
+    /// The view moved to another tab.
+    Moved(Arc<PaneView>),
+    /// A notice for this pane.
+    Notice(PaneMessage),
+    /// A notice not meant for this pane.
+    Nothing,
+    /// The session's notices ended.
+    Ended,
+}
+
+/// The next move of this pane's view or notice of its session (as the view reads it); pending
+/// forever when none is followed. A pane that fell behind gets the whole tab list instead of
+/// what it missed.
+async fn next_followed(following: &mut Option<Following>) -> Followed {
+    let Some(Following {
+        notices,
+        view,
+        changes,
+    }) = following
+    else {
         return std::future::pending().await;
     };
-    match receiver.recv().await {
-        Ok(message) => Some(message),
-        Err(broadcast::error::RecvError::Lagged(_)) => Some(session.tabs_message()),
-        Err(broadcast::error::RecvError::Closed) => {
-            *notices = None;
-            None
+    tokio::select! {
+        biased;
+        changed = changes.changed() => match changed {
+            Ok(()) => {
+                changes.borrow_and_update();
+                Followed::Moved(view.clone())
+            }
+            Err(_) => Followed::Ended,
+        },
+        notice = notices.recv() => {
+            let adapted = match notice {
+                Ok(message) => view.adapt(message),
+                Err(broadcast::error::RecvError::Lagged(_)) => view.adapt(view.tabs_message()),
+                Err(broadcast::error::RecvError::Closed) => return Followed::Ended,
+            };
+            adapted.map_or(Followed::Nothing, Followed::Notice)
         }
     }
 }
 
 /// The newest frame once it changes; pending forever when not watching.
-async fn next_frame(frames: &mut Option<Watching>) -> Option<bytes::Bytes> {
+async fn next_frame(frames: &mut Option<Watching>) -> Option<Arc<Frame>> {
     let Some(watching) = frames else {
         return std::future::pending().await;
     };
@@ -644,5 +744,5 @@ async fn next_frame(frames: &mut Option<Watching>) -> Option<bytes::Bytes> {
         return None;
     }
     let frame = watching.frames.borrow_and_update().clone();
-    frame.map(|f| f.jpeg.clone())
+    frame
 }

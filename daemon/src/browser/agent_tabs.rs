@@ -1,9 +1,9 @@
 //! Tabs per agent: which tab an [`Actor`] acts in, which tabs it may see and touch, opening
 //! an agent's first tab (in a window of its own, so it paints beside everyone else's), giving
-//! a person's tab to an agent, and moving the panes' view to where an agent acts.
+//! a person's tab to an agent. (Panes follow agents through their own views: `pane_view`.)
 //!
-//! The owner token ([`Actor::Owner`]) keeps the first release's behaviour: it acts on the tab
-//! the panes show and sees every tab. Agents never see or touch another owner's tab.
+//! The owner token ([`Actor::Owner`]) keeps the first release's behaviour: it acts on the
+//! session's active tab (the person's last choice in a pane) and sees every tab. Agents never see or touch another owner's tab.
 
 use std::sync::Arc;
 
@@ -111,7 +111,6 @@ impl BrowserSession {
             Actor::Owner => self.switch_tab(target_id).await,
             Actor::Agent { id, .. } => {
                 self.set_agent_tab(id, target_id);
-                self.follow_agent(target_id).await;
                 Ok(())
             }
         }
@@ -131,7 +130,6 @@ impl BrowserSession {
                 if let Some(session) = self.tab_session(&target_id) {
                     self.size_tab(&session).await?;
                 }
-                self.follow_agent(&target_id).await;
                 Ok(target_id)
             }
         }
@@ -193,24 +191,5 @@ impl BrowserSession {
         ids.sort();
         ids.dedup();
         ids
-    }
-
-    /// Turns "follow agents" on or off for the panes of this session.
-    pub fn set_follow_agents(&self, on: bool) {
-        self.follow_agents
-            .store(on, std::sync::atomic::Ordering::SeqCst);
-    }
-
-    /// Moves the panes' view to the tab an agent acts in ("follow agents", when on).
-    pub async fn follow_agent(&self, target_id: &str) {
-        if !self.follow_agents.load(std::sync::atomic::Ordering::SeqCst) {
-            return;
-        }
-        let showing = self.active_tab().ok().map(|(id, _)| id);
-        if showing.as_deref() != Some(target_id) {
-            if let Err(error) = self.switch_tab(target_id).await {
-                tracing::debug!(event = "follow_agent_failed", channel_id = %self.channel(), %target_id, %error);
-            }
-        }
     }
 }

@@ -60,12 +60,8 @@ impl BrowserSession {
             "Target.targetInfoChanged" => self.apply_info(info),
             // A cross-process navigation can end a running screencast without a word.
             "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
-                let is_active = event.session_id.as_deref().is_some_and(|session| {
-                    let tabs = self.tabs.lock().expect("tabs lock");
-                    tabs.active().is_some_and(|t| t.session_id == session)
-                });
-                if is_active && self.hub.is_casting() {
-                    self.hub.restart();
+                if let Some(session) = event.session_id.as_deref() {
+                    self.hub.restart(session);
                 }
             }
             "Page.domContentEventFired"
@@ -135,17 +131,14 @@ impl BrowserSession {
         let id = info["targetId"].as_str().unwrap_or_default();
         let url = info["url"].as_str().unwrap_or_default();
         let title = info["title"].as_str().unwrap_or_default();
-        let (changed, is_active) = {
-            let mut tabs = self.tabs.lock().expect("tabs lock");
-            (tabs.update(id, url, title), tabs.active_id() == Some(id))
-        };
+        let changed = self.tabs.lock().expect("tabs lock").update(id, url, title);
         if changed {
-            if is_active {
-                self.notify(PaneMessage::PageInfo {
-                    url: url.to_string(),
-                    title: title.to_string(),
-                });
-            }
+            // Every tab's: each pane keeps those of the tab it watches.
+            self.notify(PaneMessage::PageInfo {
+                target_id: Some(id.to_string()),
+                url: url.to_string(),
+                title: title.to_string(),
+            });
             self.notify(self.tabs_message());
         }
     }

@@ -1,5 +1,5 @@
 //! Per-channel CDP state: the browser session (tabs, active tab, notices), the screencast hub,
-//! navigation and input. Knows nothing about HTTP, panes' sockets or how browsers are started.
+//! each pane's view, navigation and input. Knows nothing about HTTP, panes' sockets or how browsers are started.
 
 mod agent_tabs;
 mod dialogs;
@@ -13,6 +13,7 @@ mod navigation;
 pub mod notice;
 mod own_tabs;
 pub mod owner;
+pub mod pane_view;
 pub mod refs_store;
 pub mod screencast;
 mod session;
@@ -22,4 +23,5 @@ pub use dialogs::OpenDialog;
 pub use navigation::check_url;
 pub use notice::{ActivityPhase, DialogKind, Holder, PaneMessage, TabInfo};
 pub use owner::{Actor, TabOwner};
+pub use pane_view::PaneView;
 pub use session::{BrowserSession, Ownership, SessionError};

@@ -50,8 +50,11 @@ pub enum PaneMessage {
     TabClosed {
         target_id: String,
     },
-    /// URL and title of the active tab.
+    /// URL and title of the tab the pane watches.
     PageInfo {
+        /// The tab they belong to.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        target_id: Option<String>,
         url: String,
         title: String,
     },

@@ -1,12 +1,14 @@
-//! The screencast hub: one `Page.startScreencast` per channel, on the active tab, shared by
-//! every pane that watches.
+//! The screencast hub: one `Page.startScreencast` per watched tab, shared by every pane that
+//! watches that tab.
 //!
-//! Frames are acked to Chrome on receipt and published into a `watch` slot that holds only the
-//! latest frame: a slow pane skips frames, never delays the others and never grows a queue; a
-//! new pane gets the last frame at once. The cast runs only while somebody watches. One task
-//! reconciles what is wanted (watchers, active tab, size, quality) with what Chrome does, so
-//! starts and stops never race.
+//! Frames are acked to Chrome on receipt and published into a `watch` slot per tab that holds
+//! only the latest frame: a slow pane skips frames, never delays the others and never grows a
+//! queue; a pane that starts watching gets the tab's last frame at once. A tab's cast runs
+//! only while somebody watches it. One task per tab reconciles what is wanted (watchers, size,
+//! quality) with what Chrome does, so starts and stops never race; one task for the whole
+//! browser acks and routes frames by flat session.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
@@ -15,10 +17,9 @@ use serde_json::json;
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::notice::PaneMessage;
 use crate::cdp::{CdpConnection, CdpEvent};
 
-/// One JPEG frame of the active tab.
+/// One JPEG frame of a tab.
 #[derive(Debug)]
 pub struct Frame {
     /// Raw JPEG bytes, sent to panes as one binary message.
@@ -26,33 +27,63 @@ pub struct Frame {
     /// Page viewport in CSS pixels when the frame was taken.
     pub width: u32,
     pub height: u32,
-    /// Increases by one per frame received from Chrome.
+    /// Increases by one per frame received from Chrome for this tab.
     pub seq: u64,
 }
 
-/// What the hub should be doing.
+type FrameSlot = watch::Sender<Option<Arc<Frame>>>;
+
+/// Size cap and JPEG quality of every cast of a channel.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Params {
+    quality: u8,
+    max_size: (u32, u32),
+}
+
+/// What one tab's cast should be doing.
 #[derive(Debug, Clone, PartialEq)]
 struct Wanted {
     watchers: usize,
-    /// `(target_id, session_id)` of the active tab.
-    tab: Option<(String, String)>,
-    quality: u8,
-    max_size: (u32, u32),
+    params: Params,
     /// Bumped to restart the cast (a cross-process navigation can end it silently).
     generation: u64,
 }
 
-/// Shares one screencast among the panes of a channel.
-pub struct ScreencastHub {
-    frames: watch::Sender<Option<Arc<Frame>>>,
+/// One tab's cast.
+struct Cast {
+    session_id: String,
+    frames: FrameSlot,
     wanted: watch::Sender<Wanted>,
-    /// Flat session currently casting; frames from any other session are stale. Short lock.
-    casting: Arc<Mutex<Option<String>>>,
+    /// Ends the tab's reconcile task (the tab is gone or the session closed).
+    ended: CancellationToken,
 }
 
-/// Held by a pane while it watches; dropping it stops the cast when it was the last one.
+/// State the hub shares with its tasks. Short locks, never held across an await.
+#[derive(Default)]
+struct Shared {
+    /// Casts by target id.
+    casts: Mutex<HashMap<String, Cast>>,
+    /// Frame slot of every cast running now, by flat session: frames from any other session
+    /// are stale.
+    casting: Mutex<HashMap<String, FrameSlot>>,
+}
+
+/// Shares one screencast per tab among the panes of a channel.
+pub struct ScreencastHub {
+    cdp: CdpConnection,
+    closed: CancellationToken,
+    /// Bring a tab to the front before casting it (see [`ScreencastHub::spawn`]).
+    activate: bool,
+    params: Mutex<Params>,
+    shared: Arc<Shared>,
+}
+
+/// Held by a pane while it watches a tab; dropping it stops that tab's cast when it was the
+/// last watcher.
 pub struct Watching {
     wanted: watch::Sender<Wanted>,
+    /// The tab watched.
+    pub target_id: String,
     /// Latest-frame slot of this pane.
     pub frames: watch::Receiver<Option<Arc<Frame>>>,
 }
@@ -65,161 +96,250 @@ impl Drop for Watching {
 }
 
 impl ScreencastHub {
-    /// Creates the hub and spawns its reconcile and frame tasks; both end with `closed`.
-    /// `activate`: bring the cast tab to the front first (our own browser, where a hidden tab
+    /// Creates the hub and spawns its frame task; every task ends with `closed`.
+    /// `activate`: bring a cast tab to the front first (our own browser, where a hidden tab
     /// paints nothing). Never on the user's own Chrome: activating raises and focuses the
     /// window they are looking at; Porthole's tabs there sit in background windows of their
     /// own, where they paint already.
     pub fn spawn(
         cdp: CdpConnection,
-        notices: broadcast::Sender<PaneMessage>,
         max_size: (u32, u32),
         closed: CancellationToken,
         activate: bool,
     ) -> Self {
-        let (frames, _) = watch::channel(None);
-        let (wanted, wanted_rx) = watch::channel(Wanted {
-            watchers: 0,
-            tab: None,
-            quality: 70,
-            max_size,
-            generation: 0,
-        });
-        let casting = Arc::new(Mutex::new(None));
-        tokio::spawn(reconcile(
-            cdp.clone(),
-            wanted_rx,
-            casting.clone(),
-            closed.clone(),
-            activate,
-        ));
-        tokio::spawn(receive_frames(
-            cdp,
-            frames.clone(),
-            casting.clone(),
-            notices,
-            wanted.clone(),
-            closed,
-        ));
+        let shared = Arc::new(Shared::default());
+        tokio::spawn(receive_frames(cdp.clone(), shared.clone(), closed.clone()));
         Self {
-            frames,
-            wanted,
-            casting,
+            cdp,
+            closed,
+            activate,
+            params: Mutex::new(Params {
+                quality: 70,
+                max_size,
+            }),
+            shared,
         }
     }
 
-    /// Starts watching; the returned slot already holds the last frame, if any.
-    pub fn watch(&self) -> Watching {
-        self.wanted.send_modify(|w| w.watchers += 1);
-        let mut frames = self.frames.subscribe();
+    /// Starts watching the tab `target_id` (flat session `session_id`); the returned slot
+    /// already holds the tab's last frame, if any.
+    pub fn watch(&self, target_id: &str, session_id: &str) -> Watching {
+        let params = *self.params.lock().expect("params lock");
+        let mut casts = self.shared.casts.lock().expect("casts lock");
+        let reattached = casts
+            .get(target_id)
+            .is_some_and(|cast| cast.session_id != session_id);
+        if reattached {
+            if let Some(old) = casts.remove(target_id) {
+                old.ended.cancel();
+            }
+        }
+        let cast = casts
+            .entry(target_id.to_string())
+            .or_insert_with(|| self.new_cast(target_id, session_id, params));
+        cast.wanted.send_modify(|w| w.watchers += 1);
+        let mut frames = cast.frames.subscribe();
         if frames.borrow().is_some() {
             frames.mark_changed();
         }
         Watching {
-            wanted: self.wanted.clone(),
+            wanted: cast.wanted.clone(),
+            target_id: target_id.to_string(),
             frames,
         }
     }
 
-    /// Number of panes watching.
-    pub fn watchers(&self) -> usize {
-        self.wanted.borrow().watchers
-    }
-
-    /// Follows a new active tab (or none).
-    pub fn set_tab(&self, tab: Option<(String, String)>) {
-        self.wanted.send_if_modified(|w| {
-            let changed = w.tab != tab;
-            w.tab = tab;
-            changed
+    fn new_cast(&self, target_id: &str, session_id: &str, params: Params) -> Cast {
+        let (frames, _) = watch::channel(None);
+        let (wanted, wanted_rx) = watch::channel(Wanted {
+            watchers: 0,
+            params,
+            generation: 0,
         });
+        let ended = self.closed.child_token();
+        tokio::spawn(reconcile(
+            Caster {
+                cdp: self.cdp.clone(),
+                target_id: target_id.to_string(),
+                session_id: session_id.to_string(),
+                frames: frames.clone(),
+                shared: self.shared.clone(),
+                activate: self.activate,
+            },
+            wanted_rx,
+            ended.clone(),
+        ));
+        Cast {
+            session_id: session_id.to_string(),
+            frames,
+            wanted,
+            ended,
+        }
     }
 
-    /// Restarts the cast if one runs (after the casting tab's main frame navigated).
-    pub fn restart(&self) {
-        self.wanted.send_modify(|w| w.generation += 1);
+    /// Drops a tab's cast (the tab closed): its watchers' slots close.
+    pub fn forget(&self, target_id: &str) {
+        let cast = self
+            .shared
+            .casts
+            .lock()
+            .expect("casts lock")
+            .remove(target_id);
+        if let Some(cast) = cast {
+            cast.ended.cancel();
+        }
     }
 
-    /// Sets the frame size cap and JPEG quality (1–100).
+    /// Restarts the cast of the tab behind flat session `session_id`, if one runs (after its
+    /// main frame navigated to another process).
+    pub fn restart(&self, session_id: &str) {
+        if !self
+            .shared
+            .casting
+            .lock()
+            .expect("casting lock")
+            .contains_key(session_id)
+        {
+            return;
+        }
+        let casts = self.shared.casts.lock().expect("casts lock");
+        for cast in casts.values().filter(|c| c.session_id == session_id) {
+            cast.wanted.send_modify(|w| w.generation += 1);
+        }
+    }
+
+    /// Sets the frame size cap and JPEG quality (1–100) of every cast.
     pub fn set_params(&self, max_size: (u32, u32), quality: Option<u8>) {
-        self.wanted.send_if_modified(|w| {
-            let quality = quality.map(|q| q.clamp(1, 100)).unwrap_or(w.quality);
-            let changed = w.max_size != max_size || w.quality != quality;
-            w.max_size = max_size;
-            w.quality = quality;
-            changed
-        });
+        let params = {
+            let mut params = self.params.lock().expect("params lock");
+            params.max_size = max_size;
+            if let Some(quality) = quality {
+                params.quality = quality.clamp(1, 100);
+            }
+            *params
+        };
+        let casts = self.shared.casts.lock().expect("casts lock");
+        for cast in casts.values() {
+            cast.wanted.send_if_modified(|w| {
+                let changed = w.params != params;
+                w.params = params;
+                changed
+            });
+        }
     }
 
-    /// The last frame sent by Chrome, if any.
-    pub fn last_frame(&self) -> Option<Arc<Frame>> {
-        self.frames.borrow().clone()
+    /// The last frame Chrome sent of a tab, if any.
+    pub fn last_frame(&self, target_id: &str) -> Option<Arc<Frame>> {
+        let casts = self.shared.casts.lock().expect("casts lock");
+        casts.get(target_id).and_then(|c| c.frames.borrow().clone())
     }
 
-    /// True while a cast runs.
-    pub fn is_casting(&self) -> bool {
-        self.casting.lock().expect("casting lock").is_some()
+    /// Tabs being cast now (their target ids).
+    pub fn casting(&self) -> Vec<String> {
+        let running: Vec<String> = self
+            .shared
+            .casting
+            .lock()
+            .expect("casting lock")
+            .keys()
+            .cloned()
+            .collect();
+        let casts = self.shared.casts.lock().expect("casts lock");
+        casts
+            .iter()
+            .filter(|(_, c)| running.contains(&c.session_id))
+            .map(|(target, _)| target.clone())
+            .collect()
     }
 }
 
 /// Pause before retrying a screencast start that failed.
 const RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// Brings Chrome in line with `Wanted`, one change at a time.
-async fn reconcile(
+/// What one tab's reconcile task works with.
+struct Caster {
     cdp: CdpConnection,
-    mut wanted: watch::Receiver<Wanted>,
-    casting: Arc<Mutex<Option<String>>>,
-    closed: CancellationToken,
+    target_id: String,
+    session_id: String,
+    frames: FrameSlot,
+    shared: Arc<Shared>,
     activate: bool,
-) {
-    let mut current: Option<(String, Wanted)> = None;
+}
+
+impl Caster {
+    fn set_casting(&self, on: bool) {
+        let mut casting = self.shared.casting.lock().expect("casting lock");
+        if on {
+            casting.insert(self.session_id.clone(), self.frames.clone());
+        } else {
+            casting.remove(&self.session_id);
+        }
+    }
+
+    async fn stop(&self) {
+        self.set_casting(false);
+        let _ = self
+            .cdp
+            .call_on(&self.session_id, "Page.stopScreencast", json!({}))
+            .await;
+        tracing::debug!(event = "screencast_stopped", target_id = %self.target_id);
+    }
+
+    async fn start(&self, params: Params) -> Result<(), crate::cdp::CdpError> {
+        // A tab that is not the active one of its window paints nothing (DESIGN.md §3).
+        if self.activate {
+            let _ = self
+                .cdp
+                .call(
+                    "Target.activateTarget",
+                    json!({ "targetId": self.target_id }),
+                )
+                .await;
+        }
+        self.set_casting(true);
+        let request = json!({
+            "format": "jpeg", "quality": params.quality, "everyNthFrame": 1,
+            "maxWidth": params.max_size.0, "maxHeight": params.max_size.1,
+        });
+        let started = self
+            .cdp
+            .call_on(&self.session_id, "Page.startScreencast", request)
+            .await;
+        if started.is_err() {
+            self.set_casting(false);
+        } else {
+            tracing::debug!(event = "screencast_started", target_id = %self.target_id);
+        }
+        started.map(drop)
+    }
+}
+
+/// Brings Chrome in line with what one tab's watchers want, one change at a time.
+async fn reconcile(caster: Caster, mut wanted: watch::Receiver<Wanted>, ended: CancellationToken) {
+    let mut running: Option<Wanted> = None;
     let mut failures = 0u32;
     loop {
         let want = wanted.borrow_and_update().clone();
-        let target = want.tab.clone().filter(|_| want.watchers > 0);
-        let same = match (&current, &target) {
-            (Some((session, params)), Some((_, new_session))) => {
-                session == new_session
-                    && params.quality == want.quality
-                    && params.max_size == want.max_size
-                    && params.generation == want.generation
-            }
-            (None, None) => true,
-            _ => false,
+        let cast = want.watchers > 0;
+        let same = match &running {
+            Some(now) => cast && now.params == want.params && now.generation == want.generation,
+            None => !cast,
         };
         if !same {
-            if let Some((session, _)) = current.take() {
-                *casting.lock().expect("casting lock") = None;
-                let _ = cdp
-                    .call_on(&session, "Page.stopScreencast", json!({}))
-                    .await;
-                tracing::debug!(event = "screencast_stopped", %session);
+            if running.take().is_some() {
+                caster.stop().await;
             }
-            if let Some((target_id, session)) = target {
-                // A tab that is not the active one paints nothing (DESIGN.md §3).
-                if activate {
-                    let _ = cdp
-                        .call("Target.activateTarget", json!({ "targetId": target_id }))
-                        .await;
-                }
-                *casting.lock().expect("casting lock") = Some(session.clone());
-                let params = json!({
-                    "format": "jpeg", "quality": want.quality, "everyNthFrame": 1,
-                    "maxWidth": want.max_size.0, "maxHeight": want.max_size.1,
-                });
-                match cdp.call_on(&session, "Page.startScreencast", params).await {
-                    Ok(_) => {
-                        tracing::debug!(event = "screencast_started", %session);
-                        current = Some((session, want));
+            if cast {
+                match caster.start(want.params).await {
+                    Ok(()) => {
+                        running = Some(want);
                         failures = 0;
                     }
                     Err(error) => {
                         // Typically "Not attached to an active page" mid-navigation: retry.
-                        *casting.lock().expect("casting lock") = None;
                         failures += 1;
                         if failures == 1 || failures.is_multiple_of(40) {
-                            tracing::warn!(event = "screencast_start_failed", failures, %error);
+                            tracing::warn!(event = "screencast_start_failed", target_id = %caster.target_id, failures, %error);
                         }
                     }
                 }
@@ -233,25 +353,18 @@ async fn reconcile(
             }
         };
         tokio::select! {
-            _ = closed.cancelled() => return,
-            changed = wanted.changed() => if changed.is_err() { return },
+            _ = ended.cancelled() => break,
+            changed = wanted.changed() => if changed.is_err() { break },
             _ = retry => {}
         }
     }
+    // The tab is gone or nobody can watch it any more: nothing to stop in Chrome.
+    caster.set_casting(false);
 }
 
-/// Acks every frame at once and publishes the current session's frames into the slot.
-async fn receive_frames(
-    cdp: CdpConnection,
-    frames: watch::Sender<Option<Arc<Frame>>>,
-    casting: Arc<Mutex<Option<String>>>,
-    notices: broadcast::Sender<PaneMessage>,
-    wanted: watch::Sender<Wanted>,
-    closed: CancellationToken,
-) {
+/// Acks every frame at once and publishes each running cast's frames into its tab's slot.
+async fn receive_frames(cdp: CdpConnection, shared: Arc<Shared>, closed: CancellationToken) {
     let mut events = cdp.subscribe();
-    let mut seq = 0u64;
-    let mut viewport = (0u32, 0u32);
     loop {
         let event: CdpEvent = tokio::select! {
             _ = closed.cancelled() => return,
@@ -259,9 +372,11 @@ async fn receive_frames(
                 Ok(event) => event,
                 Err(broadcast::error::RecvError::Lagged(missed)) => {
                     // Frames we never saw were never acked, and Chrome stops sending after a
-                    // couple of unacked frames: restart the cast.
+                    // couple of unacked frames: restart every cast.
                     tracing::debug!(event = "screencast_lagged", missed);
-                    wanted.send_modify(|w| w.generation += 1);
+                    for cast in shared.casts.lock().expect("casts lock").values() {
+                        cast.wanted.send_modify(|w| w.generation += 1);
+                    }
                     continue;
                 }
                 Err(broadcast::error::RecvError::Closed) => return,
@@ -280,9 +395,15 @@ async fn receive_frames(
                 Some(session),
             );
         }
-        if casting.lock().expect("casting lock").as_deref() != Some(session) {
+        let Some(slot) = shared
+            .casting
+            .lock()
+            .expect("casting lock")
+            .get(session)
+            .cloned()
+        else {
             continue;
-        }
+        };
         let Some(data) = event.params["data"].as_str() else {
             continue;
         };
@@ -290,22 +411,11 @@ async fn receive_frames(
             continue;
         };
         let metadata = &event.params["metadata"];
-        let size = (
-            metadata["deviceWidth"].as_f64().unwrap_or(0.0).round() as u32,
-            metadata["deviceHeight"].as_f64().unwrap_or(0.0).round() as u32,
-        );
-        if size != viewport {
-            viewport = size;
-            let _ = notices.send(PaneMessage::Viewport {
-                width: size.0,
-                height: size.1,
-            });
-        }
-        seq += 1;
-        frames.send_replace(Some(Arc::new(Frame {
+        let seq = slot.borrow().as_ref().map_or(0, |f| f.seq) + 1;
+        slot.send_replace(Some(Arc::new(Frame {
             jpeg: Bytes::from(jpeg),
-            width: size.0,
-            height: size.1,
+            width: metadata["deviceWidth"].as_f64().unwrap_or(0.0).round() as u32,
+            height: metadata["deviceHeight"].as_f64().unwrap_or(0.0).round() as u32,
             seq,
         })));
     }

@@ -106,8 +106,6 @@ pub struct BrowserSession {
     /// Targets Chrome created for us that are not tracked yet (their creator may have been
     /// cancelled mid-way): a host-mode stop closes them too. Short lock.
     pub(super) opening: Arc<Mutex<std::collections::HashSet<String>>>,
-    /// Whether the panes' view follows the tab an agent acts in (`follow_agents`).
-    pub(super) follow_agents: std::sync::atomic::AtomicBool,
     /// The JavaScript dialog open in each tab (see `dialogs`). Short lock.
     pub(super) dialogs: Mutex<std::collections::HashMap<String, super::dialogs::OpenDialog>>,
 }
@@ -138,7 +136,6 @@ impl BrowserSession {
         let closed = CancellationToken::new();
         let hub = ScreencastHub::spawn(
             cdp.clone(),
-            notices.clone(),
             screen,
             closed.clone(),
             ownership == Ownership::AllTabs,
@@ -169,7 +166,6 @@ impl BrowserSession {
             agent_locks: Mutex::new(Default::default()),
             end_reason: Mutex::new(None),
             dialogs: Mutex::new(Default::default()),
-            follow_agents: std::sync::atomic::AtomicBool::new(true),
             creating: Arc::new(watch::channel(0).0),
             opening: Arc::default(),
         });
@@ -320,10 +316,11 @@ impl BrowserSession {
         (tabs.infos(), tabs.active_id().map(str::to_string))
     }
 
-    /// `page_info` of the active tab.
-    pub fn page_info(&self) -> Option<PaneMessage> {
+    /// `page_info` of a tab.
+    pub fn page_info_of(&self, target_id: &str) -> Option<PaneMessage> {
         let tabs = self.tabs.lock().expect("tabs lock");
-        tabs.active().map(|tab| PaneMessage::PageInfo {
+        tabs.get(target_id).map(|tab| PaneMessage::PageInfo {
+            target_id: Some(tab.target_id.clone()),
             url: tab.url.clone(),
             title: tab.title.clone(),
         })
@@ -395,6 +392,16 @@ impl BrowserSession {
                 json!({"enabled": true}),
             )
             .await;
+        // Every tab behaves as the focused one: panes and agents each type into a tab of
+        // their own, in windows that cannot all have the focus at once.
+        let _ = self
+            .cdp
+            .call_on(
+                &session_id,
+                "Emulation.setFocusEmulationEnabled",
+                json!({"enabled": true}),
+            )
+            .await;
         // Console and network logs from the moment the tab is ours (see `logs`).
         for domain in ["Runtime.enable", "Network.enable"] {
             let _ = self.cdp.call_on(&session_id, domain, json!({})).await;
@@ -431,7 +438,7 @@ impl BrowserSession {
         self.notify(created);
         self.notify(self.tabs_message());
         if became_active {
-            self.follow_active();
+            self.size_active();
         }
         Ok(())
     }
@@ -467,35 +474,27 @@ impl BrowserSession {
             return;
         };
         self.logs.forget(&removed.session_id);
+        self.hub.forget(target_id);
         self.refs.forget(target_id);
         self.dialogs.lock().expect("dialogs lock").remove(target_id);
         self.notify(PaneMessage::TabClosed {
             target_id: target_id.to_string(),
         });
-        if let Some(new_active) = switched {
-            self.notify(PaneMessage::TabSwitched {
-                target_id: new_active,
-            });
-            self.follow_active();
-            if let Some(info) = self.page_info() {
-                self.notify(info);
-            }
-        } else if self.tab_count() == 0 {
-            self.hub.set_tab(None);
+        if switched.is_some() {
+            self.size_active();
         }
         self.notify(self.tabs_message());
     }
 
-    /// Points the screencast at the active tab and sizes its window.
-    fn follow_active(&self) {
+    /// Lays the active tab out at the channel's size.
+    fn size_active(&self) {
         let active = self
             .tabs
             .lock()
             .expect("tabs lock")
             .active()
-            .map(|t| (t.target_id.clone(), t.session_id.clone()));
-        self.hub.set_tab(active.clone());
-        if let Some((_, session)) = active {
+            .map(|t| t.session_id.clone());
+        if let Some(session) = active {
             let cdp = self.cdp.clone();
             let size = *self.viewport.lock().expect("viewport lock");
             tokio::spawn(async move {
@@ -504,9 +503,10 @@ impl BrowserSession {
         }
     }
 
-    /// Opens a tab of the person at the pane (about:blank by default) and makes it active.
+    /// Opens a tab of the person at the pane (about:blank by default, in a window of its own
+    /// so it paints while another pane watches another tab) and makes it active.
     pub async fn new_tab(&self, url: Option<&str>) -> Result<TabInfo, SessionError> {
-        let target_id = self.open_tab(url, TabOwner::Human, false).await?;
+        let target_id = self.open_tab(url, TabOwner::Human, true).await?;
         self.switch_tab(&target_id).await?;
         let tabs = self.tabs.lock().expect("tabs lock");
         tabs.get(&target_id)
@@ -590,7 +590,9 @@ impl BrowserSession {
         Ok(target_id)
     }
 
-    /// Makes a tracked tab the active one (brought to front so it renders at full speed).
+    /// Makes a tracked tab the active one (brought to front so it renders at full speed): the
+    /// tab new panes start on and the owner token acts in. Panes' views are their own
+    /// ([`super::pane_view`]); this moves none of them.
     pub async fn switch_tab(&self, target_id: &str) -> Result<(), SessionError> {
         let session_id = {
             let mut tabs = self.tabs.lock().expect("tabs lock");
@@ -612,14 +614,7 @@ impl BrowserSession {
                 .call("Target.activateTarget", json!({ "targetId": target_id }))
                 .await?;
         }
-        self.follow_active();
-        self.notify(PaneMessage::TabSwitched {
-            target_id: target_id.to_string(),
-        });
-        if let Some(info) = self.page_info() {
-            self.notify(info);
-        }
-        self.notify(self.tabs_message());
+        self.size_active();
         Ok(())
     }
 
@@ -643,13 +638,24 @@ impl BrowserSession {
         Ok(())
     }
 
-    /// Sets the page viewport (CSS px) of the active tab (and of tabs that become active later).
+    /// Sets the page viewport (CSS px) of the active tab (and of tabs shown later).
     pub async fn set_viewport(&self, width: u32, height: u32) -> Result<(), SessionError> {
+        let (_, session) = self.active_tab()?;
+        self.set_viewport_on(&session, width, height).await
+    }
+
+    /// Sets the channel's viewport (CSS px) and lays the tab behind flat CDP `session` out at
+    /// it (other tabs follow when they are shown).
+    pub async fn set_viewport_on(
+        &self,
+        session: &str,
+        width: u32,
+        height: u32,
+    ) -> Result<(), SessionError> {
         let size = (width.clamp(100, 8192), height.clamp(100, 8192));
         *self.viewport.lock().expect("viewport lock") = size;
         self.hub.set_params(size, None);
-        let (_, session) = self.active_tab()?;
-        size_viewport(&self.cdp, &session, size).await?;
+        size_viewport(&self.cdp, session, size).await?;
         Ok(())
     }
 
@@ -665,10 +671,17 @@ impl BrowserSession {
         *self.viewport.lock().expect("viewport lock")
     }
 
-    /// Sends one pane input event to the active tab; copy/cut return the selected text.
-    pub async fn input(&self, event: &InputEvent) -> Result<Option<String>, SessionError> {
-        let (_, session) = self.active_tab()?;
-        Ok(super::input::dispatch(&self.cdp, &session, event).await?)
+    /// Sends one pane input event to the tab behind flat CDP `session`; copy/cut return the
+    /// selected text.
+    pub async fn input_on(
+        &self,
+        session: &str,
+        event: &InputEvent,
+    ) -> Result<Option<String>, SessionError> {
+        if !self.is_alive() {
+            return Err(SessionError::Closed);
+        }
+        Ok(super::input::dispatch(&self.cdp, session, event).await?)
     }
 
     /// Evaluates `expression` in the active tab and returns its JSON value.

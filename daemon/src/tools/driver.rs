@@ -31,16 +31,13 @@ pub struct Tab {
 }
 
 impl Tab {
-    /// The tab `actor` acts in (an agent's first call opens one of its own); the panes' view
-    /// follows an agent there.
+    /// The tab `actor` acts in (an agent's first call opens one of its own); panes that follow
+    /// agents move there on the call's `agent_activity`.
     pub async fn for_actor(
         browser: &Arc<BrowserSession>,
         actor: &Actor,
     ) -> Result<Self, ToolError> {
         let (target_id, session_id) = browser.tab_for(actor).await?;
-        if matches!(actor, Actor::Agent { .. }) {
-            browser.follow_agent(&target_id).await;
-        }
         Ok(Self {
             browser: browser.clone(),
             target_id,

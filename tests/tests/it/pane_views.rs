@@ -1,0 +1,227 @@
+//! Each pane watches a tab of its own (DESIGN.md §12, "Tabs per agent"): its switch, input,
+//! navigation, `tabs`/`page_info` messages and frames are about that tab; "follow agents" is
+//! per pane; a pane's view never moves an agent.
+
+use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::{decode_blocks, PageServer};
+use porthole_tests::pane::Pane;
+use serde_json::{json, Value};
+
+/// Whether a JPEG frame shows the animated page's red box.
+fn has_red(jpeg: &[u8]) -> bool {
+    let Ok(image) = image::load_from_memory_with_format(jpeg, image::ImageFormat::Jpeg) else {
+        return false;
+    };
+    image
+        .to_rgb8()
+        .pixels()
+        .any(|p| p.0[0] > 150 && p.0[1] < 90 && p.0[2] < 90)
+}
+
+/// The `active_target_id` of the last `tabs` message a pane got.
+fn last_active(pane: &Pane) -> Value {
+    let received = pane.received.lock().unwrap();
+    received
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m["type"] == "tabs")
+        .map(|m| m["active_target_id"].clone())
+        .unwrap_or(Value::Null)
+}
+
+/// Messages of `kind` a pane got after `mark`.
+fn messages_since(pane: &Pane, mark: usize, kind: &str) -> Vec<Value> {
+    let received = pane.received.lock().unwrap();
+    received.messages[mark..]
+        .iter()
+        .filter(|m| m["type"] == kind)
+        .cloned()
+        .collect()
+}
+
+#[tokio::test]
+async fn two_panes_watch_two_tabs_with_their_own_frames_input_and_page_info() {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let a = Pane::connect(&daemon.addr, &daemon.token).await;
+    let b = Pane::connect(&daemon.addr, &daemon.token).await;
+    a.start("views").await;
+    b.start("views").await;
+    let first = last_active(&b);
+    assert!(first.is_string(), "b starts on the channel's tab: {first}");
+    a.watch().await;
+    b.watch().await;
+
+    // A opens a tab with the clock page; B stays where it was.
+    let (mark_a, mark_b) = (a.mark(), b.mark());
+    a.send(json!({"type": "new_tab", "url": pages.url("/clock")}));
+    let switched = a.next_of("tab_switched", mark_a).await;
+    let clock_tab = switched["target_id"].clone();
+    assert_ne!(clock_tab, first);
+    a.message_where("a's page_info of the clock", mark_a, |m| {
+        m["type"] == "page_info" && m["title"] == "Clock" && m["target_id"] == clock_tab
+    })
+    .await;
+    b.message_where("b's tab list with the new tab", mark_b, |m| {
+        m["type"] == "tabs" && m["tabs"].as_array().is_some_and(|t| t.len() == 2)
+    })
+    .await;
+    assert_eq!(last_active(&b), first, "b still watches its tab");
+    assert_eq!(last_active(&a), clock_tab);
+
+    // B drives its own tab: a key pressed there reaches B's page, not A's clock.
+    let mark_b = b.mark();
+    b.send(json!({"type": "navigate", "url": pages.url("/key-title")}));
+    b.message_where("b's page loaded", mark_b, |m| {
+        m["type"] == "page_info" && m["title"] == "no key"
+    })
+    .await;
+    let mark_b = b.mark();
+    b.input(
+        "keydown",
+        json!({"key": "q", "code": "KeyQ", "modifiers": 0}),
+    );
+    b.input("keyup", json!({"key": "q", "code": "KeyQ", "modifiers": 0}));
+    let tabs = b
+        .message_where("the key's title in the list", mark_b, |m| {
+            m["type"] == "tabs"
+                && m["tabs"]
+                    .as_array()
+                    .is_some_and(|t| t.iter().any(|t| t["title"] == "key q"))
+        })
+        .await;
+    let titles: Vec<(Value, Value)> = tabs["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["target_id"].clone(), t["title"].clone()))
+        .collect();
+    assert!(
+        titles.contains(&(first.clone(), json!("key q"))),
+        "{titles:?}"
+    );
+    assert!(
+        titles.contains(&(clock_tab.clone(), json!("Clock"))),
+        "{titles:?}"
+    );
+    // Each pane heard the page_info of its own tab only.
+    assert!(
+        messages_since(&a, mark_a, "page_info")
+            .iter()
+            .all(|m| m["target_id"] == clock_tab),
+        "a got another tab's page_info"
+    );
+    assert!(
+        messages_since(&b, mark_b, "page_info")
+            .iter()
+            .all(|m| m["target_id"] == first),
+        "b got another tab's page_info"
+    );
+    assert!(messages_since(&b, 0, "tab_switched").is_empty());
+
+    // Both tabs stream at once, each pane its own: A's frames carry the clock (grey blocks),
+    // B's the animated page's red box.
+    let fa = a.frame_count();
+    let clock_frame = a.frames_at_least(fa + 5).await;
+    assert!(decode_blocks(&clock_frame).is_some(), "a sees the clock");
+    assert!(!has_red(&clock_frame), "a's frame shows b's page");
+    b.send(json!({"type": "navigate", "url": pages.url("/animated")}));
+    b.wait(
+        "a red frame in b",
+        std::time::Duration::from_secs(20),
+        |r| r.frames.last().filter(|f| has_red(f)).map(drop),
+    )
+    .await;
+    let (fa, fb) = (a.frame_count(), b.frame_count());
+    let (from_a, from_b) = tokio::join!(a.frames_at_least(fa + 5), b.frames_at_least(fb + 5));
+    assert!(!has_red(&from_a) && decode_blocks(&from_a).is_some());
+    assert!(has_red(&from_b), "b's frames are its own tab's");
+
+    // A closes its tab: A falls back to a remaining tab; B never moves.
+    let mark_a = a.mark();
+    a.send(json!({"type": "close_tab", "target_id": clock_tab}));
+    let back = a.next_of("tab_switched", mark_a).await;
+    assert_eq!(back["target_id"], first);
+    assert_eq!(last_active(&b), first);
+}
+
+#[tokio::test]
+async fn follow_agents_is_per_pane_and_a_pane_never_moves_an_agent() {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let following = Pane::connect(&daemon.addr, &daemon.token).await;
+    let still = Pane::connect(&daemon.addr, &daemon.token).await;
+    following.start("follow").await;
+    still.start("follow").await;
+    let human_tab = last_active(&still);
+    still.send(json!({"type": "follow_agents", "on": false}));
+    let (agent_id, token) = daemon.add_agent("follow", "walker", &[]).await;
+    let act = |tool: &'static str, args: Value| {
+        let token = token.clone();
+        let daemon = &daemon;
+        async move {
+            let (status, out) = daemon
+                .request_as(
+                    Some(&token),
+                    "POST",
+                    "/api/browser/action",
+                    Some(&json!({"tool": tool, "args": args})),
+                )
+                .await;
+            assert_eq!(status, 200, "{out}");
+            assert_ne!(out["isError"], true, "{tool}: {out}");
+            out.to_string()
+        }
+    };
+
+    let (mark_f, mark_s) = (following.mark(), still.mark());
+    act("navigate", json!({"url": pages.url("/second")})).await;
+    let tabs = following
+        .message_where("the agent's tab in the list", mark_f, |m| {
+            m["type"] == "tabs"
+                && m["tabs"]
+                    .as_array()
+                    .is_some_and(|t| t.iter().any(|t| t["owner"] == agent_id.as_str()))
+        })
+        .await;
+    let agent_tab = tabs["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["owner"] == agent_id.as_str())
+        .unwrap()["target_id"]
+        .clone();
+    // The following pane moved to where the agent acts; the other stayed.
+    following
+        .message_where("the follower moved", mark_f, |m| {
+            m["type"] == "tab_switched" && m["target_id"] == agent_tab
+        })
+        .await;
+    let mark = following.mark();
+    act("page_info", json!({})).await;
+    following.next_of("agent_activity", mark).await;
+    assert!(messages_since(&still, mark_s, "tab_switched").is_empty());
+    assert_eq!(last_active(&still), human_tab);
+
+    // A pane switching away (and navigating its tab) does not move the agent.
+    let mark_f = following.mark();
+    following.send(json!({"type": "follow_agents", "on": false}));
+    following.send(json!({"type": "switch_tab", "target_id": human_tab}));
+    following.next_of("tab_switched", mark_f).await;
+    following.send(json!({"type": "navigate", "url": pages.url("/input")}));
+    following
+        .message_where("the person's tab navigated", mark_f, |m| {
+            m["type"] == "page_info" && m["target_id"] == human_tab
+        })
+        .await;
+    let info = act("page_info", json!({})).await;
+    assert!(
+        info.contains("/second"),
+        "the agent is still on its page: {info}"
+    );
+    // With following off, the agent's activity leaves the view alone.
+    assert!(messages_since(&following, mark_f, "tab_switched")
+        .iter()
+        .all(|m| m["target_id"] == human_tab));
+}
