@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 
 use super::ws_protocol::ClientMessage;
 use super::AppState;
+use crate::browser::input_pipeline::InputPipeline;
 use crate::browser::input_queue::InputQueue;
 use crate::browser::screencast::{Frame, Watching};
 use crate::browser::{BrowserSession, PaneMessage, PaneView, SessionError};
@@ -548,7 +549,8 @@ fn error_for_pane(error: &SessionError) -> Option<PaneMessage> {
     }
 }
 
-/// Dispatches this pane's queued input in order; copy/cut answers go back as `clipboard`.
+/// Dispatches this pane's queued input in order (wheel and moves pipelined, see
+/// `browser::input_pipeline`); copy/cut answers go back as `clipboard`.
 /// Input that acts (not moves, releases or copies) holds agents out of the tab for a while;
 /// the tab's state is read before the person's first such input (see `oversight::guard`).
 async fn dispatch_input(
@@ -558,6 +560,7 @@ async fn dispatch_input(
     oversight: Arc<crate::oversight::ChannelOversight>,
 ) {
     use crate::browser::input::InputEvent;
+    let mut pipeline = InputPipeline::new();
     loop {
         let event = queue.pop().await;
         let acts = !matches!(
@@ -577,21 +580,18 @@ async fn dispatch_input(
                 }
             }
         }
-        let sent = match &tab {
-            Ok((_, tab_session)) => session.input_on(tab_session, &event).await,
-            Err(error) => Err(error.clone()),
+        let answers = match &tab {
+            Ok((_, tab_session)) => pipeline.send(session, tab_session, event).await,
+            Err(error) => vec![Err(error.clone())],
         };
-        match sent {
-            Ok(Some(text)) => {
-                let _ = out
-                    .send(Outgoing::Json(PaneMessage::Clipboard { text }))
-                    .await;
-            }
-            Ok(None) => {}
-            Err(error) => {
-                if let Some(message) = error_for_pane(&error) {
-                    let _ = out.send(Outgoing::Json(message)).await;
-                }
+        for answer in answers {
+            let message = match answer {
+                Ok(Some(text)) => Some(PaneMessage::Clipboard { text }),
+                Ok(None) => None,
+                Err(error) => error_for_pane(&error),
+            };
+            if let Some(message) = message {
+                let _ = out.send(Outgoing::Json(message)).await;
             }
         }
     }

@@ -6,6 +6,7 @@ mod dialogs;
 mod events;
 pub mod files;
 pub mod input;
+pub mod input_pipeline;
 pub mod input_queue;
 pub mod keys;
 pub mod logs;

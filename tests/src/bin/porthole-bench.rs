@@ -344,6 +344,31 @@ async fn wheel_raw(pages: &PageServer) -> Duration {
     done.saturating_duration_since(last)
 }
 
+/// Part 4 alone (`porthole-bench wheel`).
+async fn wheel() {
+    let pages = PageServer::start().await;
+    let daemon = TestDaemon::start_with(porthole_tests::daemon::DaemonOptions {
+        rust_log: "info",
+        ..Default::default()
+    })
+    .await;
+    wheel_against_raw(&daemon, &pages).await;
+    daemon.stop().await;
+}
+
+/// Part 4: the wheel stream through the daemon, then raw.
+async fn wheel_against_raw(daemon: &TestDaemon, pages: &PageServer) {
+    let through = wheel_through_daemon(daemon, pages).await;
+    let raw = wheel_raw(pages).await;
+    println!("2 s of 120 Hz wheel events, last event → frame with the final scroll:");
+    println!(
+        "  daemon {:6.0} ms   raw CDP (one round trip per event) {:6.0} ms   ratio {:.2}",
+        through.as_secs_f64() * 1000.0,
+        raw.as_secs_f64() * 1000.0,
+        through.as_secs_f64() / raw.as_secs_f64().max(0.001)
+    );
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 4)]
 async fn main() {
     // `porthole-bench mcp` / `porthole-bench docker` run one part alone.
@@ -353,9 +378,10 @@ async fn main() {
         Some("remote") => return porthole_tests::bench_remote::run().await,
         Some("capacity") => return porthole_tests::bench_capacity::run().await,
         Some("docker") => return porthole_tests::bench_docker::run().await,
+        Some("wheel") => return wheel().await,
         Some(other) => {
             eprintln!(
-                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity` or nothing"
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `wheel` or nothing"
             );
             std::process::exit(2);
         }
@@ -371,15 +397,7 @@ async fn main() {
     println!("Porthole bench — ratios against a baseline measured in the same run\n");
     screencast_and_cpu(&daemon, &pages).await;
     start_to_first_frame(&daemon).await;
-    let through = wheel_through_daemon(&daemon, &pages).await;
-    let raw = wheel_raw(&pages).await;
-    println!("2 s of 120 Hz wheel events, last event → frame with the final scroll:");
-    println!(
-        "  daemon {:6.0} ms   raw CDP (one round trip per event) {:6.0} ms   ratio {:.2}",
-        through.as_secs_f64() * 1000.0,
-        raw.as_secs_f64() * 1000.0,
-        through.as_secs_f64() / raw.as_secs_f64().max(0.001)
-    );
+    wheel_against_raw(&daemon, &pages).await;
     daemon.stop().await;
     println!();
     porthole_tests::bench_mcp::run().await;
