@@ -344,15 +344,21 @@ async fn wheel_raw(pages: &PageServer) -> Duration {
     done.saturating_duration_since(last)
 }
 
-/// Part 4 alone (`porthole-bench wheel`).
-async fn wheel() {
+/// One part alone (`porthole-bench wheel`, `porthole-bench screencast`) on a local-mode daemon
+/// at `info`.
+async fn with_local_daemon(
+    part: impl for<'a> FnOnce(
+        &'a TestDaemon,
+        &'a PageServer,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + 'a>>,
+) {
     let pages = PageServer::start().await;
     let daemon = TestDaemon::start_with(porthole_tests::daemon::DaemonOptions {
         rust_log: "info",
         ..Default::default()
     })
     .await;
-    wheel_against_raw(&daemon, &pages).await;
+    part(&daemon, &pages).await;
     daemon.stop().await;
 }
 
@@ -371,17 +377,20 @@ async fn wheel_against_raw(daemon: &TestDaemon, pages: &PageServer) {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 4)]
 async fn main() {
-    // `porthole-bench mcp` / `porthole-bench docker` run one part alone.
+    // `porthole-bench <part>` runs one part alone.
     match std::env::args().nth(1).as_deref() {
         Some("mcp") => return porthole_tests::bench_mcp::run().await,
         Some("agents") => return porthole_tests::bench_agents::run().await,
         Some("remote") => return porthole_tests::bench_remote::run().await,
         Some("capacity") => return porthole_tests::bench_capacity::run().await,
         Some("docker") => return porthole_tests::bench_docker::run().await,
-        Some("wheel") => return wheel().await,
+        Some("wheel") => return with_local_daemon(|d, p| Box::pin(wheel_against_raw(d, p))).await,
+        Some("screencast") => {
+            return with_local_daemon(|d, p| Box::pin(screencast_and_cpu(d, p))).await
+        }
         Some(other) => {
             eprintln!(
-                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `wheel` or nothing"
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `wheel`, `screencast` or nothing"
             );
             std::process::exit(2);
         }
