@@ -295,7 +295,7 @@ impl Hub {
     }
 
     /// Reads Chrome's messages until its pipe closes, routing each; then closes every client.
-    pub fn read_from_chrome(&self, from_chrome: File) {
+    pub fn read_from_chrome(self: Arc<Self>, from_chrome: File) {
         let mut reader = BufReader::with_capacity(256 * 1024, from_chrome);
         let mut message = Vec::new();
         let ended = loop {
@@ -314,7 +314,7 @@ impl Hub {
     }
 
     /// Delivers one message from Chrome.
-    fn route(&self, message: &[u8]) {
+    fn route(self: &Arc<Self>, message: &[u8]) {
         let fields = match json::fields(message) {
             Some(fields) => fields,
             None => {
@@ -350,7 +350,12 @@ impl Hub {
         }
     }
 
-    fn route_reply(&self, message: &[u8], id_span: std::ops::Range<usize>, result: Option<&[u8]>) {
+    fn route_reply(
+        self: &Arc<Self>,
+        message: &[u8],
+        id_span: std::ops::Range<usize>,
+        result: Option<&[u8]>,
+    ) {
         let call = std::str::from_utf8(&message[id_span.clone()])
             .ok()
             .and_then(|s| s.trim().parse::<u64>().ok());
@@ -377,7 +382,12 @@ impl Hub {
                 state.deliver(client, &Arc::new(out));
                 drop(state);
                 if let Some(session) = orphan {
-                    self.detach(&[session]);
+                    // Not on this thread: writing to Chrome may wait for Chrome to read, and
+                    // Chrome may be waiting for this thread to read.
+                    let hub = Arc::clone(self);
+                    let _ = std::thread::Builder::new()
+                        .name("detach".into())
+                        .spawn(move || hub.detach(&[session]));
                 }
             }
             Some(Pending::Version) => {
