@@ -34,7 +34,7 @@ COPY --from=builder /porthole-sidecar /usr/local/bin/porthole-sidecar
 USER porthole
 ENV HOME=/home/porthole
 WORKDIR /home/porthole
-# The CDP gate (PORTHOLE_LISTEN); Chrome's own DevTools port stays on loopback inside.
+# The CDP gate (PORTHOLE_LISTEN): the only listener; Chrome speaks CDP on a pipe to the sidecar.
 EXPOSE 9222
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/porthole-sidecar"]

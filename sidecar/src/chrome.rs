@@ -1,6 +1,6 @@
-//! Chromium's command line and its user-data dir: the flags the sidecar always passes, the
-//! caller's extra arguments, the stale files a killed container leaves behind, and the
-//! `DevToolsActivePort` file Chrome writes once DevTools listens.
+//! Chromium's command line and its user-data dir: the flags the sidecar always passes (CDP on
+//! `--remote-debugging-pipe`, no DevTools port), the caller's extra arguments, and the stale
+//! files a killed container leaves behind.
 //!
 //! Starting and signalling the process is `main`'s job; this module only computes and cleans.
 
@@ -22,11 +22,9 @@ pub const BASE_FLAGS: &[&str] = &[
     "--disable-background-timer-throttling",
     "--disable-renderer-backgrounding",
     "--disable-backgrounding-occluded-windows",
-    "--remote-debugging-address=127.0.0.1",
-    // Port 0: Chrome picks a free loopback port and, only in that case, writes it and the
-    // browser id to `<user-data-dir>/DevToolsActivePort` (verified on Chromium 150 and 156: a
-    // fixed port writes no file). The gate reads that file.
-    "--remote-debugging-port=0",
+    // CDP on fds 3 and 4 (the sidecar's `hub` owns the other ends): Chrome opens no TCP port,
+    // so with `network: host` nothing but the secret-gated gate listens (DESIGN.md §13).
+    "--remote-debugging-pipe",
 ];
 
 /// A caller argument (never passed to Chrome) that turns Chromium's own sandbox on: the
@@ -39,8 +37,8 @@ pub const DEFAULT_USER_DATA_DIR: &str = "/tmp/porthole-profile";
 
 /// Files in the user-data dir that a killed Chrome leaves behind and that must go before the
 /// next start: the `Singleton*` symlinks name the old container's hostname and pid (Chrome
-/// refuses to start on them), and an old `DevToolsActivePort` would make the gate report ready
-/// and forward to a browser id that no longer exists.
+/// refuses to start on them); a `DevToolsActivePort` from a sidecar before the pipe points at
+/// nothing.
 pub const STALE_FILES: &[&str] = &[
     "SingletonLock",
     "SingletonSocket",
@@ -53,14 +51,14 @@ pub const STALE_FILES: &[&str] = &[
 pub struct ChromeCommand {
     pub args: Vec<String>,
     pub user_data_dir: PathBuf,
-    /// Caller arguments dropped because they would expose or move the DevTools endpoint.
+    /// Caller arguments dropped because they would open or move a DevTools endpoint.
     pub ignored: Vec<String>,
 }
 
 /// Builds Chrome's arguments: [`BASE_FLAGS`], exactly one
 /// `--user-data-dir` (the caller's last one, else [`DEFAULT_USER_DATA_DIR`]), then the caller's
 /// other arguments in order. `--remote-debugging-*` and `--remote-allow-origins` from the caller
-/// are dropped: DevTools must stay on loopback behind the gate. [`SANDBOX_ARG`] drops
+/// are dropped: CDP goes only through the pipe and the gate. [`SANDBOX_ARG`] drops
 /// `--no-sandbox` from the base flags.
 pub fn build_command(extra: &[String]) -> ChromeCommand {
     let mut user_data_dir = PathBuf::from(DEFAULT_USER_DATA_DIR);
@@ -110,37 +108,6 @@ pub fn remove_stale_files(dir: &Path) -> io::Result<Vec<&'static str>> {
     Ok(removed)
 }
 
-/// Chrome's live DevTools endpoint as written to `<user-data-dir>/DevToolsActivePort`.
-#[derive(Debug, PartialEq, Eq, Clone)]
-pub struct ActivePort {
-    pub port: u16,
-    /// `/devtools/browser/<id>`
-    pub browser_path: String,
-}
-
-/// Parses `DevToolsActivePort`: line 1 the port, line 2 the browser endpoint path. `None` while
-/// the file is incomplete or unexpected (the path goes into a request line, so it must be plain).
-pub fn parse_active_port(contents: &str) -> Option<ActivePort> {
-    let mut lines = contents.lines();
-    let port: u16 = lines.next()?.trim().parse().ok().filter(|p| *p != 0)?;
-    let path = lines.next()?.trim();
-    let id = path.strip_prefix("/devtools/browser/")?;
-    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
-        return None;
-    }
-    Some(ActivePort {
-        port,
-        browser_path: path.to_string(),
-    })
-}
-
-/// Reads and parses `<dir>/DevToolsActivePort`; `None` when it is absent or incomplete.
-pub fn read_active_port(dir: &Path) -> Option<ActivePort> {
-    fs::read_to_string(dir.join("DevToolsActivePort"))
-        .ok()
-        .and_then(|s| parse_active_port(&s))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,7 +148,7 @@ mod tests {
             .filter(|a| a.starts_with("--user-data-dir"))
             .collect();
         assert_eq!(dirs, ["--user-data-dir=/profile"]);
-        assert!(cmd.args.contains(&"--remote-debugging-port=0".to_string()));
+        assert!(cmd.args.contains(&"--remote-debugging-pipe".to_string()));
         let tail = &cmd.args[cmd.args.len() - 2..];
         assert_eq!(
             tail,
@@ -203,39 +170,16 @@ mod tests {
             .args
             .iter()
             .any(|a| a.contains("0.0.0.0") || a.contains("allow-origins")));
-        assert_eq!(
-            cmd.args
-                .iter()
-                .filter(|a| a.starts_with("--remote-debugging-port"))
-                .count(),
-            1
-        );
+        let devtools: Vec<_> = cmd
+            .args
+            .iter()
+            .filter(|a| a.starts_with("--remote-debugging"))
+            .collect();
+        assert_eq!(devtools, ["--remote-debugging-pipe"]);
         assert_eq!(
             cmd.args.last().unwrap(),
             "--load-extension=/extensions/0,/extensions/1"
         );
-    }
-
-    #[test]
-    fn parses_devtools_active_port() {
-        let parsed =
-            parse_active_port("9223\n/devtools/browser/4f1c6f0e-8a2b-4c1d-9e3f-0a1b2c3d4e5f\n");
-        assert_eq!(
-            parsed,
-            Some(ActivePort {
-                port: 9223,
-                browser_path: "/devtools/browser/4f1c6f0e-8a2b-4c1d-9e3f-0a1b2c3d4e5f".into()
-            })
-        );
-        assert!(parse_active_port("").is_none());
-        assert!(parse_active_port("9223\n").is_none());
-        assert!(parse_active_port("9223").is_none());
-        assert!(parse_active_port("0\n/devtools/browser/x\n").is_none());
-        assert!(parse_active_port("70000\n/devtools/browser/x\n").is_none());
-        assert!(parse_active_port("9223\n/devtools/page/x\n").is_none());
-        assert!(parse_active_port("9223\n/devtools/browser/\n").is_none());
-        assert!(parse_active_port("9223\n/devtools/browser/a b\n").is_none());
-        assert!(parse_active_port("9223\n/devtools/browser/a\rX: y\n").is_none());
     }
 
     #[test]

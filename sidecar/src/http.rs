@@ -1,5 +1,5 @@
 //! The CDP gate's HTTP handling as pure functions: find and parse a request head, decide where it
-//! goes, rewrite it for Chrome, and build the short answers the gate gives itself.
+//! goes, accept a WebSocket upgrade, and build the short answers the gate gives itself.
 //!
 //! No I/O here (the socket side lives in `proxy`), so every rule is unit-tested below.
 
@@ -19,9 +19,9 @@ pub struct RequestHead<'a> {
 /// Where a request goes, decided from its head alone.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Route {
-    /// `GET /<secret>/devtools/browser HTTP/1.1`: forward to Chrome's browser endpoint.
+    /// `GET /<secret>/devtools/browser HTTP/1.1`: a browser-level CDP WebSocket.
     Browser,
-    /// `GET /<secret>/ready`: 200 once Chrome's DevTools port answers, 503 before.
+    /// `GET /<secret>/ready`: 200 once Chrome has answered on its pipe, 503 before.
     Ready,
     /// The first path segment is not the secret (or the target is not a path): 403.
     Forbidden,
@@ -94,22 +94,40 @@ pub fn secret_matches(candidate: &[u8], secret: &[u8]) -> bool {
     diff == 0 && !secret.is_empty()
 }
 
-/// Rewrites a browser request for Chrome: the request line points at Chrome's real endpoint
-/// (`/devtools/browser/<id>`), `Host` names Chrome's loopback port (Chrome refuses a Host that is
-/// a name) and `Origin` is dropped (Chrome refuses WebSocket upgrades that carry one).
-pub fn rewrite_for_chrome(head: &RequestHead<'_>, browser_path: &str, chrome_port: u16) -> String {
-    let mut out = format!("GET {browser_path} HTTP/1.1\r\nHost: 127.0.0.1:{chrome_port}\r\n");
-    for (name, value) in &head.headers {
-        if name.eq_ignore_ascii_case("host") || name.eq_ignore_ascii_case("origin") {
-            continue;
-        }
-        out.push_str(name);
-        out.push_str(": ");
-        out.push_str(value);
-        out.push_str("\r\n");
+/// The value of the first header called `name` (case-insensitive).
+pub fn header<'a>(head: &RequestHead<'a>, name: &str) -> Option<&'a str> {
+    head.headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| *v)
+}
+
+/// The `101 Switching Protocols` answer to a valid WebSocket upgrade request (RFC 6455
+/// §4.2.1), or what is wrong with it. `Origin` is not looked at: the secret is the gate.
+pub fn accept_upgrade(head: &RequestHead<'_>) -> Result<String, &'static str> {
+    let has_token = |name: &str, token: &str| {
+        header(head, name).map_or(false, |v| {
+            v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token))
+        })
+    };
+    if !has_token("upgrade", "websocket") || !has_token("connection", "upgrade") {
+        return Err("not a WebSocket upgrade");
     }
-    out.push_str("\r\n");
-    out
+    if header(head, "sec-websocket-version") != Some("13") {
+        return Err("WebSocket version 13 only");
+    }
+    let key = header(head, "sec-websocket-key")
+        .filter(|k| {
+            k.len() == 24
+                && k.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
+        })
+        .ok_or("no valid Sec-WebSocket-Key")?;
+    Ok(format!(
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Accept: {}\r\n\r\n",
+        crate::digest::websocket_accept(key)
+    ))
 }
 
 /// A complete short answer from the gate itself; the connection closes after it.
@@ -265,32 +283,41 @@ mod tests {
     }
 
     #[test]
-    fn rewrite_sets_path_and_host_and_drops_origin() {
+    fn accepts_a_websocket_upgrade_with_the_rfc_answer() {
         let text = ws_request("/s3cret/devtools/browser");
-        let out = rewrite_for_chrome(&head(&text), "/devtools/browser/1a2b-3c", 9223);
+        let answer = accept_upgrade(&head(&text)).unwrap();
         assert_eq!(
-            out,
-            "GET /devtools/browser/1a2b-3c HTTP/1.1\r\nHost: 127.0.0.1:9223\r\n\
-             Upgrade: websocket\r\nConnection: Upgrade\r\n\
-             Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            answer,
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+             Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n"
         );
-        assert!(!out.contains("s3cret"));
+        // Header names in any case, tokens in lists (Firefox sends "keep-alive, Upgrade").
+        let mixed = "GET /s3cret/devtools/browser HTTP/1.1\r\nUPGRADE: WebSocket\r\n\
+                     connection: keep-alive, Upgrade\r\nsec-websocket-version: 13\r\n\
+                     Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
+        assert!(accept_upgrade(&head(mixed)).is_ok());
     }
 
     #[test]
-    fn rewrite_is_case_insensitive_and_adds_a_missing_host() {
-        let text =
-            "GET /s3cret/devtools/browser HTTP/1.1\r\nORIGIN: x\r\nhost: y\r\nX-A: 1\r\n\r\n";
-        let out = rewrite_for_chrome(&head(text), "/devtools/browser/id", 9300);
-        assert_eq!(
-            out,
-            "GET /devtools/browser/id HTTP/1.1\r\nHost: 127.0.0.1:9300\r\nX-A: 1\r\n\r\n"
-        );
-        let bare = head("GET /s3cret/devtools/browser HTTP/1.1\r\n\r\n");
-        assert_eq!(
-            rewrite_for_chrome(&bare, "/devtools/browser/id", 9223),
-            "GET /devtools/browser/id HTTP/1.1\r\nHost: 127.0.0.1:9223\r\n\r\n"
-        );
+    fn refuses_what_is_not_a_websocket_upgrade() {
+        let plain = head("GET /s3cret/devtools/browser HTTP/1.1\r\nHost: x\r\n\r\n");
+        assert!(accept_upgrade(&plain).is_err());
+        let text = ws_request("/s3cret/devtools/browser");
+        for (from, to) in [
+            ("Sec-WebSocket-Version: 13", "Sec-WebSocket-Version: 8"),
+            (
+                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+                "Sec-WebSocket-Key: short",
+            ),
+            (
+                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+                "X-Nothing: x",
+            ),
+            ("Upgrade: websocket", "Upgrade: h2c"),
+        ] {
+            let changed = text.replace(from, to);
+            assert!(accept_upgrade(&head(&changed)).is_err(), "{to}");
+        }
     }
 
     #[test]

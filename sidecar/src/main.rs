@@ -1,18 +1,19 @@
 //! `porthole-sidecar`: PID 1 of the Porthole Chromium container.
 //!
-//! It starts Chromium headless with DevTools on a loopback port, gates that port behind a
-//! per-container secret on the published port (`proxy`), reaps every child, turns SIGTERM into a
-//! clean Chrome shutdown (CDP `Browser.close`, see `closer`; SIGTERM to Chrome at half the grace
-//! period, SIGKILL at its end), and exits with Chrome's status.
+//! It starts Chromium headless with CDP on `--remote-debugging-pipe` (no DevTools port at all),
+//! shares that pipe among its clients (`hub`): the daemon's WebSocket behind a per-container
+//! secret on the published port (`proxy`), and `cdp-pipe` relays on a private Unix socket
+//! (`socket`). It reaps every child, turns SIGTERM into a clean Chrome shutdown (CDP
+//! `Browser.close` on the pipe; SIGTERM to Chrome at half the grace period, SIGKILL at its
+//! end), and exits with Chrome's status.
 //!
 //! Std-only so the image's builder stage compiles it offline with Debian's rustc 1.63: no newer
 //! std APIs. Logs one line per event to stderr: `[sidecar] <event> key=value…`, never the secret.
 //!
 //! Usage: `porthole-sidecar [-- <chromium args>…]`. Environment:
 //! `PORTHOLE_SECRET` (required; URL-safe characters), `PORTHOLE_LISTEN` (default `0.0.0.0:9222`),
-//! `PORTHOLE_CHROMIUM` (default `/usr/bin/chromium`), `PORTHOLE_STOP_GRACE_SECS` (default 8).
-//! Chrome's own DevTools port is an ephemeral loopback port inside the container, found through
-//! `<user-data-dir>/DevToolsActivePort`.
+//! `PORTHOLE_CHROMIUM` (default `/usr/bin/chromium`), `PORTHOLE_STOP_GRACE_SECS` (default 8),
+//! `PORTHOLE_CDP_SOCKET` (default `/tmp/porthole-cdp/cdp.sock`; `cdp-pipe` reads it too).
 
 /// Logs one event line to stderr: `event!("name")` or `event!("name", "k={v} …")`.
 macro_rules! event {
@@ -25,13 +26,18 @@ macro_rules! event {
 }
 
 mod chrome;
-mod closer;
+mod digest;
 mod http;
+mod hub;
+mod json;
 mod pipe;
 mod proxy;
+mod socket;
 mod sys;
+mod ws;
 
 use std::net::{SocketAddr, TcpListener};
+use std::os::unix::io::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
@@ -43,7 +49,8 @@ use std::time::{Duration, Instant};
 const USAGE: &str = "usage: porthole-sidecar [-- <chromium args>...]
        porthole-sidecar cdp-pipe   (in a running container: CDP on stdin/stdout, NUL-framed)
 env: PORTHOLE_SECRET (required), PORTHOLE_LISTEN (0.0.0.0:9222),
-     PORTHOLE_CHROMIUM (/usr/bin/chromium), PORTHOLE_STOP_GRACE_SECS (8)";
+     PORTHOLE_CHROMIUM (/usr/bin/chromium), PORTHOLE_STOP_GRACE_SECS (8),
+     PORTHOLE_CDP_SOCKET (/tmp/porthole-cdp/cdp.sock)";
 
 /// Everything the sidecar is told, from its arguments and environment.
 #[derive(Debug, PartialEq, Eq)]
@@ -116,7 +123,7 @@ fn main() {
     // `cdp-pipe` is not PID 1: it keeps the default signal dispositions, so `docker exec`'s
     // and the engine's signals end it.
     if args.first().map(String::as_str) == Some("cdp-pipe") {
-        std::process::exit(pipe::run(Duration::from_secs(30)));
+        std::process::exit(pipe::run(&socket::path_from_env(), Duration::from_secs(30)));
     }
     // Before any thread exists, so every thread inherits the mask (see `sys`).
     if let Err(e) = sys::block_signals() {
@@ -152,7 +159,7 @@ fn run(config: Config) -> i32 {
     for arg in &cmd.ignored {
         event!(
             "chrome_arg_ignored",
-            "arg={arg:?} reason=devtools_stays_behind_gate"
+            "arg={arg:?} reason=cdp_only_on_the_pipe"
         );
     }
     let dir = &cmd.user_data_dir;
@@ -191,11 +198,32 @@ fn run(config: Config) -> i32 {
         Err(_) => event!("listening", "addr={}", config.listen),
     }
 
-    let child = Command::new(&config.chromium)
+    // Chrome reads commands from `chrome_reads` (its fd 3) and writes to `chrome_writes` (fd 4).
+    let pipes = sys::pipe().and_then(|(chrome_reads, to_chrome)| {
+        sys::pipe().map(|(from_chrome, chrome_writes)| {
+            (chrome_reads, to_chrome, from_chrome, chrome_writes)
+        })
+    });
+    let (chrome_reads, to_chrome, from_chrome, chrome_writes) = match pipes {
+        Ok(pipes) => pipes,
+        Err(e) => {
+            event!("fatal", "error=\"cannot make the CDP pipes: {e}\"");
+            return 1;
+        }
+    };
+    let mut command = Command::new(&config.chromium);
+    command
         .args(&cmd.args)
         .env_remove("PORTHOLE_SECRET")
-        .stdin(Stdio::null())
-        .spawn();
+        .stdin(Stdio::null());
+    sys::give_fds_3_and_4(
+        &mut command,
+        chrome_reads.as_raw_fd(),
+        chrome_writes.as_raw_fd(),
+    );
+    let child = command.spawn();
+    // Chrome's ends close here, so its exit reads as the end of its pipe.
+    drop((chrome_reads, chrome_writes));
     let chrome_pid = match child {
         // Dropping the handle is deliberate: children are reaped by `sys::reap_all` below.
         Ok(child) => child.id(),
@@ -215,38 +243,40 @@ fn run(config: Config) -> i32 {
         cmd.args.len()
     );
 
-    let gate = Arc::new(proxy::Gate::new(config.secret.clone(), dir.clone()));
+    let hub = Arc::new(hub::Hub::new(to_chrome, started));
     {
-        let gate = Arc::clone(&gate);
+        let hub = Arc::clone(&hub);
         thread::Builder::new()
-            .name("gate".into())
-            .spawn(move || proxy::serve(listener, gate))
-            .expect("spawn the gate thread");
+            .name("chrome-reader".into())
+            .spawn(move || hub.read_from_chrome(from_chrome))
+            .expect("spawn the pipe reader");
     }
-    {
-        let gate = Arc::clone(&gate);
-        thread::Builder::new()
-            .name("ready-watch".into())
-            .spawn(move || watch_ready(&gate, started))
-            .expect("spawn the readiness watcher");
+    if let Err(e) = hub.probe() {
+        event!("chrome_probe_failed", "error=\"{e}\"");
     }
-    supervise(chrome_pid, &gate, config.stop_grace, started)
-}
-
-/// Logs `chrome_ready` once Chrome's DevTools port answers.
-fn watch_ready(gate: &proxy::Gate, started: Instant) {
-    while !gate.stopping.load(Ordering::SeqCst) {
-        if let Some(active) = gate.chrome_ready() {
-            event!(
-                "chrome_ready",
-                "port={} after_ms={}",
-                active.port,
-                started.elapsed().as_millis()
-            );
-            return;
+    let socket_path = socket::path_from_env();
+    match socket::bind(&socket_path) {
+        Ok(listener) => {
+            event!("cdp_socket", "path={}", socket_path.display());
+            let hub = Arc::clone(&hub);
+            thread::Builder::new()
+                .name("cdp-socket".into())
+                .spawn(move || socket::serve(listener, hub))
+                .expect("spawn the socket thread");
         }
-        thread::sleep(Duration::from_millis(50));
+        // The gate still works; only `cdp-pipe` (the exec route) is without its socket.
+        Err(e) => event!(
+            "cdp_socket_failed",
+            "path={} error=\"{e}\"",
+            socket_path.display()
+        ),
     }
+    let gate = Arc::new(proxy::Gate::new(config.secret.clone(), Arc::clone(&hub)));
+    thread::Builder::new()
+        .name("gate".into())
+        .spawn(move || proxy::serve(listener, gate))
+        .expect("spawn the gate thread");
+    supervise(chrome_pid, &hub, config.stop_grace, started)
 }
 
 /// The PID 1 loop: takes signals, reaps children, stops Chrome on request. Returns Chrome's
@@ -255,7 +285,7 @@ fn watch_ready(gate: &proxy::Gate, started: Instant) {
 /// Shutdown, from the first SIGTERM/SIGINT: `Browser.close` over CDP at once (SIGTERM instead
 /// if that cannot be sent), SIGTERM at half of `grace` if Chrome still runs, SIGKILL at `grace`
 /// or on a second signal.
-fn supervise(chrome_pid: u32, gate: &Arc<proxy::Gate>, grace: Duration, started: Instant) -> i32 {
+fn supervise(chrome_pid: u32, hub: &Arc<hub::Hub>, grace: Duration, started: Instant) -> i32 {
     let mut stop_at: Option<Instant> = None;
     let mut term_sent = false;
     let mut killed = false;
@@ -282,9 +312,9 @@ fn supervise(chrome_pid: u32, gate: &Arc<proxy::Gate>, grace: Duration, started:
                         "signal={name} grace_ms={}",
                         grace.as_millis()
                     );
-                    gate.stopping.store(true, Ordering::SeqCst);
+                    hub.stopping.store(true, Ordering::SeqCst);
                     stop_at = Some(Instant::now());
-                    start_browser_close(chrome_pid, gate);
+                    start_browser_close(chrome_pid, hub);
                 } else if !killed {
                     kill_chrome(chrome_pid, sys::SIGKILL, "second_signal");
                     killed = true;
@@ -322,27 +352,19 @@ fn supervise(chrome_pid: u32, gate: &Arc<proxy::Gate>, grace: Duration, started:
     }
 }
 
-/// Asks Chrome to close cleanly (profile flushed) on a thread of its own, so the supervisor
-/// keeps reaping meanwhile; falls back to SIGTERM when the request cannot be made.
-fn start_browser_close(chrome_pid: u32, gate: &Arc<proxy::Gate>) {
-    let gate = Arc::clone(gate);
-    let spawned = thread::Builder::new()
-        .name("chrome-close".into())
-        .spawn(
-            move || match chrome::read_active_port(&gate.user_data_dir) {
-                Some(active) => match closer::browser_close(&active, Duration::from_secs(2)) {
-                    Ok(()) => event!("chrome_close_sent", "pid={chrome_pid} method=Browser.close"),
-                    Err(e) => {
-                        event!("chrome_close_failed", "pid={chrome_pid} error=\"{e}\"");
-                        kill_chrome(chrome_pid, sys::SIGTERM, "browser_close_failed");
-                    }
-                },
-                None => kill_chrome(chrome_pid, sys::SIGTERM, "devtools_not_up"),
-            },
-        );
-    if let Err(e) = spawned {
-        event!("spawn_failed", "error=\"{e}\"");
-        kill_chrome(chrome_pid, sys::SIGTERM, "spawn_failed");
+/// Asks Chrome to close cleanly (profile flushed) with `Browser.close` on its pipe; falls back
+/// to SIGTERM when Chrome never answered or the pipe is gone.
+fn start_browser_close(chrome_pid: u32, hub: &hub::Hub) {
+    if !hub.chrome_answered() {
+        kill_chrome(chrome_pid, sys::SIGTERM, "devtools_not_up");
+        return;
+    }
+    match hub.browser_close() {
+        Ok(()) => event!("chrome_close_sent", "pid={chrome_pid} method=Browser.close"),
+        Err(e) => {
+            event!("chrome_close_failed", "pid={chrome_pid} error=\"{e}\"");
+            kill_chrome(chrome_pid, sys::SIGTERM, "browser_close_failed");
+        }
     }
 }
 

@@ -1,54 +1,39 @@
 //! The CDP gate: accepts connections on the published port, answers `/<secret>/ready`, and
-//! splices `/<secret>/devtools/browser` WebSockets through to Chrome's loopback DevTools port.
-//! A thread per connection, and one more per direction while a connection is forwarded.
+//! serves `/<secret>/devtools/browser` as a CDP WebSocket of its own, carried to Chrome by the
+//! [`Hub`] over Chrome's pipe. Chrome itself listens nowhere. A thread per connection, and one
+//! more per WebSocket to write what the hub queues for it.
 //!
 //! Never logs a request path (it carries the secret).
 
-use crate::chrome::{self, ActivePort};
 use crate::http::{self, Route};
-use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::hub::{Client, Hub, Refused, ToClient};
+use crate::ws::{self, Incoming};
+use std::io::{self, BufReader, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
 /// How long a client may take to send its request head.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long the readiness probe and the forward dial wait for Chrome's port.
-const DIAL_TIMEOUT: Duration = Duration::from_millis(500);
 /// Connections served at once; more get 503 so a flood cannot exhaust threads.
 const MAX_CONNECTIONS: usize = 128;
 
 /// What every connection handler shares.
 pub struct Gate {
     pub secret: String,
-    pub user_data_dir: PathBuf,
-    /// Set once shutdown starts: `ready` turns 503 and no new browser connection is forwarded.
-    pub stopping: AtomicBool,
+    pub hub: Arc<Hub>,
     active: AtomicUsize,
 }
 
 impl Gate {
-    pub fn new(secret: String, user_data_dir: PathBuf) -> Gate {
+    pub fn new(secret: String, hub: Arc<Hub>) -> Gate {
         Gate {
             secret,
-            user_data_dir,
-            stopping: AtomicBool::new(false),
+            hub,
             active: AtomicUsize::new(0),
         }
-    }
-
-    /// Chrome's endpoint once `DevToolsActivePort` exists and its port accepts a connection.
-    pub fn chrome_ready(&self) -> Option<ActivePort> {
-        if self.stopping.load(Ordering::SeqCst) {
-            return None;
-        }
-        let active = chrome::read_active_port(&self.user_data_dir)?;
-        let addr = SocketAddr::from(([127, 0, 0, 1], active.port));
-        TcpStream::connect_timeout(&addr, DIAL_TIMEOUT).ok()?;
-        Some(active)
     }
 }
 
@@ -125,40 +110,110 @@ fn handle(mut client: TcpStream, gate: &Gate, peer: &str) -> io::Result<()> {
             );
             respond(&client, 404, "Not Found", "not found\n")
         }
-        Route::Ready => match gate.chrome_ready() {
-            Some(_) => respond(&client, 200, "OK", "ready\n"),
-            None => respond(&client, 503, "Service Unavailable", "starting\n"),
-        },
+        Route::Ready if gate.hub.is_ready() => respond(&client, 200, "OK", "ready\n"),
+        Route::Ready => respond(&client, 503, "Service Unavailable", "starting\n"),
         Route::Browser => {
-            let active = match gate.chrome_ready() {
-                Some(active) => active,
+            if !gate.hub.is_ready() {
+                event!(
+                    "request_refused",
+                    "peer={peer} status=503 reason=chrome_not_ready"
+                );
+                return respond(&client, 503, "Service Unavailable", "starting\n");
+            }
+            let answer = match http::accept_upgrade(&head) {
+                Ok(answer) => answer,
+                Err(why) => {
+                    event!("request_refused", "peer={peer} status=400 reason=\"{why}\"");
+                    return respond(&client, 400, "Bad Request", &format!("{why}\n"));
+                }
+            };
+            let cdp = match gate.hub.connect() {
+                Some(cdp) => cdp,
                 None => {
                     event!(
                         "request_refused",
-                        "peer={peer} status=503 reason=chrome_not_ready"
+                        "peer={peer} status=502 reason=chrome_gone"
                     );
-                    return respond(&client, 503, "Service Unavailable", "starting\n");
+                    return respond(&client, 502, "Bad Gateway", "chrome is gone\n");
                 }
             };
-            let addr = SocketAddr::from(([127, 0, 0, 1], active.port));
-            let mut chrome = match TcpStream::connect_timeout(&addr, DIAL_TIMEOUT) {
-                Ok(chrome) => chrome,
-                Err(e) => {
-                    event!("request_refused", "peer={peer} status=502 error=\"{e}\"");
-                    return respond(&client, 502, "Bad Gateway", "chrome unreachable\n");
-                }
-            };
-            let rewritten = http::rewrite_for_chrome(&head, &active.browser_path, active.port);
-            chrome.write_all(rewritten.as_bytes())?;
-            // Bytes the client sent after its head belong to Chrome too.
-            chrome.write_all(&buf[head_len..])?;
+            client.write_all(answer.as_bytes())?;
             client.set_read_timeout(None)?;
-            event!("cdp_opened", "peer={peer}");
-            let (up, down) = splice(client, chrome)?;
-            event!("cdp_closed", "peer={peer} bytes_up={up} bytes_down={down}");
-            Ok(())
+            // CDP is chatty small messages (input events, acks): never wait to coalesce them.
+            client.set_nodelay(true)?;
+            event!("cdp_opened", "peer={peer} client={}", cdp.id);
+            // Bytes the client sent after its head are its first frames.
+            let early = buf[head_len..].to_vec();
+            let id = cdp.id;
+            let result = serve_websocket(client, early, cdp, &gate.hub);
+            gate.hub.disconnect(id);
+            event!("cdp_closed", "peer={peer} client={id}");
+            result
         }
     }
+}
+
+/// Carries one WebSocket client's CDP to and from the hub until either side ends.
+fn serve_websocket(client: TcpStream, early: Vec<u8>, cdp: Client, hub: &Hub) -> io::Result<()> {
+    let writer = client.try_clone()?;
+    let sender = cdp.sender.clone();
+    let id = cdp.id;
+    let write_thread = thread::Builder::new()
+        .name("gate-ws-write".into())
+        .spawn(move || write_websocket(writer, cdp))?;
+    let mut reader = BufReader::with_capacity(64 * 1024, io::Cursor::new(early).chain(&client));
+    let mut messages = ws::Reassembler::default();
+    let result = loop {
+        match messages.read(&mut reader) {
+            Ok(Incoming::Message(message)) => match hub.send_to_chrome(id, &message) {
+                Ok(()) => {}
+                Err(Refused::Invalid(reply)) => {
+                    let _ = sender.send(ToClient::Message(Arc::new(reply)));
+                }
+                Err(Refused::Lost) => break Ok(()),
+            },
+            Ok(Incoming::Ping(payload)) => {
+                let _ = sender.send(ToClient::Pong(payload));
+            }
+            Ok(Incoming::Close(_)) => break Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => break Ok(()),
+            Err(e) => break Err(e),
+        }
+    };
+    // Tells the writer to send a close frame and stop.
+    let _ = sender.send(ToClient::Close);
+    drop(sender);
+    let _ = write_thread.join();
+    let _ = client.shutdown(Shutdown::Both);
+    result
+}
+
+/// Writes what the hub queues for a client as WebSocket frames; a close ends the connection
+/// (which also wakes the reader).
+fn write_websocket(stream: TcpStream, cdp: Client) {
+    let mut out = io::BufWriter::with_capacity(64 * 1024, &stream);
+    while let Some(item) = cdp.next() {
+        let written = match &item {
+            ToClient::Message(message) => ws::write_frame(&mut out, ws::OP_TEXT, message),
+            ToClient::Pong(payload) => ws::write_frame(&mut out, ws::OP_PONG, payload),
+            ToClient::Close => {
+                let _ = ws::write_frame(&mut out, ws::OP_CLOSE, &1000u16.to_be_bytes());
+                let _ = out.flush();
+                break;
+            }
+        };
+        // Flush only when nothing else waits, so a burst goes out in few writes.
+        let flushed = if cdp.outbox_is_empty() {
+            out.flush()
+        } else {
+            Ok(())
+        };
+        if written.is_err() || flushed.is_err() {
+            break;
+        }
+    }
+    drop(out);
+    let _ = stream.shutdown(Shutdown::Both);
 }
 
 /// Reads until the end of the request head. Returns the bytes read and the head's length, or
@@ -190,53 +245,4 @@ fn respond(mut stream: &TcpStream, status: u16, reason: &str, body: &str) -> io:
     stream.write_all(http::simple_response(status, reason, body).as_bytes())?;
     let _ = stream.shutdown(Shutdown::Write);
     Ok(())
-}
-
-/// Pipes bytes both ways until both directions end; returns (client→chrome, chrome→client).
-///
-/// The client's clean EOF is passed on as a half-close, so a WebSocket close handshake can
-/// finish. Anything else ending a direction (Chrome closing, an error, a reset) closes both
-/// sockets fully, which also wakes the other direction's blocked read.
-fn splice(client: TcpStream, chrome: TcpStream) -> io::Result<(u64, u64)> {
-    // CDP is chatty small messages (input events, acks): never wait to coalesce them.
-    client.set_nodelay(true)?;
-    chrome.set_nodelay(true)?;
-    let client_r = client.try_clone()?;
-    let chrome_w = chrome.try_clone()?;
-    let up = thread::Builder::new()
-        .name("gate-up".into())
-        .spawn(move || {
-            let (n, clean_eof) = pipe(&client_r, &chrome_w);
-            if clean_eof {
-                let _ = chrome_w.shutdown(Shutdown::Write);
-            } else {
-                let _ = client_r.shutdown(Shutdown::Both);
-                let _ = chrome_w.shutdown(Shutdown::Both);
-            }
-            n
-        })?;
-    let (down, _) = pipe(&chrome, &client);
-    let _ = client.shutdown(Shutdown::Both);
-    let _ = chrome.shutdown(Shutdown::Both);
-    let up = up.join().unwrap_or(0);
-    Ok((up, down))
-}
-
-/// Copies `from` to `to` until EOF or an error. Returns the bytes copied and whether it ended
-/// on a clean EOF from `from`.
-fn pipe(mut from: &TcpStream, mut to: &TcpStream) -> (u64, bool) {
-    let mut buf = [0u8; 16 * 1024];
-    let mut total = 0u64;
-    loop {
-        let n = match from.read(&mut buf) {
-            Ok(0) => return (total, true),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => return (total, false),
-        };
-        if to.write_all(&buf[..n]).is_err() {
-            return (total, false);
-        }
-        total += n as u64;
-    }
 }

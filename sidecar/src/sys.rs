@@ -1,11 +1,16 @@
 //! The few libc calls a PID 1 needs and std does not offer: blocking signals so one thread can
-//! take them synchronously (`sigtimedwait`), reaping every child (`waitpid(-1)`), and `kill`.
+//! take them synchronously (`sigtimedwait`), reaping every child (`waitpid(-1)`), `kill`, and
+//! the two pipes of Chromium's `--remote-debugging-pipe` placed at the child's fds 3 and 4.
 //!
 //! Declared by hand because the sidecar is std-only. Linux/glibc, 64-bit and 32-bit alike.
 //! Every `unsafe` block in the crate is in this file.
 
+use std::fs::File;
 use std::io;
 use std::os::raw::{c_int, c_long, c_void};
+use std::os::unix::io::{FromRawFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::process::Command;
 use std::time::Duration;
 
 pub const SIGINT: c_int = 2;
@@ -17,6 +22,9 @@ const SIG_BLOCK: c_int = 0;
 const WNOHANG: c_int = 1;
 const EAGAIN: i32 = 11;
 const EINTR: i32 = 4;
+/// Linux's `O_CLOEXEC` (the same on x86_64 and aarch64).
+const O_CLOEXEC: c_int = 0o2_000_000;
+const F_DUPFD_CLOEXEC: c_int = 1030;
 
 /// glibc's `sigset_t`: 1024 bits, only touched through `sigemptyset`/`sigaddset`.
 #[repr(C)]
@@ -36,6 +44,10 @@ extern "C" {
     fn sigtimedwait(set: *const SigSet, info: *mut c_void, timeout: *const Timespec) -> c_int;
     fn waitpid(pid: c_int, status: *mut c_int, options: c_int) -> c_int;
     fn kill(pid: c_int, sig: c_int) -> c_int;
+    fn pipe2(fds: *mut c_int, flags: c_int) -> c_int;
+    fn fcntl(fd: c_int, cmd: c_int, ...) -> c_int;
+    fn dup2(old: c_int, new: c_int) -> c_int;
+    fn getuid() -> u32;
 }
 
 /// The signals the supervisor takes: shutdown requests and child exits.
@@ -110,4 +122,46 @@ pub fn send_signal(pid: u32, sig: c_int) -> io::Result<()> {
     } else {
         Err(io::Error::last_os_error())
     }
+}
+
+/// A pipe whose two ends are close-on-exec: `(read end, write end)`.
+pub fn pipe() -> io::Result<(File, File)> {
+    let mut fds: [c_int; 2] = [-1, -1];
+    // SAFETY: `fds` is a valid out-array of two ints.
+    let rc = unsafe { pipe2(fds.as_mut_ptr(), O_CLOEXEC) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 succeeded, so both fds are open and owned by nobody else.
+    Ok(unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) })
+}
+
+/// Makes the child of `command` get `reads` as its fd 3 and `writes` as its fd 4 (Chromium's
+/// `--remote-debugging-pipe`). Both stay close-on-exec here, so no other child inherits them.
+/// The caller keeps both open until the spawn returns.
+pub fn give_fds_3_and_4(command: &mut Command, reads: RawFd, writes: RawFd) {
+    // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
+    // syscalls (fcntl, dup2) on two copied integers; it allocates nothing. Each end is first
+    // copied above fd 10 so that placing one at 3 or 4 can never overwrite the other; those
+    // copies are close-on-exec, while dup2 leaves 3 and 4 without the flag.
+    unsafe {
+        command.pre_exec(move || {
+            let high_reads = fcntl(reads, F_DUPFD_CLOEXEC, 10 as c_int);
+            let high_writes = fcntl(writes, F_DUPFD_CLOEXEC, 10 as c_int);
+            if high_reads < 0
+                || high_writes < 0
+                || dup2(high_reads, 3) < 0
+                || dup2(high_writes, 4) < 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// The real user id of this process.
+pub fn uid() -> u32 {
+    // SAFETY: getuid(2) cannot fail and takes no arguments.
+    unsafe { getuid() }
 }

@@ -89,8 +89,9 @@ impl Drop for DockerCleanup {
 
 static IMAGE_READY: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
 
-/// Makes sure the sidecar image exists before daemons start, once per test process, so
-/// parallel tests never race to build it (`porthole docker-build --if-needed`).
+/// Makes sure the sidecar image under test ([`image_under_test`]) exists before daemons
+/// start, once per test process, so parallel tests never race to build it (`porthole
+/// docker-build --if-needed`).
 pub async fn ensure_image() {
     IMAGE_READY
         .get_or_init(|| async {
@@ -98,7 +99,9 @@ pub async fn ensure_image() {
             // made from other sidecar sources (its porthole.source label differs).
             let dir = TempDir::new("image");
             let config = dir.path().join("config.json");
-            std::fs::write(&config, "{}").expect("write config");
+            let browser = json!({"chrome_image": image_under_test()});
+            std::fs::write(&config, json!({ "browser": browser }).to_string())
+                .expect("write config");
             let status = tokio::process::Command::new(crate::workspace_binary("porthole"))
                 .arg("--config")
                 .arg(&config)

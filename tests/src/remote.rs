@@ -171,7 +171,7 @@ pub async fn ensure_image(engine: &RemoteEngine) {
     IMAGE_READY
         .get_or_init(|| async {
             ensure_image_with(
-                crate::docker::IMAGE,
+                &crate::docker::image_under_test(),
                 json!({"docker": engine.docker_config()}),
             )
             .await

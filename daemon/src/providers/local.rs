@@ -8,6 +8,9 @@
 //! Each browser runs in its own process group and dies with the daemon (parent-death signal),
 //! so neither a graceful exit nor a `kill -9` of the daemon leaves Chromium behind; a stale
 //! profile lock from an earlier crash is cleared before launch.
+//!
+//! Errors say in words what failed and what to do; the OS error behind one ("No such file or
+//! directory (os error 2)") is kept as its cause, for the log only ([`ProviderError::detail`]).
 
 use std::collections::HashMap;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -145,15 +148,21 @@ impl LocalProvider {
         };
         std::fs::create_dir_all(&profile).map_err(|e| {
             ProviderError::failed(format!(
-                "cannot create profile directory {}: {e}",
-                profile.display()
+                "cannot create the profile directory {} ({}); check that the data directory is writable",
+                profile.display(),
+                io_reason(&e)
             ))
+            .caused_by(e)
         })?;
         clear_stale_lock(&profile);
 
         let (width, height) = self.settings.screen;
-        let pipes = CdpPipes::new()
-            .map_err(|e| ProviderError::failed(format!("cannot create the CDP pipes: {e}")))?;
+        let pipes = CdpPipes::new().map_err(|e| {
+            ProviderError::failed(
+                "cannot open the pipes to talk to Chromium; the daemon may have run out of open files",
+            )
+            .caused_by(e)
+        })?;
         if self
             .settings
             .extra_args
@@ -185,7 +194,12 @@ impl LocalProvider {
             .kill_on_drop(true);
         prepare_child(&mut command, &pipes);
         let mut child = command.spawn().map_err(|e| {
-            ProviderError::unavailable(format!("cannot start {}: {e}", chromium.display()))
+            ProviderError::unavailable(format!(
+                "cannot start Chromium at {} ({}); install Chromium (`apt-get install chromium`) or fix browser.chromium_path",
+                chromium.display(),
+                io_reason(&e)
+            ))
+            .caused_by(e)
         })?;
         let pid = child.id().unwrap_or_default();
         tracing::info!(event = "local_browser_launched", channel_id = %channel, pid, profile = %profile.display());
@@ -194,9 +208,9 @@ impl LocalProvider {
             Err(e) => {
                 kill_group(&child);
                 let _ = child.wait().await;
-                return Err(ProviderError::failed(format!(
-                    "cannot use Chromium's debugging pipe: {e}"
-                )));
+                return Err(
+                    ProviderError::failed("cannot use Chromium's debugging pipe").caused_by(e),
+                );
             }
         };
 
@@ -248,8 +262,9 @@ impl LocalProvider {
                 let _ = tokio::time::timeout(Duration::from_secs(2), stderr_done).await;
                 Err(failure(match status {
                     Ok(Ok(status)) => format!("it exited ({status})"),
-                    _ => format!("its debugging pipe failed ({error})"),
-                }))
+                    _ => "its debugging pipe closed".to_string(),
+                })
+                .caused_by(error))
             }
         }
     }
@@ -313,9 +328,11 @@ impl BrowserProvider for LocalProvider {
             Ok(()) => Ok(Removed::Removed),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Removed::NotFound),
             Err(e) => Err(ProviderError::failed(format!(
-                "cannot delete profile {}: {e}",
-                dir.display()
-            ))),
+                "cannot delete the profile directory {} ({}); check its permissions",
+                dir.display(),
+                io_reason(&e)
+            ))
+            .caused_by(e)),
         }
     }
 
@@ -499,6 +516,21 @@ fn clear_stale_lock(profile: &Path) {
     }
 }
 
+/// What an OS error means, in words for a person (the raw text goes to the log as the cause).
+fn io_reason(error: &std::io::Error) -> &'static str {
+    use std::io::ErrorKind;
+    match error.kind() {
+        ErrorKind::NotFound => "it is not there",
+        ErrorKind::PermissionDenied => "permission denied",
+        ErrorKind::AlreadyExists => "something else is in the way",
+        ErrorKind::StorageFull => "the disk is full",
+        ErrorKind::ReadOnlyFilesystem => "the file system is read-only",
+        ErrorKind::NotADirectory => "a file is in the way of a directory",
+        ErrorKind::IsADirectory => "a directory is in the way",
+        _ => "the system refused",
+    }
+}
+
 /// Finds a Chromium-family binary on PATH.
 pub fn find_chromium() -> Option<PathBuf> {
     let names = [
@@ -511,4 +543,58 @@ pub fn find_chromium() -> Option<PathBuf> {
     std::env::split_paths(&path)
         .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
         .find(|candidate| candidate.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provider(chromium: &Path, profiles_dir: PathBuf) -> LocalProvider {
+        LocalProvider::new(LocalSettings {
+            chromium_path: Some(chromium.to_path_buf()),
+            profiles_dir,
+            persist_profile: true,
+            screen: (800, 600),
+            extra_args: Vec::new(),
+        })
+    }
+
+    fn no_progress() -> ProgressFn {
+        Arc::new(|_: &str, _: &str| {})
+    }
+
+    #[tokio::test]
+    async fn os_errors_reach_the_log_detail_never_the_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let channel = ChannelId::parse("c1").unwrap();
+        // A "Chromium" that is a file but not a program (no execute bit): the spawn fails.
+        let fake = dir.path().join("chromium");
+        std::fs::write(&fake, "not a program").unwrap();
+        let error = provider(&fake, dir.path().join("profiles"))
+            .ensure_browser(&channel, no_progress())
+            .await
+            .unwrap_err();
+        assert!(!error.message().contains("os error"), "{error}");
+        assert!(error.message().contains("permission denied"), "{error}");
+        assert!(error.message().contains("browser.chromium_path"), "{error}");
+        assert!(
+            error.detail().is_some_and(|d| d.contains("os error 13")),
+            "{:?}",
+            error.detail()
+        );
+        // The profiles directory is a file: the profile cannot be made.
+        let blocker = dir.path().join("blocker");
+        std::fs::write(&blocker, "").unwrap();
+        let error = provider(&fake, blocker.join("profiles"))
+            .ensure_browser(&channel, no_progress())
+            .await
+            .unwrap_err();
+        assert!(!error.message().contains("os error"), "{error}");
+        assert!(error.message().contains("profile directory"), "{error}");
+        assert!(
+            error.detail().is_some_and(|d| d.contains("os error")),
+            "{:?}",
+            error.detail()
+        );
+    }
 }

@@ -1,4 +1,5 @@
-//! Hardening (DESIGN.md §13): no DevTools port on a local-mode Chromium.
+//! Hardening (DESIGN.md §13): no DevTools port on a local-mode or sidecar Chromium (bridge
+//! and host network), least-privilege sidecars, clean errors and logs, faults.
 
 use std::time::Duration;
 
@@ -666,4 +667,112 @@ async fn a_sidecar_killed_mid_screencast_and_mid_tool_call_is_reported_and_recov
     let probe = docker::probe(&container).await;
     assert_eq!(probe.eval(&tab, "document.cookie").await, "survives=kill");
     hanger.abort();
+}
+
+/// Docker mode on `network` ("bridge" or "host"): the channel works, a second CDP client
+/// through the gate (a probe) works beside the daemon's own without disturbing it, and no
+/// process of the sidecar's Chromium holds a LISTEN TCP socket; the sidecar holds exactly
+/// one, its gate. With the host network the container's sockets are the host's, so this is
+/// also "nothing of Chrome's on the host's loopback".
+async fn a_sidecar_chromium_listens_on_no_tcp_port(network: &str) {
+    use porthole_tests::docker::{
+        self, docker, ensure_image, inspect_container, unique, DockerCleanup,
+    };
+
+    ensure_image().await;
+    let tag = unique(&format!("hd-port-{network}"));
+    let _cleanup = DockerCleanup::new(&tag);
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({"network": network}))).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let tab = pane.start(&tag).await;
+    pane.watch().await;
+    let navigate = |title: &'static str| {
+        let pane = &pane;
+        async move {
+            let mark = pane.mark();
+            let url = format!("data:text/html,<title>{title}</title><h1>{title}</h1>");
+            pane.send(json!({"type": "navigate", "url": url}));
+            pane.message_where(&format!("page_info of {title}"), mark, |m| {
+                m["type"] == "page_info" && m["title"] == title
+            })
+            .await;
+        }
+    };
+    navigate("First").await;
+
+    // A second client on the shared pipe: it attaches, reads and detaches; the daemon's
+    // session must neither see its replies nor take its detach for a closed tab.
+    let container = format!("porthole-chrome-{tag}");
+    let probe = docker::probe(&container).await;
+    assert_eq!(probe.eval(&tab, "document.title").await, "First");
+    assert!(!probe.pages().await.is_empty());
+    drop(probe);
+    let frames_before = pane.frame_count();
+    navigate("Second").await;
+    pane.frames_at_least(frames_before + 1).await;
+
+    let info = inspect_container(&container).expect("the sidecar runs");
+    let sidecar = info["State"]["Pid"].as_u64().expect("the sidecar's pid") as u32;
+    let cmdline = |p: u32| {
+        String::from_utf8_lossy(&std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default())
+            .replace('\0', " ")
+    };
+    let family = porthole_tests::eventually(
+        "a renderer under the sidecar's Chromium",
+        Duration::from_secs(10),
+        || async move {
+            let family = process_family(sidecar);
+            family
+                .iter()
+                .any(|p| cmdline(*p).contains("--type=renderer"))
+                .then_some(family)
+        },
+    )
+    .await;
+    let chromium: Vec<u32> = family.iter().copied().filter(|p| *p != sidecar).collect();
+    let browser = chromium
+        .iter()
+        .copied()
+        .find(|p| {
+            let line = cmdline(*p);
+            line.split(' ')
+                .next()
+                .is_some_and(|a| a.contains("chromium"))
+                && !line.contains("--type=")
+        })
+        .expect("the browser process");
+    let browser_line = cmdline(browser);
+    assert!(
+        browser_line.contains("--remote-debugging-pipe"),
+        "{browser_line}"
+    );
+    assert!(
+        !browser_line.contains("--remote-debugging-port"),
+        "{browser_line}"
+    );
+    let listening = listening_sockets_of(&chromium);
+    assert!(
+        listening.is_empty(),
+        "Chromium processes {chromium:?} of the {network} sidecar hold LISTEN sockets (pid, inode): {listening:?}"
+    );
+    assert_eq!(
+        listening_sockets_of(&[sidecar]).len(),
+        1,
+        "the sidecar should listen on its gate and nothing else"
+    );
+    let (has_port_file, _) = docker(&["exec", &container, "sh", "-c", "ls /profile/DevToolsActivePort /tmp/porthole-profile/DevToolsActivePort 2>/dev/null | grep -q ."]);
+    assert!(
+        !has_port_file,
+        "Chromium wrote DevToolsActivePort, so it opened a port"
+    );
+}
+
+#[tokio::test]
+async fn a_bridge_network_sidecar_chromium_listens_on_no_tcp_port() {
+    a_sidecar_chromium_listens_on_no_tcp_port("bridge").await;
+}
+
+#[tokio::test]
+async fn a_host_network_sidecar_chromium_listens_on_no_tcp_port() {
+    a_sidecar_chromium_listens_on_no_tcp_port("host").await;
 }

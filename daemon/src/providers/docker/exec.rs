@@ -1,6 +1,7 @@
 //! CDP inside the Docker API connection (DESIGN.md §14): `docker exec <container>
-//! porthole-sidecar cdp-pipe` relays NUL-framed CDP between its stdin/stdout and Chrome's
-//! loopback DevTools, and bollard's attached exec stream carries it, over the engine's own
+//! porthole-sidecar cdp-pipe` relays NUL-framed CDP between its stdin/stdout and the sidecar's
+//! private Unix socket (the sidecar shares Chrome's `--remote-debugging-pipe` among its
+//! clients), and bollard's attached exec stream carries it, over the engine's own
 //! TLS or SSH connection. Nothing of the container is published and no port is opened on any
 //! network; the engine's authentication is the gate.
 //!
