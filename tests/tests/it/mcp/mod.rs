@@ -3,6 +3,8 @@
 //! (on a Chromium started by the test standing in for the user's Chrome), against local pages.
 
 mod agents;
+mod badges;
+mod both;
 mod budget;
 mod checks;
 mod files;
@@ -14,4 +16,5 @@ mod oversight;
 mod pages;
 mod proxy;
 mod refs;
+mod self_check;
 mod settle;
