@@ -203,5 +203,7 @@ pub fn record(tab: &Tab, frame: &FrameRefs, lo: u64, hi: u64) {
         .find(|f| f.target_id == frame.target_id)
         .unwrap_or_else(|| frame.clone());
     entry.ranges.push((lo, hi));
-    tab.browser.refs().merge(&tab.target_id, hi, vec![entry], &[]);
+    tab.browser
+        .refs()
+        .merge(&tab.target_id, hi, vec![entry], &[]);
 }

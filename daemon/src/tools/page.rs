@@ -211,7 +211,10 @@ async fn capture_with_badges(
     let mut lines = Vec::new();
     for b in found["badges"].as_array().into_iter().flatten() {
         let label = b["ref"].as_str().unwrap_or_default().to_string();
-        lines.push(format!("{label} {}", b["what"].as_str().unwrap_or_default()));
+        lines.push(format!(
+            "{label} {}",
+            b["what"].as_str().unwrap_or_default()
+        ));
         badges.push(super::badges::Badge {
             label,
             x: b["x"].as_f64().unwrap_or(0.0),

@@ -16,9 +16,7 @@ fn decode(b64: &str) -> image::RgbImage {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(b64)
         .expect("base64 image");
-    image::load_from_memory(&bytes)
-        .expect("an image")
-        .to_rgb8()
+    image::load_from_memory(&bytes).expect("an image").to_rgb8()
 }
 
 fn near(a: [u8; 3], b: [u8; 3]) -> bool {
@@ -56,7 +54,10 @@ async fn badges_name_a_canvas_and_a_click_by_its_ref_lands_on_it() {
             .and_then(|l| l.split(' ').next())
             .unwrap_or_else(|| panic!("{name}: no canvas badge in\n{listing}"))
             .to_string();
-        assert!(listing.contains("button \"Real button\""), "{name}: {listing}");
+        assert!(
+            listing.contains("button \"Real button\""),
+            "{name}: {listing}"
+        );
         let (data, mime) = image(&shot).expect("an image block");
         assert_eq!(mime, "image/jpeg");
         let img = decode(&data);
@@ -64,12 +65,22 @@ async fn badges_name_a_canvas_and_a_click_by_its_ref_lands_on_it() {
         let at = |x: f64, y: f64| img.get_pixel((x * scale) as u32, (y * scale) as u32).0;
         // The canvas's label sits at its top-left corner (100, 150) in the badge colour; the
         // canvas's own green shows further in.
-        assert!(near(at(101.0, 151.0), INK), "{name}: {:?}", at(101.0, 151.0));
-        assert!(near(at(250.0, 300.0), [0x22, 0xaa, 0x77]), "{name}: {:?}", at(250.0, 300.0));
+        assert!(
+            near(at(101.0, 151.0), INK),
+            "{name}: {:?}",
+            at(101.0, 151.0)
+        );
+        assert!(
+            near(at(250.0, 300.0), [0x22, 0xaa, 0x77]),
+            "{name}: {:?}",
+            at(250.0, 300.0)
+        );
         // A plain screenshot has no badge there: the page itself was not drawn on.
         let plain = call(mcp, "screenshot", json!({})).await;
         let plain = decode(&image(&plain).expect("an image block").0);
-        let p = plain.get_pixel((101.0 * scale) as u32, (151.0 * scale) as u32).0;
+        let p = plain
+            .get_pixel((101.0 * scale) as u32, (151.0 * scale) as u32)
+            .0;
         assert!(!near(p, INK), "{name}: {p:?}");
         assert_eq!(
             eval(mcp, "document.documentElement.outerHTML").await,

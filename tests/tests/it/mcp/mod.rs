@@ -7,6 +7,7 @@ mod badges;
 mod both;
 mod budget;
 mod checks;
+mod downloads_kept;
 mod files;
 mod harness;
 mod host;

@@ -79,7 +79,10 @@ async fn read_page_marks_off_screen_and_new_elements() {
             line(&second, "Fresh button").ends_with(" new"),
             "{name}: {second}"
         );
-        assert!(!line(&second, "Add one").contains(" new"), "{name}: {second}");
+        assert!(
+            !line(&second, "Add one").contains(" new"),
+            "{name}: {second}"
+        );
         assert!(
             second.contains("new: since your last read"),
             "{name}: {second}"
@@ -95,8 +98,14 @@ async fn read_page_marks_off_screen_and_new_elements() {
         )
         .await;
         let scrolled = ok(mcp, "read_page", json!({})).await;
-        assert!(!line(&scrolled, "Far link").contains('↓'), "{name}: {scrolled}");
-        assert!(line(&scrolled, "Add one").ends_with(" ↑"), "{name}: {scrolled}");
+        assert!(
+            !line(&scrolled, "Far link").contains('↓'),
+            "{name}: {scrolled}"
+        );
+        assert!(
+            line(&scrolled, "Add one").ends_with(" ↑"),
+            "{name}: {scrolled}"
+        );
     }
 }
 
