@@ -1,11 +1,15 @@
-//! Files in and out of a session's browser: one directory per session (a channel's own, removed
-//! when the session ends) holding the files set on file inputs (`uploads/<n>/<name>`, kept while
-//! the page may still read them) and the browser's downloads (`downloads/<guid>`).
+//! Files in and out of a session's browser. Uploads: a temporary directory per session
+//! (`uploads/<n>/<name>`, kept while the page may still read them, removed when the session
+//! ends). Downloads: the channel's own directory, `<data_dir>/downloads/<channel>/` (see
+//! [`set_downloads_root`]; a temporary one when none was set), which outlives the session, so
+//! a browser stop or restart loses neither the files nor the list (`index.json` beside them).
 //!
-//! Downloads: `Browser.setDownloadBehavior {allowAndName, eventsEnabled}` points the browser at
-//! the directory, and the recorder follows `Browser.downloadWillBegin` / `downloadProgress`
-//! into a list the tools read. Not in host mode: the behaviour is browser-wide, and the user's
-//! Chrome keeps its own download folder. Reading and answering for tools is `tools::files`.
+//! `Browser.setDownloadBehavior {allowAndName, eventsEnabled}` points the browser at the
+//! directory, and the recorder follows `Browser.downloadWillBegin` / `downloadProgress` into a
+//! list the tools read; each download remembers the frame that started it, and the tools
+//! record which owner's tab that was. Not in host mode: the behaviour is browser-wide, and
+//! the user's Chrome keeps its own download folder. Reading and answering for tools is
+//! `tools::files`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cdp::{CdpConnection, CdpEvent};
 
 /// Where a download stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DownloadState {
     InProgress,
     Completed,
@@ -36,8 +40,21 @@ impl DownloadState {
     }
 }
 
+/// Where channels' download directories go (the daemon sets `<data_dir>/downloads` at start).
+static DOWNLOADS_ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Sets where each channel's downloads are kept, `<root>/<channel>/`, for every session made
+/// after it (once per process; later calls change nothing). Without it a session keeps its
+/// downloads in a temporary directory removed with it.
+pub fn set_downloads_root(root: PathBuf) {
+    let _ = DOWNLOADS_ROOT.set(root);
+}
+
+/// The list file in a downloads directory.
+const INDEX: &str = "index.json";
+
 /// One download of the session's browser.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Download {
     /// `d1`, `d2`, … in the order they began.
     pub id: String,
@@ -52,6 +69,12 @@ pub struct Download {
     pub total: u64,
     /// Where the finished file is.
     pub path: PathBuf,
+    /// The frame that started it (a tab's target id for its main frame).
+    #[serde(default)]
+    pub frame_id: String,
+    /// The id of the owner of the tab it came from (`human` or an agent id), once known.
+    #[serde(default)]
+    pub owner: Option<String>,
 }
 
 /// A file chooser a page opened (intercepted, never shown), waiting for `upload_file`.
@@ -77,6 +100,8 @@ pub struct SessionFiles {
     /// Removed (with everything in it) when the session is dropped; `None` when it could not
     /// be created (uploads and downloads then say so).
     root: Option<tempfile::TempDir>,
+    /// The channel's downloads directory (outlives the session), when one could be made.
+    downloads_dir: Option<PathBuf>,
     /// Short lock, never held across an await.
     downloads: Mutex<Vec<Download>>,
     uploads: AtomicU64,
@@ -104,22 +129,29 @@ impl SessionFiles {
     ) -> Arc<Self> {
         let root = tempfile::Builder::new()
             .prefix(&format!("porthole-files-{channel}-"))
-            .tempdir()
-            .and_then(|root| {
-                std::fs::create_dir_all(root.path().join("downloads"))?;
-                Ok(root)
-            });
-        let (root, tracking) = match root {
-            Ok(root) => (Some(root), tracking),
+            .tempdir();
+        let downloads_dir = match (&root, DOWNLOADS_ROOT.get()) {
+            (_, Some(shared)) => Ok(shared.join(channel)),
+            (Ok(root), None) => Ok(root.path().join("downloads")),
+            (Err(e), None) => Err(std::io::Error::new(e.kind(), e.to_string())),
+        }
+        .and_then(|dir| std::fs::create_dir_all(&dir).map(|()| dir));
+        let root = root
+            .inspect_err(|e| tracing::warn!(event = "session_files_unavailable", error = %e))
+            .ok();
+        let (downloads_dir, tracking) = match downloads_dir {
+            Ok(dir) => (Some(dir), tracking),
             Err(e) => {
-                tracing::warn!(event = "session_files_unavailable", error = %e);
-                let why = format!("no directory for the browser's files could be created ({e})");
+                tracing::warn!(event = "downloads_dir_unavailable", error = %e);
+                let why = format!("no directory for the browser's downloads could be made ({e})");
                 (None, DownloadTracking::Off(why))
             }
         };
+        let earlier = downloads_dir.as_deref().map(load_index).unwrap_or_default();
         let files = Arc::new(Self {
             root,
-            downloads: Mutex::new(Vec::new()),
+            downloads_dir,
+            downloads: Mutex::new(earlier),
             uploads: AtomicU64::new(0),
             tracking: Mutex::new(tracking.clone()),
             choosers: Mutex::new(HashMap::new()),
@@ -135,7 +167,34 @@ impl SessionFiles {
 
     /// Where the browser saves downloads.
     pub fn downloads_dir(&self) -> Option<PathBuf> {
-        Some(self.root.as_ref()?.path().join("downloads"))
+        self.downloads_dir.clone()
+    }
+
+    /// Records that download `id` came from a tab of `owner` (`human` or an agent id).
+    pub fn set_owner(&self, id: &str, owner: &str) {
+        let mut downloads = self.downloads.lock().expect("downloads lock");
+        if let Some(d) = downloads.iter_mut().find(|d| d.id == id) {
+            d.owner = Some(owner.to_string());
+        }
+        self.save(&downloads);
+    }
+
+    /// Writes the list beside the files (best effort; a failure is logged). Called with the
+    /// list's lock held: it is a small synchronous write, never an await.
+    fn save(&self, downloads: &[Download]) {
+        let Some(dir) = &self.downloads_dir else {
+            return;
+        };
+        let write = serde_json::to_vec_pretty(downloads)
+            .map_err(std::io::Error::other)
+            .and_then(|json| {
+                let tmp = dir.join(format!("{INDEX}.tmp"));
+                std::fs::write(&tmp, json)?;
+                std::fs::rename(tmp, dir.join(INDEX))
+            });
+        if let Err(e) = write {
+            tracing::warn!(event = "downloads_index_not_saved", error = %e);
+        }
     }
 
     /// Whether downloads are followed.
@@ -256,6 +315,7 @@ impl SessionFiles {
                 }
                 let id = format!("d{}", downloads.len() + 1);
                 tracing::info!(event = "download_began", id, guid);
+                let frame_id = p["frameId"].as_str().unwrap_or_default().to_string();
                 downloads.push(Download {
                     id,
                     guid: guid.to_string(),
@@ -268,7 +328,10 @@ impl SessionFiles {
                     received: 0,
                     total: 0,
                     path: dir.join(guid),
+                    frame_id,
+                    owner: None,
                 });
+                self.save(&downloads);
             }
             "Browser.downloadProgress" => {
                 let Some(d) = downloads.iter_mut().find(|d| d.guid == guid) else {
@@ -283,11 +346,30 @@ impl SessionFiles {
                 };
                 if d.state != DownloadState::InProgress {
                     tracing::info!(event = "download_ended", id = %d.id, state = d.state.as_str(), bytes = d.received);
+                    self.save(&downloads);
                 }
             }
             _ => {}
         }
     }
+}
+
+/// The list an earlier session left in `dir`; downloads it left running were cut off with
+/// its browser and count as canceled.
+fn load_index(dir: &Path) -> Vec<Download> {
+    let Ok(json) = std::fs::read(dir.join(INDEX)) else {
+        return Vec::new();
+    };
+    let mut list: Vec<Download> = serde_json::from_slice(&json).unwrap_or_else(|e| {
+        tracing::warn!(event = "downloads_index_unreadable", error = %e);
+        Vec::new()
+    });
+    for d in &mut list {
+        if d.state == DownloadState::InProgress {
+            d.state = DownloadState::Canceled;
+        }
+    }
+    list
 }
 
 #[cfg(test)]
@@ -296,8 +378,10 @@ mod tests {
 
     #[test]
     fn download_events_make_a_list() {
+        let root = tempfile::tempdir().unwrap();
         let files = SessionFiles {
-            root: Some(tempfile::tempdir().unwrap()),
+            downloads_dir: Some(root.path().join("downloads")),
+            root: Some(root),
             downloads: Mutex::new(Vec::new()),
             uploads: AtomicU64::new(0),
             tracking: Mutex::new(DownloadTracking::On),
@@ -330,6 +414,13 @@ mod tests {
         );
         assert_eq!(d.path, dir.join("g1"));
         assert!(files.download("d2").is_none());
+        // The list outlives the session, beside the files.
+        std::fs::create_dir_all(&dir).unwrap();
+        files.set_owner("d1", "agent-7");
+        let again = load_index(&dir);
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0].owner.as_deref(), Some("agent-7"));
+        assert_eq!(again[0].state, DownloadState::Completed);
         let a = files.upload_dir().unwrap();
         let b = files.upload_dir().unwrap();
         assert_ne!(a, b);

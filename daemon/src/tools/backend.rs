@@ -126,8 +126,8 @@ async fn dispatch(
                  browser. Ask the user in your conversation instead.",
             ))
         }
-        ToolCall::ListDownloads(_) => return Ok(files::list_downloads(browser)),
-        ToolCall::GetDownload(a) => return files::get_download(browser, a).await,
+        ToolCall::ListDownloads(_) => return Ok(files::list_downloads(browser, actor)),
+        ToolCall::GetDownload(a) => return files::get_download(browser, actor, a).await,
         _ => {}
     }
     let tab = Tab::for_actor(browser, actor).await?;
@@ -144,7 +144,8 @@ async fn dispatch(
     Ok(dialogs::mention_open_dialog(&tab, output))
 }
 
-/// Tools that do not run in the page, so they work while a dialog blocks it.
+/// Tools that do not run in the page, so they work while a dialog blocks it (a screenshot
+/// with badges asks the page where its elements are, so it does not).
 fn works_during_dialog(call: &ToolCall) -> bool {
     matches!(
         call,
@@ -152,8 +153,7 @@ fn works_during_dialog(call: &ToolCall) -> bool {
             | ToolCall::ReadNetworkRequests(_)
             | ToolCall::ListDownloads(_)
             | ToolCall::GetDownload(_)
-            | ToolCall::Screenshot(_)
-    )
+    ) || matches!(call, ToolCall::Screenshot(a) if !a.badges())
 }
 
 async fn run_on_tab(tab: &Tab, call: &ToolCall) -> Result<ToolOutput, ToolError> {

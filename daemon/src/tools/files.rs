@@ -6,7 +6,8 @@
 //! `DOM.setFileInputFiles` — or, in docker mode, where the browser cannot see the daemon's
 //! disk, built in the page from their bytes and set through a `DataTransfer` — then read back
 //! from the input. Downloads are what the session
-//! recorded; a finished one is returned as an embedded resource (base64) with its path.
+//! recorded, each agent seeing those from its own tabs; a finished one is returned as an
+//! embedded resource (base64) with its path.
 
 use std::sync::Arc;
 
@@ -18,8 +19,8 @@ use serde_json::{json, Value};
 use super::driver::{helper_object_on, helper_on, Tab, PAGE_JS};
 use super::error::ToolError;
 use super::refs;
-use crate::browser::files::{DownloadState, DownloadTracking};
-use crate::browser::BrowserSession;
+use crate::browser::files::{Download, DownloadState, DownloadTracking};
+use crate::browser::{Actor, BrowserSession};
 use crate::mode::Mode;
 
 /// The largest download `get_download` returns inline; a larger one is named by path only.
@@ -292,15 +293,37 @@ async fn store(tab: &Tab, decoded: &[(&str, Vec<u8>)]) -> Result<Vec<String>, To
     Ok(paths)
 }
 
+/// The downloads `actor` may see, oldest first: an agent sees those from its own tabs, the
+/// owner sees all. Downloads whose tab's owner is not recorded yet are given the owner of the
+/// tab whose main frame started them, while that tab is open.
+fn downloads_of(browser: &Arc<BrowserSession>, actor: &Actor) -> Vec<Download> {
+    let files = browser.files();
+    let tabs = browser.visible_tabs(&Actor::Owner);
+    let mut downloads = files.downloads();
+    for d in downloads.iter_mut().filter(|d| d.owner.is_none()) {
+        if let Some(tab) = tabs.iter().find(|t| t.target_id == d.frame_id) {
+            files.set_owner(&d.id, &tab.owner);
+            d.owner = Some(tab.owner.clone());
+        }
+    }
+    match actor {
+        Actor::Owner => downloads,
+        Actor::Agent { id, .. } => downloads
+            .into_iter()
+            .filter(|d| d.owner.as_deref() == Some(id.as_str()))
+            .collect(),
+    }
+}
+
 /// `list_downloads`.
-pub fn list_downloads(browser: &Arc<BrowserSession>) -> ToolOutput {
+pub fn list_downloads(browser: &Arc<BrowserSession>, actor: &Actor) -> ToolOutput {
     let files = browser.files();
     if let DownloadTracking::Off(why) = files.tracking() {
         return ToolOutput::text(format!("Downloads are not listed: {why}."));
     }
-    let downloads = files.downloads();
+    let downloads = downloads_of(browser, actor);
     if downloads.is_empty() {
-        return ToolOutput::text("No downloads yet in this browser.");
+        return ToolOutput::text("No downloads yet from your tabs in this browser.");
     }
     let lines: Vec<String> = downloads
         .iter()
@@ -328,14 +351,21 @@ pub fn list_downloads(browser: &Arc<BrowserSession>) -> ToolOutput {
 /// `get_download`.
 pub async fn get_download(
     browser: &Arc<BrowserSession>,
+    actor: &Actor,
     args: &GetDownloadArgs,
 ) -> Result<ToolOutput, ToolError> {
     let files = browser.files();
     if let DownloadTracking::Off(why) = files.tracking() {
         return Err(ToolError::msg(format!("Downloads are not listed: {why}.")));
     }
-    let Some(d) = files.download(&args.id) else {
-        let known: Vec<String> = files.downloads().into_iter().map(|d| d.id).collect();
+    let mine = downloads_of(browser, actor);
+    let wanted = args.id.trim();
+    let Some(d) = mine
+        .iter()
+        .find(|d| d.id == wanted || d.guid == wanted)
+        .cloned()
+    else {
+        let known: Vec<String> = mine.into_iter().map(|d| d.id).collect();
         return Err(ToolError::msg(if known.is_empty() {
             format!("No download {}: there are no downloads yet.", args.id)
         } else {

@@ -7,11 +7,13 @@
 //!   runs in an isolated world ([`world`]) the page's scripts cannot reach.
 //! - [`in_tab`]: [`run_in_tab`], the ref tools on a tab named by id (not the active one).
 //! - [`refs`]: element refs bound to their document; stale and unknown refs are told apart.
-//! - [`snapshot`]: `read_page` and `find` (iframes, open shadow roots, size cap).
+//! - [`snapshot`]: `read_page` and `find` (iframes, open shadow roots, size cap, marks for
+//!   off-screen and new elements). [`frames`]: cross-origin frames and their sessions.
 //! - [`actions`]: `computer`. [`forms`]: `form_input`. [`waits`]: wait_for_* and settling.
 //! - [`files`]: `upload_file`, `list_downloads`, `get_download`. [`readback`]: typed and
 //!   filled values checked against what the page kept.
 //! - [`tabs`], [`page`], [`logs`]: tabs, page info/text/evaluate/screenshots, console/network.
+//! - [`badges`]: refs drawn on a screenshot (`screenshot {badges: true}`).
 //!
 //! This module never starts browsers, owns no sockets and knows nothing of HTTP or rmcp.
 //!
@@ -19,11 +21,13 @@
 
 mod actions;
 mod backend;
+mod badges;
 mod dialogs;
 mod driver;
 mod error;
 mod files;
 mod forms;
+mod frames;
 pub mod host;
 mod in_tab;
 mod logs;

@@ -159,11 +159,44 @@
     return [...node.childNodes];
   }
 
+  // The part of the top-level viewport this document shows, in its own CSS pixels: its own
+  // viewport, cut to `view` (the top viewport as an out-of-process frame sees it, from Rust).
+  function viewOf(view) {
+    const own = { x: 0, y: 0, w: innerWidth, h: innerHeight };
+    if (!view) return own;
+    const x = Math.max(own.x, view.x), y = Math.max(own.y, view.y);
+    return { x, y, w: Math.min(own.x + own.w, view.x + view.w) - x, h: Math.min(own.y + own.h, view.y + view.h) - y };
+  }
+
+  // Where an element lies outside `view`: '↑' above, '↓' below, '←' left, '→' right, '' in view.
+  // Same-origin frames add their offsets, so `view` is in the top document's pixels.
+  function offscreen(el, view) {
+    const r = el.getBoundingClientRect();
+    let dx = 0, dy = 0;
+    for (let w = el.ownerDocument.defaultView; w && w.frameElement; w = w.parent) {
+      const f = w.frameElement.getBoundingClientRect();
+      dx += f.left + w.frameElement.clientLeft; dy += f.top + w.frameElement.clientTop;
+    }
+    if (r.bottom + dy <= view.y) return '↑';
+    if (r.top + dy >= view.y + view.h) return '↓';
+    if (r.right + dx <= view.x) return '←';
+    if (r.left + dx >= view.x + view.w) return '→';
+    return '';
+  }
+
+  // Elements each reader saw at its last read_page of this document (reader = agent id), so
+  // the next read can mark what is new.
+  const seenBy = new Map();
+
   function snapshot(opts) {
     const all = opts.filter === 'all';
     const maxDepth = opts.depth || 1e9;
     const lines = [];
     const frames = [];
+    const view = viewOf(opts.view);
+    const prev = opts.reader ? seenBy.get(opts.reader) : null;
+    const seen = new WeakSet();
+    let off = 0, fresh = 0;
     const walk = (node, depth) => {
       for (const child of children(node)) {
         if (child.nodeType === 3) {
@@ -186,11 +219,16 @@
         const r = role(el);
         const interactive = isInteractive(el, r);
         const show = r === 'iframe' || (all ? (r !== '' || interactive) : (interactive || LANDMARKS.has(r)));
+        seen.add(el);
         let inner = depth;
         if (show && depth < maxDepth) {
           const ref = refFor(el, opts.base);
           const n = name(el, r);
-          lines.push(' '.repeat(depth) + '- ' + (r || 'generic') + (n ? ' ' + quote(n) : '') + ' [ref=' + ref + ']' + details(el, r, all));
+          let marks = '';
+          const where = offscreen(el, view);
+          if (where) { marks += ' ' + where; off++; }
+          if (prev && !prev.has(el)) { marks += ' new'; fresh++; }
+          lines.push(' '.repeat(depth) + '- ' + (r || 'generic') + (n ? ' ' + quote(n) : '') + ' [ref=' + ref + ']' + details(el, r, all) + marks);
           inner = depth + 1;
           if (r === 'iframe') {
             let doc = null;
@@ -211,7 +249,8 @@
     };
     const root = document.documentElement;
     if (root) walk(root, opts.indent || 0);
-    return { lines, frames, next, title: document.title, url: location.href };
+    if (opts.reader) seenBy.set(opts.reader, seen);
+    return { lines, frames, next, off, fresh, first: !prev, title: document.title, url: location.href };
   }
 
   function describe(el) {
@@ -415,6 +454,9 @@
     return false;
   }
 
+  // wait_for_*: which of a selector and a text (either may be null) this document has.
+  const has = (sel, needle) => ({ selector: sel != null && hasSelector(sel), text: needle != null && hasText(needle) });
+
   // Resolves once `frames` rendering frames in a row passed without a DOM mutation (so what an
   // action changed, synchronously or in a follow-up task or frame, is in place), or after
   // `maxMs`. A hidden document gets no animation frames; 16 ms timers stand in for them.
@@ -498,12 +540,75 @@
     return { ok: true };
   }
 
+  // screenshot {badges}: what can be clicked in the viewport, each with a ref and its box in
+  // viewport CSS pixels (cut to the viewport). Interactive elements whose centre is not covered,
+  // plus what hit-testing a grid finds that the tree misses: canvases, videos, and elements
+  // drawn with a pointer cursor (the outermost of a run, as the cursor is inherited).
+  function badges(base, max) {
+    const W = innerWidth, H = innerHeight;
+    const found = [];
+    const have = new Set();
+    const add = (el) => {
+      if (!el || have.has(el) || found.length >= max) return;
+      const r = el.getBoundingClientRect();
+      const x0 = Math.max(0, r.left), y0 = Math.max(0, r.top);
+      const x1 = Math.min(W, r.right), y1 = Math.min(H, r.bottom);
+      if (x1 - x0 < 2 || y1 - y0 < 2) return;
+      have.add(el);
+      const ro = role(el);
+      found.push({ ref: refFor(el, base), x: x0, y: y0, w: x1 - x0, h: y1 - y0,
+        what: (ro || el.localName) + (name(el, ro) ? ' ' + quote(clip(name(el, ro), 40)) : '') });
+    };
+    const pointer = (el) => el.ownerDocument.defaultView.getComputedStyle(el).cursor === 'pointer';
+    const up = (n) => n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentElement;
+    // What a click at a hit element acts on: its nearest interactive ancestor, else a canvas or
+    // video, else the outermost element of its pointer-cursor run.
+    const target = (hit) => {
+      for (let n = hit; n && n.nodeType === 1; n = up(n)) {
+        const ro = role(n);
+        if (isInteractive(n, ro)) return n;
+        if (['canvas', 'video', 'embed', 'object'].includes(n.localName)) return n;
+      }
+      if (!pointer(hit)) return null;
+      let top = hit;
+      for (let n = up(hit); n && n.nodeType === 1 && pointer(n); n = up(n)) top = n;
+      return top === document.documentElement || top === document.body ? null : top;
+    };
+    // Interactive elements of the tree, where a click at their centre reaches them.
+    const roots = [document];
+    while (roots.length) {
+      const root = roots.pop();
+      for (const el of root.querySelectorAll('*')) {
+        if (el.shadowRoot) roots.push(el.shadowRoot);
+        if (!isInteractive(el, role(el)) || !visible(el)) continue;
+        const r = el.getBoundingClientRect();
+        const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+        if (cx < 0 || cy < 0 || cx >= W || cy >= H) continue;
+        const hit = hitAt(document, cx, cy);
+        if (hit && (composedContains(el, hit) || hit.control === el)) add(el);
+      }
+    }
+    // A grid of hit tests for what the tree misses.
+    const STEP = 16;
+    const tried = new Set();
+    for (let y = STEP / 2; y < H; y += STEP) {
+      for (let x = STEP / 2; x < W; x += STEP) {
+        const hit = hitAt(document, x, y);
+        if (hit && !tried.has(hit)) { tried.add(hit); add(target(hit)); }
+      }
+    }
+    return { badges: found, next, width: W, height: H };
+  }
+
   const element = (ref) => { const found = lookup(ref); return found.el || null; };
 
   // The files an input holds, for read-back when it is known by node rather than by ref.
   const filesOf = (el) => ({ files: [...el.files].map((f) => ({ name: f.name, size: f.size })), what: describe(el) });
 
-  const api = { fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
+  // A ref for an element found by the tools (an <iframe> owning a cross-origin frame).
+  const issue = (el, base) => ({ ref: refFor(el, base), next });
+
+  const api = { badges, has, issue, fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })()

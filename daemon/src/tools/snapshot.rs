@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use super::driver::{helper_on, Tab};
 use super::error::ToolError;
+use super::frames;
 use super::refs::{self, FrameRefs};
 
 /// A placeholder `page.js` leaves where a cross-origin frame's content goes.
@@ -24,18 +25,20 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
     };
     let book = refs::book(tab);
     let mut next = book.next;
-    let opts = json!({"filter": filter, "depth": args.depth, "base": next, "indent": 0});
+    let opts = json!({"filter": filter, "depth": args.depth, "base": next, "indent": 0,
+                      "reader": tab.actor.id()});
     let main = tab.helper("snapshot", std::slice::from_ref(&opts)).await?;
     next = next.max(main["next"].as_u64().unwrap_or(1));
     // Frames read last time; those still in the page keep their session, the rest are let go.
     let mut earlier = book.frames;
     let mut read = Vec::new();
     let mut lines: Vec<String> = strings(&main["lines"]);
+    let mut marks = Marks::of(&main);
     let frames = main["frames"].as_array().cloned().unwrap_or_default();
     let owners = if frames.is_empty() {
         Vec::new()
     } else {
-        frame_owners(tab).await
+        frames::owners(tab, None).await.0
     };
     for frame in frames {
         let iframe_ref = frame["ref"].as_str().unwrap_or_default().to_string();
@@ -59,6 +62,7 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
                 let mut child_opts = opts.clone();
                 child_opts["base"] = json!(lo);
                 child_opts["indent"] = json!(depth);
+                child_opts["view"] = top_view_in_frame(tab, &iframe_ref).await;
                 match snapshot_frame(tab, &target_id, prior, &child_opts).await {
                     Ok((mut entry, child)) => {
                         let hi = child["next"].as_u64().unwrap_or(lo).max(lo);
@@ -68,6 +72,7 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
                         }
                         entry.iframe_ref = iframe_ref.clone();
                         read.push(entry);
+                        marks.add(&child);
                         strings(&child["lines"])
                             .into_iter()
                             .map(|l| {
@@ -91,14 +96,18 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
     }
     let gone: Vec<String> = earlier.iter().map(|f| f.target_id.clone()).collect();
     for gone in earlier {
-        detach(tab, &gone.target_id, &gone.session_id).await;
+        frames::detach(tab, &gone.target_id, &gone.session_id).await;
     }
     tab.browser.refs().merge(&tab.target_id, next, read, &gone);
-    let header = format!(
+    let mut header = format!(
         "Page: {} — {}",
         main["title"].as_str().unwrap_or_default(),
         main["url"].as_str().unwrap_or_default()
     );
+    if let Some(legend) = marks.legend() {
+        header.push(' ');
+        header.push_str(&legend);
+    }
     if lines.is_empty() {
         let empty = match args.filter() {
             ReadPageFilter::Interactive => {
@@ -118,21 +127,41 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
     Ok(ToolOutput::text(text))
 }
 
-/// `find`.
+/// `find`: the main document first, then each cross-origin frame while room is left.
 pub async fn find(tab: &Tab, args: &FindArgs) -> Result<ToolOutput, ToolError> {
+    let max = args.max_results();
     let base = refs::book(tab).next;
     let found = tab
         .helper(
             "find",
             &[
                 Value::from(args.query.as_str()),
-                Value::from(args.max_results()),
+                Value::from(max),
                 Value::from(base),
             ],
         )
         .await?;
     refs::advance(tab, found["next"].as_u64().unwrap_or(base));
-    let lines = strings(&found["lines"]);
+    let mut lines = strings(&found["lines"]);
+    if lines.len() < max {
+        for frame in frames::sessions(tab).await {
+            let left = max.saturating_sub(lines.len());
+            if left == 0 {
+                break;
+            }
+            let lo = refs::book(tab).next;
+            let args = [
+                Value::from(args.query.as_str()),
+                Value::from(left),
+                Value::from(lo),
+            ];
+            let Ok(found) = helper_on(tab.cdp(), &frame.session_id, "find", &args).await else {
+                continue;
+            };
+            frames::record(tab, &frame, lo, found["next"].as_u64().unwrap_or(lo));
+            lines.extend(strings(&found["lines"]));
+        }
+    }
     if lines.is_empty() {
         return Ok(ToolOutput::text(format!(
             "Nothing on the page matches {:?}. Try other words, or read_page with filter \"all\".",
@@ -145,6 +174,51 @@ pub async fn find(tab: &Tab, args: &FindArgs) -> Result<ToolOutput, ToolError> {
         args.query,
         lines.join("\n")
     )))
+}
+
+/// How many lines of a snapshot carry each mark.
+#[derive(Debug, Default)]
+struct Marks {
+    off: u64,
+    fresh: u64,
+}
+
+impl Marks {
+    fn of(snapshot: &Value) -> Self {
+        let mut marks = Self::default();
+        marks.add(snapshot);
+        marks
+    }
+
+    fn add(&mut self, snapshot: &Value) {
+        self.off += snapshot["off"].as_u64().unwrap_or(0);
+        self.fresh += snapshot["fresh"].as_u64().unwrap_or(0);
+    }
+
+    /// The line that explains the marks used, if any.
+    fn legend(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.off > 0 {
+            parts.push("↓↑←→ off-screen");
+        }
+        if self.fresh > 0 {
+            parts.push("new: since your last read");
+        }
+        (!parts.is_empty()).then(|| format!("[{}]", parts.join("; ")))
+    }
+}
+
+/// The top-level viewport as the cross-origin frame behind `iframe_ref` sees it (in its own
+/// CSS pixels), for the frame's off-screen marks; null when the frame cannot be placed.
+async fn top_view_in_frame(tab: &Tab, iframe_ref: &str) -> Value {
+    let Ok(origin) = tab.helper("frameOrigin", &[Value::from(iframe_ref)]).await else {
+        return Value::Null;
+    };
+    let (Some(x), Some(y)) = (origin["x"].as_f64(), origin["y"].as_f64()) else {
+        return Value::Null;
+    };
+    let (w, h) = tab.browser.viewport();
+    json!({"x": -x, "y": -y, "w": w, "h": h})
 }
 
 fn strings(v: &Value) -> Vec<String> {
@@ -256,23 +330,12 @@ async fn snapshot_frame(
             Ok(child) => return Ok((prior, child)),
             Err(e) => {
                 tracing::debug!(event = "frame_session_lost", target_id, error = %e);
-                detach(tab, target_id, &prior.session_id).await;
+                frames::detach(tab, target_id, &prior.session_id).await;
                 ranges = prior.ranges;
             }
         }
     }
-    let attached = tab
-        .cdp()
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target_id, "flatten": true}),
-        )
-        .await?;
-    let session_id = attached["sessionId"]
-        .as_str()
-        .ok_or_else(|| ToolError::msg("the browser gave no session for the frame"))?
-        .to_string();
-    tracing::debug!(event = "frame_session_attached", target_id, session_id = %session_id);
+    let session_id = frames::attach(tab, target_id).await?;
     match helper_on(
         tab.cdp(),
         &session_id,
@@ -291,112 +354,10 @@ async fn snapshot_frame(
             child,
         )),
         Err(e) => {
-            detach(tab, target_id, &session_id).await;
+            frames::detach(tab, target_id, &session_id).await;
             Err(e)
         }
     }
-}
-
-/// Lets go of a frame session (best effort: the frame may be gone, and its session with it).
-async fn detach(tab: &Tab, target_id: &str, session_id: &str) {
-    let result = tab
-        .cdp()
-        .call(
-            "Target.detachFromTarget",
-            json!({ "sessionId": session_id }),
-        )
-        .await;
-    tracing::debug!(
-        event = "frame_session_detached",
-        target_id,
-        session_id,
-        was_attached = result.is_ok()
-    );
-}
-
-/// The out-of-process frames of this tab's page: `(target id, ref of its <iframe>)` for each
-/// whose `<iframe>` got a ref in the main frame's snapshot.
-async fn frame_owners(tab: &Tab) -> Vec<(String, String)> {
-    const GROUP: &str = "porthole-frame-owners";
-    let cdp = tab.cdp();
-    // Owners are resolved into the helper's isolated world (where the refs are), and only an
-    // answer carrying that world's nonce is believed.
-    let Ok(world) = super::world::world(cdp, &tab.session_id).await else {
-        return Vec::new();
-    };
-    let Ok(targets) = cdp.call("Target.getTargets", json!({})).await else {
-        return Vec::new();
-    };
-    let mut owners = Vec::new();
-    let mut dom_enabled = false;
-    for info in targets["targetInfos"].as_array().into_iter().flatten() {
-        if info["type"] != "iframe" {
-            continue;
-        }
-        let Some(frame_id) = info["targetId"].as_str() else {
-            continue;
-        };
-        // Frames of other tabs are not owned by a node of this one, and fail here.
-        let mut owner = cdp
-            .call_on(
-                &tab.session_id,
-                "DOM.getFrameOwner",
-                json!({"frameId": frame_id}),
-            )
-            .await;
-        if owner.is_err() && !dom_enabled {
-            dom_enabled = true;
-            let _ = cdp.call_on(&tab.session_id, "DOM.enable", json!({})).await;
-            owner = cdp
-                .call_on(
-                    &tab.session_id,
-                    "DOM.getFrameOwner",
-                    json!({"frameId": frame_id}),
-                )
-                .await;
-        }
-        let Ok(owner) = owner else { continue };
-        let Ok(node) = cdp
-            .call_on(
-                &tab.session_id,
-                "DOM.resolveNode",
-                json!({
-                    "backendNodeId": owner["backendNodeId"],
-                    "objectGroup": GROUP,
-                    "executionContextId": world.context_id,
-                }),
-            )
-            .await
-        else {
-            continue;
-        };
-        let Ok(r) = cdp
-            .call_on(
-                &tab.session_id,
-                "Runtime.callFunctionOn",
-                json!({
-                    "objectId": node["object"]["objectId"],
-                    "functionDeclaration": "function (nonce) { try { const h = window.top[Symbol.for('porthole.tools')]; return h && h.nonce === nonce ? h.refOf(this) : null; } catch (_) { return null; } }",
-                    "arguments": [{"value": world.nonce}],
-                    "returnByValue": true,
-                }),
-            )
-            .await
-        else {
-            continue;
-        };
-        if let Some(r) = r["result"]["value"].as_str() {
-            owners.push((frame_id.to_string(), r.to_string()));
-        }
-    }
-    let _ = cdp
-        .call_on(
-            &tab.session_id,
-            "Runtime.releaseObjectGroup",
-            json!({ "objectGroup": GROUP }),
-        )
-        .await;
-    owners
 }
 
 #[cfg(test)]

@@ -2,8 +2,9 @@
 //! until they match or `wait_timeout_ms` passes (a timeout is an error), and settling after an
 //! action — until the DOM has been quiet for a couple of rendering frames, and, if the action
 //! started a navigation of the main frame (seen in the tab's events by then), until that
-//! navigation's load — with a report of what changed (URL, title, new tabs, dialogs, which are
-//! accepted so the page does not hang).
+//! navigation's load, and (bounded) for the requests the action started and the render after
+//! them — with a report of what changed (URL, title, new tabs, dialogs). A tab the action
+//! opened becomes the one the caller acts in.
 
 use std::time::{Duration, Instant};
 
@@ -28,6 +29,13 @@ const QUIET_MAX: Duration = Duration::from_millis(500);
 const NEW_TAB_DEADLINE: Duration = Duration::from_secs(2);
 /// How often the tab list is looked at meanwhile.
 const NEW_TAB_POLL: Duration = Duration::from_millis(10);
+/// The longest the settle waits for requests the action started (and the render after them).
+const NETWORK_MAX: Duration = Duration::from_secs(3);
+/// Kinds of request an action's result waits for (not navigations, streams or beacons, which
+/// are followed elsewhere or never end).
+const AWAITED_REQUESTS: [&str; 6] = ["XHR", "Fetch", "Script", "Stylesheet", "Image", "Font"];
+/// The longest we wait for a tab the action opened to load before handing it to the agent.
+const NEW_TAB_LOAD: Duration = Duration::from_secs(5);
 
 /// The state of a tab before an action.
 pub struct Before {
@@ -67,6 +75,8 @@ struct Seen {
     blocked: bool,
     /// The page opened a file chooser (intercepted, never shown).
     file_chooser: bool,
+    /// Requests started since the action that have not finished (request ids).
+    requests: std::collections::HashSet<String>,
 }
 
 impl Seen {
@@ -89,6 +99,20 @@ impl Seen {
             "Page.frameStoppedLoading" if self.navigating && main_frame => self.loaded = true,
             "Page.windowOpen" => self.window_open = true,
             "Page.fileChooserOpened" => self.file_chooser = true,
+            "Network.requestWillBeSent"
+                if event.params["type"]
+                    .as_str()
+                    .is_some_and(|t| AWAITED_REQUESTS.contains(&t)) =>
+            {
+                if let Some(id) = event.params["requestId"].as_str() {
+                    self.requests.insert(id.to_string());
+                }
+            }
+            "Network.loadingFinished" | "Network.loadingFailed" => {
+                if let Some(id) = event.params["requestId"].as_str() {
+                    self.requests.remove(id);
+                }
+            }
             _ => {}
         }
     }
@@ -107,6 +131,20 @@ pub async fn settle(tab: &Tab, mut before: Before) -> Vec<String> {
         if seen.loaded && !seen.blocked {
             quiet(tab, &mut before, &mut seen, &mut notes).await;
         }
+    }
+    // Requests the action started: wait for them (bounded), then for the render after them,
+    // which may start more.
+    let network_end = Instant::now() + NETWORK_MAX;
+    while !seen.requests.is_empty() && !seen.blocked && !seen.navigating {
+        if !requests_done(tab, &mut before, &mut seen, &mut notes, network_end).await {
+            notes.push(format!(
+                "{} request(s) this action started were still running after {} s.",
+                seen.requests.len(),
+                NETWORK_MAX.as_secs()
+            ));
+            break;
+        }
+        quiet(tab, &mut before, &mut seen, &mut notes).await;
     }
     if seen.window_open {
         wait_new_tab(tab, &before).await;
@@ -160,6 +198,27 @@ async fn follow_load(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mu
             seen.observe(tab, &event);
         }
     }
+}
+
+/// Follows the tab's events until every request in `seen` finished (true) or `end` passed.
+async fn requests_done(
+    tab: &Tab,
+    before: &mut Before,
+    seen: &mut Seen,
+    notes: &mut Vec<String>,
+    end: Instant,
+) -> bool {
+    while !seen.requests.is_empty() {
+        let Some(event) = next_event(&mut before.events, &tab.session_id, end).await else {
+            return false;
+        };
+        if handle_dialog(tab, &event, notes).await {
+            seen.blocked = true;
+            return true;
+        }
+        seen.observe(tab, &event);
+    }
+    true
 }
 
 /// Runs the in-page DOM-quiet wait, answering dialogs that open meanwhile (so it can end) and
@@ -239,8 +298,26 @@ async fn changes(tab: &Tab, before: &Before, mut notes: Vec<String>, blocked: bo
         }
     }
     let tabs = tab.visible_tabs();
+    let mut followed = false;
     for (i, t) in tabs.iter().enumerate() {
-        if !before.tabs.contains(&t.target_id) {
+        if before.tabs.contains(&t.target_id) {
+            continue;
+        }
+        // The first tab the action opened becomes the one the caller acts in.
+        if !followed && tab.browser.use_tab(&tab.actor, &t.target_id).await.is_ok() {
+            followed = true;
+            let url = loaded_url(tab, &t.target_id).await.unwrap_or(t.url.clone());
+            let back = before
+                .tabs
+                .iter()
+                .position(|id| *id == tab.target_id)
+                .map(|i| format!(" (switch_tab {} goes back)", i + 1))
+                .unwrap_or_default();
+            notes.push(format!(
+                "A new tab opened and you now act in it: [{}] {url}{back}",
+                i + 1
+            ));
+        } else {
             notes.push(format!(
                 "A new tab opened: [{}] {} (use switch_tab to act on it)",
                 i + 1,
@@ -249,6 +326,34 @@ async fn changes(tab: &Tab, before: &Before, mut notes: Vec<String>, blocked: bo
         }
     }
     notes
+}
+
+/// Waits (up to [`NEW_TAB_LOAD`]) until the tab `target_id` has loaded a document other than
+/// the blank one it starts with; returns its URL then.
+async fn loaded_url(tab: &Tab, target_id: &str) -> Option<String> {
+    let session = tab.browser.tab_session(target_id)?;
+    let started = Instant::now();
+    let end = started + NEW_TAB_LOAD;
+    let mut url = None;
+    while Instant::now() < end {
+        let state = super::driver::eval_on(
+            tab.cdp(),
+            &session,
+            "({url: location.href, state: document.readyState})",
+            Duration::from_secs(2),
+        )
+        .await;
+        if let Ok(v) = state {
+            url = v["url"].as_str().map(str::to_string);
+            let blank = url.as_deref() == Some("about:blank");
+            // A tab opened blank on purpose (window.open()) stays blank: a second is enough.
+            if v["state"] == "complete" && (!blank || started.elapsed() > Duration::from_secs(1)) {
+                return url;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    url
 }
 
 /// The next event of `session` (or a browser-level one), or `None` at `end`.
@@ -286,39 +391,23 @@ async fn handle_dialog(tab: &Tab, event: &CdpEvent, notes: &mut Vec<String>) -> 
 }
 
 /// Polls every 250 ms until `wait` matches; a timeout is an error saying what never appeared.
+/// The selector and the text may each be found in the page or in any of its cross-origin
+/// frames.
 pub async fn wait_for(tab: &Tab, wait: &WaitFor) -> Result<String, ToolError> {
     let started = Instant::now();
-    let check = format!(
-        "(() => {{ const P = ({}); return {} && {}; }})()",
-        super::driver::PAGE_JS,
-        wait.selector
-            .as_ref()
-            .map(|s| format!(
-                "P.hasSelector({})",
-                serde_json::to_string(s).unwrap_or_default()
-            ))
-            .unwrap_or_else(|| "true".into()),
-        wait.text
-            .as_ref()
-            .map(|t| format!(
-                "P.hasText({})",
-                serde_json::to_string(t).unwrap_or_default()
-            ))
-            .unwrap_or_else(|| "true".into()),
-    );
     let mut last_error = None;
     loop {
-        // The tab may have navigated or been replaced; evaluate wherever it is now.
+        // The tab may have navigated or been replaced; look wherever it is now.
         let current = tab.current();
-        match current.eval(&check, Duration::from_secs(5)).await {
-            Ok(Value::Bool(true)) => {
+        match found(&current, wait).await {
+            Ok(true) => {
                 return Ok(format!(
                     "Waited {} ms for {}.",
                     started.elapsed().as_millis(),
                     what(wait)
                 ))
             }
-            Ok(_) => {}
+            Ok(false) => {}
             Err(e) => last_error = Some(e.to_string()),
         }
         if started.elapsed() + WAIT_POLL_INTERVAL > wait.timeout {
@@ -336,6 +425,33 @@ pub async fn wait_for(tab: &Tab, wait: &WaitFor) -> Result<String, ToolError> {
         }
         tokio::time::sleep(WAIT_POLL_INTERVAL).await;
     }
+}
+
+/// Whether `wait`'s selector and text are each in the page or one of its cross-origin frames.
+async fn found(tab: &Tab, wait: &WaitFor) -> Result<bool, ToolError> {
+    let check = |v: &Value| {
+        let selector = wait.selector.is_none() || v["selector"] == true;
+        let text = wait.text.is_none() || v["text"] == true;
+        (selector, text)
+    };
+    let args = [
+        Value::from(wait.selector.clone()),
+        Value::from(wait.text.clone()),
+    ];
+    let (mut selector, mut text) = check(&tab.helper("has", &args).await?);
+    if selector && text {
+        return Ok(true);
+    }
+    let frames = super::frames::sessions(tab).await;
+    for (_, v) in super::frames::helper_in_each(tab, &frames, "has", &args).await {
+        let (s, t) = check(&v);
+        selector |= s;
+        text |= t;
+        if selector && text {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 fn what(wait: &WaitFor) -> String {

@@ -60,6 +60,9 @@ pub struct ScreenshotArgs {
     /// Image format (default jpeg).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<ImageFormat>,
+    /// Label clickable things with refs for computer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub badges: Option<bool>,
     /// CSS selector to wait for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for_selector: Option<String>,
@@ -72,6 +75,13 @@ pub struct ScreenshotArgs {
     pub wait_timeout_ms: Option<u64>,
 }
 impl_has_wait!(ScreenshotArgs);
+
+impl ScreenshotArgs {
+    /// Whether refs are drawn on the image.
+    pub fn badges(&self) -> bool {
+        self.badges == Some(true)
+    }
+}
 
 impl Validate for ScreenshotArgs {
     fn validate(&mut self) -> Result<(), String> {
@@ -112,6 +122,7 @@ impl SaveScreenshotArgs {
     pub fn screenshot_args(&self) -> ScreenshotArgs {
         ScreenshotArgs {
             format: Some(self.resolved_format()),
+            badges: None,
             wait_for_selector: self.wait_for_selector.clone(),
             wait_for_text: self.wait_for_text.clone(),
             wait_timeout_ms: self.wait_timeout_ms,

@@ -3,8 +3,11 @@
 //! (on a Chromium started by the test standing in for the user's Chrome), against local pages.
 
 mod agents;
+mod badges;
+mod both;
 mod budget;
 mod checks;
+mod downloads_kept;
 mod files;
 mod harness;
 mod host;
@@ -14,4 +17,5 @@ mod oversight;
 mod pages;
 mod proxy;
 mod refs;
+mod self_check;
 mod settle;

@@ -150,6 +150,33 @@ pub const REWRITE_PAGE: &str = r#"<!doctype html><html><head><title>Rewrite page
 <a id="out" href="/second" target="_blank">Open second</a>
 </body></html>"#;
 
+/// A button at the top, a link far below the fold, and a button that adds a new one.
+pub const MARKS_PAGE: &str = r#"<!doctype html><html><head><title>Marks page</title></head><body style="margin:8px">
+<button id="add" onclick="const b=document.createElement('button');b.textContent='Fresh button';document.body.insertBefore(b,document.getElementById('gap'))">Add one</button>
+<div id="gap" style="height:3000px"></div>
+<a href="/second">Far link</a>
+</body></html>"#;
+
+/// A button whose click fetches `/api/slow` (answered after longer than the settle's DOM-quiet
+/// cap) and renders the answer only then.
+pub const FETCH_PAGE: &str = r#"<!doctype html><html><head><title>Fetch page</title></head><body>
+<button onclick="fetch('/api/slow').then(r=>r.json()).then(d=>{document.getElementById('out').textContent='Loaded '+d.n})">Load</button>
+<span id="out">Nothing yet</span>
+</body></html>"#;
+
+/// A canvas (which the accessibility tree does not show) that records where it was clicked,
+/// in `window.hits`, below a heading, beside a real button.
+pub const CANVAS_PAGE: &str = r#"<!doctype html><html><head><title>Canvas page</title>
+<style>body{margin:0;font:16px sans-serif}#c{position:absolute;left:100px;top:150px}</style></head><body>
+<h1>Canvas</h1><button id="b">Real button</button>
+<canvas id="c" width="300" height="200"></canvas>
+<script>
+ window.hits = [];
+ const c = document.getElementById('c'), g = c.getContext('2d');
+ g.fillStyle = '#2a7'; g.fillRect(0, 0, 300, 200); g.fillStyle = '#fff'; g.fillRect(120, 70, 60, 60);
+ c.addEventListener('click', e => hits.push([e.offsetX, e.offsetY]));
+</script></body></html>"#;
+
 pub async fn serve() -> std::net::SocketAddr {
     let app = Router::new()
         .route("/form", get(|| async { Html(FORM_PAGE) }))
@@ -200,6 +227,18 @@ pub async fn serve() -> std::net::SocketAddr {
             }),
         )
         .route("/xframe", get(|| async { Html(XFRAME_PAGE) }))
+        .route("/marks", get(|| async { Html(MARKS_PAGE) }))
+        .route("/fetch", get(|| async { Html(FETCH_PAGE) }))
+        .route("/canvas", get(|| async { Html(CANVAS_PAGE) }))
+        .route(
+            "/api/slow",
+            get(|| async {
+                // Longer than the settle's DOM-quiet cap (500 ms): only a settle that waits
+                // for the request sees what the page renders after it.
+                tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+                Json(serde_json::json!({"n": 42}))
+            }),
+        )
         .route(
             "/api/data",
             get(|| async { Json(serde_json::json!({"n": 42})) }),

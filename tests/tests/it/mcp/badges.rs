@@ -1,0 +1,109 @@
+//! The vision fallback (issue 12), in both MCP binaries: `screenshot {badges: true}` draws a
+//! ref on each clickable thing, a canvas the accessibility tree misses included, lists the
+//! refs, and leaves the page as it was; `computer {ref}` with the canvas's badge lands at its
+//! centre. Bad input (an unknown ref) is a clear error result.
+
+use base64::Engine as _;
+use serde_json::json;
+
+use super::both::Both;
+use super::harness::{call, err, eval, eval_until, image, is_error, ok, text};
+
+/// The badge colour drawn by the daemon (tools/badges.rs).
+const INK: [u8; 3] = [224, 0, 122];
+
+fn decode(b64: &str) -> image::RgbImage {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .expect("base64 image");
+    image::load_from_memory(&bytes).expect("an image").to_rgb8()
+}
+
+fn near(a: [u8; 3], b: [u8; 3]) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| (i16::from(*x) - i16::from(y)).abs() < 48)
+}
+
+#[tokio::test]
+async fn badges_name_a_canvas_and_a_click_by_its_ref_lands_on_it() {
+    let pages = super::pages::serve().await;
+    let both = Both::start(pages, "mcp-badges").await;
+    for (name, mcp) in &both.clients {
+        ok(
+            mcp,
+            "navigate",
+            json!({"url": format!("http://{pages}/canvas")}),
+        )
+        .await;
+        ok(mcp, "resize_window", json!({"width": 800, "height": 600})).await;
+        // The tree does not show the canvas.
+        let snap = ok(mcp, "read_page", json!({})).await;
+        assert!(
+            !snap.lines().skip(1).any(|l| l.contains("canvas")),
+            "{name}: {snap}"
+        );
+        let dom_before = eval(mcp, "document.documentElement.outerHTML").await;
+
+        let shot = call(mcp, "screenshot", json!({"badges": true})).await;
+        let listing = text(&shot);
+        assert!(!is_error(&shot), "{name}: {listing}");
+        let canvas = listing
+            .lines()
+            .find(|l| l.ends_with(" canvas"))
+            .and_then(|l| l.split(' ').next())
+            .unwrap_or_else(|| panic!("{name}: no canvas badge in\n{listing}"))
+            .to_string();
+        assert!(
+            listing.contains("button \"Real button\""),
+            "{name}: {listing}"
+        );
+        let (data, mime) = image(&shot).expect("an image block");
+        assert_eq!(mime, "image/jpeg");
+        let img = decode(&data);
+        let scale = f64::from(img.width()) / 800.0;
+        let at = |x: f64, y: f64| img.get_pixel((x * scale) as u32, (y * scale) as u32).0;
+        // The canvas's label sits at its top-left corner (100, 150) in the badge colour; the
+        // canvas's own green shows further in.
+        assert!(
+            near(at(101.0, 151.0), INK),
+            "{name}: {:?}",
+            at(101.0, 151.0)
+        );
+        assert!(
+            near(at(250.0, 300.0), [0x22, 0xaa, 0x77]),
+            "{name}: {:?}",
+            at(250.0, 300.0)
+        );
+        // A plain screenshot has no badge there: the page itself was not drawn on.
+        let plain = call(mcp, "screenshot", json!({})).await;
+        let plain = decode(&image(&plain).expect("an image block").0);
+        let p = plain
+            .get_pixel((101.0 * scale) as u32, (151.0 * scale) as u32)
+            .0;
+        assert!(!near(p, INK), "{name}: {p:?}");
+        assert_eq!(
+            eval(mcp, "document.documentElement.outerHTML").await,
+            dom_before,
+            "{name}: the page changed"
+        );
+
+        // A click by the canvas's badge ref lands at its centre.
+        ok(
+            mcp,
+            "computer",
+            json!({"action": "left_click", "ref": canvas}),
+        )
+        .await;
+        eval_until(mcp, "JSON.stringify(window.hits)", json!("[[150,100]]")).await;
+
+        // Bad input: a ref no page issued.
+        let e = err(
+            mcp,
+            "computer",
+            json!({"action": "left_click", "ref": "e99999"}),
+        )
+        .await;
+        assert!(e.contains("Unknown ref e99999"), "{name}: {e}");
+    }
+}

@@ -1,0 +1,47 @@
+//! Both real MCP binaries on the same local pages: `porthole-mcp` (owner token) on a daemon's
+//! channel, and `porthole mcp-host-browser` on a Chromium the test starts for the user's.
+//! Tests that must hold for both run their cases over [`Both::clients`].
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use porthole_tests::daemon::TestDaemon;
+use porthole_tests::probe::Probe;
+use porthole_tests::TempDir;
+
+use super::harness::{connect, Client};
+use super::host::{host_args, UserChrome};
+
+/// A daemon and a "user's" Chromium, each with an MCP client on it; all stopped when dropped.
+pub(super) struct Both {
+    pub clients: Vec<(&'static str, Client)>,
+    _daemon: TestDaemon,
+    _chrome: UserChrome,
+    _home: TempDir,
+}
+
+impl Both {
+    pub async fn start(pages: SocketAddr, channel: &str) -> Self {
+        let daemon = TestDaemon::start().await;
+        let proxy = super::harness::owner_proxy(&daemon, channel, &[]).await;
+        let chrome = UserChrome::start(&format!("http://{pages}/user")).await;
+        let probe = Probe::connect(chrome.profile.path()).await;
+        porthole_tests::eventually("the user's tab", Duration::from_secs(20), || async {
+            probe
+                .pages()
+                .await
+                .into_iter()
+                .find(|p| p["url"].as_str().is_some_and(|u| u.ends_with("/user")))
+        })
+        .await;
+        let home = TempDir::new("mcp-both");
+        let (args, env) = host_args(&home, &[chrome.profile.path()], &[]);
+        let host = connect("porthole", &args, &env).await;
+        Self {
+            clients: vec![("porthole-mcp", proxy), ("mcp-host-browser", host)],
+            _daemon: daemon,
+            _chrome: chrome,
+            _home: home,
+        }
+    }
+}

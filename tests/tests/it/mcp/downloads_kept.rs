@@ -1,0 +1,86 @@
+//! Downloads per channel and per agent (issue 12), through `porthole-mcp`: a download lands in
+//! the channel's own directory under the data dir, an agent lists only the downloads from its
+//! own tabs (the owner lists all), and after the daemon and its browser stop and start again
+//! the download is still listed and fetched byte-exact.
+
+use base64::Engine as _;
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use serde_json::json;
+
+use super::harness::{agent_proxy, call, err, ok, owner_proxy, ref_of, resource_blob, Client};
+use super::pages::report_bytes;
+
+const CHANNEL: &str = "mcp-downloads-kept";
+
+/// Polls list_downloads until `needle` shows (deadline 20 s).
+async fn listed(mcp: &Client, needle: &str) -> String {
+    porthole_tests::eventually(
+        &format!("list_downloads showing {needle:?}"),
+        std::time::Duration::from_secs(20),
+        || async {
+            let t = ok(mcp, "list_downloads", json!({})).await;
+            t.contains(needle).then_some(t)
+        },
+    )
+    .await
+}
+
+async fn bytes_of(mcp: &Client, id: &str) -> Vec<u8> {
+    let result = call(mcp, "get_download", json!({ "id": id })).await;
+    let (blob, _) = resource_blob(&result)
+        .unwrap_or_else(|| panic!("no bytes: {}", super::harness::text(&result)));
+    base64::engine::general_purpose::STANDARD
+        .decode(blob)
+        .unwrap()
+}
+
+#[tokio::test]
+async fn downloads_are_per_agent_and_survive_a_restart() {
+    let pages = super::pages::serve().await;
+    let daemon = TestDaemon::start().await;
+    let (_, alpha_token) = daemon.add_agent(CHANNEL, "alpha", &[]).await;
+    let (_, beta_token) = daemon.add_agent(CHANNEL, "beta", &[]).await;
+    let alpha = agent_proxy(&daemon, &alpha_token).await;
+    let beta = agent_proxy(&daemon, &beta_token).await;
+    ok(
+        &alpha,
+        "navigate",
+        json!({"url": format!("http://{pages}/downloads"), "wait_for_selector": "#att"}),
+    )
+    .await;
+    let snap = ok(&alpha, "read_page", json!({})).await;
+    ok(
+        &alpha,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "link \"Get report\"")}),
+    )
+    .await;
+    let list = listed(&alpha, "report.bin — 3008 bytes").await;
+    assert!(list.contains("[d1]"), "{list}");
+    // Another agent does not see it, and cannot fetch it.
+    let t = ok(&beta, "list_downloads", json!({})).await;
+    assert!(t.contains("No downloads yet"), "{t}");
+    let e = err(&beta, "get_download", json!({"id": "d1"})).await;
+    assert!(e.contains("No download d1"), "{e}");
+    // The owner sees every download.
+    let owner = owner_proxy(&daemon, CHANNEL, &[]).await;
+    listed(&owner, "report.bin").await;
+    // The file is in the channel's directory under the data dir.
+    let dir = daemon.data.path().join("downloads").join(CHANNEL);
+    assert!(dir.join("index.json").is_file(), "{}", dir.display());
+    drop((alpha, beta, owner));
+
+    // Stop the daemon (and with it the browser); start again on the same data dir.
+    let data = daemon.stop().await;
+    let daemon = TestDaemon::start_in(data, DaemonOptions::default()).await;
+    let alpha = agent_proxy(&daemon, &alpha_token).await;
+    let list = listed(
+        &alpha,
+        "report.bin — 3008 bytes, application/octet-stream, completed",
+    )
+    .await;
+    assert!(list.contains("[d1]"), "{list}");
+    assert_eq!(bytes_of(&alpha, "d1").await, report_bytes());
+    let owner = owner_proxy(&daemon, CHANNEL, &[]).await;
+    assert_eq!(bytes_of(&owner, "d1").await, report_bytes());
+}
