@@ -81,7 +81,6 @@ impl Daemon {
     ) -> Result<Self, StartError> {
         config.validate()?;
         let token = crate::token::load_or_create(&paths.data_dir).map_err(StartError::Token)?;
-        crate::browser::files::set_downloads_root(paths.data_dir.join("downloads"));
         let screen = config.browser.screen_size()?;
         let local: Arc<dyn BrowserProvider> = Arc::new(LocalProvider::new(LocalSettings {
             chromium_path: config.browser.chromium_path.clone(),
@@ -128,6 +127,7 @@ impl Daemon {
                 screen,
                 idle_timeout: Duration::from_secs(config.browser.idle_timeout_secs),
                 docker_unavailable,
+                downloads_root: Some(paths.data_dir.join("downloads")),
             },
             state,
         ));

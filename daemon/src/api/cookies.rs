@@ -242,6 +242,7 @@ mod tests {
                 screen: (800, 600),
                 idle_timeout: Duration::from_secs(60),
                 docker_unavailable: None,
+                downloads_root: None,
             },
             state.clone(),
         ));

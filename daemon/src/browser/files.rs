@@ -1,8 +1,10 @@
 //! Files in and out of a session's browser. Uploads: a temporary directory per session
 //! (`uploads/<n>/<name>`, kept while the page may still read them, removed when the session
-//! ends). Downloads: the channel's own directory, `<data_dir>/downloads/<channel>/` (see
-//! [`set_downloads_root`]; a temporary one when none was set), which outlives the session, so
-//! a browser stop or restart loses neither the files nor the list (`index.json` beside them).
+//! ends). Downloads: where the provider says ([`DownloadPlace`]): the channel's own directory
+//! `<data_dir>/downloads/<channel>/` (local mode), or a directory in the browser's container
+//! read back through the engine (docker mode), with the list (`index.json`) always in the
+//! channel's directory on the daemon's side (a temporary one without a data dir). Both outlive
+//! the session, so a browser stop or restart loses neither the files nor the list.
 //!
 //! `Browser.setDownloadBehavior {allowAndName, eventsEnabled}` points the browser at the
 //! directory, and the recorder follows `Browser.downloadWillBegin` / `downloadProgress` into a
@@ -21,6 +23,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::cdp::{CdpConnection, CdpEvent};
+use crate::providers::{BrowserFiles, DownloadPlace};
 
 /// Where a download stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -40,16 +43,6 @@ impl DownloadState {
     }
 }
 
-/// Where channels' download directories go (the daemon sets `<data_dir>/downloads` at start).
-static DOWNLOADS_ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-
-/// Sets where each channel's downloads are kept, `<root>/<channel>/`, for every session made
-/// after it (once per process; later calls change nothing). Without it a session keeps its
-/// downloads in a temporary directory removed with it.
-pub fn set_downloads_root(root: PathBuf) {
-    let _ = DOWNLOADS_ROOT.set(root);
-}
-
 /// The list file in a downloads directory.
 const INDEX: &str = "index.json";
 
@@ -67,7 +60,7 @@ pub struct Download {
     pub received: u64,
     /// 0 when the server did not say.
     pub total: u64,
-    /// Where the finished file is.
+    /// Where the finished file is, as the browser sees it (in its container in docker mode).
     pub path: PathBuf,
     /// The frame that started it (a tab's target id for its main frame).
     #[serde(default)]
@@ -75,6 +68,14 @@ pub struct Download {
     /// The id of the owner of the tab it came from (`human` or an agent id), once known.
     #[serde(default)]
     pub owner: Option<String>,
+}
+
+/// A download's bytes as read back.
+#[derive(Debug)]
+pub enum ReadBack {
+    Bytes(Vec<u8>),
+    /// Over the limit asked for: its size.
+    TooBig(u64),
 }
 
 /// A file chooser a page opened (intercepted, never shown), waiting for `upload_file`.
@@ -100,8 +101,14 @@ pub struct SessionFiles {
     /// Removed (with everything in it) when the session is dropped; `None` when it could not
     /// be created (uploads and downloads then say so).
     root: Option<tempfile::TempDir>,
-    /// The channel's downloads directory (outlives the session), when one could be made.
+    /// The channel's downloads directory on the daemon's side (outlives the session; holds
+    /// the list, and the files in local mode), when one could be made.
     downloads_dir: Option<PathBuf>,
+    /// Where the browser saves downloads, as it sees the path.
+    browser_dir: Option<PathBuf>,
+    /// Reads the files back when they are on the browser's own filesystem (docker mode);
+    /// `None`: they are on ours.
+    reader: Option<Arc<dyn BrowserFiles>>,
     /// Short lock, never held across an await.
     downloads: Mutex<Vec<Download>>,
     uploads: AtomicU64,
@@ -119,18 +126,28 @@ impl std::fmt::Debug for SessionFiles {
 }
 
 impl SessionFiles {
-    /// Creates the session's directory and, unless `tracking` is off, points the browser's
-    /// downloads at it and follows them until `closed` is cancelled.
+    /// Creates the session's directory and, unless `place` is off, points the browser's
+    /// downloads at their place and follows them until `closed` is cancelled. `downloads_root`:
+    /// where channels' download directories go (`<data_dir>/downloads`); without one the list
+    /// (and local files) go to a temporary directory removed with the session.
     pub fn spawn(
         cdp: &CdpConnection,
         channel: &str,
-        tracking: DownloadTracking,
+        place: DownloadPlace,
+        downloads_root: Option<&Path>,
         closed: CancellationToken,
     ) -> Arc<Self> {
+        let (tracking, browser_side, reader) = match place {
+            DownloadPlace::Daemon => (DownloadTracking::On, None, None),
+            DownloadPlace::Browser { dir, files } => {
+                (DownloadTracking::On, Some(PathBuf::from(dir)), Some(files))
+            }
+            DownloadPlace::Off(why) => (DownloadTracking::Off(why), None, None),
+        };
         let root = tempfile::Builder::new()
             .prefix(&format!("porthole-files-{channel}-"))
             .tempdir();
-        let downloads_dir = match (&root, DOWNLOADS_ROOT.get()) {
+        let downloads_dir = match (&root, downloads_root) {
             (_, Some(shared)) => Ok(shared.join(channel)),
             (Ok(root), None) => Ok(root.path().join("downloads")),
             (Err(e), None) => Err(std::io::Error::new(e.kind(), e.to_string())),
@@ -148,16 +165,19 @@ impl SessionFiles {
             }
         };
         let earlier = downloads_dir.as_deref().map(load_index).unwrap_or_default();
+        let browser_dir = browser_side.or_else(|| downloads_dir.clone());
         let files = Arc::new(Self {
             root,
             downloads_dir,
+            browser_dir,
+            reader,
             downloads: Mutex::new(earlier),
             uploads: AtomicU64::new(0),
             tracking: Mutex::new(tracking.clone()),
             choosers: Mutex::new(HashMap::new()),
         });
-        let downloads = match (&tracking, files.downloads_dir()) {
-            (DownloadTracking::On, Some(dir)) => Some(dir),
+        let downloads = match (&tracking, &files.browser_dir) {
+            (DownloadTracking::On, Some(dir)) if files.downloads_dir.is_some() => Some(dir.clone()),
             _ => None,
         };
         let events = cdp.subscribe();
@@ -165,9 +185,54 @@ impl SessionFiles {
         files
     }
 
-    /// Where the browser saves downloads.
+    /// The channel's downloads directory on the daemon's side.
     pub fn downloads_dir(&self) -> Option<PathBuf> {
         self.downloads_dir.clone()
+    }
+
+    /// Where a download's file is, in words (a path on this machine, or in the browser's
+    /// container).
+    pub fn where_saved(&self, download: &Download) -> String {
+        match self.reader {
+            None => format!("saved at {}", download.path.display()),
+            Some(_) => format!(
+                "saved in the browser's container at {}",
+                download.path.display()
+            ),
+        }
+    }
+
+    /// The bytes of a finished download, or its size when it is over `limit`.
+    pub async fn read_download(&self, download: &Download, limit: u64) -> Result<ReadBack, String> {
+        let gone = |e: &dyn std::fmt::Display| {
+            format!("Download {} ({}) is gone: {e}", download.id, download.name)
+        };
+        match &self.reader {
+            None => {
+                let size = tokio::fs::metadata(&download.path)
+                    .await
+                    .map_err(|e| gone(&crate::providers::io_reason(&e)))?
+                    .len();
+                if size > limit {
+                    return Ok(ReadBack::TooBig(size));
+                }
+                let bytes = tokio::fs::read(&download.path)
+                    .await
+                    .map_err(|e| gone(&crate::providers::io_reason(&e)))?;
+                Ok(ReadBack::Bytes(bytes))
+            }
+            Some(reader) => {
+                if download.received > limit {
+                    return Ok(ReadBack::TooBig(download.received));
+                }
+                let path = download.path.display().to_string();
+                let bytes = reader.read(&path, limit).await.map_err(|e| {
+                    tracing::warn!(event = "download_unreadable", id = %download.id, %e, detail = e.detail().unwrap_or_default());
+                    gone(&e)
+                })?;
+                Ok(ReadBack::Bytes(bytes))
+            }
+        }
     }
 
     /// Records that download `id` came from a tab of `owner` (`human` or an agent id).
@@ -381,6 +446,8 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let files = SessionFiles {
             downloads_dir: Some(root.path().join("downloads")),
+            browser_dir: Some(root.path().join("downloads")),
+            reader: None,
             root: Some(root),
             downloads: Mutex::new(Vec::new()),
             uploads: AtomicU64::new(0),

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::files::{DownloadTracking, SessionFiles};
+use super::files::SessionFiles;
 use super::input::InputEvent;
 use super::logs::TabLogs;
 use super::notice::{PaneMessage, TabInfo};
@@ -31,6 +31,18 @@ pub enum Ownership {
     /// Only tabs this session created, and popups they opened (host mode: the rest is the
     /// user's).
     OwnTabs,
+}
+
+/// What a session is opened with, beside its browser connection.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    pub ownership: Ownership,
+    /// The viewport (CSS px) tabs are laid out at until a pane asks for another.
+    pub screen: (u32, u32),
+    /// Where the browser saves downloads (the provider says).
+    pub downloads: crate::providers::DownloadPlace,
+    /// Where channels' download directories go on the daemon's side (`<data_dir>/downloads`).
+    pub downloads_root: Option<std::path::PathBuf>,
 }
 
 /// A failed session operation; the message is for a person.
@@ -129,9 +141,14 @@ impl BrowserSession {
         channel: ChannelId,
         mode: Mode,
         cdp: CdpConnection,
-        ownership: Ownership,
-        screen: (u32, u32),
+        options: SessionOptions,
     ) -> Result<Arc<Self>, SessionError> {
+        let SessionOptions {
+            ownership,
+            screen,
+            downloads,
+            downloads_root,
+        } = options;
         let (notices, _) = broadcast::channel(256);
         let closed = CancellationToken::new();
         let hub = ScreencastHub::spawn(
@@ -144,7 +161,8 @@ impl BrowserSession {
         let files = SessionFiles::spawn(
             &cdp,
             channel.as_str(),
-            download_tracking(mode, ownership),
+            downloads,
+            downloads_root.as_deref(),
             closed.clone(),
         );
         let session = Arc::new(Self {
@@ -720,23 +738,4 @@ async fn size_viewport(
     )
     .await?;
     Ok(())
-}
-
-/// Whether a session follows its browser's downloads (see [`super::files`]).
-fn download_tracking(mode: Mode, ownership: Ownership) -> DownloadTracking {
-    if ownership == Ownership::OwnTabs {
-        DownloadTracking::Off(
-            "downloads in the user's own Chrome go to its download folder and are not listed \
-             here"
-                .into(),
-        )
-    } else if mode == Mode::Docker {
-        DownloadTracking::Off(
-            "in docker mode the browser runs in a container whose downloads are not reachable \
-             yet"
-            .into(),
-        )
-    } else {
-        DownloadTracking::On
-    }
 }

@@ -79,6 +79,8 @@ pub struct ChannelSettings {
     /// Why docker mode is off, for a person (the engine did not answer at start, or
     /// `browser.docker` is wrong); `None` when it is on or was never tried.
     pub docker_unavailable: Option<String>,
+    /// Where channels' download directories go (`<data_dir>/downloads`).
+    pub downloads_root: Option<std::path::PathBuf>,
 }
 
 /// Work run after every fresh browser start, before the session is handed out (the cookie
@@ -348,7 +350,14 @@ impl ChannelService {
                 STALE_BROWSER_DEADLINE
             };
             match self
-                .open_session(channel, mode, terms, &endpoint.address, deadline)
+                .open_session(
+                    channel,
+                    mode,
+                    terms,
+                    provider.downloads(channel),
+                    &endpoint.address,
+                    deadline,
+                )
                 .await
             {
                 Ok(session) => break (session, endpoint.fresh),
@@ -375,6 +384,7 @@ impl ChannelService {
         channel: &ChannelId,
         mode: Mode,
         terms: BrowserTerms,
+        downloads: crate::providers::DownloadPlace,
         address: &CdpAddress,
         deadline: Duration,
     ) -> Result<Arc<BrowserSession>, ChannelError> {
@@ -387,11 +397,13 @@ impl ChannelService {
             }
             CdpAddress::WebSocket(ws_url) => connect_with_retry(ws_url, deadline).await?,
         };
-        let ownership = ownership_of(terms);
-        Ok(
-            BrowserSession::open(channel.clone(), mode, cdp, ownership, self.settings.screen)
-                .await?,
-        )
+        let options = crate::browser::SessionOptions {
+            ownership: ownership_of(terms),
+            screen: self.settings.screen,
+            downloads,
+            downloads_root: self.settings.downloads_root.clone(),
+        };
+        Ok(BrowserSession::open(channel.clone(), mode, cdp, options).await?)
     }
 
     /// Counts a pane on (channel, mode) until the guard drops.
@@ -468,7 +480,23 @@ impl ChannelService {
         let mode = self.mode_of(channel);
         self.stop(channel, mode, "profile_reset").await?;
         let provider = self.provider(mode)?;
-        Ok(provider.remove_profile(channel).await?)
+        let removed = provider.remove_profile(channel).await?;
+        self.forget_downloads(channel);
+        Ok(removed)
+    }
+
+    /// Removes the channel's downloads and their list (they go with its profile).
+    fn forget_downloads(&self, channel: &ChannelId) {
+        let Some(root) = &self.settings.downloads_root else {
+            return;
+        };
+        match std::fs::remove_dir_all(root.join(channel.as_str())) {
+            Ok(()) => tracing::info!(event = "downloads_removed", channel_id = %channel),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                tracing::warn!(event = "downloads_not_removed", channel_id = %channel, error = %e)
+            }
+        }
     }
 
     /// Stops every browser of the channel, deletes its profiles (never the user's own) and
@@ -483,6 +511,7 @@ impl ChannelService {
                 provider.remove_profile(channel).await?;
             }
         }
+        self.forget_downloads(channel);
         self.modes.lock().expect("modes lock").remove(channel);
         if let Err(error) = self.state.forget(channel) {
             tracing::warn!(event = "state_write_failed", %error);

@@ -150,7 +150,7 @@ impl LocalProvider {
             ProviderError::failed(format!(
                 "cannot create the profile directory {} ({}); check that the data directory is writable",
                 profile.display(),
-                io_reason(&e)
+                super::io_reason(&e)
             ))
             .caused_by(e)
         })?;
@@ -197,7 +197,7 @@ impl LocalProvider {
             ProviderError::unavailable(format!(
                 "cannot start Chromium at {} ({}); install Chromium (`apt-get install chromium`) or fix browser.chromium_path",
                 chromium.display(),
-                io_reason(&e)
+                super::io_reason(&e)
             ))
             .caused_by(e)
         })?;
@@ -330,7 +330,7 @@ impl BrowserProvider for LocalProvider {
             Err(e) => Err(ProviderError::failed(format!(
                 "cannot delete the profile directory {} ({}); check its permissions",
                 dir.display(),
-                io_reason(&e)
+                super::io_reason(&e)
             ))
             .caused_by(e)),
         }
@@ -513,21 +513,6 @@ fn clear_stale_lock(profile: &Path) {
         "DevToolsActivePort",
     ] {
         let _ = std::fs::remove_file(profile.join(name));
-    }
-}
-
-/// What an OS error means, in words for a person (the raw text goes to the log as the cause).
-fn io_reason(error: &std::io::Error) -> &'static str {
-    use std::io::ErrorKind;
-    match error.kind() {
-        ErrorKind::NotFound => "it is not there",
-        ErrorKind::PermissionDenied => "permission denied",
-        ErrorKind::AlreadyExists => "something else is in the way",
-        ErrorKind::StorageFull => "the disk is full",
-        ErrorKind::ReadOnlyFilesystem => "the file system is read-only",
-        ErrorKind::NotADirectory => "a file is in the way of a directory",
-        ErrorKind::IsADirectory => "a directory is in the way",
-        _ => "the system refused",
     }
 }
 

@@ -50,6 +50,39 @@ impl BrowserTerms {
     };
 }
 
+/// Where a channel's browser saves downloads, and how the daemon reads them back.
+#[derive(Clone)]
+pub enum DownloadPlace {
+    /// On the daemon's own filesystem: the channel's directory under the data dir (local mode).
+    Daemon,
+    /// On the browser's own filesystem (a container, maybe on another machine): saved under
+    /// `dir` there and read back through `files`. The list stays in the daemon's data dir.
+    Browser {
+        dir: String,
+        files: std::sync::Arc<dyn BrowserFiles>,
+    },
+    /// Not the daemon's to follow (the user's own Chrome keeps its own download folder); the
+    /// text says why, for the agent that asks.
+    Off(String),
+}
+
+impl std::fmt::Debug for DownloadPlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DownloadPlace::Daemon => f.write_str("Daemon"),
+            DownloadPlace::Browser { dir, .. } => write!(f, "Browser({dir})"),
+            DownloadPlace::Off(why) => write!(f, "Off({why})"),
+        }
+    }
+}
+
+/// Files on a browser's own filesystem, read from the daemon.
+#[async_trait]
+pub trait BrowserFiles: Send + Sync {
+    /// Reads the file at `path` (as the browser sees it); refuses one over `limit` bytes.
+    async fn read(&self, path: &str, limit: u64) -> Result<Vec<u8>, ProviderError>;
+}
+
 /// Outcome of a stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stopped {
@@ -155,6 +188,21 @@ impl std::error::Error for ProviderError {
 #[error("{0}")]
 pub struct Detail(pub String);
 
+/// What an OS error means, in words for a person (the raw text goes to the log as the cause).
+pub(crate) fn io_reason(error: &std::io::Error) -> &'static str {
+    use std::io::ErrorKind;
+    match error.kind() {
+        ErrorKind::NotFound => "it is not there",
+        ErrorKind::PermissionDenied => "permission denied",
+        ErrorKind::AlreadyExists => "something else is in the way",
+        ErrorKind::StorageFull => "the disk is full",
+        ErrorKind::ReadOnlyFilesystem => "the file system is read-only",
+        ErrorKind::NotADirectory => "a file is in the way of a directory",
+        ErrorKind::IsADirectory => "a directory is in the way",
+        _ => "the system refused",
+    }
+}
+
 /// Starts and stops the browser of a channel in one mode.
 #[async_trait]
 pub trait BrowserProvider: Send + Sync + 'static {
@@ -164,6 +212,11 @@ pub trait BrowserProvider: Send + Sync + 'static {
     /// What sessions over this provider's browsers must know (default: Porthole's own browser).
     fn terms(&self) -> BrowserTerms {
         BrowserTerms::OWNED
+    }
+
+    /// Where the channel's browser saves downloads (default: the daemon's own directory).
+    fn downloads(&self, _channel: &ChannelId) -> DownloadPlace {
+        DownloadPlace::Daemon
     }
 
     /// Makes sure the channel's browser runs and returns its endpoint.

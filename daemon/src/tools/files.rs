@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use super::driver::{helper_object_on, helper_on, Tab, PAGE_JS};
 use super::error::ToolError;
 use super::refs;
-use crate::browser::files::{Download, DownloadState, DownloadTracking};
+use crate::browser::files::{Download, DownloadState, DownloadTracking, ReadBack};
 use crate::browser::{Actor, BrowserSession};
 use crate::mode::Mode;
 
@@ -398,25 +398,27 @@ pub async fn get_download(
         DownloadState::Completed => {}
     }
     let mime = mime_type(&d.name);
-    let size = tokio::fs::metadata(&d.path)
+    let saved = files.where_saved(&d);
+    let bytes = match files
+        .read_download(&d, MAX_INLINE_DOWNLOAD)
         .await
-        .map_err(|e| ToolError::msg(format!("Download {} ({}) is gone: {e}", d.id, d.name)))?
-        .len();
+        .map_err(ToolError::msg)?
+    {
+        ReadBack::Bytes(bytes) => bytes,
+        ReadBack::TooBig(size) => {
+            return Ok(ToolOutput::text(format!(
+                "[{}] {} — {size} bytes, {mime}, {saved}. Over {MAX_INLINE_DOWNLOAD} bytes, so \
+                 not returned inline: read it from there.",
+                d.id, d.name
+            )));
+        }
+    };
     let about = format!(
-        "[{}] {} — {size} bytes, {mime}, saved at {}",
+        "[{}] {} — {} bytes, {mime}, {saved}",
         d.id,
         d.name,
-        d.path.display()
+        bytes.len()
     );
-    if size > MAX_INLINE_DOWNLOAD {
-        return Ok(ToolOutput::text(format!(
-            "{about}. Over {MAX_INLINE_DOWNLOAD} bytes, so not returned inline: read it from \
-             that path."
-        )));
-    }
-    let bytes = tokio::fs::read(&d.path)
-        .await
-        .map_err(|e| ToolError::msg(format!("Download {} ({}) is gone: {e}", d.id, d.name)))?;
     let mut out = ToolOutput::text(format!("{about}. The bytes follow as a resource."));
     out.content.push(Content::Resource {
         resource: BlobResource {

@@ -77,15 +77,15 @@ impl SessionSource for HostSource {
                      debugging on at chrome://inspect/#remote-debugging and try again."
                 )
             })?;
-        let session = BrowserSession::open(
-            channel,
-            Mode::Host,
-            cdp,
-            crate::channels::ownership_of(provider.terms()),
-            self.options.screen,
-        )
-        .await
-        .map_err(|e| format!("Connected to Chrome but could not open a tab: {e}"))?;
+        let options = crate::browser::SessionOptions {
+            ownership: crate::channels::ownership_of(provider.terms()),
+            screen: self.options.screen,
+            downloads: provider.downloads(&channel),
+            downloads_root: None,
+        };
+        let session = BrowserSession::open(channel, Mode::Host, cdp, options)
+            .await
+            .map_err(|e| format!("Connected to Chrome but could not open a tab: {e}"))?;
         *slot = Some(session.clone());
         Ok(session)
     }

@@ -25,6 +25,8 @@ use super::LABEL_DAEMON;
 pub const GATE_PORT: u16 = 9222;
 /// Where the profile volume is mounted and Chromium keeps its user-data dir.
 pub const PROFILE_DIR: &str = "/profile";
+/// Where the browser saves downloads: in the profile volume, so they outlive the container.
+pub const DOWNLOADS_DIR: &str = "/profile/downloads";
 
 /// How the sidecar's gate is reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

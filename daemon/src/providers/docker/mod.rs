@@ -5,6 +5,7 @@
 //! - [`engine`]: connecting to the engine (always `negotiate_version()`), error mapping.
 //! - [`container`]: what a sidecar container looks like (pure) and the calls that make,
 //!   inspect, stop and remove one; the rollback guard of a failed start.
+//! - [`files`]: the browser's downloads read back through the engine's archive API.
 //! - [`exec`]: CDP carried inside the Docker API connection (an exec of the sidecar's
 //!   `cdp-pipe`), for engines on another machine: nothing published.
 //! - [`image`]: the sidecar image: rebuild rules, the embedded build context, the build.
@@ -19,6 +20,7 @@
 pub mod container;
 pub mod engine;
 pub mod exec;
+pub mod files;
 pub mod image;
 pub mod provider;
 pub mod reaper;

@@ -26,7 +26,8 @@ use super::{
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
 use crate::providers::{
-    BrowserProvider, CdpAddress, Endpoint, ProgressFn, ProviderError, Removed, Stopped,
+    BrowserProvider, CdpAddress, DownloadPlace, Endpoint, ProgressFn, ProviderError, Removed,
+    Stopped,
 };
 
 /// How long a new sidecar may take until its browser answers.
@@ -263,6 +264,18 @@ impl DockerProvider {
 impl BrowserProvider for DockerProvider {
     fn mode(&self) -> Mode {
         Mode::Docker
+    }
+
+    /// In the profile volume (kept across restarts, gone with a profile reset), read back
+    /// through the engine's archive API.
+    fn downloads(&self, channel: &ChannelId) -> DownloadPlace {
+        DownloadPlace::Browser {
+            dir: container::DOWNLOADS_DIR.to_string(),
+            files: Arc::new(super::files::ContainerFiles {
+                docker: self.docker.clone(),
+                container: container_name(channel),
+            }),
+        }
     }
 
     async fn ensure_browser(

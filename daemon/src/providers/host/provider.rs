@@ -14,8 +14,8 @@ use super::discovery::{discover, DiscoveryError};
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
 use crate::providers::{
-    BrowserProvider, BrowserTerms, CdpAddress, Endpoint, ProgressFn, ProviderError, Removed,
-    Stopped,
+    BrowserProvider, BrowserTerms, CdpAddress, DownloadPlace, Endpoint, ProgressFn, ProviderError,
+    Removed, Stopped,
 };
 
 /// The user's own Chrome: own tabs only, one dial, and a minute for the user to allow it
@@ -77,6 +77,14 @@ impl BrowserProvider for HostProvider {
 
     fn terms(&self) -> BrowserTerms {
         USERS_CHROME
+    }
+
+    fn downloads(&self, _channel: &ChannelId) -> DownloadPlace {
+        DownloadPlace::Off(
+            "downloads in the user's own Chrome go to its download folder and are not listed \
+             here"
+                .into(),
+        )
     }
 
     /// Finds the user's Chrome; the session connects to the URL it names directly (never

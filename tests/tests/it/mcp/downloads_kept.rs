@@ -84,3 +84,84 @@ async fn downloads_are_per_agent_and_survive_a_restart() {
     let owner = owner_proxy(&daemon, CHANNEL, &[]).await;
     assert_eq!(bytes_of(&owner, "d1").await, report_bytes());
 }
+
+/// Docker mode: the browser saves into its profile volume, inside the container; the daemon
+/// lists the download and reads it back through the engine's archive API, byte-exact, also
+/// from the next container after an idle stop.
+#[tokio::test]
+async fn docker_mode_downloads_are_read_back_from_the_container_across_an_idle_stop() {
+    use porthole_tests::docker::{self, ensure_image, inspect_container, unique, DockerCleanup};
+    ensure_image().await;
+    let tag = unique("dk-downloads");
+    let _cleanup = DockerCleanup::new(&tag);
+    let pages = super::pages::serve().await;
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        idle_timeout_secs: 1,
+        ..docker::options(&tag, json!({"network": "host"}))
+    })
+    .await;
+    let owner = owner_proxy(&daemon, &tag, &[]).await;
+    ok(
+        &owner,
+        "navigate",
+        json!({"url": format!("http://{pages}/downloads"), "wait_for_selector": "#att"}),
+    )
+    .await;
+    let snap = ok(&owner, "read_page", json!({})).await;
+    ok(
+        &owner,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "link \"Get report\"")}),
+    )
+    .await;
+    listed(
+        &owner,
+        "report.bin — 3008 bytes, application/octet-stream, completed",
+    )
+    .await;
+    let fetched = call(&owner, "get_download", json!({"id": "d1"})).await;
+    let text = super::harness::text(&fetched);
+    assert!(
+        text.contains("in the browser's container at /profile/downloads/"),
+        "{text}"
+    );
+    assert_eq!(bytes_of(&owner, "d1").await, report_bytes());
+    // Nothing of the daemon's disk holds the file: only the list is kept on this side.
+    let dir = daemon.data.path().join("downloads").join(&tag);
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["index.json".to_string()], "{}", dir.display());
+
+    // Idle stop removes the container; the next one has the file in the same volume.
+    let container = format!("porthole-chrome-{tag}");
+    let first = inspect_container(&container).unwrap()["Id"].clone();
+    drop(owner);
+    porthole_tests::eventually(
+        "the idle container removed",
+        std::time::Duration::from_secs(30),
+        || {
+            let container = container.clone();
+            async move { inspect_container(&container).is_none().then_some(()) }
+        },
+    )
+    .await;
+    let owner = owner_proxy(&daemon, &tag, &[]).await;
+    ok(&owner, "page_info", json!({})).await;
+    assert_ne!(inspect_container(&container).unwrap()["Id"], first);
+    assert_eq!(bytes_of(&owner, "d1").await, report_bytes());
+    let e = err(&owner, "get_download", json!({"id": "d9"})).await;
+    assert!(e.contains("No download d9"), "{e}");
+
+    // A profile reset takes the downloads and their list with it.
+    drop(owner);
+    let (status, body) = daemon
+        .post("/api/browser/profile/reset", &json!({"channel_id": tag}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(!dir.exists(), "{}", dir.display());
+    let owner = owner_proxy(&daemon, &tag, &[]).await;
+    let t = ok(&owner, "list_downloads", json!({})).await;
+    assert!(t.contains("No downloads yet"), "{t}");
+}

@@ -5,10 +5,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use porthole::browser::{BrowserSession, Ownership};
+use porthole::browser::{BrowserSession, Ownership, SessionOptions};
 use porthole::cdp::CdpConnection;
 use porthole::channel_id::ChannelId;
 use porthole::mode::Mode;
+use porthole::providers::DownloadPlace;
 use porthole::tools::run_in_tab;
 use porthole_mcp::vocabulary::ToolCall;
 use porthole_tests::chromium::BareChromium;
@@ -49,8 +50,12 @@ async fn concurrent_read_page_on_two_tabs_gives_refs_that_work() {
         ChannelId::parse("refs-two-tabs").unwrap(),
         Mode::Local,
         cdp,
-        Ownership::AllTabs,
-        (1280, 800),
+        SessionOptions {
+            ownership: Ownership::AllTabs,
+            screen: (1280, 800),
+            downloads: DownloadPlace::Daemon,
+            downloads_root: None,
+        },
     )
     .await
     .unwrap();
