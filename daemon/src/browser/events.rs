@@ -58,6 +58,9 @@ impl BrowserSession {
                 }
             }
             "Target.targetInfoChanged" => self.apply_info(info),
+            "Runtime.bindingCalled" => {
+                self.title_reported(event.session_id.as_deref(), &event.params)
+            }
             // A cross-process navigation can end a running screencast without a word.
             "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
                 if let Some(session) = event.session_id.as_deref() {
@@ -127,7 +130,7 @@ impl BrowserSession {
     }
 
     /// Records a `TargetInfo`'s url and title; tells panes when they changed.
-    fn apply_info(&self, info: &Value) {
+    pub(super) fn apply_info(&self, info: &Value) {
         let id = info["targetId"].as_str().unwrap_or_default();
         let url = info["url"].as_str().unwrap_or_default();
         let title = info["title"].as_str().unwrap_or_default();

@@ -19,6 +19,8 @@ pub mod refs_store;
 pub mod screencast;
 mod session;
 mod tabs;
+mod titles;
+mod tracking;
 
 pub use dialogs::OpenDialog;
 pub use navigation::check_url;

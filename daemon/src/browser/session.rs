@@ -2,10 +2,10 @@
 //! per-tab flat sessions, the active tab, the screencast hub, and notices to panes.
 //!
 //! Tab changes made by anyone (a pane, an agent, a page opening a popup) reach every pane as
-//! the same messages. This module never starts or stops a browser process; providers do.
+//! the same messages. Attaching to and opening tabs is `tracking`; each pane's own view is
+//! `pane_view`. This module never starts or stops a browser process; providers do.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
@@ -90,7 +90,7 @@ pub struct BrowserSession {
     /// Short lock, never held across an await.
     pub(super) tabs: Mutex<TabList>,
     /// Bumped on every tab-list change, so callers can wait for a target to be tracked.
-    tabs_version: watch::Sender<u64>,
+    pub(super) tabs_version: watch::Sender<u64>,
     notices: broadcast::Sender<PaneMessage>,
     pub(super) hub: ScreencastHub,
     /// Console and network ring buffers per tab (read by the MCP tools).
@@ -130,9 +130,6 @@ impl std::fmt::Debug for BrowserSession {
             .finish_non_exhaustive()
     }
 }
-
-/// How long to wait for a target we created to show up as attached.
-const TRACK_DEADLINE: Duration = Duration::from_secs(10);
 
 impl BrowserSession {
     /// Takes over a connected browser: tracks its tabs (creating one when it has none) and
@@ -371,141 +368,8 @@ impl BrowserSession {
             .ok_or_else(|| SessionError::UnknownTab(reference.to_string()))
     }
 
-    /// Attaches to a page target and starts tracking it as `owner`'s (idempotent: a tab
-    /// already tracked keeps its owner).
-    pub async fn track(&self, target_id: &str, owner: TabOwner) -> Result<(), SessionError> {
-        let claimed = self.tabs.lock().expect("tabs lock").begin_attach(target_id);
-        if !claimed {
-            return self.wait_tracked(target_id).await;
-        }
-        let attached = self
-            .cdp
-            .call(
-                "Target.attachToTarget",
-                json!({"targetId": target_id, "flatten": true}),
-            )
-            .await;
-        let session_id = match attached {
-            Ok(reply) => reply["sessionId"].as_str().unwrap_or_default().to_string(),
-            Err(error) => {
-                self.tabs
-                    .lock()
-                    .expect("tabs lock")
-                    .abandon_attach(target_id);
-                self.tabs_version.send_modify(|v| *v += 1);
-                return Err(error.into());
-            }
-        };
-        // Page events tell us when a document loaded (titles arrive with no Target event).
-        let _ = self
-            .cdp
-            .call_on(&session_id, "Page.enable", json!({}))
-            .await;
-        // A file chooser the page opens is reported to us, never shown (upload_file sets files).
-        let _ = self
-            .cdp
-            .call_on(
-                &session_id,
-                "Page.setInterceptFileChooserDialog",
-                json!({"enabled": true}),
-            )
-            .await;
-        // Every tab behaves as the focused one: panes and agents each type into a tab of
-        // their own, in windows that cannot all have the focus at once.
-        let _ = self
-            .cdp
-            .call_on(
-                &session_id,
-                "Emulation.setFocusEmulationEnabled",
-                json!({"enabled": true}),
-            )
-            .await;
-        // Console and network logs from the moment the tab is ours (see `logs`).
-        for domain in ["Runtime.enable", "Network.enable"] {
-            let _ = self.cdp.call_on(&session_id, domain, json!({})).await;
-        }
-        let info = self
-            .cdp
-            .call("Target.getTargetInfo", json!({"targetId": target_id}))
-            .await
-            .unwrap_or(Value::Null);
-        let tab = Tab {
-            target_id: target_id.to_string(),
-            session_id,
-            url: info["targetInfo"]["url"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string(),
-            title: info["targetInfo"]["title"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string(),
-            owner,
-        };
-        let created = PaneMessage::TabCreated {
-            target_id: tab.target_id.clone(),
-            url: tab.url.clone(),
-            title: tab.title.clone(),
-        };
-        let became_active = {
-            let mut tabs = self.tabs.lock().expect("tabs lock");
-            tabs.add(tab);
-            tabs.len() == 1
-        };
-        self.tabs_version.send_modify(|v| *v += 1);
-        self.notify(created);
-        self.notify(self.tabs_message());
-        if became_active {
-            self.size_active();
-        }
-        Ok(())
-    }
-
-    async fn wait_tracked(&self, target_id: &str) -> Result<(), SessionError> {
-        let mut version = self.tabs_version.subscribe();
-        let wait = async {
-            loop {
-                {
-                    let tabs = self.tabs.lock().expect("tabs lock");
-                    if tabs.contains(target_id) {
-                        return Ok(());
-                    }
-                    if !tabs.is_attaching(target_id) {
-                        return Err(SessionError::UnknownTab(target_id.to_string()));
-                    }
-                }
-                if version.changed().await.is_err() {
-                    return Err(SessionError::Closed);
-                }
-            }
-        };
-        tokio::time::timeout(TRACK_DEADLINE, wait)
-            .await
-            .unwrap_or_else(|_| Err(SessionError::UnknownTab(target_id.to_string())))
-    }
-
-    /// Stops tracking a tab (it was closed or detached); picks a new active tab if needed.
-    pub(super) fn untrack(&self, target_id: &str) {
-        let (removed, switched) = self.tabs.lock().expect("tabs lock").remove(target_id);
-        self.tabs_version.send_modify(|v| *v += 1);
-        let Some(removed) = removed else {
-            return;
-        };
-        self.logs.forget(&removed.session_id);
-        self.hub.forget(target_id);
-        self.refs.forget(target_id);
-        self.dialogs.lock().expect("dialogs lock").remove(target_id);
-        self.notify(PaneMessage::TabClosed {
-            target_id: target_id.to_string(),
-        });
-        if switched.is_some() {
-            self.size_active();
-        }
-        self.notify(self.tabs_message());
-    }
-
     /// Lays the active tab out at the channel's size.
-    fn size_active(&self) {
+    pub(super) fn size_active(&self) {
         let active = self
             .tabs
             .lock()
@@ -530,82 +394,6 @@ impl BrowserSession {
         tabs.get(&target_id)
             .map(Tab::info)
             .ok_or(SessionError::UnknownTab(target_id))
-    }
-
-    /// Opens and tracks a tab of `owner` (about:blank by default) without making it the tab
-    /// panes show; `own_window` puts it in a window of its own, where it is the active tab and
-    /// paints. Returns its target id.
-    pub(super) async fn open_tab(
-        &self,
-        url: Option<&str>,
-        owner: TabOwner,
-        own_window: bool,
-    ) -> Result<String, SessionError> {
-        let url = match url {
-            Some(url) => super::navigation::check_url(url)?,
-            None => "about:blank".to_string(),
-        };
-        if !self.is_alive() {
-            return Err(SessionError::Closed);
-        }
-        let mut params = json!({ "url": url });
-        if self.ownership == Ownership::OwnTabs || own_window {
-            // The user's Chrome: a window of Porthole's own, opened without taking focus, so
-            // the tab is active (it paints) without covering or hiding anything of the user's.
-            // An agent's tab: a window of its own, so it paints beside everyone else's.
-            params["newWindow"] = json!(true);
-            params["background"] = json!(true);
-            params["focus"] = json!(false);
-        }
-        // Created in a task of its own: a caller cancelled mid-way (a pane's stop aborts its
-        // queued commands) still leaves the new target's id where a stop can find it.
-        self.creating.send_modify(|n| *n += 1);
-        let (cdp, creating, opening) = (
-            self.cdp.clone(),
-            self.creating.clone(),
-            self.opening.clone(),
-        );
-        let created = tokio::spawn(async move {
-            let created = cdp.call("Target.createTarget", params).await;
-            if let Some(id) = created.as_ref().ok().and_then(|r| r["targetId"].as_str()) {
-                opening.lock().expect("opening lock").insert(id.to_string());
-            }
-            creating.send_modify(|n| *n = n.saturating_sub(1));
-            created
-        })
-        .await
-        .map_err(|_| SessionError::Closed)??;
-        let target_id = created["targetId"]
-            .as_str()
-            .ok_or_else(|| CdpError::Shape {
-                method: "Target.createTarget".into(),
-                detail: "no targetId".into(),
-            })?
-            .to_string();
-        if self.winding_down.load(std::sync::atomic::Ordering::SeqCst) {
-            // Stopped while Chrome was opening it: close it rather than leave it behind.
-            let _ = self
-                .cdp
-                .call("Target.closeTarget", json!({ "targetId": target_id }))
-                .await;
-            return Err(SessionError::Closed);
-        }
-        let tracked = self.track(&target_id, owner.clone()).await;
-        self.opening
-            .lock()
-            .expect("opening lock")
-            .remove(&target_id);
-        tracked?;
-        // The target-created event may have won the attach and recorded another owner.
-        let changed = {
-            let mut tabs = self.tabs.lock().expect("tabs lock");
-            let differs = tabs.get(&target_id).is_some_and(|t| t.owner != owner);
-            differs && tabs.set_owner(&target_id, owner)
-        };
-        if changed {
-            self.notify(self.tabs_message());
-        }
-        Ok(target_id)
     }
 
     /// Makes a tracked tab the active one (brought to front so it renders at full speed): the

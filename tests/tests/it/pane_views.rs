@@ -84,6 +84,15 @@ async fn two_panes_watch_two_tabs_with_their_own_frames_input_and_page_info() {
         json!({"key": "q", "code": "KeyQ", "modifiers": 0}),
     );
     b.input("keyup", json!({"key": "q", "code": "KeyQ", "modifiers": 0}));
+    // The title the page set from script reaches B's tab list (no load event tells of it).
+    b.message_where("the key's title in b's list", mark_b, |m| {
+        m["type"] == "tabs"
+            && m["tabs"].as_array().is_some_and(|t| {
+                t.iter()
+                    .any(|t| t["title"] == "key q" && t["target_id"] == first)
+            })
+    })
+    .await;
     // Read back independently of the daemon: the key reached B's tab, not A's.
     let probe = Probe::connect(&daemon.profile_dir("views")).await;
     let first_id = first.as_str().unwrap();
