@@ -206,6 +206,10 @@ impl Hub {
 
     /// Sends a client's command to Chrome under a fresh id.
     pub fn send_to_chrome(&self, client: ClientId, message: &[u8]) -> Result<(), Refused> {
+        // Chrome's pipe ends a message at a NUL; valid JSON never holds a raw one.
+        if message.contains(&0) {
+            return Err(invalid(b"null", "a NUL byte, which JSON never contains"));
+        }
         let fields = json::fields(message).ok_or_else(|| invalid(b"null", "not a JSON object"))?;
         let field = |key: &str| {
             fields

@@ -36,6 +36,9 @@ mod socket;
 mod sys;
 mod ws;
 
+#[cfg(test)]
+mod arbitrary_bytes;
+
 use std::net::{SocketAddr, TcpListener};
 use std::os::unix::io::AsRawFd;
 use std::os::unix::process::ExitStatusExt;

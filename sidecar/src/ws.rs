@@ -61,8 +61,16 @@ pub fn read_frame(reader: &mut impl Read) -> io::Result<Frame> {
     if masked {
         reader.read_exact(&mut mask)?;
     }
-    let mut payload = vec![0u8; len as usize];
-    reader.read_exact(&mut payload)?;
+    // Grows with what actually arrives: a header claiming 256 MiB costs nothing until the
+    // bytes come.
+    let mut payload = Vec::new();
+    reader.by_ref().take(len).read_to_end(&mut payload)?;
+    if payload.len() as u64 != len {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the stream ended inside a frame",
+        ));
+    }
     if masked {
         for (i, b) in payload.iter_mut().enumerate() {
             *b ^= mask[i % 4];
