@@ -7,6 +7,9 @@
   if (globalThis[KEY]) return globalThis[KEY];
   const refs = new Map();
   const byEl = new WeakMap();
+  // Region refs (screenshot badges over a canvas or video): ref → {el, fx, fy}, the point a
+  // click lands on as fractions of the element's box.
+  const regions = new Map();
   let next = 1;
   const INTERACTIVE_ROLES = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio',
     'combobox', 'listbox', 'option', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem',
@@ -279,10 +282,20 @@
   }
 
   function lookup(ref) {
-    const el = refs.get(ref);
+    const region = regions.get(ref);
+    const el = region ? region.el : refs.get(ref);
     if (!el) return { error: 'unknown' };
     if (!el.isConnected) return { error: 'stale' };
-    return { el };
+    return region ? { el, at: [region.fx, region.fy] } : { el };
+  }
+
+  // A ref for one region of an element the tree cannot see into (a canvas): a click by it
+  // lands at (fx, fy) of the element's box.
+  function regionRef(el, fx, fy, base) {
+    next = Math.max(next, base || 0);
+    const r = 'e' + next++;
+    regions.set(r, { el, fx, fy });
+    return r;
   }
 
   // Scrolls the element into view and returns its centre in this frame's top-level viewport,
@@ -298,8 +311,9 @@
       rect = el.getBoundingClientRect();
     }
     if (rect.width === 0 && rect.height === 0) return { error: 'invisible', what: describe(el) };
-    let x = rect.left + rect.width / 2;
-    let y = rect.top + rect.height / 2;
+    const [fx, fy] = found.at || [0.5, 0.5];
+    let x = rect.left + rect.width * fx;
+    let y = rect.top + rect.height * fy;
     const hit = hitAt(el.ownerDocument, x, y);
     const ok = hit && (composedContains(el, hit) || (hit.control === el) || (el.labels && [...el.labels].includes(hit)));
     if (!ok) return { error: 'covered', what: describe(el), by: hit ? describe(hit) : 'nothing (outside the viewport)' };
@@ -546,6 +560,7 @@
   // drawn with a pointer cursor (the outermost of a run, as the cursor is inherited).
   function badges(base, max) {
     const W = innerWidth, H = innerHeight;
+    const UNSEEN = ['canvas', 'video', 'embed', 'object'];
     const found = [];
     const have = new Set();
     const add = (el) => {
@@ -556,8 +571,28 @@
       if (x1 - x0 < 2 || y1 - y0 < 2) return;
       have.add(el);
       const ro = role(el);
+      if (UNSEEN.includes(el.localName) && !isInteractive(el, ro) && addRegions(el, r, x0, y0, x1, y1)) return;
       found.push({ ref: refFor(el, base), x: x0, y: y0, w: x1 - x0, h: y1 - y0,
         what: (ro || el.localName) + (name(el, ro) ? ' ' + quote(clip(name(el, ro), 40)) : '') });
+    };
+    // A canvas (or video, embed) the tree cannot see into, big enough for several targets:
+    // a grid of regions of about REGION px, each its own badge and ref; its visible part only.
+    const REGION = 100, MAX_SIDE = 8;
+    const addRegions = (el, r, x0, y0, x1, y1) => {
+      const cols = Math.min(MAX_SIDE, Math.round((x1 - x0) / REGION));
+      const rows = Math.min(MAX_SIDE, Math.round((y1 - y0) / REGION));
+      if (cols * rows < 2) return false;
+      const cw = (x1 - x0) / Math.max(cols, 1), ch = (y1 - y0) / Math.max(rows, 1);
+      for (let row = 0; row < Math.max(rows, 1); row++) {
+        for (let col = 0; col < Math.max(cols, 1); col++) {
+          if (found.length >= max) return true;
+          const bx = x0 + col * cw, by = y0 + row * ch;
+          const fx = (bx + cw / 2 - r.left) / r.width, fy = (by + ch / 2 - r.top) / r.height;
+          found.push({ ref: regionRef(el, fx, fy, base), x: bx, y: by, w: cw, h: ch,
+            what: `${el.localName} region row ${row + 1} col ${col + 1}` });
+        }
+      }
+      return true;
     };
     const pointer = (el) => el.ownerDocument.defaultView.getComputedStyle(el).cursor === 'pointer';
     const up = (n) => n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentElement;
@@ -567,7 +602,7 @@
       for (let n = hit; n && n.nodeType === 1; n = up(n)) {
         const ro = role(n);
         if (isInteractive(n, ro)) return n;
-        if (['canvas', 'video', 'embed', 'object'].includes(n.localName)) return n;
+        if (UNSEEN.includes(n.localName)) return n;
       }
       if (!pointer(hit)) return null;
       let top = hit;

@@ -60,7 +60,7 @@ pub struct ScreenshotArgs {
     /// Image format (default jpeg).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<ImageFormat>,
-    /// Label clickable things with refs for computer.
+    /// Label clickable things (canvas regions too) with refs for computer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub badges: Option<bool>,
     /// CSS selector to wait for.

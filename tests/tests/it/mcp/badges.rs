@@ -1,6 +1,7 @@
 //! The vision fallback (issue 12), in both MCP binaries: `screenshot {badges: true}` draws a
 //! ref on each clickable thing, a canvas the accessibility tree misses included, lists the
-//! refs, and leaves the page as it was; `computer {ref}` with the canvas's badge lands at its
+//! refs, and leaves the page as it was; the canvas (300×200) is cut into regions of about
+//! 100 px, each with a ref, and `computer {ref}` with a region's badge lands at that region's
 //! centre. Bad input (an unknown ref) is a clear error result.
 
 use base64::Engine as _;
@@ -48,12 +49,17 @@ async fn badges_name_a_canvas_and_a_click_by_its_ref_lands_on_it() {
         let shot = call(mcp, "screenshot", json!({"badges": true})).await;
         let listing = text(&shot);
         assert!(!is_error(&shot), "{name}: {listing}");
-        let canvas = listing
-            .lines()
-            .find(|l| l.ends_with(" canvas"))
-            .and_then(|l| l.split(' ').next())
-            .unwrap_or_else(|| panic!("{name}: no canvas badge in\n{listing}"))
-            .to_string();
+        let region = |row: u32, col: u32| {
+            let what = format!(" canvas region row {row} col {col}");
+            listing
+                .lines()
+                .find(|l| l.ends_with(&what))
+                .and_then(|l| l.split(' ').next())
+                .unwrap_or_else(|| panic!("{name}: no{what} badge in\n{listing}"))
+                .to_string()
+        };
+        let regions = listing.matches(" canvas region ").count();
+        assert_eq!(regions, 6, "{name}: 3 × 2 regions\n{listing}");
         assert!(
             listing.contains("button \"Real button\""),
             "{name}: {listing}"
@@ -88,14 +94,21 @@ async fn badges_name_a_canvas_and_a_click_by_its_ref_lands_on_it() {
             "{name}: the page changed"
         );
 
-        // A click by the canvas's badge ref lands at its centre.
-        ok(
+        // A click by a region's badge ref lands at that region's centre (canvas pixels).
+        for (row, col) in [(1, 2), (2, 3)] {
+            ok(
+                mcp,
+                "computer",
+                json!({"action": "left_click", "ref": region(row, col)}),
+            )
+            .await;
+        }
+        eval_until(
             mcp,
-            "computer",
-            json!({"action": "left_click", "ref": canvas}),
+            "JSON.stringify(window.hits)",
+            json!("[[150,50],[250,150]]"),
         )
         .await;
-        eval_until(mcp, "JSON.stringify(window.hits)", json!("[[150,100]]")).await;
 
         // Bad input: a ref no page issued.
         let e = err(
