@@ -165,3 +165,47 @@ async fn docker_mode_downloads_are_read_back_from_the_container_across_an_idle_s
     let t = ok(&owner, "list_downloads", json!({})).await;
     assert!(t.contains("No downloads yet"), "{t}");
 }
+
+/// A remote engine (the second dockerd, mutual TLS, CDP through exec): the download is read
+/// back through that engine's archive API, byte-exact.
+#[tokio::test]
+async fn remote_engine_downloads_are_read_back_through_that_engine() {
+    use porthole_tests::docker::unique;
+    use porthole_tests::remote::{self, RemoteCleanup};
+    let engine = remote::engine().await;
+    remote::ensure_image(&engine).await;
+    let tag = unique("rm-downloads");
+    let _cleanup = RemoteCleanup {
+        engine: engine.clone(),
+        tag: tag.clone(),
+    };
+    let daemon = TestDaemon::start_with(remote::options(&engine, &tag, json!({}))).await;
+    let owner = owner_proxy(&daemon, &tag, &[]).await;
+    // No network between the remote container and this machine: the file is in the page.
+    let bytes = report_bytes();
+    let engine64 = base64::engine::general_purpose::STANDARD;
+    let page = format!(
+        "<!doctype html><title>Remote file</title><a id=att download=report.bin \
+         href=\"data:application/octet-stream;base64,{}\">Get report</a>",
+        engine64.encode(&bytes)
+    );
+    ok(
+        &owner,
+        "navigate",
+        json!({"url": format!("data:text/html;base64,{}", engine64.encode(page))}),
+    )
+    .await;
+    let snap = ok(&owner, "read_page", json!({})).await;
+    ok(
+        &owner,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "link \"Get report\"")}),
+    )
+    .await;
+    listed(&owner, "report.bin — 3008 bytes").await;
+    assert_eq!(bytes_of(&owner, "d1").await, bytes);
+    assert!(
+        porthole_tests::docker::inspect_container(&format!("porthole-chrome-{tag}")).is_none(),
+        "the browser runs on the remote engine only"
+    );
+}
