@@ -50,10 +50,21 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
         }
         return Ok(out);
     }
-    let before = waits::before(tab).await;
+    let clicks = matches!(
+        args.action,
+        A::LeftClick | A::RightClick | A::DoubleClick | A::TripleClick
+    );
+    // A click's aim and the state before it are read at once (the event subscription that
+    // `before` makes is in place before anything is dispatched).
+    let (before, aimed) = if clicks {
+        let (before, aimed) = tokio::join!(waits::before(tab), aim(tab, args.target()));
+        (before, Some(aimed?))
+    } else {
+        (waits::before(tab).await, None)
+    };
     let done = match args.action {
         A::LeftClick | A::RightClick | A::DoubleClick | A::TripleClick => {
-            let (x, y, what) = aim(tab, args.target()).await?;
+            let (x, y, what) = aimed.expect("aimed for clicks");
             let (button, count) = match args.action {
                 A::RightClick => (MouseButton::Right, 1),
                 A::DoubleClick => (MouseButton::Left, 2),
@@ -195,11 +206,17 @@ async fn click(
     count: u32,
     mods: u8,
 ) -> Result<(), ToolError> {
-    input(tab, mouse_move(x, y, MouseButton::None, mods)).await?;
+    let mut events = vec![mouse_move(x, y, MouseButton::None, mods)];
     for n in 1..=count {
-        input(tab, press(true, x, y, button, n, mods)).await?;
-        input(tab, press(false, x, y, button, n, mods)).await?;
+        events.push(press(true, x, y, button, n, mods));
+        events.push(press(false, x, y, button, n, mods));
     }
+    // Sent back to back, in order (each is written on its first poll), without waiting for
+    // the renderer's answer to one before sending the next: Chrome queues input in order.
+    let sends = events
+        .iter()
+        .map(|event| dispatch(tab.cdp(), &tab.session_id, event));
+    futures_util::future::try_join_all(sends).await?;
     Ok(())
 }
 

@@ -478,7 +478,8 @@
     return new Promise((resolve) => {
       let calm = 0, dirty = false, finished = false;
       const obs = new MutationObserver(() => { dirty = true; });
-      const done = () => { if (finished) return; finished = true; obs.disconnect(); clearTimeout(cap); resolve(true); };
+      // Resolves with where the page is then, so the caller needs no second round trip.
+      const done = () => { if (finished) return; finished = true; obs.disconnect(); clearTimeout(cap); resolve({ url: location.href, title: document.title }); };
       const cap = setTimeout(done, maxMs);
       const tick = () => {
         if (finished) return;

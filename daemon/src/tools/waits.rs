@@ -77,6 +77,8 @@ struct Seen {
     file_chooser: bool,
     /// Requests started since the action that have not finished (request ids).
     requests: std::collections::HashSet<String>,
+    /// Where the page was when the last DOM-quiet wait ended: `(url, title)`.
+    location: Option<(String, String)>,
 }
 
 impl Seen {
@@ -156,7 +158,7 @@ pub async fn settle(tab: &Tab, mut before: Before) -> Vec<String> {
                 .into(),
         );
     }
-    changes(tab, &before, notes, seen.blocked).await
+    changes(tab, &before, notes, &seen).await
 }
 
 /// After an explicit navigation (navigate, history, reload): follows it to its load, then
@@ -182,7 +184,7 @@ pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Vec<String> {
     if !seen.blocked {
         quiet(tab, &mut before, &mut seen, &mut notes).await;
     }
-    changes(tab, &before, notes, seen.blocked).await
+    changes(tab, &before, notes, &seen).await
 }
 
 /// Waits (up to [`LOAD_DEADLINE`]) until the navigation in `seen` loaded.
@@ -224,6 +226,7 @@ async fn requests_done(
 /// Runs the in-page DOM-quiet wait, answering dialogs that open meanwhile (so it can end) and
 /// noting navigation events; then takes in the events that arrived before its reply.
 async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<String>) {
+    seen.location = None;
     let quiet_js = format!(
         "({}).quiet({}, {})",
         super::driver::PAGE_JS,
@@ -248,7 +251,12 @@ async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<
                 }
                 None => break,
             },
-            _ = &mut quiet => break,
+            done = &mut quiet => {
+                seen.location = done.ok().and_then(|v| {
+                    Some((v["url"].as_str()?.to_string(), v["title"].as_str()?.to_string()))
+                });
+                break;
+            }
         }
     }
     // Events are delivered in the order Chrome sent them, so whatever the page did before the
@@ -283,11 +291,13 @@ async fn wait_new_tab(tab: &Tab, before: &Before) {
 
 /// What changed since `before`: URL, title, new tabs; after `notes` (dialogs). A page blocked
 /// by a dialog cannot be asked for its location.
-async fn changes(tab: &Tab, before: &Before, mut notes: Vec<String>, blocked: bool) -> Vec<String> {
-    let location = if blocked {
-        Err(ToolError::msg("blocked by a dialog"))
-    } else {
-        tab.location().await
+async fn changes(tab: &Tab, before: &Before, mut notes: Vec<String>, seen: &Seen) -> Vec<String> {
+    // Where the last DOM-quiet wait left the page, unless a navigation came into it.
+    let known = seen.location.clone().filter(|_| !seen.navigating);
+    let location = match (known, seen.blocked) {
+        (_, true) => Err(ToolError::msg("blocked by a dialog")),
+        (Some(known), false) => Ok(known),
+        (None, false) => tab.location().await,
     };
     if let Ok((url, title)) = location {
         if url != before.url {
