@@ -564,11 +564,16 @@
     const UNSEEN = ['canvas', 'video', 'embed', 'object'];
     const found = [];
     const have = new Set();
-    const add = (el) => {
+    // `frame`: where a same-origin iframe's content sits in the top viewport, and the part of
+    // it that shows (its box, cut by the viewport).
+    const TOP = { ox: 0, oy: 0, x0: 0, y0: 0, x1: W, y1: H };
+    const add = (el, frame = TOP) => {
       if (!el || have.has(el) || found.length >= max) return;
-      const r = el.getBoundingClientRect();
-      const x0 = Math.max(0, r.left), y0 = Math.max(0, r.top);
-      const x1 = Math.min(W, r.right), y1 = Math.min(H, r.bottom);
+      const fr = el.getBoundingClientRect();
+      const r = { left: fr.left + frame.ox, top: fr.top + frame.oy, width: fr.width, height: fr.height,
+        right: fr.right + frame.ox, bottom: fr.bottom + frame.oy };
+      const x0 = Math.max(frame.x0, r.left), y0 = Math.max(frame.y0, r.top);
+      const x1 = Math.min(frame.x1, r.right), y1 = Math.min(frame.y1, r.bottom);
       if (x1 - x0 < 2 || y1 - y0 < 2) return;
       have.add(el);
       const ro = role(el);
@@ -610,20 +615,38 @@
       for (let n = up(hit); n && n.nodeType === 1 && pointer(n); n = up(n)) top = n;
       return top === document.documentElement || top === document.body ? null : top;
     };
-    // Interactive elements of the tree, where a click at their centre reaches them.
-    const roots = [document];
-    while (roots.length) {
-      const root = roots.pop();
-      for (const el of root.querySelectorAll('*')) {
-        if (el.shadowRoot) roots.push(el.shadowRoot);
-        if (!isInteractive(el, role(el)) || !visible(el)) continue;
-        const r = el.getBoundingClientRect();
-        const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
-        if (cx < 0 || cy < 0 || cx >= W || cy >= H) continue;
-        const hit = hitAt(document, cx, cy);
-        if (hit && (composedContains(el, hit) || hit.control === el)) add(el);
+    // Interactive elements of the tree, where a click at their centre reaches them; same-origin
+    // iframes' documents too (at their place in the viewport). Cross-origin frames are another
+    // process's: their elements are not listed here.
+    const scan = (doc, frame) => {
+      const roots = [doc];
+      while (roots.length) {
+        const root = roots.pop();
+        for (const el of root.querySelectorAll('*')) {
+          if (el.shadowRoot) roots.push(el.shadowRoot);
+          if (el.localName === 'iframe') {
+            let inner = null;
+            try { inner = el.contentDocument; } catch (e) { inner = null; }
+            if (inner && inner.documentElement) {
+              const b = el.getBoundingClientRect();
+              const cs = doc.defaultView.getComputedStyle(el);
+              const ox = frame.ox + b.left + el.clientLeft + parseFloat(cs.paddingLeft);
+              const oy = frame.oy + b.top + el.clientTop + parseFloat(cs.paddingTop);
+              scan(inner, { ox, oy, x0: Math.max(frame.x0, ox), y0: Math.max(frame.y0, oy),
+                x1: Math.min(frame.x1, ox + el.clientWidth), y1: Math.min(frame.y1, oy + el.clientHeight) });
+            }
+            continue;
+          }
+          if (!isInteractive(el, role(el)) || !visible(el)) continue;
+          const r = el.getBoundingClientRect();
+          const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+          if (cx + frame.ox < frame.x0 || cy + frame.oy < frame.y0 || cx + frame.ox >= frame.x1 || cy + frame.oy >= frame.y1) continue;
+          const hit = hitAt(doc, cx, cy);
+          if (hit && (composedContains(el, hit) || hit.control === el)) add(el, frame);
+        }
       }
-    }
+    };
+    scan(document, TOP);
     // A grid of hit tests for what the tree misses.
     const STEP = 16;
     const tried = new Set();

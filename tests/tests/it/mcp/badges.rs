@@ -120,3 +120,44 @@ async fn badges_name_a_canvas_and_a_click_by_its_ref_lands_on_it() {
         assert!(e.contains("Unknown ref e99999"), "{name}: {e}");
     }
 }
+
+#[tokio::test]
+async fn badges_reach_into_same_origin_iframes_and_their_refs_act_there() {
+    let pages = super::pages::serve().await;
+    let both = Both::start(pages, "mcp-badges-frames").await;
+    for (name, mcp) in &both.clients {
+        ok(
+            mcp,
+            "navigate",
+            json!({"url": format!("http://{pages}/complex")}),
+        )
+        .await;
+        ok(mcp, "resize_window", json!({"width": 800, "height": 600})).await;
+        let shot = call(mcp, "screenshot", json!({"badges": true})).await;
+        let listing = text(&shot);
+        assert!(!is_error(&shot), "{name}: {listing}");
+        let email = listing
+            .lines()
+            .find(|l| l.contains("textbox \"Email\""))
+            .and_then(|l| l.split(' ').next())
+            .unwrap_or_else(|| panic!("{name}: no badge for the iframe's field in\n{listing}"))
+            .to_string();
+        assert!(
+            listing.contains("button \"Subscribe\""),
+            "{name}: {listing}"
+        );
+        // The ref types into the field inside the frame.
+        ok(
+            mcp,
+            "computer",
+            json!({"action": "type", "ref": email, "text": "me@example.com"}),
+        )
+        .await;
+        eval_until(
+            mcp,
+            "document.getElementById('frame').contentDocument.getElementById('email').value",
+            json!("me@example.com"),
+        )
+        .await;
+    }
+}
