@@ -326,6 +326,7 @@ impl Pane {
     }
 
     async fn resize(&self, view: &PaneView, width: u32, height: u32) {
+        view.set_size(width, height);
         let resized = match view.watched_tab() {
             Ok((_, tab)) => view.session().set_viewport_on(&tab, width, height).await,
             Err(error) => Err(error),
@@ -383,7 +384,7 @@ impl Pane {
             self.resize(&attached.view, width, height).await;
         }
         let session = &attached.session;
-        session.screencast().set_params(session.viewport(), quality);
+        session.screencast().set_quality(quality);
         let _ = self.out.send(Outgoing::Cast).await;
     }
 

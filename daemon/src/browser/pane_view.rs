@@ -23,6 +23,8 @@ pub struct PaneView {
     watched: Mutex<Option<String>>,
     /// Whether the view moves to the tab an agent acts in (on by default).
     follow_agents: AtomicBool,
+    /// The size this pane asked for (CSS px); the channel's until it asks. Short lock.
+    size: Mutex<Option<(u32, u32)>>,
     /// Bumped whenever the watched tab changes.
     version: watch::Sender<u64>,
 }
@@ -43,6 +45,7 @@ impl PaneView {
             session,
             watched: Mutex::new(watched),
             follow_agents: AtomicBool::new(true),
+            size: Mutex::new(None),
             version: watch::channel(0).0,
         })
     }
@@ -79,13 +82,22 @@ impl PaneView {
             }
             *watched = Some(target_id.to_string());
         }
-        // Lay the tab out at the channel's size before its first frame reaches the pane.
+        // Lay the tab out at this pane's size before its first frame reaches the pane.
         let session = self.session.clone();
+        let size = *self.size.lock().expect("size lock");
         tokio::spawn(async move {
-            let _ = session.size_tab(&tab_session).await;
+            let _ = match size {
+                Some(size) => session.size_tab_to(&tab_session, size).await,
+                None => session.size_tab(&tab_session).await,
+            };
         });
         self.version.send_modify(|v| *v += 1);
         Ok(true)
+    }
+
+    /// Records the size this pane shows the page at; tabs it moves to are laid out at it.
+    pub fn set_size(&self, width: u32, height: u32) {
+        *self.size.lock().expect("size lock") = Some((width, height));
     }
 
     /// Turns "follow agents" on or off for this pane only.

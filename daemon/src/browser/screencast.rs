@@ -33,12 +33,16 @@ pub struct Frame {
 
 type FrameSlot = watch::Sender<Option<Arc<Frame>>>;
 
-/// Size cap and JPEG quality of every cast of a channel.
+/// JPEG quality of every cast of a channel.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Params {
     quality: u8,
-    max_size: (u32, u32),
 }
+
+/// The largest frame asked of Chrome. Frames come at the size each tab is laid out at (the
+/// viewport its pane asked for, see `BrowserSession::set_viewport_on`), so this only bounds
+/// them; a per-channel cap would shrink one pane's frames to another pane's size.
+const FRAME_CAP: (u32, u32) = (8192, 8192);
 
 /// What one tab's cast should be doing.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,22 +105,14 @@ impl ScreencastHub {
     /// paints nothing). Never on the user's own Chrome: activating raises and focuses the
     /// window they are looking at; Porthole's tabs there sit in background windows of their
     /// own, where they paint already.
-    pub fn spawn(
-        cdp: CdpConnection,
-        max_size: (u32, u32),
-        closed: CancellationToken,
-        activate: bool,
-    ) -> Self {
+    pub fn spawn(cdp: CdpConnection, closed: CancellationToken, activate: bool) -> Self {
         let shared = Arc::new(Shared::default());
         tokio::spawn(receive_frames(cdp.clone(), shared.clone(), closed.clone()));
         Self {
             cdp,
             closed,
             activate,
-            params: Mutex::new(Params {
-                quality: 70,
-                max_size,
-            }),
+            params: Mutex::new(Params { quality: 70 }),
             shared,
         }
     }
@@ -208,11 +204,10 @@ impl ScreencastHub {
         }
     }
 
-    /// Sets the frame size cap and JPEG quality (1–100) of every cast.
-    pub fn set_params(&self, max_size: (u32, u32), quality: Option<u8>) {
+    /// Sets the JPEG quality (1–100) of every cast.
+    pub fn set_quality(&self, quality: Option<u8>) {
         let params = {
             let mut params = self.params.lock().expect("params lock");
-            params.max_size = max_size;
             if let Some(quality) = quality {
                 params.quality = quality.clamp(1, 100);
             }
@@ -299,7 +294,7 @@ impl Caster {
         self.set_casting(true);
         let request = json!({
             "format": "jpeg", "quality": params.quality, "everyNthFrame": 1,
-            "maxWidth": params.max_size.0, "maxHeight": params.max_size.1,
+            "maxWidth": FRAME_CAP.0, "maxHeight": FRAME_CAP.1,
         });
         let started = self
             .cdp

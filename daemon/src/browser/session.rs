@@ -148,12 +148,8 @@ impl BrowserSession {
         } = options;
         let (notices, _) = broadcast::channel(256);
         let closed = CancellationToken::new();
-        let hub = ScreencastHub::spawn(
-            cdp.clone(),
-            screen,
-            closed.clone(),
-            ownership == Ownership::AllTabs,
-        );
+        let hub =
+            ScreencastHub::spawn(cdp.clone(), closed.clone(), ownership == Ownership::AllTabs);
         let logs = TabLogs::spawn(&cdp, closed.clone());
         let files = SessionFiles::spawn(
             &cdp,
@@ -460,7 +456,6 @@ impl BrowserSession {
     ) -> Result<(), SessionError> {
         let size = (width.clamp(100, 8192), height.clamp(100, 8192));
         *self.viewport.lock().expect("viewport lock") = size;
-        self.hub.set_params(size, None);
         size_viewport(&self.cdp, session, size).await?;
         Ok(())
     }
@@ -468,6 +463,13 @@ impl BrowserSession {
     /// Lays the tab behind the flat CDP `session` out at the channel's viewport.
     pub async fn size_tab(&self, session: &str) -> Result<(), SessionError> {
         let size = *self.viewport.lock().expect("viewport lock");
+        size_viewport(&self.cdp, session, size).await?;
+        Ok(())
+    }
+
+    /// Lays the tab behind the flat CDP `session` out at `size` (a pane's own size).
+    pub async fn size_tab_to(&self, session: &str, size: (u32, u32)) -> Result<(), SessionError> {
+        let size = (size.0.clamp(100, 8192), size.1.clamp(100, 8192));
         size_viewport(&self.cdp, session, size).await?;
         Ok(())
     }

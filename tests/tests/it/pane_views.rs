@@ -225,3 +225,52 @@ async fn follow_agents_is_per_pane_and_a_pane_never_moves_an_agent() {
         .iter()
         .all(|m| m["target_id"] == human_tab));
 }
+
+/// The size of a JPEG frame.
+fn size_of(jpeg: &[u8]) -> Option<(u32, u32)> {
+    let image = image::load_from_memory_with_format(jpeg, image::ImageFormat::Jpeg).ok()?;
+    Some((image.width(), image.height()))
+}
+
+#[tokio::test]
+async fn each_pane_sees_its_tab_at_its_own_size() {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let a = Pane::connect(&daemon.addr, &daemon.token).await;
+    let b = Pane::connect(&daemon.addr, &daemon.token).await;
+    a.start("sizes").await;
+    b.start("sizes").await;
+    let mark = a.mark();
+    a.send(json!({"type": "navigate", "url": pages.url("/clock")}));
+    a.message_where("the clock", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Clock"
+    })
+    .await;
+    a.send(json!({"type": "screencast", "width": 640, "height": 480}));
+    let wait = std::time::Duration::from_secs(20);
+    a.wait("a 640x480 frame in a", wait, |r| {
+        r.frames
+            .last()
+            .filter(|f| size_of(f) == Some((640, 480)))
+            .map(drop)
+    })
+    .await;
+
+    // B opens a tab of its own and asks for a smaller size there.
+    let mark = b.mark();
+    b.send(json!({"type": "new_tab", "url": pages.url("/animated")}));
+    b.next_of("tab_switched", mark).await;
+    b.send(json!({"type": "screencast", "width": 400, "height": 300}));
+    b.wait("a 400x300 frame in b", wait, |r| {
+        r.frames
+            .last()
+            .filter(|f| size_of(f) == Some((400, 300)))
+            .map(drop)
+    })
+    .await;
+    // A's frames keep A's size: B's size is B's tab's, not the channel's.
+    for _ in 0..5 {
+        let frame = a.frames_at_least(a.frame_count() + 1).await;
+        assert_eq!(size_of(&frame), Some((640, 480)));
+    }
+}
