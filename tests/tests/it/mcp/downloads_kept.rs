@@ -34,6 +34,24 @@ async fn bytes_of(mcp: &Client, id: &str) -> Vec<u8> {
         .unwrap()
 }
 
+/// Opens `url` and clicks its "Get report" link (which downloads report.bin).
+async fn download_report(mcp: &Client, url: &str) {
+    ok(
+        mcp,
+        "navigate",
+        json!({"url": url, "wait_for_selector": "#att"}),
+    )
+    .await;
+    let snap = ok(mcp, "read_page", json!({})).await;
+    let link = ref_of(&snap, "link \"Get report\"");
+    ok(
+        mcp,
+        "computer",
+        json!({"action": "left_click", "ref": link}),
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn downloads_are_per_agent_and_survive_a_restart() {
     let pages = super::pages::serve().await;
@@ -42,19 +60,7 @@ async fn downloads_are_per_agent_and_survive_a_restart() {
     let (_, beta_token) = daemon.add_agent(CHANNEL, "beta", &[]).await;
     let alpha = agent_proxy(&daemon, &alpha_token).await;
     let beta = agent_proxy(&daemon, &beta_token).await;
-    ok(
-        &alpha,
-        "navigate",
-        json!({"url": format!("http://{pages}/downloads"), "wait_for_selector": "#att"}),
-    )
-    .await;
-    let snap = ok(&alpha, "read_page", json!({})).await;
-    ok(
-        &alpha,
-        "computer",
-        json!({"action": "left_click", "ref": ref_of(&snap, "link \"Get report\"")}),
-    )
-    .await;
+    download_report(&alpha, &format!("http://{pages}/downloads")).await;
     let list = listed(&alpha, "report.bin — 3008 bytes").await;
     assert!(list.contains("[d1]"), "{list}");
     // Another agent does not see it, and cannot fetch it.
@@ -101,19 +107,7 @@ async fn docker_mode_downloads_are_read_back_from_the_container_across_an_idle_s
     })
     .await;
     let owner = owner_proxy(&daemon, &tag, &[]).await;
-    ok(
-        &owner,
-        "navigate",
-        json!({"url": format!("http://{pages}/downloads"), "wait_for_selector": "#att"}),
-    )
-    .await;
-    let snap = ok(&owner, "read_page", json!({})).await;
-    ok(
-        &owner,
-        "computer",
-        json!({"action": "left_click", "ref": ref_of(&snap, "link \"Get report\"")}),
-    )
-    .await;
+    download_report(&owner, &format!("http://{pages}/downloads")).await;
     listed(
         &owner,
         "report.bin — 3008 bytes, application/octet-stream, completed",
@@ -189,19 +183,8 @@ async fn remote_engine_downloads_are_read_back_through_that_engine() {
          href=\"data:application/octet-stream;base64,{}\">Get report</a>",
         engine64.encode(&bytes)
     );
-    ok(
-        &owner,
-        "navigate",
-        json!({"url": format!("data:text/html;base64,{}", engine64.encode(page))}),
-    )
-    .await;
-    let snap = ok(&owner, "read_page", json!({})).await;
-    ok(
-        &owner,
-        "computer",
-        json!({"action": "left_click", "ref": ref_of(&snap, "link \"Get report\"")}),
-    )
-    .await;
+    let url = format!("data:text/html;base64,{}", engine64.encode(page));
+    download_report(&owner, &url).await;
     listed(&owner, "report.bin — 3008 bytes").await;
     assert_eq!(bytes_of(&owner, "d1").await, bytes);
     assert!(
