@@ -4,7 +4,9 @@
 //! [`SECCOMP_PROFILE`] is an allowlist written for the sidecar: ordinary file, memory,
 //! process, signal, socket and time calls, plus what the namespace sandbox needs (`clone` and
 //! `unshare` with namespace flags, `setns`, `chroot`); no `mount`, module, key, BPF, perf,
-//! clock-setting or reboot calls, so a user namespace grants little. `clone3` answers ENOSYS
+//! clock-setting or reboot calls, so a user namespace grants little; no `ptrace` or
+//! `process_vm_*` (one process of the container reading or steering another) and no message
+//! queues, which Chromium does not use. `clone3` answers ENOSYS
 //! so the C library falls back to `clone`.
 //!
 //! [`probe`] tries it once per daemon: a short-lived container of the sidecar image, with the
@@ -206,6 +208,16 @@ mod tests {
             "perf_event_open",
             "reboot",
             "clock_settime",
+            // Reading or steering another process of the container: Chromium does not need
+            // it (only a crash reporter would), and a compromised browser process must not.
+            "ptrace",
+            "process_vm_readv",
+            "process_vm_writev",
+            "userfaultfd",
+            "open_by_handle_at",
+            // System V message queues and POSIX mqueues: nothing in Chromium uses them.
+            "msgget",
+            "mq_open",
         ] {
             assert!(!allowed.contains(&refused), "{refused}");
         }
