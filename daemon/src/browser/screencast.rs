@@ -86,8 +86,6 @@ pub struct ScreencastHub {
 /// last watcher.
 pub struct Watching {
     wanted: watch::Sender<Wanted>,
-    /// The tab watched.
-    pub target_id: String,
     /// Latest-frame slot of this pane.
     pub frames: watch::Receiver<Option<Arc<Frame>>>,
 }
@@ -140,7 +138,6 @@ impl ScreencastHub {
         }
         Watching {
             wanted: cast.wanted.clone(),
-            target_id: target_id.to_string(),
             frames,
         }
     }
@@ -227,24 +224,6 @@ impl ScreencastHub {
     pub fn last_frame(&self, target_id: &str) -> Option<Arc<Frame>> {
         let casts = self.shared.casts.lock().expect("casts lock");
         casts.get(target_id).and_then(|c| c.frames.borrow().clone())
-    }
-
-    /// Tabs being cast now (their target ids).
-    pub fn casting(&self) -> Vec<String> {
-        let running: Vec<String> = self
-            .shared
-            .casting
-            .lock()
-            .expect("casting lock")
-            .keys()
-            .cloned()
-            .collect();
-        let casts = self.shared.casts.lock().expect("casts lock");
-        casts
-            .iter()
-            .filter(|(_, c)| running.contains(&c.session_id))
-            .map(|(target, _)| target.clone())
-            .collect()
     }
 }
 
