@@ -55,6 +55,8 @@ export interface PaneTabSwitched {
 
 export interface PaneTabCreated {
   type: "tab_created";
+  /** The tab whose page opened it (a link with `target=_blank`, `window.open`). */
+  opener_id?: string | null;
   target_id: string;
   title: string;
   url: string;

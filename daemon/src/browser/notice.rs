@@ -46,6 +46,9 @@ pub enum PaneMessage {
         target_id: String,
         url: String,
         title: String,
+        /// The tab whose page opened it (a link with `target=_blank`, `window.open`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        opener_id: Option<String>,
     },
     TabClosed {
         target_id: String,

@@ -159,6 +159,21 @@ impl PaneView {
             PaneMessage::PageInfo { ref target_id, .. } => {
                 (target_id.as_deref() == self.watched().as_deref()).then_some(message)
             }
+            // A page the pane watches opened a tab of the person's (a link with
+            // target=_blank): the pane goes there, as a browser brings such a tab to the front.
+            // An agent's popups move the agent, and panes following it, instead.
+            PaneMessage::TabCreated {
+                ref target_id,
+                opener_id: Some(ref opener),
+                ..
+            } if self.watched().as_deref() == Some(opener.as_str()) => {
+                if self.session.owner_of(target_id) == Some(super::owner::TabOwner::Human) {
+                    if let Err(error) = self.show(target_id) {
+                        tracing::debug!(event = "follow_popup_failed", %target_id, %error);
+                    }
+                }
+                Some(message)
+            }
             PaneMessage::TabClosed { ref target_id } => {
                 if self.watched().as_deref() == Some(target_id) {
                     self.fall_back();

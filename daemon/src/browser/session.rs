@@ -291,6 +291,12 @@ impl BrowserSession {
         &self.refs
     }
 
+    /// Who owns a tracked tab.
+    pub fn owner_of(&self, target_id: &str) -> Option<TabOwner> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.get(target_id).map(|t| t.owner.clone())
+    }
+
     /// The flat CDP session id of a tracked tab.
     pub fn tab_session(&self, target_id: &str) -> Option<String> {
         let tabs = self.tabs.lock().expect("tabs lock");

@@ -93,6 +93,7 @@ impl BrowserSession {
             target_id: tab.target_id.clone(),
             url: tab.url.clone(),
             title: tab.title.clone(),
+            opener_id: info["targetInfo"]["openerId"].as_str().map(str::to_string),
         };
         let became_active = {
             let mut tabs = self.tabs.lock().expect("tabs lock");

@@ -274,3 +274,55 @@ async fn each_pane_sees_its_tab_at_its_own_size() {
         assert_eq!(size_of(&frame), Some((640, 480)));
     }
 }
+
+#[tokio::test]
+async fn a_link_that_opens_a_tab_takes_the_pane_watching_its_page_there() {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let a = Pane::connect(&daemon.addr, &daemon.token).await;
+    let b = Pane::connect(&daemon.addr, &daemon.token).await;
+    a.start("popups").await;
+    b.start("popups").await;
+    let opener = last_active(&a);
+    // B looks at a tab of its own.
+    let mark_b = b.mark();
+    b.send(json!({"type": "new_tab"}));
+    let b_tab = b.next_of("tab_switched", mark_b).await["target_id"].clone();
+    // A's page is one big link that opens a new tab.
+    let page = format!(
+        "data:text/html,<title>Opener</title><a href=\"{}\" target=\"_blank\" \
+         style=\"position:fixed;inset:0\">open</a>",
+        pages.url("/second")
+    );
+    let mark = a.mark();
+    a.send(json!({"type": "navigate", "url": page}));
+    a.message_where("the opener page", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Opener"
+    })
+    .await;
+    let mark = a.mark();
+    let mark_b = b.mark();
+    let at = json!({"x": 200, "y": 200, "button": "left", "click_count": 1});
+    a.input("mousedown", at.clone());
+    a.input("mouseup", at);
+    let switched = a.next_of("tab_switched", mark).await;
+    let popup = switched["target_id"].clone();
+    assert_ne!(popup, opener);
+    assert_ne!(popup, b_tab);
+    a.message_where("the new tab's page", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Second page" && m["target_id"] == popup
+    })
+    .await;
+    let created = a.next_of("tab_created", mark).await;
+    assert_eq!(created["opener_id"], opener, "{created}");
+    // B, on another tab, stays there.
+    b.message_where("b's list with the new tab", mark_b, |m| {
+        m["type"] == "tabs"
+            && m["tabs"]
+                .as_array()
+                .is_some_and(|t| t.iter().any(|t| t["target_id"] == popup))
+    })
+    .await;
+    assert!(messages_since(&b, mark_b, "tab_switched").is_empty());
+    assert_eq!(last_active(&b), b_tab);
+}
