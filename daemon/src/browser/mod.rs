@@ -21,6 +21,7 @@ mod session;
 mod tabs;
 mod titles;
 mod tracking;
+pub mod worlds;
 
 pub use dialogs::OpenDialog;
 pub use navigation::check_url;

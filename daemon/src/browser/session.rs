@@ -97,6 +97,8 @@ pub struct BrowserSession {
     pub(super) logs: TabLogs,
     /// The MCP tools' element-ref books, per tab (dropped in `untrack`).
     refs: RefBooks,
+    /// The MCP tools' isolated worlds, per frame session (a tab's dropped in `untrack`).
+    worlds: super::worlds::Worlds,
     /// Uploaded files and downloads (the MCP file tools).
     files: Arc<SessionFiles>,
     /// Requested viewport (CSS px). Short lock.
@@ -169,6 +171,7 @@ impl BrowserSession {
             hub,
             logs,
             refs: RefBooks::default(),
+            worlds: Default::default(),
             files,
             viewport: Mutex::new(screen),
             closed,
@@ -295,6 +298,11 @@ impl BrowserSession {
     pub fn owner_of(&self, target_id: &str) -> Option<TabOwner> {
         let tabs = self.tabs.lock().expect("tabs lock");
         tabs.get(target_id).map(|t| t.owner.clone())
+    }
+
+    /// The MCP tools' isolated worlds in this session's frames.
+    pub fn worlds(&self) -> &super::worlds::Worlds {
+        &self.worlds
     }
 
     /// The flat CDP session id of a tracked tab.

@@ -73,12 +73,12 @@ impl Tab {
 
     /// Calls `page.js`'s `function(args…)` in the main frame.
     pub async fn helper(&self, function: &str, args: &[Value]) -> Result<Value, ToolError> {
-        helper_on(self.cdp(), &self.session_id, function, args).await
+        helper_on(&self.browser, &self.session_id, function, args).await
     }
 
     /// Evaluates `expression` in the main frame with a deadline; exceptions become errors.
     pub async fn eval(&self, expression: &str, deadline: Duration) -> Result<Value, ToolError> {
-        eval_on(self.cdp(), &self.session_id, expression, deadline).await
+        eval_on(&self.browser, &self.session_id, expression, deadline).await
     }
 
     /// `(url, title)` as the document itself reports them.
@@ -99,21 +99,21 @@ impl Tab {
 /// Calls `page.js`'s `function(args…)` in the frame behind `session`, in Porthole's isolated
 /// world (see [`super::world`]): page scripts cannot reach or replace what it uses.
 pub async fn helper_on(
-    cdp: &CdpConnection,
+    browser: &BrowserSession,
     session: &str,
     function: &str,
     args: &[Value],
 ) -> Result<Value, ToolError> {
     let args: Vec<String> = args.iter().map(to_js).collect();
     let expression = format!("{}.{function}({})", super::world::HELPER, args.join(", "));
-    eval_on(cdp, session, &expression, JS_DEADLINE).await
+    eval_on(browser, session, &expression, JS_DEADLINE).await
 }
 
 /// Calls `page.js`'s `function(args…)` in the frame behind `session` and returns the remote
 /// object it answers (its `objectId`; release it with `Runtime.releaseObject`), or `None` when
 /// it answered `null`. For CDP commands that take a node, such as `DOM.setFileInputFiles`.
 pub async fn helper_object_on(
-    cdp: &CdpConnection,
+    browser: &BrowserSession,
     session: &str,
     function: &str,
     args: &[Value],
@@ -121,13 +121,14 @@ pub async fn helper_object_on(
     let args: Vec<String> = args.iter().map(to_js).collect();
     let expression = format!("{}.{function}({})", super::world::HELPER, args.join(", "));
     // The helper's own world (its refs live there): a node object from it works for DOM.*.
-    let world = super::world::world(cdp, session).await?;
-    let reply = cdp
+    let world = super::world::world(browser, session).await?;
+    let reply = browser
+        .cdp()
         .call_with(
             "Runtime.evaluate",
             serde_json::json!({
                 "expression": expression,
-                "uniqueContextId": world.unique_id(),
+                "uniqueContextId": world.unique_id,
                 "returnByValue": false,
             }),
             Some(session),
@@ -149,10 +150,10 @@ fn to_js<T: Serialize>(value: &T) -> String {
 /// exceptions become errors. Not for the agent's own code: `evaluate` runs in the page's
 /// main world.
 pub async fn eval_on(
-    cdp: &CdpConnection,
+    browser: &BrowserSession,
     session: &str,
     expression: &str,
     deadline: Duration,
 ) -> Result<Value, ToolError> {
-    super::world::evaluate(cdp, session, expression, deadline).await
+    super::world::evaluate(browser, session, expression, deadline).await
 }

@@ -92,7 +92,7 @@ async fn upload_to_ref(
     decoded: &[(&str, Vec<u8>)],
 ) -> Result<ToolOutput, ToolError> {
     let (session, iframe) = refs::locate(tab, r)?;
-    let input = helper_on(tab.cdp(), &session, "fileInput", &[Value::from(r)])
+    let input = helper_on(&tab.browser, &session, "fileInput", &[Value::from(r)])
         .await
         .map_err(|e| refs::frame_gone(r, &iframe, e))?;
     if let Some(error) = refs::ref_error(tab, r, &input) {
@@ -106,7 +106,7 @@ async fn upload_to_ref(
         // The browser runs in a container that cannot see the daemon's files: build them in
         // the page from their bytes instead.
         let answer = helper_on(
-            tab.cdp(),
+            &tab.browser,
             &session,
             "setFiles",
             &[Value::from(r), inline_json(files)],
@@ -118,7 +118,7 @@ async fn upload_to_ref(
         }
     } else {
         let paths = store(tab, decoded).await?;
-        let Some(object) = helper_object_on(tab.cdp(), &session, "element", &[Value::from(r)])
+        let Some(object) = helper_object_on(&tab.browser, &session, "element", &[Value::from(r)])
             .await
             .map_err(|e| refs::frame_gone(r, &iframe, e))?
         else {
@@ -137,7 +137,7 @@ async fn upload_to_ref(
         release(tab, &session, &object).await;
         set?;
     }
-    let after = helper_on(tab.cdp(), &session, "fileInput", &[Value::from(r)]).await?;
+    let after = helper_on(&tab.browser, &session, "fileInput", &[Value::from(r)]).await?;
     held(&after, decoded.len())
 }
 

@@ -21,7 +21,7 @@ pub async fn form_input(tab: &Tab, args: &FormInputArgs) -> Result<ToolOutput, T
         FormValue::Many(list) => Value::from(list.clone()),
     };
     let before = waits::before(tab).await;
-    let answer = helper_on(tab.cdp(), &session, "fill", &[Value::from(r), value])
+    let answer = helper_on(&tab.browser, &session, "fill", &[Value::from(r), value])
         .await
         .map_err(|e| refs::frame_gone(r, &iframe, e))?;
     if let Some(error) = refs::ref_error(tab, r, &answer) {

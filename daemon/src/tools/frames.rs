@@ -21,7 +21,7 @@ pub async fn owners(tab: &Tab, issue: Option<u64>) -> (Vec<(String, String)>, Op
     let mut next = None;
     // Owners are resolved into the helper's isolated world (where the refs are), and only an
     // answer carrying that world's nonce is believed.
-    let Ok(world) = super::world::world(cdp, &tab.session_id).await else {
+    let Ok(world) = super::world::world(&tab.browser, &tab.session_id).await else {
         return (Vec::new(), next);
     };
     let Ok(targets) = cdp.call("Target.getTargets", json!({})).await else {
@@ -182,7 +182,7 @@ pub async fn helper_in_each(
 ) -> Vec<(FrameRefs, Value)> {
     let mut out = Vec::new();
     for frame in frames {
-        match helper_on(tab.cdp(), &frame.session_id, function, args).await {
+        match helper_on(&tab.browser, &frame.session_id, function, args).await {
             Ok(v) => out.push((frame.clone(), v)),
             Err(e) => {
                 tracing::debug!(event = "frame_helper_failed", target_id = %frame.target_id, error = %e)

@@ -25,7 +25,7 @@ pub async fn mismatch(
     expect: Expect,
 ) -> Option<String> {
     let arg = r.map_or(Value::Null, Value::from);
-    let answer = helper_on(tab.cdp(), session, "readBack", &[arg])
+    let answer = helper_on(&tab.browser, session, "readBack", &[arg])
         .await
         .ok()?;
     if answer["kind"] != "field" {

@@ -88,7 +88,7 @@ pub fn ref_error(tab: &Tab, r: &str, answer: &Value) -> Option<ToolError> {
 /// when it is covered or gone.
 pub async fn point_of(tab: &Tab, r: &str) -> Result<(f64, f64, String), ToolError> {
     let (session, iframe) = locate(tab, r)?;
-    let answer = helper_on(tab.cdp(), &session, "point", &[Value::from(r)])
+    let answer = helper_on(&tab.browser, &session, "point", &[Value::from(r)])
         .await
         .map_err(|e| frame_gone(r, &iframe, e))?;
     if let Some(error) = ref_error(tab, r, &answer) {

@@ -155,7 +155,7 @@ pub async fn find(tab: &Tab, args: &FindArgs) -> Result<ToolOutput, ToolError> {
                 Value::from(left),
                 Value::from(lo),
             ];
-            let Ok(found) = helper_on(tab.cdp(), &frame.session_id, "find", &args).await else {
+            let Ok(found) = helper_on(&tab.browser, &frame.session_id, "find", &args).await else {
                 continue;
             };
             frames::record(tab, &frame, lo, found["next"].as_u64().unwrap_or(lo));
@@ -320,7 +320,7 @@ async fn snapshot_frame(
     let mut ranges = Vec::new();
     if let Some(prior) = prior {
         match helper_on(
-            tab.cdp(),
+            &tab.browser,
             &prior.session_id,
             "snapshot",
             std::slice::from_ref(opts),
@@ -337,7 +337,7 @@ async fn snapshot_frame(
     }
     let session_id = frames::attach(tab, target_id).await?;
     match helper_on(
-        tab.cdp(),
+        &tab.browser,
         &session_id,
         "snapshot",
         std::slice::from_ref(opts),

@@ -347,7 +347,7 @@ async fn loaded_url(tab: &Tab, target_id: &str) -> Option<String> {
     let mut url = None;
     while Instant::now() < end {
         let state = super::driver::eval_on(
-            tab.cdp(),
+            &tab.browser,
             &session,
             "({url: location.href, state: document.readyState})",
             Duration::from_secs(2),

@@ -12,11 +12,9 @@
 //! so a stale one could land in the new page's main world. A navigation destroys the world's
 //! context; the next call finds it gone, makes a new one and runs once more.
 //!
-//! Owns: the world cache (a short std lock, never held across an await). Touches nothing but
-//! the frame session it is given.
+//! Owns no state: each session keeps its frames' worlds (`browser::worlds`). Touches nothing
+//! but the frame session it is given.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -24,76 +22,23 @@ use tokio::sync::broadcast;
 
 use super::driver::PAGE_JS;
 use super::error::ToolError;
+use crate::browser::BrowserSession;
 use crate::cdp::{CdpConnection, CdpError, CdpEvent};
 
 /// Name of the world in every frame.
 const WORLD_NAME: &str = "porthole-tools";
 /// The helper's API object, as the isolated world's own code reaches it.
 pub const HELPER: &str = "globalThis[Symbol.for('porthole.tools')]";
-/// How many sessions' worlds are remembered before the cache starts afresh (a forgotten world
-/// is simply made again).
-const MAX_WORLDS: usize = 1024;
-
-/// A frame's isolated world with the helper installed.
-#[derive(Debug, Clone)]
-pub struct World {
-    /// The context's `uniqueId`: the only safe way to address it across navigations.
-    unique_id: String,
-    /// The numeric context id, for `DOM.resolveNode` (check `nonce` on what it returns).
-    pub context_id: i64,
-    /// A secret stored on the helper in this world (`HELPER.nonce`): code that finds it there
-    /// knows it runs in this world and not in a page's look-alike.
-    pub nonce: String,
-}
-
-/// Worlds by `(connection url, session id)`. Short lock, never held across an await.
-static WORLDS: Mutex<Option<HashMap<(String, String), World>>> = Mutex::new(None);
-
-fn cache_key(cdp: &CdpConnection, session: &str) -> (String, String) {
-    (cdp.url().to_string(), session.to_string())
-}
-
-fn cached(cdp: &CdpConnection, session: &str) -> Option<World> {
-    let worlds = WORLDS.lock().expect("worlds lock");
-    worlds.as_ref()?.get(&cache_key(cdp, session)).cloned()
-}
-
-fn remember(cdp: &CdpConnection, session: &str, world: &World) {
-    let mut worlds = WORLDS.lock().expect("worlds lock");
-    let worlds = worlds.get_or_insert_with(HashMap::new);
-    if worlds.len() >= MAX_WORLDS {
-        worlds.clear();
-    }
-    worlds.insert(cache_key(cdp, session), world.clone());
-}
-
-fn forget(cdp: &CdpConnection, session: &str, world: &World) {
-    let mut worlds = WORLDS.lock().expect("worlds lock");
-    if let Some(worlds) = worlds.as_mut() {
-        let key = cache_key(cdp, session);
-        if worlds
-            .get(&key)
-            .is_some_and(|w| w.unique_id == world.unique_id)
-        {
-            worlds.remove(&key);
-        }
-    }
-}
-
-impl World {
-    /// The world's `uniqueContextId` (stable across renderer swaps, unlike the numeric id).
-    pub fn unique_id(&self) -> &str {
-        &self.unique_id
-    }
-}
+/// A frame's isolated world with the helper installed (kept on the session).
+pub type World = crate::browser::worlds::IsolatedWorld;
 
 /// The helper's world in the frame behind `session`, made when there is none yet.
-pub async fn world(cdp: &CdpConnection, session: &str) -> Result<World, ToolError> {
-    if let Some(world) = cached(cdp, session) {
+pub async fn world(browser: &BrowserSession, session: &str) -> Result<World, ToolError> {
+    if let Some(world) = browser.worlds().get(session) {
         return Ok(world);
     }
-    let world = create(cdp, session).await?;
-    remember(cdp, session, &world);
+    let world = create(browser.cdp(), session).await?;
+    browser.worlds().remember(session, world.clone());
     Ok(world)
 }
 
@@ -101,14 +46,15 @@ pub async fn world(cdp: &CdpConnection, session: &str) -> Result<World, ToolErro
 /// by JSON, promises awaited) within `deadline`; exceptions become errors. A world destroyed
 /// by a navigation is made again and the expression run once more.
 pub async fn evaluate(
-    cdp: &CdpConnection,
+    browser: &BrowserSession,
     session: &str,
     expression: &str,
     deadline: Duration,
 ) -> Result<Value, ToolError> {
+    let cdp = browser.cdp();
     let mut retried = false;
     loop {
-        let world = world(cdp, session).await?;
+        let world = world(browser, session).await?;
         let reply = cdp
             .call_with(
                 "Runtime.evaluate",
@@ -135,7 +81,7 @@ pub async fn evaluate(
         if !gone {
             return Err(error.into());
         }
-        forget(cdp, session, &world);
+        browser.worlds().forget(session, &world);
         if retried {
             return Err(ToolError::msg(
                 "The page navigated away twice while the tool was reading it; try again once it \
