@@ -311,18 +311,7 @@ impl SessionFiles {
         if let Some(dir) = &downloads {
             self.allow_downloads(&cdp, dir).await;
         }
-        loop {
-            let event = tokio::select! {
-                _ = closed.cancelled() => return,
-                event = events.recv() => match event {
-                    Ok(event) => event,
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::debug!(event = "session_files_lagged", missed);
-                        continue;
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return,
-                },
-            };
+        while let Some(event) = super::events::next_event(&mut events, &closed, "files").await {
             match (event.method.as_str(), event.session_id.as_deref()) {
                 ("Page.fileChooserOpened", Some(session)) => {
                     let Some(id) = event.params["backendNodeId"].as_i64() else {

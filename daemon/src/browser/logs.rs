@@ -63,18 +63,7 @@ impl TabLogs {
     }
 
     async fn record(self, mut events: broadcast::Receiver<CdpEvent>, closed: CancellationToken) {
-        loop {
-            let event = tokio::select! {
-                _ = closed.cancelled() => return,
-                event = events.recv() => match event {
-                    Ok(event) => event,
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::debug!(event = "tab_logs_lagged", missed);
-                        continue;
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return,
-                },
-            };
+        while let Some(event) = super::events::next_event(&mut events, &closed, "logs").await {
             if let Some(session) = event.session_id.as_deref() {
                 self.apply(session, &event.method, &event.params);
             }

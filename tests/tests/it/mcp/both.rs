@@ -3,10 +3,8 @@
 //! Tests that must hold for both run their cases over [`Both::clients`].
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use porthole_tests::daemon::TestDaemon;
-use porthole_tests::probe::Probe;
 use porthole_tests::TempDir;
 
 use super::harness::{connect, Client};
@@ -25,15 +23,7 @@ impl Both {
         let daemon = TestDaemon::start().await;
         let proxy = super::harness::owner_proxy(&daemon, channel, &[]).await;
         let chrome = UserChrome::start(&format!("http://{pages}/user")).await;
-        let probe = Probe::connect(chrome.profile.path()).await;
-        porthole_tests::eventually("the user's tab", Duration::from_secs(20), || async {
-            probe
-                .pages()
-                .await
-                .into_iter()
-                .find(|p| p["url"].as_str().is_some_and(|u| u.ends_with("/user")))
-        })
-        .await;
+        chrome.user_tab().await;
         let home = TempDir::new("mcp-both");
         let (args, env) = host_args(&home, &[chrome.profile.path()], &[]);
         let host = connect("porthole", &args, &env).await;

@@ -44,6 +44,21 @@ impl UserChrome {
     }
 }
 
+impl UserChrome {
+    /// The tab the user's Chrome opened at start (its URL ends with `/user`), once it shows.
+    pub async fn user_tab(&self) -> serde_json::Value {
+        let probe = Probe::connect(self.profile.path()).await;
+        porthole_tests::eventually("the user's tab", Duration::from_secs(20), || async {
+            probe
+                .pages()
+                .await
+                .into_iter()
+                .find(|p| p["url"].as_str().is_some_and(|u| u.ends_with("/user")))
+        })
+        .await
+    }
+}
+
 impl Drop for UserChrome {
     fn drop(&mut self) {
         if let Some(pid) = self.child.id() {
@@ -78,15 +93,7 @@ async fn host_browser_drives_only_its_own_tabs() {
     let url = |p: &str| format!("http://{pages}{p}");
     let chrome = UserChrome::start(&url("/user")).await;
     let probe = Probe::connect(chrome.profile.path()).await;
-    let user_tab =
-        porthole_tests::eventually("the user's tab", Duration::from_secs(20), || async {
-            probe
-                .pages()
-                .await
-                .into_iter()
-                .find(|p| p["url"].as_str().is_some_and(|u| u.ends_with("/user")))
-        })
-        .await;
+    let user_tab = chrome.user_tab().await;
     let user_id = user_tab["targetId"].as_str().unwrap().to_string();
 
     let home = TempDir::new("mcp-home");

@@ -2,9 +2,6 @@
 //! only changes the page returns with the change in place for the next `read_page`, and one
 //! whose navigation starts a task later is still reported as a navigation.
 
-use std::time::Duration;
-
-use porthole_tests::probe::Probe;
 use porthole_tests::TempDir;
 use serde_json::json;
 
@@ -16,15 +13,7 @@ async fn actions_return_once_the_page_reflects_them() {
     let pages = super::pages::serve().await;
     let url = |p: &str| format!("http://{pages}{p}");
     let chrome = UserChrome::start(&url("/user")).await;
-    let probe = Probe::connect(chrome.profile.path()).await;
-    porthole_tests::eventually("the user's tab", Duration::from_secs(20), || async {
-        probe
-            .pages()
-            .await
-            .into_iter()
-            .find(|p| p["url"].as_str().is_some_and(|u| u.ends_with("/user")))
-    })
-    .await;
+    chrome.user_tab().await;
     let home = TempDir::new("mcp-home");
     let (args, env) = host_args(&home, &[chrome.profile.path()], &[]);
     let mcp = connect("porthole", &args, &env).await;
