@@ -9,6 +9,7 @@ pub mod input;
 pub mod input_pipeline;
 pub mod input_queue;
 pub mod keys;
+mod layouts;
 pub mod logs;
 mod navigation;
 pub mod notice;

@@ -83,14 +83,12 @@ impl PaneView {
             *watched = Some(target_id.to_string());
         }
         // Lay the tab out at this pane's size before its first frame reaches the pane.
-        let session = self.session.clone();
-        let size = *self.size.lock().expect("size lock");
-        tokio::spawn(async move {
-            let _ = match size {
-                Some(size) => session.size_tab_to(&tab_session, size).await,
-                None => session.size_tab(&tab_session).await,
-            };
-        });
+        let size = self
+            .size
+            .lock()
+            .expect("size lock")
+            .unwrap_or_else(|| self.session.viewport());
+        self.session.lay_out_later(&tab_session, size);
         self.version.send_modify(|v| *v += 1);
         Ok(true)
     }

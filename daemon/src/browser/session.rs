@@ -103,6 +103,8 @@ pub struct BrowserSession {
     files: Arc<SessionFiles>,
     /// Requested viewport (CSS px). Short lock.
     viewport: Mutex<(u32, u32)>,
+    /// The size each tab is laid out at, sent in the order asked (a tab's dropped in `untrack`).
+    pub(super) layouts: super::layouts::Layouts,
     pub(super) closed: CancellationToken,
     /// Set when Porthole itself is closing the session's tabs (host-mode stop): a tab list
     /// that empties then is not refilled.
@@ -174,6 +176,7 @@ impl BrowserSession {
             worlds: Default::default(),
             files,
             viewport: Mutex::new(screen),
+            layouts: Default::default(),
             closed,
             winding_down: std::sync::atomic::AtomicBool::new(false),
             agent_tabs: Mutex::new(Default::default()),
@@ -387,12 +390,19 @@ impl BrowserSession {
             .active()
             .map(|t| t.session_id.clone());
         if let Some(session) = active {
-            let cdp = self.cdp.clone();
-            let size = *self.viewport.lock().expect("viewport lock");
-            tokio::spawn(async move {
-                let _ = size_viewport(&cdp, &session, size).await;
-            });
+            let size = self.viewport();
+            self.lay_out_later(&session, size);
         }
+    }
+
+    /// Records `size` for the tab behind `session` now and sends it from a task (a later
+    /// request for the tab still wins).
+    pub(super) fn lay_out_later(&self, session: &str, size: (u32, u32)) {
+        let requested = self.layouts.request(session, size);
+        let cdp = self.cdp.clone();
+        tokio::spawn(async move {
+            let _ = requested.apply(&cdp).await;
+        });
     }
 
     /// Opens a tab of the person at the pane (about:blank by default, in a window of its own
@@ -468,23 +478,20 @@ impl BrowserSession {
         width: u32,
         height: u32,
     ) -> Result<(), SessionError> {
-        let size = (width.clamp(100, 8192), height.clamp(100, 8192));
-        *self.viewport.lock().expect("viewport lock") = size;
-        size_viewport(&self.cdp, session, size).await?;
+        let requested = self.layouts.request(session, (width, height));
+        *self.viewport.lock().expect("viewport lock") = super::layouts::clamp((width, height));
+        requested.apply(&self.cdp).await?;
         Ok(())
     }
 
     /// Lays the tab behind the flat CDP `session` out at the channel's viewport.
     pub async fn size_tab(&self, session: &str) -> Result<(), SessionError> {
-        let size = *self.viewport.lock().expect("viewport lock");
-        size_viewport(&self.cdp, session, size).await?;
-        Ok(())
+        self.size_tab_to(session, self.viewport()).await
     }
 
     /// Lays the tab behind the flat CDP `session` out at `size` (a pane's own size).
     pub async fn size_tab_to(&self, session: &str, size: (u32, u32)) -> Result<(), SessionError> {
-        let size = (size.0.clamp(100, 8192), size.1.clamp(100, 8192));
-        size_viewport(&self.cdp, session, size).await?;
+        self.layouts.request(session, size).apply(&self.cdp).await?;
         Ok(())
     }
 
@@ -526,20 +533,4 @@ impl BrowserSession {
         }
         Ok(reply["result"]["value"].clone())
     }
-}
-
-/// Makes the tab behind `session` lay out at `size` CSS px. (In Chromium 156 headless the
-/// window carries ~140 px of invisible browser UI, so window bounds are not the viewport.)
-async fn size_viewport(
-    cdp: &CdpConnection,
-    session: &str,
-    size: (u32, u32),
-) -> Result<(), CdpError> {
-    cdp.call_on(
-        session,
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": size.0, "height": size.1, "deviceScaleFactor": 1, "mobile": false}),
-    )
-    .await?;
-    Ok(())
 }

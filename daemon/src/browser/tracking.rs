@@ -143,6 +143,7 @@ impl BrowserSession {
         self.hub.forget(target_id);
         self.refs().forget(target_id);
         self.worlds().drop_session(&removed.session_id);
+        self.layouts.forget(&removed.session_id);
         self.dialogs.lock().expect("dialogs lock").remove(target_id);
         self.notify(PaneMessage::TabClosed {
             target_id: target_id.to_string(),

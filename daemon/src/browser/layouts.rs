@@ -1,0 +1,124 @@
+//! The size each tab is laid out at, applied in the order the sizes were asked for.
+//!
+//! Several parties size a tab: a pane moving to it or resizing, the channel switching its
+//! active tab, an agent opening its tab. Some do it from spawned tasks. Sent as independent
+//! CDP calls, an earlier request could run last and undo a pane's resize. Here a request
+//! records the wanted size at once (in call order) and then applies the tab's latest wanted
+//! size under the tab's own lock, so a tab always ends at the size asked for last.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+
+use crate::cdp::{CdpConnection, CdpError};
+
+/// Smallest and largest page size a tab is laid out at (CSS px, each side).
+const SIDE: std::ops::RangeInclusive<u32> = 100..=8192;
+
+/// The tabs' layouts by flat CDP session. Short lock, never held across an await.
+#[derive(Debug, Default)]
+pub struct Layouts {
+    by_session: Mutex<HashMap<String, Arc<Layout>>>,
+}
+
+#[derive(Debug, Default)]
+struct Layout {
+    /// The size asked for last. Short lock.
+    wanted: Mutex<(u32, u32)>,
+    /// Held while a size is sent, so calls reach Chrome one at a time.
+    sending: tokio::sync::Mutex<()>,
+}
+
+/// A size recorded for a tab, to be sent with [`Requested::apply`].
+#[must_use = "the size is only recorded; apply() lays the tab out"]
+pub struct Requested {
+    layout: Arc<Layout>,
+    session: String,
+}
+
+impl Layouts {
+    /// Records `size` (clamped to 100..=8192 a side) as the one the tab behind `session`
+    /// should end at.
+    pub fn request(&self, session: &str, size: (u32, u32)) -> Requested {
+        let size = clamp(size);
+        let layout = self
+            .by_session
+            .lock()
+            .expect("layouts lock")
+            .entry(session.to_string())
+            .or_default()
+            .clone();
+        *layout.wanted.lock().expect("wanted lock") = size;
+        Requested {
+            layout,
+            session: session.to_string(),
+        }
+    }
+
+    /// Forgets the layout of a session that ended (its tab closed).
+    pub fn forget(&self, session: &str) {
+        self.by_session
+            .lock()
+            .expect("layouts lock")
+            .remove(session);
+    }
+}
+
+/// `size` brought within 100..=8192 CSS px a side.
+pub fn clamp(size: (u32, u32)) -> (u32, u32) {
+    (
+        size.0.clamp(*SIDE.start(), *SIDE.end()),
+        size.1.clamp(*SIDE.start(), *SIDE.end()),
+    )
+}
+
+impl Requested {
+    /// Lays the tab out at its latest wanted size (this request's, or a later one's).
+    pub async fn apply(self, cdp: &CdpConnection) -> Result<(), CdpError> {
+        let _one_at_a_time = self.layout.sending.lock().await;
+        let size = *self.layout.wanted.lock().expect("wanted lock");
+        size_viewport(cdp, &self.session, size).await
+    }
+}
+
+/// Makes the tab behind `session` lay out at `size` CSS px. (In Chromium 156 headless the
+/// window carries ~140 px of invisible browser UI, so window bounds are not the viewport.)
+async fn size_viewport(
+    cdp: &CdpConnection,
+    session: &str,
+    size: (u32, u32),
+) -> Result<(), CdpError> {
+    cdp.call_on(
+        session,
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": size.0, "height": size.1, "deviceScaleFactor": 1, "mobile": false}),
+    )
+    .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_request_is_what_every_pending_apply_sends() {
+        let layouts = Layouts::default();
+        let first = layouts.request("s1", (800, 600));
+        let second = layouts.request("s1", (400, 300));
+        assert_eq!(*first.layout.wanted.lock().unwrap(), (400, 300));
+        assert!(Arc::ptr_eq(&first.layout, &second.layout));
+    }
+
+    #[test]
+    fn sizes_are_clamped_and_tabs_kept_apart() {
+        let layouts = Layouts::default();
+        let tiny = layouts.request("s1", (1, 99_999));
+        let other = layouts.request("s2", (640, 480));
+        assert_eq!(*tiny.layout.wanted.lock().unwrap(), (100, 8192));
+        assert_eq!(*other.layout.wanted.lock().unwrap(), (640, 480));
+        layouts.forget("s1");
+        assert!(!layouts.by_session.lock().unwrap().contains_key("s1"));
+    }
+}
