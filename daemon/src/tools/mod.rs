@@ -21,6 +21,7 @@
 
 mod actions;
 mod backend;
+mod badge_scan;
 mod badges;
 mod dialogs;
 mod driver;

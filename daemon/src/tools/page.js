@@ -343,7 +343,15 @@
       x += g.left + w.frameElement.clientLeft;
       y += g.top + w.frameElement.clientTop;
     }
-    return { x, y };
+    return { x, y, w: f.clientWidth, h: f.clientHeight };
+  }
+
+  // For each viewport point [x, y]: whether the <iframe> `ref` (of this document) is what
+  // shows there, and not something drawn over it.
+  function frameShows(ref, points) {
+    const found = lookup(ref);
+    if (found.error) return points.map(() => false);
+    return points.map(([x, y]) => hitAt(document, x, y) === found.el);
   }
 
   function fire(el, type) { el.dispatchEvent(new Event(type, { bubbles: true, composed: true })); }
@@ -667,7 +675,7 @@
   // A ref for an element found by the tools (an <iframe> owning a cross-origin frame).
   const issue = (el, base) => ({ ref: refFor(el, base), next });
 
-  const api = { badges, has, issue, fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
+  const api = { badges, frameShows, has, issue, fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })()

@@ -158,7 +158,7 @@ pub async fn screenshot(tab: &Tab, args: &ScreenshotArgs) -> Result<ToolOutput, 
         None => None,
     };
     let out = if args.badges() {
-        capture_with_badges(tab, args.format).await?
+        super::badge_scan::capture_with_badges(tab, args.format).await?
     } else {
         capture(tab, args.format).await?
     };
@@ -191,78 +191,6 @@ pub async fn capture(tab: &Tab, format: Option<ImageFormat>) -> Result<ToolOutpu
     let (w, h) = tab.browser.viewport();
     Ok(ToolOutput::image(data, format.mime_type())
         .with_text(format!("Screenshot of the {w}x{h} viewport.")))
-}
-
-/// The most badges drawn on one screenshot.
-const MAX_BADGES: u64 = 150;
-
-/// The viewport with each clickable thing's ref drawn on it, and the refs listed.
-async fn capture_with_badges(
-    tab: &Tab,
-    format: Option<ImageFormat>,
-) -> Result<ToolOutput, ToolError> {
-    use base64::Engine as _;
-    let base = super::refs::book(tab).next;
-    let found = tab
-        .helper("badges", &[Value::from(base), Value::from(MAX_BADGES)])
-        .await?;
-    super::refs::advance(tab, found["next"].as_u64().unwrap_or(base));
-    let mut badges = Vec::new();
-    let mut lines = Vec::new();
-    for b in found["badges"].as_array().into_iter().flatten() {
-        let label = b["ref"].as_str().unwrap_or_default().to_string();
-        lines.push(format!(
-            "{label} {}",
-            b["what"].as_str().unwrap_or_default()
-        ));
-        badges.push(super::badges::Badge {
-            label,
-            x: b["x"].as_f64().unwrap_or(0.0),
-            y: b["y"].as_f64().unwrap_or(0.0),
-            w: b["w"].as_f64().unwrap_or(0.0),
-            h: b["h"].as_f64().unwrap_or(0.0),
-        });
-    }
-    let shot = tab
-        .cdp()
-        .call_with(
-            "Page.captureScreenshot",
-            json!({"format": "jpeg", "quality": 90}),
-            Some(&tab.session_id),
-            Duration::from_secs(15),
-        )
-        .await?;
-    let engine = base64::engine::general_purpose::STANDARD;
-    let bytes = shot["data"]
-        .as_str()
-        .and_then(|d| engine.decode(d).ok())
-        .ok_or_else(|| ToolError::msg("the browser returned no screenshot data; try again"))?;
-    let mut img = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg)
-        .map_err(|e| ToolError::msg(format!("the screenshot could not be read ({e}); try again")))?
-        .to_rgb8();
-    let css_width = found["width"].as_f64().filter(|w| *w > 0.0).unwrap_or(1.0);
-    let scale = f64::from(img.width()) / css_width;
-    super::badges::draw(&mut img, &badges, scale);
-    let mut jpeg = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 80)
-        .encode_image(&img)
-        .map_err(|e| ToolError::msg(format!("the badges could not be drawn ({e})")))?;
-    let (w, h) = tab.browser.viewport();
-    let mut text = format!(
-        "Screenshot of the {w}x{h} viewport with {} badge(s); act on one with computer {{ref}}:",
-        badges.len()
-    );
-    if format == Some(ImageFormat::Png) {
-        text.push_str(" (JPEG: badges come as JPEG)");
-    }
-    if lines.is_empty() {
-        text.push_str("\n(nothing clickable in view)");
-    }
-    for line in lines {
-        text.push('\n');
-        text.push_str(&line);
-    }
-    Ok(ToolOutput::image(engine.encode(&jpeg), ImageFormat::Jpeg.mime_type()).with_text(text))
 }
 
 /// `resize_window`.

@@ -2,7 +2,9 @@
 //! ref on each clickable thing, a canvas the accessibility tree misses included, lists the
 //! refs, and leaves the page as it was; the canvas (300×200) is cut into regions of about
 //! 100 px, each with a ref, and `computer {ref}` with a region's badge lands at that region's
-//! centre. Bad input (an unknown ref) is a clear error result.
+//! centre. Same-origin and cross-origin frames get badges where they show, and their refs act
+//! inside them; a dialog over a cross-origin frame hides its badges. Bad input (an unknown
+//! ref) is a clear error result.
 
 use base64::Engine as _;
 use serde_json::json;
@@ -159,5 +161,68 @@ async fn badges_reach_into_same_origin_iframes_and_their_refs_act_there() {
             json!("me@example.com"),
         )
         .await;
+    }
+}
+
+#[tokio::test]
+async fn badges_reach_into_cross_origin_frames_and_their_refs_act_there() {
+    let pages = super::pages::serve().await;
+    let port = pages.port();
+    let both = Both::start(pages, "mcp-badges-xframes").await;
+    for (name, mcp) in &both.clients {
+        ok(
+            mcp,
+            "navigate",
+            json!({"url": format!("http://127.0.0.1:{port}/xsite")}),
+        )
+        .await;
+        ok(mcp, "resize_window", json!({"width": 800, "height": 600})).await;
+        eval_until(mcp, "window.frameLoads.join(',')", json!("1")).await;
+        let shot = call(mcp, "screenshot", json!({"badges": true})).await;
+        let listing = text(&shot);
+        assert!(!is_error(&shot), "{name}: {listing}");
+        let badge = |what: &str| {
+            listing
+                .lines()
+                .find(|l| l.ends_with(what))
+                .and_then(|l| l.split(' ').next())
+                .unwrap_or_else(|| panic!("{name}: no badge for {what} in\n{listing}"))
+                .to_string()
+        };
+        badge("button \"Top button\"");
+        let cross = badge("button \"Cross button\"");
+        badge("textbox \"Cross name\"");
+        // The frame's badges are drawn where the frame shows (its content box starts at
+        // x = 8 + 140 + 4 + 6 = 158), not at the frame's own origin in the top-left corner.
+        let img = decode(&image(&shot).expect("an image block").0);
+        let scale = f64::from(img.width()) / 800.0;
+        let ink_in = |x0: f64, x1: f64, y0: f64, y1: f64| {
+            let (x0, x1) = ((x0 * scale) as u32, (x1 * scale) as u32);
+            let (y0, y1) = ((y0 * scale) as u32, (y1 * scale) as u32);
+            (y0..y1).any(|y| (x0..x1).any(|x| near(img.get_pixel(x, y).0, INK)))
+        };
+        assert!(
+            ink_in(160.0, 470.0, 60.0, 220.0),
+            "{name}: no badge in the frame"
+        );
+        // The ref clicks inside the frame.
+        ok(
+            mcp,
+            "computer",
+            json!({"action": "left_click", "ref": cross}),
+        )
+        .await;
+        let found = ok(mcp, "find", json!({"query": "Clicked inside"})).await;
+        assert!(found.contains("Clicked inside"), "{name}: {found}");
+
+        // A dialog drawn over the frame hides the frame's badges.
+        ok(
+            mcp,
+            "evaluate",
+            json!({"expression": "const d = document.createElement('div'); d.style.cssText = 'position:fixed;inset:0;background:#fff'; d.textContent = 'Cover'; document.body.append(d); 1"}),
+        )
+        .await;
+        let covered = text(&call(mcp, "screenshot", json!({"badges": true})).await);
+        assert!(!covered.contains("Cross"), "{name}: {covered}");
     }
 }
