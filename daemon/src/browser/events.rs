@@ -79,6 +79,31 @@ impl BrowserSession {
                 }
             }
             "Target.targetInfoChanged" => self.apply_info(info),
+            "Page.frameAttached" => {
+                if let (Some(session), Some(frame)) = (
+                    event.session_id.as_deref(),
+                    event.params["frameId"].as_str(),
+                ) {
+                    let mut tabs = self.tabs.lock().expect("tabs lock");
+                    tabs.frame_attached(session, frame);
+                }
+            }
+            // A frame swapped into another process is still on its page.
+            "Page.frameDetached" if event.params["reason"] != "swap" => {
+                if let Some(frame) = event.params["frameId"].as_str() {
+                    self.tabs.lock().expect("tabs lock").frame_detached(frame);
+                }
+            }
+            // A download is its tab's owner's, settled while the tab is surely open.
+            "Browser.downloadWillBegin" => {
+                let owner = event.params["frameId"].as_str().and_then(|frame| {
+                    let tabs = self.tabs.lock().expect("tabs lock");
+                    tabs.tab_of_frame(frame).map(|t| t.owner.id().to_string())
+                });
+                if let (Some(guid), Some(owner)) = (event.params["guid"].as_str(), owner) {
+                    self.files().set_owner_of(guid, &owner);
+                }
+            }
             "Runtime.bindingCalled" => {
                 self.title_reported(event.session_id.as_deref(), &event.params)
             }

@@ -115,6 +115,8 @@ pub struct SessionFiles {
     tracking: Mutex<DownloadTracking>,
     /// The last file chooser each tab (flat session id) opened. Short lock.
     choosers: Mutex<HashMap<String, Chooser>>,
+    /// Owners settled before their download was recorded (guid → owner id). Short lock.
+    pending_owners: Mutex<HashMap<String, String>>,
 }
 
 impl std::fmt::Debug for SessionFiles {
@@ -175,6 +177,7 @@ impl SessionFiles {
             uploads: AtomicU64::new(0),
             tracking: Mutex::new(tracking.clone()),
             choosers: Mutex::new(HashMap::new()),
+            pending_owners: Mutex::new(HashMap::new()),
         });
         let downloads = match (&tracking, &files.browser_dir) {
             (DownloadTracking::On, Some(dir)) if files.downloads_dir.is_some() => Some(dir.clone()),
@@ -236,12 +239,20 @@ impl SessionFiles {
     }
 
     /// Records that download `id` came from a tab of `owner` (`human` or an agent id).
-    pub fn set_owner(&self, id: &str, owner: &str) {
+    /// Records who owns the download `guid` (its tab's owner): at once when it is listed,
+    /// else kept until its `downloadWillBegin` is recorded (both follow the same events).
+    pub fn set_owner_of(&self, guid: &str, owner: &str) {
         let mut downloads = self.downloads.lock().expect("downloads lock");
-        if let Some(d) = downloads.iter_mut().find(|d| d.id == id) {
-            d.owner = Some(owner.to_string());
+        match downloads.iter_mut().find(|d| d.guid == guid) {
+            Some(d) => {
+                d.owner = Some(owner.to_string());
+                self.save(&downloads);
+            }
+            None => {
+                let mut pending = self.pending_owners.lock().expect("pending owners lock");
+                pending.insert(guid.to_string(), owner.to_string());
+            }
         }
-        self.save(&downloads);
     }
 
     /// Writes the list beside the files (best effort; a failure is logged). Called with the
@@ -383,7 +394,11 @@ impl SessionFiles {
                     total: 0,
                     path: dir.join(guid),
                     frame_id,
-                    owner: None,
+                    owner: self
+                        .pending_owners
+                        .lock()
+                        .expect("pending owners lock")
+                        .remove(guid),
                 });
                 self.save(&downloads);
             }
@@ -442,6 +457,7 @@ mod tests {
             uploads: AtomicU64::new(0),
             tracking: Mutex::new(DownloadTracking::On),
             choosers: Mutex::new(HashMap::new()),
+            pending_owners: Mutex::new(HashMap::new()),
         };
         let dir = files.downloads_dir().unwrap();
         files.apply(
@@ -472,11 +488,22 @@ mod tests {
         assert!(files.download("d2").is_none());
         // The list outlives the session, beside the files.
         std::fs::create_dir_all(&dir).unwrap();
-        files.set_owner("d1", "agent-7");
+        files.set_owner_of("g1", "agent-7");
         let again = load_index(&dir);
         assert_eq!(again.len(), 1);
         assert_eq!(again[0].owner.as_deref(), Some("agent-7"));
         assert_eq!(again[0].state, DownloadState::Completed);
+        // An owner settled before the download is recorded is kept for it.
+        files.set_owner_of("g2", "agent-9");
+        files.apply(
+            "Browser.downloadWillBegin",
+            &json!({"guid": "g2", "url": "http://x/b.txt", "suggestedFilename": "b.txt"}),
+            &dir,
+        );
+        assert_eq!(
+            files.download("d2").unwrap().owner.as_deref(),
+            Some("agent-9")
+        );
         let a = files.upload_dir().unwrap();
         let b = files.upload_dir().unwrap();
         assert_ne!(a, b);

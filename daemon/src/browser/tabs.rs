@@ -1,7 +1,7 @@
 //! The tab list of one browser session: order, active tab, and which targets are being
 //! attached. Pure data; the session does the CDP calls around it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::notice::TabInfo;
 use super::owner::TabOwner;
@@ -36,6 +36,9 @@ pub struct TabList {
     active: Option<String>,
     /// Targets whose attach is in flight, so two callers never attach the same target twice.
     attaching: HashSet<String>,
+    /// Child frames (same-process or cross-origin) → the target id of the tab they are in, from
+    /// each tab's `Page.frameAttached`; a frame's download is its tab's.
+    frames: HashMap<String, String>,
 }
 
 impl TabList {
@@ -45,6 +48,24 @@ impl TabList {
 
     pub fn by_session(&self, session_id: &str) -> Option<&Tab> {
         self.tabs.iter().find(|t| t.session_id == session_id)
+    }
+
+    /// Records that frame `frame_id` was attached in the tab behind flat session `session_id`.
+    pub fn frame_attached(&mut self, session_id: &str, frame_id: &str) {
+        if let Some(tab) = self.by_session(session_id).map(|t| t.target_id.clone()) {
+            self.frames.insert(frame_id.to_string(), tab);
+        }
+    }
+
+    /// Forgets a frame that left its page.
+    pub fn frame_detached(&mut self, frame_id: &str) {
+        self.frames.remove(frame_id);
+    }
+
+    /// The tab a frame is in: the tab itself for its main frame (whose id is the target id).
+    pub fn tab_of_frame(&self, frame_id: &str) -> Option<&Tab> {
+        self.get(frame_id)
+            .or_else(|| self.frames.get(frame_id).and_then(|tab| self.get(tab)))
     }
 
     pub fn contains(&self, target_id: &str) -> bool {
@@ -103,6 +124,7 @@ impl TabList {
             return (None, None);
         };
         let tab = self.tabs.remove(index);
+        self.frames.retain(|_, tab_id| tab_id != target_id);
         let mut switched = None;
         if self.active.as_deref() == Some(target_id) {
             let next = self.tabs.get(index).or_else(|| self.tabs.last());

@@ -293,19 +293,10 @@ async fn store(tab: &Tab, decoded: &[(&str, Vec<u8>)]) -> Result<Vec<String>, To
     Ok(paths)
 }
 
-/// The downloads `actor` may see, oldest first: an agent sees those from its own tabs, the
-/// owner sees all. Downloads whose tab's owner is not recorded yet are given the owner of the
-/// tab whose main frame started them, while that tab is open.
+/// The downloads `actor` may see, oldest first: an agent sees those from its own tabs (their
+/// frames included; settled as each download began), the owner sees all.
 fn downloads_of(browser: &Arc<BrowserSession>, actor: &Actor) -> Vec<Download> {
-    let files = browser.files();
-    let tabs = browser.visible_tabs(&Actor::Owner);
-    let mut downloads = files.downloads();
-    for d in downloads.iter_mut().filter(|d| d.owner.is_none()) {
-        if let Some(tab) = tabs.iter().find(|t| t.target_id == d.frame_id) {
-            files.set_owner(&d.id, &tab.owner);
-            d.owner = Some(tab.owner.clone());
-        }
-    }
+    let downloads = browser.files().downloads();
     match actor {
         Actor::Owner => downloads,
         Actor::Agent { id, .. } => downloads

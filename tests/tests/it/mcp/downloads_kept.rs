@@ -1,7 +1,9 @@
 //! Downloads per channel and per agent (issue 12), through `porthole-mcp`: a download lands in
 //! the channel's own directory under the data dir, an agent lists only the downloads from its
-//! own tabs (the owner lists all), and after the daemon and its browser stop and start again
-//! the download is still listed and fetched byte-exact.
+//! own tabs (the owner lists all), a download from a frame of the agent's page (same-origin or
+//! cross-site) is the agent's too and stays listed after the agent closed the tab, and after
+//! the daemon and its browser stop and start again the download is still listed and fetched
+//! byte-exact.
 
 use base64::Engine as _;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
@@ -89,6 +91,55 @@ async fn downloads_are_per_agent_and_survive_a_restart() {
     assert_eq!(bytes_of(&alpha, "d1").await, report_bytes());
     let owner = owner_proxy(&daemon, CHANNEL, &[]).await;
     assert_eq!(bytes_of(&owner, "d1").await, report_bytes());
+}
+
+#[tokio::test]
+async fn downloads_from_frames_are_the_agents_and_outlive_its_tab() {
+    let pages = super::pages::serve().await;
+    let daemon = TestDaemon::start().await;
+    let channel = "mcp-downloads-framed";
+    let (_, alpha_token) = daemon.add_agent(channel, "alpha", &[]).await;
+    let (_, beta_token) = daemon.add_agent(channel, "beta", &[]).await;
+    let alpha = agent_proxy(&daemon, &alpha_token).await;
+    let beta = agent_proxy(&daemon, &beta_token).await;
+    ok(
+        &alpha,
+        "navigate",
+        json!({"url": format!("http://127.0.0.1:{}/framed-downloads", pages.port())}),
+    )
+    .await;
+    // Both frames' links, from one read (the cross-site frame's through its own session).
+    let links = porthole_tests::eventually(
+        "both frames' download links",
+        std::time::Duration::from_secs(20),
+        || async {
+            let snap = ok(&alpha, "read_page", json!({"filter": "interactive"})).await;
+            let found: Vec<String> = snap
+                .lines()
+                .filter(|l| l.contains("link \"Get report\""))
+                .map(|l| ref_of(l, "Get report"))
+                .collect();
+            (found.len() == 2).then_some(found)
+        },
+    )
+    .await;
+    for link in &links {
+        ok(
+            &alpha,
+            "computer",
+            json!({"action": "left_click", "ref": link}),
+        )
+        .await;
+    }
+    let list = listed(&alpha, "[d2]").await;
+    assert_eq!(list.matches("report.bin").count(), 2, "{list}");
+    // The agent closes its tab; the downloads stay its own.
+    ok(&alpha, "close_tab", json!({})).await;
+    let list = ok(&alpha, "list_downloads", json!({})).await;
+    assert!(list.contains("[d1]") && list.contains("[d2]"), "{list}");
+    assert_eq!(bytes_of(&alpha, "d2").await, report_bytes());
+    let t = ok(&beta, "list_downloads", json!({})).await;
+    assert!(t.contains("No downloads yet"), "{t}");
 }
 
 /// Docker mode: the browser saves into its profile volume, inside the container; the daemon

@@ -112,6 +112,23 @@ pub const DOWNLOAD_PAGE: &str = r#"<!doctype html><html><head><title>Download pa
 <a id="slow" href="/download/slow.bin">Get slow file</a>
 </body></html>"#;
 
+/// The download page twice in frames: once from this origin, once from `localhost:<port>`
+/// (another site, so out of process).
+pub const FRAMED_DOWNLOADS_PAGE: &str = r#"<!doctype html><html><head><title>Framed downloads</title></head><body>
+<iframe id="same" title="Same-origin downloads" src="/downloads" style="width:400px;height:120px"></iframe>
+<iframe id="cross" title="Cross-site downloads" src="http://localhost:{PORT}/downloads" style="width:400px;height:120px"></iframe>
+</body></html>"#;
+
+/// The port the request was made to (from its `Host`).
+fn port_of(headers: &HeaderMap) -> String {
+    headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.rsplit_once(':'))
+        .map(|(_, port)| port.to_string())
+        .unwrap_or_default()
+}
+
 /// The bytes of `/download/report.bin` (not UTF-8, so a text round trip would break them).
 pub fn report_bytes() -> Vec<u8> {
     let mut bytes = b"%REPORT\x00".to_vec();
@@ -217,16 +234,16 @@ pub async fn serve() -> std::net::SocketAddr {
         .route(
             "/xsite",
             get(|headers: HeaderMap| async move {
-                let port = headers
-                    .get("host")
-                    .and_then(|h| h.to_str().ok())
-                    .and_then(|h| h.rsplit_once(':'))
-                    .map(|(_, port)| port.to_string())
-                    .unwrap_or_default();
-                Html(XSITE_PAGE.replace("{PORT}", &port))
+                Html(XSITE_PAGE.replace("{PORT}", &port_of(&headers)))
             }),
         )
         .route("/xframe", get(|| async { Html(XFRAME_PAGE) }))
+        .route(
+            "/framed-downloads",
+            get(|headers: HeaderMap| async move {
+                Html(FRAMED_DOWNLOADS_PAGE.replace("{PORT}", &port_of(&headers)))
+            }),
+        )
         .route("/marks", get(|| async { Html(MARKS_PAGE) }))
         .route("/fetch", get(|| async { Html(FETCH_PAGE) }))
         .route("/canvas", get(|| async { Html(CANVAS_PAGE) }))
