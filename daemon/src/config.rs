@@ -17,6 +17,57 @@ pub struct Config {
     pub server: ServerConfig,
     pub browser: BrowserConfig,
     pub agents: AgentsConfig,
+    pub tools: ToolsConfig,
+}
+
+/// `tools.*`: how long the MCP tools wait after an action before they answer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ToolsConfig {
+    /// The longest an action's result waits for the requests the action started (and the
+    /// render after them), in ms; 0 does not wait for the network.
+    pub settle_network_ms: u64,
+    /// The longest a click that opened a tab waits for that tab to load before handing it to
+    /// the agent, in ms.
+    pub new_tab_load_ms: u64,
+}
+
+impl Default for ToolsConfig {
+    fn default() -> Self {
+        let limits = crate::browser::SettleLimits::default();
+        Self {
+            settle_network_ms: limits.network.as_millis() as u64,
+            new_tab_load_ms: limits.new_tab_load.as_millis() as u64,
+        }
+    }
+}
+
+/// The most any `tools.*` wait may be set to (ms).
+const TOOLS_WAIT_MAX_MS: u64 = 60_000;
+
+impl ToolsConfig {
+    /// The limits as the tools use them.
+    pub fn settle_limits(&self) -> crate::browser::SettleLimits {
+        crate::browser::SettleLimits {
+            network: std::time::Duration::from_millis(self.settle_network_ms),
+            new_tab_load: std::time::Duration::from_millis(self.new_tab_load_ms),
+        }
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        for (key, value) in [
+            ("tools.settle_network_ms", self.settle_network_ms),
+            ("tools.new_tab_load_ms", self.new_tab_load_ms),
+        ] {
+            if value > TOOLS_WAIT_MAX_MS {
+                return Err(ConfigError::Invalid {
+                    key,
+                    reason: format!("{value} is more than {TOOLS_WAIT_MAX_MS} (one minute)"),
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `agents.*`: what agents may do (DESIGN.md §12).
@@ -297,6 +348,7 @@ impl Config {
             key: "agents.deny_tools",
             reason: e.to_string(),
         })?;
+        self.tools.validate()?;
         if self.browser.idle_timeout_secs == 0 {
             return Err(ConfigError::Invalid {
                 key: "browser.idle_timeout_secs",
@@ -310,6 +362,22 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tools_waits_past_a_minute_are_refused() {
+        let config: Config =
+            serde_json::from_value(serde_json::json!({"tools": {"settle_network_ms": 60_001}}))
+                .unwrap();
+        let error = config.validate().unwrap_err().to_string();
+        assert!(error.contains("tools.settle_network_ms"), "{error}");
+        let config: Config =
+            serde_json::from_value(serde_json::json!({"tools": {"new_tab_load_ms": 0}})).unwrap();
+        config.validate().unwrap();
+        assert_eq!(
+            config.tools.settle_limits().new_tab_load,
+            std::time::Duration::ZERO
+        );
+    }
 
     #[test]
     fn example_file_parses_and_matches_defaults() {

@@ -128,6 +128,7 @@ impl Daemon {
                 idle_timeout: Duration::from_secs(config.browser.idle_timeout_secs),
                 docker_unavailable,
                 downloads_root: Some(paths.data_dir.join("downloads")),
+                settle: config.tools.settle_limits(),
             },
             state,
         ));

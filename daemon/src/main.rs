@@ -211,6 +211,7 @@ fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<
         user_data_dirs,
         port: args.port.or(config.browser.host.port),
         screen: config.browser.screen_size()?,
+        settle: config.tools.settle_limits(),
         server: porthole_mcp::ServerOptions {
             playwright_aliases: args.playwright_aliases,
             deny_tools,

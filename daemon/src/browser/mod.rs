@@ -29,4 +29,4 @@ pub use navigation::check_url;
 pub use notice::{ActivityPhase, DialogKind, Holder, PaneMessage, TabInfo};
 pub use owner::{Actor, TabOwner};
 pub use pane_view::PaneView;
-pub use session::{BrowserSession, Ownership, SessionError, SessionOptions};
+pub use session::{BrowserSession, Ownership, SessionError, SessionOptions, SettleLimits};

@@ -43,6 +43,26 @@ pub struct SessionOptions {
     pub downloads: crate::providers::DownloadPlace,
     /// Where channels' download directories go on the daemon's side (`<data_dir>/downloads`).
     pub downloads_root: Option<std::path::PathBuf>,
+    /// How long the tools' settle waits (`tools.*` settings).
+    pub settle: SettleLimits,
+}
+
+/// How long an MCP action's settle may wait (the `tools.*` settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SettleLimits {
+    /// For the requests the action started (and the render after them).
+    pub network: std::time::Duration,
+    /// For a tab the action opened to load.
+    pub new_tab_load: std::time::Duration,
+}
+
+impl Default for SettleLimits {
+    fn default() -> Self {
+        Self {
+            network: std::time::Duration::from_secs(3),
+            new_tab_load: std::time::Duration::from_secs(5),
+        }
+    }
 }
 
 /// A failed session operation; the message is for a person.
@@ -101,6 +121,8 @@ pub struct BrowserSession {
     worlds: super::worlds::Worlds,
     /// Uploaded files and downloads (the MCP file tools).
     files: Arc<SessionFiles>,
+    /// How long the tools' settle waits.
+    settle: SettleLimits,
     /// Requested viewport (CSS px). Short lock.
     viewport: Mutex<(u32, u32)>,
     /// The size each tab is laid out at, sent in the order asked (a tab's dropped in `untrack`).
@@ -149,6 +171,7 @@ impl BrowserSession {
             screen,
             downloads,
             downloads_root,
+            settle,
         } = options;
         let (notices, _) = broadcast::channel(256);
         let closed = CancellationToken::new();
@@ -175,6 +198,7 @@ impl BrowserSession {
             refs: RefBooks::default(),
             worlds: Default::default(),
             files,
+            settle,
             viewport: Mutex::new(screen),
             layouts: Default::default(),
             closed,
@@ -301,6 +325,11 @@ impl BrowserSession {
     pub fn owner_of(&self, target_id: &str) -> Option<TabOwner> {
         let tabs = self.tabs.lock().expect("tabs lock");
         tabs.get(target_id).map(|t| t.owner.clone())
+    }
+
+    /// How long the tools' settle waits after an action.
+    pub fn settle_limits(&self) -> SettleLimits {
+        self.settle
     }
 
     /// The MCP tools' isolated worlds in this session's frames.

@@ -81,6 +81,8 @@ pub struct ChannelSettings {
     pub docker_unavailable: Option<String>,
     /// Where channels' download directories go (`<data_dir>/downloads`).
     pub downloads_root: Option<std::path::PathBuf>,
+    /// How long the tools' settle waits (`tools.*`).
+    pub settle: crate::browser::SettleLimits,
 }
 
 /// Work run after every fresh browser start, before the session is handed out (the cookie
@@ -402,6 +404,7 @@ impl ChannelService {
             screen: self.settings.screen,
             downloads,
             downloads_root: self.settings.downloads_root.clone(),
+            settle: self.settings.settle,
         };
         Ok(BrowserSession::open(channel.clone(), mode, cdp, options).await?)
     }

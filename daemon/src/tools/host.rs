@@ -31,6 +31,8 @@ pub struct HostBrowserOptions {
     pub port: Option<u16>,
     /// Viewport of the tabs this server opens.
     pub screen: (u32, u32),
+    /// How long the tools' settle waits (`tools.*` settings).
+    pub settle: crate::browser::SettleLimits,
     pub server: ServerOptions,
 }
 
@@ -82,6 +84,7 @@ impl SessionSource for HostSource {
             screen: self.options.screen,
             downloads: provider.downloads(&channel),
             downloads_root: None,
+            settle: self.options.settle,
         };
         let session = BrowserSession::open(channel, Mode::Host, cdp, options)
             .await

@@ -29,13 +29,9 @@ const QUIET_MAX: Duration = Duration::from_millis(500);
 const NEW_TAB_DEADLINE: Duration = Duration::from_secs(2);
 /// How often the tab list is looked at meanwhile.
 const NEW_TAB_POLL: Duration = Duration::from_millis(10);
-/// The longest the settle waits for requests the action started (and the render after them).
-const NETWORK_MAX: Duration = Duration::from_secs(3);
 /// Kinds of request an action's result waits for (not navigations, streams or beacons, which
 /// are followed elsewhere or never end).
 const AWAITED_REQUESTS: [&str; 6] = ["XHR", "Fetch", "Script", "Stylesheet", "Image", "Font"];
-/// The longest we wait for a tab the action opened to load before handing it to the agent.
-const NEW_TAB_LOAD: Duration = Duration::from_secs(5);
 
 /// The state of a tab before an action.
 pub struct Before {
@@ -136,13 +132,15 @@ pub async fn settle(tab: &Tab, mut before: Before) -> Vec<String> {
     }
     // Requests the action started: wait for them (bounded), then for the render after them,
     // which may start more.
-    let network_end = Instant::now() + NETWORK_MAX;
+    let network_max = tab.browser.settle_limits().network;
+    let network_end = Instant::now() + network_max;
     while !seen.requests.is_empty() && !seen.blocked && !seen.navigating {
         if !requests_done(tab, &mut before, &mut seen, &mut notes, network_end).await {
             notes.push(format!(
-                "{} request(s) this action started were still running after {} s.",
+                "{} request(s) this action started were still running after {} ms \
+                 (tools.settle_network_ms).",
                 seen.requests.len(),
-                NETWORK_MAX.as_secs()
+                network_max.as_millis()
             ));
             break;
         }
@@ -338,12 +336,12 @@ async fn changes(tab: &Tab, before: &Before, mut notes: Vec<String>, seen: &Seen
     notes
 }
 
-/// Waits (up to [`NEW_TAB_LOAD`]) until the tab `target_id` has loaded a document other than
+/// Waits (up to `tools.new_tab_load_ms`) until the tab `target_id` has loaded a document other than
 /// the blank one it starts with; returns its URL then.
 async fn loaded_url(tab: &Tab, target_id: &str) -> Option<String> {
     let session = tab.browser.tab_session(target_id)?;
     let started = Instant::now();
-    let end = started + NEW_TAB_LOAD;
+    let end = started + tab.browser.settle_limits().new_tab_load;
     let mut url = None;
     while Instant::now() < end {
         let state = super::driver::eval_on(

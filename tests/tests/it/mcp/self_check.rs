@@ -185,3 +185,43 @@ async fn a_click_that_fetches_then_renders_returns_after_the_render() {
         assert!(text.contains("Loaded 42"), "{name}: {text}");
     }
 }
+
+/// `tools.settle_network_ms` bounds the wait for an action's requests: at 200 ms the click on
+/// a button whose request takes 800 ms answers first, says the request was still running and
+/// names the setting; the page renders the answer later.
+#[tokio::test]
+async fn the_network_wait_is_the_setting() {
+    use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+    let pages = super::pages::serve().await;
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"tools": {"settle_network_ms": 200}}),
+        ..Default::default()
+    })
+    .await;
+    let mcp = super::harness::owner_proxy(&daemon, "mcp-settle-setting", &[]).await;
+    ok(
+        &mcp,
+        "navigate",
+        json!({"url": format!("http://{pages}/fetch")}),
+    )
+    .await;
+    let snap = ok(&mcp, "read_page", json!({})).await;
+    let t = ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "button \"Load\"")}),
+    )
+    .await;
+    assert!(
+        t.contains("1 request(s) this action started were still running after 200 ms (tools.settle_network_ms)"),
+        "{t}"
+    );
+    let text = ok(&mcp, "get_page_text", json!({})).await;
+    assert!(text.contains("Nothing yet"), "{text}");
+    eval_until(
+        &mcp,
+        "document.getElementById('out').textContent",
+        json!("Loaded 42"),
+    )
+    .await;
+}
