@@ -20,8 +20,11 @@ pub struct FrameRefs {
     pub target_id: String,
     /// Our flat session to the frame, kept for the frame's life.
     pub session_id: String,
-    /// The ref of the `<iframe>` element in the main frame.
+    /// The ref of the frame's `<iframe>` element in the document that holds it.
     pub iframe_ref: String,
+    /// The out-of-process frame whose document holds that `<iframe>` (its target id); `None`
+    /// when it is the tab's main document.
+    pub parent: Option<String>,
 }
 
 impl FrameRefs {
@@ -111,6 +114,7 @@ mod tests {
             target_id: id.into(),
             session_id: format!("s-{id}"),
             iframe_ref: "e1".into(),
+            parent: None,
         }
     }
 

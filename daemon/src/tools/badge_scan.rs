@@ -2,10 +2,10 @@
 //!
 //! The main document's helper finds what is clickable there (same-origin iframes included).
 //! Cross-origin frames run in other processes, so each is asked through its own session (kept
-//! in the tab's ref book, [`super::frames`]); its boxes come in the frame's coordinates and are
-//! moved to where the frame's `<iframe>` sits in the viewport, cut to the part of it that shows,
-//! and kept only where the top document's hit test lands on that `<iframe>` (a dialog over the
-//! frame hides its badges). The refs a frame issues are recorded as that frame's, so
+//! in the tab's ref book, [`super::frames`]; frames inside them too); its boxes come in the
+//! frame's coordinates and are moved to where the frame sits in the viewport, cut to the part
+//! of it that shows, and kept only where the hit test of the document holding its `<iframe>`
+//! lands on that `<iframe>` (a dialog over the frame hides its badges). The refs a frame issues are recorded as that frame's, so
 //! `computer {ref}` clicks there like a ref from `read_page` or `find`.
 
 use std::time::Duration;
@@ -122,22 +122,19 @@ fn parse(answer: &Value, offset: (f64, f64)) -> Vec<Found> {
 /// Up to `left` badges of one cross-origin frame, in viewport coordinates; none when the frame
 /// does not answer or is out of view.
 async fn in_frame(tab: &Tab, frame: &FrameRefs, left: u64, viewport: (f64, f64)) -> Vec<Found> {
-    let Ok(origin) = tab
-        .helper("frameOrigin", &[Value::from(frame.iframe_ref.as_str())])
-        .await
-    else {
-        return Vec::new();
+    let placed = match frames::place(tab, frame, &refs::book(tab).frames).await {
+        Ok(placed) => placed,
+        Err(error) => {
+            tracing::debug!(event = "frame_not_placed", target_id = %frame.target_id, %error);
+            return Vec::new();
+        }
     };
-    if origin.get("error").is_some() {
-        return Vec::new();
-    }
-    let number = |k: &str| origin[k].as_f64().unwrap_or(0.0);
-    let (ox, oy) = (number("x"), number("y"));
+    let (ox, oy) = (placed.x, placed.y);
     let shown = Rect {
-        x0: ox.max(0.0),
-        y0: oy.max(0.0),
-        x1: (ox + number("w")).min(viewport.0),
-        y1: (oy + number("h")).min(viewport.1),
+        x0: placed.shown.0.max(0.0),
+        y0: placed.shown.1.max(0.0),
+        x1: placed.shown.2.min(viewport.0),
+        y1: placed.shown.3.min(viewport.1),
     };
     if shown.x1 - shown.x0 < 2.0 || shown.y1 - shown.y0 < 2.0 {
         return Vec::new();
@@ -156,19 +153,26 @@ async fn in_frame(tab: &Tab, frame: &FrameRefs, left: u64, viewport: (f64, f64))
         .into_iter()
         .filter_map(|f| shown.cut(f))
         .collect();
-    // Keep only badges the frame shows: the top document's hit test at each badge's centre
-    // must land on the frame's <iframe>.
+    // Keep only badges the frame shows: the hit test of the document holding its <iframe>, at
+    // each badge's centre (in that document's coordinates), must land on the <iframe>.
+    let (px, py) = placed.parent_origin;
     let centres: Vec<Value> = cut
         .iter()
-        .map(|f| json!([f.badge.x + f.badge.w / 2.0, f.badge.y + f.badge.h / 2.0]))
+        .map(|f| {
+            json!([
+                f.badge.x + f.badge.w / 2.0 - px,
+                f.badge.y + f.badge.h / 2.0 - py
+            ])
+        })
         .collect();
-    let shows = tab
-        .helper(
-            "frameShows",
-            &[Value::from(frame.iframe_ref.as_str()), Value::from(centres)],
-        )
-        .await
-        .unwrap_or(Value::Null);
+    let shows = helper_on(
+        &tab.browser,
+        &placed.parent_session,
+        "frameShows",
+        &[Value::from(frame.iframe_ref.as_str()), Value::from(centres)],
+    )
+    .await
+    .unwrap_or(Value::Null);
     cut.into_iter()
         .zip(shows.as_array().into_iter().flatten())
         .filter(|(_, shown)| shown.as_bool() == Some(true))

@@ -1,10 +1,12 @@
 //! Out-of-process (cross-origin) frames of a tab: which frames its page embeds (each frame's
 //! target id and the ref of the `<iframe>` that owns it), and one flat CDP session per frame,
 //! kept in the tab's ref book ([`super::refs`]) for the frame's life and reused by every tool
-//! that looks into frames (`read_page`, `find`, `get_page_text`, `wait_for_*`).
+//! that looks into frames (`read_page`, `find`, `get_page_text`, `wait_for_*`, badges).
 //!
-//! Only frames owned by an `<iframe>` of the tab's main document are reached (a cross-origin
-//! frame inside another one is not). Owns no state of its own: the sessions live in the book.
+//! A cross-origin frame inside another one is reached through its parent's session, down to
+//! [`MAX_NESTING`] levels; where a frame sits in the viewport is the sum of its `<iframe>`s'
+//! places along that chain ([`place`]). Owns no state of its own: the sessions live in the
+//! book.
 
 use serde_json::{json, Value};
 
@@ -12,16 +14,28 @@ use super::driver::{helper_on, Tab};
 use super::error::ToolError;
 use super::refs::{self, FrameRefs};
 
-/// The out-of-process frames of this tab's page: `(target id, ref of its <iframe>)` for each
-/// whose `<iframe>` has a ref in the main document — or is given one from `issue` (the next
-/// free ref number) when it has none yet. Also returns the main document's next ref number.
-pub async fn owners(tab: &Tab, issue: Option<u64>) -> (Vec<(String, String)>, Option<u64>) {
+/// How deep cross-origin frames inside cross-origin frames are followed (the tab's main
+/// document's frames are level 1).
+pub const MAX_NESTING: usize = 4;
+
+/// The most out-of-process frames of one tab the tools look into.
+const MAX_FRAMES: usize = 32;
+
+/// The out-of-process frames whose `<iframe>` is in the document behind flat session
+/// `doc_session` (the tab's main session, or a frame's): `(target id, ref of its <iframe>)` for
+/// each whose `<iframe>` has a ref in that document — or is given one from `issue` (the next
+/// free ref number) when it has none yet. Also returns that document's next ref number.
+pub async fn owners_in(
+    tab: &Tab,
+    doc_session: &str,
+    issue: Option<u64>,
+) -> (Vec<(String, String)>, Option<u64>) {
     const GROUP: &str = "porthole-frame-owners";
     let cdp = tab.cdp();
     let mut next = None;
     // Owners are resolved into the helper's isolated world (where the refs are), and only an
     // answer carrying that world's nonce is believed.
-    let Ok(world) = super::world::world(&tab.browser, &tab.session_id).await else {
+    let Ok(world) = super::world::world(&tab.browser, doc_session).await else {
         return (Vec::new(), next);
     };
     let Ok(targets) = cdp.call("Target.getTargets", json!({})).await else {
@@ -36,20 +50,20 @@ pub async fn owners(tab: &Tab, issue: Option<u64>) -> (Vec<(String, String)>, Op
         let Some(frame_id) = info["targetId"].as_str() else {
             continue;
         };
-        // Frames of other tabs are not owned by a node of this one, and fail here.
+        // Frames of other tabs or documents are not owned by a node of this one, and fail here.
         let mut owner = cdp
             .call_on(
-                &tab.session_id,
+                doc_session,
                 "DOM.getFrameOwner",
                 json!({"frameId": frame_id}),
             )
             .await;
         if owner.is_err() && !dom_enabled {
             dom_enabled = true;
-            let _ = cdp.call_on(&tab.session_id, "DOM.enable", json!({})).await;
+            let _ = cdp.call_on(doc_session, "DOM.enable", json!({})).await;
             owner = cdp
                 .call_on(
-                    &tab.session_id,
+                    doc_session,
                     "DOM.getFrameOwner",
                     json!({"frameId": frame_id}),
                 )
@@ -58,7 +72,7 @@ pub async fn owners(tab: &Tab, issue: Option<u64>) -> (Vec<(String, String)>, Op
         let Ok(owner) = owner else { continue };
         let Ok(node) = cdp
             .call_on(
-                &tab.session_id,
+                doc_session,
                 "DOM.resolveNode",
                 json!({
                     "backendNodeId": owner["backendNodeId"],
@@ -72,11 +86,11 @@ pub async fn owners(tab: &Tab, issue: Option<u64>) -> (Vec<(String, String)>, Op
         };
         let Ok(r) = cdp
             .call_on(
-                &tab.session_id,
+                doc_session,
                 "Runtime.callFunctionOn",
                 json!({
                     "objectId": node["object"]["objectId"],
-                    "functionDeclaration": "function (nonce, base) { try { const h = window.top[Symbol.for('porthole.tools')]; if (!h || h.nonce !== nonce) return null; const r = h.refOf(this); return r ? { ref: r } : (base ? h.issue(this, base) : null); } catch (_) { return null; } }",
+                    "functionDeclaration": "function (nonce, base) { try { const h = window[Symbol.for('porthole.tools')]; if (!h || h.nonce !== nonce) return null; const r = h.refOf(this); return r ? { ref: r } : (base ? h.issue(this, base) : null); } catch (_) { return null; } }",
                     "arguments": [{"value": world.nonce}, {"value": issue}],
                     "returnByValue": true,
                 }),
@@ -95,7 +109,7 @@ pub async fn owners(tab: &Tab, issue: Option<u64>) -> (Vec<(String, String)>, Op
     }
     let _ = cdp
         .call_on(
-            &tab.session_id,
+            doc_session,
             "Runtime.releaseObjectGroup",
             json!({ "objectGroup": GROUP }),
         )
@@ -137,39 +151,149 @@ pub async fn detach(tab: &Tab, target_id: &str, session_id: &str) {
     );
 }
 
-/// Every out-of-process frame of the tab with a session to it: the one kept in the book, or a
-/// new one (then kept there too). `<iframe>`s without a ref get one.
+/// Every out-of-process frame of the tab with a session to it, parents before their children:
+/// the one kept in the book, or a new one (then kept there too). `<iframe>`s without a ref get
+/// one (recorded as their document's).
 pub async fn sessions(tab: &Tab) -> Vec<FrameRefs> {
-    let book = refs::book(tab);
-    let (owners, next) = owners(tab, Some(book.next)).await;
-    if let Some(next) = next {
-        refs::advance(tab, next);
-    }
-    let mut out = Vec::new();
-    let mut added = Vec::new();
-    for (target_id, iframe_ref) in owners {
-        if let Some(known) = book.frames.iter().find(|f| f.target_id == target_id) {
-            out.push(known.clone());
-            continue;
-        }
-        match attach(tab, &target_id).await {
-            Ok(session_id) => {
-                let frame = FrameRefs {
-                    ranges: Vec::new(),
-                    target_id,
-                    session_id,
-                    iframe_ref,
-                };
-                added.push(frame.clone());
-                out.push(frame);
+    let known = refs::book(tab).frames;
+    let mut out: Vec<FrameRefs> = Vec::new();
+    // Kept in the book at once, so refs issued in a frame's document are recorded as its.
+    let keep = |frame: &FrameRefs| {
+        tab.browser
+            .refs()
+            .merge(&tab.target_id, 0, vec![frame.clone()], &[]);
+    };
+    // Documents to look in: `None` is the tab's main document; each level's frames next.
+    let mut level: Vec<Option<FrameRefs>> = vec![None];
+    for _ in 0..MAX_NESTING {
+        let mut below = Vec::new();
+        for parent in level {
+            if out.len() >= MAX_FRAMES {
+                break;
             }
-            Err(e) => tracing::debug!(event = "frame_attach_failed", target_id, error = %e),
+            let doc_session = parent
+                .as_ref()
+                .map_or(tab.session_id.clone(), |p| p.session_id.clone());
+            let lo = refs::book(tab).next;
+            let (owners, next) = owners_in(tab, &doc_session, Some(lo)).await;
+            match (&parent, next) {
+                (None, Some(next)) => refs::advance(tab, next),
+                (Some(parent), Some(next)) => record(tab, parent, lo, next),
+                (_, None) => {}
+            }
+            for (target_id, iframe_ref) in owners {
+                if out.iter().any(|f| f.target_id == target_id) || out.len() >= MAX_FRAMES {
+                    continue;
+                }
+                let parent_id = parent.as_ref().map(|p| p.target_id.clone());
+                if let Some(found) = known.iter().find(|f| f.target_id == target_id) {
+                    let mut found = found.clone();
+                    if found.parent != parent_id || found.iframe_ref != iframe_ref {
+                        (found.parent, found.iframe_ref) = (parent_id, iframe_ref);
+                        keep(&found);
+                    }
+                    below.push(Some(found.clone()));
+                    out.push(found);
+                    continue;
+                }
+                match attach(tab, &target_id).await {
+                    Ok(session_id) => {
+                        let frame = FrameRefs {
+                            ranges: Vec::new(),
+                            target_id,
+                            session_id,
+                            iframe_ref,
+                            parent: parent_id,
+                        };
+                        keep(&frame);
+                        below.push(Some(frame.clone()));
+                        out.push(frame);
+                    }
+                    Err(e) => {
+                        tracing::debug!(event = "frame_attach_failed", target_id, error = %e)
+                    }
+                }
+            }
         }
-    }
-    if !added.is_empty() {
-        tab.browser.refs().merge(&tab.target_id, 0, added, &[]);
+        if below.is_empty() {
+            break;
+        }
+        level = below;
     }
     out
+}
+
+/// Where an out-of-process frame's content sits in the tab's viewport (CSS px).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placement {
+    /// The frame content's top-left corner.
+    pub x: f64,
+    pub y: f64,
+    /// The part of the viewport the frame can show in: its `<iframe>`'s box cut by each
+    /// enclosing frame's (`x0, y0, x1, y1`; not cut by the viewport).
+    pub shown: (f64, f64, f64, f64),
+    /// The document that holds the frame's `<iframe>`: its flat session and where its own
+    /// content starts in the viewport.
+    pub parent_session: String,
+    pub parent_origin: (f64, f64),
+}
+
+/// Places `frame` in the viewport by summing its `<iframe>`s' places from the main document
+/// down; `known` holds its enclosing frames (the book's frames, or those read so far).
+pub async fn place(
+    tab: &Tab,
+    frame: &FrameRefs,
+    known: &[FrameRefs],
+) -> Result<Placement, ToolError> {
+    let mut chain = vec![frame.clone()];
+    while let Some(parent) = chain.last().and_then(|f| f.parent.clone()) {
+        let found = known.iter().find(|f| f.target_id == parent);
+        match found {
+            Some(p) if chain.len() <= MAX_NESTING => chain.push(p.clone()),
+            _ => {
+                return Err(ToolError::msg(
+                    "the cross-origin frame around this one is gone; call read_page again",
+                ))
+            }
+        }
+    }
+    let mut placed = Placement {
+        x: 0.0,
+        y: 0.0,
+        shown: (f64::MIN, f64::MIN, f64::MAX, f64::MAX),
+        parent_session: tab.session_id.clone(),
+        parent_origin: (0.0, 0.0),
+    };
+    let mut doc_session = tab.session_id.clone();
+    for f in chain.iter().rev() {
+        let origin = helper_on(
+            &tab.browser,
+            &doc_session,
+            "frameOrigin",
+            &[Value::from(f.iframe_ref.as_str())],
+        )
+        .await?;
+        if let Some(error) = refs::ref_error(tab, &f.iframe_ref, &origin) {
+            return Err(error);
+        }
+        let number = |k: &str| origin[k].as_f64().unwrap_or(0.0);
+        let (x, y) = (placed.x + number("x"), placed.y + number("y"));
+        let (x0, y0, x1, y1) = placed.shown;
+        placed = Placement {
+            x,
+            y,
+            shown: (
+                x0.max(x),
+                y0.max(y),
+                x1.min(x + number("w")),
+                y1.min(y + number("h")),
+            ),
+            parent_session: doc_session.clone(),
+            parent_origin: (placed.x, placed.y),
+        };
+        doc_session = f.session_id.clone();
+    }
+    Ok(placed)
 }
 
 /// Calls `page.js`'s `function(args…)` in each frame; frames that do not answer (gone, or

@@ -31,9 +31,9 @@ pub fn number(r: &str) -> Option<u64> {
     r.strip_prefix('e')?.parse().ok()
 }
 
-/// Where to run a helper call for `r`: the frame session, and the iframe's ref when the ref
-/// lives in an out-of-process frame.
-pub fn locate(tab: &Tab, r: &str) -> Result<(String, Option<String>), ToolError> {
+/// Where to run a helper call for `r`: the frame session, and the frame when the ref lives in
+/// an out-of-process frame.
+pub fn locate(tab: &Tab, r: &str) -> Result<(String, Option<FrameRefs>), ToolError> {
     let Some(n) = number(r.trim()) else {
         return Err(ToolError::msg(format!(
             "`{r}` is not an element ref: refs look like e12 and come from read_page or find."
@@ -44,7 +44,7 @@ pub fn locate(tab: &Tab, r: &str) -> Result<(String, Option<String>), ToolError>
         .frames
         .iter()
         .find(|f| f.issued(n))
-        .map(|f| (f.session_id.clone(), Some(f.iframe_ref.clone())))
+        .map(|f| (f.session_id.clone(), Some(f.clone())))
         .unwrap_or_else(|| (tab.session_id.clone(), None)))
 }
 
@@ -98,15 +98,10 @@ pub async fn point_of(tab: &Tab, r: &str) -> Result<(f64, f64, String), ToolErro
         answer["x"].as_f64().unwrap_or(0.0),
         answer["y"].as_f64().unwrap_or(0.0),
     );
-    if let Some(iframe) = iframe {
-        let origin = tab
-            .helper("frameOrigin", &[Value::from(iframe.as_str())])
-            .await?;
-        if let Some(error) = ref_error(tab, &iframe, &origin) {
-            return Err(error);
-        }
-        x += origin["x"].as_f64().unwrap_or(0.0);
-        y += origin["y"].as_f64().unwrap_or(0.0);
+    if let Some(frame) = iframe {
+        let placed = super::frames::place(tab, &frame, &book(tab).frames).await?;
+        x += placed.x;
+        y += placed.y;
     }
     Ok((
         x,
@@ -116,7 +111,7 @@ pub async fn point_of(tab: &Tab, r: &str) -> Result<(f64, f64, String), ToolErro
 }
 
 /// A helper call in an out-of-process frame failed: the frame is most likely gone.
-pub fn frame_gone(r: &str, iframe: &Option<String>, error: ToolError) -> ToolError {
+pub fn frame_gone(r: &str, iframe: &Option<FrameRefs>, error: ToolError) -> ToolError {
     match iframe {
         Some(_) => ToolError::msg(format!(
             "Ref {r} belongs to a cross-origin frame that is no longer there ({error}). Call \

@@ -29,71 +29,25 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
                       "reader": tab.actor.id()});
     let main = tab.helper("snapshot", std::slice::from_ref(&opts)).await?;
     next = next.max(main["next"].as_u64().unwrap_or(1));
-    // Frames read last time; those still in the page keep their session, the rest are let go.
-    let mut earlier = book.frames;
-    let mut read = Vec::new();
-    let mut lines: Vec<String> = strings(&main["lines"]);
-    let mut marks = Marks::of(&main);
-    let frames = main["frames"].as_array().cloned().unwrap_or_default();
-    let owners = if frames.is_empty() {
-        Vec::new()
-    } else {
-        frames::owners(tab, None).await.0
+    let mut reading = Reading {
+        tab,
+        opts,
+        next,
+        // Frames read last time; those still in the page keep their session, the rest are
+        // let go.
+        earlier: book.frames,
+        read: Vec::new(),
+        marks: Marks::of(&main),
     };
-    for frame in frames {
-        let iframe_ref = frame["ref"].as_str().unwrap_or_default().to_string();
-        let depth = frame["depth"].as_u64().unwrap_or(1);
-        let mark = format!("{FRAME_MARK}{iframe_ref}");
-        let Some(at) = lines.iter().position(|l| *l == mark) else {
-            continue;
-        };
-        let indent = " ".repeat(depth as usize);
-        let target = owners
-            .iter()
-            .find(|(_, owner)| *owner == iframe_ref)
-            .map(|(target, _)| target.clone());
-        let replacement = match target {
-            Some(target_id) => {
-                let prior = earlier
-                    .iter()
-                    .position(|f| f.target_id == target_id)
-                    .map(|i| earlier.swap_remove(i));
-                let lo = next;
-                let mut child_opts = opts.clone();
-                child_opts["base"] = json!(lo);
-                child_opts["indent"] = json!(depth);
-                child_opts["view"] = top_view_in_frame(tab, &iframe_ref).await;
-                match snapshot_frame(tab, &target_id, prior, &child_opts).await {
-                    Ok((mut entry, child)) => {
-                        let hi = child["next"].as_u64().unwrap_or(lo).max(lo);
-                        next = hi;
-                        if hi > lo {
-                            entry.ranges.push((lo, hi));
-                        }
-                        entry.iframe_ref = iframe_ref.clone();
-                        read.push(entry);
-                        marks.add(&child);
-                        strings(&child["lines"])
-                            .into_iter()
-                            .map(|l| {
-                                if l.starts_with(FRAME_MARK) {
-                                    format!("{indent} - (nested cross-origin frame not read)")
-                                } else {
-                                    l
-                                }
-                            })
-                            .collect()
-                    }
-                    Err(e) => vec![format!("{indent}- (cross-origin frame not readable: {e})")],
-                }
-            }
-            None => vec![format!(
-                "{indent}- (cross-origin frame {} not readable)",
-                frame["src"].as_str().unwrap_or_default()
-            )],
-        };
-        lines.splice(at..=at, replacement);
-    }
+    let mut lines: Vec<String> = strings(&main["lines"]);
+    reading.splice(&mut lines, frames_of(&main), None, 1).await;
+    let Reading {
+        next,
+        earlier,
+        read,
+        marks,
+        ..
+    } = reading;
     let gone: Vec<String> = earlier.iter().map(|f| f.target_id.clone()).collect();
     for gone in earlier {
         frames::detach(tab, &gone.target_id, &gone.session_id).await;
@@ -208,17 +162,124 @@ impl Marks {
     }
 }
 
-/// The top-level viewport as the cross-origin frame behind `iframe_ref` sees it (in its own
-/// CSS pixels), for the frame's off-screen marks; null when the frame cannot be placed.
-async fn top_view_in_frame(tab: &Tab, iframe_ref: &str) -> Value {
-    let Ok(origin) = tab.helper("frameOrigin", &[Value::from(iframe_ref)]).await else {
-        return Value::Null;
-    };
-    let (Some(x), Some(y)) = (origin["x"].as_f64(), origin["y"].as_f64()) else {
-        return Value::Null;
-    };
-    let (w, h) = tab.browser.viewport();
-    json!({"x": -x, "y": -y, "w": w, "h": h})
+/// What one `read_page` gathers while it walks into cross-origin frames.
+struct Reading<'t> {
+    tab: &'t Tab,
+    opts: Value,
+    /// The next ref number to issue.
+    next: u64,
+    /// Frames read last time and not met again yet (their sessions are reused; those left at
+    /// the end are let go).
+    earlier: Vec<FrameRefs>,
+    /// Frames read this time, each before the frames inside it.
+    read: Vec<FrameRefs>,
+    marks: Marks,
+}
+
+impl Reading<'_> {
+    /// Puts each cross-origin frame a snapshot listed (`frames`) into `lines` in place of its
+    /// mark: read in its own session, frames inside it too, down to [`frames::MAX_NESTING`]
+    /// levels. `doc` is the frame whose document was read (`None`: the main document).
+    fn splice<'a>(
+        &'a mut self,
+        lines: &'a mut Vec<String>,
+        listed: Vec<Value>,
+        doc: Option<FrameRefs>,
+        level: usize,
+    ) -> futures_util::future::BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if listed.is_empty() {
+                return;
+            }
+            let doc_session = doc
+                .as_ref()
+                .map_or(self.tab.session_id.clone(), |d| d.session_id.clone());
+            let owners = frames::owners_in(self.tab, &doc_session, None).await.0;
+            for frame in listed {
+                let iframe_ref = frame["ref"].as_str().unwrap_or_default().to_string();
+                let depth = frame["depth"].as_u64().unwrap_or(1);
+                let mark = format!("{FRAME_MARK}{iframe_ref}");
+                let Some(at) = lines.iter().position(|l| *l == mark) else {
+                    continue;
+                };
+                let indent = " ".repeat(depth as usize);
+                let target = owners
+                    .iter()
+                    .find(|(_, owner)| *owner == iframe_ref)
+                    .map(|(target, _)| target.clone());
+                let replacement = match target {
+                    Some(_) if level > frames::MAX_NESTING => vec![format!(
+                        "{indent}- (cross-origin frame nested more than {} deep: not read)",
+                        frames::MAX_NESTING
+                    )],
+                    Some(target_id) => {
+                        let placed = FrameRefs {
+                            ranges: Vec::new(),
+                            target_id,
+                            session_id: String::new(),
+                            iframe_ref,
+                            parent: doc.as_ref().map(|d| d.target_id.clone()),
+                        };
+                        self.read_frame(placed, depth, level).await
+                    }
+                    None => vec![format!(
+                        "{indent}- (cross-origin frame {} not readable)",
+                        frame["src"].as_str().unwrap_or_default()
+                    )],
+                };
+                lines.splice(at..=at, replacement);
+            }
+        })
+    }
+
+    /// The lines of one cross-origin frame (`frame` says where it is; its session is found or
+    /// made here), with the frames inside it.
+    async fn read_frame(&mut self, frame: FrameRefs, depth: u64, level: usize) -> Vec<String> {
+        let indent = " ".repeat(depth as usize);
+        let prior = self
+            .earlier
+            .iter()
+            .position(|f| f.target_id == frame.target_id)
+            .map(|i| self.earlier.swap_remove(i));
+        let lo = self.next;
+        let mut opts = self.opts.clone();
+        opts["base"] = json!(lo);
+        opts["indent"] = json!(depth);
+        opts["view"] = self.top_view_in(&frame).await;
+        match snapshot_frame(self.tab, &frame.target_id, prior, &opts).await {
+            Ok((mut entry, child)) => {
+                let hi = child["next"].as_u64().unwrap_or(lo).max(lo);
+                self.next = hi;
+                if hi > lo {
+                    entry.ranges.push((lo, hi));
+                }
+                entry.iframe_ref = frame.iframe_ref;
+                entry.parent = frame.parent;
+                self.read.push(entry.clone());
+                self.marks.add(&child);
+                let mut lines = strings(&child["lines"]);
+                self.splice(&mut lines, frames_of(&child), Some(entry), level + 1)
+                    .await;
+                lines
+            }
+            Err(e) => vec![format!("{indent}- (cross-origin frame not readable: {e})")],
+        }
+    }
+
+    /// The top-level viewport as `frame` sees it (in its own CSS pixels), for its off-screen
+    /// marks; null when the frame cannot be placed.
+    async fn top_view_in(&self, frame: &FrameRefs) -> Value {
+        let Ok(placed) = frames::place(self.tab, frame, &self.read).await else {
+            return Value::Null;
+        };
+        let (w, h) = self.tab.browser.viewport();
+        json!({"x": -placed.x, "y": -placed.y, "w": w, "h": h})
+    }
+}
+
+/// The cross-origin frames a snapshot listed.
+fn frames_of(snapshot: &Value) -> Vec<Value> {
+    snapshot["frames"].as_array().cloned().unwrap_or_default()
 }
 
 fn strings(v: &Value) -> Vec<String> {
@@ -350,6 +411,7 @@ async fn snapshot_frame(
                 target_id: target_id.to_string(),
                 session_id,
                 iframe_ref: String::new(),
+                parent: None,
             },
             child,
         )),

@@ -63,18 +63,30 @@ impl PanelPage {
         reply["result"]["value"].clone()
     }
 
-    /// Polls `expression` until it is truthy; returns its value.
+    /// Polls `expression` until it is truthy; returns its value. On timeout the panic says
+    /// what the panel showed (its address, load state, connection and overlay).
     async fn until(&self, what: &str, expression: &str) -> Value {
         // Generous: a start under a loaded `make test` (four tests starting Chromiums at once,
         // plus the panel's own browser) has been seen to take over 30 s.
-        porthole_tests::eventually(what, Duration::from_secs(90), || async {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+        loop {
             let value = self.eval(expression).await;
             let truthy = !matches!(value, Value::Null | Value::Bool(false))
                 && value != json!(0)
                 && value != json!("");
-            truthy.then_some(value)
-        })
-        .await
+            if truthy {
+                return value;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                let shown = self
+                    .eval(&format!(
+                        "JSON.stringify({{ href: location.href.replace(/token=[^&]*/, 'token=…'),                          ready: document.readyState, state: window.porthole && window.porthole.state,                          overlay: (() => {{ try {{ return {PANE}.getElementById('overlay-text').textContent; }}                          catch (e) {{ return String(e); }} }})() }})"
+                    ))
+                    .await;
+                panic!("timed out after 90 s waiting for {what}; the panel showed {shown}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 
     /// Opens the bundled panel on `channel` and waits for its first frame.

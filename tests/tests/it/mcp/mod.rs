@@ -12,6 +12,7 @@ mod files;
 mod harness;
 mod host;
 mod hostile;
+mod nested_frames;
 mod oopif;
 mod oversight;
 mod pages;

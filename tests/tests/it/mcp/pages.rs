@@ -119,6 +119,31 @@ pub const FRAMED_DOWNLOADS_PAGE: &str = r#"<!doctype html><html><head><title>Fra
 <iframe id="cross" title="Cross-site downloads" src="http://localhost:{PORT}/downloads" style="width:400px;height:120px"></iframe>
 </body></html>"#;
 
+/// Cross-origin frames two deep: this page (`127.0.0.1`) embeds `/xouter` from `localhost`,
+/// which embeds `/xinner` from `127.0.0.1` again; each is cross-site with its parent, so each
+/// is a frame of its own process. `window.innerLoads` counts the inner frame's loads.
+pub const XNEST_PAGE: &str = r#"<!doctype html><html><head><title>Nested frames</title>
+<style>body{margin:8px;font:16px sans-serif}iframe{display:block;margin:20px 0 0 40px;width:520px;height:260px;border:2px solid #888}</style></head><body>
+<button>Top button</button>
+<iframe id="outer" title="Outer frame" src="http://localhost:{PORT}/xouter"></iframe>
+<script>window.innerLoads = 0; addEventListener('message', e => { if (e.data === 'xinner') innerLoads++; });</script>
+</body></html>"#;
+
+/// The middle frame (served to `localhost`): a button and the inner frame from `127.0.0.1`.
+pub const XOUTER_PAGE: &str = r#"<!doctype html><html><head><title>Outer frame</title>
+<style>body{margin:0;font:16px sans-serif}iframe{display:block;margin:10px 0 0 30px;width:400px;height:150px;border:3px solid #888}</style></head><body>
+<button>Outer button</button>
+<iframe id="inner" title="Inner frame" src="http://127.0.0.1:{PORT}/xinner"></iframe>
+</body></html>"#;
+
+/// The innermost frame: a button that says when it was clicked, and a field.
+pub const XINNER_PAGE: &str = r#"<!doctype html><html><head><title>Inner frame</title>
+<style>body{margin:0;font:16px sans-serif}#ib{margin:25px 0 0 50px}</style></head><body>
+<button id="ib" onclick="this.textContent='Inner clicked'">Inner button</button>
+<label>Inner name <input id="iname"></label>
+<script>top.postMessage('xinner', '*');</script>
+</body></html>"#;
+
 /// The port the request was made to (from its `Host`).
 fn port_of(headers: &HeaderMap) -> String {
     headers
@@ -238,6 +263,19 @@ pub async fn serve() -> std::net::SocketAddr {
             }),
         )
         .route("/xframe", get(|| async { Html(XFRAME_PAGE) }))
+        .route(
+            "/xnest",
+            get(|headers: HeaderMap| async move {
+                Html(XNEST_PAGE.replace("{PORT}", &port_of(&headers)))
+            }),
+        )
+        .route(
+            "/xouter",
+            get(|headers: HeaderMap| async move {
+                Html(XOUTER_PAGE.replace("{PORT}", &port_of(&headers)))
+            }),
+        )
+        .route("/xinner", get(|| async { Html(XINNER_PAGE) }))
         .route(
             "/framed-downloads",
             get(|headers: HeaderMap| async move {
