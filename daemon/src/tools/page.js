@@ -482,20 +482,48 @@
   // Resolves once `frames` rendering frames in a row passed without a DOM mutation (so what an
   // action changed, synchronously or in a follow-up task or frame, is in place), or after
   // `maxMs`. A hidden document gets no animation frames; 16 ms timers stand in for them.
-  function quiet(frames, maxMs) {
+  // The page's current animation-frame request, timer and idle-callback ids, read by asking
+  // for one of each and cancelling it. Each counts per document across worlds, so a later id
+  // that is not the next one says the page asked for one in between: work that may change the
+  // page after the next frame.
+  function marks() {
+    const r = requestAnimationFrame(() => {}); cancelAnimationFrame(r);
+    const t = setTimeout(() => {}, 0); clearTimeout(t);
+    const i = requestIdleCallback(() => {}); cancelIdleCallback(i);
+    return [r, t, i];
+  }
+
+  // Where the page is, and its marks, before an action.
+  const here = () => ({ url: location.href, title: document.title, marks: marks() });
+
+  // Resolves once the DOM stayed unchanged through `frames` rendering frames in a row (or after
+  // `maxMs`). With `since` (the `marks()` read before an action) one quiet frame is enough
+  // while the page has asked for no animation frame, timer or idle callback since then:
+  // nothing is scheduled that could change it later.
+  function quiet(frames, maxMs, since) {
     return new Promise((resolve) => {
       let calm = 0, dirty = false, finished = false;
+      let last = since || null, busy = !since;
+      const saw = (kind, id) => { if (last && id !== last[kind] + 1) busy = true; if (last) last[kind] = id; return id; };
+      const probe = () => {
+        const r = saw(0, requestAnimationFrame(() => {})); cancelAnimationFrame(r);
+        const t = saw(1, setTimeout(() => {}, 0)); clearTimeout(t);
+        const i = saw(2, requestIdleCallback(() => {})); cancelIdleCallback(i);
+      };
       const obs = new MutationObserver(() => { dirty = true; });
       // Resolves with where the page is then, so the caller needs no second round trip.
-      const done = () => { if (finished) return; finished = true; obs.disconnect(); clearTimeout(cap); resolve({ url: location.href, title: document.title }); };
-      const cap = setTimeout(done, maxMs);
+      const done = () => { if (finished) return; finished = true; obs.disconnect(); clearTimeout(cap); resolve({ url: location.href, title: document.title, busy }); };
+      const cap = saw(1, setTimeout(done, maxMs));
       const tick = () => {
         if (finished) return;
-        if (dirty) { dirty = false; calm = 0; } else if (++calm >= frames) { done(); return; }
+        if (!busy) probe();
+        if (dirty) { dirty = false; calm = 0; } else if (++calm >= (busy ? frames : 1)) { done(); return; }
         next();
       };
       // The timeout after the frame lets tasks queued by the frame's callbacks run first.
-      const next = () => document.hidden ? setTimeout(tick, 16) : requestAnimationFrame(() => setTimeout(tick, 0));
+      const next = () => document.hidden
+        ? saw(1, setTimeout(tick, 16))
+        : saw(0, requestAnimationFrame(() => saw(1, setTimeout(tick, 0))));
       obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
       next();
     });
@@ -675,7 +703,7 @@
   // A ref for an element found by the tools (an <iframe> owning a cross-origin frame).
   const issue = (el, base) => ({ ref: refFor(el, base), next });
 
-  const api = { badges, frameShows, has, issue, fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
+  const api = { badges, frameShows, has, here, issue, fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })()

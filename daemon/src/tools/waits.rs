@@ -21,7 +21,8 @@ use crate::cdp::CdpEvent;
 const NAVIGATION_GRACE: Duration = Duration::from_millis(150);
 /// The longest we follow a navigation to its load event.
 const LOAD_DEADLINE: Duration = Duration::from_secs(10);
-/// DOM quiet: this many rendering frames in a row without a mutation …
+/// DOM quiet: this many rendering frames in a row without a mutation (one, when the page
+/// scheduled no frame callback and no timer since the action) …
 const QUIET_FRAMES: u32 = 2;
 /// … or at most this long (a page that animates forever).
 const QUIET_MAX: Duration = Duration::from_millis(500);
@@ -39,12 +40,19 @@ pub struct Before {
     title: String,
     tabs: Vec<String>,
     events: broadcast::Receiver<CdpEvent>,
+    /// The page's animation-frame and timer ids before the action (`page.js` `marks()`): the
+    /// first DOM-quiet wait after it ends after one quiet frame when the page scheduled
+    /// nothing since. Taken by that wait.
+    marks: Option<Value>,
 }
 
 /// Records the tab's state; call before acting.
 pub async fn before(tab: &Tab) -> Before {
     let events = tab.cdp().subscribe();
-    let (url, title) = tab.location().await.unwrap_or_default();
+    let here = tab.helper("here", &[]).await.unwrap_or_default();
+    let text = |k: &str| here[k].as_str().unwrap_or_default().to_string();
+    let (url, title) = (text("url"), text("title"));
+    let marks = Some(here["marks"].clone()).filter(Value::is_array);
     let tabs = tab
         .visible_tabs()
         .into_iter()
@@ -55,6 +63,7 @@ pub async fn before(tab: &Tab) -> Before {
         title,
         tabs,
         events,
+        marks,
     }
 }
 
@@ -225,14 +234,17 @@ async fn requests_done(
 /// noting navigation events; then takes in the events that arrived before its reply.
 async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<String>) {
     seen.location = None;
+    let since = before.marks.take().unwrap_or(Value::Null);
     let quiet_js = format!(
-        "({}).quiet({}, {})",
+        "({}).quiet({}, {}, {})",
         super::driver::PAGE_JS,
         QUIET_FRAMES,
-        QUIET_MAX.as_millis()
+        QUIET_MAX.as_millis(),
+        since
     );
     let deadline = QUIET_MAX + Duration::from_secs(2);
-    let end = Instant::now() + deadline;
+    let started = Instant::now();
+    let end = started + deadline;
     let quiet = tab.eval(&quiet_js, deadline);
     tokio::pin!(quiet);
     loop {
@@ -250,6 +262,13 @@ async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<
                 None => break,
             },
             done = &mut quiet => {
+                if let Ok(v) = &done {
+                    tracing::debug!(
+                        event = "dom_quiet",
+                        elapsed_ms = started.elapsed().as_millis() as u64,
+                        page_scheduled = v["busy"].as_bool()
+                    );
+                }
                 seen.location = done.ok().and_then(|v| {
                     Some((v["url"].as_str()?.to_string(), v["title"].as_str()?.to_string()))
                 });

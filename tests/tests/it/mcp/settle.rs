@@ -1,6 +1,9 @@
 //! Settling after an action (`porthole mcp-host-browser` on a test Chromium): an action that
 //! only changes the page returns with the change in place for the next `read_page`, and one
-//! whose navigation starts a task later is still reported as a navigation.
+//! whose navigation starts a task later is still reported as a navigation. A click after which
+//! the page scheduled nothing (no animation frame, timer or idle callback) settles on one quiet
+//! frame; one that scheduled work (text rendered two frames later) waits for it (the server's
+//! debug log says which, as `page_scheduled`).
 
 use porthole_tests::TempDir;
 use serde_json::json;
@@ -15,15 +18,28 @@ async fn actions_return_once_the_page_reflects_them() {
     let chrome = UserChrome::start(&url("/user")).await;
     chrome.user_tab().await;
     let home = TempDir::new("mcp-home");
-    let (args, env) = host_args(&home, &[chrome.profile.path()], &[]);
+    let log = home.path().join("server.log");
+    let log_arg = log.display().to_string();
+    let (args, env) = host_args(&home, &[chrome.profile.path()], &["--log", &log_arg]);
     let mcp = connect("porthole", &args, &env).await;
+    // The page-scheduled flag of each DOM-quiet wait the server logged, in order.
+    let quiet_waits = || -> Vec<bool> {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("event=\"dom_quiet\""))
+            .map(|l| l.contains("page_scheduled=true"))
+            .collect()
+    };
 
     let t = ok(&mcp, "navigate", json!({"url": url("/settle")})).await;
     assert!(t.contains("Title: Settle page"), "{t}");
     let snap = ok(&mcp, "read_page", json!({"filter": "all"})).await;
     assert!(snap.contains("Not yet"), "{snap}");
 
-    // A click that changes nothing reports nothing.
+    // A click that changes nothing reports nothing, and settles without waiting for work the
+    // page did not schedule.
+    let waits = quiet_waits().len();
     let t = ok(
         &mcp,
         "computer",
@@ -31,6 +47,7 @@ async fn actions_return_once_the_page_reflects_them() {
     )
     .await;
     assert!(!t.contains("changed"), "{t}");
+    assert_eq!(quiet_waits()[waits..], [false], "{:?}", quiet_waits());
 
     // Text rendered two frames after the click is there for the very next read_page.
     let t = ok(
@@ -40,6 +57,7 @@ async fn actions_return_once_the_page_reflects_them() {
     )
     .await;
     assert!(!t.contains("URL changed"), "{t}");
+    assert_eq!(quiet_waits().last(), Some(&true), "{:?}", quiet_waits());
     let after = ok(&mcp, "read_page", json!({"filter": "all"})).await;
     assert!(after.contains("Rendered later"), "{after}");
 
