@@ -346,12 +346,26 @@
     return { x, y, w: f.clientWidth, h: f.clientHeight };
   }
 
-  // For each viewport point [x, y]: whether the <iframe> `ref` (of this document) is what
-  // shows there, and not something drawn over it.
+  // For each viewport point [x, y]: whether the <iframe> `ref` (of this document, or of a
+  // same-origin frame in it) is what shows there, and not something drawn over it.
   function frameShows(ref, points) {
     const found = lookup(ref);
     if (found.error) return points.map(() => false);
-    return points.map(([x, y]) => hitAt(document, x, y) === found.el);
+    return points.map(([x, y]) => {
+      let hit = hitAt(document, x, y);
+      // Through same-origin frames, in each one's own coordinates.
+      while (hit && hit !== found.el && hit.localName === 'iframe') {
+        let inner = null;
+        try { inner = hit.contentDocument; } catch (e) { inner = null; }
+        if (!inner) break;
+        const b = hit.getBoundingClientRect();
+        const cs = hit.ownerDocument.defaultView.getComputedStyle(hit);
+        x -= b.left + hit.clientLeft + parseFloat(cs.paddingLeft);
+        y -= b.top + hit.clientTop + parseFloat(cs.paddingTop);
+        hit = hitAt(inner, x, y);
+      }
+      return hit === found.el;
+    });
   }
 
   function fire(el, type) { el.dispatchEvent(new Event(type, { bubbles: true, composed: true })); }

@@ -226,3 +226,44 @@ async fn badges_reach_into_cross_origin_frames_and_their_refs_act_there() {
         assert!(!covered.contains("Cross"), "{name}: {covered}");
     }
 }
+
+#[tokio::test]
+async fn a_cross_origin_frame_inside_a_same_origin_frame_gets_badges_that_click_there() {
+    let pages = super::pages::serve().await;
+    let port = pages.port();
+    let both = Both::start(pages, "mcp-badges-wrapped").await;
+    for (name, mcp) in &both.clients {
+        ok(
+            mcp,
+            "navigate",
+            json!({"url": format!("http://127.0.0.1:{port}/wrapped-xsite")}),
+        )
+        .await;
+        ok(mcp, "resize_window", json!({"width": 800, "height": 600})).await;
+        eval_until(
+            mcp,
+            "document.getElementById('w').contentWindow.frameLoads.join(',')",
+            json!("1"),
+        )
+        .await;
+        let shot = call(mcp, "screenshot", json!({"badges": true})).await;
+        let listing = text(&shot);
+        assert!(!is_error(&shot), "{name}: {listing}");
+        let cross = listing
+            .lines()
+            .find(|l| l.ends_with("button \"Cross button\""))
+            .and_then(|l| l.split(' ').next())
+            .unwrap_or_else(|| {
+                panic!("{name}: no badge for the inner frame's button in\n{listing}")
+            })
+            .to_string();
+        ok(
+            mcp,
+            "computer",
+            json!({"action": "left_click", "ref": cross}),
+        )
+        .await;
+        let found = ok(mcp, "find", json!({"query": "Clicked inside"})).await;
+        assert!(found.contains("Clicked inside"), "{name}: {found}");
+    }
+}

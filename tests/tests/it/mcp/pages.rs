@@ -144,6 +144,12 @@ pub const XINNER_PAGE: &str = r#"<!doctype html><html><head><title>Inner frame</
 <script>top.postMessage('xinner', '*');</script>
 </body></html>"#;
 
+/// `/xsite` (with its cross-site frame) inside a same-origin frame, moved off the corner.
+pub const WRAPPED_XSITE_PAGE: &str = r#"<!doctype html><html><head><title>Wrapped</title>
+<style>body{margin:8px}#w{margin:40px 0 0 60px;width:640px;height:320px;border:2px solid #888}</style></head><body>
+<iframe id="w" title="Wrapper" src="/xsite"></iframe>
+</body></html>"#;
+
 /// The port the request was made to (from its `Host`).
 fn port_of(headers: &HeaderMap) -> String {
     headers
@@ -276,6 +282,7 @@ pub async fn serve() -> std::net::SocketAddr {
             }),
         )
         .route("/xinner", get(|| async { Html(XINNER_PAGE) }))
+        .route("/wrapped-xsite", get(|| async { Html(WRAPPED_XSITE_PAGE) }))
         .route(
             "/framed-downloads",
             get(|headers: HeaderMap| async move {
