@@ -235,9 +235,11 @@ async fn requests_done(
 async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<String>) {
     seen.location = None;
     let since = before.marks.take().unwrap_or(Value::Null);
+    // The helper already in the world (made again with it after a navigation), not a fresh
+    // copy of page.js to parse on every action.
     let quiet_js = format!(
-        "({}).quiet({}, {}, {})",
-        super::driver::PAGE_JS,
+        "{}.quiet({}, {}, {})",
+        super::world::HELPER,
         QUIET_FRAMES,
         QUIET_MAX.as_millis(),
         since
