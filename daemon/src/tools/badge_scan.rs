@@ -4,8 +4,9 @@
 //! Cross-origin frames run in other processes, so each is asked through its own session (kept
 //! in the tab's ref book, [`super::frames`]; frames inside them too); its boxes come in the
 //! frame's coordinates and are moved to where the frame sits in the viewport, cut to the part
-//! of it that shows, and kept only where the hit test of the document holding its `<iframe>`
-//! lands on that `<iframe>` (a dialog over the frame hides its badges). The refs a frame issues are recorded as that frame's, so
+//! of it that shows, and kept only where the hit test of each document on the way down lands on
+//! the `<iframe>` it holds (a dialog over the frame, or over a frame around it, hides its
+//! badges). The refs a frame issues are recorded as that frame's, so
 //! `computer {ref}` clicks there like a ref from `read_page` or `find`.
 
 use std::time::Duration;
@@ -153,29 +154,38 @@ async fn in_frame(tab: &Tab, frame: &FrameRefs, left: u64, viewport: (f64, f64))
         .into_iter()
         .filter_map(|f| shown.cut(f))
         .collect();
-    // Keep only badges the frame shows: the hit test of the document holding its <iframe>, at
-    // each badge's centre (in that document's coordinates), must land on the <iframe>.
-    let (px, py) = placed.parent_origin;
-    let centres: Vec<Value> = cut
-        .iter()
-        .map(|f| {
-            json!([
-                f.badge.x + f.badge.w / 2.0 - px,
-                f.badge.y + f.badge.h / 2.0 - py
-            ])
-        })
-        .collect();
-    let shows = helper_on(
-        &tab.browser,
-        &placed.parent_session,
-        "frameShows",
-        &[Value::from(frame.iframe_ref.as_str()), Value::from(centres)],
-    )
-    .await
-    .unwrap_or(Value::Null);
+    // Keep only badges the frame shows: at each badge's centre, the hit test of every document
+    // on the way down (in its own coordinates) must land on the <iframe> it holds.
+    let mut shown_at = vec![true; cut.len()];
+    for holder in &placed.holders {
+        let (dx, dy) = holder.doc_origin;
+        let centres: Vec<Value> = cut
+            .iter()
+            .map(|f| {
+                json!([
+                    f.badge.x + f.badge.w / 2.0 - dx,
+                    f.badge.y + f.badge.h / 2.0 - dy
+                ])
+            })
+            .collect();
+        let shows = helper_on(
+            &tab.browser,
+            &holder.doc_session,
+            "frameShows",
+            &[
+                Value::from(holder.iframe_ref.as_str()),
+                Value::from(centres),
+            ],
+        )
+        .await
+        .unwrap_or(Value::Null);
+        for (i, keep) in shown_at.iter_mut().enumerate() {
+            *keep &= shows[i].as_bool() == Some(true);
+        }
+    }
     cut.into_iter()
-        .zip(shows.as_array().into_iter().flatten())
-        .filter(|(_, shown)| shown.as_bool() == Some(true))
+        .zip(shown_at)
+        .filter(|(_, shown)| *shown)
         .map(|(f, _)| f)
         .collect()
 }

@@ -232,10 +232,18 @@ pub struct Placement {
     /// The part of the viewport the frame can show in: its `<iframe>`'s box cut by each
     /// enclosing frame's (`x0, y0, x1, y1`; not cut by the viewport).
     pub shown: (f64, f64, f64, f64),
-    /// The document that holds the frame's `<iframe>`: its flat session and where its own
-    /// content starts in the viewport.
-    pub parent_session: String,
-    pub parent_origin: (f64, f64),
+    /// Each `<iframe>` on the way from the main document down to the frame's own: the flat
+    /// session of the document holding it, its ref there, and where that document's content
+    /// starts in the viewport.
+    pub holders: Vec<Holder>,
+}
+
+/// One `<iframe>` on the way to a frame (see [`Placement::holders`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Holder {
+    pub doc_session: String,
+    pub iframe_ref: String,
+    pub doc_origin: (f64, f64),
 }
 
 /// Places `frame` in the viewport by summing its `<iframe>`s' places from the main document
@@ -261,8 +269,7 @@ pub async fn place(
         x: 0.0,
         y: 0.0,
         shown: (f64::MIN, f64::MIN, f64::MAX, f64::MAX),
-        parent_session: tab.session_id.clone(),
-        parent_origin: (0.0, 0.0),
+        holders: Vec::new(),
     };
     let mut doc_session = tab.session_id.clone();
     for f in chain.iter().rev() {
@@ -279,6 +286,12 @@ pub async fn place(
         let number = |k: &str| origin[k].as_f64().unwrap_or(0.0);
         let (x, y) = (placed.x + number("x"), placed.y + number("y"));
         let (x0, y0, x1, y1) = placed.shown;
+        let mut holders = std::mem::take(&mut placed.holders);
+        holders.push(Holder {
+            doc_session: doc_session.clone(),
+            iframe_ref: f.iframe_ref.clone(),
+            doc_origin: (placed.x, placed.y),
+        });
         placed = Placement {
             x,
             y,
@@ -288,8 +301,7 @@ pub async fn place(
                 x1.min(x + number("w")),
                 y1.min(y + number("h")),
             ),
-            parent_session: doc_session.clone(),
-            parent_origin: (placed.x, placed.y),
+            holders,
         };
         doc_session = f.session_id.clone();
     }

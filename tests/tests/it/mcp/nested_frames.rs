@@ -3,7 +3,7 @@
 //! frame of its own process. `read_page` reads all three documents, nested in place, with refs;
 //! a click by the innermost frame's ref lands there (placed through both frames' offsets);
 //! `find`, `get_page_text` and `wait_for_text` reach the innermost document; screenshot badges
-//! name its button.
+//! name its button, and a cover over the top page hides them.
 
 use serde_json::json;
 
@@ -90,6 +90,18 @@ async fn every_tool_reaches_a_cross_origin_frame_inside_another() {
             listing.contains("button \"Inner clicked\"")
                 && listing.contains("textbox \"Inner name\""),
             "{name}: {listing}"
+        );
+        // A cover the top page draws over the outer frame hides the inner frame's badges too.
+        ok(
+            mcp,
+            "evaluate",
+            json!({"expression": "const d = document.createElement('div'); d.style.cssText = 'position:fixed;inset:0;background:#fff'; document.body.append(d); 1"}),
+        )
+        .await;
+        let covered = text(&call(mcp, "screenshot", json!({"badges": true})).await);
+        assert!(
+            !covered.contains("Inner") && !covered.contains("Outer"),
+            "{name}: {covered}"
         );
     }
 }
