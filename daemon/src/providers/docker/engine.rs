@@ -297,8 +297,30 @@ fn check_tls_files(files: &TlsFiles) -> Result<(), DockerError> {
         }
     }
     let bytes = read("key", &files.key)?;
-    PrivateKeyDer::from_pem_slice(&bytes).map_err(|_| not_pem("key", &files.key, "private key"))?;
+    let key = PrivateKeyDer::from_pem_slice(&bytes)
+        .map_err(|_| not_pem("key", &files.key, "private key"))?;
+    // A key that is not the certificate's fails only inside the handshake, where the engine's
+    // answer can be lost to a reset; compare the public keys here instead.
+    let certs: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_slice_iter(&read("cert", &files.cert)?)
+            .collect::<Result<_, _>>()
+            .map_err(|_| not_pem("cert", &files.cert, "certificate"))?;
+    let provider = rustls::crypto::ring::default_provider();
+    if let Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch)) =
+        rustls::sign::CertifiedKey::from_der(certs, key, &provider)
+    {
+        return Err(DockerError::Invalid(key_mismatch(files)));
+    }
     Ok(())
+}
+
+/// A TLS key that is not the TLS certificate's, for a person.
+fn key_mismatch(files: &TlsFiles) -> String {
+    format!(
+        "the TLS key file {} does not belong to the TLS cert file {}; fix browser.docker.tls (or DOCKER_CERT_PATH)",
+        files.key.display(),
+        files.cert.display()
+    )
 }
 
 /// Connects to the engine `browser.docker` names, negotiates the API version (the engine
@@ -370,11 +392,7 @@ fn tls_failure(detail: &str, files: &TlsFiles, host: &str) -> Option<String> {
         ));
     }
     if detail.contains("DecryptError") {
-        return Some(format!(
-            "the TLS key file {} does not belong to the TLS cert file {}; {fix}",
-            files.key.display(),
-            files.cert.display()
-        ));
+        return Some(key_mismatch(files));
     }
     let refused = [
         "BadCertificate",
@@ -385,6 +403,21 @@ fn tls_failure(detail: &str, files: &TlsFiles, host: &str) -> Option<String> {
     if refused.iter().any(|alert| detail.contains(alert)) {
         return Some(format!(
             "the engine refused the client certificate in {} (the TLS cert file: not signed by a CA the engine trusts); {fix}",
+            files.cert.display()
+        ));
+    }
+    // With TLS 1.3 the engine judges the client certificate after the client's side of the
+    // handshake is done, and may close the connection before its alert is read: a connection
+    // that is reset or closed unanswered (not refused) is that.
+    let cut_off = [
+        "Connection reset by peer",
+        "connection closed before message completed",
+        "unexpected EOF",
+        "close_notify",
+    ];
+    if cut_off.iter().any(|text| detail.contains(text)) {
+        return Some(format!(
+            "the engine closed the TLS connection without answering: it most likely refused the client certificate in {} (the TLS cert file: not signed by a CA the engine trusts); {fix}",
             files.cert.display()
         ));
     }
