@@ -21,35 +21,46 @@ pub const MAX_NESTING: usize = 4;
 /// The most out-of-process frames of one tab the tools look into.
 const MAX_FRAMES: usize = 32;
 
-/// The out-of-process frames whose `<iframe>` is in the document behind flat session
-/// `doc_session` (the tab's main session, or a frame's): `(target id, ref of its <iframe>)` for
-/// each whose `<iframe>` has a ref in that document — or is given one from `issue` (the next
-/// free ref number) when it has none yet. Also returns that document's next ref number.
+/// The target ids of every out-of-process frame in the browser (of any tab).
+pub async fn iframe_targets(tab: &Tab) -> Vec<String> {
+    let Ok(targets) = tab.cdp().call("Target.getTargets", json!({})).await else {
+        return Vec::new();
+    };
+    targets["targetInfos"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|info| info["type"] == "iframe")
+        .filter_map(|info| info["targetId"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Which of the out-of-process frames `candidates` (target ids) have their `<iframe>` in the
+/// document behind flat session `doc_session` (the tab's main session, or a frame's):
+/// `(target id, ref of its <iframe>)` for each whose `<iframe>` has a ref in that document —
+/// or is given one from `issue` (the next free ref number) when it has none yet. Also returns
+/// that document's next ref number.
 pub async fn owners_in(
     tab: &Tab,
     doc_session: &str,
+    candidates: &[String],
     issue: Option<u64>,
 ) -> (Vec<(String, String)>, Option<u64>) {
     const GROUP: &str = "porthole-frame-owners";
     let cdp = tab.cdp();
     let mut next = None;
+    if candidates.is_empty() {
+        return (Vec::new(), next);
+    }
     // Owners are resolved into the helper's isolated world (where the refs are), and only an
     // answer carrying that world's nonce is believed.
     let Ok(world) = super::world::world(&tab.browser, doc_session).await else {
         return (Vec::new(), next);
     };
-    let Ok(targets) = cdp.call("Target.getTargets", json!({})).await else {
-        return (Vec::new(), next);
-    };
     let mut owners = Vec::new();
     let mut dom_enabled = false;
-    for info in targets["targetInfos"].as_array().into_iter().flatten() {
-        if info["type"] != "iframe" {
-            continue;
-        }
-        let Some(frame_id) = info["targetId"].as_str() else {
-            continue;
-        };
+    for frame_id in candidates {
+        let frame_id = frame_id.as_str();
         // Frames of other tabs or documents are not owned by a node of this one, and fail here.
         let mut owner = cdp
             .call_on(
@@ -156,6 +167,7 @@ pub async fn detach(tab: &Tab, target_id: &str, session_id: &str) {
 /// one (recorded as their document's).
 pub async fn sessions(tab: &Tab) -> Vec<FrameRefs> {
     let known = refs::book(tab).frames;
+    let all = iframe_targets(tab).await;
     let mut out: Vec<FrameRefs> = Vec::new();
     // Kept in the book at once, so refs issued in a frame's document are recorded as its.
     let keep = |frame: &FrameRefs| {
@@ -174,8 +186,17 @@ pub async fn sessions(tab: &Tab) -> Vec<FrameRefs> {
             let doc_session = parent
                 .as_ref()
                 .map_or(tab.session_id.clone(), |p| p.session_id.clone());
+            // Frames placed already are not looked for again.
+            let left: Vec<String> = all
+                .iter()
+                .filter(|t| !out.iter().any(|f| &f.target_id == *t))
+                .cloned()
+                .collect();
+            if left.is_empty() {
+                break;
+            }
             let lo = refs::book(tab).next;
-            let (owners, next) = owners_in(tab, &doc_session, Some(lo)).await;
+            let (owners, next) = owners_in(tab, &doc_session, &left, Some(lo)).await;
             match (&parent, next) {
                 (None, Some(next)) => refs::advance(tab, next),
                 (Some(parent), Some(next)) => record(tab, parent, lo, next),

@@ -38,6 +38,7 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
         earlier: book.frames,
         read: Vec::new(),
         marks: Marks::of(&main),
+        targets: None,
     };
     let mut lines: Vec<String> = strings(&main["lines"]);
     reading.splice(&mut lines, frames_of(&main), None, 1).await;
@@ -174,6 +175,8 @@ struct Reading<'t> {
     /// Frames read this time, each before the frames inside it.
     read: Vec<FrameRefs>,
     marks: Marks,
+    /// The browser's out-of-process frames, asked once the page shows one.
+    targets: Option<Vec<String>>,
 }
 
 impl Reading<'_> {
@@ -194,7 +197,19 @@ impl Reading<'_> {
             let doc_session = doc
                 .as_ref()
                 .map_or(self.tab.session_id.clone(), |d| d.session_id.clone());
-            let owners = frames::owners_in(self.tab, &doc_session, None).await.0;
+            if self.targets.is_none() {
+                self.targets = Some(frames::iframe_targets(self.tab).await);
+            }
+            let left: Vec<String> = self
+                .targets
+                .iter()
+                .flatten()
+                .filter(|t| !self.read.iter().any(|f| &f.target_id == *t))
+                .cloned()
+                .collect();
+            let owners = frames::owners_in(self.tab, &doc_session, &left, None)
+                .await
+                .0;
             for frame in listed {
                 let iframe_ref = frame["ref"].as_str().unwrap_or_default().to_string();
                 let depth = frame["depth"].as_u64().unwrap_or(1);
