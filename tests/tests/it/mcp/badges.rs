@@ -22,6 +22,16 @@ fn decode(b64: &str) -> image::RgbImage {
     image::load_from_memory(&bytes).expect("an image").to_rgb8()
 }
 
+/// The ref of the badge whose line in a badged screenshot's listing ends with `what`.
+fn badge_ref(name: &str, listing: &str, what: &str) -> String {
+    listing
+        .lines()
+        .find(|l| l.ends_with(what))
+        .and_then(|l| l.split(' ').next())
+        .unwrap_or_else(|| panic!("{name}: no badge for {what:?} in\n{listing}"))
+        .to_string()
+}
+
 fn near(a: [u8; 3], b: [u8; 3]) -> bool {
     a.iter()
         .zip(b)
@@ -52,13 +62,11 @@ async fn badges_name_a_canvas_and_a_click_by_its_ref_lands_on_it() {
         let listing = text(&shot);
         assert!(!is_error(&shot), "{name}: {listing}");
         let region = |row: u32, col: u32| {
-            let what = format!(" canvas region row {row} col {col}");
-            listing
-                .lines()
-                .find(|l| l.ends_with(&what))
-                .and_then(|l| l.split(' ').next())
-                .unwrap_or_else(|| panic!("{name}: no{what} badge in\n{listing}"))
-                .to_string()
+            badge_ref(
+                name,
+                &listing,
+                &format!(" canvas region row {row} col {col}"),
+            )
         };
         let regions = listing.matches(" canvas region ").count();
         assert_eq!(regions, 6, "{name}: 3 × 2 regions\n{listing}");
@@ -138,12 +146,7 @@ async fn badges_reach_into_same_origin_iframes_and_their_refs_act_there() {
         let shot = call(mcp, "screenshot", json!({"badges": true})).await;
         let listing = text(&shot);
         assert!(!is_error(&shot), "{name}: {listing}");
-        let email = listing
-            .lines()
-            .find(|l| l.contains("textbox \"Email\""))
-            .and_then(|l| l.split(' ').next())
-            .unwrap_or_else(|| panic!("{name}: no badge for the iframe's field in\n{listing}"))
-            .to_string();
+        let email = badge_ref(name, &listing, "textbox \"Email\"");
         assert!(
             listing.contains("button \"Subscribe\""),
             "{name}: {listing}"
@@ -181,14 +184,7 @@ async fn badges_reach_into_cross_origin_frames_and_their_refs_act_there() {
         let shot = call(mcp, "screenshot", json!({"badges": true})).await;
         let listing = text(&shot);
         assert!(!is_error(&shot), "{name}: {listing}");
-        let badge = |what: &str| {
-            listing
-                .lines()
-                .find(|l| l.ends_with(what))
-                .and_then(|l| l.split(' ').next())
-                .unwrap_or_else(|| panic!("{name}: no badge for {what} in\n{listing}"))
-                .to_string()
-        };
+        let badge = |what: &str| badge_ref(name, &listing, what);
         badge("button \"Top button\"");
         let cross = badge("button \"Cross button\"");
         badge("textbox \"Cross name\"");
@@ -249,14 +245,7 @@ async fn a_cross_origin_frame_inside_a_same_origin_frame_gets_badges_that_click_
         let shot = call(mcp, "screenshot", json!({"badges": true})).await;
         let listing = text(&shot);
         assert!(!is_error(&shot), "{name}: {listing}");
-        let cross = listing
-            .lines()
-            .find(|l| l.ends_with("button \"Cross button\""))
-            .and_then(|l| l.split(' ').next())
-            .unwrap_or_else(|| {
-                panic!("{name}: no badge for the inner frame's button in\n{listing}")
-            })
-            .to_string();
+        let cross = badge_ref(name, &listing, "button \"Cross button\"");
         ok(
             mcp,
             "computer",
