@@ -287,24 +287,23 @@ fn check_tls_files(files: &TlsFiles) -> Result<(), DockerError> {
             path.display()
         ))
     };
+    let mut chains = Vec::new();
     for (key, path) in [("ca", &files.ca), ("cert", &files.cert)] {
         let bytes = read(key, path)?;
-        let certs: Vec<_> = CertificateDer::pem_slice_iter(&bytes)
+        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&bytes)
             .collect::<Result<_, _>>()
             .map_err(|_| not_pem(key, path, "certificate"))?;
         if certs.is_empty() {
             return Err(not_pem(key, path, "certificate"));
         }
+        chains.push(certs);
     }
+    let certs = chains.pop().expect("the cert file's chain, read last");
     let bytes = read("key", &files.key)?;
     let key = PrivateKeyDer::from_pem_slice(&bytes)
         .map_err(|_| not_pem("key", &files.key, "private key"))?;
     // A key that is not the certificate's fails only inside the handshake, where the engine's
     // answer can be lost to a reset; compare the public keys here instead.
-    let certs: Vec<CertificateDer<'static>> =
-        CertificateDer::pem_slice_iter(&read("cert", &files.cert)?)
-            .collect::<Result<_, _>>()
-            .map_err(|_| not_pem("cert", &files.cert, "certificate"))?;
     let provider = rustls::crypto::ring::default_provider();
     if let Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch)) =
         rustls::sign::CertifiedKey::from_der(certs, key, &provider)
