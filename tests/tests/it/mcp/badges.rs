@@ -22,6 +22,12 @@ fn decode(b64: &str) -> image::RgbImage {
     image::load_from_memory(&bytes).expect("an image").to_rgb8()
 }
 
+/// Opens `url` with the viewport at 800×600 (the size the pixel checks are written for).
+async fn open_at_800x600(mcp: &super::harness::Client, url: String) {
+    ok(mcp, "navigate", json!({ "url": url })).await;
+    ok(mcp, "resize_window", json!({"width": 800, "height": 600})).await;
+}
+
 /// The ref of the badge whose line in a badged screenshot's listing ends with `what`.
 fn badge_ref(name: &str, listing: &str, what: &str) -> String {
     listing
@@ -43,13 +49,7 @@ async fn badges_name_a_canvas_and_a_click_by_its_ref_lands_on_it() {
     let pages = super::pages::serve().await;
     let both = Both::start(pages, "mcp-badges").await;
     for (name, mcp) in &both.clients {
-        ok(
-            mcp,
-            "navigate",
-            json!({"url": format!("http://{pages}/canvas")}),
-        )
-        .await;
-        ok(mcp, "resize_window", json!({"width": 800, "height": 600})).await;
+        open_at_800x600(mcp, format!("http://{pages}/canvas")).await;
         // The tree does not show the canvas.
         let snap = ok(mcp, "read_page", json!({})).await;
         assert!(
@@ -136,13 +136,7 @@ async fn badges_reach_into_same_origin_iframes_and_their_refs_act_there() {
     let pages = super::pages::serve().await;
     let both = Both::start(pages, "mcp-badges-frames").await;
     for (name, mcp) in &both.clients {
-        ok(
-            mcp,
-            "navigate",
-            json!({"url": format!("http://{pages}/complex")}),
-        )
-        .await;
-        ok(mcp, "resize_window", json!({"width": 800, "height": 600})).await;
+        open_at_800x600(mcp, format!("http://{pages}/complex")).await;
         let shot = call(mcp, "screenshot", json!({"badges": true})).await;
         let listing = text(&shot);
         assert!(!is_error(&shot), "{name}: {listing}");
@@ -173,13 +167,7 @@ async fn badges_reach_into_cross_origin_frames_and_their_refs_act_there() {
     let port = pages.port();
     let both = Both::start(pages, "mcp-badges-xframes").await;
     for (name, mcp) in &both.clients {
-        ok(
-            mcp,
-            "navigate",
-            json!({"url": format!("http://127.0.0.1:{port}/xsite")}),
-        )
-        .await;
-        ok(mcp, "resize_window", json!({"width": 800, "height": 600})).await;
+        open_at_800x600(mcp, format!("http://127.0.0.1:{port}/xsite")).await;
         eval_until(mcp, "window.frameLoads.join(',')", json!("1")).await;
         let shot = call(mcp, "screenshot", json!({"badges": true})).await;
         let listing = text(&shot);
@@ -229,13 +217,7 @@ async fn a_cross_origin_frame_inside_a_same_origin_frame_gets_badges_that_click_
     let port = pages.port();
     let both = Both::start(pages, "mcp-badges-wrapped").await;
     for (name, mcp) in &both.clients {
-        ok(
-            mcp,
-            "navigate",
-            json!({"url": format!("http://127.0.0.1:{port}/wrapped-xsite")}),
-        )
-        .await;
-        ok(mcp, "resize_window", json!({"width": 800, "height": 600})).await;
+        open_at_800x600(mcp, format!("http://127.0.0.1:{port}/wrapped-xsite")).await;
         eval_until(
             mcp,
             "document.getElementById('w').contentWindow.frameLoads.join(',')",
