@@ -370,15 +370,16 @@ async fn host_mode_never_takes_the_users_focus() {
     })
     .await;
     screen.xdotool(&["windowfocus", "--sync", &window]);
-    let user_tab = chrome
-        .pages()
-        .await
-        .into_iter()
-        .find(|t| t["title"] == "User tab")
-        .expect("the user's tab")["targetId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    // The window's name can show the title before Chrome's target list does: wait for it.
+    let user_tab = eventually("the user's tab listed", Duration::from_secs(20), || async {
+        chrome
+            .pages()
+            .await
+            .into_iter()
+            .find(|t| t["title"] == "User tab")
+            .and_then(|t| t["targetId"].as_str().map(str::to_string))
+    })
+    .await;
     let focused = || async {
         (
             screen.focused_window_name(),
