@@ -73,6 +73,7 @@ async fn two_panes_watch_two_tabs_with_their_own_frames_input_and_page_info() {
 
     // B drives its own tab: a key pressed there reaches B's page, not A's clock.
     let mark_b = b.mark();
+    let mark_b_own = mark_b;
     b.send(json!({"type": "navigate", "url": pages.url("/key-title")}));
     b.message_where("b's page loaded", mark_b, |m| {
         m["type"] == "page_info" && m["title"] == "no key"
@@ -112,10 +113,11 @@ async fn two_panes_watch_two_tabs_with_their_own_frames_input_and_page_info() {
             .all(|m| m["target_id"] == clock_tab),
         "a got another tab's page_info"
     );
+    // Over a window that holds B's own page_info ("no key"), so the check is never vacuous.
+    let b_infos = messages_since(&b, mark_b_own, "page_info");
+    assert!(!b_infos.is_empty(), "b heard its own page_info");
     assert!(
-        messages_since(&b, mark_b, "page_info")
-            .iter()
-            .all(|m| m["target_id"] == first),
+        b_infos.iter().all(|m| m["target_id"] == first),
         "b got another tab's page_info"
     );
     assert!(messages_since(&b, 0, "tab_switched").is_empty());
@@ -215,11 +217,18 @@ async fn follow_agents_is_per_pane_and_a_pane_never_moves_an_agent() {
             m["type"] == "page_info" && m["target_id"] == human_tab
         })
         .await;
+    let mark_act = following.mark();
     let info = act("page_info", json!({})).await;
     assert!(
         info.contains("/second"),
         "the agent is still on its page: {info}"
     );
+    // The agent's activity has reached the pane before the view is checked.
+    following
+        .message_where("the agent's activity ended", mark_act, |m| {
+            m["type"] == "agent_activity" && m["phase"] == "end"
+        })
+        .await;
     // With following off, the agent's activity leaves the view alone.
     assert!(messages_since(&following, mark_f, "tab_switched")
         .iter()

@@ -63,8 +63,23 @@ async fn navigation_history_and_page_info_reach_the_pane() {
         m["type"] == "page_info" && m["title"] == "Second page"
     })
     .await;
-    let mark = pane.mark();
+    // Reload is seen for itself: a stamp a probe puts in the page is gone after it.
+    let probe = Probe::connect(&daemon.profile_dir("nav")).await;
+    let tab = probe
+        .pages()
+        .await
+        .into_iter()
+        .find(|p| p["url"].as_str().is_some_and(|u| u.ends_with("/second")))
+        .expect("the second page's tab")["targetId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    probe.eval(&tab, "window.stamp = 1").await;
     pane.send(json!({"type": "reload"}));
+    probe
+        .eval_until(&tab, "typeof window.stamp", json!("undefined"))
+        .await;
+    let mark = pane.mark();
     pane.send(json!({"type": "navigate", "url": pages.url("/input")}));
     pane.message_where("the input page again", mark, |m| {
         m["type"] == "page_info" && m["title"] == "Input page"

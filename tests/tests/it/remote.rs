@@ -398,9 +398,10 @@ async fn a_cdp_stream_that_drops_mid_way_is_told_and_the_next_start_reconnects()
 
     // The daemon's exec stream ends while the container keeps running: kill its relay.
     let mark = pane.mark();
-    let script = "for d in /proc/[0-9]*; do \
+    // Fails unless at least one relay was found and killed.
+    let script = "n=0; for d in /proc/[0-9]*; do \
         [ \"$(tr '\\0' ' ' < $d/cmdline 2>/dev/null)\" = '/usr/local/bin/porthole-sidecar cdp-pipe ' ] \
-        && kill ${d#/proc/}; done; true";
+        && kill ${d#/proc/} && n=$((n+1)); done; [ $n -gt 0 ]";
     let (ok, _) = engine.docker(&["exec", &container(&tag), "sh", "-c", script]);
     assert!(ok, "kill the relay");
     let error = pane

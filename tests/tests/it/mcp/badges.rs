@@ -196,8 +196,12 @@ async fn badges_reach_into_cross_origin_frames_and_their_refs_act_there() {
             json!({"action": "left_click", "ref": cross}),
         )
         .await;
+        // The button's own line, not the query echoed by a "Nothing on the page matches" answer.
         let found = ok(mcp, "find", json!({"query": "Clicked inside"})).await;
-        assert!(found.contains("Clicked inside"), "{name}: {found}");
+        assert!(
+            found.contains("button \"Clicked inside\""),
+            "{name}: {found}"
+        );
 
         // A dialog drawn over the frame hides the frame's badges.
         ok(
@@ -206,8 +210,14 @@ async fn badges_reach_into_cross_origin_frames_and_their_refs_act_there() {
             json!({"expression": "const d = document.createElement('div'); d.style.cssText = 'position:fixed;inset:0;background:#fff'; d.textContent = 'Cover'; document.body.append(d); 1"}),
         )
         .await;
-        let covered = text(&call(mcp, "screenshot", json!({"badges": true})).await);
-        assert!(!covered.contains("Cross"), "{name}: {covered}");
+        let covered = call(mcp, "screenshot", json!({"badges": true})).await;
+        assert!(!is_error(&covered), "{name}: {}", text(&covered));
+        assert!(image(&covered).is_some(), "{name}: a screenshot came back");
+        assert!(
+            !text(&covered).contains("Cross"),
+            "{name}: {}",
+            text(&covered)
+        );
     }
 }
 
@@ -234,7 +244,11 @@ async fn a_cross_origin_frame_inside_a_same_origin_frame_gets_badges_that_click_
             json!({"action": "left_click", "ref": cross}),
         )
         .await;
+        // The button's own line, not the query echoed by a "Nothing on the page matches" answer.
         let found = ok(mcp, "find", json!({"query": "Clicked inside"})).await;
-        assert!(found.contains("Clicked inside"), "{name}: {found}");
+        assert!(
+            found.contains("button \"Clicked inside\""),
+            "{name}: {found}"
+        );
     }
 }

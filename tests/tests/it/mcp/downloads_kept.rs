@@ -58,7 +58,7 @@ async fn download_report(mcp: &Client, url: &str) {
 async fn downloads_are_per_agent_and_survive_a_restart() {
     let pages = super::pages::serve().await;
     let daemon = TestDaemon::start().await;
-    let (_, alpha_token) = daemon.add_agent(CHANNEL, "alpha", &[]).await;
+    let (alpha_id, alpha_token) = daemon.add_agent(CHANNEL, "alpha", &[]).await;
     let (_, beta_token) = daemon.add_agent(CHANNEL, "beta", &[]).await;
     let alpha = agent_proxy(&daemon, &alpha_token).await;
     let beta = agent_proxy(&daemon, &beta_token).await;
@@ -75,7 +75,23 @@ async fn downloads_are_per_agent_and_survive_a_restart() {
     listed(&owner, "report.bin").await;
     // The file is in the channel's directory under the data dir.
     let dir = daemon.data.path().join("downloads").join(CHANNEL);
-    assert!(dir.join("index.json").is_file(), "{}", dir.display());
+    // The list names it, owned by alpha, and the file beside the list holds its bytes.
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("index.json")).expect("index.json"))
+            .expect("index.json is JSON");
+    let entry = index
+        .as_array()
+        .and_then(|all| all.iter().find(|d| d["name"] == "report.bin"))
+        .unwrap_or_else(|| panic!("report.bin in {index}"));
+    assert_eq!(entry["state"], "Completed", "{entry}");
+    assert_eq!(entry["owner"], alpha_id.as_str(), "{entry}");
+    let file = dir.join(entry["guid"].as_str().expect("a guid"));
+    assert_eq!(
+        std::fs::metadata(&file).map(|m| m.len()).ok(),
+        Some(3008),
+        "{}",
+        file.display()
+    );
     drop((alpha, beta, owner));
 
     // Stop the daemon (and with it the browser); start again on the same data dir.

@@ -81,6 +81,14 @@ async fn every_tool_reaches_a_cross_origin_frame_inside_another() {
         )
         .await;
         assert!(waited.contains("Waited"), "{name}: {waited}");
+        // The typed text is in the inner field, read back from the frame's own document.
+        let after = ok(mcp, "read_page", json!({})).await;
+        assert!(
+            after
+                .lines()
+                .any(|l| l.contains("textbox \"Inner name\"") && l.ends_with("value=\"deep\"")),
+            "{name}: the inner field holds the typed text: {after}"
+        );
 
         // Badges name the inner frame's button, and its badge ref clicks there too.
         let shot = call(mcp, "screenshot", json!({"badges": true})).await;
@@ -98,7 +106,9 @@ async fn every_tool_reaches_a_cross_origin_frame_inside_another() {
             json!({"expression": "const d = document.createElement('div'); d.style.cssText = 'position:fixed;inset:0;background:#fff'; document.body.append(d); 1"}),
         )
         .await;
-        let covered = text(&call(mcp, "screenshot", json!({"badges": true})).await);
+        let shot = call(mcp, "screenshot", json!({"badges": true})).await;
+        let covered = text(&shot);
+        assert!(!is_error(&shot), "{name}: {covered}");
         assert!(
             !covered.contains("Inner") && !covered.contains("Outer"),
             "{name}: {covered}"

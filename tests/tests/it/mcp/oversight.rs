@@ -3,13 +3,13 @@
 //! human-activity guard and its report, the reopen-loop guard, handoffs through
 //! `request_human`, and JavaScript dialogs answered only by a person or an agent.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::pane::Pane;
 use serde_json::json;
 
-use super::harness::{call, err, ok, text, Client};
+use super::harness::{call, err, is_error, ok, text, Client};
 
 /// A daemon with short oversight timings, a pane on `channel`, and one agent on it.
 async fn setup(channel: &str) -> (TestDaemon, Pane, Client) {
@@ -111,14 +111,13 @@ async fn stop_agents_cancels_a_running_wait_and_refuses_agents_for_a_while() {
     let waiting = {
         let agent = &agent;
         async move {
-            let started = Instant::now();
             let result = call(
                 agent,
                 "computer",
                 json!({"action": "wait", "duration": 2, "wait_for_text": "never there", "wait_timeout_ms": 30000}),
             )
             .await;
-            (started.elapsed(), text(&result))
+            text(&result)
         }
     };
     let stopper = async {
@@ -131,9 +130,10 @@ async fn stop_agents_cancels_a_running_wait_and_refuses_agents_for_a_while() {
         pane.send(json!({"type": "stop_agents"}));
         pane.next_of("control", mark).await
     };
-    let ((took, said), control) = tokio::join!(waiting, stopper);
-    assert!(took < Duration::from_secs(15), "the wait ran {took:?}");
+    let (said, control) = tokio::join!(waiting, stopper);
+    // The wait ended because of the stop (its answer names it), not by its own timeout.
     assert!(said.contains("Stop agents"), "{said}");
+    assert!(!said.contains("Timed out"), "{said}");
     assert_eq!(control["holder"], "human", "{control}");
     assert!(control["until"].as_u64().is_some(), "{control}");
     let refused = err(
@@ -204,18 +204,18 @@ async fn the_persons_input_holds_agents_back_and_the_next_read_reports_it() {
     .await;
     assert!(refused.contains("Refused"), "{refused}");
     // Reading works, and after the quiet time the agent acts again; its read says what changed.
-    let until = Instant::now() + Duration::from_secs(15);
-    let report = loop {
-        let page = ok(&agent, "read_page", json!({})).await;
-        if page.contains("used this tab") {
-            break page;
-        }
-        assert!(
-            Instant::now() < until,
-            "no report of the person's change: {page}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let report = porthole_tests::eventually(
+        "a report of the person's change",
+        Duration::from_secs(15),
+        || {
+            let agent = &agent;
+            async move {
+                let page = ok(agent, "read_page", json!({})).await;
+                page.contains("used this tab").then_some(page)
+            }
+        },
+    )
+    .await;
     assert!(report.contains("\"Ada\""), "{report}");
     porthole_tests::eventually("the quiet time to pass", Duration::from_secs(10), || {
         let agent = &agent;
@@ -226,7 +226,13 @@ async fn the_persons_input_holds_agents_back_and_the_next_read_reports_it() {
                 json!({"action": "left_click", "coordinate": [5, 5]}),
             )
             .await;
-            (!text(&result).contains("using this tab")).then_some(())
+            let said = text(&result);
+            if said.contains("using this tab") {
+                return None;
+            }
+            // Past the quiet time the click itself succeeds: any other error is a failure.
+            assert!(!is_error(&result), "the agent acts again: {said}");
+            Some(())
         }
     })
     .await;
@@ -303,10 +309,9 @@ async fn request_human_round_trip_timeout_and_nobody_watching() {
         (list["channels"][0]["panes"] == 0).then_some(())
     })
     .await;
-    let started = Instant::now();
+    // Answered because nobody watches, not after the timeout (which says so in other words).
     let nobody = err(&agent, "request_human", json!({"reason": "anyone?"})).await;
     assert!(nobody.contains("Nobody is watching"), "{nobody}");
-    assert!(started.elapsed() < Duration::from_secs(5));
 }
 
 const CONFIRM_PAGE: &str = "data:text/html,<title>Confirm</title><button id=b onclick=\"document.title=String(confirm('Delete it?'))\" style=\"width:200px;height:80px\">Delete</button>";

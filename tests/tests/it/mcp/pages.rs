@@ -22,12 +22,14 @@ pub const FORM_PAGE: &str = r#"<!doctype html>
 <a id="next" href="/second">Second</a>
 <div id="host"></div>
 <iframe id="frame" src="/frame" title="Inner frame" style="width:300px;height:80px"></iframe>
-<div id="pad" style="width:200px;height:60px;background:#ddd">pad</div>
+<!-- user-select:none: a drag over selected text would start a drag-and-drop, which ends without a mouseup -->
+<div id="pad" style="width:200px;height:60px;background:#ddd;user-select:none">pad</div>
 <ul id="long"></ul>
 <script>
  window.mouse = []; window.keys = [];
  const pad = document.getElementById('pad');
  for (const t of ['mousedown','mouseup','dblclick','contextmenu','mouseover']) pad.addEventListener(t, e => mouse.push(t + ':' + e.button + ':' + e.detail));
+ let downX = null; pad.addEventListener('mousedown', e => { downX = e.clientX; }); addEventListener('mouseup', e => { if (downX !== null) mouse.push('moved:' + Math.round(e.clientX - downX) + '@' + e.target.id); downX = null; });
  addEventListener('keydown', e => keys.push(e.key + (e.ctrlKey ? '+ctrl' : '')));
  const root = document.getElementById('host').attachShadow({mode: 'open'});
  root.innerHTML = '<button id="sb">Shadow button</button><span id="ss">shadow idle</span>';

@@ -228,6 +228,12 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     ] {
         assert!(mouse.contains(needle), "{needle} missing in {mouse}");
     }
+    // The hover came first (before any press), and the drag released 40 px from its press.
+    assert!(
+        mouse.starts_with("mouseover:"),
+        "the hover entered the pad: {mouse}"
+    );
+    assert!(mouse.contains("moved:40"), "the drag moved 40 px: {mouse}");
     ok(
         &mcp,
         "computer",

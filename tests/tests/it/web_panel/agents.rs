@@ -353,26 +353,24 @@ async fn stop_agents_in_the_panel_ends_a_running_wait_and_holds_agents_off() {
     let waiting = {
         let agent = agent.clone();
         tokio::spawn(async move {
-            let began = std::time::Instant::now();
             let result = agent
                 .call(
                     "computer",
                     json!({"action": "wait", "wait_for_text": "never shown", "wait_timeout_ms": 30000}),
                 )
                 .await;
-            (result, began.elapsed())
+            result
         })
     };
     panel
         .until("the pill while the agent waits", &shown("driver"))
         .await;
     panel.click_in_pane("stop-agents").await;
-    let ((error, text), took) = waiting.await.unwrap();
+    let (error, text) = waiting.await.unwrap();
+    // Cut short by the stop (the answer names it), not ended by its own timeout.
     assert!(error, "the wait was not cut short: {text}");
-    assert!(
-        took < Duration::from_secs(20),
-        "the wait ran {took:?} after Stop agents"
-    );
+    assert!(text.contains("Stop agents"), "{text}");
+    assert!(!text.contains("Timed out"), "{text}");
     panel
         .until(
             "the pane to show who holds control and until when",
