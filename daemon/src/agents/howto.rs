@@ -55,8 +55,9 @@ pub fn added(
     };
     match socket.and_then(Path::parent) {
         Some(dir) => out.push_str(&format!(
-            "Give it to an agent container (the socket's directory is mounted, so a daemon \
-             restart does not break the mount):\n  docker run -v {}:{CONTAINER_SOCKET_DIR} {token_flags} <image> \\\n    \
+            "Give it to an agent container (the socket's directory is mounted read-only, so a \
+             daemon restart does not break the mount and no container can move the socket):\n  \
+             docker run -v {}:{CONTAINER_SOCKET_DIR}:ro {token_flags} <image> \\\n    \
              porthole-mcp --api unix://{CONTAINER_SOCKET_DIR}/{} {mcp_token}\n",
             dir.display(),
             socket

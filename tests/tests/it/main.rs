@@ -14,4 +14,5 @@ mod pane_types;
 mod pane_views;
 mod panes;
 mod remote;
+mod trust;
 mod web_panel;
