@@ -152,11 +152,8 @@ impl Daemon {
             state,
         ));
         let agents = Arc::new(
-            Agents::new(
-                channels.state().clone(),
-                config.agents.deny_tools.clone(),
-            )
-            .with_host_mode_for_all(config.agents.allow_host_mode),
+            Agents::new(channels.state().clone(), config.agents.deny_tools.clone())
+                .with_host_mode_for_all(config.agents.allow_host_mode),
         );
         for (agent_id, channel) in agents.tabs_left_open() {
             if let Ok(channel) = crate::channel_id::ChannelId::parse(&channel) {

@@ -244,7 +244,9 @@ fn open_in_browser(url: &str) -> std::io::Result<()> {
     if status.success() {
         Ok(())
     } else {
-        Err(std::io::Error::other(format!("{opener} exited with {status}")))
+        Err(std::io::Error::other(format!(
+            "{opener} exited with {status}"
+        )))
     }
 }
 

@@ -356,7 +356,9 @@ fn add_missing_columns(conn: &Connection) -> Result<(), rusqlite::Error> {
         .collect::<Result<_, _>>()?;
     for (name, definition) in AGENT_COLUMNS_ADDED {
         if !present.iter().any(|p| p == name) {
-            conn.execute_batch(&format!("ALTER TABLE agents ADD COLUMN {name} {definition}"))?;
+            conn.execute_batch(&format!(
+                "ALTER TABLE agents ADD COLUMN {name} {definition}"
+            ))?;
         }
     }
     Ok(())
@@ -540,7 +542,10 @@ mod tests {
         }
         let db = StateDb::open(&path).unwrap();
         let old = db.agent_by_token("h1").unwrap().unwrap();
-        assert!(!old.allow_host_mode, "agents made before the setting stay out of host mode");
+        assert!(
+            !old.allow_host_mode,
+            "agents made before the setting stay out of host mode"
+        );
         db.set_agent_tabs_open("ag1", true).unwrap();
         std::fs::remove_dir_all(dir).unwrap();
     }

@@ -244,7 +244,10 @@ impl Hub {
             if let Some(session) = session.as_deref() {
                 if !state.may_use_session(client, session) {
                     drop(state);
-                    event!("command_refused", "client={client} reason=session_of_another_client");
+                    event!(
+                        "command_refused",
+                        "client={client} reason=session_of_another_client"
+                    );
                     return Err(invalid(
                         id,
                         "that session was attached by another client of this browser",

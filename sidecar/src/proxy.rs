@@ -232,7 +232,12 @@ fn read_head(stream: &mut TcpStream, budget: Duration) -> io::Result<Option<(Vec
         stream.set_read_timeout(Some(left))?;
         let n = match stream.read(&mut chunk) {
             Ok(n) => n,
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
                 return Err(head_too_slow(budget))
             }
             Err(e) => return Err(e),

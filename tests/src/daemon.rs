@@ -116,7 +116,11 @@ impl TestDaemon {
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
         // Not a terminal: the daemon prints the URL without its token (DESIGN.md §16), which
         // is in the data dir.
-        let addr = url.split('/').next().expect("url with an address").to_string();
+        let addr = url
+            .split('/')
+            .next()
+            .expect("url with an address")
+            .to_string();
         let token = std::fs::read_to_string(data.path().join("token"))
             .expect("the owner token in the data dir")
             .trim()

@@ -339,7 +339,9 @@ mod tests {
         assert_eq!(agents.denied(None, "navigate"), None);
         assert_eq!(agents.denied(id, "read_page"), None);
         assert_eq!(agents.denied_tools(id), vec!["evaluate", "navigate"]);
-        let error = agents.add("chan", None, &["fly".into()], false).unwrap_err();
+        let error = agents
+            .add("chan", None, &["fly".into()], false)
+            .unwrap_err();
         assert!(error.to_string().contains("read_page"), "{error}");
         assert!(agents.add("bad id!", None, &[], false).is_err());
         assert!(agents.add("chan", Some(""), &[], false).is_err());
@@ -354,7 +356,13 @@ mod tests {
         assert!(agents.may_use_host_mode(Some(&host)));
         assert!(agents.may_use_host_mode(None), "the owner token");
         let listed = agents.list().unwrap();
-        let stored = |id: &str| listed.iter().find(|a| a.agent_id == id).unwrap().allow_host_mode;
+        let stored = |id: &str| {
+            listed
+                .iter()
+                .find(|a| a.agent_id == id)
+                .unwrap()
+                .allow_host_mode
+        };
         assert!(!stored(&plain.agent_id));
         assert!(stored(&host.agent_id));
         let all = Agents::new(Arc::new(StateDb::in_memory().unwrap()), vec![])

@@ -152,16 +152,23 @@ mod tests {
         drop(squatter);
         let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o7777;
         assert_eq!(mode, 0o755);
-        let (client, accepted) = tokio::join!(tokio::net::UnixStream::connect(&path), ours.accept());
+        let (client, accepted) =
+            tokio::join!(tokio::net::UnixStream::connect(&path), ours.accept());
         client.unwrap();
         accepted.unwrap();
         drop(ours);
         // A plain file, then a stale socket.
         std::fs::remove_file(&path).unwrap();
         std::fs::write(&path, b"not a socket").unwrap();
-        assert_eq!(what_is_there(&path).await.unwrap(), Some(Found::ForeignFile));
+        assert_eq!(
+            what_is_there(&path).await.unwrap(),
+            Some(Found::ForeignFile)
+        );
         drop(bind(&path).await.unwrap());
-        assert_eq!(what_is_there(&path).await.unwrap(), Some(Found::StaleSocket));
+        assert_eq!(
+            what_is_there(&path).await.unwrap(),
+            Some(Found::StaleSocket)
+        );
         drop(bind(&path).await.unwrap());
         // A directory is never removed.
         std::fs::remove_file(&path).unwrap();

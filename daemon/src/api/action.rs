@@ -4,9 +4,9 @@
 //!
 //! Who may run what is decided here: an agent token only on its own channel (another → 403),
 //! never a denied tool (an error result naming the setting), and not in a channel that is in
-//! host mode unless the agent has `allow_host_mode` (§16; the owner token may). The call counts as activity for
-//! the idle rule, and an agent whose tabs went away since its last call (idle stop, crash,
-//! reset, daemon restart) is told so first. Tool failures and refusals are `isError` results
+//! host mode unless the agent has `allow_host_mode` (§16; the owner token may). The call
+//! counts as activity for the idle rule, and an agent whose tabs went away since its last call
+//! (idle stop, crash, reset, daemon restart) is told so first. Tool failures and refusals are `isError` results
 //! (HTTP 200); only a bad body or channel are HTTP errors.
 
 use std::sync::Arc;

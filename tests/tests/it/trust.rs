@@ -70,7 +70,11 @@ async fn host_mode_is_for_agents_allowed_it_and_refused_to_the_others() {
             .unwrap_or(Value::Null)
     };
     assert_eq!(listed(&plain_id), false, "{list}");
-    assert_eq!(listed(created["agent_id"].as_str().unwrap()), true, "{list}");
+    assert_eq!(
+        listed(created["agent_id"].as_str().unwrap()),
+        true,
+        "{list}"
+    );
 
     // One look from a pane in host mode…
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
@@ -365,7 +369,10 @@ async fn the_owner_token_never_reaches_the_log_or_a_piped_stdout() {
         ("stderr", stderr.as_str()),
         ("logs/porthole.log", log_file.as_str()),
     ] {
-        assert!(!text.contains(token), "the owner token is in {what}:\n{text}");
+        assert!(
+            !text.contains(token),
+            "the owner token is in {what}:\n{text}"
+        );
     }
     // And it says where the token is.
     assert!(printed.contains("porthole token"), "{printed}");
