@@ -23,6 +23,11 @@ pub fn added(
         "Added agent {} ({:?}) on channel {}.\n",
         id.agent_id, id.name, id.channel_id
     );
+    if id.allow_host_mode {
+        out.push_str(
+            "It may act while the channel is in host mode (your own Chrome): allow_host_mode.\n",
+        );
+    }
     let token_flags = match token_file {
         Some(path) => {
             let mut file = std::fs::OpenOptions::new()

@@ -75,6 +75,28 @@ async fn host_mode_is_for_agents_allowed_it_and_refused_to_the_others() {
         true,
         "{list}"
     );
+    // The command line's `--host` sets the same.
+    let data = daemon.data.path();
+    let added = std::process::Command::new(porthole_tests::workspace_binary("porthole"))
+        .arg("--config")
+        .arg(data.join("config.json"))
+        .arg("--data-dir")
+        .arg(data)
+        .args(["agent", "add", CHANNEL, "--name", "cli", "--host"])
+        .output()
+        .expect("porthole agent add --host");
+    let printed = String::from_utf8_lossy(&added.stdout);
+    assert!(added.status.success(), "{printed}");
+    assert!(printed.contains("allow_host_mode"), "{printed}");
+    let (_, list) = daemon.get("/api/browser/agents").await;
+    let cli = list["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "cli")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(cli["allow_host_mode"], true, "{list}");
 
     // One look from a pane in host mode…
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
