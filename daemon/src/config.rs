@@ -81,6 +81,9 @@ pub struct AgentsConfig {
     pub stop_secs: u64,
     /// How long after a person's last input in a tab agents may not act there, in seconds.
     pub human_quiet_secs: u64,
+    /// Every agent may act while its channel is in host mode (the user's own Chrome); off,
+    /// only agents added with `allow_host_mode` may (DESIGN.md §16).
+    pub allow_host_mode: bool,
 }
 
 impl Default for AgentsConfig {
@@ -89,6 +92,7 @@ impl Default for AgentsConfig {
             deny_tools: Vec::new(),
             stop_secs: 30,
             human_quiet_secs: 20,
+            allow_host_mode: false,
         }
     }
 }

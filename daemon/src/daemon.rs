@@ -1,5 +1,11 @@
 //! Assembling and running the daemon: providers, channel service, idle monitor, API server,
 //! and an orderly shutdown that stops every browser the daemon started.
+//!
+//! Before anything else the daemon takes its data directory's lock ([`data_lock`]) and clears
+//! the temporary files a killed daemon left ([`temp_files`]).
+
+pub mod data_lock;
+pub mod temp_files;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -47,6 +53,8 @@ pub struct Daemon {
     pub agent_addr: Option<SocketAddr>,
     shutdown: CancellationToken,
     servers: Vec<tokio::task::JoinHandle<std::io::Result<()>>>,
+    /// Held until the daemon is dropped (after `stop` has stopped every browser).
+    _lock: data_lock::DataDirLock,
 }
 
 /// Why the daemon could not start; each says what to do.
@@ -54,6 +62,10 @@ pub struct Daemon {
 pub enum StartError {
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    #[error(transparent)]
+    Locked(#[from] data_lock::LockError),
+    #[error("cannot prepare the daemon's temporary directory in the data dir: {0}")]
+    TempDir(#[source] std::io::Error),
     #[error("cannot read or create the owner token in the data dir: {0}")]
     Token(#[source] std::io::Error),
     #[error(transparent)]
@@ -80,6 +92,13 @@ impl Daemon {
         listener: Option<TcpListener>,
     ) -> Result<Self, StartError> {
         config.validate()?;
+        // First: a second daemon on this data directory stops here, having touched nothing.
+        let lock = data_lock::DataDirLock::acquire(&paths.data_dir)?;
+        let (temp_dir, removed) =
+            temp_files::prepare(&paths.data_dir).map_err(StartError::TempDir)?;
+        if removed > 0 {
+            tracing::info!(event = "temp_files_removed", dir = %temp_dir.display(), count = removed, "removed temporary files a stopped daemon left");
+        }
         let token = crate::token::load_or_create(&paths.data_dir).map_err(StartError::Token)?;
         let screen = config.browser.screen_size()?;
         let local: Arc<dyn BrowserProvider> = Arc::new(LocalProvider::new(LocalSettings {
@@ -132,10 +151,10 @@ impl Daemon {
             },
             state,
         ));
-        let agents = Arc::new(Agents::new(
-            channels.state().clone(),
-            config.agents.deny_tools.clone(),
-        ));
+        let agents = Arc::new(
+            Agents::new(channels.state().clone(), config.agents.deny_tools.clone())
+                .with_host_mode_for_all(config.agents.allow_host_mode),
+        );
         for (agent_id, channel) in agents.tabs_left_open() {
             if let Ok(channel) = crate::channel_id::ChannelId::parse(&channel) {
                 channels.note_lost_tabs(&channel, &agent_id, "daemon_restart");
@@ -195,7 +214,7 @@ impl Daemon {
                 .await
         }));
         let agent_socket = match config.server.agent_socket_path(&paths.data_dir) {
-            Some(path) => match bind_agent_socket(&path).await {
+            Some(path) => match crate::agents::socket::bind(&path).await {
                 Ok(unix) => {
                     let app = api::app_on(state.clone(), Listener::AgentSocket);
                     let server_shutdown = shutdown.clone();
@@ -249,6 +268,7 @@ impl Daemon {
             agent_addr,
             shutdown,
             servers,
+            _lock: lock,
         })
     }
 
@@ -278,29 +298,4 @@ impl Daemon {
         self.channels.shutdown().await;
         tracing::info!(event = "daemon_stopped");
     }
-}
-
-/// Binds the agent socket: its directory is made (0755), a stale socket left by a killed
-/// daemon is replaced, a live one (another daemon) is an error. The socket is
-/// world-connectable (0666): the agent token is the gate, and containers run as any user.
-async fn bind_agent_socket(path: &std::path::Path) -> std::io::Result<tokio::net::UnixListener> {
-    use std::os::unix::fs::PermissionsExt;
-    if let Some(dir) = path.parent() {
-        if !dir.exists() {
-            std::fs::create_dir_all(dir)?;
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))?;
-        }
-    }
-    if path.exists() {
-        if tokio::net::UnixStream::connect(path).await.is_ok() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::AddrInUse,
-                "another daemon serves this socket (set server.agent_socket to another path, or null)",
-            ));
-        }
-        std::fs::remove_file(path)?;
-    }
-    let listener = tokio::net::UnixListener::bind(path)?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666))?;
-    Ok(listener)
 }

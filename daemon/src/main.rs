@@ -27,7 +27,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the daemon and print the pane URL.
+    /// Run the daemon and print the pane URL (with the owner token only on a terminal).
     Serve {
         /// Listen address (overrides server.listen), e.g. 127.0.0.1:7878; port 0 picks one.
         #[arg(long)]
@@ -38,6 +38,9 @@ enum Command {
         /// Idle timeout in seconds (overrides browser.idle_timeout_secs).
         #[arg(long)]
         idle_timeout_secs: Option<u64>,
+        /// Open the pane in your browser (the URL with the owner token is never printed then).
+        #[arg(long)]
+        open: bool,
     },
     /// Print the owner token (creating it on first use).
     Token,
@@ -70,6 +73,10 @@ enum AgentCommand {
         /// Write the token to this file (mode 0600) instead of printing it.
         #[arg(long)]
         token_file: Option<PathBuf>,
+        /// Let the agent act while its channel is in host mode (your own Chrome). Without it
+        /// the agent is refused there (agents.allow_host_mode in the config allows every agent).
+        #[arg(long)]
+        host: bool,
     },
     /// List agents (never their tokens).
     List,
@@ -158,6 +165,7 @@ fn main() -> anyhow::Result<()> {
             listen,
             mode,
             idle_timeout_secs,
+            open,
         } => {
             if let Some(listen) = listen {
                 config.server.listen = listen;
@@ -170,18 +178,19 @@ fn main() -> anyhow::Result<()> {
             }
             porthole::logging::init(&paths.data_dir)?;
             let runtime = tokio::runtime::Runtime::new()?;
-            runtime.block_on(serve(config, paths))
+            runtime.block_on(serve(config, paths, open))
         }
     }
 }
 
-async fn serve(config: Config, paths: Paths) -> anyhow::Result<()> {
+async fn serve(config: Config, paths: Paths, open: bool) -> anyhow::Result<()> {
+    let token_path = paths.data_dir.join("token");
     let daemon = Daemon::start(config, paths, None).await?;
     println!(
         "Porthole is running ({} mode). Open the pane:",
         daemon.default_mode
     );
-    println!("  {}", daemon.pane_url());
+    print!("{}", pane_url_lines(&daemon, &token_path, open));
     use std::io::Write as _;
     std::io::stdout().flush().ok();
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -191,6 +200,54 @@ async fn serve(config: Config, paths: Paths) -> anyhow::Result<()> {
     }
     daemon.stop().await;
     Ok(())
+}
+
+/// How the pane URL is shown (DESIGN.md §16: the owner token never reaches a log). A person at
+/// a terminal gets the URL with the token; when stdout is a pipe or a file (a service manager,
+/// `> log`) it gets the URL without the token and where the token is. `--open` hands the full
+/// URL to the desktop's browser instead of printing it.
+fn pane_url_lines(daemon: &Daemon, token_path: &std::path::Path, open: bool) -> String {
+    use std::io::IsTerminal as _;
+    if open {
+        match open_in_browser(&daemon.pane_url()) {
+            Ok(()) => return format!("  http://{}/ (opened in your browser)\n", daemon.addr),
+            Err(error) => eprintln!("could not open a browser ({error}); open the URL below"),
+        }
+    }
+    if std::io::stdout().is_terminal() {
+        format!("  {}\n", daemon.pane_url())
+    } else {
+        format!(
+            "  http://{}/\n  (add #token=<owner token> to it; the token is in {}, and \
+             `porthole token` prints it. It is left out here because this output is not a \
+             terminal and may be kept in a log.)\n",
+            daemon.addr,
+            token_path.display()
+        )
+    }
+}
+
+/// Opens `url` with the desktop's opener (`xdg-open`, `open` on macOS); the URL goes as an
+/// argument, never through a shell or a log.
+fn open_in_browser(url: &str) -> std::io::Result<()> {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let status = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(format!(
+            "{opener} exited with {status}"
+        )))
+    }
 }
 
 fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<()> {
@@ -236,8 +293,9 @@ fn agent_command(config: &Config, paths: &Paths, command: AgentCommand) -> anyho
             name,
             deny,
             token_file,
+            host,
         } => {
-            let new = agents.add(&channel, name.as_deref(), &deny)?;
+            let new = agents.add(&channel, name.as_deref(), &deny, host)?;
             let socket = config.server.agent_socket_path(&paths.data_dir);
             print!(
                 "{}",
@@ -260,8 +318,13 @@ fn agent_command(config: &Config, paths: &Paths, command: AgentCommand) -> anyho
                 } else {
                     format!(", denied: {}", agent.deny_tools.join(","))
                 };
+                let host = if agent.allow_host_mode {
+                    ", allowed in host mode"
+                } else {
+                    ""
+                };
                 println!(
-                    "{}  {:?} on channel {}, {seen}{deny}",
+                    "{}  {:?} on channel {}, {seen}{deny}{host}",
                     agent.agent_id, agent.name, agent.channel_id
                 );
             }

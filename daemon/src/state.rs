@@ -56,9 +56,17 @@ CREATE TABLE IF NOT EXISTS agents (
     token_sha256 TEXT NOT NULL UNIQUE,
     created_at INTEGER NOT NULL,
     last_seen INTEGER,
-    tabs_open INTEGER NOT NULL DEFAULT 0
+    tabs_open INTEGER NOT NULL DEFAULT 0,
+    allow_host_mode INTEGER NOT NULL DEFAULT 0
 );
 ";
+
+/// Columns added to `agents` after its first release: `(name, definition)`. A database made
+/// by an older daemon gets them at open (`ALTER TABLE … ADD COLUMN`), with their defaults.
+const AGENT_COLUMNS_ADDED: [(&str, &str); 2] = [
+    ("tabs_open", "INTEGER NOT NULL DEFAULT 0"),
+    ("allow_host_mode", "INTEGER NOT NULL DEFAULT 0"),
+];
 
 /// An agent identity as stored (the token itself is never stored).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +77,8 @@ pub struct AgentRow {
     pub deny_tools: Vec<String>,
     /// Seconds since the Unix epoch of the last request made with its token.
     pub last_seen: Option<i64>,
+    /// May act while its channel is in host mode (the user's own Chrome).
+    pub allow_host_mode: bool,
 }
 
 impl StateDb {
@@ -200,15 +210,17 @@ impl StateDb {
         let now = unix_now();
         let conn = self.conn.lock().expect("state lock");
         conn.execute(
-            "INSERT INTO agents (agent_id, channel_id, name, deny_tools, token_sha256, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO agents (agent_id, channel_id, name, deny_tools, token_sha256, created_at,
+                                 allow_host_mode)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 agent.agent_id,
                 agent.channel_id,
                 agent.name,
                 deny,
                 token_sha256,
-                now
+                now,
+                agent.allow_host_mode as i64
             ],
         )
         .map_err(|e| self.wrap(e))?;
@@ -220,7 +232,7 @@ impl StateDb {
         let conn = self.conn.lock().expect("state lock");
         let mut statement = conn
             .prepare(
-                "SELECT agent_id, channel_id, name, deny_tools, last_seen FROM agents
+                "SELECT agent_id, channel_id, name, deny_tools, last_seen, allow_host_mode FROM agents
                  ORDER BY created_at, agent_id",
             )
             .map_err(|e| self.wrap(e))?;
@@ -234,7 +246,7 @@ impl StateDb {
     pub fn agent_by_token(&self, token_sha256: &str) -> Result<Option<AgentRow>, StateError> {
         let conn = self.conn.lock().expect("state lock");
         conn.query_row(
-            "SELECT agent_id, channel_id, name, deny_tools, last_seen FROM agents
+            "SELECT agent_id, channel_id, name, deny_tools, last_seen, allow_host_mode FROM agents
              WHERE token_sha256 = ?1",
             params![token_sha256],
             agent_row,
@@ -309,6 +321,7 @@ fn agent_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AgentRow> {
         name: row.get(2)?,
         deny_tools: serde_json::from_str(&deny).unwrap_or_default(),
         last_seen: row.get(4)?,
+        allow_host_mode: row.get::<_, i64>(5)? != 0,
     })
 }
 
@@ -331,7 +344,24 @@ fn open_checked(path: &Path) -> Result<Connection, rusqlite::Error> {
         ));
     }
     conn.execute_batch(SCHEMA)?;
+    add_missing_columns(&conn)?;
     Ok(conn)
+}
+
+/// Brings an older database's `agents` table up to [`AGENT_COLUMNS_ADDED`].
+fn add_missing_columns(conn: &Connection) -> Result<(), rusqlite::Error> {
+    let mut statement = conn.prepare("SELECT name FROM pragma_table_info('agents')")?;
+    let present: Vec<String> = statement
+        .query_map([], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    for (name, definition) in AGENT_COLUMNS_ADDED {
+        if !present.iter().any(|p| p == name) {
+            conn.execute_batch(&format!(
+                "ALTER TABLE agents ADD COLUMN {name} {definition}"
+            ))?;
+        }
+    }
+    Ok(())
 }
 
 /// True when the file itself is damaged (not when it cannot be reached or written).
@@ -402,6 +432,7 @@ mod tests {
             name: "alpha".into(),
             deny_tools: vec!["evaluate".into()],
             last_seen: None,
+            allow_host_mode: true,
         };
         db.add_agent(&agent, "hash1").unwrap();
         assert!(db.add_agent(&agent, "hash2").is_err(), "ids are unique");
@@ -492,6 +523,30 @@ mod tests {
         assert!(StateDb::open(&path).is_err());
         assert!(path.is_dir());
         assert!(corrupt_copies(&dir).is_empty());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_older_agents_table_gains_allow_host_mode_off() {
+        let dir = temp_dir();
+        let path = dir.join("state.sqlite3");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE agents (agent_id TEXT PRIMARY KEY, channel_id TEXT NOT NULL,
+                 name TEXT NOT NULL, deny_tools TEXT NOT NULL, token_sha256 TEXT NOT NULL UNIQUE,
+                 created_at INTEGER NOT NULL, last_seen INTEGER);
+                 INSERT INTO agents VALUES ('ag1', 'a', 'old', '[]', 'h1', 0, NULL);",
+            )
+            .unwrap();
+        }
+        let db = StateDb::open(&path).unwrap();
+        let old = db.agent_by_token("h1").unwrap().unwrap();
+        assert!(
+            !old.allow_host_mode,
+            "agents made before the setting stay out of host mode"
+        );
+        db.set_agent_tabs_open("ag1", true).unwrap();
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -11,7 +11,9 @@
 //!   by target id), a child session to its parent's owner, a browser-level auto-attach to the
 //!   client that turned auto-attach on. Events of a session, and its `attachedToTarget` /
 //!   `detachedFromTarget`, go to that owner only — another client's detach must never read as
-//!   a closed tab. A session nobody is known to own is everybody's.
+//!   a closed tab. A session nobody is known to own is everybody's. A command on another
+//!   client's session (its own `sessionId`, or the one `Target.detachFromTarget` /
+//!   `Target.sendMessageToTarget` names) is refused with an error for its id.
 //! - **Browser-level events** (targets created, downloads…) go to every client.
 //! - **A client that leaves** has its sessions detached, as Chrome does when a socket closes,
 //!   so a screencast it ran stops and nothing is left streaming to nobody.
@@ -222,13 +224,35 @@ impl Hub {
         let method = field("method")
             .and_then(|span| json::string(&message[span]))
             .ok_or_else(|| invalid(id, "no method"))?;
-        let browser_level = field("sessionId").is_none();
+        let top_session = field("sessionId").map(|span| &message[span]);
+        let browser_level = top_session.is_none();
         let params = field("params").map(|span| &message[span]);
+        // The session the command acts on: its own, or the one a browser-level command names.
+        let session = match (top_session, method.as_str()) {
+            (Some(span), _) => json::string(span),
+            (None, "Target.detachFromTarget" | "Target.sendMessageToTarget") => {
+                params.and_then(|p| json::get_string(p, "sessionId"))
+            }
+            _ => None,
+        };
         let mut writer = self.writer();
         let call = {
             let mut state = self.state();
             if state.lost {
                 return Err(Refused::Lost);
+            }
+            if let Some(session) = session.as_deref() {
+                if !state.may_use_session(client, session) {
+                    drop(state);
+                    event!(
+                        "command_refused",
+                        "client={client} reason=session_of_another_client"
+                    );
+                    return Err(invalid(
+                        id,
+                        "that session was attached by another client of this browser",
+                    ));
+                }
             }
             let call = state.take_call();
             let attach_target = match method.as_str() {
@@ -465,6 +489,17 @@ impl Hub {
 }
 
 impl State {
+    /// Whether `client` may send a command on `session`: its own, or one nobody is known to
+    /// own. Another client's session (or one whose client left) is refused, as Chrome keeps
+    /// one DevTools connection's sessions from another's.
+    fn may_use_session(&self, client: ClientId, session: &str) -> bool {
+        match self.sessions.get(session) {
+            Some(Owner::Client(owner)) => *owner == client,
+            Some(Owner::Gone) => false,
+            Some(Owner::All) | None => true,
+        }
+    }
+
     fn take_call(&mut self) -> u64 {
         let call = self.next_call;
         self.next_call += 1;
@@ -844,5 +879,57 @@ mod tests {
         assert!(!chrome.hub.is_ready());
         chrome.hub.browser_close().unwrap();
         chrome.call_id("Browser.close");
+    }
+
+    #[test]
+    fn a_command_on_another_clients_session_is_refused_for_its_id() {
+        let mut chrome = FakeChrome::start();
+        let owner = chrome.hub.connect().unwrap();
+        let other = chrome.hub.connect().unwrap();
+        chrome
+            .hub
+            .send_to_chrome(
+                owner.id,
+                br#"{"id":5,"method":"Target.attachToTarget","params":{"targetId":"T1","flatten":true}}"#,
+            )
+            .unwrap();
+        let attach = chrome.call_id("Target.attachToTarget");
+        chrome.send(r#"{"method":"Target.attachedToTarget","params":{"sessionId":"S1","targetInfo":{"targetId":"T1","type":"page"}}}"#);
+        chrome.send(&format!(
+            r#"{{"id":{attach},"result":{{"sessionId":"S1"}}}}"#
+        ));
+        assert!(received(&owner).contains("attachedToTarget"));
+        assert!(received(&owner).contains(r#""id":5"#));
+        for message in [
+            &br#"{"id":7,"method":"Runtime.evaluate","params":{"expression":"1"},"sessionId":"S1"}"#[..],
+            br#"{"id":7,"method":"Target.detachFromTarget","params":{"sessionId":"S1"}}"#,
+            br#"{"id":7,"method":"Target.sendMessageToTarget","params":{"sessionId":"S1","message":"{}"}}"#,
+        ] {
+            match chrome.hub.send_to_chrome(other.id, message) {
+                Err(Refused::Invalid(reply)) => {
+                    let reply = String::from_utf8(reply).unwrap();
+                    assert!(reply.starts_with(r#"{"id":7,"error""#), "{reply}");
+                    assert!(reply.contains("another client"), "{reply}");
+                }
+                refused => panic!("{refused:?} for {}", String::from_utf8_lossy(message)),
+            }
+        }
+        // The owner's own command on it, and anyone's on a session nobody owns, go to Chrome.
+        chrome
+            .hub
+            .send_to_chrome(
+                owner.id,
+                br#"{"id":8,"method":"Runtime.evaluate","params":{"expression":"1"},"sessionId":"S1"}"#,
+            )
+            .unwrap();
+        assert!(chrome.command().contains(r#""sessionId":"S1""#));
+        chrome
+            .hub
+            .send_to_chrome(
+                other.id,
+                br#"{"id":9,"method":"Runtime.evaluate","params":{},"sessionId":"S-unknown"}"#,
+            )
+            .unwrap();
+        assert!(chrome.command().contains("S-unknown"));
     }
 }

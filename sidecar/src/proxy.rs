@@ -13,9 +13,10 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// How long a client may take to send its request head.
+/// How long a client may take to send its whole request head (not each read: a byte every few
+/// seconds must not hold one of the [`MAX_CONNECTIONS`] slots for hours).
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// Connections served at once; more get 503 so a flood cannot exhaust threads.
 const MAX_CONNECTIONS: usize = 128;
@@ -77,8 +78,7 @@ pub fn serve(listener: TcpListener, gate: Arc<Gate>) {
 }
 
 fn handle(mut client: TcpStream, gate: &Gate, peer: &str) -> io::Result<()> {
-    client.set_read_timeout(Some(HEAD_TIMEOUT))?;
-    let (buf, head_len) = match read_head(&mut client)? {
+    let (buf, head_len) = match read_head(&mut client, HEAD_TIMEOUT)? {
         Some(read) => read,
         None => {
             event!("request_refused", "peer={peer} status=431");
@@ -216,13 +216,32 @@ fn write_websocket(stream: TcpStream, cdp: Client) {
     let _ = stream.shutdown(Shutdown::Both);
 }
 
-/// Reads until the end of the request head. Returns the bytes read and the head's length, or
-/// `None` when the head exceeds [`http::MAX_HEAD`].
-fn read_head(stream: &mut TcpStream) -> io::Result<Option<(Vec<u8>, usize)>> {
+/// Reads until the end of the request head, all of it within `budget`. Returns the bytes read
+/// and the head's length, or `None` when the head exceeds [`http::MAX_HEAD`]; a head still
+/// unfinished when `budget` is spent is a `TimedOut` error.
+fn read_head(stream: &mut TcpStream, budget: Duration) -> io::Result<Option<(Vec<u8>, usize)>> {
+    let deadline = Instant::now() + budget;
     let mut buf = Vec::with_capacity(1024);
     let mut chunk = [0u8; 2048];
     loop {
-        let n = stream.read(&mut chunk)?;
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(head_too_slow(budget));
+        }
+        // Each read may only wait for what is left of the whole head's time.
+        stream.set_read_timeout(Some(left))?;
+        let n = match stream.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(head_too_slow(budget))
+            }
+            Err(e) => return Err(e),
+        };
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
@@ -241,8 +260,59 @@ fn read_head(stream: &mut TcpStream) -> io::Result<Option<(Vec<u8>, usize)>> {
     }
 }
 
+fn head_too_slow(budget: Duration) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::TimedOut,
+        format!("the request head took longer than {budget:?}"),
+    )
+}
+
 fn respond(mut stream: &TcpStream, status: u16, reason: &str, body: &str) -> io::Result<()> {
     stream.write_all(http::simple_response(status, reason, body).as_bytes())?;
     let _ = stream.shutdown(Shutdown::Write);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connected pair on loopback: (the gate's end, the client's end).
+    fn pair() -> (TcpStream, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        (server, client)
+    }
+
+    #[test]
+    fn a_head_dribbled_a_byte_at_a_time_runs_out_of_its_total_time() {
+        let (mut server, mut client) = pair();
+        // Each byte well within any per-read wait; the client gives up after 20 s at most.
+        let dribble = thread::spawn(move || {
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_secs(20) {
+                if client.write_all(b"G").is_err() {
+                    return;
+                }
+                thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let error = read_head(&mut server, Duration::from_millis(300)).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut, "{error}");
+        drop(server);
+        dribble.join().unwrap();
+    }
+
+    #[test]
+    fn a_head_within_its_time_is_read_whole() {
+        let (mut server, mut client) = pair();
+        client
+            .write_all(b"GET /s/ready HTTP/1.1\r\nHost: x\r\n\r\nextra")
+            .unwrap();
+        let (buf, len) = read_head(&mut server, Duration::from_secs(5))
+            .unwrap()
+            .unwrap();
+        assert_eq!(&buf[len..], b"extra");
+    }
 }

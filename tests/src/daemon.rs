@@ -114,12 +114,22 @@ impl TestDaemon {
         });
         // Keep draining stdout so the daemon never blocks on it.
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        let (addr, token) = url.split_once("/#token=").expect("url with token");
+        // Not a terminal: the daemon prints the URL without its token (DESIGN.md §16), which
+        // is in the data dir.
+        let addr = url
+            .split('/')
+            .next()
+            .expect("url with an address")
+            .to_string();
+        let token = std::fs::read_to_string(data.path().join("token"))
+            .expect("the owner token in the data dir")
+            .trim()
+            .to_string();
         Self {
             child: Some(child),
             base: format!("http://{addr}"),
-            addr: addr.to_string(),
-            token: token.to_string(),
+            addr,
+            token,
             data,
             log_path,
         }

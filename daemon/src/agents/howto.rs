@@ -23,6 +23,11 @@ pub fn added(
         "Added agent {} ({:?}) on channel {}.\n",
         id.agent_id, id.name, id.channel_id
     );
+    if id.allow_host_mode {
+        out.push_str(
+            "It may act while the channel is in host mode (your own Chrome): allow_host_mode.\n",
+        );
+    }
     let token_flags = match token_file {
         Some(path) => {
             let mut file = std::fs::OpenOptions::new()
@@ -55,8 +60,9 @@ pub fn added(
     };
     match socket.and_then(Path::parent) {
         Some(dir) => out.push_str(&format!(
-            "Give it to an agent container (the socket's directory is mounted, so a daemon \
-             restart does not break the mount):\n  docker run -v {}:{CONTAINER_SOCKET_DIR} {token_flags} <image> \\\n    \
+            "Give it to an agent container (the socket's directory is mounted read-only, so a \
+             daemon restart does not break the mount and no container can move the socket):\n  \
+             docker run -v {}:{CONTAINER_SOCKET_DIR}:ro {token_flags} <image> \\\n    \
              porthole-mcp --api unix://{CONTAINER_SOCKET_DIR}/{} {mcp_token}\n",
             dir.display(),
             socket

@@ -8,6 +8,7 @@
 //! nothing of HTTP or browsers.
 
 pub mod howto;
+pub mod socket;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -36,6 +37,9 @@ pub struct AgentIdentity {
     pub deny_tools: Vec<String>,
     /// Seconds since the Unix epoch of its last request, if any.
     pub last_seen: Option<i64>,
+    /// May act while its channel is in host mode, in the user's own Chrome (its own setting;
+    /// the config's `agents.allow_host_mode` allows every agent).
+    pub allow_host_mode: bool,
 }
 
 impl From<AgentRow> for AgentIdentity {
@@ -46,6 +50,7 @@ impl From<AgentRow> for AgentIdentity {
             name: row.name,
             deny_tools: row.deny_tools,
             last_seen: row.last_seen,
+            allow_host_mode: row.allow_host_mode,
         }
     }
 }
@@ -95,11 +100,23 @@ impl Denied {
     }
 }
 
+/// What an agent reads when its channel is in host mode and it may not act there.
+pub fn host_mode_refusal(channel: &str) -> String {
+    format!(
+        "Channel {channel} is in host mode (the person's own Chrome), and this agent may not act \
+         there: it was added without allow_host_mode. Nothing was done. Ask the person who runs \
+         Porthole to switch the channel back (local or docker mode), or to add an agent with \
+         `porthole agent add {channel} --host` (or set agents.allow_host_mode in the config)."
+    )
+}
+
 /// The registry of agents over the state database.
 pub struct Agents {
     state: Arc<StateDb>,
     /// `agents.deny_tools` from the config.
     deny_by_config: Vec<String>,
+    /// `agents.allow_host_mode` from the config: every agent may act in host mode.
+    host_mode_for_all: bool,
     /// When each agent's `last_seen` was last written. Short lock.
     seen: Mutex<HashMap<String, Instant>>,
     /// Agents recorded as having tabs open (mirrors the database). Short lock.
@@ -111,9 +128,21 @@ impl Agents {
         Self {
             state,
             deny_by_config,
+            host_mode_for_all: false,
             seen: Mutex::new(HashMap::new()),
             tabs_open: Mutex::new(Default::default()),
         }
+    }
+
+    /// Lets every agent act in host mode (`agents.allow_host_mode`).
+    pub fn with_host_mode_for_all(mut self, allow: bool) -> Self {
+        self.host_mode_for_all = allow;
+        self
+    }
+
+    /// May `agent` (`None`: the owner token) act while its channel is in host mode?
+    pub fn may_use_host_mode(&self, agent: Option<&AgentIdentity>) -> bool {
+        agent.is_none_or(|a| a.allow_host_mode || self.host_mode_for_all)
     }
 
     /// `(agent_id, channel_id)` of agents that had tabs open when the daemon last stopped
@@ -138,6 +167,7 @@ impl Agents {
         channel: &str,
         name: Option<&str>,
         deny_tools: &[String],
+        allow_host_mode: bool,
     ) -> Result<NewAgent, AgentError> {
         let channel = ChannelId::parse(channel)?;
         let name = name.map(str::trim).unwrap_or("agent");
@@ -154,9 +184,10 @@ impl Agents {
             name: name.to_string(),
             deny_tools,
             last_seen: None,
+            allow_host_mode,
         };
         self.state.add_agent(&row, &token_hash(&token))?;
-        tracing::info!(event = "agent_added", agent_id = %row.agent_id, channel_id = %row.channel_id, name = %row.name);
+        tracing::info!(event = "agent_added", agent_id = %row.agent_id, channel_id = %row.channel_id, name = %row.name, allow_host_mode);
         Ok(NewAgent {
             identity: row.into(),
             token,
@@ -284,7 +315,7 @@ mod tests {
     #[test]
     fn tokens_authenticate_until_removed_and_are_never_stored() {
         let agents = registry();
-        let new = agents.add("chan", Some("alpha"), &[]).unwrap();
+        let new = agents.add("chan", Some("alpha"), &[], false).unwrap();
         assert!(new.token.starts_with(AGENT_TOKEN_PREFIX));
         let found = agents.authenticate(&new.token).unwrap().unwrap();
         assert_eq!(found.agent_id, new.identity.agent_id);
@@ -299,7 +330,7 @@ mod tests {
     fn deny_lists_name_their_setting_and_unknown_tools_are_refused() {
         let agents = registry();
         let new = agents
-            .add("chan", None, &["navigate".into(), "navigate".into()])
+            .add("chan", None, &["navigate".into(), "navigate".into()], false)
             .unwrap();
         assert_eq!(new.identity.deny_tools, vec!["navigate".to_string()]);
         let id = Some(&new.identity);
@@ -308,9 +339,35 @@ mod tests {
         assert_eq!(agents.denied(None, "navigate"), None);
         assert_eq!(agents.denied(id, "read_page"), None);
         assert_eq!(agents.denied_tools(id), vec!["evaluate", "navigate"]);
-        let error = agents.add("chan", None, &["fly".into()]).unwrap_err();
+        let error = agents
+            .add("chan", None, &["fly".into()], false)
+            .unwrap_err();
         assert!(error.to_string().contains("read_page"), "{error}");
-        assert!(agents.add("bad id!", None, &[]).is_err());
-        assert!(agents.add("chan", Some(""), &[]).is_err());
+        assert!(agents.add("bad id!", None, &[], false).is_err());
+        assert!(agents.add("chan", Some(""), &[], false).is_err());
+    }
+
+    #[test]
+    fn host_mode_needs_the_agents_own_setting_or_the_configs() {
+        let agents = registry();
+        let plain = agents.add("chan", None, &[], false).unwrap().identity;
+        let host = agents.add("chan", None, &[], true).unwrap().identity;
+        assert!(!agents.may_use_host_mode(Some(&plain)));
+        assert!(agents.may_use_host_mode(Some(&host)));
+        assert!(agents.may_use_host_mode(None), "the owner token");
+        let listed = agents.list().unwrap();
+        let stored = |id: &str| {
+            listed
+                .iter()
+                .find(|a| a.agent_id == id)
+                .unwrap()
+                .allow_host_mode
+        };
+        assert!(!stored(&plain.agent_id));
+        assert!(stored(&host.agent_id));
+        let all = Agents::new(Arc::new(StateDb::in_memory().unwrap()), vec![])
+            .with_host_mode_for_all(true);
+        assert!(all.may_use_host_mode(Some(&plain)));
+        assert!(host_mode_refusal("chan").contains("allow_host_mode"));
     }
 }

@@ -3,9 +3,10 @@
 //! every pane of the channel sees what the agent does.
 //!
 //! Who may run what is decided here: an agent token only on its own channel (another → 403),
-//! never a denied tool (an error result naming the setting). The call counts as activity for
-//! the idle rule, and an agent whose tabs went away since its last call (idle stop, crash,
-//! reset, daemon restart) is told so first. Tool failures and refusals are `isError` results
+//! never a denied tool (an error result naming the setting), and not in a channel that is in
+//! host mode unless the agent has `allow_host_mode` (§16; the owner token may). The call
+//! counts as activity for the idle rule, and an agent whose tabs went away since its last call
+//! (idle stop, crash, reset, daemon restart) is told so first. Tool failures and refusals are `isError` results
 //! (HTTP 200); only a bad body or channel are HTTP errors.
 
 use std::sync::Arc;
@@ -19,8 +20,10 @@ use tracing::Instrument;
 use super::auth::Caller;
 use super::error::{ApiError, ApiJson};
 use super::AppState;
+use crate::agents::host_mode_refusal;
 use crate::browser::Actor;
 use crate::channel_id::ChannelId;
+use crate::mode::Mode;
 use crate::tools::{EngineBackend, ReadySession};
 
 /// The largest action body: upload_file's files (10 MiB) as base64, plus room for the rest.
@@ -79,8 +82,12 @@ pub async fn action(
         tracing::info!(event = "tool_denied", channel_id = %channel, agent_id = actor.id(), tool = %request.tool);
         return Ok(Json(ToolOutput::error(denied.message(&request.tool))));
     }
+    let host_ok = state.inner.agents.may_use_host_mode(agent.as_deref());
+    if !host_ok && state.inner.channels.mode_of(&channel) == Mode::Host {
+        return Ok(Json(refuse_host_mode(&channel, &actor, &request.tool)));
+    }
     let span = tracing::info_span!("agent_action", channel_id = %channel, agent_id = actor.id(), tool = %request.tool);
-    run(&state, channel, actor, request)
+    run(&state, channel, host_ok, actor, request)
         .instrument(span)
         .await
         .map(Json)
@@ -89,6 +96,7 @@ pub async fn action(
 async fn run(
     state: &AppState,
     channel: ChannelId,
+    host_ok: bool,
     actor: Actor,
     request: ActionRequest,
 ) -> Result<ToolOutput, ApiError> {
@@ -106,6 +114,11 @@ async fn run(
             )))
         }
     };
+    // Checked again on the session itself: a pane may have switched the channel to host mode
+    // since the check before the start.
+    if !host_ok && session.mode() == Mode::Host {
+        return Ok(refuse_host_mode(&channel, &actor, &request.tool));
+    }
     let lost = channels.take_lost_tabs(&channel, actor.id());
     let backend = EngineBackend::for_actor(
         Arc::new(ReadySession(session.clone())),
@@ -137,6 +150,12 @@ async fn run(
         );
     }
     Ok(output)
+}
+
+/// The refusal of an agent without `allow_host_mode` in a channel in host mode.
+fn refuse_host_mode(channel: &ChannelId, actor: &Actor, tool: &str) -> ToolOutput {
+    tracing::info!(event = "host_mode_refused", channel_id = %channel, agent_id = actor.id(), tool);
+    ToolOutput::error(host_mode_refusal(channel.as_str()))
 }
 
 /// What an agent reads when its tabs went away since its last call.

@@ -24,6 +24,10 @@ pub struct NewAgentRequest {
     /// Tools this agent may not call (canonical names).
     #[serde(default)]
     pub deny_tools: Vec<String>,
+    /// May act while the channel is in host mode, in the user's own Chrome (default false;
+    /// `agents.allow_host_mode` in the config allows every agent).
+    #[serde(default)]
+    pub allow_host_mode: bool,
 }
 
 /// `POST /api/browser/agents` answer: the only time the token is shown.
@@ -33,6 +37,7 @@ pub struct CreatedAgent {
     pub channel_id: String,
     pub name: String,
     pub deny_tools: Vec<String>,
+    pub allow_host_mode: bool,
     /// The agent's token; only its hash is stored, so keep it now.
     pub token: String,
 }
@@ -77,6 +82,7 @@ pub async fn create(
         &request.channel_id,
         request.name.as_deref(),
         &request.deny_tools,
+        request.allow_host_mode,
     )?;
     Ok((
         StatusCode::CREATED,
@@ -85,6 +91,7 @@ pub async fn create(
             channel_id: new.identity.channel_id,
             name: new.identity.name,
             deny_tools: new.identity.deny_tools,
+            allow_host_mode: new.identity.allow_host_mode,
             token: new.token,
         }),
     ))

@@ -3,6 +3,9 @@
 //! Owns: copying a cookie database plus its `-journal`, `-wal` and `-shm` companions into a
 //! fresh private directory (mode 0700, files 0600), opening that copy with SQLite, and deleting
 //! the directory when the [`Snapshot`] is dropped — on success, on error and on panic alike.
+//! The directory is made in `tempfile`'s temporary directory, which the daemon points at
+//! `<data_dir>/tmp` and empties at start, so a copy a killed daemon left does not outlive its
+//! next start (`daemon::temp_files`).
 //!
 //! Must not: open the live file with SQLite, take any lock on it, or write next to it. A running
 //! browser never notices the read: its files are only read with plain `std::fs` reads.

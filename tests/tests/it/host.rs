@@ -3,7 +3,7 @@
 //! closed, switching modes keeps both tab sets, the mode survives a restart, 409s for profile
 //! changes, and Chrome going away mid-session.
 
-mod chrome;
+pub(crate) mod chrome;
 
 use std::time::Duration;
 

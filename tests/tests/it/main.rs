@@ -15,4 +15,5 @@ mod pane_views;
 mod panes;
 mod remote;
 mod settings_documented;
+mod trust;
 mod web_panel;

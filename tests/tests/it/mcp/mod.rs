@@ -9,7 +9,7 @@ mod budget;
 mod checks;
 mod downloads_kept;
 mod files;
-mod harness;
+pub(crate) mod harness;
 mod host;
 mod hostile;
 mod nested_frames;
