@@ -533,7 +533,7 @@ async fn porthole_mcp_in_a_container_on_the_default_bridge_drives_its_channel() 
         "--network",
         "bridge",
         "-v",
-        &format!("{socket_dir}:/run/porthole"),
+        &format!("{socket_dir}:/run/porthole:ro"),
         "-v",
         &format!("{binary}:/usr/local/bin/porthole-mcp:ro"),
         "-e",
