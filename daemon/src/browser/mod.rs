@@ -22,6 +22,8 @@ mod session;
 mod tabs;
 mod titles;
 mod tracking;
+mod url_guard;
+pub mod url_policy;
 pub mod worlds;
 
 pub use dialogs::OpenDialog;
@@ -29,4 +31,5 @@ pub use navigation::check_url;
 pub use notice::{ActivityPhase, DialogKind, Holder, PaneMessage, TabInfo};
 pub use owner::{Actor, TabOwner};
 pub use pane_view::PaneView;
+pub use url_policy::UrlPolicy;
 pub use session::{BrowserSession, Ownership, SessionError, SessionOptions, SettleLimits};
