@@ -75,6 +75,14 @@ fn refused_urls(base: &str) -> Vec<String> {
     .collect()
 }
 
+/// A refusal naming what agents may open (`javascript:` is refused by porthole-mcp's own
+/// argument check, pointing at `evaluate`).
+fn refused_as_it_should(refusal: &str) -> bool {
+    refusal.contains("agents may open only")
+        || refusal.contains("not a blob of")
+        || refusal.contains("must not be a javascript: URL")
+}
+
 /// What a page of the browser itself would show an agent (never allowed in a result).
 fn looks_internal(t: &str) -> bool {
     [
@@ -123,7 +131,7 @@ async fn agents_are_refused_internal_pages_through_navigate_and_new_tab() {
     for url in refused_urls(&base) {
         let refusal = err(&agent, "navigate", json!({"url": url})).await;
         assert!(
-            refusal.contains("agents may open only") || refusal.contains("not a blob of"),
+            refused_as_it_should(&refusal),
             "navigate {url}: {refusal}"
         );
         let page = agent_page(&agent).await;
@@ -131,7 +139,7 @@ async fn agents_are_refused_internal_pages_through_navigate_and_new_tab() {
 
         let refusal = err(&agent, "new_tab", json!({"url": url})).await;
         assert!(
-            refusal.contains("agents may open only") || refusal.contains("not a blob of"),
+            refused_as_it_should(&refusal),
             "new_tab {url}: {refusal}"
         );
         let tabs = ok(&agent, "list_tabs", json!({})).await;
@@ -241,29 +249,51 @@ fn urlencode(s: &str) -> String {
         .collect()
 }
 
-/// The person may open `about:version` from a pane, in a tab of their own; when they send an
-/// agent's tab there, that tab is closed and the agent's next result says so.
+/// The person may open `about:` pages from a pane (Porthole passes them to Chrome; this
+/// Chromium itself shows `about:blank#blocked` for most), where an agent is refused.
 #[tokio::test]
-async fn the_person_may_open_about_pages_and_an_agents_tab_there_is_closed() {
-    let base = serve_pages().await;
+async fn the_person_may_open_about_pages_from_a_pane() {
     let daemon = TestDaemon::start().await;
     let channel = "trust-urls-c";
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     let own_tab = pane.start(channel).await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": "about:version"}));
-    let info = pane
-        .message_where("page_info of chrome://version", mark, |m| {
-            m["type"] == "page_info" && m["url"].as_str().is_some_and(|u| u.starts_with("chrome://version"))
-        })
-        .await;
-    assert_eq!(info["target_id"], own_tab.as_str(), "{info}");
-
-    // An agent's tab, sent there by the person: closed, and the agent told next time.
+    for url in ["about:version", "about:history"] {
+        let mark = pane.mark();
+        pane.send(json!({"type": "navigate", "url": url}));
+        pane.send(json!({"type": "navigate", "url": "data:text/html,<title>after</title>"}));
+        // Both commands ran in order, and the first was not refused.
+        let after = pane
+            .wait(&format!("{url} then data:"), std::time::Duration::from_secs(30), |r| {
+                let seen = &r.messages[mark..];
+                seen.iter().find(|m| m["type"] == "page_info" && m["title"] == "after")?;
+                Some(seen.to_vec())
+            })
+            .await;
+        let refused: Vec<_> = after.iter().filter(|m| m["type"] == "error").collect();
+        assert!(refused.is_empty(), "the pane's {url} was refused: {refused:?}");
+        let info = after.iter().find(|m| m["type"] == "page_info").unwrap();
+        assert_eq!(info["target_id"], own_tab.as_str(), "{info}");
+        eprintln!("measured: the pane's {url} showed {}", after.iter().filter(|m| m["type"] == "page_info").map(|m| m["url"].to_string()).collect::<Vec<_>>().join(" then "));
+    }
     let (_, token) = daemon.add_agent(channel, "urls", &[]).await;
     let agent = agent_proxy(&daemon, &token).await;
-    let start = format!("{base}/start");
-    ok(&agent, "navigate", json!({"url": start})).await;
+    let refusal = err(&agent, "navigate", json!({"url": "about:version"})).await;
+    assert!(refusal.contains("agents may open only"), "{refusal}");
+}
+
+/// An agent's tab that reaches an internal page anyway (here the test sends it there over the
+/// browser's own DevTools port, as the user can in host mode, or a Chrome that lets a
+/// navigation through would) is closed, and the agent's next result says so, once.
+#[tokio::test]
+async fn an_agents_tab_on_an_internal_page_is_closed_and_the_agent_told() {
+    let base = serve_pages().await;
+    let daemon = TestDaemon::start().await;
+    let channel = "trust-urls-d";
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(channel).await;
+    let (_, token) = daemon.add_agent(channel, "urls", &[]).await;
+    let agent = agent_proxy(&daemon, &token).await;
+    ok(&agent, "navigate", json!({"url": format!("{base}/start")})).await;
     let listing = ok(&agent, "list_tabs", json!({})).await;
     let agent_tab = listing
         .split("[id=")
@@ -271,9 +301,19 @@ async fn the_person_may_open_about_pages_and_an_agents_tab_there_is_closed() {
         .and_then(|rest| rest.split(']').next())
         .expect("the agent's tab id")
         .to_string();
+
+    let probe = porthole_tests::probe::Probe::connect(&daemon.profile_dir(channel)).await;
+    let attached = probe
+        .cdp
+        .call("Target.attachToTarget", json!({"targetId": agent_tab, "flatten": true}))
+        .await
+        .expect("attach");
+    let session = attached["sessionId"].as_str().unwrap().to_string();
     let mark = pane.mark();
-    pane.send(json!({"type": "switch_tab", "target_id": agent_tab}));
-    pane.send(json!({"type": "navigate", "url": "about:version"}));
+    let _ = probe
+        .cdp
+        .call_on(&session, "Page.navigate", json!({"url": "chrome://version"}))
+        .await;
     pane.message_where("the agent's tab closed", mark, |m| {
         m["type"] == "tab_closed" && m["target_id"] == agent_tab.as_str()
     })
@@ -285,7 +325,7 @@ async fn the_person_may_open_about_pages_and_an_agents_tab_there_is_closed() {
         "the agent was not told: {said}"
     );
     assert!(!looks_internal_content(&said), "{said}");
-    // Told once.
+    // Told once; the closed tab is gone from its list.
     let again = ok(&agent, "list_tabs", json!({})).await;
     assert!(!again.contains("Porthole closed that tab"), "{again}");
     assert!(!again.contains(&agent_tab), "{again}");
