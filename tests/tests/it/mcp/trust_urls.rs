@@ -330,3 +330,52 @@ async fn an_agents_tab_on_an_internal_page_is_closed_and_the_agent_told() {
     assert!(!again.contains("Porthole closed that tab"), "{again}");
     assert!(!again.contains(&agent_tab), "{again}");
 }
+
+/// `porthole mcp-host-browser` on a stand-in user Chrome: the same refusals, and its tab sent
+/// to an internal page by the user (in their own Chrome) is closed, with a note next call.
+#[tokio::test]
+async fn mcp_host_browser_keeps_its_tabs_off_internal_pages() {
+    let base = serve_pages().await;
+    let chrome = super::host::UserChrome::start(&format!("{base}/start?user")).await;
+    let probe = porthole_tests::probe::Probe::connect(chrome.profile.path()).await;
+    let home = porthole_tests::TempDir::new("trust-urls-home");
+    let (args, env) = super::host::host_args(&home, &[chrome.profile.path()], &[]);
+    let mcp = super::harness::connect("porthole", &args, &env).await;
+    let start = format!("{base}/start");
+    ok(&mcp, "navigate", json!({"url": start})).await;
+    for url in ["about:history", "chrome://history", "file:///etc/passwd"] {
+        let refusal = err(&mcp, "navigate", json!({"url": url})).await;
+        assert!(refused_as_it_should(&refusal), "{url}: {refusal}");
+        let refusal = err(&mcp, "new_tab", json!({"url": url})).await;
+        assert!(refused_as_it_should(&refusal), "{url}: {refusal}");
+    }
+    let page = agent_page(&mcp).await;
+    assert!(page.contains(&start), "{page}");
+
+    // The user sends the server's tab to chrome://history from their own Chrome.
+    let ours = probe
+        .pages()
+        .await
+        .into_iter()
+        .find(|p| p["url"] == start.as_str())
+        .expect("the server's tab in Chrome");
+    let ours = ours["targetId"].as_str().unwrap().to_string();
+    let attached = probe
+        .cdp
+        .call("Target.attachToTarget", json!({"targetId": ours, "flatten": true}))
+        .await
+        .expect("attach");
+    let session = attached["sessionId"].as_str().unwrap().to_string();
+    let _ = probe
+        .cdp
+        .call_on(&session, "Page.navigate", json!({"url": "chrome://history"}))
+        .await;
+    porthole_tests::eventually("the tab closed", std::time::Duration::from_secs(20), || async {
+        let pages = probe.pages().await;
+        (!pages.iter().any(|p| p["targetId"] == ours.as_str())).then_some(())
+    })
+    .await;
+    let said = text(&call(&mcp, "get_page_text", json!({})).await);
+    assert!(said.contains("Porthole closed that tab"), "{said}");
+    assert!(!looks_internal_content(&said), "{said}");
+}
