@@ -74,7 +74,10 @@ impl BrowserSession {
                 let winding_down = self.winding_down.load(std::sync::atomic::Ordering::SeqCst);
                 if winding_down && opener_is_ours && self.ownership == Ownership::OwnTabs {
                     // A popup of ours while a host-mode stop closes our tabs: it goes too.
-                    let _ = self.cdp.call("Target.closeTarget", json!({ "targetId": id })).await;
+                    let _ = self
+                        .cdp
+                        .call("Target.closeTarget", json!({ "targetId": id }))
+                        .await;
                     return;
                 }
                 if self.ownership == Ownership::AllTabs || opener_is_ours {

@@ -31,5 +31,5 @@ pub use navigation::check_url;
 pub use notice::{ActivityPhase, DialogKind, Holder, PaneMessage, TabInfo};
 pub use owner::{Actor, TabOwner};
 pub use pane_view::PaneView;
-pub use url_policy::UrlPolicy;
 pub use session::{BrowserSession, Ownership, SessionError, SessionOptions, SettleLimits};
+pub use url_policy::UrlPolicy;

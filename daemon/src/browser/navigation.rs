@@ -29,7 +29,8 @@ impl BrowserSession {
     /// Navigates the tab behind the flat CDP `session` for the person in a pane; returns once
     /// the navigation committed (or failed).
     pub async fn navigate_on(&self, session: &str, url: &str) -> Result<(), SessionError> {
-        self.navigate_with(session, url, UrlPolicy::Pane, None).await
+        self.navigate_with(session, url, UrlPolicy::Pane, None)
+            .await
     }
 
     /// Navigates the tab behind the flat CDP `session` if `policy` allows `url`; returns once

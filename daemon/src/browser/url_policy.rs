@@ -48,7 +48,9 @@ pub fn check_url_for(
         (UrlPolicy::Agent, "about") if is_about_blank(&parsed) => {}
         (UrlPolicy::Agent, "blob") => {
             let origin = blob_origin(&parsed);
-            let own = current.and_then(|c| url::Url::parse(c).ok()).map(|c| c.origin());
+            let own = current
+                .and_then(|c| url::Url::parse(c).ok())
+                .map(|c| c.origin());
             let same = matches!((&origin, &own), (Some(o), Some(c)) if o.is_tuple() && o == c);
             if !same {
                 return Err(SessionError::BadUrl(format!(
@@ -167,16 +169,28 @@ mod tests {
             "no page, no blob"
         );
         let why = agent("about:history").unwrap_err().to_string();
-        assert!(why.contains("internal") && why.contains("about:blank"), "{why}");
+        assert!(
+            why.contains("internal") && why.contains("about:blank"),
+            "{why}"
+        );
     }
 
     #[test]
     fn the_person_may_open_about_pages() {
         let pane = |u: &str| check_url_for(u, UrlPolicy::Pane, None);
-        for ok in ["about:blank", "about:version", "about:history", "https://x.test"] {
+        for ok in [
+            "about:blank",
+            "about:version",
+            "about:history",
+            "https://x.test",
+        ] {
             assert!(pane(ok).is_ok(), "{ok}");
         }
-        for bad in ["file:///etc/passwd", "javascript:alert(1)", "chrome://history"] {
+        for bad in [
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "chrome://history",
+        ] {
             assert!(pane(bad).is_err(), "{bad}");
         }
     }

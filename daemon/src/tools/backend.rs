@@ -94,7 +94,9 @@ impl ToolBackend for EngineBackend {
         let mut output = run(&session, &call, &self.actor).await;
         // A tab of this agent's was closed on a browser-internal page since its last result.
         for note in session.take_url_notes(self.actor.id()).into_iter().rev() {
-            output.content.insert(0, porthole_mcp::Content::Text { text: note });
+            output
+                .content
+                .insert(0, porthole_mcp::Content::Text { text: note });
         }
         output
     }

@@ -12,10 +12,10 @@ use porthole_mcp::ToolOutput;
 use serde_json::{json, Value};
 
 use super::driver::Tab;
-use crate::browser::UrlPolicy;
 use super::error::ToolError;
 use super::snapshot::cap;
 use super::waits;
+use crate::browser::UrlPolicy;
 
 /// `navigate`: returns once the page loaded (or its load deadline passed), with its URL and
 /// title; then waits for wait_for_* if asked.

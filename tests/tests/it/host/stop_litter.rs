@@ -41,7 +41,10 @@ async fn host_stop_right_after_new_tab_leaves_nothing_in_the_users_chrome() {
         })
         .await;
         let (status, body) = daemon
-            .post("/api/browser/profile/reset", &json!({"channel_id": "litter"}))
+            .post(
+                "/api/browser/profile/reset",
+                &json!({"channel_id": "litter"}),
+            )
             .await;
         assert_eq!(status, 409, "{body}");
         let mark = pane.mark();
@@ -66,6 +69,9 @@ async fn host_stop_right_after_new_tab_leaves_nothing_in_the_users_chrome() {
                 "round {round}: Porthole's tabs {ours_left:?} (new tab {new_tab}) still in the user's Chrome after stopped; 10 s later Chrome lists {later:?} (the user's: {user_ids:?})"
             );
         }
-        assert_eq!(left, user_ids, "round {round}: only the user's tabs are left");
+        assert_eq!(
+            left, user_ids,
+            "round {round}: only the user's tabs are left"
+        );
     }
 }

@@ -106,7 +106,10 @@ async fn all_tab_urls(daemon: &TestDaemon, channel: &str) -> String {
         )
         .await;
     assert_eq!(status, 200, "{out}");
-    out["content"][0]["text"].as_str().unwrap_or_default().to_string()
+    out["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// The agent's page: its URL and text, through the tools.
@@ -125,23 +128,25 @@ async fn agents_are_refused_internal_pages_through_navigate_and_new_tab() {
     let tabs_before = ok(&agent, "list_tabs", json!({})).await;
     // What agents may open still works.
     ok(&agent, "navigate", json!({"url": "about:blank"})).await;
-    ok(&agent, "navigate", json!({"url": "data:text/html,<title>D</title>"})).await;
+    ok(
+        &agent,
+        "navigate",
+        json!({"url": "data:text/html,<title>D</title>"}),
+    )
+    .await;
     ok(&agent, "navigate", json!({"url": start})).await;
 
     for url in refused_urls(&base) {
         let refusal = err(&agent, "navigate", json!({"url": url})).await;
-        assert!(
-            refused_as_it_should(&refusal),
-            "navigate {url}: {refusal}"
-        );
+        assert!(refused_as_it_should(&refusal), "navigate {url}: {refusal}");
         let page = agent_page(&agent).await;
-        assert!(page.contains(&start), "navigate {url} changed the page: {page}");
+        assert!(
+            page.contains(&start),
+            "navigate {url} changed the page: {page}"
+        );
 
         let refusal = err(&agent, "new_tab", json!({"url": url})).await;
-        assert!(
-            refused_as_it_should(&refusal),
-            "new_tab {url}: {refusal}"
-        );
+        assert!(refused_as_it_should(&refusal), "new_tab {url}: {refusal}");
         let tabs = ok(&agent, "list_tabs", json!({})).await;
         assert_eq!(tabs, tabs_before, "new_tab {url} opened or changed a tab");
     }
@@ -201,7 +206,10 @@ async fn redirects_scripts_and_popups_never_show_an_agent_an_internal_page() {
         .await;
         eprintln!("measured: window.open({target}) said {}", text(&opened));
         let everything = all_tab_urls(&daemon, "trust-urls-b").await;
-        assert!(!looks_internal(&everything), "window.open {target}: {everything}");
+        assert!(
+            !looks_internal(&everything),
+            "window.open {target}: {everything}"
+        );
         // Location set by the agent's own code.
         let set = call(
             &agent,
@@ -213,7 +221,10 @@ async fn redirects_scripts_and_popups_never_show_an_agent_an_internal_page() {
         let page = ok(&agent, "get_page_text", json!({})).await;
         assert!(!looks_internal_content(&page), "location {target}: {page}");
         let everything = all_tab_urls(&daemon, "trust-urls-b").await;
-        assert!(!looks_internal(&everything), "location {target}: {everything}");
+        assert!(
+            !looks_internal(&everything),
+            "location {target}: {everything}"
+        );
     }
 }
 
@@ -263,17 +274,33 @@ async fn the_person_may_open_about_pages_from_a_pane() {
         pane.send(json!({"type": "navigate", "url": "data:text/html,<title>after</title>"}));
         // Both commands ran in order, and the first was not refused.
         let after = pane
-            .wait(&format!("{url} then data:"), std::time::Duration::from_secs(30), |r| {
-                let seen = &r.messages[mark..];
-                seen.iter().find(|m| m["type"] == "page_info" && m["title"] == "after")?;
-                Some(seen.to_vec())
-            })
+            .wait(
+                &format!("{url} then data:"),
+                std::time::Duration::from_secs(30),
+                |r| {
+                    let seen = &r.messages[mark..];
+                    seen.iter()
+                        .find(|m| m["type"] == "page_info" && m["title"] == "after")?;
+                    Some(seen.to_vec())
+                },
+            )
             .await;
         let refused: Vec<_> = after.iter().filter(|m| m["type"] == "error").collect();
-        assert!(refused.is_empty(), "the pane's {url} was refused: {refused:?}");
+        assert!(
+            refused.is_empty(),
+            "the pane's {url} was refused: {refused:?}"
+        );
         let info = after.iter().find(|m| m["type"] == "page_info").unwrap();
         assert_eq!(info["target_id"], own_tab.as_str(), "{info}");
-        eprintln!("measured: the pane's {url} showed {}", after.iter().filter(|m| m["type"] == "page_info").map(|m| m["url"].to_string()).collect::<Vec<_>>().join(" then "));
+        eprintln!(
+            "measured: the pane's {url} showed {}",
+            after
+                .iter()
+                .filter(|m| m["type"] == "page_info")
+                .map(|m| m["url"].to_string())
+                .collect::<Vec<_>>()
+                .join(" then ")
+        );
     }
     let (_, token) = daemon.add_agent(channel, "urls", &[]).await;
     let agent = agent_proxy(&daemon, &token).await;
@@ -305,14 +332,21 @@ async fn an_agents_tab_on_an_internal_page_is_closed_and_the_agent_told() {
     let probe = porthole_tests::probe::Probe::connect(&daemon.profile_dir(channel)).await;
     let attached = probe
         .cdp
-        .call("Target.attachToTarget", json!({"targetId": agent_tab, "flatten": true}))
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": agent_tab, "flatten": true}),
+        )
         .await
         .expect("attach");
     let session = attached["sessionId"].as_str().unwrap().to_string();
     let mark = pane.mark();
     let _ = probe
         .cdp
-        .call_on(&session, "Page.navigate", json!({"url": "chrome://version"}))
+        .call_on(
+            &session,
+            "Page.navigate",
+            json!({"url": "chrome://version"}),
+        )
         .await;
     pane.message_where("the agent's tab closed", mark, |m| {
         m["type"] == "tab_closed" && m["target_id"] == agent_tab.as_str()
@@ -362,18 +396,29 @@ async fn mcp_host_browser_keeps_its_tabs_off_internal_pages() {
     let ours = ours["targetId"].as_str().unwrap().to_string();
     let attached = probe
         .cdp
-        .call("Target.attachToTarget", json!({"targetId": ours, "flatten": true}))
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": ours, "flatten": true}),
+        )
         .await
         .expect("attach");
     let session = attached["sessionId"].as_str().unwrap().to_string();
     let _ = probe
         .cdp
-        .call_on(&session, "Page.navigate", json!({"url": "chrome://history"}))
+        .call_on(
+            &session,
+            "Page.navigate",
+            json!({"url": "chrome://history"}),
+        )
         .await;
-    porthole_tests::eventually("the tab closed", std::time::Duration::from_secs(20), || async {
-        let pages = probe.pages().await;
-        (!pages.iter().any(|p| p["targetId"] == ours.as_str())).then_some(())
-    })
+    porthole_tests::eventually(
+        "the tab closed",
+        std::time::Duration::from_secs(20),
+        || async {
+            let pages = probe.pages().await;
+            (!pages.iter().any(|p| p["targetId"] == ours.as_str())).then_some(())
+        },
+    )
     .await;
     let said = text(&call(&mcp, "get_page_text", json!({})).await);
     assert!(said.contains("Porthole closed that tab"), "{said}");
