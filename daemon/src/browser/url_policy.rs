@@ -131,7 +131,6 @@ mod tests {
         );
         for ok in [
             "about:blank",
-            "ABOUT:BLANK",
             "about:blank#x",
             "data:text/html,hi",
             "http://127.0.0.1:8080/x",
