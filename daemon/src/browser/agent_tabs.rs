@@ -166,6 +166,13 @@ impl BrowserSession {
                     owner: tab.owner.described(),
                 });
             }
+            // An agent never gets a tab on a browser-internal page (the person's to keep).
+            if !super::url_policy::agent_may_stay_on(&tab.url) {
+                return Err(SessionError::BadUrl(format!(
+                    "the tab shows {}, a page of the browser itself that agents may not use",
+                    tab.url
+                )));
+            }
             tabs.set_owner(
                 target_id,
                 TabOwner::Agent {

@@ -71,6 +71,15 @@ impl BrowserSession {
                     tabs.get(opener).map(|t| t.owner.clone())
                 });
                 let opener_is_ours = opener_owner.is_some();
+                let winding_down = self.winding_down.load(std::sync::atomic::Ordering::SeqCst);
+                if winding_down && opener_is_ours && self.ownership == Ownership::OwnTabs {
+                    // A popup of ours while a host-mode stop closes our tabs: it goes too.
+                    let _ = self
+                        .cdp
+                        .call("Target.closeTarget", json!({ "targetId": id }))
+                        .await;
+                    return;
+                }
                 if self.ownership == Ownership::AllTabs || opener_is_ours {
                     let owner = opener_owner.unwrap_or(super::owner::TabOwner::Human);
                     if let Err(error) = self.track(id, owner).await {
@@ -181,6 +190,7 @@ impl BrowserSession {
         let url = info["url"].as_str().unwrap_or_default();
         let title = info["title"].as_str().unwrap_or_default();
         let changed = self.tabs.lock().expect("tabs lock").update(id, url, title);
+        self.guard_landing(id, url);
         if changed {
             // Every tab's: each pane keeps those of the tab it watches.
             self.notify(PaneMessage::PageInfo {

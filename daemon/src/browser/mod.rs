@@ -22,6 +22,8 @@ mod session;
 mod tabs;
 mod titles;
 mod tracking;
+mod url_guard;
+pub mod url_policy;
 pub mod worlds;
 
 pub use dialogs::OpenDialog;
@@ -30,3 +32,4 @@ pub use notice::{ActivityPhase, DialogKind, Holder, PaneMessage, TabInfo};
 pub use owner::{Actor, TabOwner};
 pub use pane_view::PaneView;
 pub use session::{BrowserSession, Ownership, SessionError, SessionOptions, SettleLimits};
+pub use url_policy::UrlPolicy;

@@ -8,34 +8,15 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::session::{BrowserSession, SessionError};
+use super::url_policy::{check_url_for, UrlPolicy};
 
 /// Longest a navigation may take to commit.
 const NAVIGATE_DEADLINE: Duration = Duration::from_secs(30);
 
-/// Schemes a channel's browser may be sent to.
-const ALLOWED_SCHEMES: &[&str] = &["http", "https", "about", "data"];
-
-/// Checks that `url` is absolute and of an allowed scheme; returns it normalised.
+/// Checks `url` for the person in a pane (http, https, data, any `about:` page); returns it
+/// normalised. Agents' URLs go through [`check_url_for`] with [`UrlPolicy::Agent`].
 pub fn check_url(url: &str) -> Result<String, SessionError> {
-    let trimmed = url.trim();
-    if trimmed.is_empty() {
-        return Err(SessionError::BadUrl("the URL is empty".to_string()));
-    }
-    let parsed = url::Url::parse(trimmed).map_err(|e| {
-        SessionError::BadUrl(format!(
-            "{trimmed:?} is not an absolute URL ({e}); include the scheme, e.g. https://{trimmed}"
-        ))
-    })?;
-    if !ALLOWED_SCHEMES.contains(&parsed.scheme()) {
-        return Err(SessionError::BadUrl(format!(
-            "the {}: scheme is not allowed; use http, https, about or data",
-            parsed.scheme()
-        )));
-    }
-    if matches!(parsed.scheme(), "http" | "https") && parsed.host_str().is_none_or(str::is_empty) {
-        return Err(SessionError::BadUrl(format!("{trimmed:?} has no host")));
-    }
-    Ok(parsed.to_string())
+    check_url_for(url, UrlPolicy::Pane, None)
 }
 
 impl BrowserSession {
@@ -45,10 +26,29 @@ impl BrowserSession {
         self.navigate_on(&session, url).await
     }
 
-    /// Navigates the tab behind the flat CDP `session`; returns once the navigation committed
-    /// (or failed).
+    /// Navigates the tab behind the flat CDP `session` for the person in a pane; returns once
+    /// the navigation committed (or failed).
     pub async fn navigate_on(&self, session: &str, url: &str) -> Result<(), SessionError> {
-        let url = check_url(url)?;
+        self.navigate_with(session, url, UrlPolicy::Pane, None)
+            .await
+    }
+
+    /// Navigates the tab behind the flat CDP `session` if `policy` allows `url`; returns once
+    /// the navigation committed (or failed). A refused URL never reaches Chrome: the page
+    /// stays as it was. An agent's `blob:` must be of the origin of `from` (the page the
+    /// request comes from; `None`: the tab's own page).
+    pub async fn navigate_with(
+        &self,
+        session: &str,
+        url: &str,
+        policy: UrlPolicy,
+        from: Option<&str>,
+    ) -> Result<(), SessionError> {
+        let current = match from {
+            Some(from) => Some(from.to_string()),
+            None => self.url_of_session(session),
+        };
+        let url = check_url_for(url, policy, current.as_deref())?;
         let reply = self
             .cdp
             .call_with(
@@ -74,8 +74,19 @@ impl BrowserSession {
         self.go_history_on(&session, step).await
     }
 
-    /// [`Self::go_history`] in the tab behind the flat CDP `session`.
+    /// [`Self::go_history`] in the tab behind the flat CDP `session` (for the person).
     pub async fn go_history_on(&self, session: &str, step: i64) -> Result<bool, SessionError> {
+        self.go_history_with(session, step, UrlPolicy::Pane).await
+    }
+
+    /// [`Self::go_history_on`] when `policy` lets the entry's page be shown (an agent never
+    /// goes back to a browser-internal page).
+    pub async fn go_history_with(
+        &self,
+        session: &str,
+        step: i64,
+        policy: UrlPolicy,
+    ) -> Result<bool, SessionError> {
         let history = self
             .cdp
             .call_on(session, "Page.getNavigationHistory", json!({}))
@@ -88,6 +99,12 @@ impl BrowserSession {
         else {
             return Ok(false);
         };
+        let url = entry["url"].as_str().unwrap_or_default();
+        if policy == UrlPolicy::Agent && !super::url_policy::agent_may_stay_on(url) {
+            return Err(SessionError::BadUrl(format!(
+                "that history entry is {url}, a page agents may not open"
+            )));
+        }
         self.cdp
             .call_with(
                 "Page.navigateToHistoryEntry",
@@ -97,6 +114,12 @@ impl BrowserSession {
             )
             .await?;
         Ok(true)
+    }
+
+    /// The URL Porthole last saw on the tab behind the flat CDP `session`.
+    fn url_of_session(&self, session: &str) -> Option<String> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.by_session(session).map(|t| t.url.clone())
     }
 
     /// Reloads the active tab.
@@ -117,12 +140,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn urls_are_checked_before_chrome_sees_them() {
+    fn the_panes_urls_are_checked_before_chrome_sees_them() {
         assert_eq!(
             check_url(" https://example.com ").unwrap(),
             "https://example.com/"
         );
         assert!(check_url("about:blank").is_ok());
+        assert!(check_url("about:version").is_ok());
         assert!(check_url("data:text/html,hi").is_ok());
         for bad in [
             "",

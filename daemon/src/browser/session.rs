@@ -130,7 +130,7 @@ pub struct BrowserSession {
     pub(super) closed: CancellationToken,
     /// Set when Porthole itself is closing the session's tabs (host-mode stop): a tab list
     /// that empties then is not refilled.
-    pub(super) winding_down: std::sync::atomic::AtomicBool,
+    pub(super) winding_down: Arc<std::sync::atomic::AtomicBool>,
     /// Each agent's current tab (agent id → target id). Short lock.
     pub(super) agent_tabs: Mutex<std::collections::HashMap<String, String>>,
     /// Serialises finding or opening an agent's tab, per agent, so one agent racing itself
@@ -146,6 +146,8 @@ pub struct BrowserSession {
     pub(super) opening: Arc<Mutex<std::collections::HashSet<String>>>,
     /// The JavaScript dialog open in each tab (see `dialogs`). Short lock.
     pub(super) dialogs: Mutex<std::collections::HashMap<String, super::dialogs::OpenDialog>>,
+    /// Keeps agents' tabs off browser-internal pages (see `url_guard`).
+    pub(super) url_guard: super::url_guard::UrlGuard,
 }
 
 impl std::fmt::Debug for BrowserSession {
@@ -202,11 +204,12 @@ impl BrowserSession {
             viewport: Mutex::new(screen),
             layouts: Default::default(),
             closed,
-            winding_down: std::sync::atomic::AtomicBool::new(false),
+            winding_down: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             agent_tabs: Mutex::new(Default::default()),
             agent_locks: Mutex::new(Default::default()),
             end_reason: Mutex::new(None),
             dialogs: Mutex::new(Default::default()),
+            url_guard: Default::default(),
             creating: Arc::new(watch::channel(0).0),
             opening: Arc::default(),
         });

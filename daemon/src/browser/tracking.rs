@@ -89,6 +89,7 @@ impl BrowserSession {
                 .to_string(),
             owner,
         };
+        let landed_on = tab.url.clone();
         let created = PaneMessage::TabCreated {
             target_id: tab.target_id.clone(),
             url: tab.url.clone(),
@@ -106,6 +107,8 @@ impl BrowserSession {
         if became_active {
             self.size_active();
         }
+        // A popup of an agent's page can open on a page agents may not use.
+        self.guard_landing(target_id, &landed_on);
         Ok(())
     }
 
@@ -145,6 +148,7 @@ impl BrowserSession {
         self.worlds().drop_session(&removed.session_id);
         self.layouts.forget(&removed.session_id);
         self.dialogs.lock().expect("dialogs lock").remove(target_id);
+        self.url_guard.forget(target_id);
         self.notify(PaneMessage::TabClosed {
             target_id: target_id.to_string(),
         });
@@ -180,20 +184,37 @@ impl BrowserSession {
             params["focus"] = json!(false);
         }
         // Created in a task of its own: a caller cancelled mid-way (a pane's stop aborts its
-        // queued commands) still leaves the new target's id where a stop can find it.
+        // queued commands) still leaves the new target's id where a stop finds it, or closes
+        // it when the stop already looked (`winding_down` is read under the `opening` lock
+        // that `close_own_tabs` drains under, so every created tab meets one or the other).
         self.creating.send_modify(|n| *n += 1);
-        let (cdp, creating, opening) = (
+        let (cdp, creating, opening, winding_down) = (
             self.cdp.clone(),
             self.creating.clone(),
             self.opening.clone(),
+            self.winding_down.clone(),
         );
         let created = tokio::spawn(async move {
             let created = cdp.call("Target.createTarget", params).await;
+            let mut stopped_meanwhile = None;
             if let Some(id) = created.as_ref().ok().and_then(|r| r["targetId"].as_str()) {
-                opening.lock().expect("opening lock").insert(id.to_string());
+                let mut opening = opening.lock().expect("opening lock");
+                if winding_down.load(std::sync::atomic::Ordering::SeqCst) {
+                    stopped_meanwhile = Some(id.to_string());
+                } else {
+                    opening.insert(id.to_string());
+                }
+            }
+            if let Some(id) = stopped_meanwhile {
+                // Stopped while Chrome was opening it: close it rather than leave it behind.
+                let _ = cdp
+                    .call("Target.closeTarget", json!({ "targetId": id }))
+                    .await;
+                creating.send_modify(|n| *n = n.saturating_sub(1));
+                return Err(SessionError::Closed);
             }
             creating.send_modify(|n| *n = n.saturating_sub(1));
-            created
+            created.map_err(SessionError::from)
         })
         .await
         .map_err(|_| SessionError::Closed)??;
@@ -205,11 +226,7 @@ impl BrowserSession {
             })?
             .to_string();
         if self.winding_down.load(std::sync::atomic::Ordering::SeqCst) {
-            // Stopped while Chrome was opening it: close it rather than leave it behind.
-            let _ = self
-                .cdp
-                .call("Target.closeTarget", json!({ "targetId": target_id }))
-                .await;
+            // A stop is closing our tabs: this one is in `opening`, so it goes with them.
             return Err(SessionError::Closed);
         }
         let tracked = self.track(&target_id, owner.clone()).await;

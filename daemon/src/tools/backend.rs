@@ -91,7 +91,14 @@ impl ToolBackend for EngineBackend {
             Ok(session) => session,
             Err(message) => return ToolOutput::error(message),
         };
-        run(&session, &call, &self.actor).await
+        let mut output = run(&session, &call, &self.actor).await;
+        // A tab of this agent's was closed on a browser-internal page since its last result.
+        for note in session.take_url_notes(self.actor.id()).into_iter().rev() {
+            output
+                .content
+                .insert(0, porthole_mcp::Content::Text { text: note });
+        }
+        output
     }
 }
 
@@ -131,6 +138,8 @@ async fn dispatch(
         _ => {}
     }
     let tab = Tab::for_actor(browser, actor).await?;
+    // Never on a browser-internal page (an agent's tab there is closed).
+    browser.check_tab_for_tools(&tab.target_id).await?;
     if let ToolCall::HandleDialog(a) = call {
         return dialogs::handle_dialog(&tab, a).await;
     }

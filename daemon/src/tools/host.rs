@@ -89,6 +89,8 @@ impl SessionSource for HostSource {
         let session = BrowserSession::open(channel, Mode::Host, cdp, options)
             .await
             .map_err(|e| format!("Connected to Chrome but could not open a tab: {e}"))?;
+        // No person here: every tab is the tools', kept off browser-internal pages.
+        session.guard_every_tab();
         *slot = Some(session.clone());
         Ok(session)
     }

@@ -15,12 +15,15 @@ use super::driver::Tab;
 use super::error::ToolError;
 use super::snapshot::cap;
 use super::waits;
+use crate::browser::UrlPolicy;
 
 /// `navigate`: returns once the page loaded (or its load deadline passed), with its URL and
 /// title; then waits for wait_for_* if asked.
 pub async fn navigate(tab: &Tab, args: &NavigateArgs) -> Result<ToolOutput, ToolError> {
     let before = waits::before(tab).await;
-    tab.browser.navigate_on(&tab.session_id, &args.url).await?;
+    tab.browser
+        .navigate_with(&tab.session_id, &args.url, UrlPolicy::Agent, None)
+        .await?;
     waits::settle_navigation(tab, before).await;
     finish_load(tab, "Loaded", args.wait()).await
 }
@@ -28,7 +31,11 @@ pub async fn navigate(tab: &Tab, args: &NavigateArgs) -> Result<ToolOutput, Tool
 /// `go_back` (`step` -1) and `go_forward` (1).
 pub async fn history(tab: &Tab, step: i64) -> Result<ToolOutput, ToolError> {
     let before = waits::before(tab).await;
-    if !tab.browser.go_history_on(&tab.session_id, step).await? {
+    if !tab
+        .browser
+        .go_history_with(&tab.session_id, step, UrlPolicy::Agent)
+        .await?
+    {
         let which = if step < 0 { "back" } else { "forward" };
         return Err(ToolError::msg(format!(
             "Cannot go {which}: there is no page {which} in this tab's history."

@@ -10,7 +10,8 @@ use porthole_mcp::ToolOutput;
 use super::driver::Tab;
 use super::error::ToolError;
 use super::waits;
-use crate::browser::{Actor, BrowserSession, SessionError};
+use crate::browser::url_policy::check_url_for;
+use crate::browser::{Actor, BrowserSession, SessionError, UrlPolicy};
 
 /// `list_tabs`.
 pub fn list_tabs(browser: &BrowserSession, actor: &Actor) -> ToolOutput {
@@ -80,14 +81,22 @@ pub async fn new_tab(
     actor: &Actor,
     args: &NewTabArgs,
 ) -> Result<ToolOutput, ToolError> {
+    // Refused before anything opens (a blob: must be of the page the agent is on now).
+    let opener = browser.current_tab_of(actor).and_then(|id| {
+        let tabs = browser.visible_tabs(actor);
+        tabs.into_iter().find(|t| t.target_id == id).map(|t| t.url)
+    });
     if let Some(url) = &args.url {
-        crate::browser::check_url(url)?;
+        check_url_for(url, UrlPolicy::Agent, opener.as_deref())?;
     }
     let target_id = browser.new_tab_for(actor).await?;
     if let Some(url) = &args.url {
         let tab = Tab::for_actor(browser, actor).await?;
         let before = waits::before(&tab).await;
-        if let Err(e) = browser.navigate_on(&tab.session_id, url).await {
+        let navigated = browser
+            .navigate_with(&tab.session_id, url, UrlPolicy::Agent, opener.as_deref())
+            .await;
+        if let Err(e) = navigated {
             return Err(ToolError::msg(format!(
                 "Opened a new tab ({target_id}) but loading {url} failed: {}",
                 ToolError::from(e)

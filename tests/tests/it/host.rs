@@ -4,6 +4,7 @@
 //! changes, and Chrome going away mid-session.
 
 pub(crate) mod chrome;
+mod stop_litter;
 
 use std::time::Duration;
 

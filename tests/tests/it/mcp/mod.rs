@@ -20,3 +20,4 @@ mod proxy;
 mod refs;
 mod self_check;
 mod settle;
+mod trust_urls;

@@ -1,0 +1,132 @@
+//! Keeping agents' tabs off browser-internal pages after the fact: a redirect, a page script,
+//! a popup or the person's own navigation can take a tab where `navigate` would never send it
+//! (see [`super::url_policy`]). Such an agent tab is closed at once and its agent told in its
+//! next tool result; a tool never runs in a tab that shows one.
+//!
+//! Owns the notes waiting for agents and which tabs it is closing; never touches a tab of the
+//! person's (except in a session where every tab is a tool's: `mcp-host-browser`).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use serde_json::json;
+
+use super::owner::{TabOwner, OWNER_AGENT};
+use super::session::{BrowserSession, SessionError};
+use super::url_policy::agent_may_stay_on;
+
+/// The guard's state in a session.
+#[derive(Debug, Default)]
+pub struct UrlGuard {
+    /// Every tab is a tool's, the person's included (`mcp-host-browser` has no person).
+    every_tab: AtomicBool,
+    /// Notes for agents' next tool results, by agent id. Short lock, never held across an await.
+    notes: Mutex<HashMap<String, Vec<String>>>,
+    /// Tabs the guard is closing (each is closed once). Short lock.
+    closing: Mutex<HashSet<String>>,
+}
+
+impl UrlGuard {
+    /// Forgets a tab that is gone.
+    pub(super) fn forget(&self, target_id: &str) {
+        self.closing.lock().expect("closing lock").remove(target_id);
+    }
+}
+
+impl BrowserSession {
+    /// Treats every tab as an agent's (a session driven only by tools).
+    pub fn guard_every_tab(&self) {
+        self.url_guard.every_tab.store(true, Ordering::SeqCst);
+    }
+
+    /// The agent id to tell when the tracked tab `target_id` must leave an internal page;
+    /// `None` when it is the person's tab (or not tracked).
+    fn guarded_by(&self, target_id: &str) -> Option<String> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        match &tabs.get(target_id)?.owner {
+            TabOwner::Agent { id, .. } => Some(id.clone()),
+            TabOwner::Human if self.url_guard.every_tab.load(Ordering::SeqCst) => {
+                Some(OWNER_AGENT.to_string())
+            }
+            TabOwner::Human => None,
+        }
+    }
+
+    /// Called whenever a tracked tab's URL is learnt: an agent's tab on a page agents may not
+    /// use is closed, and its agent gets a note. Returns true when it closes the tab.
+    pub(super) fn guard_landing(&self, target_id: &str, url: &str) -> bool {
+        if agent_may_stay_on(url) {
+            return false;
+        }
+        let Some(agent_id) = self.guarded_by(target_id) else {
+            return false;
+        };
+        if !self
+            .url_guard
+            .closing
+            .lock()
+            .expect("closing lock")
+            .insert(target_id.to_string())
+        {
+            return true;
+        }
+        tracing::warn!(event = "internal_page_closed", channel_id = %self.channel(), agent_id = %agent_id, target_id = %target_id, scheme = url.split(':').next().unwrap_or_default());
+        self.url_guard
+            .notes
+            .lock()
+            .expect("notes lock")
+            .entry(agent_id)
+            .or_default()
+            .push(format!(
+                "Note: your tab {target_id} reached {url}, a page of the browser itself that \
+                 agents may not open (only http, https, data, blob of your own page and \
+                 about:blank); Porthole closed that tab. Your next call runs in another tab \
+                 of yours (a new one if you have none)."
+            ));
+        let cdp = self.cdp.clone();
+        let target = target_id.to_string();
+        tokio::spawn(async move {
+            if let Err(error) = cdp
+                .call("Target.closeTarget", json!({ "targetId": target }))
+                .await
+            {
+                tracing::debug!(event = "internal_page_close_failed", target_id = %target, %error);
+            }
+        });
+        true
+    }
+
+    /// The notes waiting for `agent_id` (each is given once).
+    pub fn take_url_notes(&self, agent_id: &str) -> Vec<String> {
+        self.url_guard
+            .notes
+            .lock()
+            .expect("notes lock")
+            .remove(agent_id)
+            .unwrap_or_default()
+    }
+
+    /// Ok when a tool may run in `target_id`: its page, as Chrome reports it now, is one agents
+    /// may use. An agent's tab that is not is closed (see [`Self::guard_landing`]).
+    pub async fn check_tab_for_tools(&self, target_id: &str) -> Result<(), SessionError> {
+        let reply = self
+            .cdp
+            .call("Target.getTargetInfo", json!({ "targetId": target_id }))
+            .await?;
+        let url = reply["targetInfo"]["url"].as_str().unwrap_or_default();
+        if agent_may_stay_on(url) {
+            return Ok(());
+        }
+        if self.guard_landing(target_id, url) {
+            return Err(SessionError::BadUrl(format!(
+                "this call did not run: your tab was on {url}, a page of the browser itself, \
+                 and was closed"
+            )));
+        }
+        Err(SessionError::BadUrl(format!(
+            "this call did not run: the tab shows {url}, a page of the browser itself, where \
+             tools do not run; open a new tab or navigate to a web page"
+        )))
+    }
+}
