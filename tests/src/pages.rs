@@ -132,11 +132,12 @@ pub fn blob_download_page() -> String {
 /// A download that never ends (64 KiB chunks, about 6 MB a second): `/endless.bin`, linked
 /// from `/endless-page`.
 fn endless_download() -> axum::response::Response {
-    let chunks = futures_util::stream::unfold(0u64, |n| async move {
+    let open = EndlessOpen::new();
+    let chunks = futures_util::stream::unfold((0u64, open), |(n, open)| async move {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         Some((
             Ok::<_, std::io::Error>(bytes::Bytes::from(vec![(n % 251) as u8; 64 * 1024])),
-            n + 1,
+            (n + 1, open),
         ))
     });
     axum::response::Response::builder()
@@ -147,6 +148,29 @@ fn endless_download() -> axum::response::Response {
         )
         .body(axum::body::Body::from_stream(chunks))
         .expect("a response")
+}
+
+static ENDLESS_OPEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many `/endless.bin` responses are still being sent (the browser has not let go).
+pub fn endless_downloads_open() -> usize {
+    ENDLESS_OPEN.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Counts one `/endless.bin` response while it lives.
+struct EndlessOpen;
+
+impl EndlessOpen {
+    fn new() -> Self {
+        ENDLESS_OPEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Self
+    }
+}
+
+impl Drop for EndlessOpen {
+    fn drop(&mut self) {
+        ENDLESS_OPEN.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 /// Script shared by the bench pages: 24 black/white blocks at the top left encode a number,

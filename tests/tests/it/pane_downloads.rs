@@ -10,7 +10,8 @@ use base64::Engine as _;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::docker::{self, ensure_image, unique, DockerCleanup};
 use porthole_tests::pages::{
-    blob_download_page, download_payload, http_get_bytes, PageServer, DOWNLOAD_NAME,
+    blob_download_page, download_payload, endless_downloads_open, http_get_bytes, PageServer,
+    DOWNLOAD_NAME,
 };
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
@@ -142,7 +143,14 @@ async fn an_endless_download_is_stopped_at_the_cap_with_nothing_left_on_disk() {
         .await;
     assert_eq!(canceled["name"], "endless.bin", "{canceled}");
 
-    // Nothing but the list is left in the channel's downloads directory.
+    // The browser let go of the download...
+    porthole_tests::eventually(
+        "the endless response to be dropped",
+        Duration::from_secs(20),
+        || async { (endless_downloads_open() == 0).then_some(()) },
+    )
+    .await;
+    // ...and nothing but the list is left in the channel's downloads directory.
     let dir = daemon.data.path().join("downloads").join("dl-cap");
     porthole_tests::eventually(
         "the partial file to be removed",
