@@ -152,6 +152,9 @@ pub enum DownloadTracking {
     Off(String),
 }
 
+/// A download's `downloadWillBegin` and last `downloadProgress`, held until its owner is known.
+type Held = (Value, Option<Value>);
+
 /// The session's file directory and download list.
 pub struct SessionFiles {
     /// Removed (with everything in it) when the session is dropped; `None` when it could not
@@ -179,7 +182,7 @@ pub struct SessionFiles {
     /// Only downloads of the session's own tabs are listed ([`DownloadPlace::Watch`]): the
     /// events of the others are kept here (guid → begin, last progress) until an owner is
     /// settled, never listed. Short lock.
-    unowned: Option<Mutex<HashMap<String, (Value, Option<Value>)>>>,
+    unowned: Option<Mutex<HashMap<String, Held>>>,
 }
 
 impl std::fmt::Debug for SessionFiles {
