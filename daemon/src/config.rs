@@ -191,6 +191,9 @@ pub struct BrowserConfig {
     pub host: HostConfig,
     /// Cookie import defaults and auto-replay.
     pub cookie_import: CookieImportConfig,
+    /// The most a channel's downloads may take on disk, in MiB (0 = no cap); a download
+    /// that would go over is cancelled and its partial file removed.
+    pub downloads_max_mb: u64,
 }
 
 impl Default for BrowserConfig {
@@ -216,6 +219,7 @@ impl Default for BrowserConfig {
             docker: DockerConfig::default(),
             host: HostConfig::default(),
             cookie_import: CookieImportConfig::default(),
+            downloads_max_mb: 1024,
         }
     }
 }

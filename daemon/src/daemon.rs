@@ -147,6 +147,9 @@ impl Daemon {
                 idle_timeout: Duration::from_secs(config.browser.idle_timeout_secs),
                 docker_unavailable,
                 downloads_root: Some(paths.data_dir.join("downloads")),
+                download_limits: crate::browser::files::DownloadLimits::from_mb(
+                    config.browser.downloads_max_mb,
+                ),
                 settle: config.tools.settle_limits(),
             },
             state,

@@ -85,6 +85,94 @@ pub const KEY_TITLE_PAGE: &str = r#"<!doctype html><html><head><title>no key</ti
 pub const SECOND_PAGE: &str = r#"<!doctype html><html><head><title>Second page</title></head>
 <body><h1>Second</h1><a id="back" href="/input">back</a></body></html>"#;
 
+/// A page whose link (filling the top left 300×100 CSS px) downloads `href`.
+fn download_link_page(title: &str, href: &str) -> String {
+    format!(
+        "<!doctype html><html><head><title>{title}</title></head><body style=\"margin:0\">\
+         <a id=\"dl\" href=\"{href}\" style=\"display:block;position:absolute;left:0;top:0;\
+         width:300px;height:100px;background:#cde\">Download</a></body></html>"
+    )
+}
+
+/// The name [`download_payload`] is served under (a non-ASCII one, to test its encoding).
+pub const DOWNLOAD_NAME: &str = "résumé 100k.bin";
+
+/// 100 KiB of pseudo-random bytes (xorshift, fixed seed): served at `/payload.bin` as
+/// [`DOWNLOAD_NAME`], linked from `/download-page`.
+pub fn download_payload() -> Vec<u8> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..100 * 1024)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// The download page without a server (for browsers that cannot reach this machine, such as
+/// a remote engine's): the page makes [`download_payload`]'s bytes itself and links them as a
+/// blob named [`DOWNLOAD_NAME`].
+pub fn blob_download_page() -> String {
+    format!(
+        "<!doctype html><html><head><meta charset=utf-8><title>Download page</title></head>\
+         <body style=\"margin:0\"><a id=dl style=\"display:block;position:absolute;left:0;\
+         top:0;width:300px;height:100px;background:#cde\">Download</a><script>\
+         const M = (1n << 64n) - 1n; let x = 0x9E3779B97F4A7C15n; const out = new Uint8Array(102400);\
+         for (let i = 0; i < out.length; i++) {{ x ^= (x << 13n) & M; x ^= x >> 7n; x ^= (x << 17n) & M;\
+         out[i] = Number((x >> 24n) & 255n); }}\
+         const a = document.getElementById('dl'); a.download = {name:?};\
+         a.href = URL.createObjectURL(new Blob([out], {{type: 'application/octet-stream'}}));\
+         </script></body></html>",
+        name = DOWNLOAD_NAME
+    )
+}
+
+/// A download that never ends (64 KiB chunks, about 6 MB a second): `/endless.bin`, linked
+/// from `/endless-page`.
+fn endless_download() -> axum::response::Response {
+    let open = EndlessOpen::new();
+    let chunks = futures_util::stream::unfold((0u64, open), |(n, open)| async move {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        Some((
+            Ok::<_, std::io::Error>(bytes::Bytes::from(vec![(n % 251) as u8; 64 * 1024])),
+            (n + 1, open),
+        ))
+    });
+    axum::response::Response::builder()
+        .header("Content-Type", "application/octet-stream")
+        .header(
+            "Content-Disposition",
+            "attachment; filename=\"endless.bin\"",
+        )
+        .body(axum::body::Body::from_stream(chunks))
+        .expect("a response")
+}
+
+static ENDLESS_OPEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many `/endless.bin` responses are still being sent (the browser has not let go).
+pub fn endless_downloads_open() -> usize {
+    ENDLESS_OPEN.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Counts one `/endless.bin` response while it lives.
+struct EndlessOpen;
+
+impl EndlessOpen {
+    fn new() -> Self {
+        ENDLESS_OPEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Self
+    }
+}
+
+impl Drop for EndlessOpen {
+    fn drop(&mut self) {
+        ENDLESS_OPEN.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// Script shared by the bench pages: 24 black/white blocks at the top left encode a number,
 /// so a frame says what it shows (decoded by `decode_blocks`).
 const BLOCKS: &str = r#"<div id="blocks" style="position:fixed;left:0;top:0;display:flex;z-index:9">
@@ -153,7 +241,31 @@ impl PageServer {
             .route("/second", get(|| async { Html(SECOND_PAGE) }))
             .route("/key-title", get(|| async { Html(KEY_TITLE_PAGE) }))
             .route("/clock", get(|| async { Html(clock_page()) }))
-            .route("/scroll", get(|| async { Html(scroll_page()) }));
+            .route("/scroll", get(|| async { Html(scroll_page()) }))
+            .route(
+                "/download-page",
+                get(|| async { Html(download_link_page("Download page", "/payload.bin")) }),
+            )
+            .route(
+                "/payload.bin",
+                get(|| async {
+                    (
+                        [
+                            ("Content-Type", "application/octet-stream"),
+                            (
+                                "Content-Disposition",
+                                "attachment; filename=\"resume.bin\"; filename*=UTF-8''r%C3%A9sum%C3%A9%20100k.bin",
+                            ),
+                        ],
+                        download_payload(),
+                    )
+                }),
+            )
+            .route(
+                "/endless-page",
+                get(|| async { Html(download_link_page("Endless page", "/endless.bin")) }),
+            )
+            .route("/endless.bin", get(|| async { endless_download() }));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind page server");
@@ -257,6 +369,41 @@ where
         rest.to_string()
     };
     (status, body)
+}
+
+/// One GET on a fresh connection, the body as bytes: `(status, headers (lower-case names),
+/// body)`. For byte-exact downloads (the body is not chunked: the daemon sends a length).
+pub async fn http_get_bytes(
+    addr: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let mut request = format!("GET {path} HTTP/1.1\r\nConnection: close\r\nHost: {addr}\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).await.expect("write");
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.expect("read");
+    let end = response
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let head = String::from_utf8_lossy(&response[..end]).to_string();
+    let body = response[end + 4..].to_vec();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    (status, headers, body)
 }
 
 fn dechunk(mut text: &str) -> String {

@@ -53,6 +53,8 @@ export declare class PortholePane extends HTMLElement {
   start(mode?: 'docker' | 'host' | 'local'): void;
   /** Skips the reconnect backoff. */
   reconnect(): void;
+  /** Prints the watched tab to PDF; it arrives as a download to save. */
+  printPage(): boolean;
   /** Puts keyboard focus on the remote screen. */
   focusScreen(): void;
   /** Shows a notice in the pane's status line. */

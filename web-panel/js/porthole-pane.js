@@ -23,6 +23,7 @@
 
 import { AgentBar } from './agents.js';
 import { Connection, paneSocketUrl } from './connection.js';
+import { DownloadList } from './downloads.js';
 import { Keyboard } from './keyboard.js';
 import { paneTemplate } from './pane-template.js';
 import { ModePill } from './mode.js';
@@ -117,6 +118,11 @@ export class PortholePane extends HTMLElement {
   /** Skip the reconnect backoff. */
   reconnect() {
     if (this.session) this.session.conn.retryNow();
+  }
+
+  /** Print the watched tab to PDF; it arrives as a download to save. */
+  printPage() {
+    return this.send({ type: 'print' });
   }
 
   /** Put keyboard focus on the remote screen. */
@@ -270,6 +276,8 @@ export class PortholePane extends HTMLElement {
       watched: () => this.tabStrip.activeId,
       onChange: () => { if (this.prompts) this.state.prompts = this.prompts.snapshot(); },
     });
+    // The person's downloads (and prints), each offered to save.
+    this.downloads = new DownloadList(this.stage, () => this.session);
 
     this.overlayAction.addEventListener('click', () => {
       if (this.session && this.session.conn.isOpen) this.sendStart();
@@ -444,6 +452,7 @@ export class PortholePane extends HTMLElement {
     this.tabStrip.reset();
     this.agents.reset();
     this.prompts.reset();
+    this.downloads.clear();
     this.toolbar.setUrl('');
     this.setControlsEnabled(false);
     this.screen.clear();
@@ -519,6 +528,9 @@ export class PortholePane extends HTMLElement {
         break;
       case 'dialog':
         this.prompts.dialog(/** @type {any} */ (msg));
+        break;
+      case 'download':
+        this.downloads.update(/** @type {any} */ (msg));
         break;
       case 'dialog_closed':
         this.prompts.dialogClosed(String(msg.target_id));

@@ -23,7 +23,8 @@ export type PaneMessage =
   | PaneHandoff
   | PaneHandoffEnded
   | PaneDialog
-  | PaneDialogClosed;
+  | PaneDialogClosed
+  | PaneDownload;
 /** The `PaneMessage` whose `type` is `T`. */
 export type PaneMessageOf<T extends PaneMessage["type"]> = Extract<PaneMessage, { type: T }>;
 
@@ -158,6 +159,22 @@ export interface PaneDialogClosed {
   target_id: string;
 }
 
+/**
+ * A download from one of the person's tabs (or a `print`): began, moved on (at most 4 a
+ * second), or ended. A completed one's bytes: `GET
+ * /api/browser/channels/{channel}/downloads/{id}`.
+ */
+export interface PaneDownload {
+  type: "download";
+  id: string;
+  name: string;
+  received_bytes: number;
+  state: DownloadPhase;
+  target_id: string;
+  /** When the server said. */
+  total_bytes?: number | null;
+}
+
 /** One JSON message from a pane. */
 export type ClientMessage =
   | ClientStart
@@ -177,7 +194,8 @@ export type ClientMessage =
   | ClientStopAgents
   | ClientHandoffDone
   | ClientDialogAnswer
-  | ClientFollowAgents;
+  | ClientFollowAgents
+  | ClientPrint;
 /** The `ClientMessage` whose `type` is `T`. */
 export type ClientMessageOf<T extends ClientMessage["type"]> = Extract<ClientMessage, { type: T }>;
 
@@ -284,11 +302,19 @@ export interface ClientFollowAgents {
   on: boolean;
 }
 
+/** Prints the watched tab to PDF, kept as a download (`download` messages follow). */
+export interface ClientPrint {
+  type: "print";
+}
+
 /** `agent_activity.phase`. */
 export type ActivityPhase = "start" | "end";
 
 /** `dialog.kind`, as Chrome names JavaScript dialogs. */
 export type DialogKind = "alert" | "confirm" | "prompt" | "beforeunload";
+
+/** `download.state`. */
+export type DownloadPhase = "started" | "progress" | "completed" | "canceled" | "failed";
 
 /** `control.holder`. */
 export type Holder = "human" | "agents";

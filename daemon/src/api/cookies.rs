@@ -243,6 +243,7 @@ mod tests {
                 idle_timeout: Duration::from_secs(60),
                 docker_unavailable: None,
                 downloads_root: None,
+                download_limits: Default::default(),
                 settle: Default::default(),
             },
             state.clone(),

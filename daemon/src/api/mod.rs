@@ -6,6 +6,7 @@ mod action;
 mod agents;
 mod auth;
 mod cookies;
+mod downloads;
 mod error;
 mod http;
 mod image;
@@ -126,6 +127,10 @@ pub fn app_on(state: AppState, listener: Listener) -> Router {
         .route(
             "/api/browser/channels/{channel_id}",
             delete(http::delete_channel),
+        )
+        .route(
+            "/api/browser/channels/{channel_id}/downloads/{download_id}",
+            get(downloads::download),
         )
         .route("/api/browser/mode", post(http::set_mode))
         .route(

@@ -537,6 +537,12 @@ async fn run_command(view: &PaneView, command: ClientMessage) -> Result<(), Sess
             let (_, tab) = view.watched_tab()?;
             session.reload_on(&tab).await
         }
+        ClientMessage::Print {} => {
+            let (target, tab) = view.watched_tab()?;
+            crate::browser::print::print_to_download(session, &target, &tab)
+                .await
+                .map(drop)
+        }
         _ => Ok(()),
     }
 }

@@ -78,6 +78,8 @@ pub enum ClientMessage {
     FollowAgents {
         on: bool,
     },
+    /// Prints the watched tab to PDF, kept as a download (`download` messages follow).
+    Print {},
 }
 
 #[cfg(test)]
@@ -104,6 +106,7 @@ mod tests {
             r#"{"type":"handoff_done","id":"h1","note":"logged in"}"#,
             r#"{"type":"dialog_answer","target_id":"T","accept":false}"#,
             r#"{"type":"follow_agents","on":false}"#,
+            r#"{"type":"print"}"#,
         ];
         for text in texts {
             serde_json::from_str::<ClientMessage>(text).unwrap_or_else(|e| panic!("{text}: {e}"));

@@ -107,10 +107,11 @@ impl BrowserSession {
             "Browser.downloadWillBegin" => {
                 let owner = event.params["frameId"].as_str().and_then(|frame| {
                     let tabs = self.tabs.lock().expect("tabs lock");
-                    tabs.tab_of_frame(frame).map(|t| t.owner.id().to_string())
+                    tabs.tab_of_frame(frame)
+                        .map(|t| (t.owner.id().to_string(), t.target_id.clone()))
                 });
-                if let (Some(guid), Some(owner)) = (event.params["guid"].as_str(), owner) {
-                    self.files().set_owner_of(guid, &owner);
+                if let (Some(guid), Some((owner, tab))) = (event.params["guid"].as_str(), owner) {
+                    self.files().set_owner_of(guid, &owner, Some(&tab));
                 }
             }
             "Runtime.bindingCalled" => {

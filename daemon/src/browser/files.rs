@@ -9,9 +9,15 @@
 //! `Browser.setDownloadBehavior {allowAndName, eventsEnabled}` points the browser at the
 //! directory, and the recorder follows `Browser.downloadWillBegin` / `downloadProgress` into a
 //! list the tools read; each download remembers the frame that started it, and the tools
-//! record which owner's tab that was. Not in host mode: the behaviour is browser-wide, and
-//! the user's Chrome keeps its own download folder. Reading and answering for tools is
-//! `tools::files`.
+//! record which owner's tab that was. In host mode ([`DownloadPlace::Watch`]) the behaviour
+//! stays Chrome's `default` (the user's Chrome keeps its own download folder) with events on,
+//! and only the downloads of the session's own tabs are listed, where Chrome says it saved
+//! them. Reading and answering for tools is `tools::files`; the person's `download` messages
+//! are `download_notices`.
+//!
+//! `browser.downloads_max_mb` caps the channel's downloads on disk: a download that would
+//! take them over is cancelled (`Browser.cancelDownload`), its partial file removed, and the
+//! list says why.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +28,8 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use super::download_notices::DownloadNotices;
+use super::notice::PaneMessage;
 use crate::cdp::{CdpConnection, CdpEvent};
 use crate::providers::{BrowserFiles, DownloadPlace};
 
@@ -68,6 +76,54 @@ pub struct Download {
     /// The id of the owner of the tab it came from (`human` or an agent id), once known.
     #[serde(default)]
     pub owner: Option<String>,
+    /// The tab it came from, once known.
+    #[serde(default)]
+    pub target_id: Option<String>,
+    /// The file is on the daemon's side even when the browser's downloads are not (a print).
+    #[serde(default)]
+    pub on_daemon: bool,
+    /// Why the daemon cancelled it (a bound), for `list_downloads`.
+    #[serde(default)]
+    pub why: Option<String>,
+}
+
+/// A download's bytes, for the API to stream.
+#[derive(Debug)]
+pub enum DownloadBody {
+    /// A file on the daemon's disk, with its size.
+    File(tokio::fs::File, u64),
+    /// Read back from the browser's own filesystem.
+    Bytes(Vec<u8>),
+}
+
+/// What `browser.downloads_max_mb` says, and where the channel's downloads go.
+#[derive(Debug, Clone)]
+pub struct DownloadLimits {
+    /// The most the channel's downloads may take on disk, in bytes (0: no cap).
+    pub max_bytes: u64,
+}
+
+impl DownloadLimits {
+    /// The cap from `browser.downloads_max_mb`.
+    pub fn from_mb(mb: u64) -> Self {
+        Self {
+            max_bytes: mb.saturating_mul(1024 * 1024),
+        }
+    }
+}
+
+impl Default for DownloadLimits {
+    fn default() -> Self {
+        Self::from_mb(1024)
+    }
+}
+
+/// Work a download event leaves for the follower (it needs the browser: an await).
+enum Effect {
+    /// Over the cap: cancel it and remove what it left.
+    Cancel(Download),
+    /// Cancelled by the daemon and now ended: remove what is left.
+    Remove(Download),
 }
 
 /// A download's bytes as read back.
@@ -96,6 +152,9 @@ pub enum DownloadTracking {
     Off(String),
 }
 
+/// A download's `downloadWillBegin` and last `downloadProgress`, held until its owner is known.
+type Held = (Value, Option<Value>);
+
 /// The session's file directory and download list.
 pub struct SessionFiles {
     /// Removed (with everything in it) when the session is dropped; `None` when it could not
@@ -115,8 +174,15 @@ pub struct SessionFiles {
     tracking: Mutex<DownloadTracking>,
     /// The last file chooser each tab (flat session id) opened. Short lock.
     choosers: Mutex<HashMap<String, Chooser>>,
-    /// Owners settled before their download was recorded (guid → owner id). Short lock.
-    pending_owners: Mutex<HashMap<String, String>>,
+    /// Owners settled before their download was recorded (guid → owner id, tab). Short lock.
+    pending_owners: Mutex<HashMap<String, (String, Option<String>)>>,
+    /// `download` messages to the session's panes.
+    notices: DownloadNotices,
+    limits: DownloadLimits,
+    /// Only downloads of the session's own tabs are listed ([`DownloadPlace::Watch`]): the
+    /// events of the others are kept here (guid → begin, last progress) until an owner is
+    /// settled, never listed. Short lock.
+    unowned: Option<Mutex<HashMap<String, Held>>>,
 }
 
 impl std::fmt::Debug for SessionFiles {
@@ -138,12 +204,17 @@ impl SessionFiles {
         place: DownloadPlace,
         downloads_root: Option<&Path>,
         closed: CancellationToken,
+        notices: broadcast::Sender<PaneMessage>,
+        limits: DownloadLimits,
     ) -> Arc<Self> {
+        let watch = matches!(place, DownloadPlace::Watch);
         let (tracking, browser_side, reader) = match place {
             DownloadPlace::Daemon => (DownloadTracking::On, None, None),
             DownloadPlace::Browser { dir, files } => {
                 (DownloadTracking::On, Some(PathBuf::from(dir)), Some(files))
             }
+            // Chrome names the place of each file; nothing is pointed anywhere.
+            DownloadPlace::Watch => (DownloadTracking::On, Some(PathBuf::new()), None),
             DownloadPlace::Off(why) => (DownloadTracking::Off(why), None, None),
         };
         let root = tempfile::Builder::new()
@@ -178,6 +249,9 @@ impl SessionFiles {
             tracking: Mutex::new(tracking.clone()),
             choosers: Mutex::new(HashMap::new()),
             pending_owners: Mutex::new(HashMap::new()),
+            notices: DownloadNotices::new(notices),
+            limits,
+            unowned: watch.then(|| Mutex::new(HashMap::new())),
         });
         let downloads = match (&tracking, &files.browser_dir) {
             (DownloadTracking::On, Some(dir)) if files.downloads_dir.is_some() => Some(dir.clone()),
@@ -191,6 +265,12 @@ impl SessionFiles {
     /// The channel's downloads directory on the daemon's side.
     pub fn downloads_dir(&self) -> Option<PathBuf> {
         self.downloads_dir.clone()
+    }
+
+    /// Whether the browser keeps its own download place and only our tabs' are listed
+    /// (host mode).
+    pub fn watches(&self) -> bool {
+        self.unowned.is_some()
     }
 
     /// Where a download's file is, in words (a path on this machine, or in the browser's
@@ -210,7 +290,7 @@ impl SessionFiles {
         let gone = |e: &dyn std::fmt::Display| {
             format!("Download {} ({}) is gone: {e}", download.id, download.name)
         };
-        match &self.reader {
+        match self.reader.as_ref().filter(|_| !download.on_daemon) {
             None => {
                 let size = tokio::fs::metadata(&download.path)
                     .await
@@ -238,21 +318,128 @@ impl SessionFiles {
         }
     }
 
-    /// Records that download `id` came from a tab of `owner` (`human` or an agent id).
-    /// Records who owns the download `guid` (its tab's owner): at once when it is listed,
-    /// else kept until its `downloadWillBegin` is recorded (both follow the same events).
-    pub fn set_owner_of(&self, guid: &str, owner: &str) {
+    /// The bytes of a finished download for the API: the open file when it is on the
+    /// daemon's disk, else read back from the browser's (at most the channel's cap).
+    pub async fn open_download(&self, download: &Download) -> Result<DownloadBody, String> {
+        let gone = |e: &dyn std::fmt::Display| {
+            format!("Download {} ({}) is gone: {e}", download.id, download.name)
+        };
+        if self.reader.is_none() || download.on_daemon {
+            let file = tokio::fs::File::open(&download.path)
+                .await
+                .map_err(|e| gone(&crate::providers::io_reason(&e)))?;
+            let size = file
+                .metadata()
+                .await
+                .map_err(|e| gone(&crate::providers::io_reason(&e)))?
+                .len();
+            return Ok(DownloadBody::File(file, size));
+        }
+        let limit = match self.limits.max_bytes {
+            0 => u64::MAX / 2,
+            cap => cap,
+        };
+        match self.read_download(download, limit).await? {
+            ReadBack::Bytes(bytes) => Ok(DownloadBody::Bytes(bytes)),
+            ReadBack::TooBig(size) => Err(gone(&format!("it is {size} bytes, over the cap"))),
+        }
+    }
+
+    /// Records who owns the download `guid` (its tab's owner, and the tab): at once when it
+    /// is listed, else kept until its `downloadWillBegin` is recorded (both follow the same
+    /// events). Panes hear of the person's downloads from here or from that record,
+    /// whichever comes second.
+    pub fn set_owner_of(&self, guid: &str, owner: &str, target_id: Option<&str>) {
         let mut downloads = self.downloads.lock().expect("downloads lock");
         match downloads.iter_mut().find(|d| d.guid == guid) {
             Some(d) => {
                 d.owner = Some(owner.to_string());
+                d.target_id = target_id.map(str::to_string);
+                self.notices.started(d);
                 self.save(&downloads);
             }
             None => {
-                let mut pending = self.pending_owners.lock().expect("pending owners lock");
-                pending.insert(guid.to_string(), owner.to_string());
+                self.pending_owners
+                    .lock()
+                    .expect("pending owners lock")
+                    .insert(
+                        guid.to_string(),
+                        (owner.to_string(), target_id.map(str::to_string)),
+                    );
+                // Host mode: a download of one of our tabs, seen before its owner was.
+                let held = self
+                    .unowned
+                    .as_ref()
+                    .and_then(|unowned| unowned.lock().expect("unowned lock").remove(guid));
+                drop(downloads);
+                if let Some((begin, progress)) = held {
+                    let dir = PathBuf::new();
+                    self.apply("Browser.downloadWillBegin", &begin, &dir);
+                    if let Some(progress) = progress {
+                        self.apply("Browser.downloadProgress", &progress, &dir);
+                    }
+                }
             }
         }
+    }
+
+    /// Stores `bytes` as a finished download of the person's (a print of tab `target_id`),
+    /// on the daemon's side, and tells panes. Refused over `browser.downloads_max_mb`.
+    pub fn add_file(&self, name: &str, target_id: &str, bytes: &[u8]) -> Result<Download, String> {
+        let Some(dir) = &self.downloads_dir else {
+            return Err("this channel has no directory for downloads".to_string());
+        };
+        let size = bytes.len() as u64;
+        let mut downloads = self.downloads.lock().expect("downloads lock");
+        if let Some(why) = self.over_cap(&downloads, "", size) {
+            return Err(why);
+        }
+        let n = downloads.len() + 1;
+        let guid = format!("print-{n}-{}", std::process::id());
+        let mut download = Download {
+            id: format!("d{n}"),
+            guid: guid.clone(),
+            name: name.to_string(),
+            url: String::new(),
+            state: DownloadState::Completed,
+            received: size,
+            total: size,
+            path: dir.join(&guid),
+            frame_id: target_id.to_string(),
+            owner: Some(super::owner::TabOwner::Human.id().to_string()),
+            target_id: Some(target_id.to_string()),
+            on_daemon: true,
+            why: None,
+        };
+        // A small synchronous write under the short lock (never an await), so ids stay in order.
+        if let Err(e) = std::fs::write(&download.path, bytes) {
+            download.state = DownloadState::Canceled;
+            self.notices.failed(&download);
+            return Err(format!("could not store {name} ({e})"));
+        }
+        downloads.push(download.clone());
+        self.notices.started(&download);
+        self.save(&downloads);
+        Ok(download)
+    }
+
+    /// Why `size` more bytes for download `guid` would take the channel over its cap.
+    fn over_cap(&self, downloads: &[Download], guid: &str, size: u64) -> Option<String> {
+        let cap = self.limits.max_bytes;
+        if cap == 0 || self.unowned.is_some() {
+            return None;
+        }
+        let others: u64 = downloads
+            .iter()
+            .filter(|d| d.guid != guid && d.state != DownloadState::Canceled)
+            .map(|d| d.received)
+            .sum();
+        (others.saturating_add(size) > cap).then(|| {
+            format!(
+                "canceled by Porthole: it would take this channel's downloads over                  browser.downloads_max_mb ({} MB; {others} bytes are already taken); raise that                  setting in the daemon's config to allow more",
+                cap / (1024 * 1024)
+            )
+        })
     }
 
     /// Writes the list beside the files (best effort; a failure is logged). Called with the
@@ -338,8 +525,21 @@ impl SessionFiles {
                         .insert(session.to_string(), chooser);
                 }
                 (method, None) if method.starts_with("Browser.download") => {
-                    if let Some(dir) = &downloads {
-                        self.apply(method, &event.params, dir);
+                    let Some(dir) = &downloads else {
+                        continue;
+                    };
+                    match self.apply(method, &event.params, dir) {
+                        Some(Effect::Cancel(d)) => {
+                            let cancel = cdp
+                                .call("Browser.cancelDownload", json!({"guid": d.guid}))
+                                .await;
+                            if let Err(e) = cancel {
+                                tracing::warn!(event = "download_cancel_failed", id = %d.id, error = %e);
+                            }
+                            self.remove_partial(&d).await;
+                        }
+                        Some(Effect::Remove(d)) => self.remove_partial(&d).await,
+                        None => {}
                     }
                 }
                 _ => {}
@@ -347,18 +547,38 @@ impl SessionFiles {
         }
     }
 
-    /// Points the browser's downloads at `dir`, with events; tracking goes off if refused.
+    /// Removes what a download the daemon cancelled left on the daemon's disk (the file and
+    /// Chrome's `.crdownload`); in a container Chrome removes its own partial file.
+    async fn remove_partial(&self, d: &Download) {
+        if self.reader.is_some() || self.unowned.is_some() {
+            return;
+        }
+        let mut partial = d.path.clone().into_os_string();
+        partial.push(".crdownload");
+        for path in [d.path.clone(), PathBuf::from(partial)] {
+            match tokio::fs::remove_file(&path).await {
+                Ok(()) => tracing::info!(event = "download_partial_removed", id = %d.id),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    tracing::warn!(event = "download_partial_not_removed", id = %d.id, error = %e)
+                }
+            }
+        }
+    }
+
+    /// Points the browser's downloads at `dir`, with events (host mode: Chrome's own place,
+    /// events only); tracking goes off if refused.
     async fn allow_downloads(&self, cdp: &CdpConnection, dir: &Path) {
-        let set = cdp
-            .call(
-                "Browser.setDownloadBehavior",
-                json!({
-                    "behavior": "allowAndName",
-                    "downloadPath": dir.display().to_string(),
-                    "eventsEnabled": true,
-                }),
-            )
-            .await;
+        let behavior = if self.unowned.is_some() {
+            json!({"behavior": "default", "eventsEnabled": true})
+        } else {
+            json!({
+                "behavior": "allowAndName",
+                "downloadPath": dir.display().to_string(),
+                "eventsEnabled": true,
+            })
+        };
+        let set = cdp.call("Browser.setDownloadBehavior", behavior).await;
         if let Err(e) = set {
             tracing::warn!(event = "downloads_not_followed", error = %e);
             *self.tracking.lock().expect("tracking lock") =
@@ -366,22 +586,34 @@ impl SessionFiles {
         }
     }
 
-    /// Records one download event.
-    fn apply(&self, method: &str, p: &Value, dir: &Path) {
+    /// Records one download event; says what is left to do with the browser.
+    fn apply(&self, method: &str, p: &Value, dir: &Path) -> Option<Effect> {
         let guid = p["guid"].as_str().unwrap_or_default();
         if guid.is_empty() {
-            return;
+            return None;
         }
         let mut downloads = self.downloads.lock().expect("downloads lock");
         match method {
             "Browser.downloadWillBegin" => {
                 if downloads.iter().any(|d| d.guid == guid) {
-                    return;
+                    return None;
+                }
+                let owner = self
+                    .pending_owners
+                    .lock()
+                    .expect("pending owners lock")
+                    .remove(guid);
+                if let (None, Some(unowned)) = (&owner, &self.unowned) {
+                    // Host mode: listed only once it is known to be one of our tabs'.
+                    let mut unowned = unowned.lock().expect("unowned lock");
+                    unowned.insert(guid.to_string(), (p.clone(), None));
+                    return None;
                 }
                 let id = format!("d{}", downloads.len() + 1);
                 tracing::info!(event = "download_began", id, guid);
                 let frame_id = p["frameId"].as_str().unwrap_or_default().to_string();
-                downloads.push(Download {
+                let (owner, target_id) = owner.unzip();
+                let download = Download {
                     id,
                     guid: guid.to_string(),
                     name: p["suggestedFilename"]
@@ -394,31 +626,68 @@ impl SessionFiles {
                     total: 0,
                     path: dir.join(guid),
                     frame_id,
-                    owner: self
-                        .pending_owners
-                        .lock()
-                        .expect("pending owners lock")
-                        .remove(guid),
-                });
+                    owner,
+                    target_id: target_id.flatten(),
+                    on_daemon: false,
+                    why: None,
+                };
+                self.notices.started(&download);
+                downloads.push(download);
                 self.save(&downloads);
+                None
             }
             "Browser.downloadProgress" => {
-                let Some(d) = downloads.iter_mut().find(|d| d.guid == guid) else {
-                    return;
+                let Some(at) = downloads.iter().position(|d| d.guid == guid) else {
+                    if let Some(unowned) = &self.unowned {
+                        if let Some(held) = unowned.lock().expect("unowned lock").get_mut(guid) {
+                            held.1 = Some(p.clone());
+                        }
+                    }
+                    return None;
                 };
-                d.received = p["receivedBytes"].as_u64().unwrap_or(d.received);
-                d.total = p["totalBytes"].as_u64().unwrap_or(d.total);
-                d.state = match p["state"].as_str() {
+                let was = downloads[at].state;
+                let received = p["receivedBytes"]
+                    .as_u64()
+                    .unwrap_or(downloads[at].received);
+                let total = p["totalBytes"].as_u64().unwrap_or(downloads[at].total);
+                let state = match p["state"].as_str() {
                     Some("completed") => DownloadState::Completed,
                     Some("canceled") => DownloadState::Canceled,
                     _ => DownloadState::InProgress,
                 };
+                // Over the cap: cancelled here, so panes and the list say so at once.
+                let over = (state == DownloadState::InProgress && downloads[at].why.is_none())
+                    .then(|| self.over_cap(&downloads, guid, received.max(total)))
+                    .flatten();
+                let d = &mut downloads[at];
+                if was != DownloadState::InProgress {
+                    // Chrome confirms a cancel of ours: remove what it may have left.
+                    let ours = d.why.is_some() && state == DownloadState::Canceled;
+                    return ours.then(|| Effect::Remove(d.clone()));
+                }
+                d.received = received;
+                d.total = total;
+                d.state = state;
+                if let Some(path) = p["filePath"].as_str().filter(|p| !p.is_empty()) {
+                    d.path = PathBuf::from(path);
+                }
+                let effect = match over {
+                    Some(why) => {
+                        tracing::info!(event = "download_over_cap", id = %d.id, bytes = d.received);
+                        d.why = Some(why);
+                        d.state = DownloadState::Canceled;
+                        Some(Effect::Cancel(d.clone()))
+                    }
+                    None => None,
+                };
+                self.notices.moved(d);
                 if d.state != DownloadState::InProgress {
                     tracing::info!(event = "download_ended", id = %d.id, state = d.state.as_str(), bytes = d.received);
                     self.save(&downloads);
                 }
+                effect
             }
-            _ => {}
+            _ => None,
         }
     }
 }
@@ -458,6 +727,9 @@ mod tests {
             tracking: Mutex::new(DownloadTracking::On),
             choosers: Mutex::new(HashMap::new()),
             pending_owners: Mutex::new(HashMap::new()),
+            notices: DownloadNotices::new(broadcast::channel(16).0),
+            limits: DownloadLimits::default(),
+            unowned: None,
         };
         let dir = files.downloads_dir().unwrap();
         files.apply(
@@ -488,13 +760,13 @@ mod tests {
         assert!(files.download("d2").is_none());
         // The list outlives the session, beside the files.
         std::fs::create_dir_all(&dir).unwrap();
-        files.set_owner_of("g1", "agent-7");
+        files.set_owner_of("g1", "agent-7", None);
         let again = load_index(&dir);
         assert_eq!(again.len(), 1);
         assert_eq!(again[0].owner.as_deref(), Some("agent-7"));
         assert_eq!(again[0].state, DownloadState::Completed);
         // An owner settled before the download is recorded is kept for it.
-        files.set_owner_of("g2", "agent-9");
+        files.set_owner_of("g2", "agent-9", None);
         files.apply(
             "Browser.downloadWillBegin",
             &json!({"guid": "g2", "url": "http://x/b.txt", "suggestedFilename": "b.txt"}),

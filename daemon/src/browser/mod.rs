@@ -3,6 +3,7 @@
 
 mod agent_tabs;
 mod dialogs;
+mod download_notices;
 mod events;
 pub mod files;
 pub mod input;
@@ -16,6 +17,7 @@ pub mod notice;
 mod own_tabs;
 pub mod owner;
 pub mod pane_view;
+pub mod print;
 pub mod refs_store;
 pub mod screencast;
 mod session;
@@ -28,7 +30,7 @@ pub mod worlds;
 
 pub use dialogs::OpenDialog;
 pub use navigation::check_url;
-pub use notice::{ActivityPhase, DialogKind, Holder, PaneMessage, TabInfo};
+pub use notice::{ActivityPhase, DialogKind, DownloadPhase, Holder, PaneMessage, TabInfo};
 pub use owner::{Actor, TabOwner};
 pub use pane_view::PaneView;
 pub use session::{BrowserSession, Ownership, SessionError, SessionOptions, SettleLimits};

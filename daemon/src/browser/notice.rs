@@ -124,6 +124,30 @@ pub enum PaneMessage {
     DialogClosed {
         target_id: String,
     },
+    /// A download from one of the person's tabs (or a `print`): began, moved on (at most 4 a
+    /// second), or ended. A completed one's bytes: `GET
+    /// /api/browser/channels/{channel}/downloads/{id}`.
+    Download {
+        id: String,
+        target_id: String,
+        name: String,
+        state: DownloadPhase,
+        received_bytes: u64,
+        /// When the server said.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total_bytes: Option<u64>,
+    },
+}
+
+/// `download.state`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DownloadPhase {
+    Started,
+    Progress,
+    Completed,
+    Canceled,
+    Failed,
 }
 
 /// `agent_activity.phase`.

@@ -43,6 +43,8 @@ pub struct SessionOptions {
     pub downloads: crate::providers::DownloadPlace,
     /// Where channels' download directories go on the daemon's side (`<data_dir>/downloads`).
     pub downloads_root: Option<std::path::PathBuf>,
+    /// `browser.downloads_max_mb`.
+    pub download_limits: super::files::DownloadLimits,
     /// How long the tools' settle waits (`tools.*` settings).
     pub settle: SettleLimits,
 }
@@ -83,6 +85,9 @@ pub enum SessionError {
     /// The tab belongs to someone else (an agent touching another owner's tab).
     #[error("tab {target_id} belongs to {owner}; you may only use your own tabs (call list_tabs to see them, or new_tab to open one)")]
     NotYours { target_id: String, owner: String },
+    /// A download of the person's (a print) could not be made or stored.
+    #[error("{0}")]
+    Download(String),
 }
 
 impl SessionError {
@@ -97,6 +102,7 @@ impl SessionError {
             SessionError::Navigation { .. } => "navigation_failed",
             SessionError::NotYours { .. } => "not_your_tab",
             SessionError::NoDialog(_) => "no_dialog",
+            SessionError::Download(_) => "download_failed",
         }
     }
 }
@@ -173,6 +179,7 @@ impl BrowserSession {
             screen,
             downloads,
             downloads_root,
+            download_limits,
             settle,
         } = options;
         let (notices, _) = broadcast::channel(256);
@@ -186,6 +193,8 @@ impl BrowserSession {
             downloads,
             downloads_root.as_deref(),
             closed.clone(),
+            notices.clone(),
+            download_limits,
         );
         let session = Arc::new(Self {
             channel,

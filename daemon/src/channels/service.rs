@@ -81,6 +81,8 @@ pub struct ChannelSettings {
     pub docker_unavailable: Option<String>,
     /// Where channels' download directories go (`<data_dir>/downloads`).
     pub downloads_root: Option<std::path::PathBuf>,
+    /// `browser.downloads_max_mb`.
+    pub download_limits: crate::browser::files::DownloadLimits,
     /// How long the tools' settle waits (`tools.*`).
     pub settle: crate::browser::SettleLimits,
 }
@@ -404,6 +406,7 @@ impl ChannelService {
             screen: self.settings.screen,
             downloads,
             downloads_root: self.settings.downloads_root.clone(),
+            download_limits: self.settings.download_limits.clone(),
             settle: self.settings.settle,
         };
         Ok(BrowserSession::open(channel.clone(), mode, cdp, options).await?)

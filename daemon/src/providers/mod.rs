@@ -61,8 +61,11 @@ pub enum DownloadPlace {
         dir: String,
         files: std::sync::Arc<dyn BrowserFiles>,
     },
-    /// Not the daemon's to follow (the user's own Chrome keeps its own download folder); the
-    /// text says why, for the agent that asks.
+    /// Where the browser has always saved them (the user's own Chrome keeps its download
+    /// folder and its setting): followed through events, for the session's own tabs only, each
+    /// file where the browser reports it.
+    Watch,
+    /// Not the daemon's to follow; the text says why, for the agent that asks.
     Off(String),
 }
 
@@ -71,6 +74,7 @@ impl std::fmt::Debug for DownloadPlace {
         match self {
             DownloadPlace::Daemon => f.write_str("Daemon"),
             DownloadPlace::Browser { dir, .. } => write!(f, "Browser({dir})"),
+            DownloadPlace::Watch => f.write_str("Watch"),
             DownloadPlace::Off(why) => write!(f, "Off({why})"),
         }
     }

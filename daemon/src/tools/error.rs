@@ -45,5 +45,6 @@ fn session_advice(error: &SessionError) -> String {
         SessionError::Cdp(_) => format!("The browser refused the command: {error}."),
         SessionError::NotYours { .. } => format!("{error}."),
         SessionError::NoDialog(_) => format!("{error}; there is nothing to answer."),
+        SessionError::Download(_) => format!("{error}."),
     }
 }

@@ -324,8 +324,16 @@ pub fn list_downloads(browser: &Arc<BrowserSession>, actor: &Actor) -> ToolOutpu
             } else {
                 format!("{} bytes", d.received)
             };
+            let mut why = d
+                .why
+                .as_deref()
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default();
+            if files.watches() && d.state == DownloadState::Completed {
+                why = format!(", {} by the user's Chrome", files.where_saved(d));
+            }
             format!(
-                "[{}] {} — {size}, {}, {}",
+                "[{}] {} — {size}, {}, {}{why}",
                 d.id,
                 d.name,
                 mime_type(&d.name),
@@ -422,7 +430,7 @@ pub async fn get_download(
 }
 
 /// A MIME type from a file name's extension (Chrome's download events carry none).
-fn mime_type(name: &str) -> &'static str {
+pub(crate) fn mime_type(name: &str) -> &'static str {
     let ext = name
         .rsplit_once('.')
         .map(|(_, e)| e.to_ascii_lowercase())

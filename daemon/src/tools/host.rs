@@ -84,6 +84,7 @@ impl SessionSource for HostSource {
             screen: self.options.screen,
             downloads: provider.downloads(&channel),
             downloads_root: None,
+            download_limits: Default::default(),
             settle: self.options.settle,
         };
         let session = BrowserSession::open(channel, Mode::Host, cdp, options)

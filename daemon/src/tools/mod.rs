@@ -26,7 +26,7 @@ mod badges;
 mod dialogs;
 mod driver;
 mod error;
-mod files;
+pub(crate) mod files;
 mod forms;
 mod frames;
 pub mod host;

@@ -118,7 +118,12 @@ impl SidecarSpec {
     pub fn create_body(&self) -> ContainerCreateBody {
         let mut cmd = vec!["--".to_string()];
         cmd.extend(self.chromium_args());
-        let mut env = vec![format!("PORTHOLE_SECRET={}", self.secret)];
+        let mut env = vec![
+            format!("PORTHOLE_SECRET={}", self.secret),
+            // A UTF-8 locale: without one Chromium cannot name a file with non-ASCII
+            // characters and saves every such download as "download".
+            "LANG=C.UTF-8".to_string(),
+        ];
         let mut mounts = Vec::new();
         if let Some(volume) = &self.volume {
             mounts.push(Mount {

@@ -79,12 +79,10 @@ impl BrowserProvider for HostProvider {
         USERS_CHROME
     }
 
+    /// The user's Chrome saves where it always does; only the downloads of our own tabs are
+    /// listed, with the path Chrome reports.
     fn downloads(&self, _channel: &ChannelId) -> DownloadPlace {
-        DownloadPlace::Off(
-            "downloads in the user's own Chrome go to its download folder and are not listed \
-             here"
-                .into(),
-        )
+        DownloadPlace::Watch
     }
 
     /// Finds the user's Chrome; the session connects to the URL it names directly (never

@@ -20,7 +20,11 @@ pub(super) struct UserChrome {
 
 impl UserChrome {
     pub(super) async fn start(first_url: &str) -> Self {
-        let profile = TempDir::new("user-chrome");
+        Self::start_in(TempDir::new("user-chrome"), first_url).await
+    }
+
+    /// Starts on a profile the test prepared (its `Default/Preferences`, say).
+    pub(super) async fn start_in(profile: TempDir, first_url: &str) -> Self {
         let child = tokio::process::Command::new("chromium")
             .args([
                 "--headless=new",
@@ -189,6 +193,86 @@ async fn host_browser_drives_only_its_own_tabs() {
         (pages.len() == 1 && pages[0]["targetId"] == json!(user_id)).then_some(())
     })
     .await;
+}
+
+/// Downloads of our tabs are listed with where the user's Chrome saved them (its own folder,
+/// unchanged); the user's own downloads are not listed.
+#[tokio::test]
+async fn host_browser_lists_its_own_tabs_downloads_where_chrome_saved_them() {
+    let pages = super::pages::serve().await;
+    let url = |p: &str| format!("http://{pages}{p}");
+    // The user's Chrome saves downloads in a folder of its own choosing, without asking.
+    let saves = TempDir::new("user-downloads");
+    let profile = TempDir::new("user-chrome");
+    std::fs::create_dir_all(profile.path().join("Default")).unwrap();
+    let prefs = json!({"download": {"default_directory": saves.path(), "prompt_for_download": false, "directory_upgrade": true}});
+    std::fs::write(
+        profile.path().join("Default").join("Preferences"),
+        prefs.to_string(),
+    )
+    .unwrap();
+    let chrome = UserChrome::start_in(profile, &url("/user")).await;
+    let user_tab = chrome.user_tab().await;
+    let user_id = user_tab["targetId"].as_str().unwrap().to_string();
+
+    let home = TempDir::new("mcp-home");
+    let (args, env) = host_args(&home, &[chrome.profile.path()], &[]);
+    let mcp = connect("porthole", &args, &env).await;
+    ok(
+        &mcp,
+        "navigate",
+        json!({"url": url("/downloads"), "wait_for_selector": "#att"}),
+    )
+    .await;
+    let snap = ok(&mcp, "read_page", json!({})).await;
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "link \"Get report\"")}),
+    )
+    .await;
+    let list = porthole_tests::eventually(
+        "the download listed as completed",
+        Duration::from_secs(20),
+        || async {
+            let t = ok(&mcp, "list_downloads", json!({})).await;
+            t.contains("completed").then_some(t)
+        },
+    )
+    .await;
+    let saved = saves.path().join("report.bin");
+    assert!(list.contains("report.bin"), "{list}");
+    assert!(
+        list.contains(&saved.display().to_string()),
+        "the path Chrome saved it at: {list}"
+    );
+    assert_eq!(
+        std::fs::read(&saved).unwrap(),
+        super::pages::report_bytes(),
+        "saved where the user's Chrome saves"
+    );
+
+    // The user's own download in their own tab is theirs: never listed.
+    let probe = Probe::connect(chrome.profile.path()).await;
+    probe
+        .eval(
+            &user_id,
+            "(() => { const a = document.createElement('a'); a.href = '/download/report.bin'; \
+             document.body.appendChild(a); a.click(); return 1; })()",
+        )
+        .await;
+    // The server names it too: Chrome saves it beside ours as "report (1).bin".
+    let theirs = saves.path().join("report (1).bin");
+    porthole_tests::eventually("the user's download saved", Duration::from_secs(20), || {
+        let theirs = theirs.clone();
+        async move { theirs.exists().then_some(()) }
+    })
+    .await;
+    let list = ok(&mcp, "list_downloads", json!({})).await;
+    assert!(
+        !list.contains("report (1).bin") && !list.contains("[d2]"),
+        "{list}"
+    );
 }
 
 #[tokio::test]

@@ -55,6 +55,7 @@ async fn concurrent_read_page_on_two_tabs_gives_refs_that_work() {
             screen: (1280, 800),
             downloads: DownloadPlace::Daemon,
             downloads_root: None,
+            download_limits: Default::default(),
             settle: Default::default(),
         },
     )

@@ -1,0 +1,103 @@
+//! The person's downloads in `<porthole-pane>`: a print of the watched tab shows in the pane's
+//! download list, and its Save link fetches the bytes with the token and saves them in the
+//! person's own browser (a blob URL and an `<a download>`).
+
+use std::time::Duration;
+
+use porthole_tests::chromium::BareChromium;
+use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::PageServer;
+use serde_json::json;
+
+use super::{PanelPage, PANE};
+
+#[tokio::test]
+async fn a_print_is_offered_in_the_pane_and_saved_in_the_persons_browser() {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let user_browser = BareChromium::launch_with(&["--window-size=1000,800"]).await;
+    let panel = PanelPage::open_panel(&user_browser, &daemon, "dl-panel").await;
+    // Where the person's own browser saves what the pane hands it.
+    let saves = porthole_tests::TempDir::new("person-saves");
+    panel
+        .cdp
+        .call(
+            "Browser.setDownloadBehavior",
+            json!({"behavior": "allowAndName", "downloadPath": saves.path(), "eventsEnabled": true}),
+        )
+        .await
+        .unwrap();
+
+    panel
+        .eval(&format!(
+            "window.porthole.send({{type: 'navigate', url: {:?}}})",
+            pages.url("/second")
+        ))
+        .await;
+    panel
+        .until(
+            "the second page",
+            "window.porthole.pageInfo && window.porthole.pageInfo.title === 'Second page'",
+        )
+        .await;
+    panel
+        .eval("document.querySelector('porthole-pane').printPage()")
+        .await;
+    let size = panel
+        .until(
+            "the print offered to save",
+            &format!(
+                "(() => {{ const r = {PANE}.querySelector('.download[data-state=completed]'); \
+                 return r && r.textContent.includes('Second page.pdf') && r.querySelector('.download-save') ? 1 : 0; }})()"
+            ),
+        )
+        .await;
+    assert_eq!(size, json!(1));
+    // Click Save with the mouse, as the person would.
+    let point = panel
+        .until(
+            "the Save link's place",
+            &format!(
+                "(() => {{ const e = {PANE}.querySelector('.download-save'); const r = e.getBoundingClientRect(); \
+                 return r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null; }})()"
+            ),
+        )
+        .await;
+    let (x, y) = (point[0].as_f64().unwrap(), point[1].as_f64().unwrap());
+    panel.mouse("mouseMoved", x, y).await;
+    panel.mouse("mousePressed", x, y).await;
+    panel.mouse("mouseReleased", x, y).await;
+
+    let saved = porthole_tests::eventually(
+        "the PDF saved by the person's browser",
+        Duration::from_secs(30),
+        || {
+            let dir = saves.path().to_path_buf();
+            async move {
+                std::fs::read_dir(&dir)
+                    .ok()?
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_none())
+                    .find_map(|p| std::fs::read(p).ok().filter(|b| b.starts_with(b"%PDF")))
+            }
+        },
+    )
+    .await;
+    let (status, _, body) = porthole_tests::pages::http_get_bytes(
+        &daemon.addr,
+        "/api/browser/channels/dl-panel/downloads/d1",
+        &[("Authorization", &format!("Bearer {}", daemon.token))],
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(saved == body, "the saved file differs from the daemon's");
+    assert!(
+        panel
+            .eval(&format!(
+                "{PANE}.querySelector('.download-save').textContent"
+            ))
+            .await
+            == json!("Save again")
+    );
+}
