@@ -2,6 +2,7 @@
 //! each pane's view, navigation and input. Knows nothing about HTTP, panes' sockets or how browsers are started.
 
 mod agent_tabs;
+pub mod auth;
 mod dialogs;
 mod events;
 pub mod files;
@@ -16,6 +17,7 @@ pub mod notice;
 mod own_tabs;
 pub mod owner;
 pub mod pane_view;
+pub mod person_files;
 pub mod refs_store;
 pub mod screencast;
 mod session;

@@ -10,6 +10,7 @@ mod hardening;
 mod host;
 mod input;
 mod mcp;
+mod pane_files;
 mod pane_types;
 mod pane_views;
 mod panes;
