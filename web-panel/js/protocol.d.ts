@@ -23,7 +23,11 @@ export type PaneMessage =
   | PaneHandoff
   | PaneHandoffEnded
   | PaneDialog
-  | PaneDialogClosed;
+  | PaneDialogClosed
+  | PaneFileChooser
+  | PaneFileChooserClosed
+  | PaneAuthPrompt
+  | PaneAuthPromptClosed;
 /** The `PaneMessage` whose `type` is `T`. */
 export type PaneMessageOf<T extends PaneMessage["type"]> = Extract<PaneMessage, { type: T }>;
 
@@ -158,6 +162,46 @@ export interface PaneDialogClosed {
   target_id: string;
 }
 
+/**
+ * A page in a tab of the person's opened a file chooser (a file input); answered by
+ * `file_chooser_answer` with the files or `cancel`.
+ */
+export interface PaneFileChooser {
+  type: "file_chooser";
+  /** The input's `accept` attribute as written (`""` when it has none). */
+  accept: string;
+  id: string;
+  multiple: boolean;
+  target_id: string;
+}
+
+/** A file chooser was answered (by any pane) or went away with its page: panes close it. */
+export interface PaneFileChooserClosed {
+  type: "file_chooser_closed";
+  id: string;
+}
+
+/**
+ * A page asks for HTTP authentication (`401`/`407` with a challenge); answered by
+ * `auth_answer`. Cancelled after 60 s while no pane is attached.
+ */
+export interface PaneAuthPrompt {
+  type: "auth_prompt";
+  id: string;
+  origin: string;
+  realm: string;
+  /** `basic`, `digest`, `ntlm`, `negotiate` … as the server named it. */
+  scheme: string;
+  target_id: string;
+  url: string;
+}
+
+/** An authentication prompt was answered, cancelled or went away: panes close it. */
+export interface PaneAuthPromptClosed {
+  type: "auth_prompt_closed";
+  id: string;
+}
+
 /** One JSON message from a pane. */
 export type ClientMessage =
   | ClientStart
@@ -177,7 +221,10 @@ export type ClientMessage =
   | ClientStopAgents
   | ClientHandoffDone
   | ClientDialogAnswer
-  | ClientFollowAgents;
+  | ClientFollowAgents
+  | ClientFileChooserAnswer
+  | ClientDropFiles
+  | ClientAuthAnswer;
 /** The `ClientMessage` whose `type` is `T`. */
 export type ClientMessageOf<T extends ClientMessage["type"]> = Extract<ClientMessage, { type: T }>;
 
@@ -282,6 +329,37 @@ export interface ClientDialogAnswer {
 export interface ClientFollowAgents {
   type: "follow_agents";
   on: boolean;
+}
+
+/**
+ * Answers a `file_chooser`: the files (at most `browser.pane_upload_max_mb` in all), or
+ * `cancel: true`.
+ */
+export interface ClientFileChooserAnswer {
+  type: "file_chooser_answer";
+  cancel?: boolean;
+  files?: PaneFile[];
+  id: string;
+}
+
+/**
+ * Files dropped from the person's desktop at (`x`, `y`) (CSS px of the watched tab's
+ * viewport): they reach the page's drop target as a real drag and drop.
+ */
+export interface ClientDropFiles {
+  type: "drop_files";
+  files: PaneFile[];
+  x: number;
+  y: number;
+}
+
+/** Answers an `auth_prompt` with a user name and password, or `cancel: true`. */
+export interface ClientAuthAnswer {
+  type: "auth_answer";
+  cancel?: boolean;
+  id: string;
+  password?: null | Secret;
+  username?: string | null;
 }
 
 /** `agent_activity.phase`. */
@@ -400,6 +478,19 @@ export type Mode = "docker" | "host" | "local";
 
 /** A mouse button. */
 export type MouseButton = "left" | "middle" | "right" | "none";
+
+/** A file the person hands the page. */
+export interface PaneFile {
+  /** Its bytes, base64. */
+  data: string;
+  /** The file's name (no directories). */
+  name: string;
+  /** Its MIME type (may be empty). */
+  type?: string;
+}
+
+/** A password from a pane: kept out of every `Debug` print (and so out of logs). */
+export type Secret = string;
 
 /** One tab as panes see it. */
 export interface TabInfo {

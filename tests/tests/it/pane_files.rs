@@ -246,3 +246,32 @@ async fn an_agent_on_a_tab_with_a_login_prompt_is_told_to_call_request_human() {
         .await;
     assert!(text.contains(&format!("Hello {}", BASIC_USER.0)), "{text}");
 }
+
+/// Docker mode: the browser cannot read the daemon's disk, so the files are built in the page
+/// from their bytes; the page reads the same name and bytes, and a drop arrives too.
+#[tokio::test]
+async fn docker_mode_hands_the_page_a_file_and_a_drop() {
+    use porthole_tests::docker;
+    docker::ensure_image().await;
+    let tag = docker::unique("dk-pfiles");
+    let _cleanup = docker::DockerCleanup::new(&tag);
+    let pages = PageServer::start().await;
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({"network": "host"}))).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(&tag).await;
+    open(&pane, &pages, "/upload", "Upload page").await;
+    let chooser = click_for_chooser(&pane, 100, 120).await;
+    assert_eq!(chooser["multiple"], true);
+    let mark = pane.mark();
+    pane.send(
+        json!({"type": "file_chooser_answer", "id": chooser["id"], "files": [
+        {"name": "a.txt", "type": "text/plain", "data": b64(b"first")},
+        {"name": "b.txt", "type": "text/plain", "data": b64("zweite ü".as_bytes())}]}),
+    );
+    title_is(&pane, mark, "got a.txt:first,b.txt:zweite ü").await;
+    open(&pane, &pages, "/drop", "Drop page").await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "drop_files", "x": 300, "y": 200, "files": [
+        {"name": "d.txt", "type": "text/plain", "data": b64(b"in the box")}]}));
+    title_is(&pane, mark, "dropped d.txt:in the box").await;
+}

@@ -5,6 +5,7 @@
 
 mod agents;
 mod embed;
+mod files;
 
 use std::time::Duration;
 
