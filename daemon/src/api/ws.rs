@@ -169,7 +169,7 @@ impl Pane {
         let files_allowed = match oversize {
             true => match super::ws_person::oversize_files_message(text, files_cap) {
                 Ok(allowed) => allowed,
-                Err(refusal) => return self.send(refusal).await,
+                Err(refusal) => return self.send(refusal.into_message()).await,
             },
             false => false,
         };

@@ -24,10 +24,24 @@ pub fn files_message_limit(cap: u64) -> usize {
     cap.saturating_add(2).saturating_div(3).saturating_mul(4) + ENVELOPE
 }
 
+/// A refusal for the pane: its `error` code and words.
+#[derive(Debug)]
+pub struct Refusal {
+    code: &'static str,
+    message: String,
+}
+
+impl Refusal {
+    /// The `error` message for the pane.
+    pub fn into_message(self) -> PaneMessage {
+        PaneMessage::error(self.code, self.message)
+    }
+}
+
 /// Whether a message over the ordinary size limit is a file message: `Ok(true)` when it may
 /// go on (within [`files_message_limit`]), an error for the pane when it is a file message
 /// over the cap, `Ok(false)` when it is no file message at all.
-pub fn oversize_files_message(text: &str, cap: u64) -> Result<bool, PaneMessage> {
+pub fn oversize_files_message(text: &str, cap: u64) -> Result<bool, Refusal> {
     #[derive(Deserialize)]
     struct Kind<'a> {
         #[serde(rename = "type", borrow)]
@@ -45,19 +59,19 @@ pub fn oversize_files_message(text: &str, cap: u64) -> Result<bool, PaneMessage>
     Ok(true)
 }
 
-fn too_big(bytes: u64, cap: u64) -> PaneMessage {
-    PaneMessage::error(
-        "upload_too_large",
-        format!(
+fn too_big(bytes: u64, cap: u64) -> Refusal {
+    Refusal {
+        code: "upload_too_large",
+        message: format!(
             "the files come to about {bytes} bytes, more than {SETTING} allows ({} MiB in \
              all); nothing was set. Hand fewer or smaller files, or raise {SETTING}.",
             cap >> 20
         ),
-    )
+    }
 }
 
 /// The files' bytes, within `cap` in all.
-fn decode(files: &[PaneFile], cap: u64) -> Result<Vec<HandedFile>, PaneMessage> {
+fn decode(files: &[PaneFile], cap: u64) -> Result<Vec<HandedFile>, Refusal> {
     let estimate: u64 = files.iter().map(|f| f.data.len() as u64 / 4 * 3).sum();
     if estimate > cap {
         return Err(too_big(estimate, cap));
@@ -66,14 +80,12 @@ fn decode(files: &[PaneFile], cap: u64) -> Result<Vec<HandedFile>, PaneMessage> 
     let mut total = 0u64;
     let mut decoded = Vec::with_capacity(files.len());
     for file in files {
-        let bytes = engine.decode(file.data.trim()).map_err(|e| {
-            PaneMessage::error(
-                "bad_request",
-                format!(
-                    "the data of {:?} is not base64 ({e}); nothing was set",
-                    file.name
-                ),
-            )
+        let bytes = engine.decode(file.data.trim()).map_err(|e| Refusal {
+            code: "bad_request",
+            message: format!(
+                "the data of {:?} is not base64 ({e}); nothing was set",
+                file.name
+            ),
         })?;
         total += bytes.len() as u64;
         if total > cap {
@@ -98,7 +110,7 @@ pub async fn handle(view: &PaneView, message: ClientMessage, cap: u64) -> Option
             } else {
                 match decode(&files, cap) {
                     Ok(files) => Some(files),
-                    Err(error) => return Some(error),
+                    Err(refusal) => return Some(refusal.into_message()),
                 }
             };
             let answered = session.answer_file_chooser(&id, files).await;
@@ -116,7 +128,7 @@ pub async fn handle(view: &PaneView, message: ClientMessage, cap: u64) -> Option
             }
             let files = match decode(&files, cap) {
                 Ok(files) => files,
-                Err(error) => return Some(error),
+                Err(refusal) => return Some(refusal.into_message()),
             };
             let tab = match view.watched_tab() {
                 Ok((_, tab)) => tab,
@@ -170,16 +182,11 @@ mod tests {
             (ok[0].name.as_str(), ok[0].bytes.as_slice()),
             ("a.txt", &b"hello"[..])
         );
-        let PaneMessage::Error { code, message } = decode(&[file("a", "aGVsbG8=")], 4).unwrap_err()
-        else {
-            panic!("not an error")
-        };
-        assert_eq!(code, "upload_too_large");
-        assert!(message.contains(SETTING), "{message}");
-        let PaneMessage::Error { code, .. } = decode(&[file("a", "!!!")], 10).unwrap_err() else {
-            panic!("not an error")
-        };
-        assert_eq!(code, "bad_request");
+        let refusal = decode(&[file("a", "aGVsbG8=")], 4).unwrap_err();
+        assert_eq!(refusal.code, "upload_too_large");
+        assert!(refusal.message.contains(SETTING), "{}", refusal.message);
+        let refusal = decode(&[file("a", "!!!")], 10).unwrap_err();
+        assert_eq!(refusal.code, "bad_request");
     }
 
     #[test]

@@ -9,7 +9,13 @@
 //! get `authRequired` (a pattern that matches nothing leaves a challenged navigation hanging),
 //! so the patterns are `{urlPattern: "*", resourceType: "Document"}` at the browser target:
 //! one pause per document (top-level navigations and iframes), none per image, script or
-//! XHR. Every paused request is continued at once, untouched. Host mode is left alone (the
+//! XHR. Every paused request is continued at once, untouched (from a task, so the event loop
+//! never waits). Measured (Chromium 156, a CDP client continuing at once, a loaded 2-core
+//! machine, medians of 40 and 20 interleaved loads): a page with one image loads in 76 ms
+//! without Fetch, 92 ms with these patterns (1 pause), 93 ms pausing everything (2 pauses); a
+//! page with 200 images in 1180 / 1455 / 1460 ms (1 vs 201 pauses; fastest runs 637 / 894 /
+//! 1021 ms). Most of the cost is Fetch being on at all; each further pause adds about 0.6 ms.
+//! Host mode is left alone (the
 //! browser-wide domain would pause the user's own tabs). Credentials never reach a log: what
 //! is logged is the prompt's id, tab, origin and outcome.
 
