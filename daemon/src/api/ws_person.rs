@@ -193,9 +193,9 @@ mod tests {
     fn only_file_messages_may_be_large() {
         let big = format!(
             r#"{{"type":"file_chooser_answer","id":"f1","files":[{{"name":"a","data":"{}"}}]}}"#,
-            "A".repeat(4000)
+            "A".repeat(200_000)
         );
-        assert!(matches!(oversize_files_message(&big, 10_000), Ok(true)));
+        assert!(matches!(oversize_files_message(&big, 200_000), Ok(true)));
         assert!(oversize_files_message(&big, 100).is_err());
         let other = format!(r#"{{"type":"navigate","url":"{}"}}"#, "a".repeat(4000));
         assert!(matches!(oversize_files_message(&other, 10_000), Ok(false)));
