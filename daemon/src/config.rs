@@ -175,6 +175,9 @@ pub struct BrowserConfig {
     pub extensions: Vec<PathBuf>,
     /// Initial window size, "width,height".
     pub screen: String,
+    /// Most a person may hand a page at once from a pane (a file chooser's answer, a drop),
+    /// in MiB, all files together.
+    pub pane_upload_max_mb: u64,
     /// A browser with no pane watching for this long is stopped.
     pub idle_timeout_secs: u64,
     /// Memory cap of a sidecar container, in MiB (0 = no cap).
@@ -211,6 +214,7 @@ impl Default for BrowserConfig {
             persist_profile: true,
             extensions: Vec::new(),
             screen: "1280,800".to_string(),
+            pane_upload_max_mb: 100,
             idle_timeout_secs: 300,
             memory_mb: 2048,
             cpus: 2.0,

@@ -195,6 +195,7 @@ impl Daemon {
                 allowed_origins: config.server.allowed_origins.clone(),
                 docker,
                 max_ws_message_bytes: config.server.max_ws_message_bytes,
+                pane_upload_max_bytes: config.browser.pane_upload_max_mb.saturating_mul(1 << 20),
             },
             shutdown.clone(),
             cookies,

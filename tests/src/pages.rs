@@ -170,6 +170,68 @@ impl EndlessOpen {
 impl Drop for EndlessOpen {
     fn drop(&mut self) {
         ENDLESS_OPEN.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+/// Two file inputs (one file at 20,20; several `.txt`/images at 20,100); the page reads what
+/// it is handed and shows `got <name>:<text>[,…]` as its title (`window.changes` counts).
+pub const UPLOAD_PAGE: &str = r#"<!doctype html><html><head><title>Upload page</title><style>
+ body { margin: 0; } input { position: absolute; left: 20px; width: 300px; height: 40px; }
+ #single { top: 20px; } #multi { top: 100px; }
+</style></head><body>
+<input id="single" type="file"><input id="multi" type="file" multiple accept=".txt,image/*">
+<script>
+ window.changes = 0;
+ for (const input of document.querySelectorAll('input')) {
+   input.addEventListener('change', async () => {
+     window.changes++;
+     const parts = [];
+     for (const f of input.files) parts.push(f.name + ':' + await f.text());
+     document.title = 'got ' + parts.join(',');
+   });
+ }
+</script></body></html>"#;
+
+/// A drop zone over the whole viewport: a drop of files shows `dropped <name>:<text>[,…]`.
+pub const DROP_PAGE: &str = r#"<!doctype html><html><head><title>Drop page</title></head>
+<body style="margin:0"><div id="zone" style="width:100vw;height:100vh;background:#eef">Drop here</div>
+<script>
+ const zone = document.getElementById('zone');
+ zone.addEventListener('dragover', e => e.preventDefault());
+ zone.addEventListener('drop', async e => {
+   e.preventDefault();
+   const parts = [];
+   for (const f of e.dataTransfer.files) parts.push(f.name + ':' + await f.text());
+   document.title = 'dropped ' + parts.join(',');
+ });
+</script></body></html>"#;
+
+/// The user name and password `/basic` accepts.
+pub const BASIC_USER: (&str, &str) = ("ann", "open sesame");
+
+/// `/basic`: HTTP Basic authentication (realm "Porthole test"); the page names the user it
+/// let in (`hello <user>`), or is a 401 page titled `denied`.
+async fn basic_auth(headers: axum::http::HeaderMap) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    use base64::Engine as _;
+    let user = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Basic "))
+        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|pair| {
+            let (user, password) = pair.split_once(':')?;
+            (user == BASIC_USER.0 && password == BASIC_USER.1).then(|| user.to_string())
+        });
+    match user {
+        Some(user) => Html(format!(
+            "<!doctype html><title>hello {user}</title><h1>Hello {user}</h1>"
+        ))
+        .into_response(),
+        None => (
+            axum::http::StatusCode::UNAUTHORIZED,
+            [("www-authenticate", "Basic realm=\"Porthole test\"")],
+            Html("<!doctype html><title>denied</title><h1>401</h1>"),
+        )
+            .into_response(),
     }
 }
 
@@ -265,7 +327,10 @@ impl PageServer {
                 "/endless-page",
                 get(|| async { Html(download_link_page("Endless page", "/endless.bin")) }),
             )
-            .route("/endless.bin", get(|| async { endless_download() }));
+            .route("/endless.bin", get(|| async { endless_download() }))
+            .route("/upload", get(|| async { Html(UPLOAD_PAGE) }))
+            .route("/drop", get(|| async { Html(DROP_PAGE) }))
+            .route("/basic", get(basic_auth));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind page server");

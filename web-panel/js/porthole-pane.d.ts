@@ -36,6 +36,10 @@ export interface PaneState {
     handoffs: { id: string; agent_id: string; name: string; reason: string; target_id: string | null }[];
     dialogs: { target_id: string; kind: string; message: string; default_prompt?: string }[];
   };
+  /** File choosers waiting for the person's files (`file_chooser`), oldest first. */
+  fileChoosers: { id: string; target_id: string; multiple: boolean; accept: string }[];
+  /** Logins waiting for the person (`auth_prompt`), oldest first. */
+  authPrompts: { id: string; target_id: string; url: string; origin: string; realm: string; scheme: string }[];
   send(msg: ClientMessage): boolean;
 }
 

@@ -28,6 +28,8 @@ import { Keyboard } from './keyboard.js';
 import { paneTemplate } from './pane-template.js';
 import { ModePill } from './mode.js';
 import { Prompts } from './prompts.js';
+import { PersonFiles } from './person-files.js';
+import { LoginPrompts } from './login.js';
 import { Screen } from './screen.js';
 import { TabStrip } from './tabs.js';
 import { StatusLine, Toolbar } from './toolbar.js';
@@ -53,6 +55,8 @@ const STYLESHEET = new URL('../pane.css', import.meta.url).href;
  * @property {string | null} lastClipboard   text last written to the local clipboard
  * @property {ReturnType<AgentBar['snapshot']>} agents
  * @property {ReturnType<Prompts['snapshot']>} prompts
+ * @property {ReturnType<PersonFiles['snapshot']>} fileChoosers   choosers waiting for files
+ * @property {ReturnType<LoginPrompts['snapshot']>} authPrompts   logins waiting for the person
  * @property {(msg: object) => boolean} send  send any JSON message on the socket
  */
 
@@ -95,6 +99,8 @@ export class PortholePane extends HTMLElement {
       lastClipboard: null,
       agents: { driving: [], acting: [], holder: 'agents', until: null, follow: true },
       prompts: { handoffs: [], dialogs: [] },
+      fileChoosers: [],
+      authPrompts: [],
       send: (msg) => this.send(msg),
     };
     this.build(root);
@@ -279,6 +285,14 @@ export class PortholePane extends HTMLElement {
     // The person's downloads (and prints), each offered to save.
     this.downloads = new DownloadList(this.stage, () => this.session);
 
+    this.personFiles = new PersonFiles({
+      stage: this.stage,
+      send,
+      toPage: (e) => /** @type {any} */ (this.screen).toPage(e),
+      onError: (text) => this.status.show(text, 'error'),
+    });
+    this.login = new LoginPrompts({ stage: this.stage, send });
+
     this.overlayAction.addEventListener('click', () => {
       if (this.session && this.session.conn.isOpen) this.sendStart();
       else this.reconnect();
@@ -413,6 +427,8 @@ export class PortholePane extends HTMLElement {
           // The daemon tells a fresh pane what is open (handoffs, dialogs, control).
           this.agents.reset();
           this.prompts.reset();
+          this.personFiles.reset();
+          this.login.reset();
           this.sendStart();
         },
         onMessage: (msg) => this.onMessage(msg),
@@ -453,6 +469,8 @@ export class PortholePane extends HTMLElement {
     this.agents.reset();
     this.prompts.reset();
     this.downloads.clear();
+    this.personFiles.reset();
+    this.login.reset();
     this.toolbar.setUrl('');
     this.setControlsEnabled(false);
     this.screen.clear();
@@ -535,6 +553,18 @@ export class PortholePane extends HTMLElement {
       case 'dialog_closed':
         this.prompts.dialogClosed(String(msg.target_id));
         break;
+      case 'file_chooser':
+        this.personFiles.chooser(/** @type {any} */ (msg));
+        break;
+      case 'file_chooser_closed':
+        this.personFiles.closed(String(msg.id));
+        break;
+      case 'auth_prompt':
+        this.login.prompt(/** @type {any} */ (msg));
+        break;
+      case 'auth_prompt_closed':
+        this.login.closed(String(msg.id));
+        break;
       case 'error': {
         st.lastError = { code: String(msg.code ?? 'error'), message: String(msg.message ?? '') };
         if (this.pill.failed(st.lastError)) {
@@ -551,6 +581,8 @@ export class PortholePane extends HTMLElement {
         // Unknown messages are ignored: newer daemons may say more than this pane understands.
         break;
     }
+    st.fileChoosers = this.personFiles.snapshot();
+    st.authPrompts = this.login.snapshot();
     this.emit('porthole-message', msg);
   }
 }

@@ -267,6 +267,7 @@ mod tests {
                 allowed_origins: Vec::new(),
                 docker: false,
                 max_ws_message_bytes: 1 << 20,
+                pane_upload_max_bytes: 1 << 20,
             },
             Default::default(),
             importer,

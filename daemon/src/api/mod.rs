@@ -13,6 +13,7 @@ mod image;
 mod openapi;
 mod panel;
 mod ws;
+mod ws_person;
 mod ws_protocol;
 
 use std::sync::Arc;
@@ -44,6 +45,8 @@ pub(crate) struct StateInner {
     pub docker: bool,
     pub default_mode: Mode,
     pub max_ws_message_bytes: usize,
+    /// `browser.pane_upload_max_mb` in bytes: most a pane may hand a page at once.
+    pub pane_upload_max_bytes: u64,
     pub shutdown: CancellationToken,
     pub cookies: Arc<CookieImporter>,
     /// The docker-mode image manager, when a Docker engine answers.
@@ -65,6 +68,8 @@ pub struct ApiSettings {
     pub docker: bool,
     /// Largest pane message.
     pub max_ws_message_bytes: usize,
+    /// Most a pane may hand a page at once, in bytes (`browser.pane_upload_max_mb`).
+    pub pane_upload_max_bytes: u64,
 }
 
 impl AppState {
@@ -81,6 +86,7 @@ impl AppState {
             allowed_origins,
             docker,
             max_ws_message_bytes,
+            pane_upload_max_bytes,
         } = settings;
         let default_mode = channels.default_mode();
         Self {
@@ -91,6 +97,7 @@ impl AppState {
                 docker,
                 default_mode,
                 max_ws_message_bytes,
+                pane_upload_max_bytes,
                 shutdown,
                 cookies,
                 images: None,

@@ -34,10 +34,13 @@ pub const PROTOCOL: &str = "porthole.v1";
 /// Upgrades the request; the owner token was already checked by the admission layer.
 pub async fn upgrade(State(state): State<AppState>, ws: WebSocketUpgrade) -> Response {
     let limit = state.inner.max_ws_message_bytes;
+    // Files the person hands a page may be larger (`browser.pane_upload_max_mb`).
+    let files = super::ws_person::files_message_limit(state.inner.pane_upload_max_bytes);
+    let cap = (limit * 4).max(files.saturating_mul(2));
     ws.protocols([PROTOCOL])
         // Protocol-level cap; messages between `limit` and this get a polite refusal instead.
-        .max_message_size(limit * 4)
-        .max_frame_size(limit * 4)
+        .max_message_size(cap)
+        .max_frame_size(cap)
         .on_upgrade(move |socket| run_pane(socket, state))
 }
 
@@ -161,7 +164,16 @@ impl Pane {
     }
 
     async fn on_text(&mut self, text: &str) {
-        if text.len() > self.state.inner.max_ws_message_bytes {
+        let oversize = text.len() > self.state.inner.max_ws_message_bytes;
+        let files_cap = self.state.inner.pane_upload_max_bytes;
+        let files_allowed = match oversize {
+            true => match super::ws_person::oversize_files_message(text, files_cap) {
+                Ok(allowed) => allowed,
+                Err(refusal) => return self.send(refusal.into_message()).await,
+            },
+            false => false,
+        };
+        if oversize && !files_allowed {
             return self
                 .send(PaneMessage::error(
                     "message_too_large",
@@ -215,8 +227,34 @@ impl Pane {
                 self.answer_dialog(&target_id, accept, text.as_deref())
                     .await
             }
+            person @ (ClientMessage::FileChooserAnswer { .. }
+            | ClientMessage::DropFiles { .. }
+            | ClientMessage::AuthAnswer { .. }) => self.person_answer(person),
             other => self.browser_command(other).await,
         }
+    }
+
+    /// Files and logins from the person (`ws_person`), in a task of their own: a large file
+    /// never stalls reading.
+    fn person_answer(&self, message: ClientMessage) {
+        let Some(attached) = &self.attached else {
+            let out = self.out.clone();
+            tokio::spawn(async move {
+                let message = PaneMessage::error(
+                    "not_started",
+                    "send {\"type\":\"start\",\"channel_id\":…} first",
+                );
+                let _ = out.send(Outgoing::Json(message)).await;
+            });
+            return;
+        };
+        let (view, out) = (attached.view.clone(), self.out.clone());
+        let cap = self.state.inner.pane_upload_max_bytes;
+        tokio::spawn(async move {
+            if let Some(error) = super::ws_person::handle(&view, message, cap).await {
+                let _ = out.send(Outgoing::Json(error)).await;
+            }
+        });
     }
 
     async fn not_started(&self) {
@@ -300,6 +338,12 @@ impl Pane {
             .messages_for_new_pane()
         {
             self.send(message).await;
+        }
+        for chooser in session.open_file_choosers() {
+            self.send(chooser.message()).await;
+        }
+        for prompt in session.open_auth_prompts() {
+            self.send(prompt.message()).await;
         }
         for (target_id, dialog) in session.open_dialogs() {
             self.send(PaneMessage::Dialog {

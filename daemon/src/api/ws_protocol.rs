@@ -80,6 +80,65 @@ pub enum ClientMessage {
     },
     /// Prints the watched tab to PDF, kept as a download (`download` messages follow).
     Print {},
+    /// Answers a `file_chooser`: the files (at most `browser.pane_upload_max_mb` in all), or
+    /// `cancel: true`.
+    FileChooserAnswer {
+        id: String,
+        #[serde(default)]
+        files: Vec<PaneFile>,
+        #[serde(default)]
+        cancel: bool,
+    },
+    /// Files dropped from the person's desktop at (`x`, `y`) (CSS px of the watched tab's
+    /// viewport): they reach the page's drop target as a real drag and drop.
+    DropFiles {
+        x: f64,
+        y: f64,
+        files: Vec<PaneFile>,
+    },
+    /// Answers an `auth_prompt` with a user name and password, or `cancel: true`.
+    AuthAnswer {
+        id: String,
+        #[serde(default)]
+        username: Option<String>,
+        #[serde(default)]
+        password: Option<Secret>,
+        #[serde(default)]
+        cancel: bool,
+    },
+}
+
+/// A password from a pane: kept out of every `Debug` print (and so out of logs).
+#[derive(Clone, Deserialize, utoipa::ToSchema)]
+#[serde(transparent)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+/// A file the person hands the page.
+#[derive(Clone, Deserialize, utoipa::ToSchema)]
+pub struct PaneFile {
+    /// The file's name (no directories).
+    pub name: String,
+    /// Its MIME type (may be empty).
+    #[serde(default, rename = "type")]
+    pub mime_type: String,
+    /// Its bytes, base64.
+    pub data: String,
+}
+
+impl std::fmt::Debug for PaneFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PaneFile")
+            .field("name", &self.name)
+            .field("type", &self.mime_type)
+            .field("data_len", &self.data.len())
+            .finish()
+    }
 }
 
 #[cfg(test)]
@@ -107,6 +166,11 @@ mod tests {
             r#"{"type":"dialog_answer","target_id":"T","accept":false}"#,
             r#"{"type":"follow_agents","on":false}"#,
             r#"{"type":"print"}"#,
+            r#"{"type":"file_chooser_answer","id":"f1","files":[{"name":"a.txt","type":"text/plain","data":"aGk="}]}"#,
+            r#"{"type":"file_chooser_answer","id":"f1","cancel":true}"#,
+            r#"{"type":"drop_files","x":10,"y":20,"files":[{"name":"a.txt","data":"aGk="}]}"#,
+            r#"{"type":"auth_answer","id":"a1","username":"ann","password":"pw"}"#,
+            r#"{"type":"auth_answer","id":"a1","cancel":true}"#,
         ];
         for text in texts {
             serde_json::from_str::<ClientMessage>(text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -119,6 +183,9 @@ mod tests {
             r#"{"type":"give_tab","target_id":"T"}"#,
             r#"{"type":"dialog_answer","target_id":"T"}"#,
             r#"{"type":"handoff_done"}"#,
+            r#"{"type":"file_chooser_answer"}"#,
+            r#"{"type":"drop_files","x":1,"y":2}"#,
+            r#"{"type":"auth_answer"}"#,
         ] {
             assert!(serde_json::from_str::<ClientMessage>(bad).is_err(), "{bad}");
         }

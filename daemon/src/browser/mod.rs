@@ -2,6 +2,7 @@
 //! each pane's view, navigation and input. Knows nothing about HTTP, panes' sockets or how browsers are started.
 
 mod agent_tabs;
+pub mod auth;
 mod dialogs;
 mod download_notices;
 mod events;
@@ -18,6 +19,7 @@ mod own_tabs;
 pub mod owner;
 pub mod pane_view;
 pub mod print;
+pub mod person_files;
 pub mod refs_store;
 pub mod screencast;
 mod session;

@@ -124,6 +124,34 @@ pub enum PaneMessage {
     DialogClosed {
         target_id: String,
     },
+    /// A page in a tab of the person's opened a file chooser (a file input); answered by
+    /// `file_chooser_answer` with the files or `cancel`.
+    FileChooser {
+        id: String,
+        target_id: String,
+        multiple: bool,
+        /// The input's `accept` attribute as written (`""` when it has none).
+        accept: String,
+    },
+    /// A file chooser was answered (by any pane) or went away with its page: panes close it.
+    FileChooserClosed {
+        id: String,
+    },
+    /// A page asks for HTTP authentication (`401`/`407` with a challenge); answered by
+    /// `auth_answer`. Cancelled after 60 s while no pane is attached.
+    AuthPrompt {
+        id: String,
+        target_id: String,
+        url: String,
+        origin: String,
+        realm: String,
+        /// `basic`, `digest`, `ntlm`, `negotiate` … as the server named it.
+        scheme: String,
+    },
+    /// An authentication prompt was answered, cancelled or went away: panes close it.
+    AuthPromptClosed {
+        id: String,
+    },
     /// A download from one of the person's tabs (or a `print`): began, moved on (at most 4 a
     /// second), or ended. A completed one's bytes: `GET
     /// /api/browser/channels/{channel}/downloads/{id}`.

@@ -154,6 +154,10 @@ pub struct BrowserSession {
     pub(super) dialogs: Mutex<std::collections::HashMap<String, super::dialogs::OpenDialog>>,
     /// Keeps agents' tabs off browser-internal pages (see `url_guard`).
     pub(super) url_guard: super::url_guard::UrlGuard,
+    /// File choosers waiting for the person, and files handed to tabs (see `person_files`).
+    pub(super) person_files: super::person_files::PersonFiles,
+    /// HTTP authentication prompts waiting for the person (see `auth`).
+    pub(super) auth: super::auth::AuthPrompts,
 }
 
 impl std::fmt::Debug for BrowserSession {
@@ -221,7 +225,11 @@ impl BrowserSession {
             url_guard: Default::default(),
             creating: Arc::new(watch::channel(0).0),
             opening: Arc::default(),
+            person_files: Default::default(),
+            auth: Default::default(),
         });
+        tokio::spawn(session.clone().follow_person_files(cdp.subscribe()));
+        tokio::spawn(session.clone().follow_auth(cdp.subscribe()));
         let events = cdp.subscribe();
         cdp.call("Target.setDiscoverTargets", json!({"discover": true}))
             .await?;
@@ -359,6 +367,11 @@ impl BrowserSession {
     /// activity).
     pub fn announce(&self, message: PaneMessage) {
         self.notify(message);
+    }
+
+    /// How many panes follow this session's notices now.
+    pub fn pane_count(&self) -> usize {
+        self.notices.receiver_count()
     }
 
     pub(super) fn notify(&self, message: PaneMessage) {

@@ -149,7 +149,19 @@ async fn dispatch(
             return Err(ToolError::msg(dialog.describe()));
         }
     }
-    let output = dialogs::unless_blocked(&tab, run_on_tab(&tab, call)).await?;
+    // A page that asks for a login waits for a person (`browser::auth`).
+    if let Some(prompt) = browser.auth_prompt_in(&tab.target_id) {
+        if !works_during_dialog(call) {
+            return Err(ToolError::msg(prompt.describe_for_agent()));
+        }
+    }
+    let work = dialogs::unless_blocked(&tab, run_on_tab(&tab, call));
+    let output = tokio::select! {
+        output = work => output?,
+        prompt = browser.auth_prompt_opens(&tab.target_id), if !works_during_dialog(call) => {
+            return Err(ToolError::msg(prompt.describe_for_agent()));
+        }
+    };
     Ok(dialogs::mention_open_dialog(&tab, output))
 }
 

@@ -11,6 +11,7 @@ mod host;
 mod input;
 mod mcp;
 mod pane_downloads;
+mod pane_files;
 mod pane_types;
 mod pane_views;
 mod panes;

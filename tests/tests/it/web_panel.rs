@@ -6,6 +6,7 @@
 mod agents;
 mod downloads;
 mod embed;
+mod files;
 
 use std::time::Duration;
 

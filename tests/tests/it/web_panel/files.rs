@@ -1,0 +1,107 @@
+//! `<porthole-pane>` hands the page a file: a click on the page's file input (through the
+//! canvas) shows the pane's file-chooser card; the person picks a file there (here set on the
+//! card's own `<input type=file>` as the OS chooser would) and presses Send; the page reads
+//! the file's name and bytes.
+
+use porthole_tests::chromium::BareChromium;
+use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::PageServer;
+use porthole_tests::probe::Probe;
+use serde_json::json;
+
+use super::{PanelPage, PANE};
+
+#[tokio::test]
+async fn the_pane_answers_a_file_chooser_with_the_persons_file() {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let browser = BareChromium::launch_with(&["--window-size=1000,800"]).await;
+    let panel = PanelPage::open_panel(&browser, &daemon, "panelfiles").await;
+    panel
+        .eval(&format!(
+            "window.porthole.send({{type: 'navigate', url: {}}})",
+            json!(pages.url("/upload"))
+        ))
+        .await;
+    panel
+        .until(
+            "the upload page",
+            "window.porthole.pageInfo && window.porthole.pageInfo.title === 'Upload page'",
+        )
+        .await;
+    // The card is hidden until a chooser opens.
+    assert_eq!(
+        panel
+            .eval(&format!("{PANE}.getElementById('file-chooser').hidden"))
+            .await,
+        json!(true)
+    );
+
+    // Click the page's single-file input (page point 100, 40) through the canvas.
+    let point = panel
+        .until(
+            "the canvas geometry",
+            &format!("(() => {{ const c = {PANE}.getElementById('screen').getBoundingClientRect(); const v = window.porthole.lastViewport; if (!v) return null; return [c.x + 100 * c.width / v.width, c.y + 40 * c.height / v.height]; }})()"),
+        )
+        .await;
+    let (x, y) = (point[0].as_f64().unwrap(), point[1].as_f64().unwrap());
+    panel.mouse("mouseMoved", x, y).await;
+    panel.mouse("mousePressed", x, y).await;
+    panel.mouse("mouseReleased", x, y).await;
+    panel
+        .until(
+            "the file-chooser card",
+            &format!("!{PANE}.getElementById('file-chooser').hidden && window.porthole.fileChoosers.length === 1"),
+        )
+        .await;
+
+    // The person picks a file in the card's own input.
+    let dir = porthole_tests::TempDir::new("pane-pick");
+    let file = dir.path().join("scan.txt");
+    std::fs::write(&file, "id scan bytes").unwrap();
+    let input = panel
+        .cdp
+        .call_on(
+            &panel.session,
+            "Runtime.evaluate",
+            json!({"expression": format!("{PANE}.getElementById('file-chooser-input')")}),
+        )
+        .await
+        .unwrap();
+    panel
+        .cdp
+        .call_on(
+            &panel.session,
+            "DOM.setFileInputFiles",
+            json!({"objectId": input["result"]["objectId"], "files": [file.display().to_string()]}),
+        )
+        .await
+        .unwrap();
+    panel
+        .until(
+            "Send enabled",
+            &format!("!{PANE}.getElementById('file-chooser-send').disabled"),
+        )
+        .await;
+    panel.click_in_pane("file-chooser-send").await;
+
+    let tab = panel.eval("window.porthole.activeTargetId").await;
+    let probe = Probe::connect(&daemon.profile_dir("panelfiles")).await;
+    probe
+        .eval_until(
+            tab.as_str().unwrap(),
+            "document.title",
+            json!("got scan.txt:id scan bytes"),
+        )
+        .await;
+    panel
+        .until(
+            "the card closed",
+            &format!("{PANE}.getElementById('file-chooser').hidden && window.porthole.fileChoosers.length === 0"),
+        )
+        .await;
+    assert!(
+        panel.eval("window.porthole.lastError").await.is_null(),
+        "the panel showed an error"
+    );
+}
