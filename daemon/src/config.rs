@@ -81,6 +81,8 @@ pub struct AgentsConfig {
     pub stop_secs: u64,
     /// How long after a person's last input in a tab agents may not act there, in seconds.
     pub human_quiet_secs: u64,
+    /// The most tabs one agent may have open in a channel, its pages' popups included.
+    pub max_tabs: usize,
 }
 
 impl Default for AgentsConfig {
@@ -89,6 +91,7 @@ impl Default for AgentsConfig {
             deny_tools: Vec::new(),
             stop_secs: 30,
             human_quiet_secs: 20,
+            max_tabs: crate::bounds::DEFAULT_MAX_TABS,
         }
     }
 }
@@ -187,6 +190,9 @@ pub struct BrowserConfig {
     pub host: HostConfig,
     /// Cookie import defaults and auto-replay.
     pub cookie_import: CookieImportConfig,
+    /// The largest CDP message (reply or event) taken from a browser, in MiB; a larger reply
+    /// fails only the call it answers.
+    pub cdp_message_max_mb: usize,
 }
 
 impl Default for BrowserConfig {
@@ -212,6 +218,7 @@ impl Default for BrowserConfig {
             docker: DockerConfig::default(),
             host: HostConfig::default(),
             cookie_import: CookieImportConfig::default(),
+            cdp_message_max_mb: crate::bounds::DEFAULT_CDP_MESSAGE_MAX_MB,
         }
     }
 }
@@ -341,6 +348,14 @@ impl Config {
         Ok(config)
     }
 
+    /// The bounds of DESIGN.md §16 as [`crate::bounds`] holds them.
+    pub fn bounds(&self) -> crate::bounds::Bounds {
+        crate::bounds::Bounds {
+            max_tabs: self.agents.max_tabs,
+            cdp_message_max_bytes: self.browser.cdp_message_max_mb * 1024 * 1024,
+        }
+    }
+
     /// Checks values serde cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.browser.screen_size()?;
@@ -349,6 +364,21 @@ impl Config {
             reason: e.to_string(),
         })?;
         self.tools.validate()?;
+        if !(1..=1000).contains(&self.agents.max_tabs) {
+            return Err(ConfigError::Invalid {
+                key: crate::bounds::MAX_TABS_KEY,
+                reason: format!("{} is not between 1 and 1000", self.agents.max_tabs),
+            });
+        }
+        if !(1..=1024).contains(&self.browser.cdp_message_max_mb) {
+            return Err(ConfigError::Invalid {
+                key: crate::bounds::CDP_MESSAGE_KEY,
+                reason: format!(
+                    "{} is not between 1 and 1024",
+                    self.browser.cdp_message_max_mb
+                ),
+            });
+        }
         if self.browser.idle_timeout_secs == 0 {
             return Err(ConfigError::Invalid {
                 key: "browser.idle_timeout_secs",

@@ -80,6 +80,7 @@ impl Daemon {
         listener: Option<TcpListener>,
     ) -> Result<Self, StartError> {
         config.validate()?;
+        crate::bounds::set(config.bounds());
         let token = crate::token::load_or_create(&paths.data_dir).map_err(StartError::Token)?;
         let screen = config.browser.screen_size()?;
         let local: Arc<dyn BrowserProvider> = Arc::new(LocalProvider::new(LocalSettings {

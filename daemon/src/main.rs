@@ -219,6 +219,7 @@ fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<
             ..Default::default()
         },
     };
+    porthole::bounds::set(config.bounds());
     let runtime = tokio::runtime::Runtime::new()?;
     Ok(runtime.block_on(porthole::tools::host::serve(options))?)
 }

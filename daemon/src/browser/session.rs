@@ -83,6 +83,9 @@ pub enum SessionError {
     /// The tab belongs to someone else (an agent touching another owner's tab).
     #[error("tab {target_id} belongs to {owner}; you may only use your own tabs (call list_tabs to see them, or new_tab to open one)")]
     NotYours { target_id: String, owner: String },
+    /// The agent has as many tabs as one agent may (`agents.max_tabs`).
+    #[error("you have {open} tabs open, the most one agent may have (the setting {}); close one with close_tab first", crate::bounds::MAX_TABS_KEY)]
+    TabLimit { open: usize },
 }
 
 impl SessionError {
@@ -97,6 +100,7 @@ impl SessionError {
             SessionError::Navigation { .. } => "navigation_failed",
             SessionError::NotYours { .. } => "not_your_tab",
             SessionError::NoDialog(_) => "no_dialog",
+            SessionError::TabLimit { .. } => "tab_limit",
         }
     }
 }
