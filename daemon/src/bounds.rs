@@ -3,7 +3,8 @@
 //! their defaults apply until then (unit tests, `mcp-host-browser` before it sets them).
 //!
 //! Each bound is a setting, and every refusal it causes names that setting (the `*_KEY`
-//! constants). Owns no state beyond the values; imports nothing of the crate.
+//! constants). Owns no state beyond the values; imports nothing of the crate. Also sets the
+//! allocator to return large freed buffers ([`release_large_buffers`]).
 
 use std::sync::OnceLock;
 
@@ -45,6 +46,23 @@ pub fn set(bounds: Bounds) -> bool {
 /// The bounds in force (the defaults until [`set`]).
 pub fn get() -> Bounds {
     BOUNDS.get().copied().unwrap_or_default()
+}
+
+/// Asks the allocator to hand large buffers back to the system when they are freed: a page
+/// that sends megabyte events (URLs, log lines) makes the daemon parse each in a transient
+/// buffer, and glibc's default raises its mmap threshold to the largest freed buffer, after
+/// which such buffers come from heaps that are never returned and fragment. A fixed
+/// threshold keeps every buffer of 256 KiB or more mmapped, so the daemon's memory follows
+/// what it holds, not what passed through. Call once at start, before threads are spawned.
+#[allow(unsafe_code)]
+pub fn release_large_buffers() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: mallopt only changes glibc's allocation parameters; it is called at start,
+    // before any other thread allocates.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 * 1024);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 1024 * 1024);
+    }
 }
 
 /// `bytes` in MiB for messages, rounded up (so "over 64 MB" never reads "64 MB of 64 MB").

@@ -418,6 +418,26 @@ mod tests {
     }
 
     #[test]
+    fn bounds_out_of_range_name_their_setting() {
+        for (json, key) in [
+            (
+                serde_json::json!({"agents": {"max_tabs": 0}}),
+                "agents.max_tabs",
+            ),
+            (
+                serde_json::json!({"browser": {"cdp_message_max_mb": 2048}}),
+                "browser.cdp_message_max_mb",
+            ),
+        ] {
+            let config: Config = serde_json::from_value(json).unwrap();
+            let error = config.validate().unwrap_err().to_string();
+            assert!(error.contains(key), "{error}");
+        }
+        let bounds = Config::default().bounds();
+        assert_eq!(bounds, crate::bounds::Bounds::default());
+    }
+
+    #[test]
     fn unknown_keys_and_bad_screens_are_refused() {
         assert!(serde_json::from_str::<Config>(r#"{"browser":{"nope":1}}"#).is_err());
         assert_eq!(parse_screen("1280,800"), Some((1280, 800)));

@@ -105,6 +105,7 @@ fn project_dirs() -> Option<directories::ProjectDirs> {
 }
 
 fn main() -> anyhow::Result<()> {
+    porthole::bounds::release_large_buffers();
     let cli = Cli::parse();
     let data_dir = match cli.data_dir {
         Some(dir) => dir,

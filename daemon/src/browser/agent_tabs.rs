@@ -164,7 +164,10 @@ impl BrowserSession {
         tracing::info!(event = "agent_popup_refused", channel_id = %self.channel(), agent_id = %id, %target_id, open, max);
         let closed = self
             .cdp
-            .call("Target.closeTarget", serde_json::json!({ "targetId": target_id }))
+            .call(
+                "Target.closeTarget",
+                serde_json::json!({ "targetId": target_id }),
+            )
             .await;
         if let Err(error) = closed {
             tracing::debug!(event = "agent_popup_close_failed", %target_id, %error);

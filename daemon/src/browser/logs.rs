@@ -101,10 +101,13 @@ impl TabLogs {
                 };
                 let text = console_text(p["args"].as_array().map(Vec::as_slice).unwrap_or(&[]));
                 let frame = &p["stackTrace"]["callFrames"][0];
-                let source = frame["url"]
-                    .as_str()
-                    .filter(|u| !u.is_empty())
-                    .map(|u| format!("{}:{}", cut(u, FIELD_BYTES), frame["lineNumber"].as_i64().unwrap_or(0) + 1));
+                let source = frame["url"].as_str().filter(|u| !u.is_empty()).map(|u| {
+                    format!(
+                        "{}:{}",
+                        cut(u, FIELD_BYTES),
+                        frame["lineNumber"].as_i64().unwrap_or(0) + 1
+                    )
+                });
                 push(
                     &mut tabs.entry(session.to_string()).or_insert_with(tab).console,
                     ConsoleEntry {
@@ -123,10 +126,13 @@ impl TabLogs {
                         .unwrap_or("Uncaught exception"),
                     ENTRY_BYTES,
                 );
-                let source = d["url"]
-                    .as_str()
-                    .filter(|u| !u.is_empty())
-                    .map(|u| format!("{}:{}", cut(u, FIELD_BYTES), d["lineNumber"].as_i64().unwrap_or(0) + 1));
+                let source = d["url"].as_str().filter(|u| !u.is_empty()).map(|u| {
+                    format!(
+                        "{}:{}",
+                        cut(u, FIELD_BYTES),
+                        d["lineNumber"].as_i64().unwrap_or(0) + 1
+                    )
+                });
                 push(
                     &mut tabs.entry(session.to_string()).or_insert_with(tab).console,
                     ConsoleEntry {
@@ -139,8 +145,14 @@ impl TabLogs {
             "Network.requestWillBeSent" => {
                 let entry = NetworkEntry {
                     request_id: cut(p["requestId"].as_str().unwrap_or_default(), FIELD_BYTES),
-                    method: cut(p["request"]["method"].as_str().unwrap_or("GET"), FIELD_BYTES),
-                    url: cut(p["request"]["url"].as_str().unwrap_or_default(), ENTRY_BYTES),
+                    method: cut(
+                        p["request"]["method"].as_str().unwrap_or("GET"),
+                        FIELD_BYTES,
+                    ),
+                    url: cut(
+                        p["request"]["url"].as_str().unwrap_or_default(),
+                        ENTRY_BYTES,
+                    ),
                     resource_type: cut(p["type"].as_str().unwrap_or("Other"), FIELD_BYTES),
                     status: None,
                     failure: None,
@@ -328,9 +340,17 @@ mod tests {
         );
         let console = &logs.console("s")[0];
         assert!(console.text.len() <= ENTRY_BYTES, "{}", console.text.len());
-        assert!(console.text.ends_with("bytes cut]"), "{}", &console.text[4000..]);
+        assert!(
+            console.text.ends_with("bytes cut]"),
+            "{}",
+            &console.text[4000..]
+        );
         assert!(console.source.as_ref().unwrap().len() <= FIELD_BYTES + 12);
         let url = &logs.network("s")[0].url;
-        assert!(url.len() <= ENTRY_BYTES && url.starts_with("http://x/?xxx"), "{}", url.len());
+        assert!(
+            url.len() <= ENTRY_BYTES && url.starts_with("http://x/?xxx"),
+            "{}",
+            url.len()
+        );
     }
 }

@@ -23,8 +23,8 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_util::sync::CancellationToken;
 
 use super::error::CdpError;
-use super::trim::Trims;
 use super::transport::{Frame, Transport, MAX_MESSAGE_BYTES};
+use super::trim::Trims;
 
 /// Default deadline of a CDP call.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(15);
@@ -363,7 +363,12 @@ impl Actor {
     fn too_large(&mut self, id: Option<u64>, bytes: usize) {
         let cap = crate::bounds::get().cdp_message_max_bytes;
         let Some(pending) = id.and_then(|id| self.pending.remove(&id)) else {
-            tracing::warn!(event = "cdp_message_too_large", bytes, cap, "an event or unknown reply over the cap was dropped");
+            tracing::warn!(
+                event = "cdp_message_too_large",
+                bytes,
+                cap,
+                "an event or unknown reply over the cap was dropped"
+            );
             return;
         };
         tracing::warn!(event = "cdp_reply_too_large", method = %pending.method, bytes, cap);

@@ -405,7 +405,8 @@ mod tests {
         let id = read_commands(&mut chrome_reads, 1).await[0]["id"].clone();
         let cap = crate::bounds::get().cdp_message_max_bytes;
         // A reply one byte over the cap, written in pieces, then an event.
-        let head = format!("{{\"id\":{id},\"result\":{{\"result\":{{\"type\":\"string\",\"value\":\"");
+        let head =
+            format!("{{\"id\":{id},\"result\":{{\"result\":{{\"type\":\"string\",\"value\":\"");
         let tail = "\"}}}\0";
         let filler = vec![b'x'; cap + 1 - head.len() - (tail.len() - 1)];
         chrome_writes.write_all(head.as_bytes()).await.unwrap();
@@ -420,9 +421,21 @@ mod tests {
             .await
             .unwrap();
         match big.await.unwrap() {
-            Err(CdpError::TooLarge { method, bytes, cap: c }) => {
-                assert_eq!((method.as_str(), bytes, c), ("Runtime.evaluate", cap + 1, cap));
-                let text = CdpError::TooLarge { method, bytes, cap: c }.to_string();
+            Err(CdpError::TooLarge {
+                method,
+                bytes,
+                cap: c,
+            }) => {
+                assert_eq!(
+                    (method.as_str(), bytes, c),
+                    ("Runtime.evaluate", cap + 1, cap)
+                );
+                let text = CdpError::TooLarge {
+                    method,
+                    bytes,
+                    cap: c,
+                }
+                .to_string();
                 assert!(text.contains("browser.cdp_message_max_mb"), "{text}");
             }
             other => panic!("{other:?}"),

@@ -106,7 +106,10 @@ mod tests {
         let handoffs = Handoffs::default();
         let (first, _wait) = handoffs.open("a1", "alpha", "log in", None).unwrap();
         let refused = handoffs.open("a1", "alpha", "again", None).unwrap_err();
-        assert!(refused.contains("already have a request_human open"), "{refused}");
+        assert!(
+            refused.contains("already have a request_human open"),
+            "{refused}"
+        );
         // Another agent may ask meanwhile; once the first is over, the agent may ask again.
         handoffs.open("a2", "beta", "captcha", None).unwrap();
         let PaneMessage::Handoff { id, .. } = first else {

@@ -47,12 +47,7 @@ pub async fn evaluate(tab: &Tab, args: &EvaluateArgs) -> Result<ToolOutput, Tool
     };
     let reply = tab
         .cdp()
-        .call_with(
-            "Runtime.evaluate",
-            params,
-            Some(&tab.session_id),
-            DEADLINE,
-        )
+        .call_with("Runtime.evaluate", params, Some(&tab.session_id), DEADLINE)
         .await?;
     if let Some(text) = crate::cdp::thrown(&reply) {
         return Err(ToolError::msg(format!("The expression threw: {text}")));

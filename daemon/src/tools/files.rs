@@ -140,7 +140,14 @@ async fn upload_to_chooser(
         "function (input, files) {{ return {}.setFilesOf(input, files); }}",
         super::world::HELPER
     );
-    on_node(tab, session, chooser.backend_node_id, &set, inline_json(files)).await?;
+    on_node(
+        tab,
+        session,
+        chooser.backend_node_id,
+        &set,
+        inline_json(files),
+    )
+    .await?;
     let read = format!(
         "function (input) {{ return {}.filesOf(input); }}",
         super::world::HELPER
@@ -170,15 +177,17 @@ async fn on_node(
     loop {
         let world = super::world::world(&tab.browser, session).await?;
         let attempt = async {
-            let resolve = json!({"backendNodeId": backend_node_id, "executionContextId": world.context_id});
-            let mut resolved = tab.cdp().call_on(session, "DOM.resolveNode", resolve.clone()).await;
+            let resolve =
+                json!({"backendNodeId": backend_node_id, "executionContextId": world.context_id});
+            let mut resolved = tab
+                .cdp()
+                .call_on(session, "DOM.resolveNode", resolve.clone())
+                .await;
             if matches!(&resolved, Err(e) if !is_world_gone(e)) {
                 let _ = tab.cdp().call_on(session, "DOM.enable", json!({})).await;
                 resolved = tab.cdp().call_on(session, "DOM.resolveNode", resolve).await;
             }
-            let object = resolved?["object"]["objectId"]
-                .as_str()
-                .map(str::to_string);
+            let object = resolved?["object"]["objectId"].as_str().map(str::to_string);
             let Some(object) = object else {
                 return Ok(None);
             };

@@ -165,7 +165,9 @@ mod tests {
 
     #[test]
     fn pages_keep_to_the_budget_and_say_where_the_rest_is() {
-        let lines: Vec<String> = (0..100).map(|i| format!("{i:03} {}", "x".repeat(4000))).collect();
+        let lines: Vec<String> = (0..100)
+            .map(|i| format!("{i:03} {}", "x".repeat(4000)))
+            .collect();
         let page = Page::of(&lines, 0, 100);
         let shown = page.shown.len();
         assert!(shown > 0 && shown < 100);
@@ -176,7 +178,11 @@ mod tests {
         assert!(out.contains(&format!("offset: {shown}")), "{out}");
         // The next page starts where the note said.
         let next = Page::of(&lines, shown, 100 - shown);
-        assert!(next.shown.last().unwrap().starts_with(&format!("{:03}", 99 - shown)));
+        assert!(next
+            .shown
+            .last()
+            .unwrap()
+            .starts_with(&format!("{:03}", 99 - shown)));
         // Small entries all fit.
         let small: Vec<String> = (0..5).map(|i| i.to_string()).collect();
         let page = Page::of(&small, 1, 2);

@@ -5,8 +5,7 @@
 use std::time::Duration;
 
 use porthole_mcp::vocabulary::{
-    GetPageTextArgs, HasWait, ImageFormat, NavigateArgs, ResizeWindowArgs,
-    ScreenshotArgs,
+    GetPageTextArgs, HasWait, ImageFormat, NavigateArgs, ResizeWindowArgs, ScreenshotArgs,
 };
 use porthole_mcp::ToolOutput;
 use serde_json::{json, Value};
