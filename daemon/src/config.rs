@@ -84,6 +84,8 @@ pub struct AgentsConfig {
     /// Every agent may act while its channel is in host mode (the user's own Chrome); off,
     /// only agents added with `allow_host_mode` may (DESIGN.md §16).
     pub allow_host_mode: bool,
+    /// The most tabs one agent may have open in a channel, its pages' popups included.
+    pub max_tabs: usize,
 }
 
 impl Default for AgentsConfig {
@@ -93,6 +95,7 @@ impl Default for AgentsConfig {
             stop_secs: 30,
             human_quiet_secs: 20,
             allow_host_mode: false,
+            max_tabs: crate::bounds::DEFAULT_MAX_TABS,
         }
     }
 }
@@ -197,6 +200,9 @@ pub struct BrowserConfig {
     /// The most a channel's downloads may take on disk, in MiB (0 = no cap); a download
     /// that would go over is cancelled and its partial file removed.
     pub downloads_max_mb: u64,
+    /// The largest CDP message (reply or event) taken from a browser, in MiB; a larger reply
+    /// fails only the call it answers.
+    pub cdp_message_max_mb: usize,
 }
 
 impl Default for BrowserConfig {
@@ -224,6 +230,7 @@ impl Default for BrowserConfig {
             host: HostConfig::default(),
             cookie_import: CookieImportConfig::default(),
             downloads_max_mb: 1024,
+            cdp_message_max_mb: crate::bounds::DEFAULT_CDP_MESSAGE_MAX_MB,
         }
     }
 }
@@ -353,6 +360,14 @@ impl Config {
         Ok(config)
     }
 
+    /// The bounds of DESIGN.md §16 as [`crate::bounds`] holds them.
+    pub fn bounds(&self) -> crate::bounds::Bounds {
+        crate::bounds::Bounds {
+            max_tabs: self.agents.max_tabs,
+            cdp_message_max_bytes: self.browser.cdp_message_max_mb * 1024 * 1024,
+        }
+    }
+
     /// Checks values serde cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.browser.screen_size()?;
@@ -361,6 +376,21 @@ impl Config {
             reason: e.to_string(),
         })?;
         self.tools.validate()?;
+        if !(1..=1000).contains(&self.agents.max_tabs) {
+            return Err(ConfigError::Invalid {
+                key: crate::bounds::MAX_TABS_KEY,
+                reason: format!("{} is not between 1 and 1000", self.agents.max_tabs),
+            });
+        }
+        if !(1..=1024).contains(&self.browser.cdp_message_max_mb) {
+            return Err(ConfigError::Invalid {
+                key: crate::bounds::CDP_MESSAGE_KEY,
+                reason: format!(
+                    "{} is not between 1 and 1024",
+                    self.browser.cdp_message_max_mb
+                ),
+            });
+        }
         if self.browser.idle_timeout_secs == 0 {
             return Err(ConfigError::Invalid {
                 key: "browser.idle_timeout_secs",
@@ -397,6 +427,26 @@ mod tests {
         let config = Config::load(&path, true).expect("example config parses");
         let defaults = serde_json::to_value(Config::default()).unwrap();
         assert_eq!(serde_json::to_value(&config).unwrap(), defaults);
+    }
+
+    #[test]
+    fn bounds_out_of_range_name_their_setting() {
+        for (json, key) in [
+            (
+                serde_json::json!({"agents": {"max_tabs": 0}}),
+                "agents.max_tabs",
+            ),
+            (
+                serde_json::json!({"browser": {"cdp_message_max_mb": 2048}}),
+                "browser.cdp_message_max_mb",
+            ),
+        ] {
+            let config: Config = serde_json::from_value(json).unwrap();
+            let error = config.validate().unwrap_err().to_string();
+            assert!(error.contains(key), "{error}");
+        }
+        let bounds = Config::default().bounds();
+        assert_eq!(bounds, crate::bounds::Bounds::default());
     }
 
     #[test]

@@ -99,6 +99,7 @@ impl Daemon {
         if removed > 0 {
             tracing::info!(event = "temp_files_removed", dir = %temp_dir.display(), count = removed, "removed temporary files a stopped daemon left");
         }
+        crate::bounds::set(config.bounds());
         let token = crate::token::load_or_create(&paths.data_dir).map_err(StartError::Token)?;
         let screen = config.browser.screen_size()?;
         let local: Arc<dyn BrowserProvider> = Arc::new(LocalProvider::new(LocalSettings {

@@ -6,6 +6,7 @@
 
 pub mod agents;
 pub mod api;
+pub mod bounds;
 pub mod browser;
 pub mod cdp;
 pub mod channel_id;

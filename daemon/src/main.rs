@@ -112,6 +112,7 @@ fn project_dirs() -> Option<directories::ProjectDirs> {
 }
 
 fn main() -> anyhow::Result<()> {
+    porthole::bounds::release_large_buffers();
     let cli = Cli::parse();
     let data_dir = match cli.data_dir {
         Some(dir) => dir,
@@ -276,6 +277,7 @@ fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<
             ..Default::default()
         },
     };
+    porthole::bounds::set(config.bounds());
     let runtime = tokio::runtime::Runtime::new()?;
     Ok(runtime.block_on(porthole::tools::host::serve(options))?)
 }

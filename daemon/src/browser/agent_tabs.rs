@@ -2,6 +2,10 @@
 //! an agent's first tab (in a window of its own, so it paints beside everyone else's), giving
 //! a person's tab to an agent. (Panes follow agents through their own views: `pane_view`.)
 //!
+//! An agent may have at most `agents.max_tabs` tabs ([`crate::bounds`]), its pages' popups
+//! included: `new_tab` past that is refused, and a popup past it is closed as it opens (the
+//! agent sees it missing from `list_tabs`; the daemon logs `agent_popup_refused`).
+//!
 //! The owner token ([`Actor::Owner`]) keeps the first release's behaviour: it acts on the
 //! session's active tab (the person's last choice in a pane) and sees every tab. Agents never see or touch another owner's tab.
 
@@ -125,6 +129,10 @@ impl BrowserSession {
                 Ok(target_id)
             }
             Actor::Agent { id, .. } => {
+                let open = self.agent_tab_count(id);
+                if open >= crate::bounds::get().max_tabs {
+                    return Err(SessionError::TabLimit { open });
+                }
                 let target_id = self.open_tab(None, actor.as_owner(), true).await?;
                 self.set_agent_tab(id, &target_id);
                 if let Some(session) = self.tab_session(&target_id) {
@@ -133,6 +141,38 @@ impl BrowserSession {
                 Ok(target_id)
             }
         }
+    }
+
+    /// How many tabs agent `agent_id` has.
+    fn agent_tab_count(&self, agent_id: &str) -> usize {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.filtered(|o| matches!(o, TabOwner::Agent { id, .. } if id == agent_id))
+            .len()
+    }
+
+    /// Closes popup `target_id` when `owner` is an agent with all the tabs it may have; true
+    /// when it did (the popup must then not be tracked).
+    pub(super) async fn refuse_popup_over_limit(&self, owner: &TabOwner, target_id: &str) -> bool {
+        let TabOwner::Agent { id, .. } = owner else {
+            return false;
+        };
+        let open = self.agent_tab_count(id);
+        let max = crate::bounds::get().max_tabs;
+        if open < max {
+            return false;
+        }
+        tracing::info!(event = "agent_popup_refused", channel_id = %self.channel(), agent_id = %id, %target_id, open, max);
+        let closed = self
+            .cdp
+            .call(
+                "Target.closeTarget",
+                serde_json::json!({ "targetId": target_id }),
+            )
+            .await;
+        if let Err(error) = closed {
+            tracing::debug!(event = "agent_popup_close_failed", %target_id, %error);
+        }
+        true
     }
 
     /// Closes a tab `actor` may touch.

@@ -82,6 +82,9 @@ impl BrowserSession {
                 }
                 if self.ownership == Ownership::AllTabs || opener_is_ours {
                     let owner = opener_owner.unwrap_or(super::owner::TabOwner::Human);
+                    if self.refuse_popup_over_limit(&owner, id).await {
+                        return;
+                    }
                     if let Err(error) = self.track(id, owner).await {
                         tracing::debug!(event = "tab_attach_failed", channel_id = %self.channel, %error);
                     }

@@ -3,6 +3,11 @@
 //! agent's `read_console_messages` / `read_network_requests` see what happened since the tab
 //! was attached, not only since the first question.
 //!
+//! Bounded twice over (DESIGN.md §16): every entry is cut to [`ENTRY_BYTES`] (a console line,
+//! a request's URL; the smaller fields to [`FIELD_BYTES`]), and the events that feed the
+//! buffers reach the daemon's event channel already cut (`CdpConnection::trim_events`), so a
+//! page that logs megabyte lines or requests megabyte URLs costs a few KB per entry.
+//!
 //! Owns the buffers and the recorder task; reading and filtering for tools is `tools::logs`.
 
 use std::collections::{HashMap, VecDeque};
@@ -16,6 +21,16 @@ use crate::cdp::{CdpConnection, CdpEvent};
 
 /// Entries kept per tab and kind; the oldest go first.
 pub const LOG_CAPACITY: usize = 1000;
+/// The most bytes of a console message's text or a request's URL that are kept.
+pub const ENTRY_BYTES: usize = 4096;
+/// The most bytes kept of an entry's other fields (source, method, failure, type).
+const FIELD_BYTES: usize = 512;
+/// The events the buffers are filled from; no one else reads their long strings.
+const LOG_EVENTS: &[&str] = &[
+    "Network.",
+    "Runtime.consoleAPICalled",
+    "Runtime.exceptionThrown",
+];
 
 /// One console message or uncaught exception.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +71,7 @@ pub struct TabLogs {
 impl TabLogs {
     /// Starts recording the events of `cdp` until `closed` is cancelled or the socket goes.
     pub fn spawn(cdp: &CdpConnection, closed: CancellationToken) -> Self {
+        cdp.trim_events(LOG_EVENTS, ENTRY_BYTES);
         let logs = Self::default();
         let events = cdp.subscribe();
         tokio::spawn(logs.clone().record(events, closed));
@@ -83,18 +99,15 @@ impl TabLogs {
                     "info" => "info",
                     _ => "log",
                 };
-                let text = p["args"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(remote_object_text)
-                    .collect::<Vec<_>>()
-                    .join(" ");
+                let text = console_text(p["args"].as_array().map(Vec::as_slice).unwrap_or(&[]));
                 let frame = &p["stackTrace"]["callFrames"][0];
-                let source = frame["url"]
-                    .as_str()
-                    .filter(|u| !u.is_empty())
-                    .map(|u| format!("{u}:{}", frame["lineNumber"].as_i64().unwrap_or(0) + 1));
+                let source = frame["url"].as_str().filter(|u| !u.is_empty()).map(|u| {
+                    format!(
+                        "{}:{}",
+                        cut(u, FIELD_BYTES),
+                        frame["lineNumber"].as_i64().unwrap_or(0) + 1
+                    )
+                });
                 push(
                     &mut tabs.entry(session.to_string()).or_insert_with(tab).console,
                     ConsoleEntry {
@@ -106,15 +119,20 @@ impl TabLogs {
             }
             "Runtime.exceptionThrown" => {
                 let d = &p["exceptionDetails"];
-                let text = d["exception"]["description"]
-                    .as_str()
-                    .or(d["text"].as_str())
-                    .unwrap_or("Uncaught exception")
-                    .to_string();
-                let source = d["url"]
-                    .as_str()
-                    .filter(|u| !u.is_empty())
-                    .map(|u| format!("{u}:{}", d["lineNumber"].as_i64().unwrap_or(0) + 1));
+                let text = cut(
+                    d["exception"]["description"]
+                        .as_str()
+                        .or(d["text"].as_str())
+                        .unwrap_or("Uncaught exception"),
+                    ENTRY_BYTES,
+                );
+                let source = d["url"].as_str().filter(|u| !u.is_empty()).map(|u| {
+                    format!(
+                        "{}:{}",
+                        cut(u, FIELD_BYTES),
+                        d["lineNumber"].as_i64().unwrap_or(0) + 1
+                    )
+                });
                 push(
                     &mut tabs.entry(session.to_string()).or_insert_with(tab).console,
                     ConsoleEntry {
@@ -126,10 +144,16 @@ impl TabLogs {
             }
             "Network.requestWillBeSent" => {
                 let entry = NetworkEntry {
-                    request_id: p["requestId"].as_str().unwrap_or_default().to_string(),
-                    method: p["request"]["method"].as_str().unwrap_or("GET").to_string(),
-                    url: p["request"]["url"].as_str().unwrap_or_default().to_string(),
-                    resource_type: p["type"].as_str().unwrap_or("Other").to_string(),
+                    request_id: cut(p["requestId"].as_str().unwrap_or_default(), FIELD_BYTES),
+                    method: cut(
+                        p["request"]["method"].as_str().unwrap_or("GET"),
+                        FIELD_BYTES,
+                    ),
+                    url: cut(
+                        p["request"]["url"].as_str().unwrap_or_default(),
+                        ENTRY_BYTES,
+                    ),
+                    resource_type: cut(p["type"].as_str().unwrap_or("Other"), FIELD_BYTES),
                     status: None,
                     failure: None,
                     finished: false,
@@ -170,7 +194,7 @@ impl TabLogs {
                     "Network.loadingFinished" => entry.finished = true,
                     _ => {
                         entry.finished = true;
-                        entry.failure = p["errorText"].as_str().map(str::to_string);
+                        entry.failure = p["errorText"].as_str().map(|t| cut(t, FIELD_BYTES));
                     }
                 }
             }
@@ -221,17 +245,45 @@ fn push<T>(buffer: &mut VecDeque<T>, entry: T) {
     buffer.push_back(entry);
 }
 
-/// A console argument as text: strings as they are, other values as JSON or their description.
-fn remote_object_text(arg: &Value) -> String {
-    match &arg["value"] {
-        Value::String(s) => s.clone(),
-        Value::Null => arg["description"]
-            .as_str()
-            .or(arg["unserializableValue"].as_str())
-            .unwrap_or(arg["type"].as_str().unwrap_or("undefined"))
-            .to_string(),
-        other => other.to_string(),
+/// `text`, cut to `max` bytes with a note of how much went.
+fn cut(text: &str, max: usize) -> String {
+    crate::cdp::cut_text(text, max).unwrap_or_else(|| text.to_string())
+}
+
+/// A console call's arguments as one line, within [`ENTRY_BYTES`]: arguments are added until
+/// the line is full, and the rest is counted, not copied.
+fn console_text(args: &[Value]) -> String {
+    let mut text = String::new();
+    for (i, arg) in args.iter().enumerate() {
+        if text.len() > ENTRY_BYTES {
+            let left = args.len() - i;
+            text.push_str(&format!(" … [{left} more argument(s)]"));
+            break;
+        }
+        if i > 0 {
+            text.push(' ');
+        }
+        match &arg["value"] {
+            Value::String(s) => text.push_str(&s[..floor_boundary(s, ENTRY_BYTES + 1)]),
+            Value::Null => text.push_str(
+                arg["description"]
+                    .as_str()
+                    .or(arg["unserializableValue"].as_str())
+                    .unwrap_or(arg["type"].as_str().unwrap_or("undefined")),
+            ),
+            other => text.push_str(&other.to_string()),
+        }
     }
+    cut(&text, ENTRY_BYTES)
+}
+
+/// The largest char boundary of `s` at or below `i`.
+fn floor_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 #[cfg(test)]
@@ -269,5 +321,36 @@ mod tests {
         logs.clear_network("s");
         assert!(logs.network("s").is_empty());
         assert!(logs.console("other").is_empty());
+    }
+
+    #[test]
+    fn entries_are_cut_at_4_kb() {
+        let logs = TabLogs::default();
+        let mega = "x".repeat(1 << 20);
+        logs.apply(
+            "s",
+            "Runtime.consoleAPICalled",
+            &json!({"type": "log", "args": [{"type": "string", "value": mega}, {"type": "number", "value": 3}],
+                    "stackTrace": {"callFrames": [{"url": format!("http://x/{mega}"), "lineNumber": 0}]}}),
+        );
+        logs.apply(
+            "s",
+            "Network.requestWillBeSent",
+            &json!({"requestId": "1", "request": {"url": format!("http://x/?{mega}"), "method": "GET"}, "type": "Fetch"}),
+        );
+        let console = &logs.console("s")[0];
+        assert!(console.text.len() <= ENTRY_BYTES, "{}", console.text.len());
+        assert!(
+            console.text.ends_with("bytes cut]"),
+            "{}",
+            &console.text[4000..]
+        );
+        assert!(console.source.as_ref().unwrap().len() <= FIELD_BYTES + 12);
+        let url = &logs.network("s")[0].url;
+        assert!(
+            url.len() <= ENTRY_BYTES && url.starts_with("http://x/?xxx"),
+            "{}",
+            url.len()
+        );
     }
 }

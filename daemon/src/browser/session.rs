@@ -88,6 +88,9 @@ pub enum SessionError {
     /// A download of the person's (a print) could not be made or stored.
     #[error("{0}")]
     Download(String),
+    /// The agent has as many tabs as one agent may (`agents.max_tabs`).
+    #[error("you have {open} tabs open, the most one agent may have (the setting {}); close one with close_tab first", crate::bounds::MAX_TABS_KEY)]
+    TabLimit { open: usize },
 }
 
 impl SessionError {
@@ -103,6 +106,7 @@ impl SessionError {
             SessionError::NotYours { .. } => "not_your_tab",
             SessionError::NoDialog(_) => "no_dialog",
             SessionError::Download(_) => "download_failed",
+            SessionError::TabLimit { .. } => "tab_limit",
         }
     }
 }

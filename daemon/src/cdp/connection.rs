@@ -3,7 +3,9 @@
 //!
 //! Callers hold a cloneable [`CdpConnection`] and send commands through it; replies are matched
 //! by id, every call has a deadline, and a dead socket turns every pending and later call into
-//! [`CdpError::Lost`]. Events are published on a broadcast channel with their flat-session id.
+//! [`CdpError::Lost`]. A reply over the cap (`browser.cdp_message_max_mb`) fails its own call
+//! with [`CdpError::TooLarge`] and nothing else; an event over it is dropped and logged.
+//! Events are published on a broadcast channel with their flat-session id.
 //! Unknown fields and unknown events are ignored. Dropping the last handle closes the socket
 //! (or the pipe).
 //! This module knows nothing about tabs, screencasts or channels.
@@ -21,7 +23,8 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_util::sync::CancellationToken;
 
 use super::error::CdpError;
-use super::transport::{Transport, MAX_MESSAGE_BYTES};
+use super::transport::{Frame, Transport, MAX_MESSAGE_BYTES};
+use super::trim::Trims;
 
 /// Default deadline of a CDP call.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(15);
@@ -55,6 +58,8 @@ pub struct CdpConnection {
     lost: Arc<Mutex<Option<String>>>,
     /// Cancelled by the actor when the socket is gone.
     gone: CancellationToken,
+    /// Which events lose their long strings before they are published.
+    trims: Arc<Trims>,
     url: Arc<str>,
 }
 
@@ -70,9 +75,10 @@ impl CdpConnection {
     /// Opens the WebSocket at `url` (a `ws://…/devtools/browser/<id>` endpoint) and spawns the
     /// actor that owns it.
     pub async fn connect(url: &str, deadline: Duration) -> Result<Self, CdpError> {
+        let limit = MAX_MESSAGE_BYTES.max(crate::bounds::get().cdp_message_max_bytes);
         let mut config = WebSocketConfig::default();
-        config.max_message_size = Some(MAX_MESSAGE_BYTES);
-        config.max_frame_size = Some(MAX_MESSAGE_BYTES);
+        config.max_message_size = Some(limit);
+        config.max_frame_size = Some(limit);
         let connect = tokio_tungstenite::connect_async_with_config(url, Some(config), false);
         let (socket, _) = tokio::time::timeout(deadline, connect)
             .await
@@ -114,10 +120,12 @@ impl CdpConnection {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let lost = Arc::new(Mutex::new(None));
         let gone = CancellationToken::new();
+        let trims = Arc::new(Trims::default());
         let actor = Actor {
             events: events.clone(),
             lost: lost.clone(),
             gone: gone.clone(),
+            trims: trims.clone(),
             pending: HashMap::new(),
             next_id: 1,
         };
@@ -127,7 +135,18 @@ impl CdpConnection {
             events,
             lost,
             gone,
+            trims,
             url: url.into(),
+        }
+    }
+
+    /// From now on, events `methods` (a method, or a whole domain written `Network.`) reach
+    /// subscribers with strings cut to `max_bytes` and arrays to 100 items: for events whose
+    /// every reader keeps short records, so a page's megabyte URLs or log lines are never
+    /// held whole in the event buffer (see [`super::trim`]).
+    pub fn trim_events(&self, methods: &[&str], max_bytes: usize) {
+        for method in methods {
+            self.trims.add(method, max_bytes);
         }
     }
 
@@ -252,6 +271,7 @@ struct Actor {
     events: broadcast::Sender<CdpEvent>,
     lost: Arc<Mutex<Option<String>>>,
     gone: CancellationToken,
+    trims: Arc<Trims>,
     pending: HashMap<u64, Pending>,
     next_id: u64,
 }
@@ -283,7 +303,8 @@ impl Actor {
                     self.pending.insert(id, Pending { method: command.method, reply: command.reply });
                 }
                 message = stream.next() => match message {
-                    Some(Ok(text)) => self.dispatch(&text),
+                    Some(Ok(Frame::Text(text))) => self.dispatch(&text),
+                    Some(Ok(Frame::TooLarge { id, bytes })) => self.too_large(id, bytes),
                     Some(Err(reason)) => break reason,
                     None => break "socket closed".to_string(),
                 }
@@ -307,7 +328,7 @@ impl Actor {
     }
 
     fn dispatch(&mut self, text: &str) {
-        let Ok(incoming) = serde_json::from_str::<Incoming>(text) else {
+        let Ok(mut incoming) = serde_json::from_str::<Incoming>(text) else {
             tracing::debug!(event = "cdp_unreadable_message", len = text.len());
             return;
         };
@@ -328,6 +349,7 @@ impl Actor {
             };
             let _ = pending.reply.send(result);
         } else if let Some(method) = incoming.method {
+            self.trims.apply(&method, text.len(), &mut incoming.params);
             // Nobody listening is fine: events nobody wants are dropped.
             let _ = self.events.send(CdpEvent {
                 method,
@@ -335,6 +357,26 @@ impl Actor {
                 session_id: incoming.session_id,
             });
         }
+    }
+
+    /// A message over the cap was skipped: the call it answers fails, alone.
+    fn too_large(&mut self, id: Option<u64>, bytes: usize) {
+        let cap = crate::bounds::get().cdp_message_max_bytes;
+        let Some(pending) = id.and_then(|id| self.pending.remove(&id)) else {
+            tracing::warn!(
+                event = "cdp_message_too_large",
+                bytes,
+                cap,
+                "an event or unknown reply over the cap was dropped"
+            );
+            return;
+        };
+        tracing::warn!(event = "cdp_reply_too_large", method = %pending.method, bytes, cap);
+        let _ = pending.reply.send(Err(CdpError::TooLarge {
+            method: pending.method,
+            bytes,
+            cap,
+        }));
     }
 
     /// Drops entries whose caller gave up (deadline passed) so the map cannot grow forever.

@@ -21,6 +21,19 @@ pub enum CdpError {
     /// The WebSocket to Chrome could not be opened.
     #[error("could not connect to the browser at {url}: {reason}")]
     Connect { url: String, reason: String },
+    /// Chrome's answer to `method` was over the cap and was not read; only this call failed.
+    #[error(
+        "the browser's answer to {method} was {} MB, over the cap of {} MB (the setting {}); \
+         only this call failed, the browser and its tabs are fine: ask for less at a time",
+        crate::bounds::mib(*bytes),
+        crate::bounds::mib(*cap),
+        crate::bounds::CDP_MESSAGE_KEY
+    )]
+    TooLarge {
+        method: String,
+        bytes: usize,
+        cap: usize,
+    },
     /// Chrome's answer did not have the shape we read.
     #[error("unexpected answer to {method}: {detail}")]
     Shape { method: String, detail: String },

@@ -8,7 +8,9 @@ mod connection;
 mod error;
 mod evaluate;
 mod transport;
+mod trim;
 
 pub use connection::{CdpConnection, CdpEvent, DEFAULT_DEADLINE};
 pub use error::CdpError;
 pub use evaluate::thrown;
+pub use trim::cut_text;

@@ -8,6 +8,12 @@
 //!   stream of byte chunks, e.g. the stdin/stdout of a `docker exec` of `porthole-sidecar
 //!   cdp-pipe`, carried inside the Docker API connection. Chunks split messages anywhere.
 //!
+//! A message over the cap (`browser.cdp_message_max_mb`, [`crate::bounds`]) is not kept: the
+//! NUL-framed readers skip its bytes up to the next NUL, keeping only its head, and hand on
+//! [`Frame::TooLarge`] with the id it answers, so the actor fails that one call and the
+//! connection lives on. A WebSocket message up to [`MAX_MESSAGE_BYTES`] is read whole and
+//! then dropped the same way; past that tungstenite cannot skip a frame, and the socket ends.
+//!
 //! Both streams are cancel-safe (the actor polls them inside `select!`): the WebSocket stream
 //! by tungstenite's own contract, the pipe reader because its partial message lives in the
 //! stream's state, not in the dropped `next()` future.
@@ -19,11 +25,25 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::pipe;
 use tokio_tungstenite::tungstenite::Message;
 
-/// Chrome's screencast frames and screenshots can be large; accept up to this many bytes.
+/// The most a WebSocket message may be before the socket itself gives up (tungstenite's
+/// limit; the cap of [`crate::bounds`] applies below it when set lower).
 pub(super) const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
 
-/// One incoming message text, or why the wire ended (then the stream is over).
-pub(super) type Incoming = Pin<Box<dyn Stream<Item = Result<String, String>> + Send>>;
+/// Bytes kept of a message over the cap: enough to read the id of the call it answers.
+const HEAD_BYTES: usize = 64;
+
+/// One message from the browser.
+#[derive(Debug, PartialEq)]
+pub(super) enum Frame {
+    /// A whole message, as sent.
+    Text(String),
+    /// A message over the cap, not kept: the id of the call it answers (`None` for an event
+    /// or a head that does not say) and its size.
+    TooLarge { id: Option<u64>, bytes: usize },
+}
+
+/// One incoming message, or why the wire ended (then the stream is over).
+pub(super) type Incoming = Pin<Box<dyn Stream<Item = Result<Frame, String>> + Send>>;
 /// Outgoing message texts; an error says why the wire is unusable.
 pub(super) type Outgoing = Pin<Box<dyn Sink<String, Error = String> + Send>>;
 
@@ -45,11 +65,23 @@ impl Transport {
                 Ok::<_, tokio_tungstenite::tungstenite::Error>(Message::text(text))
             })
             .sink_map_err(|e| format!("send failed: {e}"));
+        let text_frame = |text: &[u8]| {
+            let cap = crate::bounds::get().cdp_message_max_bytes;
+            if text.len() > cap {
+                return Some(Ok(Frame::TooLarge {
+                    id: reply_id(&text[..text.len().min(HEAD_BYTES)]),
+                    bytes: text.len(),
+                }));
+            }
+            std::str::from_utf8(text)
+                .ok()
+                .map(|t| Ok(Frame::Text(t.to_string())))
+        };
         let incoming = stream
-            .filter_map(|message| async move {
+            .filter_map(move |message| async move {
                 match message {
-                    Ok(Message::Text(text)) => Some(Ok(text.as_str().to_string())),
-                    Ok(Message::Binary(bytes)) => String::from_utf8(bytes.to_vec()).ok().map(Ok),
+                    Ok(Message::Text(text)) => text_frame(text.as_bytes()),
+                    Ok(Message::Binary(bytes)) => text_frame(&bytes),
                     Ok(Message::Close(frame)) => Some(Err(format!(
                         "browser closed the socket ({})",
                         frame.map(|f| f.reason.to_string()).unwrap_or_default()
@@ -135,11 +167,15 @@ impl Transport {
     }
 }
 
-/// Reads one NUL-terminated message (empty ones are skipped).
+/// Reads one NUL-terminated message (empty ones are skipped); one over the cap is skipped to
+/// its NUL and reported as [`Frame::TooLarge`].
 async fn read_message<R: tokio::io::AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
-) -> Result<String, String> {
+) -> Result<Frame, String> {
+    let cap = crate::bounds::get().cdp_message_max_bytes;
     let mut message = Vec::new();
+    // Bytes of a message over the cap, counted instead of kept (its head stays in `message`).
+    let mut skipped: Option<usize> = None;
     loop {
         let available = reader
             .fill_buf()
@@ -152,28 +188,54 @@ async fn read_message<R: tokio::io::AsyncRead + Unpin>(
                 "the browser closed its pipe mid-message".to_string()
             });
         }
-        match available.iter().position(|&b| b == 0) {
-            Some(end) => {
-                message.extend_from_slice(&available[..end]);
-                reader.consume(end + 1);
-                if message.is_empty() {
-                    continue;
-                }
-                return String::from_utf8(message)
-                    .map_err(|_| "the browser sent a message that is not UTF-8".to_string());
+        let end = available.iter().position(|&b| b == 0);
+        let part = &available[..end.unwrap_or(available.len())];
+        match skipped.as_mut() {
+            Some(bytes) => *bytes += part.len(),
+            None if message.len() + part.len() > cap => {
+                let bytes = message.len() + part.len();
+                let keep = HEAD_BYTES.saturating_sub(message.len()).min(part.len());
+                message.extend_from_slice(&part[..keep]);
+                message.truncate(HEAD_BYTES);
+                message.shrink_to_fit();
+                skipped = Some(bytes);
             }
-            None => {
-                let n = available.len();
-                message.extend_from_slice(available);
-                reader.consume(n);
-            }
+            None => message.extend_from_slice(part),
         }
-        if message.len() > MAX_MESSAGE_BYTES {
-            return Err(format!(
-                "the browser sent a message over {MAX_MESSAGE_BYTES} bytes"
-            ));
+        let consumed = part.len() + usize::from(end.is_some());
+        reader.consume(consumed);
+        if end.is_none() {
+            continue;
         }
+        if let Some(bytes) = skipped {
+            return Ok(Frame::TooLarge {
+                id: reply_id(&message),
+                bytes,
+            });
+        }
+        if message.is_empty() {
+            continue;
+        }
+        return String::from_utf8(message)
+            .map(Frame::Text)
+            .map_err(|_| "the browser sent a message that is not UTF-8".to_string());
     }
+}
+
+/// The id of the call a message answers, read from its head: Chrome writes a reply as
+/// `{"id":<n>,…`, the id first; an event starts `{"method":…` and has none.
+fn reply_id(head: &[u8]) -> Option<u64> {
+    let text = String::from_utf8_lossy(head);
+    let rest = text.trim_start().strip_prefix('{')?.trim_start();
+    let rest = rest.strip_prefix("\"id\"")?.trim_start();
+    let rest = rest.strip_prefix(':')?.trim_start();
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let after = rest[digits.len()..].trim_start();
+    // A head cut inside the number cannot say which call it was.
+    if !(after.starts_with(',') || after.starts_with('}')) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 #[cfg(test)]
@@ -331,6 +393,78 @@ mod tests {
             .await
             .unwrap();
         assert!(cdp.lost_reason().unwrap().contains("the exec ended"));
+    }
+
+    #[tokio::test]
+    async fn a_reply_over_the_cap_fails_its_call_only_and_the_pipe_lives_on() {
+        let (cdp, mut chrome_reads, mut chrome_writes) = fake_chrome();
+        let big = tokio::spawn({
+            let cdp = cdp.clone();
+            async move { cdp.call_on("S1", "Runtime.evaluate", json!({})).await }
+        });
+        let id = read_commands(&mut chrome_reads, 1).await[0]["id"].clone();
+        let cap = crate::bounds::get().cdp_message_max_bytes;
+        // A reply one byte over the cap, written in pieces, then an event.
+        let head =
+            format!("{{\"id\":{id},\"result\":{{\"result\":{{\"type\":\"string\",\"value\":\"");
+        let tail = "\"}}}\0";
+        let filler = vec![b'x'; cap + 1 - head.len() - (tail.len() - 1)];
+        chrome_writes.write_all(head.as_bytes()).await.unwrap();
+        for piece in filler.chunks(1 << 20) {
+            chrome_writes.write_all(piece).await.unwrap();
+        }
+        chrome_writes.write_all(tail.as_bytes()).await.unwrap();
+        let mut events = cdp.subscribe();
+        let event = json!({"method": "Page.loadEventFired", "params": {}, "sessionId": "S1"});
+        chrome_writes
+            .write_all(format!("{event}\0").as_bytes())
+            .await
+            .unwrap();
+        match big.await.unwrap() {
+            Err(CdpError::TooLarge {
+                method,
+                bytes,
+                cap: c,
+            }) => {
+                assert_eq!(
+                    (method.as_str(), bytes, c),
+                    ("Runtime.evaluate", cap + 1, cap)
+                );
+                let text = CdpError::TooLarge {
+                    method,
+                    bytes,
+                    cap: c,
+                }
+                .to_string();
+                assert!(text.contains("browser.cdp_message_max_mb"), "{text}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(events.recv().await.unwrap().method, "Page.loadEventFired");
+        // The connection is not lost: the next call is answered.
+        let next = tokio::spawn({
+            let cdp = cdp.clone();
+            async move { cdp.call("Browser.getVersion", json!({})).await }
+        });
+        let id = read_commands(&mut chrome_reads, 1).await[0]["id"].clone();
+        let reply = json!({"id": id, "result": {"product": "ok"}});
+        chrome_writes
+            .write_all(format!("{reply}\0").as_bytes())
+            .await
+            .unwrap();
+        assert_eq!(next.await.unwrap().unwrap()["product"], "ok");
+        assert!(!cdp.is_lost());
+    }
+
+    #[test]
+    fn reply_ids_come_from_the_head_of_a_reply_only() {
+        use super::reply_id;
+        assert_eq!(reply_id(br#"{"id":42,"result":{"x"#), Some(42));
+        assert_eq!(reply_id(br#" { "id" : 7 }"#), Some(7));
+        assert_eq!(reply_id(br#"{"method":"Network.x","params":{"id":3"#), None);
+        // Cut inside the number: unknown, never a wrong call.
+        assert_eq!(reply_id(br#"{"id":12"#), None);
+        assert_eq!(reply_id(b""), None);
     }
 
     fn tokio_stream_from(

@@ -239,15 +239,16 @@ impl ChannelOversight {
         })
     }
 
-    /// Opens a handoff and gives control to the person; see [`Handoffs::open`].
+    /// Opens a handoff and gives control to the person; see [`Handoffs::open`] (an `Err` is
+    /// the refusal for the agent: it has one open already).
     pub fn begin_handoff(
         &self,
         agent_id: &str,
         name: &str,
         reason: &str,
         target_id: Option<String>,
-    ) -> (String, tokio::sync::oneshot::Receiver<Option<String>>) {
-        let (message, wait) = self.handoffs.open(agent_id, name, reason, target_id);
+    ) -> Result<(String, tokio::sync::oneshot::Receiver<Option<String>>), String> {
+        let (message, wait) = self.handoffs.open(agent_id, name, reason, target_id)?;
         let id = match &message {
             PaneMessage::Handoff { id, .. } => id.clone(),
             _ => unreachable!("Handoffs::open makes a handoff message"),
@@ -260,7 +261,7 @@ impl ChannelOversight {
         tracing::info!(event = "handoff_opened", channel_id = %self.channel, handoff = %id, %agent_id);
         self.announce(message);
         self.announce(self.control_message());
-        (id, wait)
+        Ok((id, wait))
     }
 
     /// The person pressed Done on `id`; an error when no such handoff is open.

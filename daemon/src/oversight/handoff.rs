@@ -1,6 +1,8 @@
 //! Handoffs: an agent's `request_human` waits until the person presses Done (their note comes
 //! back), the timeout passes, or it is cancelled. Open handoffs are shown again to every pane
 //! that attaches, so one whose pane vanished stays open for the next pane until its timeout.
+//! One open handoff per agent (DESIGN.md §16): a second `request_human` while the first
+//! waits is refused at once, so one agent cannot pile requests up in front of the person.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -10,6 +12,8 @@ use tokio::sync::oneshot;
 use crate::browser::PaneMessage;
 
 struct Pending {
+    /// Who asked.
+    agent_id: String,
     /// The `handoff` message panes get.
     message: PaneMessage,
     done: oneshot::Sender<Option<String>>,
@@ -22,14 +26,15 @@ pub struct Handoffs {
 }
 
 impl Handoffs {
-    /// Opens a handoff; the receiver gets the person's note when they are done.
+    /// Opens a handoff; the receiver gets the person's note when they are done. Refused
+    /// (with the text for the agent) while the same agent has one open.
     pub fn open(
         &self,
         agent_id: &str,
         name: &str,
         reason: &str,
         target_id: Option<String>,
-    ) -> (PaneMessage, oneshot::Receiver<Option<String>>) {
+    ) -> Result<(PaneMessage, oneshot::Receiver<Option<String>>), String> {
         let id = format!("h_{:08x}", rand::random::<u32>());
         let message = PaneMessage::Handoff {
             id: id.clone(),
@@ -39,14 +44,23 @@ impl Handoffs {
             target_id,
         };
         let (done, wait) = oneshot::channel();
-        self.open.lock().expect("handoffs lock").insert(
+        let mut open = self.open.lock().expect("handoffs lock");
+        if open.values().any(|p| p.agent_id == agent_id) {
+            return Err(
+                "Refused: you already have a request_human open, waiting for the person (one \
+                 at a time per agent). Wait for its answer, or carry on without."
+                    .to_string(),
+            );
+        }
+        open.insert(
             id,
             Pending {
+                agent_id: agent_id.to_string(),
                 message: message.clone(),
                 done,
             },
         );
-        (message, wait)
+        Ok((message, wait))
     }
 
     /// The person is done with `id`; false when no such handoff is open.
@@ -80,5 +94,28 @@ impl Handoffs {
             .values()
             .map(|p| p.message.clone())
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_open_handoff_per_agent() {
+        let handoffs = Handoffs::default();
+        let (first, _wait) = handoffs.open("a1", "alpha", "log in", None).unwrap();
+        let refused = handoffs.open("a1", "alpha", "again", None).unwrap_err();
+        assert!(
+            refused.contains("already have a request_human open"),
+            "{refused}"
+        );
+        // Another agent may ask meanwhile; once the first is over, the agent may ask again.
+        handoffs.open("a2", "beta", "captcha", None).unwrap();
+        let PaneMessage::Handoff { id, .. } = first else {
+            panic!("{first:?}")
+        };
+        assert!(handoffs.abandon(&id));
+        handoffs.open("a1", "alpha", "again", None).unwrap();
     }
 }

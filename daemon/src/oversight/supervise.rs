@@ -171,12 +171,21 @@ async fn handoff(
              can help. Carry on without, or tell the user in your conversation what you need.",
         );
     }
-    let (id, done) = oversight.begin_handoff(
+    let (id, done) = match oversight.begin_handoff(
         actor.id(),
         actor.name(),
         &request.reason,
         session.current_tab_of(actor),
-    );
+    ) {
+        Ok(opened) => opened,
+        Err(refusal) => return ToolOutput::error(refusal),
+    };
+    // A caller that goes away (its connection closed) must not leave the handoff open: it
+    // would hold control, and refuse the agent's next request_human, until its pane's Done.
+    let _abandon = AbandonOnDrop {
+        oversight: oversight.clone(),
+        id: id.clone(),
+    };
     let stop = oversight.stop_token();
     let answer = tokio::select! {
         answer = tokio::time::timeout(request.timeout(), done) => answer,
@@ -220,5 +229,17 @@ async fn handoff(
                 request.timeout().as_secs()
             ))
         }
+    }
+}
+
+/// Abandons handoff `id` when dropped (a no-op once it has ended).
+struct AbandonOnDrop {
+    oversight: Arc<ChannelOversight>,
+    id: String,
+}
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        self.oversight.abandon_handoff(&self.id, "cancelled");
     }
 }

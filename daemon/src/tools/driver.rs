@@ -109,38 +109,6 @@ pub async fn helper_on(
     eval_on(browser, session, &expression, JS_DEADLINE).await
 }
 
-/// Calls `page.js`'s `function(args…)` in the frame behind `session` and returns the remote
-/// object it answers (its `objectId`; release it with `Runtime.releaseObject`), or `None` when
-/// it answered `null`. For CDP commands that take a node, such as `DOM.setFileInputFiles`.
-pub async fn helper_object_on(
-    browser: &BrowserSession,
-    session: &str,
-    function: &str,
-    args: &[Value],
-) -> Result<Option<String>, ToolError> {
-    let args: Vec<String> = args.iter().map(to_js).collect();
-    let expression = format!("{}.{function}({})", super::world::HELPER, args.join(", "));
-    // The helper's own world (its refs live there): a node object from it works for DOM.*.
-    let world = super::world::world(browser, session).await?;
-    let reply = browser
-        .cdp()
-        .call_with(
-            "Runtime.evaluate",
-            serde_json::json!({
-                "expression": expression,
-                "uniqueContextId": world.unique_id,
-                "returnByValue": false,
-            }),
-            Some(session),
-            JS_DEADLINE,
-        )
-        .await?;
-    if let Some(text) = crate::cdp::thrown(&reply) {
-        return Err(ToolError::msg(format!("JavaScript error: {text}")));
-    }
-    Ok(reply["result"]["objectId"].as_str().map(str::to_string))
-}
-
 fn to_js<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "null".into())
 }

@@ -42,8 +42,10 @@ fn session_advice(error: &SessionError) -> String {
         SessionError::Navigation { .. } => {
             format!("{error}. Check the URL (is the site up and reachable from this browser?).")
         }
+        SessionError::Cdp(CdpError::TooLarge { .. }) => format!("{error}."),
         SessionError::Cdp(_) => format!("The browser refused the command: {error}."),
         SessionError::NotYours { .. } => format!("{error}."),
+        SessionError::TabLimit { .. } => format!("{error}."),
         SessionError::NoDialog(_) => format!("{error}; there is nothing to answer."),
         SessionError::Download(_) => format!("{error}."),
     }

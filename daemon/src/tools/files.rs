@@ -1,11 +1,12 @@
 //! `upload_file`, `list_downloads` and `get_download` on the engine.
 //!
 //! An upload arrives with its files inline (porthole-mcp reads them where the agent runs;
-//! mcp-host-browser reads them itself before calling): they are written to a fresh directory
-//! of the session's ([`crate::browser::files`]) and set on the input with
-//! `DOM.setFileInputFiles` — or, in docker mode, where the browser cannot see the daemon's
-//! disk, built in the page from their bytes and set through a `DataTransfer` — then read back
-//! from the input. Downloads are what the session
+//! mcp-host-browser reads them itself before calling): they are built in the page from their
+//! bytes and set on the input through a `DataTransfer`, then read back from the input — in
+//! every mode, by the tools' helper in Porthole's isolated world (DESIGN.md §13, §16), the
+//! file-chooser path included. Nothing is written to disk, so no temporary file outlives the
+//! call (a file-backed `File` would have to stay on disk for as long as the page may read
+//! it). Downloads are what the session
 //! recorded, each agent seeing those from its own tabs; a finished one is returned as an
 //! embedded resource (base64) with its path.
 
@@ -16,12 +17,12 @@ use porthole_mcp::vocabulary::{GetDownloadArgs, InlineFile, UploadFileArgs, MAX_
 use porthole_mcp::{BlobResource, Content, ToolOutput};
 use serde_json::{json, Value};
 
-use super::driver::{helper_object_on, helper_on, Tab, PAGE_JS};
+use super::driver::{helper_on, Tab};
 use super::error::ToolError;
 use super::refs;
 use crate::browser::files::{Download, DownloadState, DownloadTracking, ReadBack};
 use crate::browser::{Actor, BrowserSession};
-use crate::mode::Mode;
+use crate::cdp::CdpError;
 
 /// The largest download `get_download` returns inline; a larger one is named by path only.
 const MAX_INLINE_DOWNLOAD: u64 = 10 * 1024 * 1024;
@@ -102,40 +103,16 @@ async fn upload_to_ref(
         let what = input["what"].as_str().unwrap_or("the input");
         return Err(one_file_only(what, files.len()));
     }
-    if tab.browser.mode() == Mode::Docker {
-        // The browser runs in a container that cannot see the daemon's files: build them in
-        // the page from their bytes instead.
-        let answer = helper_on(
-            &tab.browser,
-            &session,
-            "setFiles",
-            &[Value::from(r), inline_json(files)],
-        )
-        .await
-        .map_err(|e| refs::frame_gone(r, &iframe, e))?;
-        if let Some(error) = refs::ref_error(tab, r, &answer) {
-            return Err(error);
-        }
-    } else {
-        let paths = store(tab, decoded).await?;
-        let Some(object) = helper_object_on(&tab.browser, &session, "element", &[Value::from(r)])
-            .await
-            .map_err(|e| refs::frame_gone(r, &iframe, e))?
-        else {
-            return Err(ToolError::msg(format!(
-                "Ref {r} left the page while the files were being set. Call read_page again."
-            )));
-        };
-        let set = tab
-            .cdp()
-            .call_on(
-                &session,
-                "DOM.setFileInputFiles",
-                json!({"files": paths, "objectId": object}),
-            )
-            .await;
-        release(tab, &session, &object).await;
-        set?;
+    let answer = helper_on(
+        &tab.browser,
+        &session,
+        "setFiles",
+        &[Value::from(r), inline_json(files)],
+    )
+    .await
+    .map_err(|e| refs::frame_gone(r, &iframe, e))?;
+    if let Some(error) = refs::ref_error(tab, r, &answer) {
+        return Err(error);
     }
     let after = helper_on(&tab.browser, &session, "fileInput", &[Value::from(r)]).await?;
     held(&after, decoded.len())
@@ -159,73 +136,104 @@ async fn upload_to_chooser(
         return Err(one_file_only("The file chooser", files.len()));
     }
     let session = tab.session_id.as_str();
-    let mut resolved = tab
-        .cdp()
-        .call_on(
-            session,
-            "DOM.resolveNode",
-            json!({"backendNodeId": chooser.backend_node_id}),
-        )
-        .await;
-    if resolved.is_err() {
-        let _ = tab.cdp().call_on(session, "DOM.enable", json!({})).await;
-        resolved = tab
-            .cdp()
-            .call_on(
-                session,
-                "DOM.resolveNode",
-                json!({"backendNodeId": chooser.backend_node_id}),
-            )
-            .await;
-    }
+    let set = format!(
+        "function (input, files) {{ return {}.setFilesOf(input, files); }}",
+        super::world::HELPER
+    );
+    on_node(
+        tab,
+        session,
+        chooser.backend_node_id,
+        &set,
+        inline_json(files),
+    )
+    .await?;
+    let read = format!(
+        "function (input) {{ return {}.filesOf(input); }}",
+        super::world::HELPER
+    );
+    let after = on_node(tab, session, chooser.backend_node_id, &read, Value::Null).await?;
+    held(&after, decoded.len())
+}
+
+/// Calls `function(node, arg)` on the node `backend_node_id` in the tools' isolated world of
+/// `session`'s frame, never the page's own: the node is resolved into that world, and Chrome
+/// refuses an argument from another world, so a stale world fails instead of running in the
+/// page. A world a navigation destroyed is made again once.
+async fn on_node(
+    tab: &Tab,
+    session: &str,
+    backend_node_id: i64,
+    function: &str,
+    arg: Value,
+) -> Result<Value, ToolError> {
     let gone = || {
         ToolError::msg(
             "The file input whose chooser the page opened is gone (the page changed). Click \
              its upload button again, or give upload_file a ref.",
         )
     };
-    let object = resolved.map_err(|_| gone())?["object"]["objectId"]
-        .as_str()
-        .ok_or_else(gone)?
-        .to_string();
-    let call = |function: String, args: Vec<Value>| {
-        let object = object.clone();
-        async move {
-            tab.cdp()
+    let mut retried = false;
+    loop {
+        let world = super::world::world(&tab.browser, session).await?;
+        let attempt = async {
+            let resolve =
+                json!({"backendNodeId": backend_node_id, "executionContextId": world.context_id});
+            let mut resolved = tab
+                .cdp()
+                .call_on(session, "DOM.resolveNode", resolve.clone())
+                .await;
+            if matches!(&resolved, Err(e) if !is_world_gone(e)) {
+                let _ = tab.cdp().call_on(session, "DOM.enable", json!({})).await;
+                resolved = tab.cdp().call_on(session, "DOM.resolveNode", resolve).await;
+            }
+            let object = resolved?["object"]["objectId"].as_str().map(str::to_string);
+            let Some(object) = object else {
+                return Ok(None);
+            };
+            let called = tab
+                .cdp()
                 .call_on(
                     session,
                     "Runtime.callFunctionOn",
                     json!({
-                        "objectId": object,
                         "functionDeclaration": function,
-                        "arguments": args.into_iter().map(|v| json!({"value": v})).collect::<Vec<_>>(),
+                        "uniqueContextId": world.unique_id,
+                        "arguments": [{"objectId": object}, {"value": arg}],
                         "returnByValue": true,
+                        "awaitPromise": true,
                     }),
                 )
-                .await
+                .await;
+            release(tab, session, &object).await;
+            called.map(Some)
         }
-    };
-    let result = async {
-        if tab.browser.mode() == Mode::Docker {
-            let f = format!("function (files) {{ return ({PAGE_JS}).setFilesOf(this, files); }}");
-            call(f, vec![inline_json(files)]).await?;
-        } else {
-            let paths = store(tab, decoded).await?;
-            tab.cdp()
-                .call_on(
-                    session,
-                    "DOM.setFileInputFiles",
-                    json!({"files": paths, "backendNodeId": chooser.backend_node_id}),
-                )
-                .await?;
+        .await;
+        match attempt {
+            Ok(Some(reply)) => {
+                if let Some(text) = crate::cdp::thrown(&reply) {
+                    return Err(ToolError::msg(format!("JavaScript error: {text}")));
+                }
+                return Ok(reply["result"]["value"].clone());
+            }
+            Ok(None) => return Err(gone()),
+            Err(error) if is_world_gone(&error) && !retried => {
+                tab.browser.worlds().forget(session, &world);
+                retried = true;
+            }
+            Err(error) if is_world_gone(&error) => return Err(gone()),
+            Err(CdpError::Protocol { .. }) => return Err(gone()),
+            Err(error) => return Err(error.into()),
         }
-        let f = format!("function () {{ return ({PAGE_JS}).filesOf(this); }}");
-        let after = call(f, Vec::new()).await?;
-        held(&after["result"]["value"], decoded.len())
     }
-    .await;
-    release(tab, session, &object).await;
-    result
+}
+
+/// Chrome's ways of saying a context is gone (navigated away, frame gone).
+fn is_world_gone(error: &CdpError) -> bool {
+    matches!(error, CdpError::Protocol { message, .. }
+        if ["uniqueContextId not found", "Cannot find context", "Execution context was destroyed"]
+            .iter()
+            .any(|gone| message.contains(gone)))
 }
 
 /// What the input holds after setting `expected` files, or an error saying it holds less.
@@ -265,32 +273,6 @@ async fn release(tab: &Tab, session: &str, object: &str) {
             json!({ "objectId": object }),
         )
         .await;
-}
-
-/// Writes the files to a fresh folder of the session's, one folder per file (so two files of
-/// the same name from different folders both go), for `DOM.setFileInputFiles` (the browser
-/// reads them from there, as after a person's pick).
-async fn store(tab: &Tab, decoded: &[(&str, Vec<u8>)]) -> Result<Vec<String>, ToolError> {
-    let dir = tab
-        .browser
-        .files()
-        .upload_dir()
-        .map_err(|e| ToolError::msg(format!("upload_file: no place for the files ({e})")))?;
-    let mut paths = Vec::with_capacity(decoded.len());
-    for (i, (name, bytes)) in decoded.iter().enumerate() {
-        let write = async {
-            let folder = dir.join(i.to_string());
-            tokio::fs::create_dir_all(&folder).await?;
-            let path = folder.join(name);
-            tokio::fs::write(&path, bytes).await?;
-            Ok::<_, std::io::Error>(path)
-        };
-        let path = write
-            .await
-            .map_err(|e| ToolError::msg(format!("upload_file: could not store {name} ({e})")))?;
-        paths.push(path.display().to_string());
-    }
-    Ok(paths)
 }
 
 /// The downloads `actor` may see, oldest first: an agent sees those from its own tabs (their

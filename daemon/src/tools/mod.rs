@@ -26,6 +26,7 @@ mod badges;
 mod dialogs;
 mod driver;
 mod error;
+mod evaluate;
 pub(crate) mod files;
 mod forms;
 mod frames;

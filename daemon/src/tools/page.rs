@@ -1,12 +1,11 @@
-//! The page tools: `navigate`, `go_back`, `go_forward`, `reload`, `evaluate`, `page_info`,
+//! The page tools: `navigate`, `go_back`, `go_forward`, `reload`, `page_info`,
 //! `get_page_text` (cross-origin frames included), `screenshot` (an image block, with badges
-//! when asked) and `resize_window`.
+//! when asked) and `resize_window`; `evaluate` lives in `tools::evaluate`.
 
 use std::time::Duration;
 
 use porthole_mcp::vocabulary::{
-    EvaluateArgs, GetPageTextArgs, HasWait, ImageFormat, NavigateArgs, ResizeWindowArgs,
-    ScreenshotArgs,
+    GetPageTextArgs, HasWait, ImageFormat, NavigateArgs, ResizeWindowArgs, ScreenshotArgs,
 };
 use porthole_mcp::ToolOutput;
 use serde_json::{json, Value};
@@ -16,6 +15,8 @@ use super::error::ToolError;
 use super::snapshot::cap;
 use super::waits;
 use crate::browser::UrlPolicy;
+
+pub use super::evaluate::evaluate;
 
 /// `navigate`: returns once the page loaded (or its load deadline passed), with its URL and
 /// title; then waits for wait_for_* if asked.
@@ -71,39 +72,6 @@ async fn finish_load(
     let mut out = ToolOutput::text(format!("{verb} {url}\nTitle: {title}"));
     if let Some(wait) = wait {
         out = out.with_text(waits::wait_for(tab, &wait).await?);
-    }
-    Ok(out)
-}
-
-/// `evaluate`.
-pub async fn evaluate(tab: &Tab, args: &EvaluateArgs) -> Result<ToolOutput, ToolError> {
-    let reply = tab
-        .cdp()
-        .call_with(
-            "Runtime.evaluate",
-            json!({"expression": args.expression, "returnByValue": true, "awaitPromise": true,
-                   "userGesture": true, "replMode": true}),
-            Some(&tab.session_id),
-            Duration::from_secs(20),
-        )
-        .await?;
-    if let Some(text) = crate::cdp::thrown(&reply) {
-        return Err(ToolError::msg(format!("The expression threw: {text}")));
-    }
-    let result = &reply["result"];
-    let text = match result.get("value") {
-        Some(Value::String(s)) => serde_json::to_string(s).unwrap_or_default(),
-        Some(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
-        None => result["description"]
-            .as_str()
-            .or(result["unserializableValue"].as_str())
-            .unwrap_or(result["type"].as_str().unwrap_or("undefined"))
-            .to_string(),
-    };
-    let (text, note) = cap(&text, 50_000);
-    let mut out = ToolOutput::text(text);
-    if let Some(note) = note {
-        out = out.with_text(note);
     }
     Ok(out)
 }

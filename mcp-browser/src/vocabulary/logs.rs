@@ -44,6 +44,10 @@ pub struct ReadConsoleMessagesArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<u32>,
+    /// Skip the N most recent matches (to page back through a cut answer; its note says N).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 1000))]
+    pub offset: Option<u32>,
     /// Empty the buffer after reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clear: Option<bool>,
@@ -54,11 +58,16 @@ impl ReadConsoleMessagesArgs {
     pub fn limit(&self) -> usize {
         self.limit.unwrap_or(DEFAULT_LOG_LIMIT) as usize
     }
+    /// How many of the most recent matches to skip (0 unless given).
+    pub fn offset(&self) -> usize {
+        self.offset.unwrap_or(0) as usize
+    }
 }
 
 impl Validate for ReadConsoleMessagesArgs {
     fn validate(&mut self) -> Result<(), String> {
-        check_range("limit", self.limit, 1, MAX_LOG_LIMIT)
+        check_range("limit", self.limit, 1, MAX_LOG_LIMIT)?;
+        check_range("offset", self.offset, 0, MAX_LOG_LIMIT)
     }
 }
 
@@ -72,6 +81,10 @@ pub struct ReadNetworkRequestsArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<u32>,
+    /// Skip the N most recent matches (to page back through a cut answer; its note says N).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 1000))]
+    pub offset: Option<u32>,
     /// Empty the buffer after reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clear: Option<bool>,
@@ -82,10 +95,15 @@ impl ReadNetworkRequestsArgs {
     pub fn limit(&self) -> usize {
         self.limit.unwrap_or(DEFAULT_LOG_LIMIT) as usize
     }
+    /// How many of the most recent matches to skip (0 unless given).
+    pub fn offset(&self) -> usize {
+        self.offset.unwrap_or(0) as usize
+    }
 }
 
 impl Validate for ReadNetworkRequestsArgs {
     fn validate(&mut self) -> Result<(), String> {
-        check_range("limit", self.limit, 1, MAX_LOG_LIMIT)
+        check_range("limit", self.limit, 1, MAX_LOG_LIMIT)?;
+        check_range("offset", self.offset, 0, MAX_LOG_LIMIT)
     }
 }

@@ -5,6 +5,7 @@
 mod agents;
 mod badges;
 mod both;
+mod bounds;
 mod budget;
 mod checks;
 mod downloads_kept;

@@ -306,7 +306,8 @@ pub async fn serve() -> std::net::SocketAddr {
         .route(
             "/api/data",
             get(|| async { Json(serde_json::json!({"n": 42})) }),
-        );
+        )
+        .merge(super::bounds::routes());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
