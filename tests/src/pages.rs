@@ -170,6 +170,9 @@ impl EndlessOpen {
 impl Drop for EndlessOpen {
     fn drop(&mut self) {
         ENDLESS_OPEN.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// Two file inputs (one file at 20,20; several `.txt`/images at 20,100); the page reads what
 /// it is handed and shows `got <name>:<text>[,…]` as its title (`window.changes` counts).
 pub const UPLOAD_PAGE: &str = r#"<!doctype html><html><head><title>Upload page</title><style>
