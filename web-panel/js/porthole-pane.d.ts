@@ -36,6 +36,10 @@ export interface PaneState {
     handoffs: { id: string; agent_id: string; name: string; reason: string; target_id: string | null }[];
     dialogs: { target_id: string; kind: string; message: string; default_prompt?: string }[];
   };
+  /** The `<select>` popup drawn over the view now, if any. */
+  selectPopup: { id: string; target_id: string; labels: string[] } | null;
+  /** The CSS cursor the page shows under the person's pointer. */
+  cursor: string;
   send(msg: ClientMessage): boolean;
 }
 

@@ -27,6 +27,10 @@ pub enum ClientMessage {
         height: Option<u32>,
         #[serde(default)]
         quality: Option<u8>,
+        /// Device pixels per CSS pixel (1–3, default 1): the page's `devicePixelRatio`; frames
+        /// carry `width·scale`×`height·scale` pixels while coordinates stay CSS px.
+        #[serde(default)]
+        scale: Option<f64>,
     },
     /// Stop the channel's browser (host mode: forget the session); answered by `stopped`.
     Stop {
@@ -78,6 +82,17 @@ pub enum ClientMessage {
     FollowAgents {
         on: bool,
     },
+    /// Answers a `select_popup`: one option `index`, several `indices` (a multiple select), or
+    /// `cancel: true` (closes it, changing nothing).
+    SelectAnswer {
+        id: String,
+        #[serde(default)]
+        index: Option<u32>,
+        #[serde(default)]
+        indices: Option<Vec<u32>>,
+        #[serde(default)]
+        cancel: bool,
+    },
 }
 
 #[cfg(test)]
@@ -89,10 +104,12 @@ mod tests {
         let texts = [
             r#"{"type":"start","channel_id":"a","mode":"local","width":800,"height":600}"#,
             r#"{"type":"screencast","quality":50}"#,
+            r#"{"type":"screencast","width":800,"height":600,"scale":2}"#,
             r#"{"type":"stop","channel_id":"a"}"#,
             r#"{"type":"input","input_type":"scroll","x":1,"y":2,"delta_y":30}"#,
             r#"{"type":"input","input_type":"paste","text":"hi"}"#,
             r#"{"type":"input","input_type":"copy"}"#,
+            r#"{"type":"input","input_type":"composition","text":"日本","selection_start":0}"#,
             r#"{"type":"navigate","url":"https://example.com"}"#,
             r#"{"type":"back"}"#,
             r#"{"type":"new_tab"}"#,
@@ -104,6 +121,8 @@ mod tests {
             r#"{"type":"handoff_done","id":"h1","note":"logged in"}"#,
             r#"{"type":"dialog_answer","target_id":"T","accept":false}"#,
             r#"{"type":"follow_agents","on":false}"#,
+            r#"{"type":"select_answer","id":"sel_1","index":5}"#,
+            r#"{"type":"select_answer","id":"sel_1","cancel":true}"#,
         ];
         for text in texts {
             serde_json::from_str::<ClientMessage>(text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -116,6 +135,7 @@ mod tests {
             r#"{"type":"give_tab","target_id":"T"}"#,
             r#"{"type":"dialog_answer","target_id":"T"}"#,
             r#"{"type":"handoff_done"}"#,
+            r#"{"type":"select_answer","index":1}"#,
         ] {
             assert!(serde_json::from_str::<ClientMessage>(bad).is_err(), "{bad}");
         }
@@ -161,6 +181,7 @@ mod properties {
         "paste",
         "copy",
         "cut",
+        "composition",
         "drag",
     ];
     const FIELDS: &[&str] = &[
@@ -182,6 +203,9 @@ mod properties {
         "key",
         "code",
         "text",
+        "selection_start",
+        "selection_end",
+        "scale",
     ];
 
     /// Any JSON value, a few levels deep.

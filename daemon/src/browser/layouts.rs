@@ -5,6 +5,10 @@
 //! CDP calls, an earlier request could run last and undo a pane's resize. Here a request
 //! records the wanted size at once (in call order) and then applies the tab's latest wanted
 //! size under the tab's own lock, so a tab always ends at the size asked for last.
+//!
+//! Pixel density (DESIGN.md §15): a channel's tabs lay out at their CSS size with
+//! `devicePixelRatio` = the scale its panes asked for last (`screencast {scale}`, 1–3), so
+//! frames carry scale× the pixels while every coordinate stays in CSS px.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,16 +20,30 @@ use crate::cdp::{CdpConnection, CdpError};
 /// Smallest and largest page size a tab is laid out at (CSS px, each side).
 const SIDE: std::ops::RangeInclusive<u32> = 100..=8192;
 
-/// The tabs' layouts by flat CDP session. Short lock, never held across an await.
-#[derive(Debug, Default)]
+/// The pixel densities a pane may ask for (`screencast {scale}`).
+pub const SCALES: std::ops::RangeInclusive<f64> = 1.0..=3.0;
+
+/// The tabs' layouts by flat CDP session. Short locks, never held across an await.
+#[derive(Debug)]
 pub struct Layouts {
     by_session: Mutex<HashMap<String, Arc<Layout>>>,
+    /// The device pixel ratio every tab is laid out with.
+    scale: Mutex<f64>,
+}
+
+impl Default for Layouts {
+    fn default() -> Self {
+        Self {
+            by_session: Mutex::default(),
+            scale: Mutex::new(1.0),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
 struct Layout {
-    /// The size asked for last. Short lock.
-    wanted: Mutex<(u32, u32)>,
+    /// The size (CSS px) and device pixel ratio asked for last. Short lock.
+    wanted: Mutex<((u32, u32), f64)>,
     /// Held while a size is sent, so calls reach Chrome one at a time.
     sending: tokio::sync::Mutex<()>,
 }
@@ -42,6 +60,7 @@ impl Layouts {
     /// should end at.
     pub fn request(&self, session: &str, size: (u32, u32)) -> Requested {
         let size = clamp(size);
+        let scale = *self.scale.lock().expect("scale lock");
         let layout = self
             .by_session
             .lock()
@@ -49,11 +68,32 @@ impl Layouts {
             .entry(session.to_string())
             .or_default()
             .clone();
-        *layout.wanted.lock().expect("wanted lock") = size;
+        *layout.wanted.lock().expect("wanted lock") = (size, scale);
         Requested {
             layout,
             session: session.to_string(),
         }
+    }
+
+    /// Sets the device pixel ratio tabs are laid out with from now on (checked against
+    /// [`SCALES`] by the caller); true when it changed.
+    pub fn set_scale(&self, scale: f64) -> bool {
+        let mut now = self.scale.lock().expect("scale lock");
+        let changed = *now != scale;
+        *now = scale;
+        changed
+    }
+
+    /// The size last asked for the tab behind `session`, if any.
+    fn wanted_size(&self, session: &str) -> Option<(u32, u32)> {
+        let layout = self
+            .by_session
+            .lock()
+            .expect("layouts lock")
+            .get(session)
+            .cloned()?;
+        let (size, _) = *layout.wanted.lock().expect("wanted lock");
+        Some(size)
     }
 
     /// Forgets the layout of a session that ended (its tab closed).
@@ -77,25 +117,49 @@ impl Requested {
     /// Lays the tab out at its latest wanted size (this request's, or a later one's).
     pub async fn apply(self, cdp: &CdpConnection) -> Result<(), CdpError> {
         let _one_at_a_time = self.layout.sending.lock().await;
-        let size = *self.layout.wanted.lock().expect("wanted lock");
-        size_viewport(cdp, &self.session, size).await
+        let (size, scale) = *self.layout.wanted.lock().expect("wanted lock");
+        size_viewport(cdp, &self.session, size, scale).await
     }
 }
 
-/// Makes the tab behind `session` lay out at `size` CSS px. (In Chromium 156 headless the
+/// Makes the tab behind `session` lay out at `size` CSS px with `scale` device pixels per CSS
+/// px. (In Chromium 156 headless the
 /// window carries ~140 px of invisible browser UI, so window bounds are not the viewport.)
 async fn size_viewport(
     cdp: &CdpConnection,
     session: &str,
     size: (u32, u32),
+    scale: f64,
 ) -> Result<(), CdpError> {
     cdp.call_on(
         session,
         "Emulation.setDeviceMetricsOverride",
-        json!({"width": size.0, "height": size.1, "deviceScaleFactor": 1, "mobile": false}),
+        json!({"width": size.0, "height": size.1, "deviceScaleFactor": scale, "mobile": false}),
     )
     .await?;
     Ok(())
+}
+
+impl super::session::BrowserSession {
+    /// Lays this channel's tabs out with `scale` device pixels per CSS px from now on (1–3);
+    /// the caller re-lays the tab it shows. Refused outside 1–3, nothing changed.
+    pub fn set_pixel_ratio(&self, scale: f64) -> Result<bool, String> {
+        if !scale.is_finite() || !SCALES.contains(&scale) {
+            return Err(format!(
+                "scale {scale} is out of range: send a device pixel ratio from {} to {}",
+                SCALES.start(),
+                SCALES.end()
+            ));
+        }
+        Ok(self.layouts.set_scale(scale))
+    }
+
+    /// Lays the tab behind flat CDP `session` out again at the size it was last given (or the
+    /// channel's), with the channel's current pixel ratio.
+    pub async fn relayout_tab(&self, session: &str) -> Result<(), super::SessionError> {
+        let size = self.layouts.wanted_size(session).unwrap_or(self.viewport());
+        self.size_tab_to(session, size).await
+    }
 }
 
 #[cfg(test)]
@@ -107,7 +171,7 @@ mod tests {
         let layouts = Layouts::default();
         let first = layouts.request("s1", (800, 600));
         let second = layouts.request("s1", (400, 300));
-        assert_eq!(*first.layout.wanted.lock().unwrap(), (400, 300));
+        assert_eq!(*first.layout.wanted.lock().unwrap(), ((400, 300), 1.0));
         assert!(Arc::ptr_eq(&first.layout, &second.layout));
     }
 
@@ -115,9 +179,10 @@ mod tests {
     fn sizes_are_clamped_and_tabs_kept_apart() {
         let layouts = Layouts::default();
         let tiny = layouts.request("s1", (1, 99_999));
+        assert_eq!(*tiny.layout.wanted.lock().unwrap(), ((100, 8192), 1.0));
+        assert!(layouts.set_scale(2.0));
         let other = layouts.request("s2", (640, 480));
-        assert_eq!(*tiny.layout.wanted.lock().unwrap(), (100, 8192));
-        assert_eq!(*other.layout.wanted.lock().unwrap(), (640, 480));
+        assert_eq!(*other.layout.wanted.lock().unwrap(), ((640, 480), 2.0));
         layouts.forget("s1");
         assert!(!layouts.by_session.lock().unwrap().contains_key("s1"));
     }

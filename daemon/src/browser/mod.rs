@@ -2,6 +2,7 @@
 //! each pane's view, navigation and input. Knows nothing about HTTP, panes' sockets or how browsers are started.
 
 mod agent_tabs;
+mod cursor;
 mod dialogs;
 mod events;
 pub mod files;
@@ -16,8 +17,10 @@ pub mod notice;
 mod own_tabs;
 pub mod owner;
 pub mod pane_view;
+mod pane_world;
 pub mod refs_store;
 pub mod screencast;
+pub mod select_popup;
 mod session;
 mod tabs;
 mod titles;

@@ -146,6 +146,8 @@ pub struct BrowserSession {
     pub(super) opening: Arc<Mutex<std::collections::HashSet<String>>>,
     /// The JavaScript dialog open in each tab (see `dialogs`). Short lock.
     pub(super) dialogs: Mutex<std::collections::HashMap<String, super::dialogs::OpenDialog>>,
+    /// The `<select>` popups open in this session's tabs (see `select_popup`).
+    pub(super) select_popups: super::select_popup::OpenPopups,
 }
 
 impl std::fmt::Debug for BrowserSession {
@@ -207,6 +209,7 @@ impl BrowserSession {
             agent_locks: Mutex::new(Default::default()),
             end_reason: Mutex::new(None),
             dialogs: Mutex::new(Default::default()),
+            select_popups: Default::default(),
             creating: Arc::new(watch::channel(0).0),
             opening: Arc::default(),
         });

@@ -11,6 +11,7 @@ mod host;
 mod input;
 mod mcp;
 mod pane_types;
+mod pane_view;
 mod pane_views;
 mod panes;
 mod remote;

@@ -5,6 +5,7 @@
 
 mod agents;
 mod embed;
+mod pane_view;
 
 use std::time::Duration;
 
