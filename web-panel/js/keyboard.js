@@ -75,8 +75,10 @@ export class Keyboard {
     this.ime = makeImeSink(root);
     /** True between compositionstart and compositionend. */
     this.composing = false;
-    // The screen's keyboard focus lives in the IME sink, which can receive composition.
-    opts.screen.addEventListener('focus', () => this.ime.focus({ preventScroll: true }));
+    // The screen's keyboard focus lives in the IME sink, which can receive composition. (A
+    // press is watched as well: a page without system focus gets no `focus` events.)
+    opts.screen.addEventListener('focus', () => this.focus());
+    opts.screen.addEventListener('mousedown', () => this.focus());
     root.addEventListener('compositionstart', (e) => this.onComposition(/** @type {CompositionEvent} */ (e)));
     root.addEventListener('compositionupdate', (e) => this.onComposition(/** @type {CompositionEvent} */ (e)));
     root.addEventListener('compositionend', (e) => this.onComposition(/** @type {CompositionEvent} */ (e)));
@@ -93,6 +95,11 @@ export class Keyboard {
     window.addEventListener('blur', () => this.releaseAll());
     sink.addEventListener('input', () => { sink.value = ''; });
     this.ime.addEventListener('input', () => { if (!this.composing) this.ime.value = ''; });
+  }
+
+  /** Put keyboard focus on the screen (its IME sink). */
+  focus() {
+    this.ime.focus({ preventScroll: true });
   }
 
   /**

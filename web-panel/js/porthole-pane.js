@@ -132,7 +132,7 @@ export class PortholePane extends HTMLElement {
 
   /** Put keyboard focus on the remote screen. */
   focusScreen() {
-    this.canvas.focus({ preventScroll: true });
+    this.keyboard.focus();
   }
 
   /** Show a notice in the pane's status line. @param {string} text @param {'info' | 'progress' | 'error'} kind */

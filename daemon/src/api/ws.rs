@@ -216,6 +216,7 @@ impl Pane {
                 self.answer_dialog(&target_id, accept, text.as_deref())
                     .await
             }
+            ClientMessage::Find { query, backwards } => self.find(&query, backwards).await,
             ClientMessage::SelectAnswer {
                 id,
                 index,
@@ -223,6 +224,33 @@ impl Pane {
                 cancel,
             } => self.answer_select(&id, index, indices, cancel).await,
             other => self.browser_command(other).await,
+        }
+    }
+
+    /// Finds text in the page this pane watches.
+    async fn find(&self, query: &str, backwards: bool) {
+        use crate::browser::find::MAX_QUERY;
+        let Some(attached) = &self.attached else {
+            return self.not_started().await;
+        };
+        if query.chars().count() > MAX_QUERY {
+            let reason = format!("find: the query is longer than {MAX_QUERY} characters");
+            return self.send(PaneMessage::error("bad_request", reason)).await;
+        }
+        let found = match attached.view.watched_tab() {
+            Ok((target, tab)) => {
+                let session = &attached.session;
+                session.find_in_page(&target, &tab, query, backwards).await
+            }
+            Err(error) => Err(error),
+        };
+        match found {
+            Ok(result) => self.send(result).await,
+            Err(error) => {
+                if let Some(message) = error_for_pane(&error) {
+                    self.send(message).await;
+                }
+            }
         }
     }
 

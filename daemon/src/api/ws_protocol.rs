@@ -82,6 +82,13 @@ pub enum ClientMessage {
     FollowAgents {
         on: bool,
     },
+    /// Finds `query` in the page the pane watches (answered by `find_result`); the same query
+    /// again goes to the next match (`backwards`: the previous); an empty query clears.
+    Find {
+        query: String,
+        #[serde(default)]
+        backwards: bool,
+    },
     /// Answers a `select_popup`: one option `index`, several `indices` (a multiple select), or
     /// `cancel: true` (closes it, changing nothing).
     SelectAnswer {
@@ -123,6 +130,8 @@ mod tests {
             r#"{"type":"follow_agents","on":false}"#,
             r#"{"type":"select_answer","id":"sel_1","index":5}"#,
             r#"{"type":"select_answer","id":"sel_1","cancel":true}"#,
+            r#"{"type":"find","query":"word"}"#,
+            r#"{"type":"find","query":"word","backwards":true}"#,
         ];
         for text in texts {
             serde_json::from_str::<ClientMessage>(text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -136,6 +145,7 @@ mod tests {
             r#"{"type":"dialog_answer","target_id":"T"}"#,
             r#"{"type":"handoff_done"}"#,
             r#"{"type":"select_answer","index":1}"#,
+            r#"{"type":"find"}"#,
         ] {
             assert!(serde_json::from_str::<ClientMessage>(bad).is_err(), "{bad}");
         }

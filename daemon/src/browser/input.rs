@@ -1,6 +1,7 @@
 //! Pane input events and how each becomes CDP `Input.*` calls on the active tab.
 //!
-//! Coordinates are CSS pixels of the page viewport. Mouse buttons, click counts and modifier
+//! Coordinates are CSS pixels of the page viewport; on a tab laid out at a pixel scale above 1
+//! (see `layouts`) Chrome takes them in scaled view pixels, so they are multiplied here. Mouse buttons, click counts and modifier
 //! bitmasks pass through as CDP defines them; keys get `code`, a virtual key code and text per
 //! `keys`. Copy/cut read the selection and hand it back for the pane's clipboard.
 
@@ -191,6 +192,40 @@ impl InputEvent {
     }
 }
 
+impl InputEvent {
+    /// This event with its coordinates and wheel deltas multiplied by `scale` (`None`: no
+    /// change needed).
+    fn scaled(&self, scale: f64) -> Option<InputEvent> {
+        if scale == 1.0 || !scale.is_finite() {
+            return None;
+        }
+        let mut event = self.clone();
+        match &mut event {
+            InputEvent::Click { x, y, .. }
+            | InputEvent::Mousedown { x, y, .. }
+            | InputEvent::Mouseup { x, y, .. }
+            | InputEvent::Mousemove { x, y, .. } => {
+                *x *= scale;
+                *y *= scale;
+            }
+            InputEvent::Scroll {
+                x,
+                y,
+                delta_x,
+                delta_y,
+                ..
+            } => {
+                *x *= scale;
+                *y *= scale;
+                *delta_x *= scale;
+                *delta_y *= scale;
+            }
+            _ => return None,
+        }
+        Some(event)
+    }
+}
+
 /// The `(start, end)` of a composition's selection, each defaulting to the end of `text`
 /// (UTF-16 code units, as the page counts them); refused when out of order or past the end.
 fn composition_selection(
@@ -226,12 +261,16 @@ const READ_SELECTION: &str = r#"(() => {
   return read(document);
 })()"#;
 
-/// Sends one event to the tab behind `session`; returns clipboard text for copy/cut.
+/// Sends one event to the tab behind `session`, laid out at `scale` device pixels per CSS px
+/// (1 unless a pane asked for more); returns clipboard text for copy/cut.
 pub async fn dispatch(
     cdp: &CdpConnection,
     session: &str,
     event: &InputEvent,
+    scale: f64,
 ) -> Result<Option<String>, CdpError> {
+    let scaled = event.scaled(scale);
+    let event = scaled.as_ref().unwrap_or(event);
     match event {
         InputEvent::Click {
             x,

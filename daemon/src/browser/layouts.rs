@@ -9,6 +9,14 @@
 //! Pixel density (DESIGN.md §15): a channel's tabs lay out at their CSS size with
 //! `devicePixelRatio` = the scale its panes asked for last (`screencast {scale}`, 1–3), so
 //! frames carry scale× the pixels while every coordinate stays in CSS px.
+//!
+//! How (verified on Chromium 156 headless): a screencast frame is the view's surface, whose
+//! pixels follow the browser's real device scale factor, not an emulated
+//! `deviceScaleFactor`. So a tab is laid out with `deviceScaleFactor` = scale (the page's
+//! `devicePixelRatio`) and the emulation's `scale` = scale (the view image, hence frames,
+//! scaled up). That view scale also applies to `Input.dispatchMouseEvent` coordinates, so
+//! `input::dispatch` multiplies by the tab's [`AppliedScales`] entry, and the screencast hub
+//! divides frame sizes by it to report CSS px.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -23,12 +31,66 @@ const SIDE: std::ops::RangeInclusive<u32> = 100..=8192;
 /// The pixel densities a pane may ask for (`screencast {scale}`).
 pub const SCALES: std::ops::RangeInclusive<f64> = 1.0..=3.0;
 
+/// Called with a flat session whose scale changed.
+type OnChange = Box<dyn Fn(&str) + Send + Sync>;
+
+/// The scale Chrome was last told for each tab, by flat CDP session (absent: 1). Shared
+/// with the screencast hub, which restarts a tab's cast when its scale changes (Chrome sizes
+/// its capture on the next painted frame, and a still page paints none). Short locks, never
+/// held across an await.
+#[derive(Clone, Default)]
+pub struct AppliedScales(Arc<ScalesInner>);
+
+#[derive(Default)]
+struct ScalesInner {
+    by_session: Mutex<HashMap<String, f64>>,
+    on_change: Mutex<Option<OnChange>>,
+}
+
+impl std::fmt::Debug for AppliedScales {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("AppliedScales")
+            .field(&self.0.by_session.lock().expect("scales lock"))
+            .finish()
+    }
+}
+
+impl AppliedScales {
+    /// The scale of the tab behind `session` (1 unless laid out otherwise).
+    pub fn of(&self, session: &str) -> f64 {
+        let scales = self.0.by_session.lock().expect("scales lock");
+        scales.get(session).copied().unwrap_or(1.0)
+    }
+
+    /// Calls `on_change` with each session whose scale changes from now on.
+    pub fn on_change(&self, on_change: OnChange) {
+        *self.0.on_change.lock().expect("on_change lock") = Some(on_change);
+    }
+
+    fn set(&self, session: &str, scale: f64) {
+        let before = {
+            let mut scales = self.0.by_session.lock().expect("scales lock");
+            if scale == 1.0 {
+                scales.remove(session)
+            } else {
+                scales.insert(session.to_string(), scale)
+            }
+        };
+        if before.unwrap_or(1.0) != scale {
+            if let Some(on_change) = self.0.on_change.lock().expect("on_change lock").as_ref() {
+                on_change(session);
+            }
+        }
+    }
+}
+
 /// The tabs' layouts by flat CDP session. Short locks, never held across an await.
 #[derive(Debug)]
 pub struct Layouts {
     by_session: Mutex<HashMap<String, Arc<Layout>>>,
     /// The device pixel ratio every tab is laid out with.
     scale: Mutex<f64>,
+    applied: AppliedScales,
 }
 
 impl Default for Layouts {
@@ -36,6 +98,7 @@ impl Default for Layouts {
         Self {
             by_session: Mutex::default(),
             scale: Mutex::new(1.0),
+            applied: AppliedScales::default(),
         }
     }
 }
@@ -53,6 +116,7 @@ struct Layout {
 pub struct Requested {
     layout: Arc<Layout>,
     session: String,
+    applied: AppliedScales,
 }
 
 impl Layouts {
@@ -72,6 +136,7 @@ impl Layouts {
         Requested {
             layout,
             session: session.to_string(),
+            applied: self.applied.clone(),
         }
     }
 
@@ -96,8 +161,14 @@ impl Layouts {
         Some(size)
     }
 
+    /// The scales Chrome was told, for the screencast hub and input.
+    pub fn applied(&self) -> &AppliedScales {
+        &self.applied
+    }
+
     /// Forgets the layout of a session that ended (its tab closed).
     pub fn forget(&self, session: &str) {
+        self.applied.set(session, 1.0);
         self.by_session
             .lock()
             .expect("layouts lock")
@@ -118,7 +189,9 @@ impl Requested {
     pub async fn apply(self, cdp: &CdpConnection) -> Result<(), CdpError> {
         let _one_at_a_time = self.layout.sending.lock().await;
         let (size, scale) = *self.layout.wanted.lock().expect("wanted lock");
-        size_viewport(cdp, &self.session, size, scale).await
+        size_viewport(cdp, &self.session, size, scale).await?;
+        self.applied.set(&self.session, scale);
+        Ok(())
     }
 }
 
@@ -134,7 +207,8 @@ async fn size_viewport(
     cdp.call_on(
         session,
         "Emulation.setDeviceMetricsOverride",
-        json!({"width": size.0, "height": size.1, "deviceScaleFactor": scale, "mobile": false}),
+        json!({"width": size.0, "height": size.1, "deviceScaleFactor": scale, "scale": scale,
+               "mobile": false}),
     )
     .await?;
     Ok(())
@@ -152,6 +226,12 @@ impl super::session::BrowserSession {
             ));
         }
         Ok(self.layouts.set_scale(scale))
+    }
+
+    /// Device pixels per CSS px of the tab behind flat CDP `session` (input coordinates are
+    /// multiplied by it).
+    pub fn pixel_scale(&self, session: &str) -> f64 {
+        self.layouts.applied().of(session)
     }
 
     /// Lays the tab behind flat CDP `session` out again at the size it was last given (or the

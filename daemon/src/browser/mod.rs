@@ -4,6 +4,7 @@
 mod agent_tabs;
 mod cursor;
 mod dialogs;
+pub mod find;
 mod events;
 pub mod files;
 pub mod input;

@@ -145,6 +145,13 @@ pub enum PaneMessage {
         target_id: String,
         cursor: String,
     },
+    /// Answer to `find`: the current match (from 1; 0 when none) of `count` in the tab.
+    FindResult {
+        target_id: String,
+        query: String,
+        index: u32,
+        count: u32,
+    },
 }
 
 /// `agent_activity.phase`.

@@ -1,7 +1,8 @@
 //! The pane's isolated world in every tracked tab: a small script that watches what
 //! Chrome's screencast cannot show a person — a `<select>` popup opening and closing (see
 //! `select_popup`), and the mouse cursor under the pointer (see `cursor`) — and reports it
-//! through one CDP binding. The page sees neither the world nor the binding.
+//! through one CDP binding, and offers find in page (see `find`). The page sees neither the
+//! world nor the binding.
 //!
 //! Owns installing the script and routing its reports; what each report means lives in the
 //! modules named above.
@@ -19,9 +20,10 @@ pub const WORLD: &str = "porthole-pane";
 fn script() -> String {
     format!(
         "(() => {{\n if (window.__portholePaneWorld) return;\n window.__portholePaneWorld = true;\n \
-         const report = (o) => {{ try {{ {BINDING}(JSON.stringify(o)); }} catch (_) {{}} }};\n{}\n{}\n}})();",
+         const report = (o) => {{ try {{ {BINDING}(JSON.stringify(o)); }} catch (_) {{}} }};\n{}\n{}\n{}\n}})();",
         super::select_popup::SCRIPT,
         super::cursor::SCRIPT,
+        super::find::SCRIPT,
     )
 }
 

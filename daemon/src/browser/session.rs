@@ -177,8 +177,13 @@ impl BrowserSession {
         } = options;
         let (notices, _) = broadcast::channel(256);
         let closed = CancellationToken::new();
-        let hub =
-            ScreencastHub::spawn(cdp.clone(), closed.clone(), ownership == Ownership::AllTabs);
+        let layouts = super::layouts::Layouts::default();
+        let hub = ScreencastHub::spawn(
+            cdp.clone(),
+            closed.clone(),
+            ownership == Ownership::AllTabs,
+            layouts.applied().clone(),
+        );
         let logs = TabLogs::spawn(&cdp, closed.clone());
         let files = SessionFiles::spawn(
             &cdp,
@@ -202,7 +207,7 @@ impl BrowserSession {
             files,
             settle,
             viewport: Mutex::new(screen),
-            layouts: Default::default(),
+            layouts,
             closed,
             winding_down: std::sync::atomic::AtomicBool::new(false),
             agent_tabs: Mutex::new(Default::default()),
@@ -542,7 +547,8 @@ impl BrowserSession {
         if !self.is_alive() {
             return Err(SessionError::Closed);
         }
-        Ok(super::input::dispatch(&self.cdp, session, event).await?)
+        let scale = self.pixel_scale(session);
+        Ok(super::input::dispatch(&self.cdp, session, event, scale).await?)
     }
 
     /// Evaluates `expression` in the active tab and returns its JSON value.

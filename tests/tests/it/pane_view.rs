@@ -388,3 +388,78 @@ async fn an_oauth_popup_round_trip_shows_the_popup_and_returns_to_its_opener() {
         })
         .await;
 }
+
+#[tokio::test]
+async fn find_in_page_counts_steps_through_and_clears_matches() {
+    let s = setup("pv-find", "/view", "Pane view page").await;
+    let pane = &s.pane;
+    let find = |query: &str, backwards: bool| {
+        let mark = pane.mark();
+        pane.send(json!({"type": "find", "query": query, "backwards": backwards}));
+        async move { pane.next_of("find_result", mark).await }
+    };
+    let first = find("SE", false).await;
+    assert_eq!(
+        (first["target_id"].as_str(), first["query"].as_str()),
+        (Some(s.tab.as_str()), Some("SE"))
+    );
+    assert_eq!((first["index"].clone(), first["count"].clone()), (json!(1), json!(2)));
+    assert_eq!(
+        s.probe
+            .eval(&s.tab, "[getSelection().toString(), getSelection().anchorNode.parentElement.id, CSS.highlights.has('porthole-find')]")
+            .await,
+        json!(["se", "para", true])
+    );
+    for (backwards, index) in [(false, 2), (false, 1), (true, 2)] {
+        assert_eq!(find("SE", backwards).await["index"], index);
+    }
+    let none = find("zzz", false).await;
+    assert_eq!((none["index"].clone(), none["count"].clone()), (json!(0), json!(0)));
+    find("se", false).await;
+    let cleared = find("", false).await;
+    assert_eq!(cleared["count"], 0);
+    assert_eq!(
+        s.probe
+            .eval(&s.tab, "CSS.highlights.has('porthole-find') || document.adoptedStyleSheets.length")
+            .await,
+        json!(0)
+    );
+    let mark = s.pane.mark();
+    s.pane
+        .send(json!({"type": "find", "query": "x".repeat(1001)}));
+    assert_eq!(error_after(&s.pane, mark).await["code"], "bad_request");
+}
+
+#[tokio::test]
+async fn drag_selecting_and_double_clicking_text_then_copy_gives_the_words() {
+    let s = setup("pv-select-text", "/view", "Pane view page").await;
+    // "select these words" in 20px monospace (12 px a character) from x = 20, y = 500..524.
+    let mark = s.pane.mark();
+    s.pane.input(
+        "mousedown",
+        json!({"x": 21, "y": 512, "button": "left", "click_count": 1}),
+    );
+    for x in [40.0, 60.0, 90.0] {
+        s.pane
+            .input("mousemove", json!({"x": x, "y": 512, "button": "left"}));
+    }
+    s.pane.input(
+        "mouseup",
+        json!({"x": 90, "y": 512, "button": "left", "click_count": 1}),
+    );
+    s.pane.input("copy", json!({}));
+    let copied = s.pane.next_of("clipboard", mark).await;
+    assert_eq!(copied["text"], "select");
+
+    let mark = s.pane.mark();
+    for count in [1, 2] {
+        for kind in ["mousedown", "mouseup"] {
+            s.pane.input(
+                kind,
+                json!({"x": 130, "y": 512, "button": "left", "click_count": count}),
+            );
+        }
+    }
+    s.pane.input("copy", json!({}));
+    assert_eq!(s.pane.next_of("clipboard", mark).await["text"], "these");
+}

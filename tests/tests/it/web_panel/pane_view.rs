@@ -62,7 +62,10 @@ async fn the_pane_draws_an_open_select_and_a_click_on_the_sixth_option_chooses_i
     let (panel, tab) = panel_on_view_page(&browser, &daemon, "wp-select").await;
     let probe = Probe::connect(&daemon.profile_dir("wp-select")).await;
 
+    panel.eval("window.__dbg = []; document.querySelector('porthole-pane').addEventListener('porthole-message', (e) => __dbg.push(e.detail.type))").await;
     click_at(&panel, on_screen(&panel, 100.0, 35.0).await).await;
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    eprintln!("DEBUG {}", panel.eval("JSON.stringify([window.porthole.selectPopup, window.porthole.lastError, window.porthole.activeTargetId, window.porthole.lastViewport, window.__dbg])").await);
     let labels = panel
         .until(
             "the drawn option list",
