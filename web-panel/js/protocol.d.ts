@@ -23,7 +23,11 @@ export type PaneMessage =
   | PaneHandoff
   | PaneHandoffEnded
   | PaneDialog
-  | PaneDialogClosed;
+  | PaneDialogClosed
+  | PaneSelectPopup
+  | PaneSelectPopupClosed
+  | PaneCursor
+  | PaneFindResult;
 /** The `PaneMessage` whose `type` is `T`. */
 export type PaneMessageOf<T extends PaneMessage["type"]> = Extract<PaneMessage, { type: T }>;
 
@@ -158,6 +162,44 @@ export interface PaneDialogClosed {
   target_id: string;
 }
 
+/**
+ * A `<select>` popup opened in a tab (Chrome's frames never show it): the pane draws the
+ * options over the view at `rect` (CSS px) and answers `select_answer`.
+ */
+export interface PaneSelectPopup {
+  type: "select_popup";
+  id: string;
+  multiple: boolean;
+  options: SelectOption[];
+  rect: PopupRect;
+  /** Indices (into `options`) selected now. */
+  selected: number[];
+  target_id: string;
+}
+
+/** A select popup closed (answered, or by a key or the page): the pane removes its list. */
+export interface PaneSelectPopupClosed {
+  type: "select_popup_closed";
+  id: string;
+  target_id: string;
+}
+
+/** The mouse cursor over the page under the person's pointer changed (a CSS cursor name). */
+export interface PaneCursor {
+  type: "cursor";
+  cursor: string;
+  target_id: string;
+}
+
+/** Answer to `find`: the current match (from 1; 0 when none) of `count` in the tab. */
+export interface PaneFindResult {
+  type: "find_result";
+  count: number;
+  index: number;
+  query: string;
+  target_id: string;
+}
+
 /** One JSON message from a pane. */
 export type ClientMessage =
   | ClientStart
@@ -177,7 +219,9 @@ export type ClientMessage =
   | ClientStopAgents
   | ClientHandoffDone
   | ClientDialogAnswer
-  | ClientFollowAgents;
+  | ClientFollowAgents
+  | ClientFind
+  | ClientSelectAnswer;
 /** The `ClientMessage` whose `type` is `T`. */
 export type ClientMessageOf<T extends ClientMessage["type"]> = Extract<ClientMessage, { type: T }>;
 
@@ -195,6 +239,11 @@ export interface ClientScreencast {
   type: "screencast";
   height?: number | null;
   quality?: number | null;
+  /**
+   * Device pixels per CSS pixel (1–3, default 1): the page's `devicePixelRatio`; frames
+   * carry `width·scale`×`height·scale` pixels while coordinates stay CSS px.
+   */
+  scale?: number | null;
   width?: number | null;
 }
 
@@ -284,6 +333,28 @@ export interface ClientFollowAgents {
   on: boolean;
 }
 
+/**
+ * Finds `query` in the page the pane watches (answered by `find_result`); the same query
+ * again goes to the next match (`backwards`: the previous); an empty query clears.
+ */
+export interface ClientFind {
+  type: "find";
+  backwards?: boolean;
+  query: string;
+}
+
+/**
+ * Answers a `select_popup`: one option `index`, several `indices` (a multiple select), or
+ * `cancel: true` (closes it, changing nothing).
+ */
+export interface ClientSelectAnswer {
+  type: "select_answer";
+  cancel?: boolean;
+  id: string;
+  index?: number | null;
+  indices?: number[] | null;
+}
+
 /** `agent_activity.phase`. */
 export type ActivityPhase = "start" | "end";
 
@@ -306,7 +377,8 @@ export type InputEvent =
   | InputTypetext
   | InputPaste
   | InputCopy
-  | InputCut;
+  | InputCut
+  | InputComposition;
 /** The `InputEvent` whose `input_type` is `T`. */
 export type InputEventOf<T extends InputEvent["input_type"]> = Extract<InputEvent, { input_type: T }>;
 
@@ -395,11 +467,40 @@ export interface InputCut {
   modifiers?: number;
 }
 
+/**
+ * An IME draft (`Input.imeSetComposition`): shown underlined in the focused field until
+ * `typetext` commits it (or an empty `text` cancels it). The selection is in UTF-16 code
+ * units of `text`; both default to its end.
+ */
+export interface InputComposition {
+  input_type: "composition";
+  selection_end?: number | null;
+  selection_start?: number | null;
+  text: string;
+}
+
 /** Who runs a channel's browser. */
 export type Mode = "docker" | "host" | "local";
 
 /** A mouse button. */
 export type MouseButton = "left" | "middle" | "right" | "none";
+
+/** Where the select sits, in CSS px of the tab's viewport. */
+export interface PopupRect {
+  height: number;
+  width: number;
+  x: number;
+  y: number;
+}
+
+/** One option of a select popup, in the select's order (indices count these, from 0). */
+export interface SelectOption {
+  disabled: boolean;
+  /** The label of the `<optgroup>` it is in, if any. */
+  group?: string | null;
+  label: string;
+  value: string;
+}
 
 /** One tab as panes see it. */
 export interface TabInfo {

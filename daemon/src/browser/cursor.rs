@@ -50,7 +50,9 @@ impl BrowserSession {
         // An image cursor (`url(…) x y, pointer`) is reduced to its fallback by the script;
         // anything still long or odd becomes `default`.
         let cursor = if cursor.len() <= MAX_CURSOR
-            && cursor.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            && cursor
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-')
         {
             cursor
         } else {

@@ -95,7 +95,9 @@ impl BrowserSession {
             .cdp
             .call_on(session, "Page.getFrameTree", json!({}))
             .await?;
-        let frame = tree["frameTree"]["frame"]["id"].as_str().unwrap_or_default();
+        let frame = tree["frameTree"]["frame"]["id"]
+            .as_str()
+            .unwrap_or_default();
         // The world already made for this frame (same name: Chrome returns its context).
         let world = self
             .cdp

@@ -520,7 +520,10 @@ mod tests {
     #[test]
     fn composition_selections_default_to_the_end_and_stay_inside() {
         assert_eq!(composition_selection("日本語", None, None), Ok((3, 3)));
-        assert_eq!(composition_selection("日本語", Some(0), Some(2)), Ok((0, 2)));
+        assert_eq!(
+            composition_selection("日本語", Some(0), Some(2)),
+            Ok((0, 2))
+        );
         assert_eq!(composition_selection("😀", None, None), Ok((2, 2)));
         assert!(composition_selection("ab", Some(2), Some(1)).is_err());
         assert!(composition_selection("ab", None, Some(3)).is_err());

@@ -13,10 +13,11 @@
 //! How (verified on Chromium 156 headless): a screencast frame is the view's surface, whose
 //! pixels follow the browser's real device scale factor, not an emulated
 //! `deviceScaleFactor`. So a tab is laid out with `deviceScaleFactor` = scale (the page's
-//! `devicePixelRatio`) and the emulation's `scale` = scale (the view image, hence frames,
-//! scaled up). That view scale also applies to `Input.dispatchMouseEvent` coordinates, so
-//! `input::dispatch` multiplies by the tab's [`AppliedScales`] entry, and the screencast hub
-//! divides frame sizes by it to report CSS px.
+//! `devicePixelRatio`) and, with [`VIEW_SCALE`] on, the emulation's `scale` = scale (the view
+//! image, hence frames, scaled up). That view scale also applies to `Input.dispatchMouseEvent`
+//! coordinates, so `input::dispatch` multiplies by the tab's [`AppliedScales`] entry, and the
+//! screencast hub divides frame sizes by it to report CSS px. [`VIEW_SCALE`] is off for now:
+//! frames stay CSS-px sized.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -27,6 +28,14 @@ use crate::cdp::{CdpConnection, CdpError};
 
 /// Smallest and largest page size a tab is laid out at (CSS px, each side).
 const SIDE: std::ops::RangeInclusive<u32> = 100..=8192;
+
+/// Whether the view image is scaled too (frames at scale× the pixels). Off: on Chromium 156 a
+/// tab whose view scale changes while it is cast keeps sending frames of the old view size
+/// until the page repaints after a restarted cast, and in the daemon that repaint has not been
+/// made reliable yet (restart + background nudge still gave old-size frames on a still page),
+/// while input under a view scale must be multiplied. Until then `scale` sets the page's
+/// `devicePixelRatio` only and frames stay CSS-px sized.
+const VIEW_SCALE: bool = false;
 
 /// The pixel densities a pane may ask for (`screencast {scale}`).
 pub const SCALES: std::ops::RangeInclusive<f64> = 1.0..=3.0;
@@ -190,8 +199,28 @@ impl Requested {
         let _one_at_a_time = self.layout.sending.lock().await;
         let (size, scale) = *self.layout.wanted.lock().expect("wanted lock");
         size_viewport(cdp, &self.session, size, scale).await?;
-        self.applied.set(&self.session, scale);
+        // The view is not scaled yet (see `VIEW_SCALE`): input and frame sizes stay 1:1.
+        let view_scale = if VIEW_SCALE { scale } else { 1.0 };
+        // A changed scale restarts the tab's cast (see `AppliedScales`), which repaints it.
+        self.applied.set(&self.session, view_scale);
         Ok(())
+    }
+}
+
+/// Makes a still page paint once more: after a scale change the view takes its new size only
+/// with a frame painted after the screencast restarted (Chromium 156), and the capture is sized
+/// from that frame. Setting the default background to what it is and clearing it again changes
+/// nothing a person or page can see.
+pub(super) async fn repaint(cdp: &CdpConnection, session: &str) {
+    let white = json!({"color": {"r": 255, "g": 255, "b": 255, "a": 1}});
+    for params in [white, json!({})] {
+        let _ = cdp
+            .call_on(
+                session,
+                "Emulation.setDefaultBackgroundColorOverride",
+                params,
+            )
+            .await;
     }
 }
 
@@ -207,8 +236,8 @@ async fn size_viewport(
     cdp.call_on(
         session,
         "Emulation.setDeviceMetricsOverride",
-        json!({"width": size.0, "height": size.1, "deviceScaleFactor": scale, "scale": scale,
-               "mobile": false}),
+        json!({"width": size.0, "height": size.1, "deviceScaleFactor": scale,
+               "scale": if VIEW_SCALE { scale } else { 1.0 }, "mobile": false}),
     )
     .await?;
     Ok(())

@@ -4,9 +4,9 @@
 mod agent_tabs;
 mod cursor;
 mod dialogs;
-pub mod find;
 mod events;
 pub mod files;
+pub mod find;
 pub mod input;
 pub mod input_pipeline;
 pub mod input_queue;

@@ -305,6 +305,8 @@ impl Caster {
             self.set_casting(false);
         } else {
             tracing::debug!(event = "screencast_started", target_id = %self.target_id);
+            // A first frame now, at the view's current size, even on a still page.
+            super::layouts::repaint(&self.cdp, &self.session_id).await;
         }
         started.map(drop)
     }
@@ -421,7 +423,6 @@ async fn receive_frames(
             ),
             jpeg: jpeg_size(&jpeg),
         };
-        tracing::debug!(event = "frame_sizes_tmp", view = ?sizes.view, jpeg = ?sizes.jpeg);
         if stale_capture(last_sizes.get(session), &sizes) {
             tracing::debug!(event = "screencast_resized", view = ?sizes.view);
             restart_cast(&shared, session);
@@ -488,9 +489,18 @@ mod tests {
             jpeg: Some(jpeg),
         };
         let before = frame((800, 600), (800, 600));
-        assert!(stale_capture(Some(&before), &frame((1600, 1200), (800, 600))));
-        assert!(!stale_capture(Some(&before), &frame((1600, 1200), (1600, 1200))));
-        assert!(!stale_capture(Some(&before), &frame((800, 600), (800, 600))));
+        assert!(stale_capture(
+            Some(&before),
+            &frame((1600, 1200), (800, 600))
+        ));
+        assert!(!stale_capture(
+            Some(&before),
+            &frame((1600, 1200), (1600, 1200))
+        ));
+        assert!(!stale_capture(
+            Some(&before),
+            &frame((800, 600), (800, 600))
+        ));
         assert!(!stale_capture(None, &frame((1600, 1200), (800, 600))));
     }
 

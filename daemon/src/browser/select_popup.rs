@@ -282,7 +282,10 @@ impl BrowserSession {
         };
         let local = json!(popup.local_id);
         let taken = match self
-            .in_world(&popup, &format!("__portholeSelects.take({local}, {indices})"))
+            .in_world(
+                &popup,
+                &format!("__portholeSelects.take({local}, {indices})"),
+            )
             .await
         {
             Ok(taken) => taken,
