@@ -5,7 +5,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Read when the script runs, not when it was compiled: a target directory copied from
+    // another checkout must embed this checkout's files.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let manifest = Path::new(&manifest_dir);
     let panel = manifest.join("../web-panel");
     println!("cargo:rerun-if-changed={}", panel.display());
     let mut files = Vec::new();

@@ -4,6 +4,10 @@
  * Meta=4, Shift=8; Cmd counts as Ctrl on macOS), keydown/keyup forwarding from the focused
  * screen, releasing held keys when focus leaves, Ctrl/Cmd+V → `paste {text}`, Ctrl/Cmd+C / X →
  * `copy` / `cut`, and writing the daemon's `clipboard` replies to the local clipboard.
+ * IME (Chinese, Japanese, Korean, dead keys, emoji pickers): a canvas cannot receive
+ * composition, so focus on the screen moves to a hidden textarea (the IME sink) over it; its
+ * compositionstart/update send `input {input_type: "composition", text}` (the underlined
+ * draft in the page, Input.imeSetComposition) and compositionend commits with `typetext`.
  * Pointer input is screen.js's.
  */
 
@@ -68,6 +72,16 @@ export class Keyboard {
     this.sinkTimer = undefined;
 
     const { root, sink } = opts;
+    this.ime = makeImeSink(root);
+    /** True between compositionstart and compositionend. */
+    this.composing = false;
+    // The screen's keyboard focus lives in the IME sink, which can receive composition. (A
+    // press is watched as well: a page without system focus gets no `focus` events.)
+    opts.screen.addEventListener('focus', () => this.focus());
+    opts.screen.addEventListener('mousedown', () => this.focus());
+    root.addEventListener('compositionstart', (e) => this.onComposition(/** @type {CompositionEvent} */ (e)));
+    root.addEventListener('compositionupdate', (e) => this.onComposition(/** @type {CompositionEvent} */ (e)));
+    root.addEventListener('compositionend', (e) => this.onComposition(/** @type {CompositionEvent} */ (e)));
     root.addEventListener('keydown', (e) => this.onKeyDown(e));
     root.addEventListener('keyup', (e) => this.onKeyUp(e));
     root.addEventListener('paste', (e) => this.onPaste(e));
@@ -80,6 +94,12 @@ export class Keyboard {
     });
     window.addEventListener('blur', () => this.releaseAll());
     sink.addEventListener('input', () => { sink.value = ''; });
+    this.ime.addEventListener('input', () => { if (!this.composing) this.ime.value = ''; });
+  }
+
+  /** Put keyboard focus on the screen (its IME sink). */
+  focus() {
+    this.ime.focus({ preventScroll: true });
   }
 
   /**
@@ -87,7 +107,27 @@ export class Keyboard {
    * @param {EventTarget | null} target
    */
   isOurs(target) {
-    return target === this.opts.screen || target === this.opts.sink;
+    return target === this.opts.screen || target === this.opts.sink || target === this.ime;
+  }
+
+  /**
+   * An IME composition step: the draft goes to the page as `composition`, the end commits it.
+   * @private
+   * @param {CompositionEvent} e
+   */
+  onComposition(e) {
+    if (!this.isOurs(e.target)) return;
+    const text = typeof e.data === 'string' ? e.data : '';
+    if (e.type === 'compositionend') {
+      this.composing = false;
+      // Committing an empty text cancels the draft.
+      if (text) this.opts.sendInput('typetext', { text }, 0);
+      else this.opts.sendInput('composition', { text: '' }, 0);
+      this.ime.value = '';
+      return;
+    }
+    this.composing = true;
+    if (e.type === 'compositionupdate') this.opts.sendInput('composition', { text }, 0);
   }
 
   /**
@@ -96,7 +136,8 @@ export class Keyboard {
    */
   onKeyDown(e) {
     if (!this.isOurs(e.target)) return;
-    if (e.isComposing || e.keyCode === 229) return; // IME composition: not supported
+    // Keys the IME consumes reach the page as its composition (see onComposition).
+    if (e.isComposing || e.keyCode === 229 || this.composing) return;
     const mods = modifiersOf(e);
     const primary = IS_MAC ? e.metaKey : e.ctrlKey;
     const letter = shortcutLetter(e);
@@ -124,6 +165,7 @@ export class Keyboard {
    */
   onKeyUp(e) {
     if (!this.isOurs(e.target)) return;
+    if (e.isComposing || this.composing) return;
     e.preventDefault();
     const k = translateKey(e);
     const id = k.code || k.key;
@@ -219,7 +261,7 @@ export class Keyboard {
    * @param {'copy' | 'cut'} kind
    */
   onCopyCut(e, kind) {
-    if (e.target !== this.opts.screen) return;
+    if (e.target !== this.opts.screen && e.target !== this.ime) return;
     e.preventDefault();
     this.opts.sendInput(kind, {}, 0);
   }
@@ -228,7 +270,7 @@ export class Keyboard {
   refocusScreen() {
     clearTimeout(this.sinkTimer);
     const root = /** @type {Document | ShadowRoot} */ (this.opts.sink.getRootNode());
-    if (root.activeElement === this.opts.sink) this.opts.screen.focus({ preventScroll: true });
+    if (root.activeElement === this.opts.sink) this.ime.focus({ preventScroll: true });
   }
 
   /**
@@ -249,6 +291,24 @@ export class Keyboard {
       (err) => this.opts.notify(`Copy failed: clipboard write was refused (${errorText(err)})`, 'error'),
     );
   }
+}
+
+/**
+ * The hidden textarea that holds the screen's keyboard focus so an IME can compose in it:
+ * transparent, at the screen's top left (where IME candidate windows then appear).
+ * @param {HTMLElement} root
+ */
+function makeImeSink(root) {
+  const ime = document.createElement('textarea');
+  ime.id = 'ime-sink';
+  ime.tabIndex = -1;
+  ime.setAttribute('aria-hidden', 'true');
+  ime.autocomplete = 'off';
+  ime.spellcheck = false;
+  ime.style.cssText = 'position:absolute;left:0;top:0;width:1px;height:1px;opacity:0;'
+    + 'border:0;padding:0;margin:0;resize:none;overflow:hidden;z-index:-1;caret-color:transparent;';
+  root.appendChild(ime);
+  return ime;
 }
 
 /**

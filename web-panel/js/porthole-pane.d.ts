@@ -40,6 +40,10 @@ export interface PaneState {
   fileChoosers: { id: string; target_id: string; multiple: boolean; accept: string }[];
   /** Logins waiting for the person (`auth_prompt`), oldest first. */
   authPrompts: { id: string; target_id: string; url: string; origin: string; realm: string; scheme: string }[];
+  /** The `<select>` popup drawn over the view now, if any. */
+  selectPopup: { id: string; target_id: string; labels: string[] } | null;
+  /** The CSS cursor the page shows under the person's pointer. */
+  cursor: string;
   send(msg: ClientMessage): boolean;
 }
 

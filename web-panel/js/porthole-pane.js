@@ -30,12 +30,19 @@ import { ModePill } from './mode.js';
 import { Prompts } from './prompts.js';
 import { PersonFiles } from './person-files.js';
 import { LoginPrompts } from './login.js';
+import { SelectPopups } from './popups.js';
 import { Screen } from './screen.js';
 import { TabStrip } from './tabs.js';
 import { StatusLine, Toolbar } from './toolbar.js';
 
 const SCREENCAST_QUALITY = 70;
 const STYLESHEET = new URL('../pane.css', import.meta.url).href;
+
+/** The display's pixel density, as the daemon takes it (`screencast {scale}`: 1–3). */
+function displayScale() {
+  const ratio = Math.round((window.devicePixelRatio || 1) * 100) / 100;
+  return Math.min(3, Math.max(1, ratio));
+}
 
 
 /**
@@ -57,6 +64,8 @@ const STYLESHEET = new URL('../pane.css', import.meta.url).href;
  * @property {ReturnType<Prompts['snapshot']>} prompts
  * @property {ReturnType<PersonFiles['snapshot']>} fileChoosers   choosers waiting for files
  * @property {ReturnType<LoginPrompts['snapshot']>} authPrompts   logins waiting for the person
+ * @property {ReturnType<SelectPopups['snapshot']>} selectPopup  the select popup drawn now
+ * @property {string} cursor           the CSS cursor the page asked for under the pointer
  * @property {(msg: object) => boolean} send  send any JSON message on the socket
  */
 
@@ -101,6 +110,8 @@ export class PortholePane extends HTMLElement {
       prompts: { handoffs: [], dialogs: [] },
       fileChoosers: [],
       authPrompts: [],
+      selectPopup: null,
+      cursor: 'default',
       send: (msg) => this.send(msg),
     };
     this.build(root);
@@ -133,7 +144,7 @@ export class PortholePane extends HTMLElement {
 
   /** Put keyboard focus on the remote screen. */
   focusScreen() {
-    this.canvas.focus({ preventScroll: true });
+    this.keyboard.focus();
   }
 
   /** Show a notice in the pane's status line. @param {string} text @param {'info' | 'progress' | 'error'} kind */
@@ -206,7 +217,7 @@ export class PortholePane extends HTMLElement {
       sendInput,
       onResize: (size) => {
         if (this.session && this.session.conn.isOpen) {
-          this.send({ type: 'screencast', width: size.width, height: size.height, quality: SCREENCAST_QUALITY });
+          this.send({ type: 'screencast', width: size.width, height: size.height, quality: SCREENCAST_QUALITY, scale: displayScale() });
         }
       },
       onFrameShown: () => {
@@ -293,11 +304,44 @@ export class PortholePane extends HTMLElement {
     });
     this.login = new LoginPrompts({ stage: this.stage, send });
 
+    this.selectPopups = new SelectPopups({
+      stage: this.stage,
+      screen: canvas,
+      getViewport: () => this.state.lastViewport,
+      watched: () => this.tabStrip.activeId,
+      send: (msg) => { this.send(msg); this.state.selectPopup = null; },
+    });
+    this.watchDisplayScale();
+
     this.overlayAction.addEventListener('click', () => {
       if (this.session && this.session.conn.isOpen) this.sendStart();
       else this.reconnect();
     });
     this.setControlsEnabled(false);
+  }
+
+  /**
+   * A window moved to a display of another density: frames follow it.
+   * @private
+   */
+  watchDisplayScale() {
+    const query = window.matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
+    query.addEventListener('change', () => {
+      if (this.session && this.session.conn.isOpen) {
+        this.send({ type: 'screencast', quality: SCREENCAST_QUALITY, scale: displayScale() });
+      }
+      this.watchDisplayScale();
+    }, { once: true });
+  }
+
+  /**
+   * The page's cursor over the screen.
+   * @private
+   * @param {string} cursor
+   */
+  setCursor(cursor) {
+    this.state.cursor = cursor;
+    this.canvas.style.cursor = cursor;
   }
 
   /**
@@ -393,7 +437,7 @@ export class PortholePane extends HTMLElement {
     const wanted = mode || this.pill.mode;
     if (wanted) start.mode = wanted;
     /** @type {Record<string, unknown>} */
-    const cast = { type: 'screencast', quality: SCREENCAST_QUALITY };
+    const cast = { type: 'screencast', quality: SCREENCAST_QUALITY, scale: displayScale() };
     if (width > 0 && height > 0) {
       start.width = width;
       start.height = height;
@@ -471,6 +515,9 @@ export class PortholePane extends HTMLElement {
     this.downloads.clear();
     this.personFiles.reset();
     this.login.reset();
+    this.selectPopups.reset();
+    this.state.selectPopup = null;
+    this.setCursor('default');
     this.toolbar.setUrl('');
     this.setControlsEnabled(false);
     this.screen.clear();
@@ -507,6 +554,20 @@ export class PortholePane extends HTMLElement {
         break;
       case 'tab_switched':
         this.tabStrip.switched(msg.target_id);
+        this.selectPopups.reset();
+        this.state.selectPopup = null;
+        this.setCursor('default');
+        break;
+      case 'select_popup':
+        this.selectPopups.show(/** @type {any} */ (msg));
+        this.state.selectPopup = this.selectPopups.snapshot();
+        break;
+      case 'select_popup_closed':
+        this.selectPopups.closed(String(msg.id));
+        this.state.selectPopup = this.selectPopups.snapshot();
+        break;
+      case 'cursor':
+        if (msg.target_id === this.tabStrip.activeId) this.setCursor(String(msg.cursor || 'default'));
         break;
       case 'tab_created':
         this.tabStrip.created({ target_id: msg.target_id, url: msg.url, title: msg.title });

@@ -24,10 +24,10 @@ export type PaneMessage =
   | PaneHandoffEnded
   | PaneDialog
   | PaneDialogClosed
-  | PaneFileChooser
-  | PaneFileChooserClosed
-  | PaneAuthPrompt
-  | PaneAuthPromptClosed;
+  | PaneSelectPopup
+  | PaneSelectPopupClosed
+  | PaneCursor
+  | PaneFindResult;
 /** The `PaneMessage` whose `type` is `T`. */
 export type PaneMessageOf<T extends PaneMessage["type"]> = Extract<PaneMessage, { type: T }>;
 
@@ -163,43 +163,41 @@ export interface PaneDialogClosed {
 }
 
 /**
- * A page in a tab of the person's opened a file chooser (a file input); answered by
- * `file_chooser_answer` with the files or `cancel`.
+ * A `<select>` popup opened in a tab (Chrome's frames never show it): the pane draws the
+ * options over the view at `rect` (CSS px) and answers `select_answer`.
  */
-export interface PaneFileChooser {
-  type: "file_chooser";
-  /** The input's `accept` attribute as written (`""` when it has none). */
-  accept: string;
+export interface PaneSelectPopup {
+  type: "select_popup";
   id: string;
   multiple: boolean;
+  options: SelectOption[];
+  rect: PopupRect;
+  /** Indices (into `options`) selected now. */
+  selected: number[];
   target_id: string;
 }
 
-/** A file chooser was answered (by any pane) or went away with its page: panes close it. */
-export interface PaneFileChooserClosed {
-  type: "file_chooser_closed";
+/** A select popup closed (answered, or by a key or the page): the pane removes its list. */
+export interface PaneSelectPopupClosed {
+  type: "select_popup_closed";
   id: string;
-}
-
-/**
- * A page asks for HTTP authentication (`401`/`407` with a challenge); answered by
- * `auth_answer`. Cancelled after 60 s while no pane is attached.
- */
-export interface PaneAuthPrompt {
-  type: "auth_prompt";
-  id: string;
-  origin: string;
-  realm: string;
-  /** `basic`, `digest`, `ntlm`, `negotiate` … as the server named it. */
-  scheme: string;
   target_id: string;
-  url: string;
 }
 
-/** An authentication prompt was answered, cancelled or went away: panes close it. */
-export interface PaneAuthPromptClosed {
-  type: "auth_prompt_closed";
-  id: string;
+/** The mouse cursor over the page under the person's pointer changed (a CSS cursor name). */
+export interface PaneCursor {
+  type: "cursor";
+  cursor: string;
+  target_id: string;
+}
+
+/** Answer to `find`: the current match (from 1; 0 when none) of `count` in the tab. */
+export interface PaneFindResult {
+  type: "find_result";
+  count: number;
+  index: number;
+  query: string;
+  target_id: string;
 }
 
 /** One JSON message from a pane. */
@@ -222,9 +220,8 @@ export type ClientMessage =
   | ClientHandoffDone
   | ClientDialogAnswer
   | ClientFollowAgents
-  | ClientFileChooserAnswer
-  | ClientDropFiles
-  | ClientAuthAnswer;
+  | ClientFind
+  | ClientSelectAnswer;
 /** The `ClientMessage` whose `type` is `T`. */
 export type ClientMessageOf<T extends ClientMessage["type"]> = Extract<ClientMessage, { type: T }>;
 
@@ -242,6 +239,11 @@ export interface ClientScreencast {
   type: "screencast";
   height?: number | null;
   quality?: number | null;
+  /**
+   * Device pixels per CSS pixel (1–3, default 1): the page's `devicePixelRatio`; frames
+   * carry `width·scale`×`height·scale` pixels while coordinates stay CSS px.
+   */
+  scale?: number | null;
   width?: number | null;
 }
 
@@ -332,34 +334,25 @@ export interface ClientFollowAgents {
 }
 
 /**
- * Answers a `file_chooser`: the files (at most `browser.pane_upload_max_mb` in all), or
- * `cancel: true`.
+ * Finds `query` in the page the pane watches (answered by `find_result`); the same query
+ * again goes to the next match (`backwards`: the previous); an empty query clears.
  */
-export interface ClientFileChooserAnswer {
-  type: "file_chooser_answer";
-  cancel?: boolean;
-  files?: PaneFile[];
-  id: string;
+export interface ClientFind {
+  type: "find";
+  backwards?: boolean;
+  query: string;
 }
 
 /**
- * Files dropped from the person's desktop at (`x`, `y`) (CSS px of the watched tab's
- * viewport): they reach the page's drop target as a real drag and drop.
+ * Answers a `select_popup`: one option `index`, several `indices` (a multiple select), or
+ * `cancel: true` (closes it, changing nothing).
  */
-export interface ClientDropFiles {
-  type: "drop_files";
-  files: PaneFile[];
-  x: number;
-  y: number;
-}
-
-/** Answers an `auth_prompt` with a user name and password, or `cancel: true`. */
-export interface ClientAuthAnswer {
-  type: "auth_answer";
+export interface ClientSelectAnswer {
+  type: "select_answer";
   cancel?: boolean;
   id: string;
-  password?: null | Secret;
-  username?: string | null;
+  index?: number | null;
+  indices?: number[] | null;
 }
 
 /** `agent_activity.phase`. */
@@ -384,7 +377,8 @@ export type InputEvent =
   | InputTypetext
   | InputPaste
   | InputCopy
-  | InputCut;
+  | InputCut
+  | InputComposition;
 /** The `InputEvent` whose `input_type` is `T`. */
 export type InputEventOf<T extends InputEvent["input_type"]> = Extract<InputEvent, { input_type: T }>;
 
@@ -473,24 +467,40 @@ export interface InputCut {
   modifiers?: number;
 }
 
+/**
+ * An IME draft (`Input.imeSetComposition`): shown underlined in the focused field until
+ * `typetext` commits it (or an empty `text` cancels it). The selection is in UTF-16 code
+ * units of `text`; both default to its end.
+ */
+export interface InputComposition {
+  input_type: "composition";
+  selection_end?: number | null;
+  selection_start?: number | null;
+  text: string;
+}
+
 /** Who runs a channel's browser. */
 export type Mode = "docker" | "host" | "local";
 
 /** A mouse button. */
 export type MouseButton = "left" | "middle" | "right" | "none";
 
-/** A file the person hands the page. */
-export interface PaneFile {
-  /** Its bytes, base64. */
-  data: string;
-  /** The file's name (no directories). */
-  name: string;
-  /** Its MIME type (may be empty). */
-  type?: string;
+/** Where the select sits, in CSS px of the tab's viewport. */
+export interface PopupRect {
+  height: number;
+  width: number;
+  x: number;
+  y: number;
 }
 
-/** A password from a pane: kept out of every `Debug` print (and so out of logs). */
-export type Secret = string;
+/** One option of a select popup, in the select's order (indices count these, from 0). */
+export interface SelectOption {
+  disabled: boolean;
+  /** The label of the `<optgroup>` it is in, if any. */
+  group?: string | null;
+  label: string;
+  value: string;
+}
 
 /** One tab as panes see it. */
 export interface TabInfo {

@@ -208,7 +208,8 @@ impl Pane {
                 width,
                 height,
                 quality,
-            } => self.screencast(width.zip(height), quality).await,
+                scale,
+            } => self.screencast(width.zip(height), quality, scale).await,
             ClientMessage::Input(event) => self.input(event).await,
             ClientMessage::GiveTab {
                 target_id,
@@ -230,6 +231,13 @@ impl Pane {
             person @ (ClientMessage::FileChooserAnswer { .. }
             | ClientMessage::DropFiles { .. }
             | ClientMessage::AuthAnswer { .. }) => self.person_answer(person),
+            ClientMessage::Find { query, backwards } => self.find(&query, backwards).await,
+            ClientMessage::SelectAnswer {
+                id,
+                index,
+                indices,
+                cancel,
+            } => self.answer_select(&id, index, indices, cancel).await,
             other => self.browser_command(other).await,
         }
     }
@@ -255,6 +263,55 @@ impl Pane {
                 let _ = out.send(Outgoing::Json(error)).await;
             }
         });
+    }
+
+    /// Finds text in the page this pane watches.
+    async fn find(&self, query: &str, backwards: bool) {
+        use crate::browser::find::MAX_QUERY;
+        let Some(attached) = &self.attached else {
+            return self.not_started().await;
+        };
+        if query.chars().count() > MAX_QUERY {
+            let reason = format!("find: the query is longer than {MAX_QUERY} characters");
+            return self.send(PaneMessage::error("bad_request", reason)).await;
+        }
+        let found = match attached.view.watched_tab() {
+            Ok((target, tab)) => {
+                let session = &attached.session;
+                session.find_in_page(&target, &tab, query, backwards).await
+            }
+            Err(error) => Err(error),
+        };
+        match found {
+            Ok(result) => self.send(result).await,
+            Err(error) => {
+                if let Some(message) = error_for_pane(&error) {
+                    self.send(message).await;
+                }
+            }
+        }
+    }
+
+    /// Answers a select popup open in one of the channel's tabs.
+    async fn answer_select(
+        &self,
+        id: &str,
+        index: Option<u32>,
+        indices: Option<Vec<u32>>,
+        cancel: bool,
+    ) {
+        use crate::browser::select_popup::SelectChoice;
+        let Some(attached) = &self.attached else {
+            return self.not_started().await;
+        };
+        let answered = match SelectChoice::from_answer(index, indices, cancel) {
+            Ok(choice) => attached.session.answer_select(id, choice).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = answered {
+            self.send(PaneMessage::error(error.code(), error.to_string()))
+                .await;
+        }
     }
 
     async fn not_started(&self) {
@@ -420,12 +477,25 @@ impl Pane {
         }
     }
 
-    async fn screencast(&self, size: Option<(u32, u32)>, quality: Option<u8>) {
+    async fn screencast(&self, size: Option<(u32, u32)>, quality: Option<u8>, scale: Option<f64>) {
         let Some(attached) = &self.attached else {
             return self.not_started().await;
         };
+        let rescaled = match scale.map(|s| attached.session.set_pixel_ratio(s)) {
+            Some(Err(reason)) => return self.send(PaneMessage::error("bad_scale", reason)).await,
+            Some(Ok(changed)) => changed,
+            None => false,
+        };
         if let Some((width, height)) = size {
             self.resize(&attached.view, width, height).await;
+        } else if rescaled {
+            if let Ok((_, tab)) = attached.view.watched_tab() {
+                if let Err(error) = attached.session.relayout_tab(&tab).await {
+                    if let Some(message) = error_for_pane(&error) {
+                        self.send(message).await;
+                    }
+                }
+            }
         }
         let session = &attached.session;
         session.screencast().set_quality(quality);

@@ -27,6 +27,10 @@ pub enum ClientMessage {
         height: Option<u32>,
         #[serde(default)]
         quality: Option<u8>,
+        /// Device pixels per CSS pixel (1–3, default 1): the page's `devicePixelRatio`; frames
+        /// carry `width·scale`×`height·scale` pixels while coordinates stay CSS px.
+        #[serde(default)]
+        scale: Option<f64>,
     },
     /// Stop the channel's browser (host mode: forget the session); answered by `stopped`.
     Stop {
@@ -77,6 +81,24 @@ pub enum ClientMessage {
     /// Whether the pane's view follows the tab an agent acts in (default on).
     FollowAgents {
         on: bool,
+    },
+    /// Finds `query` in the page the pane watches (answered by `find_result`); the same query
+    /// again goes to the next match (`backwards`: the previous); an empty query clears.
+    Find {
+        query: String,
+        #[serde(default)]
+        backwards: bool,
+    },
+    /// Answers a `select_popup`: one option `index`, several `indices` (a multiple select), or
+    /// `cancel: true` (closes it, changing nothing).
+    SelectAnswer {
+        id: String,
+        #[serde(default)]
+        index: Option<u32>,
+        #[serde(default)]
+        indices: Option<Vec<u32>>,
+        #[serde(default)]
+        cancel: bool,
     },
     /// Prints the watched tab to PDF, kept as a download (`download` messages follow).
     Print {},
@@ -150,10 +172,12 @@ mod tests {
         let texts = [
             r#"{"type":"start","channel_id":"a","mode":"local","width":800,"height":600}"#,
             r#"{"type":"screencast","quality":50}"#,
+            r#"{"type":"screencast","width":800,"height":600,"scale":2}"#,
             r#"{"type":"stop","channel_id":"a"}"#,
             r#"{"type":"input","input_type":"scroll","x":1,"y":2,"delta_y":30}"#,
             r#"{"type":"input","input_type":"paste","text":"hi"}"#,
             r#"{"type":"input","input_type":"copy"}"#,
+            r#"{"type":"input","input_type":"composition","text":"日本","selection_start":0}"#,
             r#"{"type":"navigate","url":"https://example.com"}"#,
             r#"{"type":"back"}"#,
             r#"{"type":"new_tab"}"#,
@@ -171,6 +195,10 @@ mod tests {
             r#"{"type":"drop_files","x":10,"y":20,"files":[{"name":"a.txt","data":"aGk="}]}"#,
             r#"{"type":"auth_answer","id":"a1","username":"ann","password":"pw"}"#,
             r#"{"type":"auth_answer","id":"a1","cancel":true}"#,
+            r#"{"type":"select_answer","id":"sel_1","index":5}"#,
+            r#"{"type":"select_answer","id":"sel_1","cancel":true}"#,
+            r#"{"type":"find","query":"word"}"#,
+            r#"{"type":"find","query":"word","backwards":true}"#,
         ];
         for text in texts {
             serde_json::from_str::<ClientMessage>(text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -186,6 +214,8 @@ mod tests {
             r#"{"type":"file_chooser_answer"}"#,
             r#"{"type":"drop_files","x":1,"y":2}"#,
             r#"{"type":"auth_answer"}"#,
+            r#"{"type":"select_answer","index":1}"#,
+            r#"{"type":"find"}"#,
         ] {
             assert!(serde_json::from_str::<ClientMessage>(bad).is_err(), "{bad}");
         }
@@ -231,6 +261,7 @@ mod properties {
         "paste",
         "copy",
         "cut",
+        "composition",
         "drag",
     ];
     const FIELDS: &[&str] = &[
@@ -252,6 +283,9 @@ mod properties {
         "key",
         "code",
         "text",
+        "selection_start",
+        "selection_end",
+        "scale",
     ];
 
     /// Any JSON value, a few levels deep.

@@ -1,6 +1,7 @@
 //! Pane input events and how each becomes CDP `Input.*` calls on the active tab.
 //!
-//! Coordinates are CSS pixels of the page viewport. Mouse buttons, click counts and modifier
+//! Coordinates are CSS pixels of the page viewport; on a tab laid out at a pixel scale above 1
+//! (see `layouts`) Chrome takes them in scaled view pixels, so they are multiplied here. Mouse buttons, click counts and modifier
 //! bitmasks pass through as CDP defines them; keys get `code`, a virtual key code and text per
 //! `keys`. Copy/cut read the selection and hand it back for the pane's clipboard.
 
@@ -131,6 +132,16 @@ pub enum InputEvent {
         #[serde(default)]
         modifiers: u8,
     },
+    /// An IME draft (`Input.imeSetComposition`): shown underlined in the focused field until
+    /// `typetext` commits it (or an empty `text` cancels it). The selection is in UTF-16 code
+    /// units of `text`; both default to its end.
+    Composition {
+        text: String,
+        #[serde(default)]
+        selection_start: Option<u32>,
+        #[serde(default)]
+        selection_end: Option<u32>,
+    },
 }
 
 fn no_button() -> MouseButton {
@@ -171,9 +182,66 @@ impl InputEvent {
             {
                 Err("key must not be empty".to_string())
             }
+            InputEvent::Composition {
+                text,
+                selection_start,
+                selection_end,
+            } => composition_selection(text, *selection_start, *selection_end).map(drop),
             _ => Ok(()),
         }
     }
+}
+
+impl InputEvent {
+    /// This event with its coordinates and wheel deltas multiplied by `scale` (`None`: no
+    /// change needed).
+    fn scaled(&self, scale: f64) -> Option<InputEvent> {
+        if scale == 1.0 || !scale.is_finite() {
+            return None;
+        }
+        let mut event = self.clone();
+        match &mut event {
+            InputEvent::Click { x, y, .. }
+            | InputEvent::Mousedown { x, y, .. }
+            | InputEvent::Mouseup { x, y, .. }
+            | InputEvent::Mousemove { x, y, .. } => {
+                *x *= scale;
+                *y *= scale;
+            }
+            InputEvent::Scroll {
+                x,
+                y,
+                delta_x,
+                delta_y,
+                ..
+            } => {
+                *x *= scale;
+                *y *= scale;
+                *delta_x *= scale;
+                *delta_y *= scale;
+            }
+            _ => return None,
+        }
+        Some(event)
+    }
+}
+
+/// The `(start, end)` of a composition's selection, each defaulting to the end of `text`
+/// (UTF-16 code units, as the page counts them); refused when out of order or past the end.
+fn composition_selection(
+    text: &str,
+    start: Option<u32>,
+    end: Option<u32>,
+) -> Result<(u32, u32), String> {
+    let length = u32::try_from(text.encode_utf16().count()).unwrap_or(u32::MAX);
+    let end = end.unwrap_or(length);
+    let start = start.unwrap_or(end);
+    if start > end || end > length {
+        return Err(format!(
+            "composition selection {start}..{end} is not within the text's {length} UTF-16 units"
+        ));
+    }
+    Ok((start, end))
 }
 
 /// JavaScript that returns the selected text, including a selection inside a text field and
@@ -193,12 +261,16 @@ const READ_SELECTION: &str = r#"(() => {
   return read(document);
 })()"#;
 
-/// Sends one event to the tab behind `session`; returns clipboard text for copy/cut.
+/// Sends one event to the tab behind `session`, laid out at `scale` device pixels per CSS px
+/// (1 unless a pane asked for more); returns clipboard text for copy/cut.
 pub async fn dispatch(
     cdp: &CdpConnection,
     session: &str,
     event: &InputEvent,
+    scale: f64,
 ) -> Result<Option<String>, CdpError> {
+    let scaled = event.scaled(scale);
+    let event = scaled.as_ref().unwrap_or(event);
     match event {
         InputEvent::Click {
             x,
@@ -309,6 +381,24 @@ pub async fn dispatch(
         InputEvent::Typetext { text } | InputEvent::Paste { text } => {
             cdp.call_on(session, "Input.insertText", json!({ "text": text }))
                 .await?;
+        }
+        InputEvent::Composition {
+            text,
+            selection_start,
+            selection_end,
+        } => {
+            // Checked by `validate`; a bad one here collapses to the end.
+            let (start, end) = composition_selection(text, *selection_start, *selection_end)
+                .unwrap_or_else(|_| {
+                    let length = text.encode_utf16().count() as u32;
+                    (length, length)
+                });
+            cdp.call_on(
+                session,
+                "Input.imeSetComposition",
+                json!({"text": text, "selectionStart": start, "selectionEnd": end}),
+            )
+            .await?;
         }
         InputEvent::Copy {} => return read_selection(cdp, session).await.map(Some),
         InputEvent::Cut { modifiers } => {
@@ -425,6 +515,18 @@ mod tests {
         assert!(
             serde_json::from_str::<InputEvent>(r#"{"input_type":"click","x":"a","y":1}"#).is_err()
         );
+    }
+
+    #[test]
+    fn composition_selections_default_to_the_end_and_stay_inside() {
+        assert_eq!(composition_selection("日本語", None, None), Ok((3, 3)));
+        assert_eq!(
+            composition_selection("日本語", Some(0), Some(2)),
+            Ok((0, 2))
+        );
+        assert_eq!(composition_selection("😀", None, None), Ok((2, 2)));
+        assert!(composition_selection("ab", Some(2), Some(1)).is_err());
+        assert!(composition_selection("ab", None, Some(3)).is_err());
     }
 
     #[test]

@@ -5,6 +5,19 @@
 //! CDP calls, an earlier request could run last and undo a pane's resize. Here a request
 //! records the wanted size at once (in call order) and then applies the tab's latest wanted
 //! size under the tab's own lock, so a tab always ends at the size asked for last.
+//!
+//! Pixel density (DESIGN.md §15): a channel's tabs lay out at their CSS size with
+//! `devicePixelRatio` = the scale its panes asked for last (`screencast {scale}`, 1–3), so
+//! frames carry scale× the pixels while every coordinate stays in CSS px.
+//!
+//! How (verified on Chromium 156 headless): a screencast frame is the view's surface, whose
+//! pixels follow the browser's real device scale factor, not an emulated
+//! `deviceScaleFactor`. So a tab is laid out with `deviceScaleFactor` = scale (the page's
+//! `devicePixelRatio`) and, with [`VIEW_SCALE`] on, the emulation's `scale` = scale (the view
+//! image, hence frames, scaled up). That view scale also applies to `Input.dispatchMouseEvent`
+//! coordinates, so `input::dispatch` multiplies by the tab's [`AppliedScales`] entry, and the
+//! screencast hub divides frame sizes by it to report CSS px. [`VIEW_SCALE`] is off for now:
+//! frames stay CSS-px sized.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,16 +29,93 @@ use crate::cdp::{CdpConnection, CdpError};
 /// Smallest and largest page size a tab is laid out at (CSS px, each side).
 const SIDE: std::ops::RangeInclusive<u32> = 100..=8192;
 
-/// The tabs' layouts by flat CDP session. Short lock, never held across an await.
-#[derive(Debug, Default)]
+/// Whether the view image is scaled too (frames at scale× the pixels). Off: on Chromium 156 a
+/// tab whose view scale changes while it is cast keeps sending frames of the old view size
+/// until the page repaints after a restarted cast, and in the daemon that repaint has not been
+/// made reliable yet (restart + background nudge still gave old-size frames on a still page),
+/// while input under a view scale must be multiplied. Until then `scale` sets the page's
+/// `devicePixelRatio` only and frames stay CSS-px sized.
+const VIEW_SCALE: bool = false;
+
+/// The pixel densities a pane may ask for (`screencast {scale}`).
+pub const SCALES: std::ops::RangeInclusive<f64> = 1.0..=3.0;
+
+/// Called with a flat session whose scale changed.
+type OnChange = Box<dyn Fn(&str) + Send + Sync>;
+
+/// The scale Chrome was last told for each tab, by flat CDP session (absent: 1). Shared
+/// with the screencast hub, which restarts a tab's cast when its scale changes (Chrome sizes
+/// its capture on the next painted frame, and a still page paints none). Short locks, never
+/// held across an await.
+#[derive(Clone, Default)]
+pub struct AppliedScales(Arc<ScalesInner>);
+
+#[derive(Default)]
+struct ScalesInner {
+    by_session: Mutex<HashMap<String, f64>>,
+    on_change: Mutex<Option<OnChange>>,
+}
+
+impl std::fmt::Debug for AppliedScales {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("AppliedScales")
+            .field(&self.0.by_session.lock().expect("scales lock"))
+            .finish()
+    }
+}
+
+impl AppliedScales {
+    /// The scale of the tab behind `session` (1 unless laid out otherwise).
+    pub fn of(&self, session: &str) -> f64 {
+        let scales = self.0.by_session.lock().expect("scales lock");
+        scales.get(session).copied().unwrap_or(1.0)
+    }
+
+    /// Calls `on_change` with each session whose scale changes from now on.
+    pub fn on_change(&self, on_change: OnChange) {
+        *self.0.on_change.lock().expect("on_change lock") = Some(on_change);
+    }
+
+    fn set(&self, session: &str, scale: f64) {
+        let before = {
+            let mut scales = self.0.by_session.lock().expect("scales lock");
+            if scale == 1.0 {
+                scales.remove(session)
+            } else {
+                scales.insert(session.to_string(), scale)
+            }
+        };
+        if before.unwrap_or(1.0) != scale {
+            if let Some(on_change) = self.0.on_change.lock().expect("on_change lock").as_ref() {
+                on_change(session);
+            }
+        }
+    }
+}
+
+/// The tabs' layouts by flat CDP session. Short locks, never held across an await.
+#[derive(Debug)]
 pub struct Layouts {
     by_session: Mutex<HashMap<String, Arc<Layout>>>,
+    /// The device pixel ratio every tab is laid out with.
+    scale: Mutex<f64>,
+    applied: AppliedScales,
+}
+
+impl Default for Layouts {
+    fn default() -> Self {
+        Self {
+            by_session: Mutex::default(),
+            scale: Mutex::new(1.0),
+            applied: AppliedScales::default(),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
 struct Layout {
-    /// The size asked for last. Short lock.
-    wanted: Mutex<(u32, u32)>,
+    /// The size (CSS px) and device pixel ratio asked for last. Short lock.
+    wanted: Mutex<((u32, u32), f64)>,
     /// Held while a size is sent, so calls reach Chrome one at a time.
     sending: tokio::sync::Mutex<()>,
 }
@@ -35,6 +125,7 @@ struct Layout {
 pub struct Requested {
     layout: Arc<Layout>,
     session: String,
+    applied: AppliedScales,
 }
 
 impl Layouts {
@@ -42,6 +133,7 @@ impl Layouts {
     /// should end at.
     pub fn request(&self, session: &str, size: (u32, u32)) -> Requested {
         let size = clamp(size);
+        let scale = *self.scale.lock().expect("scale lock");
         let layout = self
             .by_session
             .lock()
@@ -49,15 +141,43 @@ impl Layouts {
             .entry(session.to_string())
             .or_default()
             .clone();
-        *layout.wanted.lock().expect("wanted lock") = size;
+        *layout.wanted.lock().expect("wanted lock") = (size, scale);
         Requested {
             layout,
             session: session.to_string(),
+            applied: self.applied.clone(),
         }
+    }
+
+    /// Sets the device pixel ratio tabs are laid out with from now on (checked against
+    /// [`SCALES`] by the caller); true when it changed.
+    pub fn set_scale(&self, scale: f64) -> bool {
+        let mut now = self.scale.lock().expect("scale lock");
+        let changed = *now != scale;
+        *now = scale;
+        changed
+    }
+
+    /// The size last asked for the tab behind `session`, if any.
+    fn wanted_size(&self, session: &str) -> Option<(u32, u32)> {
+        let layout = self
+            .by_session
+            .lock()
+            .expect("layouts lock")
+            .get(session)
+            .cloned()?;
+        let (size, _) = *layout.wanted.lock().expect("wanted lock");
+        Some(size)
+    }
+
+    /// The scales Chrome was told, for the screencast hub and input.
+    pub fn applied(&self) -> &AppliedScales {
+        &self.applied
     }
 
     /// Forgets the layout of a session that ended (its tab closed).
     pub fn forget(&self, session: &str) {
+        self.applied.set(session, 1.0);
         self.by_session
             .lock()
             .expect("layouts lock")
@@ -77,25 +197,78 @@ impl Requested {
     /// Lays the tab out at its latest wanted size (this request's, or a later one's).
     pub async fn apply(self, cdp: &CdpConnection) -> Result<(), CdpError> {
         let _one_at_a_time = self.layout.sending.lock().await;
-        let size = *self.layout.wanted.lock().expect("wanted lock");
-        size_viewport(cdp, &self.session, size).await
+        let (size, scale) = *self.layout.wanted.lock().expect("wanted lock");
+        size_viewport(cdp, &self.session, size, scale).await?;
+        // The view is not scaled yet (see `VIEW_SCALE`): input and frame sizes stay 1:1.
+        let view_scale = if VIEW_SCALE { scale } else { 1.0 };
+        // A changed scale restarts the tab's cast (see `AppliedScales`), which repaints it.
+        self.applied.set(&self.session, view_scale);
+        Ok(())
     }
 }
 
-/// Makes the tab behind `session` lay out at `size` CSS px. (In Chromium 156 headless the
+/// Makes a still page paint once more: after a scale change the view takes its new size only
+/// with a frame painted after the screencast restarted (Chromium 156), and the capture is sized
+/// from that frame. Setting the default background to what it is and clearing it again changes
+/// nothing a person or page can see.
+pub(super) async fn repaint(cdp: &CdpConnection, session: &str) {
+    let white = json!({"color": {"r": 255, "g": 255, "b": 255, "a": 1}});
+    for params in [white, json!({})] {
+        let _ = cdp
+            .call_on(
+                session,
+                "Emulation.setDefaultBackgroundColorOverride",
+                params,
+            )
+            .await;
+    }
+}
+
+/// Makes the tab behind `session` lay out at `size` CSS px with `scale` device pixels per CSS
+/// px. (In Chromium 156 headless the
 /// window carries ~140 px of invisible browser UI, so window bounds are not the viewport.)
 async fn size_viewport(
     cdp: &CdpConnection,
     session: &str,
     size: (u32, u32),
+    scale: f64,
 ) -> Result<(), CdpError> {
     cdp.call_on(
         session,
         "Emulation.setDeviceMetricsOverride",
-        json!({"width": size.0, "height": size.1, "deviceScaleFactor": 1, "mobile": false}),
+        json!({"width": size.0, "height": size.1, "deviceScaleFactor": scale,
+               "scale": if VIEW_SCALE { scale } else { 1.0 }, "mobile": false}),
     )
     .await?;
     Ok(())
+}
+
+impl super::session::BrowserSession {
+    /// Lays this channel's tabs out with `scale` device pixels per CSS px from now on (1–3);
+    /// the caller re-lays the tab it shows. Refused outside 1–3, nothing changed.
+    pub fn set_pixel_ratio(&self, scale: f64) -> Result<bool, String> {
+        if !scale.is_finite() || !SCALES.contains(&scale) {
+            return Err(format!(
+                "scale {scale} is out of range: send a device pixel ratio from {} to {}",
+                SCALES.start(),
+                SCALES.end()
+            ));
+        }
+        Ok(self.layouts.set_scale(scale))
+    }
+
+    /// Device pixels per CSS px of the tab behind flat CDP `session` (input coordinates are
+    /// multiplied by it).
+    pub fn pixel_scale(&self, session: &str) -> f64 {
+        self.layouts.applied().of(session)
+    }
+
+    /// Lays the tab behind flat CDP `session` out again at the size it was last given (or the
+    /// channel's), with the channel's current pixel ratio.
+    pub async fn relayout_tab(&self, session: &str) -> Result<(), super::SessionError> {
+        let size = self.layouts.wanted_size(session).unwrap_or(self.viewport());
+        self.size_tab_to(session, size).await
+    }
 }
 
 #[cfg(test)]
@@ -107,7 +280,7 @@ mod tests {
         let layouts = Layouts::default();
         let first = layouts.request("s1", (800, 600));
         let second = layouts.request("s1", (400, 300));
-        assert_eq!(*first.layout.wanted.lock().unwrap(), (400, 300));
+        assert_eq!(*first.layout.wanted.lock().unwrap(), ((400, 300), 1.0));
         assert!(Arc::ptr_eq(&first.layout, &second.layout));
     }
 
@@ -115,9 +288,10 @@ mod tests {
     fn sizes_are_clamped_and_tabs_kept_apart() {
         let layouts = Layouts::default();
         let tiny = layouts.request("s1", (1, 99_999));
+        assert_eq!(*tiny.layout.wanted.lock().unwrap(), ((100, 8192), 1.0));
+        assert!(layouts.set_scale(2.0));
         let other = layouts.request("s2", (640, 480));
-        assert_eq!(*tiny.layout.wanted.lock().unwrap(), (100, 8192));
-        assert_eq!(*other.layout.wanted.lock().unwrap(), (640, 480));
+        assert_eq!(*other.layout.wanted.lock().unwrap(), ((640, 480), 2.0));
         layouts.forget("s1");
         assert!(!layouts.by_session.lock().unwrap().contains_key("s1"));
     }

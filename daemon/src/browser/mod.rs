@@ -3,10 +3,12 @@
 
 mod agent_tabs;
 pub mod auth;
+mod cursor;
 mod dialogs;
 mod download_notices;
 mod events;
 pub mod files;
+pub mod find;
 pub mod input;
 pub mod input_pipeline;
 pub mod input_queue;
@@ -18,10 +20,12 @@ pub mod notice;
 mod own_tabs;
 pub mod owner;
 pub mod pane_view;
-pub mod print;
+mod pane_world;
 pub mod person_files;
+pub mod print;
 pub mod refs_store;
 pub mod screencast;
+pub mod select_popup;
 mod session;
 mod tabs;
 mod titles;

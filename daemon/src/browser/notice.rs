@@ -124,6 +124,34 @@ pub enum PaneMessage {
     DialogClosed {
         target_id: String,
     },
+    /// A `<select>` popup opened in a tab (Chrome's frames never show it): the pane draws the
+    /// options over the view at `rect` (CSS px) and answers `select_answer`.
+    SelectPopup {
+        id: String,
+        target_id: String,
+        rect: super::select_popup::PopupRect,
+        options: Vec<super::select_popup::SelectOption>,
+        /// Indices (into `options`) selected now.
+        selected: Vec<u32>,
+        multiple: bool,
+    },
+    /// A select popup closed (answered, or by a key or the page): the pane removes its list.
+    SelectPopupClosed {
+        id: String,
+        target_id: String,
+    },
+    /// The mouse cursor over the page under the person's pointer changed (a CSS cursor name).
+    Cursor {
+        target_id: String,
+        cursor: String,
+    },
+    /// Answer to `find`: the current match (from 1; 0 when none) of `count` in the tab.
+    FindResult {
+        target_id: String,
+        query: String,
+        index: u32,
+        count: u32,
+    },
     /// A page in a tab of the person's opened a file chooser (a file input); answered by
     /// `file_chooser_answer` with the files or `cancel`.
     FileChooser {

@@ -103,9 +103,27 @@ impl ScreencastHub {
     /// paints nothing). Never on the user's own Chrome: activating raises and focuses the
     /// window they are looking at; Porthole's tabs there sit in background windows of their
     /// own, where they paint already.
-    pub fn spawn(cdp: CdpConnection, closed: CancellationToken, activate: bool) -> Self {
+    /// `scales`: each tab's pixel scale, by which Chrome's frame sizes are divided to give CSS
+    /// px (see `layouts`).
+    pub fn spawn(
+        cdp: CdpConnection,
+        closed: CancellationToken,
+        activate: bool,
+        scales: super::layouts::AppliedScales,
+    ) -> Self {
         let shared = Arc::new(Shared::default());
-        tokio::spawn(receive_frames(cdp.clone(), shared.clone(), closed.clone()));
+        let on_scale = Arc::downgrade(&shared);
+        scales.on_change(Box::new(move |session| {
+            if let Some(shared) = on_scale.upgrade() {
+                restart_cast(&shared, session);
+            }
+        }));
+        tokio::spawn(receive_frames(
+            cdp.clone(),
+            shared.clone(),
+            closed.clone(),
+            scales,
+        ));
         Self {
             cdp,
             closed,
@@ -186,19 +204,7 @@ impl ScreencastHub {
     /// Restarts the cast of the tab behind flat session `session_id`, if one runs (after its
     /// main frame navigated to another process).
     pub fn restart(&self, session_id: &str) {
-        if !self
-            .shared
-            .casting
-            .lock()
-            .expect("casting lock")
-            .contains_key(session_id)
-        {
-            return;
-        }
-        let casts = self.shared.casts.lock().expect("casts lock");
-        for cast in casts.values().filter(|c| c.session_id == session_id) {
-            cast.wanted.send_modify(|w| w.generation += 1);
-        }
+        restart_cast(&self.shared, session_id);
     }
 
     /// Sets the JPEG quality (1–100) of every cast.
@@ -224,6 +230,22 @@ impl ScreencastHub {
     pub fn last_frame(&self, target_id: &str) -> Option<Arc<Frame>> {
         let casts = self.shared.casts.lock().expect("casts lock");
         casts.get(target_id).and_then(|c| c.frames.borrow().clone())
+    }
+}
+
+/// Restarts the cast of the tab behind flat session `session_id`, if one runs.
+fn restart_cast(shared: &Shared, session_id: &str) {
+    if !shared
+        .casting
+        .lock()
+        .expect("casting lock")
+        .contains_key(session_id)
+    {
+        return;
+    }
+    let casts = shared.casts.lock().expect("casts lock");
+    for cast in casts.values().filter(|c| c.session_id == session_id) {
+        cast.wanted.send_modify(|w| w.generation += 1);
     }
 }
 
@@ -283,6 +305,8 @@ impl Caster {
             self.set_casting(false);
         } else {
             tracing::debug!(event = "screencast_started", target_id = %self.target_id);
+            // A first frame now, at the view's current size, even on a still page.
+            super::layouts::repaint(&self.cdp, &self.session_id).await;
         }
         started.map(drop)
     }
@@ -337,8 +361,15 @@ async fn reconcile(caster: Caster, mut wanted: watch::Receiver<Wanted>, ended: C
 }
 
 /// Acks every frame at once and publishes each running cast's frames into its tab's slot.
-async fn receive_frames(cdp: CdpConnection, shared: Arc<Shared>, closed: CancellationToken) {
+async fn receive_frames(
+    cdp: CdpConnection,
+    shared: Arc<Shared>,
+    closed: CancellationToken,
+    scales: super::layouts::AppliedScales,
+) {
     let mut events = cdp.subscribe();
+    // The view size and JPEG size of each session's last frame (see `stale_capture`).
+    let mut last_sizes: HashMap<String, Sizes> = HashMap::new();
     loop {
         let event: CdpEvent = tokio::select! {
             _ = closed.cancelled() => return,
@@ -385,12 +416,101 @@ async fn receive_frames(cdp: CdpConnection, shared: Arc<Shared>, closed: Cancell
             continue;
         };
         let metadata = &event.params["metadata"];
+        let sizes = Sizes {
+            view: (
+                metadata["deviceWidth"].as_f64().unwrap_or(0.0).round() as u32,
+                metadata["deviceHeight"].as_f64().unwrap_or(0.0).round() as u32,
+            ),
+            jpeg: jpeg_size(&jpeg),
+        };
+        if stale_capture(last_sizes.get(session), &sizes) {
+            tracing::debug!(event = "screencast_resized", view = ?sizes.view);
+            restart_cast(&shared, session);
+        }
+        last_sizes.insert(session.to_string(), sizes);
+        // The view's size, scaled up by the tab's pixel scale: CSS px once divided.
+        let scale = scales.of(session);
+        let css = |field: &str| (metadata[field].as_f64().unwrap_or(0.0) / scale).round() as u32;
         let seq = slot.borrow().as_ref().map_or(0, |f| f.seq) + 1;
         slot.send_replace(Some(Arc::new(Frame {
             jpeg: Bytes::from(jpeg),
-            width: metadata["deviceWidth"].as_f64().unwrap_or(0.0).round() as u32,
-            height: metadata["deviceHeight"].as_f64().unwrap_or(0.0).round() as u32,
+            width: css("deviceWidth"),
+            height: css("deviceHeight"),
             seq,
         })));
+    }
+}
+
+/// The sizes of one frame: the view's (as Chrome's metadata says) and the JPEG's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Sizes {
+    view: (u32, u32),
+    jpeg: Option<(u32, u32)>,
+}
+
+/// Whether Chrome's capture kept its old size while the view changed size. Chrome sizes its
+/// capture from the next frame painted after the change, and a still page paints none (seen
+/// on Chromium 156 after a pixel-scale change): restarting the cast sizes it afresh.
+fn stale_capture(before: Option<&Sizes>, now: &Sizes) -> bool {
+    match before {
+        Some(before) => before.view != now.view && now.jpeg.is_some() && before.jpeg == now.jpeg,
+        None => false,
+    }
+}
+
+/// Width and height from a JPEG's start-of-frame header.
+fn jpeg_size(jpeg: &[u8]) -> Option<(u32, u32)> {
+    let mut at = 2;
+    while at + 9 <= jpeg.len() {
+        if jpeg[at] != 0xFF {
+            at += 1;
+            continue;
+        }
+        let marker = jpeg[at + 1];
+        if (0xC0..=0xCF).contains(&marker) && !matches!(marker, 0xC4 | 0xC8 | 0xCC) {
+            let height = u16::from_be_bytes([jpeg[at + 5], jpeg[at + 6]]);
+            let width = u16::from_be_bytes([jpeg[at + 7], jpeg[at + 8]]);
+            return Some((u32::from(width), u32::from(height)));
+        }
+        let length = u16::from_be_bytes([jpeg[at + 2], jpeg[at + 3]]) as usize;
+        at += 2 + length;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_view_that_changed_size_under_an_unchanged_capture_is_stale() {
+        let frame = |view, jpeg| Sizes {
+            view,
+            jpeg: Some(jpeg),
+        };
+        let before = frame((800, 600), (800, 600));
+        assert!(stale_capture(
+            Some(&before),
+            &frame((1600, 1200), (800, 600))
+        ));
+        assert!(!stale_capture(
+            Some(&before),
+            &frame((1600, 1200), (1600, 1200))
+        ));
+        assert!(!stale_capture(
+            Some(&before),
+            &frame((800, 600), (800, 600))
+        ));
+        assert!(!stale_capture(None, &frame((1600, 1200), (800, 600))));
+    }
+
+    #[test]
+    fn jpeg_sizes_are_read_from_the_frame_header() {
+        let mut jpeg = image::RgbImage::new(40, 30);
+        jpeg.put_pixel(0, 0, image::Rgb([255, 0, 0]));
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        jpeg.write_to(&mut bytes, image::ImageFormat::Jpeg).unwrap();
+        assert_eq!(jpeg_size(bytes.get_ref()), Some((40, 30)));
+        assert_eq!(jpeg_size(&[0xFF, 0xD8, 0xFF]), None);
     }
 }

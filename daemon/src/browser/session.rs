@@ -162,6 +162,8 @@ pub struct BrowserSession {
     pub(super) person_files: super::person_files::PersonFiles,
     /// HTTP authentication prompts waiting for the person (see `auth`).
     pub(super) auth: super::auth::AuthPrompts,
+    /// The `<select>` popups open in this session's tabs (see `select_popup`).
+    pub(super) select_popups: super::select_popup::OpenPopups,
 }
 
 impl std::fmt::Debug for BrowserSession {
@@ -192,8 +194,13 @@ impl BrowserSession {
         } = options;
         let (notices, _) = broadcast::channel(256);
         let closed = CancellationToken::new();
-        let hub =
-            ScreencastHub::spawn(cdp.clone(), closed.clone(), ownership == Ownership::AllTabs);
+        let layouts = super::layouts::Layouts::default();
+        let hub = ScreencastHub::spawn(
+            cdp.clone(),
+            closed.clone(),
+            ownership == Ownership::AllTabs,
+            layouts.applied().clone(),
+        );
         let logs = TabLogs::spawn(&cdp, closed.clone());
         let files = SessionFiles::spawn(
             &cdp,
@@ -219,7 +226,7 @@ impl BrowserSession {
             files,
             settle,
             viewport: Mutex::new(screen),
-            layouts: Default::default(),
+            layouts,
             closed,
             winding_down: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             agent_tabs: Mutex::new(Default::default()),
@@ -227,6 +234,7 @@ impl BrowserSession {
             end_reason: Mutex::new(None),
             dialogs: Mutex::new(Default::default()),
             url_guard: Default::default(),
+            select_popups: Default::default(),
             creating: Arc::new(watch::channel(0).0),
             opening: Arc::default(),
             person_files: Default::default(),
@@ -568,7 +576,8 @@ impl BrowserSession {
         if !self.is_alive() {
             return Err(SessionError::Closed);
         }
-        Ok(super::input::dispatch(&self.cdp, session, event).await?)
+        let scale = self.pixel_scale(session);
+        Ok(super::input::dispatch(&self.cdp, session, event, scale).await?)
     }
 
     /// Evaluates `expression` in the active tab and returns its JSON value.

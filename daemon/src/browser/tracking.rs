@@ -71,6 +71,7 @@ impl BrowserSession {
             let _ = self.cdp.call_on(&session_id, domain, json!({})).await;
         }
         super::titles::watch(&self.cdp, &session_id).await;
+        super::pane_world::watch(&self.cdp, &session_id).await;
         let info = self
             .cdp
             .call("Target.getTargetInfo", json!({"targetId": target_id}))
@@ -149,6 +150,7 @@ impl BrowserSession {
         self.layouts.forget(&removed.session_id);
         self.dialogs.lock().expect("dialogs lock").remove(target_id);
         self.url_guard.forget(target_id);
+        self.select_popups.forget_tab(target_id);
         self.notify(PaneMessage::TabClosed {
             target_id: target_id.to_string(),
         });

@@ -194,7 +194,8 @@ async fn aim(tab: &Tab, target: Option<PointTarget>) -> Result<(f64, f64, String
 }
 
 async fn input(tab: &Tab, event: InputEvent) -> Result<(), ToolError> {
-    dispatch(tab.cdp(), &tab.session_id, &event).await?;
+    let scale = tab.browser.pixel_scale(&tab.session_id);
+    dispatch(tab.cdp(), &tab.session_id, &event, scale).await?;
     Ok(())
 }
 
@@ -213,9 +214,10 @@ async fn click(
     }
     // Sent back to back, in order (each is written on its first poll), without waiting for
     // the renderer's answer to one before sending the next: Chrome queues input in order.
+    let scale = tab.browser.pixel_scale(&tab.session_id);
     let sends = events
         .iter()
-        .map(|event| dispatch(tab.cdp(), &tab.session_id, event));
+        .map(|event| dispatch(tab.cdp(), &tab.session_id, event, scale));
     futures_util::future::try_join_all(sends).await?;
     Ok(())
 }

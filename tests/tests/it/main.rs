@@ -13,6 +13,7 @@ mod mcp;
 mod pane_downloads;
 mod pane_files;
 mod pane_types;
+mod pane_view;
 mod pane_views;
 mod panes;
 mod remote;

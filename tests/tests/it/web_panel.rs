@@ -7,6 +7,7 @@ mod agents;
 mod downloads;
 mod embed;
 mod files;
+mod pane_view;
 
 use std::time::Duration;
 

@@ -1,0 +1,388 @@
+//! `<select>` popups for the person (DESIGN.md §15 "Popups"). Chrome's screencast paints no
+//! popup widget, so an open `<select>` is invisible in frames. The pane's world (see
+//! `pane_world`) notices a select opening after the person's mousedown or keydown on it (it
+//! matches `:open`, verified on Chromium 156 headless), and the daemon tells panes
+//! `select_popup` with the options; a pane draws the list and answers `select_answer`. The
+//! answer closes Chrome's own popup (an Escape while it is open, which changes nothing), then
+//! sets the choice and fires `input` and `change` as a real choice does (only when the choice
+//! differs). Keys sent as input while the popup is open still drive Chrome's popup; when it
+//! closes by any means panes get `select_popup_closed`.
+//!
+//! Owns the open popups of a session (by public id) and answering them.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::notice::PaneMessage;
+use super::session::{BrowserSession, SessionError};
+use crate::cdp::CdpError;
+
+/// Part of the pane world's script (`report` is in scope): watches selects open and close,
+/// and offers `window.__portholeSelects` to the daemon for answers.
+pub(super) const SCRIPT: &str = r#"
+ const selects = new Map(); const answering = new Map(); let selectSeq = 0;
+ const isOpen = (el) => { try { return el.matches(':open'); } catch (_) { return false; } };
+ const frameOffset = () => {
+   let x = 0, y = 0, w = window;
+   try { while (w.frameElement) { const f = w.frameElement, r = f.getBoundingClientRect();
+     x += r.left + f.clientLeft; y += r.top + f.clientTop; w = w.parent; } } catch (_) {}
+   return {x, y};
+ };
+ const describe = (el) => {
+   const options = [], selected = [];
+   Array.from(el.options).forEach((o, i) => {
+     const g = o.parentElement && o.parentElement.tagName === 'OPTGROUP' ? o.parentElement : null;
+     const option = {label: o.label || o.text, value: o.value, disabled: o.disabled || !!(g && g.disabled)};
+     if (g) option.group = g.label;
+     options.push(option);
+     if (o.selected) selected.push(i);
+   });
+   const r = el.getBoundingClientRect(), off = frameOffset();
+   return {rect: {x: r.left + off.x, y: r.top + off.y, width: r.width, height: r.height},
+           options, selected, multiple: el.multiple};
+ };
+ const followSelect = (id, el) => {
+   const timer = setInterval(() => {
+     if (!selects.has(id)) { clearInterval(timer); return; }
+     if (!el.isConnected || !isOpen(el)) {
+       clearInterval(timer); selects.delete(id); report({kind: 'select_closed', id});
+     }
+   }, 100);
+ };
+ const waitOpen = (el) => {
+   for (const open of selects.values()) if (open === el) return;
+   let tries = 0;
+   const check = () => {
+     for (const open of selects.values()) if (open === el) return;
+     if (isOpen(el)) {
+       const id = 's' + (++selectSeq);
+       selects.set(id, el);
+       report(Object.assign({kind: 'select_open', id}, describe(el)));
+       followSelect(id, el);
+     } else if (++tries < 20) setTimeout(check, 50);
+   };
+   setTimeout(check, 0);
+ };
+ const onSelectInput = (e) => {
+   const el = e.composedPath()[0];
+   const select = el instanceof HTMLSelectElement ? el : (el && el.closest ? el.closest('select') : null);
+   if (select && !select.disabled) waitOpen(select);
+ };
+ addEventListener('mousedown', onSelectInput, true);
+ addEventListener('keydown', onSelectInput, true);
+ window.__portholeSelects = {
+   take(id, indices) {
+     const el = selects.get(id);
+     if (!el) return {error: 'gone'};
+     if (indices) {
+       const n = el.options.length;
+       if (!el.multiple && indices.length > 1) return {error: 'this select takes one option, not ' + indices.length};
+       for (const i of indices) {
+         if (!(i >= 0 && i < n)) return {error: 'there is no option ' + i + ' (the list has ' + n + ', counted from 0)'};
+         const o = el.options[i], g = o.parentElement;
+         if (o.disabled || (g && g.tagName === 'OPTGROUP' && g.disabled)) return {error: 'option ' + i + ' (' + o.label + ') is disabled'};
+       }
+     }
+     selects.delete(id); answering.set(id, el);
+     return {open: isOpen(el)};
+   },
+   choose(id, indices) {
+     const el = answering.get(id); answering.delete(id);
+     if (!el || !indices) return false;
+     const before = Array.from(el.options).map((o) => o.selected).join();
+     if (el.multiple) Array.from(el.options).forEach((o, i) => { o.selected = indices.includes(i); });
+     else el.selectedIndex = indices[0];
+     if (Array.from(el.options).map((o) => o.selected).join() === before) return false;
+     el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+     el.dispatchEvent(new Event('change', {bubbles: true}));
+     return true;
+   },
+ };
+"#;
+
+/// Where the select sits, in CSS px of the tab's viewport.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PopupRect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+/// One option of a select popup, in the select's order (indices count these, from 0).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SelectOption {
+    pub label: String,
+    pub value: String,
+    pub disabled: bool,
+    /// The label of the `<optgroup>` it is in, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+/// What the world reports when a select opens.
+#[derive(Debug, Deserialize)]
+struct Opened {
+    id: String,
+    rect: PopupRect,
+    options: Vec<SelectOption>,
+    selected: Vec<u32>,
+    multiple: bool,
+}
+
+/// An open popup: where its select lives.
+#[derive(Debug, Clone)]
+struct OpenPopup {
+    target_id: String,
+    session: String,
+    context: i64,
+    /// The world's own id for it.
+    local_id: String,
+}
+
+/// The open popups of a session by public id. Short lock, never held across an await.
+#[derive(Debug, Default)]
+pub struct OpenPopups {
+    by_id: Mutex<HashMap<String, OpenPopup>>,
+}
+
+impl OpenPopups {
+    fn insert(&self, id: String, popup: OpenPopup) {
+        self.by_id.lock().expect("popups lock").insert(id, popup);
+    }
+
+    fn take(&self, id: &str) -> Option<OpenPopup> {
+        self.by_id.lock().expect("popups lock").remove(id)
+    }
+
+    /// Removes the popup the world knows as `local_id` in `context`; returns its public id.
+    fn take_local(&self, session: &str, context: i64, local_id: &str) -> Option<(String, String)> {
+        let mut by_id = self.by_id.lock().expect("popups lock");
+        let id = by_id
+            .iter()
+            .find(|(_, p)| p.session == session && p.context == context && p.local_id == local_id)
+            .map(|(id, _)| id.clone())?;
+        by_id.remove(&id).map(|p| (id, p.target_id))
+    }
+
+    /// Forgets the popups of a tab that closed.
+    pub fn forget_tab(&self, target_id: &str) {
+        self.by_id
+            .lock()
+            .expect("popups lock")
+            .retain(|_, p| p.target_id != target_id);
+    }
+}
+
+/// How a pane answers a popup.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SelectChoice {
+    /// These option indices (one for a single select).
+    Options(Vec<u32>),
+    /// Close it, changing nothing.
+    Cancel,
+}
+
+/// A refused answer; the message is for a person.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SelectError {
+    #[error("no select popup {0} is open (it was answered, closed, or never opened)")]
+    NotOpen(String),
+    #[error("select_answer {id}: {reason}")]
+    BadChoice { id: String, reason: String },
+    #[error("select_answer needs one of \"index\", \"indices\" or \"cancel\": true")]
+    NoChoice,
+    #[error(transparent)]
+    Session(#[from] SessionError),
+}
+
+impl SelectError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            SelectError::NotOpen(_) => "no_select_popup",
+            SelectError::BadChoice { .. } | SelectError::NoChoice => "bad_request",
+            SelectError::Session(error) => error.code(),
+        }
+    }
+}
+
+impl SelectChoice {
+    /// From `select_answer`'s fields.
+    pub fn from_answer(
+        index: Option<u32>,
+        indices: Option<Vec<u32>>,
+        cancel: bool,
+    ) -> Result<Self, SelectError> {
+        match (cancel, index, indices) {
+            (true, None, None) => Ok(SelectChoice::Cancel),
+            (false, Some(index), None) => Ok(SelectChoice::Options(vec![index])),
+            (false, None, Some(indices)) if !indices.is_empty() => {
+                Ok(SelectChoice::Options(indices))
+            }
+            _ => Err(SelectError::NoChoice),
+        }
+    }
+}
+
+impl BrowserSession {
+    /// The world saw a select open: remember it and tell panes.
+    pub(super) fn select_opened(
+        &self,
+        target_id: &str,
+        session: &str,
+        context: i64,
+        report: &Value,
+    ) {
+        let Ok(opened) = serde_json::from_value::<Opened>(report.clone()) else {
+            tracing::debug!(event = "select_report_unreadable");
+            return;
+        };
+        let id = format!("sel_{:08x}", rand::random::<u32>());
+        self.select_popups.insert(
+            id.clone(),
+            OpenPopup {
+                target_id: target_id.to_string(),
+                session: session.to_string(),
+                context,
+                local_id: opened.id,
+            },
+        );
+        tracing::debug!(event = "select_popup_opened", %id, target_id, options = opened.options.len());
+        self.notify(PaneMessage::SelectPopup {
+            id,
+            target_id: target_id.to_string(),
+            rect: opened.rect,
+            options: opened.options,
+            selected: opened.selected,
+            multiple: opened.multiple,
+        });
+    }
+
+    /// The world saw a select's popup close (a key, a click elsewhere, the page).
+    pub(super) fn select_closed(&self, session: &str, context: i64, report: &Value) {
+        let Some(local_id) = report["id"].as_str() else {
+            return;
+        };
+        if let Some((id, target_id)) = self.select_popups.take_local(session, context, local_id) {
+            self.notify(PaneMessage::SelectPopupClosed { id, target_id });
+        }
+    }
+
+    /// A pane's `select_answer`: closes Chrome's popup and makes the choice as a person would.
+    pub async fn answer_select(&self, id: &str, choice: SelectChoice) -> Result<(), SelectError> {
+        let Some(popup) = self.select_popups.take(id) else {
+            return Err(SelectError::NotOpen(id.to_string()));
+        };
+        let indices = match &choice {
+            SelectChoice::Options(indices) => json!(indices),
+            SelectChoice::Cancel => Value::Null,
+        };
+        let local = json!(popup.local_id);
+        let taken = match self
+            .in_world(
+                &popup,
+                &format!("__portholeSelects.take({local}, {indices})"),
+            )
+            .await
+        {
+            Ok(taken) => taken,
+            Err(error) => return Err(SelectError::Session(error)),
+        };
+        if let Some(reason) = taken["error"].as_str() {
+            if reason == "gone" {
+                return Err(SelectError::NotOpen(id.to_string()));
+            }
+            // A bad index: the popup stays open and answerable.
+            self.select_popups.insert(id.to_string(), popup);
+            return Err(SelectError::BadChoice {
+                id: id.to_string(),
+                reason: reason.to_string(),
+            });
+        }
+        if taken["open"] == true {
+            // Escape closes Chrome's popup and changes nothing; the page never sees the key.
+            for kind in ["rawKeyDown", "keyUp"] {
+                self.cdp
+                    .call_on(
+                        &popup.session,
+                        "Input.dispatchKeyEvent",
+                        json!({"type": kind, "key": "Escape", "code": "Escape",
+                               "windowsVirtualKeyCode": 27, "nativeVirtualKeyCode": 27}),
+                    )
+                    .await
+                    .map_err(SessionError::from)?;
+            }
+        }
+        self.in_world(
+            &popup,
+            &format!("__portholeSelects.choose({local}, {indices})"),
+        )
+        .await?;
+        self.notify(PaneMessage::SelectPopupClosed {
+            id: id.to_string(),
+            target_id: popup.target_id,
+        });
+        Ok(())
+    }
+
+    /// Evaluates `expression` in the pane's world where the popup's select lives.
+    async fn in_world(&self, popup: &OpenPopup, expression: &str) -> Result<Value, SessionError> {
+        let reply = self
+            .cdp
+            .call_on(
+                &popup.session,
+                "Runtime.evaluate",
+                json!({"expression": expression, "contextId": popup.context, "returnByValue": true}),
+            )
+            .await?;
+        if let Some(text) = crate::cdp::thrown(&reply) {
+            return Err(SessionError::Cdp(CdpError::Protocol {
+                method: "Runtime.evaluate".into(),
+                code: 0,
+                message: text,
+            }));
+        }
+        Ok(reply["result"]["value"].clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_need_exactly_one_kind_of_choice() {
+        assert_eq!(
+            SelectChoice::from_answer(Some(5), None, false).unwrap(),
+            SelectChoice::Options(vec![5])
+        );
+        assert_eq!(
+            SelectChoice::from_answer(None, None, true).unwrap(),
+            SelectChoice::Cancel
+        );
+        assert!(SelectChoice::from_answer(None, None, false).is_err());
+        assert!(SelectChoice::from_answer(Some(1), None, true).is_err());
+        assert!(SelectChoice::from_answer(None, Some(vec![]), false).is_err());
+        assert!(SelectChoice::from_answer(Some(1), Some(vec![1]), false).is_err());
+    }
+
+    #[test]
+    fn a_closed_report_finds_the_popup_by_its_world_id() {
+        let popups = OpenPopups::default();
+        let popup = |local: &str| OpenPopup {
+            target_id: "T".into(),
+            session: "S".into(),
+            context: 3,
+            local_id: local.into(),
+        };
+        popups.insert("sel_a".into(), popup("s1"));
+        popups.insert("sel_b".into(), popup("s2"));
+        assert_eq!(popups.take_local("S", 3, "s2").unwrap().0, "sel_b");
+        assert!(popups.take_local("S", 4, "s1").is_none());
+        popups.forget_tab("T");
+        assert!(popups.take("sel_a").is_none());
+    }
+}
