@@ -27,7 +27,12 @@ export type PaneMessage =
   | PaneSelectPopup
   | PaneSelectPopupClosed
   | PaneCursor
-  | PaneFindResult;
+  | PaneFindResult
+  | PaneFileChooser
+  | PaneFileChooserClosed
+  | PaneAuthPrompt
+  | PaneAuthPromptClosed
+  | PaneDownload;
 /** The `PaneMessage` whose `type` is `T`. */
 export type PaneMessageOf<T extends PaneMessage["type"]> = Extract<PaneMessage, { type: T }>;
 
@@ -200,6 +205,62 @@ export interface PaneFindResult {
   target_id: string;
 }
 
+/**
+ * A page in a tab of the person's opened a file chooser (a file input); answered by
+ * `file_chooser_answer` with the files or `cancel`.
+ */
+export interface PaneFileChooser {
+  type: "file_chooser";
+  /** The input's `accept` attribute as written (`""` when it has none). */
+  accept: string;
+  id: string;
+  multiple: boolean;
+  target_id: string;
+}
+
+/** A file chooser was answered (by any pane) or went away with its page: panes close it. */
+export interface PaneFileChooserClosed {
+  type: "file_chooser_closed";
+  id: string;
+}
+
+/**
+ * A page asks for HTTP authentication (`401`/`407` with a challenge); answered by
+ * `auth_answer`. Cancelled after 60 s while no pane is attached.
+ */
+export interface PaneAuthPrompt {
+  type: "auth_prompt";
+  id: string;
+  origin: string;
+  realm: string;
+  /** `basic`, `digest`, `ntlm`, `negotiate` … as the server named it. */
+  scheme: string;
+  target_id: string;
+  url: string;
+}
+
+/** An authentication prompt was answered, cancelled or went away: panes close it. */
+export interface PaneAuthPromptClosed {
+  type: "auth_prompt_closed";
+  id: string;
+}
+
+/**
+ * A download from one of the person's tabs (or a `print`): began, moved on (at most 4 a
+ * second), or ended. A completed one's bytes: `GET
+ * /api/browser/channels/{channel}/downloads/{id}`.
+ */
+export interface PaneDownload {
+  type: "download";
+  id: string;
+  name: string;
+  received_bytes: number;
+  state: DownloadPhase;
+  target_id: string;
+  /** When the server said. */
+  total_bytes?: number | null;
+}
+
 /** One JSON message from a pane. */
 export type ClientMessage =
   | ClientStart
@@ -221,7 +282,11 @@ export type ClientMessage =
   | ClientDialogAnswer
   | ClientFollowAgents
   | ClientFind
-  | ClientSelectAnswer;
+  | ClientSelectAnswer
+  | ClientPrint
+  | ClientFileChooserAnswer
+  | ClientDropFiles
+  | ClientAuthAnswer;
 /** The `ClientMessage` whose `type` is `T`. */
 export type ClientMessageOf<T extends ClientMessage["type"]> = Extract<ClientMessage, { type: T }>;
 
@@ -355,11 +420,50 @@ export interface ClientSelectAnswer {
   indices?: number[] | null;
 }
 
+/** Prints the watched tab to PDF, kept as a download (`download` messages follow). */
+export interface ClientPrint {
+  type: "print";
+}
+
+/**
+ * Answers a `file_chooser`: the files (at most `browser.pane_upload_max_mb` in all), or
+ * `cancel: true`.
+ */
+export interface ClientFileChooserAnswer {
+  type: "file_chooser_answer";
+  cancel?: boolean;
+  files?: PaneFile[];
+  id: string;
+}
+
+/**
+ * Files dropped from the person's desktop at (`x`, `y`) (CSS px of the watched tab's
+ * viewport): they reach the page's drop target as a real drag and drop.
+ */
+export interface ClientDropFiles {
+  type: "drop_files";
+  files: PaneFile[];
+  x: number;
+  y: number;
+}
+
+/** Answers an `auth_prompt` with a user name and password, or `cancel: true`. */
+export interface ClientAuthAnswer {
+  type: "auth_answer";
+  cancel?: boolean;
+  id: string;
+  password?: null | Secret;
+  username?: string | null;
+}
+
 /** `agent_activity.phase`. */
 export type ActivityPhase = "start" | "end";
 
 /** `dialog.kind`, as Chrome names JavaScript dialogs. */
 export type DialogKind = "alert" | "confirm" | "prompt" | "beforeunload";
+
+/** `download.state`. */
+export type DownloadPhase = "started" | "progress" | "completed" | "canceled" | "failed";
 
 /** `control.holder`. */
 export type Holder = "human" | "agents";
@@ -485,6 +589,16 @@ export type Mode = "docker" | "host" | "local";
 /** A mouse button. */
 export type MouseButton = "left" | "middle" | "right" | "none";
 
+/** A file the person hands the page. */
+export interface PaneFile {
+  /** Its bytes, base64. */
+  data: string;
+  /** The file's name (no directories). */
+  name: string;
+  /** Its MIME type (may be empty). */
+  type?: string;
+}
+
 /** Where the select sits, in CSS px of the tab's viewport. */
 export interface PopupRect {
   height: number;
@@ -492,6 +606,9 @@ export interface PopupRect {
   x: number;
   y: number;
 }
+
+/** A password from a pane: kept out of every `Debug` print (and so out of logs). */
+export type Secret = string;
 
 /** One option of a select popup, in the select's order (indices count these, from 0). */
 export interface SelectOption {
