@@ -1,8 +1,9 @@
 //! The mouse cursor under the person's pointer (DESIGN.md §15 "Cursor"). Frames carry no
 //! cursor, so the pane's world (see `pane_world`) reads the computed CSS `cursor` of the element
 //! under each mousemove (its `auto` resolved as a browser would: `pointer` on links, `text` on
-//! editable fields and text) and reports it when it changes, at most every 50 ms; panes get
-//! `{"type":"cursor","target_id","cursor"}` with a CSS cursor name.
+//! editable fields and text) and reports it when it changes (read at each move, never by a
+//! timer: see the script); panes get `{"type":"cursor","target_id","cursor"}` with a CSS
+//! cursor name.
 //!
 //! Owns the cursor part of the world's script and turning its reports into messages.
 
@@ -13,7 +14,7 @@ use super::session::BrowserSession;
 
 /// Part of the pane world's script (`report` is in scope).
 pub(super) const SCRIPT: &str = r#"
- let lastCursor = null, cursorTarget = null, cursorTimer = 0;
+ let lastCursor = null;
  const hasText = (el) => Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim());
  const TEXT_INPUTS = /^(text|search|email|url|tel|password|number|date|time|datetime-local|month|week)$/;
  const cursorOf = (el) => {
@@ -27,14 +28,12 @@ pub(super) const SCRIPT: &str = r#"
    if (hasText(el) && !el.closest('button, select, label, [role=button]')) return 'text';
    return 'default';
  };
- const reportCursor = () => {
-   cursorTimer = 0;
-   const cursor = cursorOf(cursorTarget);
-   if (cursor !== lastCursor) { lastCursor = cursor; report({kind: 'cursor', cursor}); }
- };
+ // Read at once, never by a timer: a timer here would count as work the page scheduled and
+ // make every agent click wait for extra frames (tools' settle, `page_scheduled`). Moves from
+ // a pane come collapsed (one per input dispatch), so a style read per move is cheap.
  addEventListener('mousemove', (e) => {
-   cursorTarget = e.composedPath()[0];
-   if (!cursorTimer) cursorTimer = setTimeout(reportCursor, lastCursor === null ? 0 : 50);
+   const cursor = cursorOf(e.composedPath()[0]);
+   if (cursor !== lastCursor) { lastCursor = cursor; report({kind: 'cursor', cursor}); }
  }, true);
 "#;
 

@@ -459,7 +459,7 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     let e = err(&mcp, "navigate", json!({"url": closed})).await;
     assert!(e.contains("ERR_CONNECTION_REFUSED"), "{e}");
     let e = err(&mcp, "navigate", json!({"url": "file:///etc/passwd"})).await;
-    assert!(e.contains("scheme is not allowed"), "{e}");
+    assert!(e.contains("agents may open only"), "{e}");
     let e = err(
         &mcp,
         "computer",
