@@ -112,22 +112,7 @@ impl BrowserSession {
             "window.__portholeFind ? window.__portholeFind({}, {backwards}) : null",
             Value::String(query.to_string())
         );
-        let reply = self
-            .cdp
-            .call_on(
-                session,
-                "Runtime.evaluate",
-                json!({"expression": expression, "contextId": context, "returnByValue": true}),
-            )
-            .await?;
-        if let Some(text) = crate::cdp::thrown(&reply) {
-            return Err(SessionError::Cdp(CdpError::Protocol {
-                method: "Runtime.evaluate".into(),
-                code: 0,
-                message: text,
-            }));
-        }
-        let result = &reply["result"]["value"];
+        let result = &self.evaluate_in(session, &context, &expression).await?;
         if result.is_null() {
             return Err(SessionError::Cdp(CdpError::Shape {
                 method: "find".into(),

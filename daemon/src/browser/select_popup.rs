@@ -18,7 +18,6 @@ use serde_json::{json, Value};
 
 use super::notice::PaneMessage;
 use super::session::{BrowserSession, SessionError};
-use crate::cdp::CdpError;
 
 /// Part of the pane world's script (`report` is in scope): watches selects open and close,
 /// and offers `window.__portholeSelects` to the daemon for answers.
@@ -330,22 +329,8 @@ impl BrowserSession {
 
     /// Evaluates `expression` in the pane's world where the popup's select lives.
     async fn in_world(&self, popup: &OpenPopup, expression: &str) -> Result<Value, SessionError> {
-        let reply = self
-            .cdp
-            .call_on(
-                &popup.session,
-                "Runtime.evaluate",
-                json!({"expression": expression, "contextId": popup.context, "returnByValue": true}),
-            )
-            .await?;
-        if let Some(text) = crate::cdp::thrown(&reply) {
-            return Err(SessionError::Cdp(CdpError::Protocol {
-                method: "Runtime.evaluate".into(),
-                code: 0,
-                message: text,
-            }));
-        }
-        Ok(reply["result"]["value"].clone())
+        self.evaluate_in(&popup.session, &Value::from(popup.context), expression)
+            .await
     }
 }
 

@@ -580,15 +580,21 @@ impl BrowserSession {
         Ok(super::input::dispatch(&self.cdp, session, event, scale).await?)
     }
 
-    /// Evaluates `expression` in the active tab and returns its JSON value.
-    pub async fn evaluate(&self, expression: &str) -> Result<Value, SessionError> {
-        let (_, session) = self.active_tab()?;
+    /// Evaluates `expression` in execution context `context` of the tab behind flat CDP
+    /// `session` (an isolated world of the daemon's) and returns its JSON value; a thrown
+    /// exception is an error with its text.
+    pub(super) async fn evaluate_in(
+        &self,
+        session: &str,
+        context: &Value,
+        expression: &str,
+    ) -> Result<Value, SessionError> {
         let reply = self
             .cdp
             .call_on(
-                &session,
+                session,
                 "Runtime.evaluate",
-                json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+                json!({"expression": expression, "contextId": context, "returnByValue": true}),
             )
             .await?;
         if let Some(text) = crate::cdp::thrown(&reply) {
