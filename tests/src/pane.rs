@@ -206,7 +206,18 @@ impl Pane {
     pub async fn start(&self, channel: &str) -> String {
         let mark = self.mark();
         self.send(json!({"type": "start", "channel_id": channel, "width": 800, "height": 600}));
-        let started = self.next_of("started", mark).await;
+        // A browser start (a sidecar container in docker mode) gets longer than other waits: on a
+        // 2-core machine running the whole suite, a docker start beside the image-build test has
+        // taken over 30 s.
+        let started = self
+            .wait("a \"started\" message", Duration::from_secs(90), |r| {
+                r.messages
+                    .iter()
+                    .skip(mark)
+                    .find(|m| m["type"] == "started")
+                    .cloned()
+            })
+            .await;
         assert_eq!(started["channel_id"], channel);
         let tabs = self.next_of("tabs", mark).await;
         tabs["active_target_id"]
