@@ -34,10 +34,28 @@ pub struct ToolsConfig {
 
 impl Default for ToolsConfig {
     fn default() -> Self {
-        let limits = crate::browser::SettleLimits::default();
+        let limits = SettleLimits::default();
         Self {
             settle_network_ms: limits.network.as_millis() as u64,
             new_tab_load_ms: limits.new_tab_load.as_millis() as u64,
+        }
+    }
+}
+
+/// How long an MCP action's settle may wait (the `tools.*` settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SettleLimits {
+    /// For the requests the action started (and the render after them).
+    pub network: std::time::Duration,
+    /// For a tab the action opened to load.
+    pub new_tab_load: std::time::Duration,
+}
+
+impl Default for SettleLimits {
+    fn default() -> Self {
+        Self {
+            network: std::time::Duration::from_secs(3),
+            new_tab_load: std::time::Duration::from_secs(5),
         }
     }
 }
@@ -47,8 +65,8 @@ const TOOLS_WAIT_MAX_MS: u64 = 60_000;
 
 impl ToolsConfig {
     /// The limits as the tools use them.
-    pub fn settle_limits(&self) -> crate::browser::SettleLimits {
-        crate::browser::SettleLimits {
+    pub fn settle_limits(&self) -> SettleLimits {
+        SettleLimits {
             network: std::time::Duration::from_millis(self.settle_network_ms),
             new_tab_load: std::time::Duration::from_millis(self.new_tab_load_ms),
         }
@@ -169,7 +187,7 @@ pub struct BrowserConfig {
     pub local_builder_image: String,
     /// Docker mode's network: `bridge` (CDP published on 127.0.0.1) or `host` (Linux: the
     /// browser reaches the user's localhost servers).
-    pub network: crate::providers::docker::Network,
+    pub network: Network,
     /// Extra labels on every sidecar container, volume and built image.
     pub container_labels: std::collections::BTreeMap<String, String>,
     /// Keep each channel's profile (cookies, logins) across browser restarts.
@@ -215,7 +233,7 @@ impl Default for BrowserConfig {
             image_pull: true,
             local_base_image: "porthole-base:bookworm".to_string(),
             local_builder_image: "porthole-builder:bookworm".to_string(),
-            network: crate::providers::docker::Network::Bridge,
+            network: Network::Bridge,
             container_labels: std::collections::BTreeMap::new(),
             persist_profile: true,
             extensions: Vec::new(),
@@ -399,6 +417,17 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// How the sidecar's gate is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    /// Own network namespace; the gate is published on 127.0.0.1 at a random host port.
+    Bridge,
+    /// The host's network (Linux): the browser reaches the user's localhost servers; the gate
+    /// listens on 127.0.0.1 at a port the daemon picks.
+    Host,
 }
 
 #[cfg(test)]

@@ -49,23 +49,7 @@ pub struct SessionOptions {
     pub settle: SettleLimits,
 }
 
-/// How long an MCP action's settle may wait (the `tools.*` settings).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SettleLimits {
-    /// For the requests the action started (and the render after them).
-    pub network: std::time::Duration,
-    /// For a tab the action opened to load.
-    pub new_tab_load: std::time::Duration,
-}
-
-impl Default for SettleLimits {
-    fn default() -> Self {
-        Self {
-            network: std::time::Duration::from_secs(3),
-            new_tab_load: std::time::Duration::from_secs(5),
-        }
-    }
-}
+pub use crate::config::SettleLimits;
 
 /// A failed session operation; the message is for a person.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -28,16 +28,8 @@ pub const PROFILE_DIR: &str = "/profile";
 /// Where the browser saves downloads: in the profile volume, so they outlive the container.
 pub const DOWNLOADS_DIR: &str = "/profile/downloads";
 
-/// How the sidecar's gate is reached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Network {
-    /// Own network namespace; the gate is published on 127.0.0.1 at a random host port.
-    Bridge,
-    /// The host's network (Linux): the browser reaches the user's localhost servers; the gate
-    /// listens on 127.0.0.1 at a port the daemon picks.
-    Host,
-}
+/// How the sidecar's gate is reached: a plain setting, defined with the configuration.
+pub use crate::config::Network;
 
 /// Everything that decides how a channel's sidecar container is made.
 #[derive(Debug, Clone)]
