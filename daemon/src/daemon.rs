@@ -4,7 +4,9 @@
 //! Before anything else the daemon takes its data directory's lock ([`data_lock`]) and clears
 //! the temporary files a killed daemon left ([`temp_files`]).
 
+mod browsers;
 pub mod data_lock;
+mod servers;
 pub mod temp_files;
 
 use std::net::SocketAddr;
@@ -16,15 +18,13 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::agents::Agents;
-use crate::api::{self, AppState, Listener};
+use crate::api::{self, AppState};
 use crate::channels::{run_idle_monitor, ChannelService, ChannelSettings};
 use crate::config::Config;
 use crate::cookie_import::CookieImporter;
 use crate::mode::Mode;
-use crate::providers::host::{HostProvider, HostSettings};
-use crate::providers::local::{LocalProvider, LocalSettings};
-use crate::providers::BrowserProvider;
 use crate::state::StateDb;
+use browsers::Browsers;
 
 /// Longest the server may take to finish open requests at shutdown.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -52,7 +52,7 @@ pub struct Daemon {
     /// The agent TCP listener's address, when configured.
     pub agent_addr: Option<SocketAddr>,
     shutdown: CancellationToken,
-    servers: Vec<tokio::task::JoinHandle<std::io::Result<()>>>,
+    servers: Vec<servers::Server>,
     /// Held until the daemon is dropped (after `stop` has stopped every browser).
     _lock: data_lock::DataDirLock,
 }
@@ -94,175 +94,37 @@ impl Daemon {
         config.validate()?;
         // First: a second daemon on this data directory stops here, having touched nothing.
         let lock = data_lock::DataDirLock::acquire(&paths.data_dir)?;
-        let (temp_dir, removed) =
-            temp_files::prepare(&paths.data_dir).map_err(StartError::TempDir)?;
-        if removed > 0 {
-            tracing::info!(event = "temp_files_removed", dir = %temp_dir.display(), count = removed, "removed temporary files a stopped daemon left");
-        }
+        clear_temp_files(&paths)?;
         crate::bounds::set(config.bounds());
         let token = crate::token::load_or_create(&paths.data_dir).map_err(StartError::Token)?;
         let screen = config.browser.screen_size()?;
-        let local: Arc<dyn BrowserProvider> = Arc::new(LocalProvider::new(LocalSettings {
-            chromium_path: config.browser.chromium_path.clone(),
-            profiles_dir: paths.profiles_dir(),
-            persist_profile: config.browser.persist_profile,
-            screen,
-            extra_args: config.browser.chromium_args.clone(),
-        }));
-        let host: Arc<dyn BrowserProvider> = Arc::new(HostProvider::new(HostSettings {
-            user_data_dirs: config.browser.host.user_data_dirs.clone(),
-            port: config.browser.host.port,
-        }));
-        let docker_provider = crate::providers::docker::start_provider(
-            &config.browser,
-            &paths.data_dir,
-            screen,
-            config.browser.default_mode == Mode::Docker,
-        )
-        .await;
-        let (docker_provider, docker_unavailable) = match docker_provider {
-            Ok(provider) => (Some(provider), None),
-            Err(why) => (None, Some(why)),
-        };
-        let docker = docker_provider.is_some();
-        let mut providers = vec![local, host];
-        if let Some(provider) = &docker_provider {
-            providers.push(provider.clone());
-        }
-        let default_mode = match config.browser.default_mode {
-            Mode::Docker if !docker => {
-                tracing::warn!(
-                    event = "docker_unavailable",
-                    "docker mode is not available (no Docker engine answers); channels run in local mode"
-                );
-                Mode::Local
-            }
-            mode => mode,
-        };
-        let state = Arc::new(StateDb::open(&paths.data_dir.join("state.sqlite3"))?);
-        let channels = Arc::new(ChannelService::new(
-            providers,
-            ChannelSettings {
-                default_mode,
-                screen,
-                idle_timeout: Duration::from_secs(config.browser.idle_timeout_secs),
-                docker_unavailable,
-                downloads_root: Some(paths.data_dir.join("downloads")),
-                download_limits: crate::browser::files::DownloadLimits::from_mb(
-                    config.browser.downloads_max_mb,
-                ),
-                settle: config.tools.settle_limits(),
-            },
-            state,
-        ));
-        let agents = Arc::new(
-            Agents::new(channels.state().clone(), config.agents.deny_tools.clone())
-                .with_host_mode_for_all(config.agents.allow_host_mode),
-        );
-        for (agent_id, channel) in agents.tabs_left_open() {
-            if let Ok(channel) = crate::channel_id::ChannelId::parse(&channel) {
-                channels.note_lost_tabs(&channel, &agent_id, "daemon_restart");
-            }
-        }
-        let cookies = Arc::new(CookieImporter::new(
-            &config.browser.cookie_import,
-            channels.state().clone(),
-        ));
-        if cookies.auto() {
-            channels.set_start_hook(cookies.start_hook());
-        }
+        let browsers = Browsers::start(&config, &paths.data_dir, screen).await;
+        let default_mode = browsers.default_mode;
+        let docker = browsers.docker.is_some();
+        let channels = channel_service(&config, &paths, screen, &browsers)?;
         let shutdown = CancellationToken::new();
         tokio::spawn(run_idle_monitor(channels.clone(), shutdown.clone()));
-        let listener = match listener {
-            Some(listener) => listener,
-            None => TcpListener::bind(config.server.listen)
-                .await
-                .map_err(|source| StartError::Listen {
-                    addr: config.server.listen,
-                    source,
-                })?,
-        };
-        let addr = listener.local_addr().map_err(|source| StartError::Listen {
-            addr: config.server.listen,
-            source,
-        })?;
-        if !addr.ip().is_loopback() {
-            tracing::warn!(event = "listening_beyond_loopback", %addr, "the API is reachable from other machines; the owner token is all that protects it");
-        }
-        let state = AppState::new(
-            channels.clone(),
-            api::ApiSettings {
-                token: token.clone(),
-                allowed_origins: config.server.allowed_origins.clone(),
-                docker,
-                max_ws_message_bytes: config.server.max_ws_message_bytes,
-                pane_upload_max_bytes: config.browser.pane_upload_max_mb.saturating_mul(1 << 20),
-            },
+        let (listener, addr) = servers::bind_api(&config, listener).await?;
+        let state = app_state(&config, &token, docker, &channels, &shutdown)
+            .with_images(browsers.docker.map(|p| p.images().clone()));
+        let mut running = vec![servers::spawn(
+            listener,
+            api::app(state.clone()),
             shutdown.clone(),
-            cookies,
-            agents,
-            Arc::new(crate::oversight::Oversight::new(
-                crate::oversight::OversightSettings {
-                    stop: Duration::from_secs(config.agents.stop_secs),
-                    human_quiet: Duration::from_secs(config.agents.human_quiet_secs),
-                },
-                channels.clone(),
-            )),
-        )
-        .with_images(docker_provider.map(|p| p.images().clone()));
-        let mut servers = Vec::new();
-        let app = api::app(state.clone());
-        let server_shutdown = shutdown.clone();
-        servers.push(tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(server_shutdown.cancelled_owned())
-                .await
-        }));
-        let agent_socket = match config.server.agent_socket_path(&paths.data_dir) {
-            Some(path) => match crate::agents::socket::bind(&path).await {
-                Ok(unix) => {
-                    let app = api::app_on(state.clone(), Listener::AgentSocket);
-                    let server_shutdown = shutdown.clone();
-                    servers.push(tokio::spawn(async move {
-                        axum::serve(unix, app)
-                            .with_graceful_shutdown(server_shutdown.cancelled_owned())
-                            .await
-                    }));
-                    tracing::info!(event = "agent_socket_listening", path = %path.display());
-                    Some(path)
-                }
-                Err(error) => {
-                    tracing::warn!(event = "agent_socket_unavailable", path = %path.display(), %error, "agents in containers cannot reach this daemon over the socket");
-                    None
-                }
-            },
-            None => None,
-        };
-        let agent_addr = match config.server.agent_listen {
-            Some(wanted) => {
-                let tcp =
-                    TcpListener::bind(wanted)
-                        .await
-                        .map_err(|source| StartError::AgentListen {
-                            addr: wanted,
-                            source,
-                        })?;
-                let bound = tcp.local_addr().map_err(|source| StartError::AgentListen {
-                    addr: wanted,
-                    source,
-                })?;
-                let app = api::app_on(state.clone(), Listener::AgentTcp(bound));
-                let server_shutdown = shutdown.clone();
-                servers.push(tokio::spawn(async move {
-                    axum::serve(tcp, app)
-                        .with_graceful_shutdown(server_shutdown.cancelled_owned())
-                        .await
-                }));
-                tracing::info!(event = "agent_tcp_listening", addr = %bound);
-                Some(bound)
-            }
-            None => None,
-        };
+        )];
+        let agent_socket = servers::agent_socket(&config, &paths.data_dir, &state, &shutdown)
+            .await
+            .map(|(path, server)| {
+                running.push(server);
+                path
+            });
+        let agent_addr =
+            servers::agent_tcp(&config, &state, &shutdown)
+                .await?
+                .map(|(addr, server)| {
+                    running.push(server);
+                    addr
+                });
         tracing::info!(event = "daemon_listening", %addr, %default_mode);
         Ok(Self {
             addr,
@@ -272,7 +134,7 @@ impl Daemon {
             agent_socket,
             agent_addr,
             shutdown,
-            servers,
+            servers: running,
             _lock: lock,
         })
     }
@@ -303,4 +165,87 @@ impl Daemon {
         self.channels.shutdown().await;
         tracing::info!(event = "daemon_stopped");
     }
+}
+
+/// Empties `<data_dir>/tmp` of what a stopped daemon left (under the data-dir lock).
+fn clear_temp_files(paths: &Paths) -> Result<(), StartError> {
+    let (temp_dir, removed) = temp_files::prepare(&paths.data_dir).map_err(StartError::TempDir)?;
+    if removed > 0 {
+        tracing::info!(event = "temp_files_removed", dir = %temp_dir.display(), count = removed, "removed temporary files a stopped daemon left");
+    }
+    Ok(())
+}
+
+/// The channel service over the started providers and the state database; tabs agents had
+/// open when the last daemon stopped are reported lost.
+fn channel_service(
+    config: &Config,
+    paths: &Paths,
+    screen: (u32, u32),
+    browsers: &Browsers,
+) -> Result<Arc<ChannelService>, StartError> {
+    let state = Arc::new(StateDb::open(&paths.data_dir.join("state.sqlite3"))?);
+    let channels = Arc::new(ChannelService::new(
+        browsers.providers.clone(),
+        ChannelSettings {
+            default_mode: browsers.default_mode,
+            screen,
+            idle_timeout: Duration::from_secs(config.browser.idle_timeout_secs),
+            docker_unavailable: browsers.docker_unavailable.clone(),
+            downloads_root: Some(paths.data_dir.join("downloads")),
+            download_limits: crate::browser::files::DownloadLimits::from_mb(
+                config.browser.downloads_max_mb,
+            ),
+            settle: config.tools.settle_limits(),
+        },
+        state,
+    ));
+    Ok(channels)
+}
+
+/// What every request handler shares: channels, agents, cookie import and oversight.
+fn app_state(
+    config: &Config,
+    token: &str,
+    docker: bool,
+    channels: &Arc<ChannelService>,
+    shutdown: &CancellationToken,
+) -> AppState {
+    let agents = Arc::new(
+        Agents::new(channels.state().clone(), config.agents.deny_tools.clone())
+            .with_host_mode_for_all(config.agents.allow_host_mode),
+    );
+    for (agent_id, channel) in agents.tabs_left_open() {
+        if let Ok(channel) = crate::channel_id::ChannelId::parse(&channel) {
+            channels.note_lost_tabs(&channel, &agent_id, "daemon_restart");
+        }
+    }
+    let cookies = Arc::new(CookieImporter::new(
+        &config.browser.cookie_import,
+        channels.state().clone(),
+    ));
+    if cookies.auto() {
+        channels.set_start_hook(cookies.start_hook());
+    }
+    let oversight = Arc::new(crate::oversight::Oversight::new(
+        crate::oversight::OversightSettings {
+            stop: Duration::from_secs(config.agents.stop_secs),
+            human_quiet: Duration::from_secs(config.agents.human_quiet_secs),
+        },
+        channels.clone(),
+    ));
+    AppState::new(
+        channels.clone(),
+        api::ApiSettings {
+            token: token.to_string(),
+            allowed_origins: config.server.allowed_origins.clone(),
+            docker,
+            max_ws_message_bytes: config.server.max_ws_message_bytes,
+            pane_upload_max_bytes: config.browser.pane_upload_max_mb.saturating_mul(1 << 20),
+        },
+        shutdown.clone(),
+        cookies,
+        agents,
+        oversight,
+    )
 }
