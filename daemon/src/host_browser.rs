@@ -6,6 +6,9 @@
 //!
 //! Chrome is looked for on the first tool call, not at start, so the tool list is there even
 //! when Chrome is not; a lost connection is replaced on the next call. stdout is the protocol's.
+//!
+//! An entry point like [`crate::daemon`]: it connects to the user's Chrome and closes its tabs
+//! on the way out through the same functions as a host-mode channel ([`crate::channels`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -14,13 +17,13 @@ use std::time::Duration;
 use async_trait::async_trait;
 use porthole_mcp::{McpServer, ServerOptions};
 
-use super::backend::{EngineBackend, SessionSource};
 use crate::browser::BrowserSession;
-use crate::cdp::CdpConnection;
 use crate::channel_id::ChannelId;
+use crate::channels::{close_session, connect_users_chrome, ownership_of};
 use crate::mode::Mode;
 use crate::providers::host::{HostProvider, HostSettings};
 use crate::providers::{BrowserProvider, CdpAddress, ProgressFn};
+use crate::tools::{EngineBackend, SessionSource};
 
 /// Where to look for the user's Chrome and how to present the tools.
 #[derive(Debug, Clone)]
@@ -46,8 +49,6 @@ struct HostSource {
 /// How long to wait for Chrome's DevTools socket (it may show a permission prompt); shorter
 /// than a channel's, so the answer comes within the MCP call's own deadline.
 const CONNECT_DEADLINE: Duration = Duration::from_secs(20);
-/// How long closing our tabs may take when the MCP client goes.
-const CLOSE_TABS_DEADLINE: Duration = Duration::from_secs(5);
 
 #[async_trait]
 impl SessionSource for HostSource {
@@ -70,17 +71,11 @@ impl SessionSource for HostSource {
         let CdpAddress::WebSocket(ws_url) = endpoint.address else {
             return Err("Chrome's DevTools endpoint is not a WebSocket".to_string());
         };
-        let cdp = CdpConnection::connect(&ws_url, CONNECT_DEADLINE)
+        let cdp = connect_users_chrome(&ws_url, CONNECT_DEADLINE)
             .await
-            .map_err(|e| {
-                format!(
-                    "Found Chrome's DevTools endpoint but could not connect ({e}). If Chrome shows \
-                     a prompt asking to allow remote debugging, allow it; otherwise turn remote \
-                     debugging on at chrome://inspect/#remote-debugging and try again."
-                )
-            })?;
+            .map_err(|e| e.to_string())?;
         let options = crate::browser::SessionOptions {
-            ownership: crate::channels::ownership_of(provider.terms()),
+            ownership: ownership_of(provider.terms()),
             screen: self.options.screen,
             downloads: provider.downloads(&channel),
             downloads_root: None,
@@ -110,9 +105,8 @@ pub async fn serve(options: HostBrowserOptions) -> Result<(), porthole_mcp::serv
         .await;
     // Leave the user's Chrome as we found it: close our tabs (their window goes with them).
     let session = source.session.lock().await.take();
-    if let Some(session) = session.filter(|s| s.is_alive()) {
-        let _ = tokio::time::timeout(CLOSE_TABS_DEADLINE, session.close_own_tabs()).await;
-        session.close("mcp_client_gone");
+    if let Some(session) = session {
+        close_session(&session, "mcp_client_gone").await;
     }
     result
 }

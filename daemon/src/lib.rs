@@ -15,6 +15,7 @@ pub mod config;
 pub mod cookie_import;
 pub mod cookies;
 pub mod daemon;
+pub mod host_browser;
 pub mod logging;
 pub mod mode;
 pub mod oversight;

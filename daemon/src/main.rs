@@ -265,7 +265,7 @@ fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<
     }
     let mut user_data_dirs = args.user_data_dirs;
     user_data_dirs.extend(config.browser.host.user_data_dirs.iter().cloned());
-    let options = porthole::tools::host::HostBrowserOptions {
+    let options = porthole::host_browser::HostBrowserOptions {
         user_data_dirs,
         port: args.port.or(config.browser.host.port),
         screen: config.browser.screen_size()?,
@@ -279,7 +279,7 @@ fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<
     };
     porthole::bounds::set(config.bounds());
     let runtime = tokio::runtime::Runtime::new()?;
-    Ok(runtime.block_on(porthole::tools::host::serve(options))?)
+    Ok(runtime.block_on(porthole::host_browser::serve(options))?)
 }
 
 fn agent_command(config: &Config, paths: &Paths, command: AgentCommand) -> anyhow::Result<()> {

@@ -4,6 +4,7 @@ mod idle;
 mod service;
 
 pub use idle::run_idle_monitor;
+pub(crate) use service::{close_session, connect_users_chrome};
 pub use service::{
     ownership_of, AgentCallGuard, ChannelError, ChannelService, ChannelSettings, ChannelSummary,
     PaneGuard, StartHook,

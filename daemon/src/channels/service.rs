@@ -395,9 +395,7 @@ impl ChannelService {
         let cdp = match address {
             CdpAddress::Connected(cdp) => cdp.clone(),
             CdpAddress::WebSocket(ws_url) if terms.users_own => {
-                CdpConnection::connect(ws_url, deadline)
-                    .await
-                    .map_err(|error| host_connect_error(ws_url, error))?
+                connect_users_chrome(ws_url, deadline).await?
             }
             CdpAddress::WebSocket(ws_url) => connect_with_retry(ws_url, deadline).await?,
         };
@@ -614,9 +612,20 @@ pub fn ownership_of(terms: BrowserTerms) -> Ownership {
     }
 }
 
+/// Connects to the user's own Chrome (host mode, `mcp-host-browser`): one dial, since each
+/// may raise Chrome's permission prompt; a refusal says how to let Porthole in.
+pub(crate) async fn connect_users_chrome(
+    ws_url: &str,
+    deadline: Duration,
+) -> Result<CdpConnection, ChannelError> {
+    CdpConnection::connect(ws_url, deadline)
+        .await
+        .map_err(|error| host_connect_error(ws_url, error))
+}
+
 /// Closes a session. On the user's Chrome its own tabs are closed first (the user's stay, and
 /// so does Chrome); elsewhere the browser is stopped by its provider anyway.
-async fn close_session(session: &BrowserSession, reason: &str) {
+pub(crate) async fn close_session(session: &BrowserSession, reason: &str) {
     if session.ownership() == Ownership::OwnTabs && session.is_alive() {
         match tokio::time::timeout(CLOSE_TABS_DEADLINE, session.close_own_tabs()).await {
             Ok(closed) => {

@@ -30,7 +30,6 @@ mod evaluate;
 pub(crate) mod files;
 mod forms;
 mod frames;
-pub mod host;
 mod in_tab;
 mod logs;
 mod page;
