@@ -17,25 +17,10 @@ pub struct Probe {
 impl Probe {
     /// Connects to the browser whose profile is `profile`.
     pub async fn connect(profile: &Path) -> Self {
-        let file = profile.join("DevToolsActivePort");
-        let text = crate::eventually("DevToolsActivePort", Duration::from_secs(20), || {
-            let file = file.clone();
-            async move {
-                std::fs::read_to_string(&file)
-                    .ok()
-                    .filter(|t| t.lines().count() >= 2)
-            }
-        })
-        .await;
-        let mut lines = text.lines();
-        let port = lines.next().unwrap().trim();
-        let path = lines.next().unwrap().trim();
-        let cdp = CdpConnection::connect(
-            &format!("ws://127.0.0.1:{port}{path}"),
-            Duration::from_secs(10),
-        )
-        .await
-        .expect("probe connects");
+        let url = crate::chromium::devtools_url(profile, Duration::from_secs(20)).await;
+        let cdp = CdpConnection::connect(&url, Duration::from_secs(10))
+            .await
+            .expect("probe connects");
         Self { cdp }
     }
 

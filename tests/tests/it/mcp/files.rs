@@ -272,13 +272,6 @@ async fn downloads_are_listed_and_fetched_byte_exact() {
 async fn upload_through_mcp_host_browser_reads_the_paths_itself() {
     let pages = super::pages::serve().await;
     let chrome = super::host::UserChrome::start(&format!("http://{pages}/user")).await;
-    let port_file = chrome.profile.path().join("DevToolsActivePort");
-    porthole_tests::eventually(
-        "DevToolsActivePort",
-        std::time::Duration::from_secs(30),
-        || async { port_file.exists().then_some(()) },
-    )
-    .await;
     let home = TempDir::new("mcp-home");
     let (args, env) = super::host::host_args(&home, &[chrome.profile.path()], &[]);
     let mcp = connect("porthole", &args, &env).await;
