@@ -51,17 +51,14 @@ impl Probe {
         result["result"]["value"].clone()
     }
 
-    /// Polls `expression` until it equals `expected`.
+    /// Polls `expression` until it equals `expected` (deadline 20 s).
     pub async fn eval_until(&self, target_id: &str, expression: &str, expected: Value) -> Value {
-        let mut last = Value::Null;
-        for _ in 0..200 {
-            last = self.eval(target_id, expression).await;
-            if last == expected {
-                return last;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("{expression} never became {expected}; last value {last}");
+        let what = format!("{expression} to become {expected}");
+        crate::eventually(&what, Duration::from_secs(20), || async {
+            let value = self.eval(target_id, expression).await;
+            (value == expected).then_some(value)
+        })
+        .await
     }
 
     /// Page targets of the browser.

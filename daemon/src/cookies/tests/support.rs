@@ -194,7 +194,8 @@ impl Cdp {
     /// discovery), waiting for Chromium to write it.
     pub async fn connect(user_data_dir: &Path) -> Self {
         let url = wait_for("DevToolsActivePort", Duration::from_secs(30), || {
-            read_active_port(user_data_dir).map(|(port, path)| format!("ws://127.0.0.1:{port}{path}"))
+            read_active_port(user_data_dir)
+                .map(|(port, path)| format!("ws://127.0.0.1:{port}{path}"))
         });
         Cdp(CdpConnection::connect(&url, Duration::from_secs(20))
             .await

@@ -154,18 +154,12 @@ async fn upload_sets_files_the_page_reads_back_and_bad_input_is_named() {
 
 /// Polls list_downloads until `needle` shows (deadline 20 s).
 async fn listed(mcp: &Client, needle: &str) -> String {
-    let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
+    let what = format!("list_downloads to show {needle:?}");
+    porthole_tests::eventually(&what, std::time::Duration::from_secs(20), || async {
         let t = ok(mcp, "list_downloads", json!({})).await;
-        if t.contains(needle) {
-            return t;
-        }
-        assert!(
-            std::time::Instant::now() < end,
-            "list_downloads never showed {needle:?}; last:\n{t}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+        t.contains(needle).then_some(t)
+    })
+    .await
 }
 
 async fn fetched(mcp: &Client, id: &str) -> (Vec<u8>, Option<String>, String) {
