@@ -97,3 +97,38 @@ fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
     let h = u32::from_be_bytes(bytes[20..24].try_into().ok()?);
     Some((w, h))
 }
+
+#[cfg(test)]
+mod tests {
+    //! The format check needs a backend that answers PNG whatever was asked (the real daemon
+    //! never does), so it is proven here, with the tests package covering the real path.
+
+    use super::*;
+
+    /// A backend whose screenshot is always a PNG (the bytes need not be a real image).
+    struct AlwaysPng;
+
+    #[async_trait::async_trait]
+    impl ToolBackend for AlwaysPng {
+        async fn call(&self, _tool: &str, _args: serde_json::Value) -> ToolOutput {
+            let data = base64::engine::general_purpose::STANDARD.encode(b"\x89PNG not really");
+            ToolOutput::image(data, "image/png")
+        }
+    }
+
+    #[tokio::test]
+    async fn a_format_the_browser_did_not_produce_is_refused_and_nothing_written() {
+        let dir = std::env::temp_dir().join(format!("porthole-shot-{}", std::process::id()));
+        let path = dir.join("page.jpg");
+        let args: SaveScreenshotArgs =
+            serde_json::from_value(serde_json::json!({"path": path.to_str().unwrap()})).unwrap();
+        let out = save_screenshot(&AlwaysPng, &args).await;
+        assert!(out.is_error);
+        assert!(
+            out.joined_text().contains("returned image/png"),
+            "{}",
+            out.joined_text()
+        );
+        assert!(!path.exists());
+    }
+}

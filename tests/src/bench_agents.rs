@@ -5,17 +5,13 @@
 //! pane's `stop_agents` to the end of an agent's running wait and to the refusal of its next
 //! call (DESIGN.md §12; target under 50 ms).
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use rmcp::ServiceExt;
-
-use rmcp::model::CallToolRequestParams;
 use serde_json::json;
 
 use crate::bench_mcp::{mcp_run, median, serve_pages, Client};
 use crate::daemon::{DaemonOptions, TestDaemon};
+use crate::mcp::{is_error, text, Server};
 use crate::pane::Pane;
 
 /// Measured runs (after one warm-up run).
@@ -25,19 +21,11 @@ const CONCURRENT: usize = 4;
 const CHANNEL: &str = "bench-agents";
 
 async fn spawn_proxy(api: &str, token: &str) -> Client {
-    let command =
-        tokio::process::Command::new(crate::workspace_binary("porthole-mcp")).configure(|c| {
-            c.args(["--api", api, "--token", token])
-                .env("RUST_LOG", "warn");
-        });
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn porthole-mcp");
-    tokio::time::timeout(Duration::from_secs(20), ().serve(transport))
+    Server::binary("porthole-mcp")
+        .args(&["--api", api, "--token", token])
+        .quiet()
+        .connect()
         .await
-        .expect("MCP handshake within 20 s")
-        .expect("MCP handshake")
 }
 
 fn total(run: [f64; 8]) -> f64 {
@@ -120,19 +108,10 @@ pub async fn run() {
     );
 }
 
+/// Calls `tool`: (was it an error, its text).
 async fn call(client: &Client, tool: &str, args: serde_json::Value) -> (bool, String) {
-    let mut params = CallToolRequestParams::new(tool.to_owned());
-    if let serde_json::Value::Object(map) = args {
-        params = params.with_arguments(map);
-    }
-    let result = client.call_tool(params).await.expect("tools/call answered");
-    let text = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n");
-    (result.is_error == Some(true), text)
+    let result = crate::mcp::call_within(client, tool, args, Duration::from_secs(120)).await;
+    (is_error(&result), text(&result))
 }
 
 /// From `stop_agents` (sent by a pane) to the end of a running wait, and to the refusal of the

@@ -5,21 +5,18 @@
 //! no hit testing, a DOM walk for `read_page`; printed as such); per step the median of
 //! [`RUNS`] runs after a warm-up. Also: spawn → `tools/list` answered, and the size of `read_page` on the bench form.
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use axum::response::Html;
 use axum::routing::get;
 use axum::Router;
 use porthole::cdp::{CdpConnection, CdpEvent};
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
-use rmcp::service::RunningService;
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
 use crate::chromium::BareChromium;
+use crate::mcp::{is_error, ref_of, text, Server};
 
 /// Measured runs per step (after one warm-up run).
 pub const RUNS: usize = 5;
@@ -148,63 +145,24 @@ pub(crate) async fn serve_pages() -> String {
     format!("http://{addr}")
 }
 
-pub(crate) type Client = RunningService<RoleClient, ()>;
+pub(crate) use crate::mcp::Client;
 
 /// Spawns `porthole mcp-host-browser` on the Chromium whose profile is `profile`.
 async fn spawn_host(profile: &std::path::Path) -> Client {
-    let command =
-        tokio::process::Command::new(crate::workspace_binary("porthole")).configure(|c| {
-            c.arg("mcp-host-browser")
-                .arg("--user-data-dir")
-                .arg(profile);
-        });
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn porthole mcp-host-browser");
-    tokio::time::timeout(Duration::from_secs(20), ().serve(transport))
+    Server::binary("porthole")
+        .arg("mcp-host-browser")
+        .arg("--user-data-dir")
+        .arg(profile)
+        .quiet()
+        .connect()
         .await
-        .expect("MCP handshake within 20 s")
-        .expect("MCP handshake")
 }
 
+/// Calls `tool` and asserts success (a bench step may take up to 60 s).
 async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    let mut params = CallToolRequestParams::new(tool.to_owned());
-    if let Value::Object(map) = args {
-        params = params.with_arguments(map);
-    }
-    let result = tokio::time::timeout(Duration::from_secs(60), client.call_tool(params))
-        .await
-        .unwrap_or_else(|_| panic!("{tool} took over 60 s"))
-        .expect("tools/call answered");
-    assert!(
-        result.is_error != Some(true),
-        "{tool} failed: {}",
-        text(&result)
-    );
+    let result = crate::mcp::call_within(client, tool, args, Duration::from_secs(60)).await;
+    assert!(!is_error(&result), "{tool} failed: {}", text(&result));
     result
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| match c {
-            ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The ref on the first snapshot line containing `needle`.
-fn ref_of(snapshot: &str, needle: &str) -> String {
-    let line = snapshot
-        .lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no {needle:?} in:\n{snapshot}"));
-    let start = line.find("[ref=").unwrap() + 5;
-    line[start..start + line[start..].find(']').unwrap()].to_string()
 }
 
 /// One run of the script through MCP; the time of each step.

@@ -14,9 +14,10 @@ use axum::Router;
 use porthole::cdp::CdpConnection;
 use serde_json::{json, Value};
 
+use crate::chromium::Chromium;
 use crate::{eventually, TempDir};
 
-/// A browser process killed and reaped when dropped, so a failing test leaves none behind.
+/// A Firefox process killed and reaped when dropped, so a failing test leaves none behind.
 pub struct BrowserGuard(pub Child);
 
 impl BrowserGuard {
@@ -94,20 +95,8 @@ impl Drop for CookieSetter {
     }
 }
 
-/// Flags for every Chromium these tests start (root needs `--no-sandbox`; no outside network).
-pub const CHROMIUM_FLAGS: &[&str] = &[
-    "--no-sandbox",
-    "--headless=new",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--remote-debugging-port=0",
-    "--password-store=basic",
-    "--host-resolver-rules=MAP * 127.0.0.1",
-];
+/// Extra flags of the Chromium that writes a profile: every host name is this machine.
+pub const CHROMIUM_EXTRA: &[&str] = &["--host-resolver-rules=MAP * 127.0.0.1"];
 
 /// A temp home for the daemon's `browser.cookie_import.home`.
 pub fn temp_home() -> TempDir {
@@ -115,23 +104,7 @@ pub fn temp_home() -> TempDir {
 }
 
 /// Connects to a Chromium through `<user_data_dir>/DevToolsActivePort`.
-pub async fn devtools(user_data_dir: &Path) -> CdpConnection {
-    let file = user_data_dir.join("DevToolsActivePort");
-    let url = eventually("DevToolsActivePort", Duration::from_secs(30), || {
-        let file = file.clone();
-        async move {
-            let text = std::fs::read_to_string(&file).ok()?;
-            let mut lines = text.lines();
-            let port = lines.next()?.trim().to_owned();
-            let path = lines.next()?.trim().to_owned();
-            Some(format!("ws://127.0.0.1:{port}{path}"))
-        }
-    })
-    .await;
-    CdpConnection::connect(&url, Duration::from_secs(20))
-        .await
-        .expect("DevTools connects")
-}
+pub use crate::chromium::devtools;
 
 /// Every cookie of a browser (`Storage.getCookies`).
 pub async fn all_cookies(cdp: &CdpConnection) -> Vec<Value> {
@@ -153,13 +126,11 @@ pub async fn write_chromium_profile(
 ) -> PathBuf {
     let ud = home.join(".config").join("chromium");
     std::fs::create_dir_all(&ud).unwrap();
-    let mut browser = BrowserGuard::spawn(
-        "chromium",
-        Command::new("chromium")
-            .args(CHROMIUM_FLAGS)
-            .arg(format!("--user-data-dir={}", ud.display()))
-            .arg("about:blank"),
-    );
+    let mut browser = Chromium::new()
+        .profile_dir(&ud)
+        .args(CHROMIUM_EXTRA)
+        .launch()
+        .await;
     let cdp = devtools(&ud).await;
     for url in urls {
         cdp.call("Target.createTarget", json!({ "url": url }))

@@ -297,6 +297,13 @@ pub fn unsafe_free_kill(pid: u32, signal: &str) {
         .status();
 }
 
+/// Sends a signal to the whole process group `pgid` with the `kill` command.
+pub fn unsafe_free_kill_group(pgid: u32, signal: &str) {
+    let _ = std::process::Command::new("kill")
+        .args([signal, "--", &format!("-{pgid}")])
+        .status();
+}
+
 fn merge(base: &mut Value, extra: &Value) {
     match (base, extra) {
         (Value::Object(base), Value::Object(extra)) => {

@@ -13,6 +13,7 @@ pub mod chromium;
 pub mod cookie_profiles;
 pub mod daemon;
 pub mod docker;
+pub mod mcp;
 pub mod pages;
 pub mod pane;
 pub mod probe;

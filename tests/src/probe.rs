@@ -17,25 +17,10 @@ pub struct Probe {
 impl Probe {
     /// Connects to the browser whose profile is `profile`.
     pub async fn connect(profile: &Path) -> Self {
-        let file = profile.join("DevToolsActivePort");
-        let text = crate::eventually("DevToolsActivePort", Duration::from_secs(20), || {
-            let file = file.clone();
-            async move {
-                std::fs::read_to_string(&file)
-                    .ok()
-                    .filter(|t| t.lines().count() >= 2)
-            }
-        })
-        .await;
-        let mut lines = text.lines();
-        let port = lines.next().unwrap().trim();
-        let path = lines.next().unwrap().trim();
-        let cdp = CdpConnection::connect(
-            &format!("ws://127.0.0.1:{port}{path}"),
-            Duration::from_secs(10),
-        )
-        .await
-        .expect("probe connects");
+        let url = crate::chromium::devtools_url(profile, Duration::from_secs(20)).await;
+        let cdp = CdpConnection::connect(&url, Duration::from_secs(10))
+            .await
+            .expect("probe connects");
         Self { cdp }
     }
 
@@ -66,17 +51,14 @@ impl Probe {
         result["result"]["value"].clone()
     }
 
-    /// Polls `expression` until it equals `expected`.
+    /// Polls `expression` until it equals `expected` (deadline 20 s).
     pub async fn eval_until(&self, target_id: &str, expression: &str, expected: Value) -> Value {
-        let mut last = Value::Null;
-        for _ in 0..200 {
-            last = self.eval(target_id, expression).await;
-            if last == expected {
-                return last;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("{expression} never became {expected}; last value {last}");
+        let what = format!("{expression} to become {expected}");
+        crate::eventually(&what, Duration::from_secs(20), || async {
+            let value = self.eval(target_id, expression).await;
+            (value == expected).then_some(value)
+        })
+        .await
     }
 
     /// Page targets of the browser.

@@ -1,5 +1,7 @@
 //! Test support: a tiny HTTP server that sets cookies, real browser processes with kill-on-drop
-//! guards, a minimal DevTools client, and polling with a deadline (never a fixed sleep).
+//! guards, the daemon's own DevTools client on them, and polling with a deadline (never a fixed
+//! sleep). Chromium gets the daemon's own `BASE_FLAGS` as the `porthole-tests` launcher does
+//! (this crate's unit tests cannot depend on that package: it depends on this one).
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -9,23 +11,31 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::Message;
 
-/// The flags every Chromium started by these tests gets (root needs `--no-sandbox`).
-pub const CHROMIUM_FLAGS: &[&str] = &[
+use crate::cdp::{CdpConnection, CdpError};
+use crate::providers::host::discovery::read_active_port;
+
+/// Flags after the daemon's `BASE_FLAGS` for every Chromium started by these tests (root needs
+/// `--no-sandbox`; every host name is this machine).
+pub const CHROMIUM_EXTRA: &[&str] = &[
     "--no-sandbox",
-    "--headless=new",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
     "--remote-debugging-port=0",
     "--host-resolver-rules=MAP * 127.0.0.1",
 ];
+
+/// The daemon's base flags minus those `extra` names again, then ours, then `extra`.
+pub fn chromium_flags(extra: &[&str]) -> Vec<String> {
+    let name = |flag: &str| flag.split('=').next().unwrap_or(flag).to_owned();
+    let named: Vec<String> = extra.iter().map(|f| name(f)).collect();
+    crate::providers::local::BASE_FLAGS
+        .iter()
+        .filter(|f| !named.contains(&name(f)))
+        .chain(CHROMIUM_EXTRA)
+        .chain(extra)
+        .map(|f| f.to_string())
+        .collect()
+}
 
 /// Polls `probe` every 50 ms until it returns `Some`, failing the test after `limit`.
 pub fn wait_for<T>(what: &str, limit: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
@@ -167,9 +177,8 @@ pub fn launch_chromium(
     url: &str,
 ) -> ChildGuard {
     let mut cmd = Command::new("chromium");
-    cmd.args(CHROMIUM_FLAGS)
+    cmd.args(chromium_flags(extra))
         .arg(format!("--user-data-dir={}", user_data_dir.display()))
-        .args(extra)
         .arg(url);
     for (k, v) in env {
         cmd.env(k, v);
@@ -177,63 +186,27 @@ pub fn launch_chromium(
     ChildGuard::spawn("chromium", &mut cmd)
 }
 
-/// A minimal DevTools client on the browser target.
-pub struct Cdp {
-    ws: tokio_tungstenite::WebSocketStream<
-        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
-    >,
-    next_id: u64,
-}
+/// The daemon's DevTools client on the browser target.
+pub struct Cdp(CdpConnection);
 
 impl Cdp {
-    /// Connects through `<user_data_dir>/DevToolsActivePort`, waiting for Chromium to write it.
+    /// Connects through `<user_data_dir>/DevToolsActivePort` (read by the daemon's own
+    /// discovery), waiting for Chromium to write it.
     pub async fn connect(user_data_dir: &Path) -> Self {
-        let file = user_data_dir.join("DevToolsActivePort");
         let url = wait_for("DevToolsActivePort", Duration::from_secs(30), || {
-            let text = std::fs::read_to_string(&file).ok()?;
-            let mut lines = text.lines();
-            let port = lines.next()?.trim().to_owned();
-            let path = lines.next()?.trim().to_owned();
-            Some(format!("ws://127.0.0.1:{port}{path}"))
+            read_active_port(user_data_dir)
+                .map(|(port, path)| format!("ws://127.0.0.1:{port}{path}"))
         });
-        let (ws, _) = tokio::time::timeout(
-            Duration::from_secs(20),
-            tokio_tungstenite::connect_async(url),
-        )
-        .await
-        .expect("DevTools connect timed out")
-        .expect("DevTools connect");
-        Cdp { ws, next_id: 1 }
+        Cdp(CdpConnection::connect(&url, Duration::from_secs(20))
+            .await
+            .expect("DevTools connect"))
     }
 
-    /// Sends one command and waits (with a deadline) for its reply; `Err` carries CDP's error.
-    pub async fn call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let msg = json!({"id": id, "method": method, "params": params});
-        self.ws
-            .send(Message::text(msg.to_string()))
+    /// Sends one command and waits (with a deadline) for its reply.
+    pub async fn call(&mut self, method: &str, params: Value) -> Result<Value, CdpError> {
+        self.0
+            .call_with(method, params, None, Duration::from_secs(20))
             .await
-            .expect("DevTools send");
-        let reply = tokio::time::timeout(Duration::from_secs(20), async {
-            while let Some(frame) = self.ws.next().await {
-                let Ok(Message::Text(text)) = frame else {
-                    continue;
-                };
-                let v: Value = serde_json::from_str(&text).unwrap();
-                if v.get("id").and_then(Value::as_u64) == Some(id) {
-                    return Some(v);
-                }
-            }
-            None
-        })
-        .await
-        .unwrap_or_else(|_| panic!("DevTools {method} timed out"));
-        let reply = reply.unwrap_or_else(|| json!({"error": "connection closed"}));
-        match reply.get("error") {
-            Some(e) => Err(e.clone()),
-            None => Ok(reply.get("result").cloned().unwrap_or(Value::Null)),
-        }
     }
 
     /// All cookies of the browser.

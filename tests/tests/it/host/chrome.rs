@@ -3,19 +3,19 @@
 //! chrome://inspect toggle does. The test talks to it as "the user" over its own CDP
 //! connection. Killed (whole process group) on drop, so a failing test leaves nothing behind.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
 use porthole::cdp::CdpConnection;
+use porthole_tests::chromium::{BareChromium, Chromium};
 use porthole_tests::eventually;
 use serde_json::{json, Value};
 use tokio::process::{Child, Command};
 
 /// The "user's" Chrome.
 pub struct UserChrome {
-    child: Option<Child>,
-    group: Group,
+    chromium: BareChromium,
     /// The user's own CDP connection (as if they clicked around).
     pub cdp: CdpConnection,
 }
@@ -23,88 +23,30 @@ pub struct UserChrome {
 impl UserChrome {
     /// Starts headless Chromium on `profile` and waits for its `DevToolsActivePort`.
     pub async fn start(profile: &Path) -> Self {
-        Self::launch(profile, None, "about:blank").await
+        Self::launch(Chromium::new().profile_dir(profile)).await
     }
 
     /// Starts a visible Chromium on the X display `display` (see [`VirtualDisplay`]), showing
     /// `url`, as the user's own Chrome on their screen.
     pub async fn start_visible(profile: &Path, display: &VirtualDisplay, url: &str) -> Self {
-        Self::launch(profile, Some(display), url).await
-    }
-
-    async fn launch(profile: &Path, display: Option<&VirtualDisplay>, url: &str) -> Self {
-        let port_file = profile.join("DevToolsActivePort");
-        // A file left by an earlier (killed) run on this dir must not be mistaken for ours.
-        let _ = std::fs::remove_file(&port_file);
-        for lock in ["SingletonLock", "SingletonSocket", "SingletonCookie"] {
-            let _ = std::fs::remove_file(profile.join(lock));
-        }
-        let chromium: PathBuf =
-            porthole::providers::local::find_chromium().expect("chromium is installed");
-        let mut command = Command::new(chromium);
-        match display {
-            Some(display) => {
-                command.env("DISPLAY", &display.name);
-            }
-            None => {
-                command.arg("--headless=new");
-            }
-        }
-        let child = command
-            .args([
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-quic",
-                "--disable-dev-shm-usage",
-                "--password-store=basic",
-                "--remote-debugging-port=0",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg(url)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn chromium");
-        // Killed with its whole group if anything below fails.
-        let group = Group(Some(child.id().expect("chromium pid")));
-        let text = eventually("DevToolsActivePort", Duration::from_secs(30), || {
-            let file = port_file.clone();
-            async move {
-                std::fs::read_to_string(&file)
-                    .ok()
-                    .filter(|t| t.lines().count() >= 2)
-            }
-        })
-        .await;
-        let mut lines = text.lines();
-        let port = lines.next().unwrap().trim().to_string();
-        let path = lines.next().unwrap().trim().to_string();
-        let cdp = CdpConnection::connect(
-            &format!("ws://127.0.0.1:{port}{path}"),
-            Duration::from_secs(10),
+        Self::launch(
+            Chromium::new()
+                .profile_dir(profile)
+                .on_display(&display.name)
+                .url(url),
         )
         .await
-        .expect("the user's CDP connection");
-        Self {
-            child: Some(child),
-            group,
-            cdp,
-        }
+    }
+
+    async fn launch(how: Chromium) -> Self {
+        let chromium = how.launch().await;
+        let cdp = chromium.cdp().await;
+        Self { chromium, cdp }
     }
 
     /// Kills Chrome and everything it started, as a crash or the user quitting would.
     pub async fn kill(&mut self) {
-        self.group.kill();
-        if let Some(mut child) = self.child.take() {
-            let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
-        }
+        self.chromium.kill();
         self.cdp.lost().await;
     }
 
@@ -241,23 +183,4 @@ fn rand_small() -> u32 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos() % 97)
         .unwrap_or(0)
-}
-
-/// A process group killed (once) on drop.
-struct Group(Option<u32>);
-
-impl Group {
-    fn kill(&mut self) {
-        if let Some(pgid) = self.0.take() {
-            let _ = std::process::Command::new("kill")
-                .args(["-KILL", "--", &format!("-{pgid}")])
-                .status();
-        }
-    }
-}
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        self.kill();
-    }
 }

@@ -154,18 +154,12 @@ async fn upload_sets_files_the_page_reads_back_and_bad_input_is_named() {
 
 /// Polls list_downloads until `needle` shows (deadline 20 s).
 async fn listed(mcp: &Client, needle: &str) -> String {
-    let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
+    let what = format!("list_downloads to show {needle:?}");
+    porthole_tests::eventually(&what, std::time::Duration::from_secs(20), || async {
         let t = ok(mcp, "list_downloads", json!({})).await;
-        if t.contains(needle) {
-            return t;
-        }
-        assert!(
-            std::time::Instant::now() < end,
-            "list_downloads never showed {needle:?}; last:\n{t}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+        t.contains(needle).then_some(t)
+    })
+    .await
 }
 
 async fn fetched(mcp: &Client, id: &str) -> (Vec<u8>, Option<String>, String) {
@@ -272,13 +266,6 @@ async fn downloads_are_listed_and_fetched_byte_exact() {
 async fn upload_through_mcp_host_browser_reads_the_paths_itself() {
     let pages = super::pages::serve().await;
     let chrome = super::host::UserChrome::start(&format!("http://{pages}/user")).await;
-    let port_file = chrome.profile.path().join("DevToolsActivePort");
-    porthole_tests::eventually(
-        "DevToolsActivePort",
-        std::time::Duration::from_secs(30),
-        || async { port_file.exists().then_some(()) },
-    )
-    .await;
     let home = TempDir::new("mcp-home");
     let (args, env) = super::host::host_args(&home, &[chrome.profile.path()], &[]);
     let mcp = connect("porthole", &args, &env).await;

@@ -3,20 +3,18 @@
 //! user's Chrome: the tools work, the user's own tab is untouched, and without a Chrome the
 //! error says how to turn remote debugging on.
 
-use std::process::Stdio;
 use std::time::Duration;
 
+use porthole_tests::chromium::{BareChromium, Chromium};
 use porthole_tests::probe::Probe;
 use porthole_tests::TempDir;
 use serde_json::json;
 
 use super::harness::{call, connect, err, eval, eval_until, image, ok, ref_of};
 
-/// The "user's" Chrome: killed (by pid) when dropped.
-pub(super) struct UserChrome {
-    child: tokio::process::Child,
-    pub(super) profile: TempDir,
-}
+/// The "user's" Chrome, killed with its process group when dropped; `profile` and the rest
+/// through [`BareChromium`].
+pub(super) struct UserChrome(BareChromium);
 
 impl UserChrome {
     pub(super) async fn start(first_url: &str) -> Self {
@@ -25,30 +23,15 @@ impl UserChrome {
 
     /// Starts on a profile the test prepared (its `Default/Preferences`, say).
     pub(super) async fn start_in(profile: TempDir, first_url: &str) -> Self {
-        let child = tokio::process::Command::new("chromium")
-            .args([
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-quic",
-                "--remote-debugging-port=0",
-            ])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .arg(first_url)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start chromium");
-        Self { child, profile }
+        Self(
+            Chromium::new()
+                .temp_profile(profile)
+                .url(first_url)
+                .launch()
+                .await,
+        )
     }
-}
 
-impl UserChrome {
     /// The tab the user's Chrome opened at start (its URL ends with `/user`), once it shows.
     pub async fn user_tab(&self) -> serde_json::Value {
         let probe = Probe::connect(self.profile.path()).await;
@@ -63,11 +46,10 @@ impl UserChrome {
     }
 }
 
-impl Drop for UserChrome {
-    fn drop(&mut self) {
-        if let Some(pid) = self.child.id() {
-            porthole_tests::daemon::unsafe_free_kill(pid, "-KILL");
-        }
+impl std::ops::Deref for UserChrome {
+    type Target = BareChromium;
+    fn deref(&self) -> &BareChromium {
+        &self.0
     }
 }
 

@@ -18,6 +18,7 @@ mod oopif;
 mod oversight;
 mod pages;
 mod proxy;
+mod proxy_cli;
 mod refs;
 mod self_check;
 mod settle;

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use porthole_tests::probe::Probe;
 use porthole_tests::TempDir;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::harness::{connect, err, eval_until, ok, ref_of};
 use super::host::{host_args, UserChrome};
@@ -113,15 +113,15 @@ async fn cross_origin_iframes_are_read_clicked_and_filled_by_ref() {
         json!({"action": "left_click", "ref": button.clone()}),
     )
     .await;
-    let mut text = Value::Null;
-    for _ in 0..100 {
-        text = in_frame("document.getElementById('xb').textContent").await;
-        if text == json!("Clicked inside") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(text, json!("Clicked inside"));
+    porthole_tests::eventually(
+        "the frame's button to say it was clicked",
+        Duration::from_secs(10),
+        || async {
+            (in_frame("document.getElementById('xb').textContent").await == json!("Clicked inside"))
+                .then_some(())
+        },
+    )
+    .await;
     let after = ok(&mcp, "read_page", json!({})).await;
     assert!(after.contains("button \"Clicked inside\""), "{after}");
     // The main page's own button was not hit.

@@ -5,11 +5,39 @@
 use base64::Engine as _;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pane::Pane;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::harness::{call, connect, err, eval, eval_until, image, ok, ref_of, Client};
 
 const CHANNEL: &str = "mcp-proxy";
+
+/// A daemon, a pane watching [`CHANNEL`] and `porthole-mcp` on it with the aliases on.
+struct Proxy {
+    daemon: TestDaemon,
+    pane: Pane,
+    mcp: Client,
+    pages: String,
+}
+
+impl Proxy {
+    async fn start() -> Self {
+        let pages = super::pages::serve().await;
+        let daemon = TestDaemon::start().await;
+        let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+        pane.start(CHANNEL).await;
+        let mcp = proxy(&daemon, &daemon.token, &["--playwright-aliases"]).await;
+        Self {
+            daemon,
+            pane,
+            mcp,
+            pages: pages.to_string(),
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.pages)
+    }
+}
 
 async fn proxy(daemon: &TestDaemon, token: &str, extra: &[&str]) -> Client {
     let mut args: Vec<String> = [
@@ -27,16 +55,33 @@ async fn proxy(daemon: &TestDaemon, token: &str, extra: &[&str]) -> Client {
     connect("porthole-mcp", &args, &[]).await
 }
 
+/// One channel through every step in turn (each step works on what the earlier ones left).
 #[tokio::test]
 async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
-    let pages = super::pages::serve().await;
-    let url = |p: &str| format!("http://{pages}{p}");
-    let daemon = TestDaemon::start().await;
-    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-    pane.start(CHANNEL).await;
-    let mcp = proxy(&daemon, &daemon.token, &["--playwright-aliases"]).await;
+    let s = Proxy::start().await;
+    navigates_and_the_pane_hears_it(&s).await;
+    let snap = reads_the_page(&s).await;
+    clicks_refs_in_the_document_a_shadow_root_and_a_frame(&s, &snap).await;
+    fills_a_form(&s, &snap).await;
+    types_into_a_ref_and_presses_keys(&s, &snap).await;
+    points_by_coordinate(&s).await;
+    finds_reads_text_and_evaluates(&s).await;
+    waits(&s, &snap).await;
+    takes_screenshots(&s).await;
+    reads_console_and_network(&s).await;
+    refuses_stale_refs_after_a_link(&s, &snap).await;
+    goes_back_and_forward(&s).await;
+    opens_switches_and_closes_tabs(&s).await;
+    takes_playwright_aliases(&s).await;
+    refuses_bad_input(&s).await;
+    answers_the_action_endpoint_over_http(&s).await;
+    refuses_a_wrong_token(&s).await;
+}
 
-    // navigate + wait_for_text; the pane hears the page change.
+/// navigate + wait_for_text; the pane hears the page change.
+async fn navigates_and_the_pane_hears_it(s: &Proxy) {
+    let (mcp, pane) = (&s.mcp, &s.pane);
+    let url = |p: &str| s.url(p);
     let mark = pane.mark();
     let t = ok(
         &mcp,
@@ -49,8 +94,11 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
         m["type"] == "page_info" && m["title"] == "Form page"
     })
     .await;
+}
 
-    // read_page: refs across the iframe and the shadow root, truncation with a note.
+/// read_page: refs across the iframe and the shadow root, truncation with a note.
+async fn reads_the_page(s: &Proxy) -> String {
+    let mcp = &s.mcp;
     let snap = ok(&mcp, "read_page", json!({})).await;
     for needle in [
         "button \"Change\"",
@@ -81,8 +129,12 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
         ref_of(&snap, "button \"Change\""),
         ref_of(&again, "button \"Change\"")
     );
+    snap
+}
 
-    // computer on refs: main document, shadow root, same-origin iframe.
+/// computer on refs: main document, shadow root, same-origin iframe.
+async fn clicks_refs_in_the_document_a_shadow_root_and_a_frame(s: &Proxy, snap: &str) {
+    let mcp = &s.mcp;
     let change = ref_of(&snap, "button \"Change\"");
     ok(
         &mcp,
@@ -122,8 +174,11 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
         json!("frame clicked"),
     )
     .await;
+}
 
-    // form_input: text, select (by visible text), checkbox.
+/// form_input: text, select (by visible text), checkbox.
+async fn fills_a_form(s: &Proxy, snap: &str) {
+    let mcp = &s.mcp;
     let name = ref_of(&snap, "textbox \"Name\"");
     ok(&mcp, "form_input", json!({"ref": name, "value": "Ada"})).await;
     assert_eq!(
@@ -162,8 +217,12 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
         after.contains("value=\"Ada\"") && after.contains("checked"),
         "{after}"
     );
+}
 
-    // type into a ref, keys with modifiers.
+/// type into a ref, keys with modifiers.
+async fn types_into_a_ref_and_presses_keys(s: &Proxy, snap: &str) {
+    let mcp = &s.mcp;
+    let name = ref_of(snap, "textbox \"Name\"");
     ok(
         &mcp,
         "computer",
@@ -189,8 +248,11 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
         keys.as_str().unwrap().contains("b+ctrl") && keys.as_str().unwrap().contains("Escape"),
         "{keys}"
     );
+}
 
-    // Pointer actions by coordinate on the pad (its centre from the page itself).
+/// Pointer actions by coordinate on the pad (its centre from the page itself).
+async fn points_by_coordinate(s: &Proxy) {
+    let mcp = &s.mcp;
     let pad = eval(&mcp, "(() => { const r = document.getElementById('pad'); r.scrollIntoView({block:'center'}); const b = r.getBoundingClientRect(); return [b.x + b.width/2, b.y + b.height/2]; })()").await;
     let at = json!([pad[0], pad[1]]);
     ok(
@@ -241,8 +303,11 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     )
     .await;
     eval_until(&mcp, "scrollY > 0", json!(true)).await;
+}
 
-    // find, get_page_text, page_info, evaluate, resize_window.
+/// find, get_page_text, page_info, evaluate, resize_window.
+async fn finds_reads_text_and_evaluates(s: &Proxy) {
+    let mcp = &s.mcp;
     let found = ok(&mcp, "find", json!({"query": "agree"})).await;
     assert!(found.contains("checkbox \"Agree\""), "{found}");
     let text = ok(&mcp, "get_page_text", json!({"max_chars": 200})).await;
@@ -260,8 +325,11 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     assert!(thrown.contains("ReferenceError"), "{thrown}");
     ok(&mcp, "resize_window", json!({"width": 700, "height": 500})).await;
     assert_eq!(eval(&mcp, "innerWidth").await, json!(700));
+}
 
-    // Waits: computer wait, wait_for_selector after acting, a timeout is an error.
+/// Waits: computer wait, wait_for_selector after acting, a timeout is an error.
+async fn waits(s: &Proxy, snap: &str) {
+    let mcp = &s.mcp;
     ok(&mcp, "computer", json!({"action": "wait", "duration": 0.1})).await;
     let later = ref_of(&snap, "button \"Later\"");
     let t = ok(
@@ -285,8 +353,11 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     )
     .await;
     assert!(e.contains("Timed out"), "{e}");
+}
 
-    // Screenshots: image blocks, and a file written by the proxy.
+/// Screenshots: image blocks, and a file written by the proxy.
+async fn takes_screenshots(s: &Proxy) {
+    let mcp = &s.mcp;
     let shot = call(&mcp, "screenshot", json!({"format": "png"})).await;
     let (data, mime) = image(&shot).expect("an image block");
     assert_eq!(mime, "image/png");
@@ -305,8 +376,11 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     )
     .await;
     assert!(std::fs::read(&file).unwrap().starts_with(b"\x89PNG"));
+}
 
-    // Console and network since the tab was attached.
+/// Console and network since the tab was attached.
+async fn reads_console_and_network(s: &Proxy) {
+    let mcp = &s.mcp;
     let console = ok(&mcp, "read_console_messages", json!({})).await;
     assert!(
         console.contains("hello from form") && console.contains("data 42"),
@@ -332,8 +406,15 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     )
     .await;
     assert!(net.contains("No network requests"), "{net}");
+}
 
-    // Following a link: the result says what changed; old refs are refused, not misapplied.
+/// Following a link: the result says what changed; old refs are refused, not misapplied.
+async fn refuses_stale_refs_after_a_link(s: &Proxy, snap: &str) {
+    let mcp = &s.mcp;
+    let (change, name) = (
+        ref_of(snap, "button \"Change\""),
+        ref_of(snap, "textbox \"Name\""),
+    );
     let link = ref_of(&snap, "link \"Second\"");
     let t = ok(
         &mcp,
@@ -366,16 +447,23 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     )
     .await;
     assert!(e.contains("Unknown ref e99999"), "{e}");
+}
 
-    // History.
+/// History.
+async fn goes_back_and_forward(s: &Proxy) {
+    let mcp = &s.mcp;
     let t = ok(&mcp, "go_back", json!({})).await;
     assert!(t.contains("/form"), "{t}");
     let t = ok(&mcp, "go_forward", json!({})).await;
     assert!(t.contains("/second"), "{t}");
     let t = ok(&mcp, "reload", json!({})).await;
     assert!(t.contains("Second page"), "{t}");
+}
 
-    // Tabs: numbered from 1, the pane hears every change.
+/// Tabs: numbered from 1, the pane hears every change.
+async fn opens_switches_and_closes_tabs(s: &Proxy) {
+    let (mcp, pane) = (&s.mcp, &s.pane);
+    let url = |p: &str| s.url(p);
     let mark = pane.mark();
     let t = ok(&mcp, "new_tab", json!({"url": url("/form")})).await;
     assert!(t.contains("[2]") && t.contains("(active)"), "{t}");
@@ -405,8 +493,12 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     ok(&mcp, "close_tab", json!({"tab": new_id})).await;
     let closed = pane.next_of("tab_closed", mark).await;
     assert_eq!(closed["target_id"], json!(new_id));
+}
 
-    // Playwright aliases.
+/// Playwright aliases.
+async fn takes_playwright_aliases(s: &Proxy) {
+    let mcp = &s.mcp;
+    let url = |p: &str| s.url(p);
     ok(&mcp, "browser_navigate", json!({"url": url("/form")})).await;
     let snap = ok(&mcp, "browser_snapshot", json!({})).await;
     let change = ref_of(&snap, "button \"Change\"");
@@ -445,30 +537,44 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     let tabs = ok(&mcp, "browser_tabs", json!({"action": "list"})).await;
     assert!(tabs.contains("[1]"), "{tabs}");
     ok(&mcp, "browser_wait_for", json!({"text": "Ready"})).await;
+}
 
-    // Bad input: an error result saying what to do, never a hang.
-    let e = err(&mcp, "teleport", json!({})).await;
-    assert!(e.contains("Unknown tool `teleport`"), "{e}");
-    let e = err(&mcp, "navigate", json!({})).await;
-    assert!(e.contains("missing required argument `url`"), "{e}");
-    let e = err(&mcp, "navigate", json!({"url": 5})).await;
-    assert!(e.contains("argument `url`"), "{e}");
-    let e = err(&mcp, "computer", json!({"action": "left_click"})).await;
-    assert!(e.contains("needs `coordinate`"), "{e}");
+/// Bad input: an error result saying what to do, never a hang.
+async fn refuses_bad_input(s: &Proxy) {
     let closed = format!("http://127.0.0.1:{}/", free_port());
-    let e = err(&mcp, "navigate", json!({"url": closed})).await;
-    assert!(e.contains("ERR_CONNECTION_REFUSED"), "{e}");
-    let e = err(&mcp, "navigate", json!({"url": "file:///etc/passwd"})).await;
-    assert!(e.contains("agents may open only"), "{e}");
-    let e = err(
-        &mcp,
-        "computer",
-        json!({"action": "left_click", "coordinate": [5000, 10]}),
-    )
-    .await;
-    assert!(e.contains("outside the"), "{e}");
+    let cases = [
+        ("teleport", json!({}), "Unknown tool `teleport`"),
+        ("navigate", json!({}), "missing required argument `url`"),
+        ("navigate", json!({"url": 5}), "argument `url`"),
+        (
+            "computer",
+            json!({"action": "left_click"}),
+            "needs `coordinate`",
+        ),
+        ("navigate", json!({"url": closed}), "ERR_CONNECTION_REFUSED"),
+        (
+            "navigate",
+            json!({"url": "file:///etc/passwd"}),
+            "agents may open only",
+        ),
+        (
+            "computer",
+            json!({"action": "left_click", "coordinate": [5000, 10]}),
+            "outside the",
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        let e = err(&s.mcp, tool, args.clone()).await;
+        assert!(
+            e.contains(expected),
+            "{tool} {args}: {e:?} should contain {expected:?}"
+        );
+    }
+}
 
-    // The action endpoint answers the same over plain HTTP; the daemon never writes files.
+/// The action endpoint answers the same over plain HTTP; the daemon never writes files.
+async fn answers_the_action_endpoint_over_http(s: &Proxy) {
+    let daemon = &s.daemon;
     let (status, body) = daemon
         .post(
             "/api/browser/action",
@@ -491,14 +597,14 @@ async fn proxy_runs_every_tool_on_the_channel_a_pane_watches() {
     assert_eq!(status, 400, "{body}");
     let (_, doc) = daemon.get("/api/openapi.json").await;
     assert!(doc["paths"]["/api/browser/action"].is_object());
+}
 
-    // A wrong token: told what to do.
+/// A wrong token: told what to do.
+async fn refuses_a_wrong_token(s: &Proxy) {
+    let daemon = &s.daemon;
     let wrong = proxy(&daemon, "not-the-token", &[]).await;
     let e = err(&wrong, "page_info", json!({})).await;
     assert!(e.contains("refused the token"), "{e}");
-    drop(wrong);
-    let _: Value = Value::Null;
-    drop(mcp);
 }
 
 #[tokio::test]
