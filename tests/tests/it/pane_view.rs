@@ -261,26 +261,68 @@ fn frame_size(jpeg: &[u8]) -> (u32, u32) {
     (image.width(), image.height())
 }
 
-/// Frames at scale× the pixels: not done yet (see `VIEW_SCALE` in daemon/src/browser/layouts.rs).
-#[tokio::test]
-#[ignore = "frames at scale× the pixels are not implemented yet (layouts.rs VIEW_SCALE)"]
-async fn scale_two_gives_1600_by_1200_frames_for_an_800_by_600_pane() {
-    let s = setup("pv-scale-frames", "/view", "Pane view page").await;
-    s.pane.send(
-        json!({"type": "screencast", "width": 800, "height": 600, "quality": 60, "scale": 2}),
-    );
-    s.pane
+/// Waits for a frame of `size` pixels after `mark` (frames counted), then checks that the
+/// `viewport` the pane was told last says 800×600 CSS px.
+async fn frame_of(pane: &Pane, mark: usize, size: (u32, u32)) {
+    let viewport = pane
         .wait(
-            "a 1600×1200 frame",
+            &format!("a {}×{} frame", size.0, size.1),
             std::time::Duration::from_secs(30),
             |r| {
-                r.frames
+                // `frames` keeps the latest few of `frame_count`.
+                let kept = r.frames.len().saturating_sub(r.frame_count - mark);
+                r.frames[kept..].iter().find(|f| frame_size(f) == size)?;
+                r.messages
                     .iter()
-                    .find(|f| frame_size(f) == (1600, 1200))
+                    .rev()
+                    .find(|m| m["type"] == "viewport")
                     .cloned()
             },
         )
         .await;
+    assert_eq!(
+        (viewport["width"].as_u64(), viewport["height"].as_u64()),
+        (Some(800), Some(600)),
+        "{viewport}"
+    );
+}
+
+/// Frames at scale× the pixels on a still page, through 2 → 1 → 2, with the page at 800×600
+/// CSS px and devicePixelRatio = scale; a click at CSS (x, y) lands on the element there.
+pub(crate) async fn frames_follow_the_scale(pane: &Pane, probe: &Probe, tab: &str) {
+    for (scale, size) in [(2, (1600, 1200)), (1, (800, 600)), (2, (1600, 1200))] {
+        let mark = pane.frame_count();
+        pane.send(
+            json!({"type": "screencast", "width": 800, "height": 600, "quality": 60, "scale": scale}),
+        );
+        frame_of(pane, mark, size).await;
+        probe
+            .eval_until(
+                tab,
+                "[devicePixelRatio, innerWidth, innerHeight]",
+                json!([scale, 800, 600]),
+            )
+            .await;
+    }
+    // The button at CSS (500..600, 400..450) gets a click at CSS (550, 425); (280, 215) is
+    // the body (a doubled coordinate would be the button).
+    let clicks = probe
+        .eval(tab, "downs = []; clicks")
+        .await
+        .as_u64()
+        .unwrap();
+    pane.input("click", json!({"x": 550, "y": 425}));
+    click(pane, 280.0, 215.0);
+    probe
+        .eval_until(tab, "downs", json!(["550,425,btn", "280,215,"]))
+        .await;
+    assert_eq!(probe.eval(tab, "clicks").await, json!(clicks + 1));
+}
+
+#[tokio::test]
+async fn scale_two_gives_1600_by_1200_frames_for_an_800_by_600_pane() {
+    let s = setup("pv-scale-frames", "/view", "Pane view page").await;
+    frames_follow_the_scale(&s.pane, &s.probe, &s.tab).await;
 }
 
 #[tokio::test]
