@@ -45,6 +45,9 @@ const SIDE: std::ops::RangeInclusive<u32> = 100..=8192;
 /// The pixel densities a pane may ask for (`screencast {scale}`).
 pub const SCALES: std::ops::RangeInclusive<f64> = 1.0..=3.0;
 
+/// The page zoom factors a pane may ask for (`zoom {factor}`, like Chrome's 25 %–500 %).
+pub const ZOOMS: std::ops::RangeInclusive<f64> = 0.25..=5.0;
+
 /// Called with a flat session whose scale changed.
 type OnChange = Box<dyn Fn(&str) + Send + Sync>;
 
@@ -155,6 +158,8 @@ impl Default for Layouts {
 struct Layout {
     /// The size (CSS px) and device pixel ratio asked for last. Short lock.
     wanted: Mutex<((u32, u32), f64)>,
+    /// The page zoom the person chose for this tab (`None`: 100 %). Short lock.
+    zoom: Mutex<Option<f64>>,
     /// Held while a size is sent, so calls reach Chrome one at a time.
     sending: tokio::sync::Mutex<()>,
 }
@@ -195,6 +200,15 @@ impl Layouts {
         let changed = *now != scale;
         *now = scale;
         changed
+    }
+
+    /// Sets the page zoom of the tab behind `session` (checked against [`ZOOMS`] by the
+    /// caller), keeping its size (or `size` when it has none yet).
+    pub fn zoom(&self, session: &str, factor: f64, size: (u32, u32)) -> Requested {
+        let size = self.wanted_size(session).unwrap_or(size);
+        let requested = self.request(session, size);
+        *requested.layout.zoom.lock().expect("zoom lock") = Some(factor);
+        requested
     }
 
     /// The size last asked for the tab behind `session`, if any.
@@ -243,8 +257,9 @@ impl Requested {
     pub async fn apply(self, cdp: &CdpConnection) -> Result<(), CdpError> {
         let _one_at_a_time = self.layout.sending.lock().await;
         let (size, scale) = *self.layout.wanted.lock().expect("wanted lock");
+        let zoom = self.layout.zoom.lock().expect("zoom lock").unwrap_or(1.0);
         self.applied.sending(&self.session, size, scale);
-        size_viewport(cdp, &self.session, size, scale).await?;
+        size_viewport(cdp, &self.session, size, scale, zoom).await?;
         // Input is scaled from now on; a changed scale restarts the tab's cast (see
         // `AppliedScales`), so a fresh capture starts at the new size.
         self.applied.set(&self.session, scale);
@@ -273,20 +288,27 @@ fn scaled(size: (u32, u32), scale: f64) -> (u32, u32) {
     (side(size.0), side(size.1))
 }
 
-/// Makes the tab behind `session` lay out at `size` CSS px with `scale` device pixels per CSS
-/// px, its frames `size`·`scale` pixels (see the module doc). (In Chromium 156 headless the
-/// window carries ~140 px of invisible browser UI, so window bounds are not the viewport.)
+/// Makes the tab behind `session` show `size` pane px with `scale` device pixels per pane px,
+/// its frames `size`·`scale` pixels (see the module doc), and the page zoomed by `zoom` as
+/// Chrome's own zoom does it: layout at `size`/`zoom` CSS px with `devicePixelRatio`
+/// `scale`·`zoom` (verified on Chromium 156: zoom 2 of an 800×600 pane gives `innerWidth`
+/// 400, `devicePixelRatio` 2, 800×600 frames, and pane (500, 200) lands on CSS (250, 100)),
+/// so input and frames stay in pane px. (In Chromium 156 headless the window carries ~140 px
+/// of invisible browser UI, so window bounds are not the viewport.)
 async fn size_viewport(
     cdp: &CdpConnection,
     session: &str,
     size: (u32, u32),
     scale: f64,
+    zoom: f64,
 ) -> Result<(), CdpError> {
+    let layout = |side: u32| (f64::from(side) / zoom).round().max(1.0) as u32;
     cdp.call_on(
         session,
         "Emulation.setDeviceMetricsOverride",
-        json!({"width": size.0, "height": size.1, "deviceScaleFactor": scale,
-               "scale": scale, "mobile": false, "dontSetVisibleSize": true}),
+        json!({"width": layout(size.0), "height": layout(size.1),
+               "deviceScaleFactor": scale * zoom, "scale": scale * zoom, "mobile": false,
+               "dontSetVisibleSize": true}),
     )
     .await?;
     let (width, height) = scaled(size, scale);
@@ -313,7 +335,27 @@ impl super::session::BrowserSession {
         Ok(self.layouts.set_scale(scale))
     }
 
-    /// Device pixels per CSS px of the tab behind flat CDP `session` (input coordinates are
+    /// Refuses a zoom factor outside [`ZOOMS`], saying what to send.
+    pub fn check_zoom(&self, factor: f64) -> Result<(), String> {
+        if factor.is_finite() && ZOOMS.contains(&factor) {
+            return Ok(());
+        }
+        Err(format!(
+            "zoom factor {factor} is out of range: send a factor from {} to {} (1 is 100 %)",
+            ZOOMS.start(),
+            ZOOMS.end()
+        ))
+    }
+
+    /// Zooms the page of the tab behind flat CDP `session` by `factor` (checked with
+    /// `check_zoom`; 1: 100 %), as Chrome's Ctrl +/- does.
+    pub async fn zoom_tab(&self, session: &str, factor: f64) -> Result<(), super::SessionError> {
+        let requested = self.layouts.zoom(session, factor, self.viewport());
+        requested.apply(&self.cdp).await?;
+        Ok(())
+    }
+
+    /// Device pixels per pane px of the tab behind flat CDP `session` (input coordinates are
     /// multiplied by it).
     pub fn pixel_scale(&self, session: &str) -> f64 {
         self.layouts.applied().of(session)
