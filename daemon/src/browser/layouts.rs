@@ -25,13 +25,14 @@
 //! frames (painted because the surface changed size, even on a still page, with no cast
 //! restart) are `width·scale`×`height·scale` with metadata `deviceWidth`/`deviceHeight` the
 //! same. Under the view scale `Input.dispatchMouseEvent` takes view pixels (CSS × scale)
-//! while its wheel deltas and `Input.dispatchDragEvent` stay CSS px, so `input::dispatch` multiplies
-//! coordinates by the tab's [`AppliedScales`] entry; `Page.captureScreenshot` gives scale× the
-//! pixels. The screencast hub reports frames in CSS px by matching their size against the
-//! layouts sent ([`AppliedScales::css_size`]). `--force-device-scale-factor=2` also gives 2×
-//! frames with CSS input, but for the whole browser and all scales alike (a 1× pane would
-//! cost 2× rendering), so it is not used.
-//!
+//! while its wheel deltas and `Input.dispatchDragEvent` stay CSS px, so `input::dispatch`
+//! multiplies coordinates by the tab's [`AppliedScales`] entry; `Page.captureScreenshot`
+//! gives scale× the pixels. The screencast hub reports frames in CSS px by matching their
+//! size against the layouts sent ([`AppliedScales::css_size`]).
+//! `--force-device-scale-factor=2` also gives 2× frames with CSS input, but for the whole
+//! browser and all scales alike (a 1× pane would cost 2× rendering), so it is not used.
+//! Page zoom (`zoom {factor}`) rides on the same calls: see `size_viewport`.
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -61,10 +62,13 @@ pub struct AppliedScales(Arc<ScalesInner>);
 #[derive(Default)]
 struct ScalesInner {
     by_session: Mutex<HashMap<String, f64>>,
-    /// The layouts last sent to each tab, newest last: (frame size in device px, scale).
-    sent: Mutex<HashMap<String, Vec<((u32, u32), f64)>>>,
+    /// The layouts last sent to each tab, newest last.
+    sent: Mutex<HashMap<String, Vec<SentLayout>>>,
     on_change: Mutex<Option<OnChange>>,
 }
+
+/// A layout sent to a tab: its frame size in device px, and its scale.
+type SentLayout = ((u32, u32), f64);
 
 /// How many of a tab's latest layouts frames are matched against (frames of an older one
 /// may still arrive while a newer one is sent).
@@ -267,8 +271,9 @@ impl Requested {
     }
 }
 
-/// Makes a still page paint once more, so a cast just started sends a first frame. Setting the default background to what it is and clearing it again changes
-/// nothing a person or page can see.
+/// Makes a still page paint once more, so a cast just started sends a first frame. Setting
+/// the default background to what it is and clearing it again changes nothing a person or
+/// page can see.
 pub(super) async fn repaint(cdp: &CdpConnection, session: &str) {
     let white = json!({"color": {"r": 255, "g": 255, "b": 255, "a": 1}});
     for params in [white, json!({})] {
