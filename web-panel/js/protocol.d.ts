@@ -286,7 +286,8 @@ export type ClientMessage =
   | ClientPrint
   | ClientFileChooserAnswer
   | ClientDropFiles
-  | ClientAuthAnswer;
+  | ClientAuthAnswer
+  | ClientZoom;
 /** The `ClientMessage` whose `type` is `T`. */
 export type ClientMessageOf<T extends ClientMessage["type"]> = Extract<ClientMessage, { type: T }>;
 
@@ -454,6 +455,16 @@ export interface ClientAuthAnswer {
   id: string;
   password?: null | Secret;
   username?: string | null;
+}
+
+/**
+ * Zooms the watched tab's page like Chrome's Ctrl +/-: `factor` 0.25–5 (1 is 100 %); the
+ * page lays out at the pane's size / `factor` CSS px with `devicePixelRatio` × `factor`,
+ * while frames and input coordinates stay in the pane's px.
+ */
+export interface ClientZoom {
+  type: "zoom";
+  factor: number;
 }
 
 /** `agent_activity.phase`. */

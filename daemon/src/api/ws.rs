@@ -238,6 +238,7 @@ impl Pane {
                 indices,
                 cancel,
             } => self.answer_select(&id, index, indices, cancel).await,
+            ClientMessage::Zoom { factor } => self.zoom(factor).await,
             other => self.browser_command(other).await,
         }
     }
@@ -500,6 +501,23 @@ impl Pane {
         let session = &attached.session;
         session.screencast().set_quality(quality);
         let _ = self.out.send(Outgoing::Cast).await;
+    }
+
+    /// Zooms the watched tab's page (`layouts`); a bad factor → `bad_zoom`, nothing changed.
+    async fn zoom(&self, factor: f64) {
+        let Some(attached) = &self.attached else {
+            return self.not_started().await;
+        };
+        if let Err(reason) = attached.session.check_zoom(factor) {
+            return self.send(PaneMessage::error("bad_zoom", reason)).await;
+        }
+        let zoomed = match attached.view.watched_tab() {
+            Ok((_, tab)) => attached.session.zoom_tab(&tab, factor).await,
+            Err(error) => Err(error),
+        };
+        if let Some(message) = zoomed.err().as_ref().and_then(error_for_pane) {
+            self.send(message).await;
+        }
     }
 
     async fn input(&self, event: crate::browser::input::InputEvent) {

@@ -128,6 +128,12 @@ pub enum ClientMessage {
         #[serde(default)]
         cancel: bool,
     },
+    /// Zooms the watched tab's page like Chrome's Ctrl +/-: `factor` 0.25–5 (1 is 100 %); the
+    /// page lays out at the pane's size / `factor` CSS px with `devicePixelRatio` × `factor`,
+    /// while frames and input coordinates stay in the pane's px.
+    Zoom {
+        factor: f64,
+    },
 }
 
 /// A password from a pane: kept out of every `Debug` print (and so out of logs).
@@ -199,6 +205,7 @@ mod tests {
             r#"{"type":"select_answer","id":"sel_1","cancel":true}"#,
             r#"{"type":"find","query":"word"}"#,
             r#"{"type":"find","query":"word","backwards":true}"#,
+            r#"{"type":"zoom","factor":1.5}"#,
         ];
         for text in texts {
             serde_json::from_str::<ClientMessage>(text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -216,6 +223,7 @@ mod tests {
             r#"{"type":"auth_answer"}"#,
             r#"{"type":"select_answer","index":1}"#,
             r#"{"type":"find"}"#,
+            r#"{"type":"zoom"}"#,
         ] {
             assert!(serde_json::from_str::<ClientMessage>(bad).is_err(), "{bad}");
         }

@@ -193,7 +193,7 @@ impl InputEvent {
 }
 
 impl InputEvent {
-    /// This event with its coordinates and wheel deltas multiplied by `scale` (`None`: no
+    /// This event with its coordinates multiplied by `scale` (`None`: no
     /// change needed).
     fn scaled(&self, scale: f64) -> Option<InputEvent> {
         if scale == 1.0 || !scale.is_finite() {
@@ -208,17 +208,10 @@ impl InputEvent {
                 *x *= scale;
                 *y *= scale;
             }
-            InputEvent::Scroll {
-                x,
-                y,
-                delta_x,
-                delta_y,
-                ..
-            } => {
+            // Wheel deltas stay CSS px under a view scale (Chromium 156: 100 scrolls 100).
+            InputEvent::Scroll { x, y, .. } => {
                 *x *= scale;
                 *y *= scale;
-                *delta_x *= scale;
-                *delta_y *= scale;
             }
             _ => return None,
         }

@@ -7,17 +7,31 @@
 //! size under the tab's own lock, so a tab always ends at the size asked for last.
 //!
 //! Pixel density (DESIGN.md §15): a channel's tabs lay out at their CSS size with
-//! `devicePixelRatio` = the scale its panes asked for last (`screencast {scale}`, 1–3), so
-//! frames carry scale× the pixels while every coordinate stays in CSS px.
+//! `devicePixelRatio` = the scale its panes asked for last (`screencast {scale}`, 1–3; several
+//! panes on one channel share it: the last one asked wins, and every pane is told the CSS size
+//! in `viewport` and gets the same frames, which it draws at that CSS size), so frames carry
+//! scale× the pixels while every coordinate stays in CSS px.
 //!
-//! How (verified on Chromium 156 headless): a screencast frame is the view's surface, whose
-//! pixels follow the browser's real device scale factor, not an emulated
-//! `deviceScaleFactor`. So a tab is laid out with `deviceScaleFactor` = scale (the page's
-//! `devicePixelRatio`) and, with [`VIEW_SCALE`] on, the emulation's `scale` = scale (the view
-//! image, hence frames, scaled up). That view scale also applies to `Input.dispatchMouseEvent`
-//! coordinates, so `input::dispatch` multiplies by the tab's [`AppliedScales`] entry, and the
-//! screencast hub divides frame sizes by it to report CSS px. [`VIEW_SCALE`] is off for now:
-//! frames stay CSS-px sized.
+//! How (measured on Chromium 156 headless, local and in the docker image): a screencast frame
+//! is the view's visible surface, whose pixels follow the browser's real device scale factor,
+//! not an emulated `deviceScaleFactor` (alone it changes `devicePixelRatio`, frames stay CSS
+//! size). Emulation's `scale` (the view image scale) alone makes the content larger but keeps
+//! the visible surface at the CSS size, so frames show the top-left quarter; a screencast
+//! restart, a repaint nudge or a larger window do not change that (a larger window gives
+//! frames of the window's size with browser UI rows below the page). What works:
+//! `Emulation.setDeviceMetricsOverride {width, height, deviceScaleFactor: scale, scale,
+//! dontSetVisibleSize: true}` then `Emulation.setVisibleSize {width·scale, height·scale}`:
+//! the page lays out at `width`×`height` CSS px with `devicePixelRatio` = scale, and the next
+//! frames (painted because the surface changed size, even on a still page, with no cast
+//! restart) are `width·scale`×`height·scale` with metadata `deviceWidth`/`deviceHeight` the
+//! same. Under the view scale `Input.dispatchMouseEvent` takes view pixels (CSS × scale)
+//! while its wheel deltas and `Input.dispatchDragEvent` stay CSS px, so `input::dispatch`
+//! multiplies coordinates by the tab's [`AppliedScales`] entry; `Page.captureScreenshot`
+//! gives scale× the pixels. The screencast hub reports frames in CSS px by matching their
+//! size against the layouts sent ([`AppliedScales::css_size`]).
+//! `--force-device-scale-factor=2` also gives 2× frames with CSS input, but for the whole
+//! browser and all scales alike (a 1× pane would cost 2× rendering), so it is not used.
+//! Page zoom (`zoom {factor}`) rides on the same calls: see `size_viewport`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -29,16 +43,11 @@ use crate::cdp::{CdpConnection, CdpError};
 /// Smallest and largest page size a tab is laid out at (CSS px, each side).
 const SIDE: std::ops::RangeInclusive<u32> = 100..=8192;
 
-/// Whether the view image is scaled too (frames at scale× the pixels). Off: on Chromium 156 a
-/// tab whose view scale changes while it is cast keeps sending frames of the old view size
-/// until the page repaints after a restarted cast, and in the daemon that repaint has not been
-/// made reliable yet (restart + background nudge still gave old-size frames on a still page),
-/// while input under a view scale must be multiplied. Until then `scale` sets the page's
-/// `devicePixelRatio` only and frames stay CSS-px sized.
-const VIEW_SCALE: bool = false;
-
 /// The pixel densities a pane may ask for (`screencast {scale}`).
 pub const SCALES: std::ops::RangeInclusive<f64> = 1.0..=3.0;
+
+/// The page zoom factors a pane may ask for (`zoom {factor}`, like Chrome's 25 %–500 %).
+pub const ZOOMS: std::ops::RangeInclusive<f64> = 0.25..=5.0;
 
 /// Called with a flat session whose scale changed.
 type OnChange = Box<dyn Fn(&str) + Send + Sync>;
@@ -53,8 +62,17 @@ pub struct AppliedScales(Arc<ScalesInner>);
 #[derive(Default)]
 struct ScalesInner {
     by_session: Mutex<HashMap<String, f64>>,
+    /// The layouts last sent to each tab, newest last.
+    sent: Mutex<HashMap<String, Vec<SentLayout>>>,
     on_change: Mutex<Option<OnChange>>,
 }
+
+/// A layout sent to a tab: its frame size in device px, and its scale.
+type SentLayout = ((u32, u32), f64);
+
+/// How many of a tab's latest layouts frames are matched against (frames of an older one
+/// may still arrive while a newer one is sent).
+const RECENT_LAYOUTS: usize = 3;
 
 impl std::fmt::Debug for AppliedScales {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -69,6 +87,34 @@ impl AppliedScales {
     pub fn of(&self, session: &str) -> f64 {
         let scales = self.0.by_session.lock().expect("scales lock");
         scales.get(session).copied().unwrap_or(1.0)
+    }
+
+    /// The CSS size of a frame of `device` pixels (Chrome's `deviceWidth`/`deviceHeight`) of
+    /// the tab behind `session`: divided by the scale of the newest layout sent of that frame
+    /// size, else by the tab's scale (a frame may arrive between a layout's call and its
+    /// answer, or just after, still of the one before).
+    pub fn css_size(&self, session: &str, device: (u32, u32)) -> (u32, u32) {
+        let scale = {
+            let sent = self.0.sent.lock().expect("sent lock");
+            sent.get(session)
+                .and_then(|recent| recent.iter().rev().find(|(size, _)| *size == device))
+                .map(|(_, scale)| *scale)
+        }
+        .unwrap_or_else(|| self.of(session));
+        let css = |side: u32| (f64::from(side) / scale).round() as u32;
+        (css(device.0), css(device.1))
+    }
+
+    /// Records that the tab behind `session` is being laid out at `size` CSS px and `scale`.
+    fn sending(&self, session: &str, size: (u32, u32), scale: f64) {
+        let device = scaled(size, scale);
+        let mut sent = self.0.sent.lock().expect("sent lock");
+        let recent = sent.entry(session.to_string()).or_default();
+        recent.retain(|(d, s)| (*d, *s) != (device, scale));
+        recent.push((device, scale));
+        if recent.len() > RECENT_LAYOUTS {
+            recent.remove(0);
+        }
     }
 
     /// Calls `on_change` with each session whose scale changes from now on.
@@ -116,6 +162,8 @@ impl Default for Layouts {
 struct Layout {
     /// The size (CSS px) and device pixel ratio asked for last. Short lock.
     wanted: Mutex<((u32, u32), f64)>,
+    /// The page zoom the person chose for this tab (`None`: 100 %). Short lock.
+    zoom: Mutex<Option<f64>>,
     /// Held while a size is sent, so calls reach Chrome one at a time.
     sending: tokio::sync::Mutex<()>,
 }
@@ -158,6 +206,15 @@ impl Layouts {
         changed
     }
 
+    /// Sets the page zoom of the tab behind `session` (checked against [`ZOOMS`] by the
+    /// caller), keeping its size (or `size` when it has none yet).
+    pub fn zoom(&self, session: &str, factor: f64, size: (u32, u32)) -> Requested {
+        let size = self.wanted_size(session).unwrap_or(size);
+        let requested = self.request(session, size);
+        *requested.layout.zoom.lock().expect("zoom lock") = Some(factor);
+        requested
+    }
+
     /// The size last asked for the tab behind `session`, if any.
     fn wanted_size(&self, session: &str) -> Option<(u32, u32)> {
         let layout = self
@@ -178,6 +235,12 @@ impl Layouts {
     /// Forgets the layout of a session that ended (its tab closed).
     pub fn forget(&self, session: &str) {
         self.applied.set(session, 1.0);
+        self.applied
+            .0
+            .sent
+            .lock()
+            .expect("sent lock")
+            .remove(session);
         self.by_session
             .lock()
             .expect("layouts lock")
@@ -198,19 +261,19 @@ impl Requested {
     pub async fn apply(self, cdp: &CdpConnection) -> Result<(), CdpError> {
         let _one_at_a_time = self.layout.sending.lock().await;
         let (size, scale) = *self.layout.wanted.lock().expect("wanted lock");
-        size_viewport(cdp, &self.session, size, scale).await?;
-        // The view is not scaled yet (see `VIEW_SCALE`): input and frame sizes stay 1:1.
-        let view_scale = if VIEW_SCALE { scale } else { 1.0 };
-        // A changed scale restarts the tab's cast (see `AppliedScales`), which repaints it.
-        self.applied.set(&self.session, view_scale);
+        let zoom = self.layout.zoom.lock().expect("zoom lock").unwrap_or(1.0);
+        self.applied.sending(&self.session, size, scale);
+        size_viewport(cdp, &self.session, size, scale, zoom).await?;
+        // Input is scaled from now on; a changed scale restarts the tab's cast (see
+        // `AppliedScales`), so a fresh capture starts at the new size.
+        self.applied.set(&self.session, scale);
         Ok(())
     }
 }
 
-/// Makes a still page paint once more: after a scale change the view takes its new size only
-/// with a frame painted after the screencast restarted (Chromium 156), and the capture is sized
-/// from that frame. Setting the default background to what it is and clearing it again changes
-/// nothing a person or page can see.
+/// Makes a still page paint once more, so a cast just started sends a first frame. Setting
+/// the default background to what it is and clearing it again changes nothing a person or
+/// page can see.
 pub(super) async fn repaint(cdp: &CdpConnection, session: &str) {
     let white = json!({"color": {"r": 255, "g": 255, "b": 255, "a": 1}});
     for params in [white, json!({})] {
@@ -224,20 +287,40 @@ pub(super) async fn repaint(cdp: &CdpConnection, session: &str) {
     }
 }
 
-/// Makes the tab behind `session` lay out at `size` CSS px with `scale` device pixels per CSS
-/// px. (In Chromium 156 headless the
-/// window carries ~140 px of invisible browser UI, so window bounds are not the viewport.)
+/// `size` CSS px in device px at `scale`.
+fn scaled(size: (u32, u32), scale: f64) -> (u32, u32) {
+    let side = |css: u32| (f64::from(css) * scale).round() as u32;
+    (side(size.0), side(size.1))
+}
+
+/// Makes the tab behind `session` show `size` pane px with `scale` device pixels per pane px,
+/// its frames `size`·`scale` pixels (see the module doc), and the page zoomed by `zoom` as
+/// Chrome's own zoom does it: layout at `size`/`zoom` CSS px with `devicePixelRatio`
+/// `scale`·`zoom` (verified on Chromium 156: zoom 2 of an 800×600 pane gives `innerWidth`
+/// 400, `devicePixelRatio` 2, 800×600 frames, and pane (500, 200) lands on CSS (250, 100)),
+/// so input and frames stay in pane px. (In Chromium 156 headless the window carries ~140 px
+/// of invisible browser UI, so window bounds are not the viewport.)
 async fn size_viewport(
     cdp: &CdpConnection,
     session: &str,
     size: (u32, u32),
     scale: f64,
+    zoom: f64,
 ) -> Result<(), CdpError> {
+    let layout = |side: u32| (f64::from(side) / zoom).round().max(1.0) as u32;
     cdp.call_on(
         session,
         "Emulation.setDeviceMetricsOverride",
-        json!({"width": size.0, "height": size.1, "deviceScaleFactor": scale,
-               "scale": if VIEW_SCALE { scale } else { 1.0 }, "mobile": false}),
+        json!({"width": layout(size.0), "height": layout(size.1),
+               "deviceScaleFactor": scale * zoom, "scale": scale * zoom, "mobile": false,
+               "dontSetVisibleSize": true}),
+    )
+    .await?;
+    let (width, height) = scaled(size, scale);
+    cdp.call_on(
+        session,
+        "Emulation.setVisibleSize",
+        json!({"width": width, "height": height}),
     )
     .await?;
     Ok(())
@@ -257,7 +340,27 @@ impl super::session::BrowserSession {
         Ok(self.layouts.set_scale(scale))
     }
 
-    /// Device pixels per CSS px of the tab behind flat CDP `session` (input coordinates are
+    /// Refuses a zoom factor outside [`ZOOMS`], saying what to send.
+    pub fn check_zoom(&self, factor: f64) -> Result<(), String> {
+        if factor.is_finite() && ZOOMS.contains(&factor) {
+            return Ok(());
+        }
+        Err(format!(
+            "zoom factor {factor} is out of range: send a factor from {} to {} (1 is 100 %)",
+            ZOOMS.start(),
+            ZOOMS.end()
+        ))
+    }
+
+    /// Zooms the page of the tab behind flat CDP `session` by `factor` (checked with
+    /// `check_zoom`; 1: 100 %), as Chrome's Ctrl +/- does.
+    pub async fn zoom_tab(&self, session: &str, factor: f64) -> Result<(), super::SessionError> {
+        let requested = self.layouts.zoom(session, factor, self.viewport());
+        requested.apply(&self.cdp).await?;
+        Ok(())
+    }
+
+    /// Device pixels per pane px of the tab behind flat CDP `session` (input coordinates are
     /// multiplied by it).
     pub fn pixel_scale(&self, session: &str) -> f64 {
         self.layouts.applied().of(session)

@@ -429,13 +429,12 @@ async fn receive_frames(
         }
         last_sizes.insert(session.to_string(), sizes);
         // The view's size, scaled up by the tab's pixel scale: CSS px once divided.
-        let scale = scales.of(session);
-        let css = |field: &str| (metadata[field].as_f64().unwrap_or(0.0) / scale).round() as u32;
+        let (width, height) = scales.css_size(session, sizes.view);
         let seq = slot.borrow().as_ref().map_or(0, |f| f.seq) + 1;
         slot.send_replace(Some(Arc::new(Frame {
             jpeg: Bytes::from(jpeg),
-            width: css("deviceWidth"),
-            height: css("deviceHeight"),
+            width,
+            height,
             seq,
         })));
     }

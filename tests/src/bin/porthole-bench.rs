@@ -384,13 +384,14 @@ async fn main() {
         Some("remote") => return porthole_tests::bench_remote::run().await,
         Some("capacity") => return porthole_tests::bench_capacity::run().await,
         Some("docker") => return porthole_tests::bench_docker::run().await,
+        Some("scale") => return porthole_tests::bench_scale::run().await,
         Some("wheel") => return with_local_daemon(|d, p| Box::pin(wheel_against_raw(d, p))).await,
         Some("screencast") => {
             return with_local_daemon(|d, p| Box::pin(screencast_and_cpu(d, p))).await
         }
         Some(other) => {
             eprintln!(
-                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `wheel`, `screencast` or nothing"
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `wheel`, `screencast`, `scale` or nothing"
             );
             std::process::exit(2);
         }

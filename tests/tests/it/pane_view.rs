@@ -18,6 +18,10 @@ pub(crate) async fn serve_pages() -> String {
     let app = Router::new()
         .route("/view", get(|| async { Html(VIEW_PAGE) }))
         .route(
+            "/scale",
+            get(|| async { Html(include_str!("pane_view/scale.html")) }),
+        )
+        .route(
             "/oauth-start",
             get(|| async { Html(include_str!("pane_view/oauth-start.html")) }),
         )
@@ -261,26 +265,142 @@ fn frame_size(jpeg: &[u8]) -> (u32, u32) {
     (image.width(), image.height())
 }
 
-/// Frames at scale× the pixels: not done yet (see `VIEW_SCALE` in daemon/src/browser/layouts.rs).
-#[tokio::test]
-#[ignore = "frames at scale× the pixels are not implemented yet (layouts.rs VIEW_SCALE)"]
-async fn scale_two_gives_1600_by_1200_frames_for_an_800_by_600_pane() {
-    let s = setup("pv-scale-frames", "/view", "Pane view page").await;
-    s.pane.send(
-        json!({"type": "screencast", "width": 800, "height": 600, "quality": 60, "scale": 2}),
-    );
-    s.pane
+/// Waits for a frame of `size` pixels after `mark` (frames counted), then checks that the
+/// `viewport` the pane was told last says 800×600 CSS px.
+async fn frame_of(pane: &Pane, mark: usize, size: (u32, u32)) {
+    let viewport = pane
         .wait(
-            "a 1600×1200 frame",
+            &format!("a {}×{} frame", size.0, size.1),
             std::time::Duration::from_secs(30),
             |r| {
-                r.frames
+                // `frames` keeps the latest few of `frame_count`.
+                let kept = r.frames.len().saturating_sub(r.frame_count - mark);
+                r.frames[kept..].iter().find(|f| frame_size(f) == size)?;
+                r.messages
                     .iter()
-                    .find(|f| frame_size(f) == (1600, 1200))
+                    .rev()
+                    .find(|m| m["type"] == "viewport")
                     .cloned()
             },
         )
         .await;
+    assert_eq!(
+        (viewport["width"].as_u64(), viewport["height"].as_u64()),
+        (Some(800), Some(600)),
+        "{viewport}"
+    );
+}
+
+/// Waits until the scale page's title (its devicePixelRatio, size and where mousedowns
+/// landed) is `title`.
+async fn title_is(pane: &Pane, title: &str) {
+    pane.wait(
+        &format!("the title {title:?}"),
+        std::time::Duration::from_secs(30),
+        |r| {
+            let info = r.messages.iter().rev().find(|m| m["type"] == "page_info")?;
+            (info["title"] == title).then_some(())
+        },
+    )
+    .await;
+}
+
+/// On the scale page (a still page): frames at scale× the pixels through 2 → 1 → 2, the page
+/// at 800×600 CSS px with devicePixelRatio = scale, and clicks landing in CSS px.
+pub(crate) async fn frames_follow_the_scale(pane: &Pane) {
+    for (scale, size) in [(2, (1600, 1200)), (1, (800, 600)), (2, (1600, 1200))] {
+        let mark = pane.frame_count();
+        pane.send(
+            json!({"type": "screencast", "width": 800, "height": 600, "quality": 60, "scale": scale}),
+        );
+        frame_of(pane, mark, size).await;
+        title_is(pane, &format!("{scale} 800x600")).await;
+    }
+    // The button at CSS (500..600, 400..450) gets a click at CSS (550, 425); (280, 215) is
+    // the body (a doubled coordinate would be the button).
+    pane.input("click", json!({"x": 550, "y": 425}));
+    click(pane, 280.0, 215.0);
+    title_is(pane, "2 800x600 550,425,btn;280,215,").await;
+}
+
+#[tokio::test]
+async fn scale_two_gives_1600_by_1200_frames_for_an_800_by_600_pane() {
+    let s = setup("pv-scale-frames", "/scale", "1 800x600").await;
+    frames_follow_the_scale(&s.pane).await;
+}
+
+/// Two panes on one tab share its frames: the scale asked last wins (DESIGN.md §15; see
+/// daemon/src/browser/layouts.rs), and both are told the same CSS size.
+#[tokio::test]
+async fn two_panes_at_different_scales_get_the_scale_asked_last() {
+    let s = setup("pv-scale-two", "/scale", "1 800x600").await;
+    let other = Pane::connect(&s._daemon.addr, &s._daemon.token).await;
+    other.start("pv-scale-two").await;
+    other.watch().await;
+    let (mark, other_mark) = (s.pane.frame_count(), other.frame_count());
+    s.pane
+        .send(json!({"type": "screencast", "width": 800, "height": 600, "scale": 2}));
+    frame_of(&s.pane, mark, (1600, 1200)).await;
+    frame_of(&other, other_mark, (1600, 1200)).await;
+    title_is(&other, "2 800x600").await;
+    let (mark, other_mark) = (s.pane.frame_count(), other.frame_count());
+    other.send(json!({"type": "screencast", "width": 800, "height": 600, "scale": 1}));
+    frame_of(&s.pane, mark, (800, 600)).await;
+    frame_of(&other, other_mark, (800, 600)).await;
+    title_is(&s.pane, "1 800x600").await;
+}
+
+/// `zoom {factor}` zooms like Chrome's Ctrl +/-: the page lays out at pane size / factor
+/// with devicePixelRatio × factor (text larger), frames and clicks stay in pane px; a bad
+/// factor is an error with nothing changed and the connection kept.
+#[tokio::test]
+async fn zoom_lays_the_page_out_smaller_with_a_larger_pixel_ratio() {
+    let s = setup("pv-zoom", "/scale", "1 800x600").await;
+    let mark = s.pane.frame_count();
+    s.pane.send(json!({"type": "zoom", "factor": 2}));
+    title_is(&s.pane, "2 400x300").await;
+    // Frames keep the pane's size; pane (560, 430) is CSS (280, 215) of the zoomed page.
+    frame_of(&s.pane, mark, (800, 600)).await;
+    click(&s.pane, 560.0, 430.0);
+    title_is(&s.pane, "2 400x300 280,215,").await;
+    for bad in [json!(0), json!(10), json!(-1), json!(0.1)] {
+        let mark = s.pane.mark();
+        s.pane.send(json!({"type": "zoom", "factor": bad}));
+        let error = error_after(&s.pane, mark).await;
+        assert_eq!(error["code"], "bad_zoom", "{bad}: {error}");
+        assert!(
+            error["message"].as_str().unwrap().contains("0.25 to 5"),
+            "{error}"
+        );
+    }
+    s.pane.send(json!({"type": "zoom", "factor": 0.5}));
+    title_is(&s.pane, "0.5 1600x1200 280,215,").await;
+    // With a pixel scale: both multiply the ratio, frames are the pane's size × scale.
+    let mark = s.pane.frame_count();
+    s.pane
+        .send(json!({"type": "screencast", "width": 800, "height": 600, "scale": 2}));
+    s.pane.send(json!({"type": "zoom", "factor": 1.5}));
+    title_is(&s.pane, "3 533x400 280,215,").await;
+    frame_of(&s.pane, mark, (1600, 1200)).await;
+    click(&s.pane, 300.0, 150.0);
+    title_is(&s.pane, "3 533x400 280,215,;200,100,").await;
+}
+
+/// The same in docker mode (Chromium in the sidecar image).
+#[tokio::test]
+async fn docker_mode_scale_two_gives_1600_by_1200_frames_with_css_clicks() {
+    use porthole_tests::docker;
+    docker::ensure_image().await;
+    let tag = docker::unique("dk-scale");
+    let _cleanup = docker::DockerCleanup::new(&tag);
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({"network": "host"}))).await;
+    let base = serve_pages().await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(&tag).await;
+    pane.watch().await;
+    pane.send(json!({"type": "navigate", "url": format!("{base}/scale")}));
+    title_is(&pane, "1 800x600").await;
+    frames_follow_the_scale(&pane).await;
 }
 
 #[tokio::test]

@@ -188,7 +188,7 @@ async fn a_composition_on_the_pane_lands_in_the_pages_field() {
 }
 
 #[tokio::test]
-async fn the_css_cursor_follows_the_page_and_a_2x_display_asks_for_scale_2() {
+async fn the_css_cursor_follows_the_page_and_a_2x_display_gets_2x_frames() {
     let daemon = TestDaemon::start().await;
     let browser =
         BareChromium::launch_with(&["--window-size=1000,800", "--force-device-scale-factor=2"])
@@ -197,6 +197,29 @@ async fn the_css_cursor_follows_the_page_and_a_2x_display_asks_for_scale_2() {
     let probe = Probe::connect(&daemon.profile_dir("wp-cursor")).await;
     assert_eq!(panel.eval("devicePixelRatio").await, json!(2));
     probe.eval_until(&tab, "devicePixelRatio", json!(2)).await;
+
+    // An 800×600 view on this 2× display: the pane asks 800×600 at scale 2 and draws the
+    // 1600×1200 frames into a 1600×1200 backing store shown at 800×600 CSS px.
+    panel
+        .eval(&format!(
+            "(() => {{ const c = {PANE}.getElementById('screen');              Object.assign(c.style, {{flex: 'none', width: '800px', height: '600px'}}); }})()"
+        ))
+        .await;
+    probe
+        .eval_until(
+            &tab,
+            "[devicePixelRatio, innerWidth, innerHeight]",
+            json!([2, 800, 600]),
+        )
+        .await;
+    panel
+        .until(
+            "a 1600×1200 backing store for an 800×600 view",
+            &format!(
+                "(() => {{ const c = {PANE}.getElementById('screen'); const r = c.getBoundingClientRect();                  const v = window.porthole.lastViewport;                  return c.width === 1600 && c.height === 1200 && r.width === 800 && r.height === 600                  && v && v.width === 800 && v.height === 600; }})()"
+            ),
+        )
+        .await;
 
     let (x, y) = on_screen(&panel, 50.0, 312.0).await;
     panel.mouse("mouseMoved", x, y).await;
