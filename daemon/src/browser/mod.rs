@@ -21,6 +21,8 @@ mod own_tabs;
 pub mod owner;
 pub mod pane_view;
 mod pane_world;
+pub mod context_menu;
+pub mod pickers;
 pub mod person_files;
 pub mod print;
 pub mod refs_store;

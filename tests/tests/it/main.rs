@@ -20,3 +20,6 @@ mod remote;
 mod settings_documented;
 mod trust;
 mod web_panel;
+mod pane_context_menu;
+mod pane_pickers;
+mod pane_docker;

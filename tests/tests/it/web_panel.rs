@@ -8,6 +8,8 @@ mod downloads;
 mod embed;
 mod files;
 mod pane_view;
+mod pickers;
+mod context_menu;
 
 use std::time::Duration;
 
