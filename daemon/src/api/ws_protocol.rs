@@ -130,7 +130,8 @@ pub enum ClientMessage {
         password: Option<Secret>,
         #[serde(default)]
         cancel: bool,
-    },    /// Asks for the image of `context_menu` `id` as PNG (answered by `image_copy` or `error`).
+    },
+    /// Asks for the image of `context_menu` `id` as PNG (answered by `image_copy` or `error`).
     CopyImage {
         id: String,
     },

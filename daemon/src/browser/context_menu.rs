@@ -305,7 +305,10 @@ fn find_resource(tree: &Value, url: &str) -> Option<(String, String)> {
         .find(|r| r["url"] == url);
     if let Some(resource) = found {
         let frame = tree["frame"]["id"].as_str()?.to_string();
-        let mime = resource["mimeType"].as_str().unwrap_or_default().to_string();
+        let mime = resource["mimeType"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         return Some((frame, mime));
     }
     tree["childFrames"]

@@ -3,6 +3,7 @@
 
 mod agent_tabs;
 pub mod auth;
+pub mod context_menu;
 mod cursor;
 mod dialogs;
 mod download_notices;
@@ -21,9 +22,8 @@ mod own_tabs;
 pub mod owner;
 pub mod pane_view;
 mod pane_world;
-pub mod context_menu;
-pub mod pickers;
 pub mod person_files;
+pub mod pickers;
 pub mod print;
 pub mod refs_store;
 pub mod screencast;

@@ -75,9 +75,7 @@ impl BrowserSession {
             Some("select_open") => self.select_opened(&target_id, session, context, &report),
             Some("select_closed") => self.select_closed(session, context, &report),
             Some("cursor") => self.cursor_changed(&target_id, &report),
-            Some("context_menu") => {
-                self.context_menu_opened(&target_id, session, context, &report)
-            }
+            Some("context_menu") => self.context_menu_opened(&target_id, session, context, &report),
             _ => {}
         }
     }

@@ -78,12 +78,18 @@ impl PopupKind {
     /// date or time field; a colour is never empty). Whether the date exists and lies within
     /// `min`/`max` is the page's to say (see the script).
     pub fn value_fits(self, value: &str) -> bool {
-        const TIMES: &[&str] = &["dd:dd", "dd:dd:dd", "dd:dd:dd.d", "dd:dd:dd.dd", "dd:dd:dd.ddd"];
+        const TIMES: &[&str] = &[
+            "dd:dd",
+            "dd:dd:dd",
+            "dd:dd:dd.d",
+            "dd:dd:dd.dd",
+            "dd:dd:dd.ddd",
+        ];
         let date = |v: &str| fits(v, "dddd-dd-dd");
         let time = |v: &str| TIMES.iter().any(|t| fits(v, t));
         match self {
             PopupKind::Select => false,
-            PopupKind::Datalist => value.chars().count() <= MAX_VALUE,
+            PopupKind::Datalist => true,
             _ if value.is_empty() => self != PopupKind::Color,
             PopupKind::Date => date(value),
             PopupKind::Time => time(value),
@@ -109,8 +115,10 @@ fn fits(value: &str, template: &str) -> bool {
 
 /// Part of the pane world's script, after `select_popup`'s (whose `selects`, `selectSeq`,
 /// `describe` and `report` it uses): an `<input list>` shows its suggestions on a press, as
-/// the person types, and on ArrowDown; ArrowUp/ArrowDown move the highlight, Enter takes it,
-/// Escape or leaving the field closes the list. Offers `window.__portholeLists`.
+/// the person types, and on ArrowDown. ArrowUp/ArrowDown move a highlight the pane draws
+/// (`selected`) and Enter takes it; where Chrome shows a suggestion popup of its own (invisible
+/// in frames) it takes those keys before the page sees them, and its pick closes the list.
+/// Escape and leaving the field close it too. Offers `window.__portholeLists`.
 pub(super) const SCRIPT: &str = r#"
  const lists = new Map(); let listChoosing = false;
  const listInput = (el) => el instanceof HTMLInputElement && !PICKERS.test(el.type) && el.list
@@ -136,7 +144,7 @@ pub(super) const SCRIPT: &str = r#"
    let st = lists.get(el);
    if (!shown.length) { closeList(el); return; }
    if (!st) { st = {id: 's' + (++selectSeq), shown, active: -1}; lists.set(el, st); selects.set(st.id, el); }
-   else { st.shown = shown; if (st.active >= shown.length) st.active = -1; }
+   else { st.shown = shown; st.active = -1; }
    report(Object.assign({kind: 'select_open', id: st.id}, describe(el)));
  };
  const setValue = (el, value) => {
@@ -150,8 +158,16 @@ pub(super) const SCRIPT: &str = r#"
    return true;
  };
  addEventListener('mousedown', (e) => { const el = e.button === 0 && listInput(e.composedPath()[0]); if (el) showList(el); }, true);
- addEventListener('input', (e) => { const el = listInput(e.composedPath()[0]); if (el && !listChoosing) { const st = lists.get(el); if (st) st.active = -1; showList(el); } }, true);
+ // Typing (an InputEvent) narrows the list; Chrome's own pick of a suggestion (its invisible
+ // popup takes ArrowUp/ArrowDown/Enter before the page sees them) fires a plain Event: closed.
+ addEventListener('input', (e) => {
+   const el = listInput(e.composedPath()[0]);
+   if (!el || listChoosing) return;
+   if (e instanceof InputEvent) showList(el); else closeList(el);
+ }, true);
  addEventListener('focusout', (e) => { const el = listInput(e.composedPath()[0]); if (el) closeList(el); }, true);
+ // Keys that reach the page (Chrome showed no suggestion popup of its own) move a highlight
+ // the pane draws; Enter takes it.
  addEventListener('keydown', (e) => {
    const el = listInput(e.composedPath()[0]); if (!el) return;
    const st = lists.get(el);
@@ -188,13 +204,15 @@ mod tests {
             (Week, "2026-W49", "2026-49"),
             (Color, "#1a2B3c", ""),
             (Color, "#000000", "red"),
-            (Datalist, "anything at all", &"x".repeat(MAX_VALUE + 1)),
         ] {
             assert!(kind.value_fits(good), "{kind:?} {good}");
             assert!(!kind.value_fits(bad), "{kind:?} {bad}");
         }
         assert!(!Select.value_fits("1"));
-        assert_eq!(PopupKind::from_report("datetime-local"), Some(DatetimeLocal));
+        assert_eq!(
+            PopupKind::from_report("datetime-local"),
+            Some(DatetimeLocal)
+        );
         assert_eq!(PopupKind::from_report("text"), None);
         assert_eq!(
             serde_json::to_value(DatetimeLocal).unwrap(),

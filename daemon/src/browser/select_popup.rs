@@ -129,6 +129,7 @@ pub(super) const SCRIPT: &str = r#"
      answering.set(id, {el, picker, value, indices});
      return {open: isOpen(el)};
    },
+   stillOpen(id) { const a = answering.get(id); return !!a && isOpen(a.el); },
    choose(id) {
      const a = answering.get(id); answering.delete(id);
      if (!a || (a.value === null && !a.indices)) return false;
@@ -144,6 +145,9 @@ pub(super) const SCRIPT: &str = r#"
    },
  };
 "#;
+
+/// How many Escapes an answer sends at most to close Chrome's own popup.
+const ESCAPE_TRIES: usize = 4;
 
 /// Where the select sits, in CSS px of the tab's viewport.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -324,6 +328,9 @@ impl SelectChoice {
             (SelectChoice::Value(_), PopupKind::Select) => {
                 Err("a select popup takes \"index\" or \"indices\", not a value".into())
             }
+            (SelectChoice::Value(value), _) if value.chars().count() > MAX_VALUE => {
+                Err(format!("the value is longer than {MAX_VALUE} characters"))
+            }
             (SelectChoice::Value(value), kind) if !kind.value_fits(value) => {
                 let shown: String = value.chars().take(40).collect();
                 Err(format!(
@@ -356,10 +363,7 @@ impl BrowserSession {
             .map_or(Some(PopupKind::Select), PopupKind::from_report);
         let Some(kind) = kind else { return };
         // A datalist's suggestions change as the person types: same popup, same id.
-        let id = match self
-            .select_popups
-            .find_local(session, context, &opened.id)
-        {
+        let id = match self.select_popups.find_local(session, context, &opened.id) {
             Some(id) => id,
             None => {
                 let id = format!("sel_{:08x}", rand::random::<u32>());
@@ -422,7 +426,10 @@ impl BrowserSession {
         };
         let local = json!(popup.local_id);
         let taken = match self
-            .in_world(&popup, &format!("__portholeSelects.take({local}, {answer})"))
+            .in_world(
+                &popup,
+                &format!("__portholeSelects.take({local}, {answer})"),
+            )
             .await
         {
             Ok(taken) => taken,
@@ -439,8 +446,14 @@ impl BrowserSession {
                 reason: reason.to_string(),
             });
         }
-        if taken["open"] == true {
-            // Escape closes Chrome's popup and changes nothing; the page never sees the key.
+        // Escape closes Chrome's popup and changes nothing; the page never sees the key. A
+        // picker that is still opening (Chrome opens one on the click's release) can miss the
+        // first, so it is sent until the popup is closed, a few times at most.
+        let mut open = taken["open"] == true;
+        for _ in 0..ESCAPE_TRIES {
+            if !open {
+                break;
+            }
             for kind in ["rawKeyDown", "keyUp"] {
                 self.cdp
                     .call_on(
@@ -451,6 +464,13 @@ impl BrowserSession {
                     )
                     .await
                     .map_err(SessionError::from)?;
+            }
+            open = self
+                .in_world(&popup, &format!("__portholeSelects.stillOpen({local})"))
+                .await?
+                == true;
+            if open {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             }
         }
         self.in_world(&popup, &format!("__portholeSelects.choose({local})"))
@@ -497,15 +517,24 @@ mod tests {
     #[test]
     fn choices_must_fit_the_popups_kind() {
         let value = |v: &str| SelectChoice::Value(v.into());
-        assert!(SelectChoice::Options(vec![1]).fits(PopupKind::Select).is_ok());
-        assert!(SelectChoice::Options(vec![1]).fits(PopupKind::Datalist).is_ok());
-        assert!(SelectChoice::Options(vec![1]).fits(PopupKind::Date).is_err());
+        assert!(SelectChoice::Options(vec![1])
+            .fits(PopupKind::Select)
+            .is_ok());
+        assert!(SelectChoice::Options(vec![1])
+            .fits(PopupKind::Datalist)
+            .is_ok());
+        assert!(SelectChoice::Options(vec![1])
+            .fits(PopupKind::Date)
+            .is_err());
         assert!(value("1").fits(PopupKind::Select).is_err());
         assert!(value("2026-12-01").fits(PopupKind::Date).is_ok());
         let refused = value("tomorrow").fits(PopupKind::Date).unwrap_err();
         assert!(refused.contains("YYYY-MM-DD"), "{refused}");
         assert!(value("#00ff00").fits(PopupKind::Color).is_ok());
         assert!(SelectChoice::Cancel.fits(PopupKind::Color).is_ok());
+        assert!(value("any text").fits(PopupKind::Datalist).is_ok());
+        let long = value(&"x".repeat(MAX_VALUE + 1)).fits(PopupKind::Datalist);
+        assert!(long.unwrap_err().contains("longer than"));
     }
 
     #[test]

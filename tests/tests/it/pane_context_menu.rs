@@ -38,10 +38,8 @@ fn picture() -> Vec<u8> {
 pub(crate) async fn serve_menu_pages() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let page = include_str!("pane_context_menu/menu.html").replace(
-        "CROSS_ORIGIN",
-        &format!("http://localhost:{}", addr.port()),
-    );
+    let page = include_str!("pane_context_menu/menu.html")
+        .replace("CROSS_ORIGIN", &format!("http://localhost:{}", addr.port()));
     let jpeg = picture();
     let app = Router::new()
         .route("/menu", get(move || async move { Html(page) }))
@@ -114,11 +112,17 @@ async fn a_right_click_offers_the_link_image_and_text_under_the_point() {
     assert_eq!(menu["link"], format!("{base}/second"));
     assert_eq!(menu["link_text"], "A link");
     assert!(menu.get("image").is_none(), "{menu}");
-    assert_eq!((menu["x"].clone(), menu["y"].clone()), (json!(40.0), json!(32.0)));
+    assert_eq!(
+        (menu["x"].clone(), menu["y"].clone()),
+        (json!(40.0), json!(32.0))
+    );
     assert_eq!(probe.eval(&tab, "menus").await, json!(2));
 
     // Copy image of a menu with no image, or of no menu: an error, the connection kept.
-    for (id, code) in [(menu["id"].clone(), "bad_request"), (json!("cm_nothing"), "no_context_menu")] {
+    for (id, code) in [
+        (menu["id"].clone(), "bad_request"),
+        (json!("cm_nothing"), "no_context_menu"),
+    ] {
         let mark = pane.mark();
         pane.send(json!({"type": "copy_image", "id": id}));
         assert_eq!(pane.next_of("error", mark).await["code"], code, "{id}");
@@ -170,12 +174,18 @@ async fn a_right_click_offers_the_link_image_and_text_under_the_point() {
             .decode(copied["png"].as_str().unwrap())
             .unwrap();
         assert_eq!(png_size(&png), (40, 30), "{address}");
-        assert_eq!((copied["width"].clone(), copied["height"].clone()), (json!(40), json!(30)));
+        assert_eq!(
+            (copied["width"].clone(), copied["height"].clone()),
+            (json!(40), json!(30))
+        );
     }
 
     // Selected text under the point.
     probe
-        .eval(&tab, "getSelection().selectAllChildren(document.getElementById('para'))")
+        .eval(
+            &tab,
+            "getSelection().selectAllChildren(document.getElementById('para'))",
+        )
         .await;
     let menu = menu_at(&pane, TEXT_AT).await;
     assert_eq!(menu["selection"], "select these words");

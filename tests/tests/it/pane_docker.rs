@@ -113,7 +113,10 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
     let mark = pane.mark();
     pane.send(json!({"type": "find", "query": "SE"}));
     let found = pane.next_of("find_result", mark).await;
-    assert_eq!((found["index"].clone(), found["count"].clone()), (json!(1), json!(2)));
+    assert_eq!(
+        (found["index"].clone(), found["count"].clone()),
+        (json!(1), json!(2))
+    );
 
     // An OAuth-style popup round trip: the pane shows the popup, window.opener works, and the
     // pane is back on its opener when it closes.

@@ -98,7 +98,14 @@ async fn the_pane_offers_a_context_menu_that_copies_and_opens_a_link() {
     let items = open_menu(&panel, LINK_AT).await;
     assert_eq!(
         items,
-        json!(["Open link in new tab", "Copy link address", "Back", "Forward", "Reload", "Print to PDF"])
+        json!([
+            "Open link in new tab",
+            "Copy link address",
+            "Back",
+            "Forward",
+            "Reload",
+            "Print to PDF"
+        ])
     );
     // The page got its contextmenu event too.
     assert_eq!(probe.eval(&tab, "menus").await, json!(1));
@@ -109,8 +116,14 @@ async fn the_pane_offers_a_context_menu_that_copies_and_opens_a_link() {
             &format!("window.porthole.lastClipboard === '{link}'"),
         )
         .await;
-    assert_eq!(panel.eval("navigator.clipboard.readText()").await, json!(link));
-    assert!(panel.eval(&format!("{PANE}.getElementById('context-menu')")).await.is_null());
+    assert_eq!(
+        panel.eval("navigator.clipboard.readText()").await,
+        json!(link)
+    );
+    assert!(panel
+        .eval(&format!("{PANE}.getElementById('context-menu')"))
+        .await
+        .is_null());
 
     // Copy image: the PNG lands on the clipboard.
     open_menu(&panel, (40.0, 115.0)).await;

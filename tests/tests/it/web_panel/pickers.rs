@@ -35,7 +35,11 @@ async fn panel_on_pickers(
     let tab = tab.as_str().unwrap().to_string();
     let probe = Probe::connect(&daemon.profile_dir(channel)).await;
     probe
-        .eval_until(&tab, "innerWidth > 0 && document.readyState", json!("complete"))
+        .eval_until(
+            &tab,
+            "innerWidth > 0 && document.readyState",
+            json!("complete"),
+        )
         .await;
     (panel, tab, probe)
 }
@@ -118,7 +122,10 @@ pub(super) async fn shows_on_screenshot(
         ))
         .await;
     let changed = difference_in(before, &shot, &rect);
-    assert!(changed > 8.0, "#{id} does not show on {file}: mean difference {changed:.1} in {rect}");
+    assert!(
+        changed > 8.0,
+        "#{id} does not show on {file}: mean difference {changed:.1} in {rect}"
+    );
 }
 
 #[tokio::test]
@@ -139,8 +146,14 @@ async fn the_pane_draws_a_datalists_suggestions_and_a_click_chooses_one() {
             ),
         )
         .await;
-    assert_eq!(labels, json!(["Apple", "Dried apricot", "Banana", "Cherry"]));
-    assert_eq!(panel.eval("window.porthole.selectPopup.kind").await, json!("datalist"));
+    assert_eq!(
+        labels,
+        json!(["Apple", "Dried apricot", "Banana", "Cherry"])
+    );
+    assert_eq!(
+        panel.eval("window.porthole.selectPopup.kind").await,
+        json!("datalist")
+    );
     shows_on_screenshot(&panel, &before, "select-popup", "pane-datalist-popup.jpg").await;
 
     let third = panel
@@ -153,7 +166,11 @@ async fn the_pane_draws_a_datalists_suggestions_and_a_click_chooses_one() {
             ),
         )
         .await;
-    click_at(&panel, (third[0].as_f64().unwrap(), third[1].as_f64().unwrap())).await;
+    click_at(
+        &panel,
+        (third[0].as_f64().unwrap(), third[1].as_f64().unwrap()),
+    )
+    .await;
     probe
         .eval_until(
             &tab,
@@ -164,7 +181,9 @@ async fn the_pane_draws_a_datalists_suggestions_and_a_click_chooses_one() {
     panel
         .until(
             "the drawn list gone",
-            &format!("!{PANE}.getElementById('select-popup') && window.porthole.selectPopup === null"),
+            &format!(
+                "!{PANE}.getElementById('select-popup') && window.porthole.selectPopup === null"
+            ),
         )
         .await;
     assert!(panel.eval("window.porthole.lastError").await.is_null());
@@ -178,8 +197,20 @@ async fn the_pane_draws_a_real_date_and_colour_input_and_their_values_reach_the_
     let before = screenshot(&panel).await;
 
     for (at, kind, value, next, file) in [
-        (DATE_AT, "date", "2026-12-01", "2027-01-15", "pane-date-popup.jpg"),
-        (COLOR_AT, "color", "#ff0000", "#00ff00", "pane-color-popup.jpg"),
+        (
+            DATE_AT,
+            "date",
+            "2026-12-01",
+            "2027-01-15",
+            "pane-date-popup.jpg",
+        ),
+        (
+            COLOR_AT,
+            "color",
+            "#ff0000",
+            "#00ff00",
+            "pane-color-popup.jpg",
+        ),
     ] {
         click_at(&panel, on_screen(&panel, at).await).await;
         let shown = panel
@@ -192,7 +223,11 @@ async fn the_pane_draws_a_real_date_and_colour_input_and_their_values_reach_the_
                 ),
             )
             .await;
-        let (min, max) = if kind == "date" { ("2026-01-01", "2027-12-31") } else { ("", "") };
+        let (min, max) = if kind == "date" {
+            ("2026-01-01", "2027-12-31")
+        } else {
+            ("", "")
+        };
         assert_eq!(shown, json!([kind, value, min, max]));
         if kind == "date" {
             shows_on_screenshot(&panel, &before, "select-popup", file).await;
