@@ -142,13 +142,14 @@ pub enum PaneMessage {
         /// The input's value now (not for `select`).
         #[serde(skip_serializing_if = "Option::is_none")]
         value: Option<String>,
-        /// The input's `min`, `max` and `step` attributes as written, where set.
+        /// The input's `min`, `max` and `step` attributes as written, where set (boxed: rare,
+        /// and every notice is as large as its largest kind).
         #[serde(skip_serializing_if = "Option::is_none")]
-        min: Option<String>,
+        min: Option<Box<String>>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        max: Option<String>,
+        max: Option<Box<String>>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        step: Option<String>,
+        step: Option<Box<String>>,
     },
     /// A select popup closed (answered, or by a key or the page): the pane removes its list.
     SelectPopupClosed {

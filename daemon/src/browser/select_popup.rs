@@ -391,9 +391,9 @@ impl BrowserSession {
             multiple: opened.multiple,
             kind,
             value: text(opened.value.filter(|_| kind != PopupKind::Select)),
-            min: text(opened.min),
-            max: text(opened.max),
-            step: text(opened.step),
+            min: text(opened.min).map(Box::new),
+            max: text(opened.max).map(Box::new),
+            step: text(opened.step).map(Box::new),
         });
     }
 
