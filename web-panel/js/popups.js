@@ -6,6 +6,12 @@
  * the person clicks. A press anywhere else answers `cancel` (and goes on to the page). Keys keep
  * going to the page, where Chrome's own popup handles them; `select_popup_closed` removes the
  * list whoever closed it.
+ *
+ * The same message with another `kind` is an `<input>`'s popup: `datalist` suggestions are
+ * drawn as a list too (sent again, same id, as the person types; a press on the field itself
+ * leaves them open), and a picker (`date`, `time`, `datetime-local`, `month`, `week`, `color`)
+ * is drawn as a real `<input>` of that kind under the field, whose native picker the person's
+ * own browser opens; its `change` (or Set) answers `select_answer {id, value}`.
  */
 
 /**
@@ -24,7 +30,15 @@
  * @property {SelectOptionMsg[]} options
  * @property {number[]} selected
  * @property {boolean} multiple
+ * @property {string} [kind]   select (absent from older daemons), datalist, or an input type
+ * @property {string} [value]
+ * @property {string} [min]
+ * @property {string} [max]
+ * @property {string} [step]
  */
+
+/** Kinds drawn as a real input of that type rather than a list. */
+const PICKERS = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color']);
 
 /**
  * @typedef {Object} PopupOptions
@@ -42,6 +56,8 @@ const LIST_STYLE = [
 ].join(';');
 const OPTION_STYLE = 'padding:3px 8px;white-space:nowrap;cursor:default;';
 const GROUP_STYLE = 'padding:3px 6px;font-weight:600;white-space:nowrap;cursor:default;';
+const PICKER_STYLE = LIST_STYLE + ';display:flex;gap:6px;align-items:center;padding:6px;overflow:visible';
+const HINT_STYLE = 'margin-left:8px;color:#666;';
 
 export class SelectPopups {
   /** @param {PopupOptions} opts */
@@ -57,6 +73,8 @@ export class SelectPopups {
     opts.stage.addEventListener('mousedown', (e) => {
       if (!this.open || !this.list) return;
       if (e.composedPath().includes(this.list)) return;
+      // A press on an input's own field leaves its suggestions or picker to the page.
+      if (this.open.kind && this.open.kind !== 'select' && this.onField(e)) return;
       this.answer({ cancel: true });
     }, true);
   }
@@ -64,7 +82,13 @@ export class SelectPopups {
   /** What tests and embedders read. */
   snapshot() {
     return this.open
-      ? { id: this.open.id, target_id: this.open.target_id, labels: this.open.options.map((o) => o.label) }
+      ? {
+        id: this.open.id,
+        target_id: this.open.target_id,
+        kind: this.open.kind || 'select',
+        labels: this.open.options.map((o) => o.label),
+        value: this.open.value ?? null,
+      }
       : null;
   }
 
@@ -72,6 +96,10 @@ export class SelectPopups {
   show(msg) {
     if (msg.target_id !== this.opts.watched()) return;
     this.remove();
+    if (msg.kind && PICKERS.has(msg.kind)) {
+      this.showPicker(msg);
+      return;
+    }
     this.open = msg;
     this.chosen = new Set(msg.selected);
     const list = document.createElement('div');
@@ -96,6 +124,13 @@ export class SelectPopups {
       item.setAttribute('role', 'option');
       item.dataset.index = String(index);
       item.textContent = option.label || '\u00a0';
+      if (msg.kind === 'datalist' && option.label !== option.value) {
+        const hint = document.createElement('span');
+        hint.className = 'select-hint';
+        hint.style.cssText = HINT_STYLE;
+        hint.textContent = option.value;
+        item.appendChild(hint);
+      }
       item.style.cssText = OPTION_STYLE + (option.group !== undefined ? 'padding-left:20px;' : '')
         + (option.disabled ? 'color:#888;' : '');
       if (option.disabled) item.setAttribute('aria-disabled', 'true');
@@ -109,6 +144,69 @@ export class SelectPopups {
     this.list = list;
     this.opts.stage.appendChild(list);
     this.place();
+  }
+
+  /**
+   * A picker: a real input of the kind, filled in, under the field; the person's browser
+   * shows its own picker for it.
+   * @private
+   * @param {SelectPopupMsg} msg
+   */
+  showPicker(msg) {
+    this.open = msg;
+    const card = document.createElement('div');
+    card.id = 'select-popup';
+    card.className = 'picker-popup';
+    card.setAttribute('role', 'dialog');
+    card.style.cssText = PICKER_STYLE;
+    const input = document.createElement('input');
+    input.id = 'picker-input';
+    input.type = String(msg.kind);
+    for (const k of /** @type {const} */ (['min', 'max', 'step'])) {
+      const v = msg[k];
+      if (v) input.setAttribute(k, v);
+    }
+    input.value = msg.value || '';
+    const button = (/** @type {string} */ id, /** @type {string} */ text) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.id = id;
+      b.className = 'btn small';
+      b.textContent = text;
+      b.addEventListener('mousedown', (e) => e.stopPropagation());
+      return b;
+    };
+    const set = button('picker-set', 'Set');
+    const cancel = button('picker-cancel', 'Cancel');
+    input.addEventListener('change', () => this.answer({ value: input.value }));
+    set.addEventListener('click', () => this.answer({ value: input.value }));
+    cancel.addEventListener('click', () => this.answer({ cancel: true }));
+    card.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') { e.preventDefault(); this.answer({ cancel: true }); }
+      if (e.key === 'Enter') { e.preventDefault(); this.answer({ value: input.value }); }
+    });
+    card.append(input, set, cancel);
+    this.list = card;
+    this.opts.stage.appendChild(card);
+    this.place();
+    // The person's click on the field just now lets the page open the native picker.
+    try { /** @type {any} */ (input).showPicker(); } catch (_) { /* no activation left, or none for this type */ }
+  }
+
+  /**
+   * Whether a press lies on the open popup's own field (the page's input).
+   * @private
+   * @param {MouseEvent} e
+   */
+  onField(e) {
+    const open = this.open;
+    if (!open) return false;
+    const screen = this.opts.screen.getBoundingClientRect();
+    const vp = this.opts.getViewport() || { width: screen.width || 1, height: screen.height || 1 };
+    const x = ((e.clientX - screen.left) / (screen.width || 1)) * vp.width;
+    const y = ((e.clientY - screen.top) / (screen.height || 1)) * vp.height;
+    const r = open.rect;
+    return x >= r.x && x <= r.x + r.width && y >= r.y && y <= r.y + r.height;
   }
 
   /** The daemon says the popup closed. @param {string} id */

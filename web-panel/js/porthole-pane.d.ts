@@ -40,10 +40,14 @@ export interface PaneState {
   fileChoosers: { id: string; target_id: string; multiple: boolean; accept: string }[];
   /** Logins waiting for the person (`auth_prompt`), oldest first. */
   authPrompts: { id: string; target_id: string; url: string; origin: string; realm: string; scheme: string }[];
-  /** The `<select>` popup drawn over the view now, if any. */
-  selectPopup: { id: string; target_id: string; labels: string[] } | null;
+  /** The `<select>` (or `<input>` suggestions or picker) popup drawn over the view now, if any. */
+  selectPopup: { id: string; target_id: string; kind: string; labels: string[]; value: string | null } | null;
   /** The CSS cursor the page shows under the person's pointer. */
   cursor: string;
+  /** The context menu drawn over the view now, if any (its items' labels). */
+  contextMenu: { id: string; target_id: string; link: string | null; image: string | null; items: string[] } | null;
+  /** The image "Copy image" last put on the local clipboard (PNG). */
+  lastClipboardImage: { width: number; height: number; bytes: number } | null;
   send(msg: ClientMessage): boolean;
 }
 

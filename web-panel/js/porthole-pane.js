@@ -22,6 +22,7 @@
  */
 
 import { AgentBar } from './agents.js';
+import { ContextMenu } from './context-menu.js';
 import { Connection, paneSocketUrl } from './connection.js';
 import { DownloadList } from './downloads.js';
 import { Keyboard } from './keyboard.js';
@@ -66,6 +67,8 @@ function displayScale() {
  * @property {ReturnType<LoginPrompts['snapshot']>} authPrompts   logins waiting for the person
  * @property {ReturnType<SelectPopups['snapshot']>} selectPopup  the select popup drawn now
  * @property {string} cursor           the CSS cursor the page asked for under the pointer
+ * @property {ReturnType<ContextMenu['snapshot']>} contextMenu  the context menu drawn now
+ * @property {{width: number, height: number, bytes: number} | null} lastClipboardImage  image last written to the local clipboard
  * @property {(msg: object) => boolean} send  send any JSON message on the socket
  */
 
@@ -112,6 +115,8 @@ export class PortholePane extends HTMLElement {
       authPrompts: [],
       selectPopup: null,
       cursor: 'default',
+      contextMenu: null,
+      lastClipboardImage: null,
       send: (msg) => this.send(msg),
     };
     this.build(root);
@@ -310,6 +315,16 @@ export class PortholePane extends HTMLElement {
       getViewport: () => this.state.lastViewport,
       watched: () => this.tabStrip.activeId,
       send: (msg) => { this.send(msg); this.state.selectPopup = null; },
+    });
+    this.contextMenu = new ContextMenu({
+      stage: this.stage,
+      screen: canvas,
+      getViewport: () => this.state.lastViewport,
+      watched: () => this.tabStrip.activeId,
+      send,
+      writeText: (text) => this.keyboard.writeClipboard(text),
+      notify: (text, kind) => this.status.show(text, kind),
+      onImageWritten: (image) => { this.state.lastClipboardImage = image; },
     });
     this.watchDisplayScale();
 
@@ -517,6 +532,7 @@ export class PortholePane extends HTMLElement {
     this.login.reset();
     this.selectPopups.reset();
     this.state.selectPopup = null;
+    this.contextMenu.reset();
     this.setCursor('default');
     this.toolbar.setUrl('');
     this.setControlsEnabled(false);
@@ -556,7 +572,14 @@ export class PortholePane extends HTMLElement {
         this.tabStrip.switched(msg.target_id);
         this.selectPopups.reset();
         this.state.selectPopup = null;
+        this.contextMenu.reset();
         this.setCursor('default');
+        break;
+      case 'context_menu':
+        this.contextMenu.show(/** @type {any} */ (msg));
+        break;
+      case 'image_copy':
+        this.contextMenu.imageArrived(/** @type {any} */ (msg));
         break;
       case 'select_popup':
         this.selectPopups.show(/** @type {any} */ (msg));
@@ -628,6 +651,7 @@ export class PortholePane extends HTMLElement {
         break;
       case 'error': {
         st.lastError = { code: String(msg.code ?? 'error'), message: String(msg.message ?? '') };
+        this.contextMenu.failed(st.lastError);
         if (this.pill.failed(st.lastError)) {
           // A mode switch failed; the daemon kept this pane in its previous mode.
           if (st.started) this.hideOverlay();
@@ -644,6 +668,7 @@ export class PortholePane extends HTMLElement {
     }
     st.fileChoosers = this.personFiles.snapshot();
     st.authPrompts = this.login.snapshot();
+    st.contextMenu = this.contextMenu.snapshot();
     this.emit('porthole-message', msg);
   }
 }

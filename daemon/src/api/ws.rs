@@ -236,9 +236,11 @@ impl Pane {
                 id,
                 index,
                 indices,
+                value,
                 cancel,
-            } => self.answer_select(&id, index, indices, cancel).await,
+            } => self.answer_select(&id, index, indices, value, cancel).await,
             ClientMessage::Zoom { factor } => self.zoom(factor).await,
+            ClientMessage::CopyImage { id } => self.copy_image(&id).await,
             other => self.browser_command(other).await,
         }
     }
@@ -299,13 +301,14 @@ impl Pane {
         id: &str,
         index: Option<u32>,
         indices: Option<Vec<u32>>,
+        value: Option<String>,
         cancel: bool,
     ) {
         use crate::browser::select_popup::SelectChoice;
         let Some(attached) = &self.attached else {
             return self.not_started().await;
         };
-        let answered = match SelectChoice::from_answer(index, indices, cancel) {
+        let answered = match SelectChoice::from_answer(index, indices, value, cancel) {
             Ok(choice) => attached.session.answer_select(id, choice).await,
             Err(error) => Err(error),
         };
@@ -313,6 +316,21 @@ impl Pane {
             self.send(PaneMessage::error(error.code(), error.to_string()))
                 .await;
         }
+    }
+
+    /// Copy image from a context menu, in a task of its own (the image may be large).
+    async fn copy_image(&self, id: &str) {
+        let Some(attached) = &self.attached else {
+            return self.not_started().await;
+        };
+        let (session, out, id) = (attached.session.clone(), self.out.clone(), id.to_string());
+        tokio::spawn(async move {
+            let message = match session.copy_context_image(&id).await {
+                Ok(image) => image,
+                Err(error) => PaneMessage::error(error.code(), error.to_string()),
+            };
+            let _ = out.send(Outgoing::Json(message)).await;
+        });
     }
 
     async fn not_started(&self) {

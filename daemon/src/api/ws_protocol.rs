@@ -89,14 +89,17 @@ pub enum ClientMessage {
         #[serde(default)]
         backwards: bool,
     },
-    /// Answers a `select_popup`: one option `index`, several `indices` (a multiple select), or
-    /// `cancel: true` (closes it, changing nothing).
+    /// Answers a `select_popup`: one option `index`, several `indices` (a multiple select), a
+    /// `value` (a datalist's text; a picker's date, time or colour as its input writes it),
+    /// or `cancel: true` (closes it, changing nothing).
     SelectAnswer {
         id: String,
         #[serde(default)]
         index: Option<u32>,
         #[serde(default)]
         indices: Option<Vec<u32>>,
+        #[serde(default)]
+        value: Option<String>,
         #[serde(default)]
         cancel: bool,
     },
@@ -133,6 +136,10 @@ pub enum ClientMessage {
     /// while frames and input coordinates stay in the pane's px.
     Zoom {
         factor: f64,
+    },
+    /// Asks for the image of `context_menu` `id` as PNG (answered by `image_copy` or `error`).
+    CopyImage {
+        id: String,
     },
 }
 
@@ -206,6 +213,8 @@ mod tests {
             r#"{"type":"find","query":"word"}"#,
             r#"{"type":"find","query":"word","backwards":true}"#,
             r#"{"type":"zoom","factor":1.5}"#,
+            r#"{"type":"select_answer","id":"sel_1","value":"2026-12-01"}"#,
+            r#"{"type":"copy_image","id":"cm_1"}"#,
         ];
         for text in texts {
             serde_json::from_str::<ClientMessage>(text).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -224,6 +233,8 @@ mod tests {
             r#"{"type":"select_answer","index":1}"#,
             r#"{"type":"find"}"#,
             r#"{"type":"zoom"}"#,
+            r#"{"type":"select_answer","id":"sel_1","value":7}"#,
+            r#"{"type":"copy_image"}"#,
         ] {
             assert!(serde_json::from_str::<ClientMessage>(bad).is_err(), "{bad}");
         }

@@ -3,6 +3,7 @@
 
 mod agent_tabs;
 pub mod auth;
+pub mod context_menu;
 mod cursor;
 mod dialogs;
 mod download_notices;
@@ -22,6 +23,7 @@ pub mod owner;
 pub mod pane_view;
 mod pane_world;
 pub mod person_files;
+pub mod pickers;
 pub mod print;
 pub mod refs_store;
 pub mod screencast;

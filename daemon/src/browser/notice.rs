@@ -131,9 +131,25 @@ pub enum PaneMessage {
         target_id: String,
         rect: super::select_popup::PopupRect,
         options: Vec<super::select_popup::SelectOption>,
-        /// Indices (into `options`) selected now.
+        /// Indices (into `options`) selected now (a datalist's highlighted suggestion).
         selected: Vec<u32>,
         multiple: bool,
+        /// `select`, or the `<input>` whose popup this is: `datalist` (its suggestions as
+        /// `options`; sent again under the same id as they change), or a picker (`date`,
+        /// `time`, `datetime-local`, `month`, `week`, `color`: no options, the pane draws a
+        /// real input of that kind and answers `select_answer {id, value}`).
+        kind: super::pickers::PopupKind,
+        /// The input's value now (not for `select`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        value: Option<String>,
+        /// The input's `min`, `max` and `step` attributes as written, where set (boxed: rare,
+        /// and every notice is as large as its largest kind).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        min: Option<Box<String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        max: Option<Box<String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        step: Option<Box<String>>,
     },
     /// A select popup closed (answered, or by a key or the page): the pane removes its list.
     SelectPopupClosed {
@@ -192,6 +208,36 @@ pub enum PaneMessage {
         /// When the server said.
         #[serde(skip_serializing_if = "Option::is_none")]
         total_bytes: Option<u64>,
+    },
+    /// The person right-clicked in a tab and the page left the menu to the browser: the pane
+    /// offers what fits at (`x`, `y`) (CSS px of the tab's viewport): open `link` in a new tab
+    /// (`new_tab {url}`), copy `link` / `selection` / `image` (its address, or its pixels with
+    /// `copy_image {id}`).
+    ContextMenu {
+        id: String,
+        target_id: String,
+        x: f64,
+        y: f64,
+        /// The address of the link under the point.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        link: Option<String>,
+        /// The link's text (at most 200 characters).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        link_text: Option<String>,
+        /// The address of the image under the point (left out past 8 KiB, a long `data:` URL).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        image: Option<String>,
+        /// The selected text (at most 10 000 characters shown; `copy` copies it all).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        selection: Option<String>,
+    },
+    /// Answer to `copy_image`: the context menu's image as PNG, for the person's clipboard.
+    ImageCopy {
+        id: String,
+        /// PNG bytes, base64 (at most 16 MiB before encoding).
+        png: String,
+        width: u32,
+        height: u32,
     },
 }
 

@@ -1,8 +1,9 @@
 //! The pane's isolated world in every tracked tab: a small script that watches what
 //! Chrome's screencast cannot show a person — a `<select>` popup opening and closing (see
-//! `select_popup`), and the mouse cursor under the pointer (see `cursor`) — and reports it
-//! through one CDP binding, and offers find in page (see `find`). The page sees neither the
-//! world nor the binding.
+//! `select_popup`), an `<input>`'s suggestions or picker (see `pickers`), the mouse cursor
+//! under the pointer (see `cursor`), the person's right click (see `context_menu`) — and
+//! reports it through one CDP binding, and offers find in page (see `find`). The page sees
+//! neither the world nor the binding.
 //!
 //! Owns installing the script and routing its reports; what each report means lives in the
 //! modules named above.
@@ -20,10 +21,12 @@ pub const WORLD: &str = "porthole-pane";
 fn script() -> String {
     format!(
         "(() => {{\n if (window.__portholePaneWorld) return;\n window.__portholePaneWorld = true;\n \
-         const report = (o) => {{ try {{ {BINDING}(JSON.stringify(o)); }} catch (_) {{}} }};\n{}\n{}\n{}\n}})();",
+         const report = (o) => {{ try {{ {BINDING}(JSON.stringify(o)); }} catch (_) {{}} }};\n{}\n{}\n{}\n{}\n{}\n}})();",
         super::select_popup::SCRIPT,
+        super::pickers::SCRIPT,
         super::cursor::SCRIPT,
         super::find::SCRIPT,
+        super::context_menu::script(),
     )
 }
 
@@ -72,6 +75,7 @@ impl BrowserSession {
             Some("select_open") => self.select_opened(&target_id, session, context, &report),
             Some("select_closed") => self.select_closed(session, context, &report),
             Some("cursor") => self.cursor_changed(&target_id, &report),
+            Some("context_menu") => self.context_menu_opened(&target_id, session, context, &report),
             _ => {}
         }
     }

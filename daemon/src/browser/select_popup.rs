@@ -17,12 +17,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::notice::PaneMessage;
+use super::pickers::{PopupKind, MAX_VALUE};
 use super::session::{BrowserSession, SessionError};
 
 /// Part of the pane world's script (`report` is in scope): watches selects open and close,
 /// and offers `window.__portholeSelects` to the daemon for answers.
 pub(super) const SCRIPT: &str = r#"
  const selects = new Map(); const answering = new Map(); let selectSeq = 0;
+ const PICKERS = /^(date|time|datetime-local|month|week|color)$/;
  const isOpen = (el) => { try { return el.matches(':open'); } catch (_) { return false; } };
  const frameOffset = () => {
    let x = 0, y = 0, w = window;
@@ -30,9 +32,11 @@ pub(super) const SCRIPT: &str = r#"
      x += r.left + f.clientLeft; y += r.top + f.clientTop; w = w.parent; } } catch (_) {}
    return {x, y};
  };
+ const pickerOf = (el) => el instanceof HTMLSelectElement ? 'select'
+   : el instanceof HTMLInputElement ? (PICKERS.test(el.type) ? el.type : (el.list ? 'datalist' : null)) : null;
  const describe = (el) => {
-   const options = [], selected = [];
-   Array.from(el.options).forEach((o, i) => {
+   const picker = pickerOf(el), options = [], selected = [];
+   if (picker === 'select') Array.from(el.options).forEach((o, i) => {
      const g = o.parentElement && o.parentElement.tagName === 'OPTGROUP' ? o.parentElement : null;
      const option = {label: o.label || o.text, value: o.value, disabled: o.disabled || !!(g && g.disabled)};
      if (g) option.group = g.label;
@@ -40,8 +44,17 @@ pub(super) const SCRIPT: &str = r#"
      if (o.selected) selected.push(i);
    });
    const r = el.getBoundingClientRect(), off = frameOffset();
-   return {rect: {x: r.left + off.x, y: r.top + off.y, width: r.width, height: r.height},
-           options, selected, multiple: el.multiple};
+   const out = {picker, rect: {x: r.left + off.x, y: r.top + off.y, width: r.width, height: r.height},
+           options, selected, multiple: picker === 'select' && el.multiple};
+   if (picker === 'datalist') {
+     const st = window.__portholeLists && window.__portholeLists.lists.get(el);
+     if (st) { out.options = st.shown; if (st.active >= 0) out.selected = [st.active]; }
+   }
+   if (picker !== 'select') {
+     out.value = el.value;
+     for (const k of ['min', 'max', 'step']) { const v = el.getAttribute(k); if (v) out[k] = v; }
+   }
+   return out;
  };
  const followSelect = (id, el) => {
    const timer = setInterval(() => {
@@ -67,16 +80,31 @@ pub(super) const SCRIPT: &str = r#"
  };
  const onSelectInput = (e) => {
    const el = e.composedPath()[0];
-   const select = el instanceof HTMLSelectElement ? el : (el && el.closest ? el.closest('select') : null);
-   if (select && !select.disabled) waitOpen(select);
+   const target = el instanceof HTMLSelectElement ? el
+     : el instanceof HTMLInputElement && PICKERS.test(el.type) ? el
+     : (el && el.closest ? el.closest('select') : null);
+   if (target && !target.disabled && !target.readOnly) waitOpen(target);
  };
  addEventListener('mousedown', onSelectInput, true);
  addEventListener('keydown', onSelectInput, true);
+ // Whether `value` is one the field takes: the browser's own parsing, and min/max.
+ const valueRefusal = (el, value) => {
+   const probe = document.createElement('input');
+   probe.type = el.type;
+   if (value && (probe.value = value, probe.value === '')) return value + ' is not a valid ' + el.type;
+   for (const k of ['min', 'max']) { const v = el.getAttribute(k); if (v) probe.setAttribute(k, v); }
+   if (probe.validity.rangeUnderflow) return value + ' is before the field\'s min ' + probe.min;
+   if (probe.validity.rangeOverflow) return value + ' is after the field\'s max ' + probe.max;
+   return null;
+ };
  window.__portholeSelects = {
-   take(id, indices) {
+   take(id, answer) {
      const el = selects.get(id);
-     if (!el) return {error: 'gone'};
-     if (indices) {
+     if (!el || !el.isConnected) return {error: 'gone'};
+     const picker = pickerOf(el);
+     let value = null, indices = null;
+     if (answer && picker === 'select') {
+       indices = answer.indices;
        const n = el.options.length;
        if (!el.multiple && indices.length > 1) return {error: 'this select takes one option, not ' + indices.length};
        for (const i of indices) {
@@ -84,16 +112,32 @@ pub(super) const SCRIPT: &str = r#"
          const o = el.options[i], g = o.parentElement;
          if (o.disabled || (g && g.tagName === 'OPTGROUP' && g.disabled)) return {error: 'option ' + i + ' (' + o.label + ') is disabled'};
        }
+     } else if (answer && picker === 'datalist') {
+       if (answer.indices) {
+         const st = window.__portholeLists.lists.get(el), shown = st ? st.shown : [], i = answer.indices[0];
+         if (answer.indices.length > 1) return {error: 'a suggestion list takes one index'};
+         if (!(i >= 0 && i < shown.length)) return {error: 'there is no suggestion ' + i + ' (the list has ' + shown.length + ', counted from 0)'};
+         value = shown[i].value;
+       } else value = answer.value;
+     } else if (answer) {
+       const refusal = valueRefusal(el, answer.value);
+       if (refusal) return {error: refusal};
+       value = answer.value;
      }
-     selects.delete(id); answering.set(id, el);
+     selects.delete(id);
+     if (picker === 'datalist') window.__portholeLists.lists.delete(el);
+     answering.set(id, {el, picker, value, indices});
      return {open: isOpen(el)};
    },
-   choose(id, indices) {
-     const el = answering.get(id); answering.delete(id);
-     if (!el || !indices) return false;
+   stillOpen(id) { const a = answering.get(id); return !!a && isOpen(a.el); },
+   choose(id) {
+     const a = answering.get(id); answering.delete(id);
+     if (!a || (a.value === null && !a.indices)) return false;
+     const el = a.el;
+     if (a.picker !== 'select') return window.__portholeLists.setValue(el, a.value);
      const before = Array.from(el.options).map((o) => o.selected).join();
-     if (el.multiple) Array.from(el.options).forEach((o, i) => { o.selected = indices.includes(i); });
-     else el.selectedIndex = indices[0];
+     if (el.multiple) Array.from(el.options).forEach((o, i) => { o.selected = a.indices.includes(i); });
+     else el.selectedIndex = a.indices[0];
      if (Array.from(el.options).map((o) => o.selected).join() === before) return false;
      el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
      el.dispatchEvent(new Event('change', {bubbles: true}));
@@ -101,6 +145,9 @@ pub(super) const SCRIPT: &str = r#"
    },
  };
 "#;
+
+/// How many Escapes an answer sends at most to close Chrome's own popup.
+const ESCAPE_TRIES: usize = 4;
 
 /// Where the select sits, in CSS px of the tab's viewport.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -122,14 +169,25 @@ pub struct SelectOption {
     pub group: Option<String>,
 }
 
-/// What the world reports when a select opens.
+/// What the world reports when a select or an input's popup opens (or a datalist's
+/// suggestions change).
 #[derive(Debug, Deserialize)]
 struct Opened {
     id: String,
+    #[serde(default)]
+    picker: Option<String>,
     rect: PopupRect,
     options: Vec<SelectOption>,
     selected: Vec<u32>,
     multiple: bool,
+    #[serde(default)]
+    value: Option<String>,
+    #[serde(default)]
+    min: Option<String>,
+    #[serde(default)]
+    max: Option<String>,
+    #[serde(default)]
+    step: Option<String>,
 }
 
 /// An open popup: where its select lives.
@@ -140,12 +198,15 @@ struct OpenPopup {
     context: i64,
     /// The world's own id for it.
     local_id: String,
+    kind: PopupKind,
 }
 
-/// The open popups of a session by public id. Short lock, never held across an await.
+/// The open popups of a session by public id, and the latest context menu of each tab (see
+/// `context_menu`). Short locks, never held across an await.
 #[derive(Debug, Default)]
 pub struct OpenPopups {
     by_id: Mutex<HashMap<String, OpenPopup>>,
+    menus: Mutex<HashMap<String, super::context_menu::OpenMenu>>,
 }
 
 impl OpenPopups {
@@ -155,6 +216,15 @@ impl OpenPopups {
 
     fn take(&self, id: &str) -> Option<OpenPopup> {
         self.by_id.lock().expect("popups lock").remove(id)
+    }
+
+    /// The public id of the popup the world knows as `local_id` in `context`, if open.
+    fn find_local(&self, session: &str, context: i64, local_id: &str) -> Option<String> {
+        let by_id = self.by_id.lock().expect("popups lock");
+        by_id
+            .iter()
+            .find(|(_, p)| p.session == session && p.context == context && p.local_id == local_id)
+            .map(|(id, _)| id.clone())
     }
 
     /// Removes the popup the world knows as `local_id` in `context`; returns its public id.
@@ -167,20 +237,37 @@ impl OpenPopups {
         by_id.remove(&id).map(|p| (id, p.target_id))
     }
 
-    /// Forgets the popups of a tab that closed.
+    /// Forgets the popups and menus of a tab that closed.
     pub fn forget_tab(&self, target_id: &str) {
         self.by_id
             .lock()
             .expect("popups lock")
             .retain(|_, p| p.target_id != target_id);
+        self.menus
+            .lock()
+            .expect("menus lock")
+            .retain(|_, m| m.target_id != target_id);
+    }
+
+    /// Keeps `menu` as its tab's latest context menu (an older one of the tab goes).
+    pub(super) fn set_menu(&self, id: String, menu: super::context_menu::OpenMenu) {
+        let mut menus = self.menus.lock().expect("menus lock");
+        menus.retain(|_, m| m.target_id != menu.target_id);
+        menus.insert(id, menu);
+    }
+
+    pub(super) fn menu(&self, id: &str) -> Option<super::context_menu::OpenMenu> {
+        self.menus.lock().expect("menus lock").get(id).cloned()
     }
 }
 
 /// How a pane answers a popup.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SelectChoice {
-    /// These option indices (one for a single select).
+    /// These option indices (one for a single select or a datalist's suggestion).
     Options(Vec<u32>),
+    /// This value (a datalist's free text, a picker's date, time or colour).
+    Value(String),
     /// Close it, changing nothing.
     Cancel,
 }
@@ -192,7 +279,7 @@ pub enum SelectError {
     NotOpen(String),
     #[error("select_answer {id}: {reason}")]
     BadChoice { id: String, reason: String },
-    #[error("select_answer needs one of \"index\", \"indices\" or \"cancel\": true")]
+    #[error("select_answer needs one of \"index\", \"indices\", \"value\" or \"cancel\": true")]
     NoChoice,
     #[error(transparent)]
     Session(#[from] SessionError),
@@ -213,15 +300,46 @@ impl SelectChoice {
     pub fn from_answer(
         index: Option<u32>,
         indices: Option<Vec<u32>>,
+        value: Option<String>,
         cancel: bool,
     ) -> Result<Self, SelectError> {
-        match (cancel, index, indices) {
-            (true, None, None) => Ok(SelectChoice::Cancel),
-            (false, Some(index), None) => Ok(SelectChoice::Options(vec![index])),
-            (false, None, Some(indices)) if !indices.is_empty() => {
+        match (cancel, index, indices, value) {
+            (true, None, None, None) => Ok(SelectChoice::Cancel),
+            (false, Some(index), None, None) => Ok(SelectChoice::Options(vec![index])),
+            (false, None, Some(indices), None) if !indices.is_empty() => {
                 Ok(SelectChoice::Options(indices))
             }
+            (false, None, None, Some(value)) => Ok(SelectChoice::Value(value)),
             _ => Err(SelectError::NoChoice),
+        }
+    }
+
+    /// Refuses a choice of the wrong form for a popup of `kind` (an index for a date, a value
+    /// for a `<select>`, a value written in the wrong shape).
+    fn fits(&self, kind: PopupKind) -> Result<(), String> {
+        match (self, kind) {
+            (SelectChoice::Cancel, _) => Ok(()),
+            (SelectChoice::Options(_), PopupKind::Select | PopupKind::Datalist) => Ok(()),
+            (SelectChoice::Options(_), kind) => Err(format!(
+                "a {} popup takes \"value\" ({}), not an index",
+                kind.name(),
+                kind.shape()
+            )),
+            (SelectChoice::Value(_), PopupKind::Select) => {
+                Err("a select popup takes \"index\" or \"indices\", not a value".into())
+            }
+            (SelectChoice::Value(value), _) if value.chars().count() > MAX_VALUE => {
+                Err(format!("the value is longer than {MAX_VALUE} characters"))
+            }
+            (SelectChoice::Value(value), kind) if !kind.value_fits(value) => {
+                let shown: String = value.chars().take(40).collect();
+                Err(format!(
+                    "{shown:?} is not a {} value (write it as {})",
+                    kind.name(),
+                    kind.shape()
+                ))
+            }
+            (SelectChoice::Value(_), _) => Ok(()),
         }
     }
 }
@@ -239,17 +357,31 @@ impl BrowserSession {
             tracing::debug!(event = "select_report_unreadable");
             return;
         };
-        let id = format!("sel_{:08x}", rand::random::<u32>());
-        self.select_popups.insert(
-            id.clone(),
-            OpenPopup {
-                target_id: target_id.to_string(),
-                session: session.to_string(),
-                context,
-                local_id: opened.id,
-            },
-        );
-        tracing::debug!(event = "select_popup_opened", %id, target_id, options = opened.options.len());
+        let kind = opened
+            .picker
+            .as_deref()
+            .map_or(Some(PopupKind::Select), PopupKind::from_report);
+        let Some(kind) = kind else { return };
+        // A datalist's suggestions change as the person types: same popup, same id.
+        let id = match self.select_popups.find_local(session, context, &opened.id) {
+            Some(id) => id,
+            None => {
+                let id = format!("sel_{:08x}", rand::random::<u32>());
+                self.select_popups.insert(
+                    id.clone(),
+                    OpenPopup {
+                        target_id: target_id.to_string(),
+                        session: session.to_string(),
+                        context,
+                        local_id: opened.id,
+                        kind,
+                    },
+                );
+                id
+            }
+        };
+        tracing::debug!(event = "select_popup_opened", %id, target_id, kind = kind.name(), options = opened.options.len());
+        let text = |v: Option<String>| v.map(|v| v.chars().take(MAX_VALUE).collect::<String>());
         self.notify(PaneMessage::SelectPopup {
             id,
             target_id: target_id.to_string(),
@@ -257,6 +389,11 @@ impl BrowserSession {
             options: opened.options,
             selected: opened.selected,
             multiple: opened.multiple,
+            kind,
+            value: text(opened.value.filter(|_| kind != PopupKind::Select)),
+            min: text(opened.min).map(Box::new),
+            max: text(opened.max).map(Box::new),
+            step: text(opened.step).map(Box::new),
         });
     }
 
@@ -275,15 +412,23 @@ impl BrowserSession {
         let Some(popup) = self.select_popups.take(id) else {
             return Err(SelectError::NotOpen(id.to_string()));
         };
-        let indices = match &choice {
-            SelectChoice::Options(indices) => json!(indices),
+        if let Err(reason) = choice.fits(popup.kind) {
+            self.select_popups.insert(id.to_string(), popup);
+            return Err(SelectError::BadChoice {
+                id: id.to_string(),
+                reason,
+            });
+        }
+        let answer = match &choice {
+            SelectChoice::Options(indices) => json!({ "indices": indices }),
+            SelectChoice::Value(value) => json!({ "value": value }),
             SelectChoice::Cancel => Value::Null,
         };
         let local = json!(popup.local_id);
         let taken = match self
             .in_world(
                 &popup,
-                &format!("__portholeSelects.take({local}, {indices})"),
+                &format!("__portholeSelects.take({local}, {answer})"),
             )
             .await
         {
@@ -301,8 +446,14 @@ impl BrowserSession {
                 reason: reason.to_string(),
             });
         }
-        if taken["open"] == true {
-            // Escape closes Chrome's popup and changes nothing; the page never sees the key.
+        // Escape closes Chrome's popup and changes nothing; the page never sees the key. A
+        // picker that is still opening (Chrome opens one on the click's release) can miss the
+        // first, so it is sent until the popup is closed, a few times at most.
+        let mut open = taken["open"] == true;
+        for _ in 0..ESCAPE_TRIES {
+            if !open {
+                break;
+            }
             for kind in ["rawKeyDown", "keyUp"] {
                 self.cdp
                     .call_on(
@@ -314,12 +465,16 @@ impl BrowserSession {
                     .await
                     .map_err(SessionError::from)?;
             }
+            open = self
+                .in_world(&popup, &format!("__portholeSelects.stillOpen({local})"))
+                .await?
+                == true;
+            if open {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
         }
-        self.in_world(
-            &popup,
-            &format!("__portholeSelects.choose({local}, {indices})"),
-        )
-        .await?;
+        self.in_world(&popup, &format!("__portholeSelects.choose({local})"))
+            .await?;
         self.notify(PaneMessage::SelectPopupClosed {
             id: id.to_string(),
             target_id: popup.target_id,
@@ -341,17 +496,45 @@ mod tests {
     #[test]
     fn answers_need_exactly_one_kind_of_choice() {
         assert_eq!(
-            SelectChoice::from_answer(Some(5), None, false).unwrap(),
+            SelectChoice::from_answer(Some(5), None, None, false).unwrap(),
             SelectChoice::Options(vec![5])
         );
         assert_eq!(
-            SelectChoice::from_answer(None, None, true).unwrap(),
+            SelectChoice::from_answer(None, None, None, true).unwrap(),
             SelectChoice::Cancel
         );
-        assert!(SelectChoice::from_answer(None, None, false).is_err());
-        assert!(SelectChoice::from_answer(Some(1), None, true).is_err());
-        assert!(SelectChoice::from_answer(None, Some(vec![]), false).is_err());
-        assert!(SelectChoice::from_answer(Some(1), Some(vec![1]), false).is_err());
+        assert_eq!(
+            SelectChoice::from_answer(None, None, Some("x".into()), false).unwrap(),
+            SelectChoice::Value("x".into())
+        );
+        assert!(SelectChoice::from_answer(None, None, None, false).is_err());
+        assert!(SelectChoice::from_answer(Some(1), None, None, true).is_err());
+        assert!(SelectChoice::from_answer(None, Some(vec![]), None, false).is_err());
+        assert!(SelectChoice::from_answer(Some(1), Some(vec![1]), None, false).is_err());
+        assert!(SelectChoice::from_answer(Some(1), None, Some("x".into()), false).is_err());
+    }
+
+    #[test]
+    fn choices_must_fit_the_popups_kind() {
+        let value = |v: &str| SelectChoice::Value(v.into());
+        assert!(SelectChoice::Options(vec![1])
+            .fits(PopupKind::Select)
+            .is_ok());
+        assert!(SelectChoice::Options(vec![1])
+            .fits(PopupKind::Datalist)
+            .is_ok());
+        assert!(SelectChoice::Options(vec![1])
+            .fits(PopupKind::Date)
+            .is_err());
+        assert!(value("1").fits(PopupKind::Select).is_err());
+        assert!(value("2026-12-01").fits(PopupKind::Date).is_ok());
+        let refused = value("tomorrow").fits(PopupKind::Date).unwrap_err();
+        assert!(refused.contains("YYYY-MM-DD"), "{refused}");
+        assert!(value("#00ff00").fits(PopupKind::Color).is_ok());
+        assert!(SelectChoice::Cancel.fits(PopupKind::Color).is_ok());
+        assert!(value("any text").fits(PopupKind::Datalist).is_ok());
+        let long = value(&"x".repeat(MAX_VALUE + 1)).fits(PopupKind::Datalist);
+        assert!(long.unwrap_err().contains("longer than"));
     }
 
     #[test]
@@ -362,6 +545,7 @@ mod tests {
             session: "S".into(),
             context: 3,
             local_id: local.into(),
+            kind: PopupKind::Select,
         };
         popups.insert("sel_a".into(), popup("s1"));
         popups.insert("sel_b".into(), popup("s2"));

@@ -4,10 +4,12 @@
 //! person sees of agents in the pane and how they steer them.
 
 mod agents;
+mod context_menu;
 mod downloads;
 mod embed;
 mod files;
 mod pane_view;
+mod pickers;
 
 use std::time::Duration;
 
