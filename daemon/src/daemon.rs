@@ -164,6 +164,11 @@ impl Daemon {
                 channels.note_lost_tabs(&channel, &agent_id, "daemon_restart");
             }
         }
+        let timeline = crate::timeline::Timeline::new(
+            paths.data_dir.join("timeline"),
+            config.timeline.settings(),
+        );
+        channels.set_timeline(timeline.clone());
         let cookies = Arc::new(CookieImporter::new(
             &config.browser.cookie_import,
             channels.state().clone(),
@@ -209,7 +214,8 @@ impl Daemon {
                 channels.clone(),
             )),
         )
-        .with_images(docker_provider.map(|p| p.images().clone()));
+        .with_images(docker_provider.map(|p| p.images().clone()))
+        .with_timeline(timeline);
         let mut servers = Vec::new();
         let app = api::app(state.clone());
         let server_shutdown = shutdown.clone();

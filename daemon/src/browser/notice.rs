@@ -193,6 +193,9 @@ pub enum PaneMessage {
         #[serde(skip_serializing_if = "Option::is_none")]
         total_bytes: Option<u64>,
     },
+    /// An event was added to the channel's timeline (DESIGN.md §17); its fields are the
+    /// event's own.
+    TimelineEvent(crate::timeline::event::TimelineEvent),
 }
 
 /// `download.state`.
