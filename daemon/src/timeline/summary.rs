@@ -9,6 +9,7 @@ use serde_json::Value;
 /// Arguments whose values are shown as they are (strings cut short).
 const SHOWN: &[&str] = &[
     "element_ref",
+    "ref",
     "selector",
     "tab",
     "action",

@@ -20,3 +20,4 @@ mod remote;
 mod settings_documented;
 mod trust;
 mod web_panel;
+mod timeline;
