@@ -32,7 +32,8 @@ export type PaneMessage =
   | PaneFileChooserClosed
   | PaneAuthPrompt
   | PaneAuthPromptClosed
-  | PaneDownload;
+  | PaneDownload
+  | PaneTimelineEvent;
 /** The `PaneMessage` whose `type` is `T`. */
 export type PaneMessageOf<T extends PaneMessage["type"]> = Extract<PaneMessage, { type: T }>;
 
@@ -261,6 +262,14 @@ export interface PaneDownload {
   total_bytes?: number | null;
 }
 
+/**
+ * An event was added to the channel's timeline (DESIGN.md §17); its fields are the
+ * event's own.
+ */
+export type PaneTimelineEvent = TimelineEvent & {
+  type: "timeline_event";
+};
+
 /** One JSON message from a pane. */
 export type ClientMessage =
   | ClientStart
@@ -465,6 +474,34 @@ export type DialogKind = "alert" | "confirm" | "prompt" | "beforeunload";
 /** `download.state`. */
 export type DownloadPhase = "started" | "progress" | "completed" | "canceled" | "failed";
 
+/** Who did it. */
+export type EventActor =
+  | EventActorAgent
+  | EventActorHuman
+  | EventActorPage;
+/** The `EventActor` whose `kind` is `T`. */
+export type EventActorOf<T extends EventActor["kind"]> = Extract<EventActor, { kind: T }>;
+
+/** An agent (or the owner token, as agent `owner`) through an MCP tool. */
+export interface EventActorAgent {
+  kind: "agent";
+  agent_id: string;
+  name: string;
+}
+
+/** The person at a pane. */
+export interface EventActorHuman {
+  kind: "human";
+}
+
+/** The page or the browser on its own. */
+export interface EventActorPage {
+  kind: "page";
+}
+
+/** What happened. */
+export type EventKind = "tool" | "human" | "navigation" | "tab_opened" | "tab_closed" | "dialog" | "auth_prompt" | "file_chooser" | "download" | "handoff" | "control" | "mode" | "browser_gone";
+
 /** `control.holder`. */
 export type Holder = "human" | "agents";
 
@@ -628,4 +665,31 @@ export interface TabInfo {
   target_id: string;
   title: string;
   url: string;
+}
+
+/** One event of a channel's timeline. */
+export interface TimelineEvent {
+  /**
+   * `human`: `click`, `scroll`, `keys`, `paste`, `copy`; `control`: `takeover`,
+   * `release`, `stop_agents`.
+   */
+  action?: string | null;
+  actor: EventActor;
+  /** RFC 3339, UTC, milliseconds. */
+  at: string;
+  /** The JPEG kept with the event (`GET …/timeline/frames/{frame_id}`). */
+  frame_id?: string | null;
+  kind: EventKind;
+  /** `tool`: how long it took. */
+  ms?: number | null;
+  /** `tool`: whether it succeeded. */
+  ok?: boolean | null;
+  /** Increases by one per event of the channel. */
+  seq: number;
+  /** One line saying what happened (never typed text, only its length). */
+  summary?: string | null;
+  target_id?: string | null;
+  /** `tool`: the tool's name. */
+  tool?: string | null;
+  url?: string | null;
 }

@@ -60,16 +60,32 @@ pub async fn list(
         None => LIMIT_DEFAULT,
         Some(raw) => match raw.parse::<usize>() {
             Ok(n) if (1..=LIMIT_MAX).contains(&n) => n,
-            _ => return Err(bad(format!("limit must be a whole number from 1 to {LIMIT_MAX}, not {raw:?}"))),
+            _ => {
+                return Err(bad(format!(
+                    "limit must be a whole number from 1 to {LIMIT_MAX}, not {raw:?}"
+                )))
+            }
         },
     };
     let actor = match query.get("actor") {
         None => None,
-        Some(a) if !a.is_empty() && a.len() <= 128 && a.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') => Some(a.clone()),
-        Some(a) => return Err(bad(format!("actor must be human, page or an agent id, not {a:?}"))),
+        Some(a)
+            if !a.is_empty()
+                && a.len() <= 128
+                && a.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') =>
+        {
+            Some(a.clone())
+        }
+        Some(a) => {
+            return Err(bad(format!(
+                "actor must be human, page or an agent id, not {a:?}"
+            )))
+        }
     };
     let timeline = state.inner.timeline.clone();
-    let events = blocking(move || timeline.list(&channel, since, None, limit, actor.as_deref())).await?;
+    let events =
+        blocking(move || timeline.list(&channel, since, None, limit, actor.as_deref())).await?;
     let next_seq = events.last().map(|e| e.seq).unwrap_or(since);
     Ok(Json(TimelinePage { events, next_seq }))
 }
@@ -96,7 +112,9 @@ pub async fn frame(
 ) -> Result<Response, ApiError> {
     let channel = ChannelId::parse(&channel_id)?;
     if !crate::timeline::frames::is_frame_id(&frame_id) {
-        return Err(bad(format!("{frame_id:?} is not a frame id (32 hex digits, from an event's frame_id)")));
+        return Err(bad(format!(
+            "{frame_id:?} is not a frame id (32 hex digits, from an event's frame_id)"
+        )));
     }
     let timeline = state.inner.timeline.clone();
     let id = frame_id.clone();
@@ -111,7 +129,14 @@ pub async fn frame(
                 format!("no frame {frame_id} in this channel's timeline (it may have been dropped by timeline.max_mb or timeline.keep_days)"),
             )
         })?;
-    Ok(([(header::CONTENT_TYPE, "image/jpeg"), (header::CACHE_CONTROL, "private, max-age=86400")], jpeg).into_response())
+    Ok((
+        [
+            (header::CONTENT_TYPE, "image/jpeg"),
+            (header::CACHE_CONTROL, "private, max-age=86400"),
+        ],
+        jpeg,
+    )
+        .into_response())
 }
 
 /// A span of a channel's timeline as one HTML file that plays it back.
@@ -150,7 +175,11 @@ pub async fn export(
             .filter_map(|e| e.frame_id.clone())
             .filter_map(|id| timeline.frame(&channel, &id).map(|jpeg| (id, jpeg)))
             .collect();
-        Ok(crate::timeline::export::html(channel.as_str(), &events, &frames))
+        Ok(crate::timeline::export::html(
+            channel.as_str(),
+            &events,
+            &frames,
+        ))
     })
     .await?;
     let name = format!("attachment; filename=\"porthole-timeline-{channel_id}.html\"");
@@ -212,7 +241,9 @@ fn seq_param(query: &HashMap<String, String>, name: &str) -> Result<Option<u64>,
         .get(name)
         .map(|raw| {
             raw.parse::<u64>().map_err(|_| {
-                bad(format!("{name} must be a whole number (an event's seq), not {raw:?}"))
+                bad(format!(
+                    "{name} must be a whole number (an event's seq), not {raw:?}"
+                ))
             })
         })
         .transpose()

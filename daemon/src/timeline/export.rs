@@ -135,7 +135,10 @@ mod tests {
     #[test]
     fn the_page_cannot_be_broken_out_of() {
         let event = Draft::new(EventKind::Navigation, EventActor::Page)
-            .tab(None, Some("http://x/</script><script>alert(1)</script>".into()))
+            .tab(
+                None,
+                Some("http://x/</script><script>alert(1)</script>".into()),
+            )
             .finish(1, 0, None);
         let page = html("c<b>", &[event], &BTreeMap::new());
         assert_eq!(page.matches("</script>").count(), 1);

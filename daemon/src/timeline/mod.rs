@@ -131,10 +131,7 @@ impl Timeline {
     /// Records an MCP tool call that just ended (with a frame of its tab, taken off the
     /// caller's path).
     pub fn tool_call(&self, session: &Arc<BrowserSession>, actor: &Actor, call: ToolRecord) {
-        let url = call
-            .target_id
-            .as_deref()
-            .and_then(|t| tab_url(session, t));
+        let url = call.target_id.as_deref().and_then(|t| tab_url(session, t));
         let mut draft = Draft::new(EventKind::Tool, EventActor::from_actor(actor))
             .tab(call.target_id.clone(), url)
             .summary(call.summary);
@@ -233,7 +230,12 @@ impl Timeline {
         limit: usize,
         actor: Option<&str>,
     ) -> Result<Vec<TimelineEvent>, StoreError> {
-        let entry = self.channels.lock().expect("timeline lock").get(channel).cloned();
+        let entry = self
+            .channels
+            .lock()
+            .expect("timeline lock")
+            .get(channel)
+            .cloned();
         if let Some(entry) = entry {
             let mut slot = entry.slot.lock().expect("timeline slot lock");
             if let Some(store) = slot.open(&self.dir(channel), self.settings.limits())? {

@@ -27,7 +27,11 @@ pub enum Slot {
 
 impl Slot {
     /// The open store (opening it first); `None` once removed.
-    pub fn open(&mut self, dir: &std::path::Path, limits: Limits) -> Result<Option<&mut Store>, StoreError> {
+    pub fn open(
+        &mut self,
+        dir: &std::path::Path,
+        limits: Limits,
+    ) -> Result<Option<&mut Store>, StoreError> {
         if let Slot::Closed = self {
             *self = Slot::Open(Store::open(dir, limits)?);
         }
@@ -238,7 +242,7 @@ impl Writer {
             Ok(Ok(events)) => {
                 if let Some(session) = session {
                     for event in events {
-                        session.announce(PaneMessage::TimelineEvent(event));
+                        session.announce(PaneMessage::TimelineEvent(Box::new(event)));
                     }
                 }
             }

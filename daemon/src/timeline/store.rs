@@ -91,7 +91,8 @@ impl Store {
         let conn = match open_db(&path) {
             Ok(conn) => conn,
             Err(error) => {
-                let aside = path.with_extension(format!("sqlite3.corrupt-{}", super::event::now_ms() / 1000));
+                let aside = path
+                    .with_extension(format!("sqlite3.corrupt-{}", super::event::now_ms() / 1000));
                 tracing::warn!(event = "timeline_corrupt", path = %path.display(), %error, "the timeline database was unreadable; it was moved aside and a fresh one made");
                 let _ = std::fs::rename(&path, aside);
                 let _ = std::fs::remove_file(path.with_extension("sqlite3-wal"));
@@ -100,10 +101,14 @@ impl Store {
             }
         };
         let next_seq: i64 = conn
-            .query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM events", [], |r| r.get(0))
+            .query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM events", [], |r| {
+                r.get(0)
+            })
             .map_err(|source| db(&path, source))?;
         let frame_bytes: i64 = conn
-            .query_row("SELECT COALESCE(SUM(bytes), 0) FROM frames", [], |r| r.get(0))
+            .query_row("SELECT COALESCE(SUM(bytes), 0) FROM frames", [], |r| {
+                r.get(0)
+            })
             .map_err(|source| db(&path, source))?;
         let mut store = Self {
             dir: dir.to_path_buf(),
@@ -158,7 +163,9 @@ impl Store {
         let id: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
         let known: Option<i64> = self
             .conn
-            .query_row("SELECT bytes FROM frames WHERE id = ?1", [&id], |r| r.get(0))
+            .query_row("SELECT bytes FROM frames WHERE id = ?1", [&id], |r| {
+                r.get(0)
+            })
             .optional()
             .map_err(|e| self.db_err(e))?;
         if known.is_some() && self.frame_path(&id).exists() {
@@ -306,10 +313,9 @@ impl Store {
             )
             .map_err(|e| self.db_err(e))?;
         let bodies = stmt
-            .query_map(
-                params![since_seq as i64, until, actor, limit as i64],
-                |r| r.get::<_, String>(0),
-            )
+            .query_map(params![since_seq as i64, until, actor, limit as i64], |r| {
+                r.get::<_, String>(0)
+            })
             .map_err(|e| self.db_err(e))?
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| self.db_err(e))?;
@@ -379,13 +385,21 @@ mod tests {
         let c = store.append(human(), Some(b"frame two"), now).unwrap();
         assert_eq!(a.frame_id, b.frame_id);
         assert_ne!(a.frame_id, c.frame_id);
-        assert_eq!(std::fs::read_dir(dir.path().join(FRAMES_DIR)).unwrap().count(), 2);
+        assert_eq!(
+            std::fs::read_dir(dir.path().join(FRAMES_DIR))
+                .unwrap()
+                .count(),
+            2
+        );
         drop(store);
         let mut store = Store::open(dir.path(), limits(1 << 30)).unwrap();
         let listed = store.list(0, None, 100, None).unwrap();
         assert_eq!(listed.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
         assert_eq!(store.append(human(), None, now).unwrap().seq, 4);
-        assert_eq!(store.frame(a.frame_id.as_deref().unwrap()).unwrap(), b"frame one");
+        assert_eq!(
+            store.frame(a.frame_id.as_deref().unwrap()).unwrap(),
+            b"frame one"
+        );
     }
 
     #[test]
@@ -403,7 +417,9 @@ mod tests {
         let kept = store.list(0, None, 1000, None).unwrap();
         assert_eq!(kept.last().unwrap().seq, 60);
         assert!(kept.first().unwrap().seq > 1);
-        assert!(kept.iter().all(|e| store.frame(e.frame_id.as_deref().unwrap()).is_some()));
+        assert!(kept
+            .iter()
+            .all(|e| store.frame(e.frame_id.as_deref().unwrap()).is_some()));
     }
 
     #[test]
@@ -411,12 +427,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(dir.path(), limits(1 << 30)).unwrap();
         let now = super::super::event::now_ms();
-        store.append(human(), Some(b"old"), now - 8 * 86_400_000).unwrap();
+        store
+            .append(human(), Some(b"old"), now - 8 * 86_400_000)
+            .unwrap();
         store.append(human(), Some(b"new"), now).unwrap();
         store.drop_expired(now).unwrap();
         let kept = store.list(0, None, 10, None).unwrap();
         assert_eq!(kept.len(), 1);
-        assert_eq!(std::fs::read_dir(dir.path().join(FRAMES_DIR)).unwrap().count(), 1);
+        assert_eq!(
+            std::fs::read_dir(dir.path().join(FRAMES_DIR))
+                .unwrap()
+                .count(),
+            1
+        );
     }
 
     #[test]

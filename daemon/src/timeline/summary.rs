@@ -97,9 +97,15 @@ mod tests {
 
     #[test]
     fn typed_text_and_values_are_lengths_only() {
-        let line = of_call("type", &json!({"element_ref": "e3", "text": "hunter2secret"}));
+        let line = of_call(
+            "type",
+            &json!({"element_ref": "e3", "text": "hunter2secret"}),
+        );
         assert_eq!(line, r#"type element_ref="e3" text=<13 characters>"#);
-        let line = of_call("fill_form", &json!({"fields": [{"ref": "e1", "value": "pw"}]}));
+        let line = of_call(
+            "fill_form",
+            &json!({"fields": [{"ref": "e1", "value": "pw"}]}),
+        );
         assert!(!line.contains("pw"), "{line}");
         let line = of_call(
             "upload_file",

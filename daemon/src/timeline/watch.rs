@@ -157,7 +157,10 @@ impl Seen {
                         name: name.clone(),
                     },
                 )
-                .tab(target_id.clone(), target_id.as_deref().and_then(|t| self.url_of(t)))
+                .tab(
+                    target_id.clone(),
+                    target_id.as_deref().and_then(|t| self.url_of(t)),
+                )
                 .action("request")
                 .summary(format!("asked the person for help: {reason}"))
             }

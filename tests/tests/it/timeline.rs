@@ -66,7 +66,13 @@ async fn serve_pages() -> String {
 }
 
 /// Runs one tool with `token` (an agent's, or the owner's with `channel`).
-async fn act(daemon: &TestDaemon, token: &str, channel: Option<&str>, tool: &str, args: Value) -> Value {
+async fn act(
+    daemon: &TestDaemon,
+    token: &str,
+    channel: Option<&str>,
+    tool: &str,
+    args: Value,
+) -> Value {
     let mut body = json!({"tool": tool, "args": args});
     if let Some(channel) = channel {
         body["channel_id"] = json!(channel);
@@ -85,7 +91,9 @@ async fn events(daemon: &TestDaemon, channel: &str) -> Vec<Value> {
     let mut since = 0;
     loop {
         let (status, page) = daemon
-            .get(&format!("/api/browser/channels/{channel}/timeline?since_seq={since}&limit=50"))
+            .get(&format!(
+                "/api/browser/channels/{channel}/timeline?since_seq={since}&limit=50"
+            ))
             .await;
         assert_eq!(status, 200, "{page}");
         let got = page["events"].as_array().unwrap().clone();
@@ -108,7 +116,7 @@ async fn frame(daemon: &TestDaemon, channel: &str, id: &str) -> (u16, Vec<u8>) {
     (status, body)
 }
 
-fn find<'a>(events: &'a [Value], check: impl Fn(&Value) -> bool) -> Option<&'a Value> {
+fn find(events: &[Value], check: impl Fn(&Value) -> bool) -> Option<&Value> {
     events.iter().find(|e| check(e))
 }
 
@@ -117,7 +125,9 @@ fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for entry in entries.flatten() {
             let path = entry.path();
             match entry.file_type() {
@@ -131,7 +141,9 @@ fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 fn contains(haystack: &[u8], needle: &str) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
+    haystack
+        .windows(needle.len())
+        .any(|w| w == needle.as_bytes())
 }
 
 fn dir_bytes(dir: &Path) -> u64 {
@@ -153,8 +165,22 @@ async fn two_agents_and_a_person_share_one_recorded_history() {
     pane.start(channel).await;
     pane.watch().await;
 
-    act(&daemon, &alpha, None, "navigate", json!({"url": format!("{pages}/login")})).await;
-    act(&daemon, &beta, None, "navigate", json!({"url": format!("{pages}/blue")})).await;
+    act(
+        &daemon,
+        &alpha,
+        None,
+        "navigate",
+        json!({"url": format!("{pages}/login")}),
+    )
+    .await;
+    act(
+        &daemon,
+        &beta,
+        None,
+        "navigate",
+        json!({"url": format!("{pages}/blue")}),
+    )
+    .await;
     act(
         &daemon,
         &alpha,
@@ -184,13 +210,17 @@ async fn two_agents_and_a_person_share_one_recorded_history() {
         format!("typed {} characters", PERSON_PASSWORD.len())
     );
 
-    let all = eventually("the timeline to hold every step", Duration::from_secs(30), || async {
-        let all = events(&daemon, channel).await;
-        let has = |f: &dyn Fn(&Value) -> bool| all.iter().any(f);
-        (has(&|e| e["tool"] == "computer" && e["actor"]["agent_id"] == alpha_id.as_str())
-            && has(&|e| e["kind"] == "human" && e["action"] == "keys"))
+    let all = eventually(
+        "the timeline to hold every step",
+        Duration::from_secs(30),
+        || async {
+            let all = events(&daemon, channel).await;
+            let has = |f: &dyn Fn(&Value) -> bool| all.iter().any(f);
+            (has(&|e| e["tool"] == "computer" && e["actor"]["agent_id"] == alpha_id.as_str())
+                && has(&|e| e["kind"] == "human" && e["action"] == "keys"))
             .then_some(all)
-    })
+        },
+    )
     .await;
     // In order, each with its actor, tool and URL.
     let seqs: Vec<u64> = all.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
@@ -209,8 +239,14 @@ async fn two_agents_and_a_person_share_one_recorded_history() {
     assert_eq!(beta_nav["actor"]["name"], "beta");
     assert!(alpha_nav["seq"].as_u64() < beta_nav["seq"].as_u64());
     assert!(beta_nav["seq"].as_u64() < alpha_type["seq"].as_u64());
-    assert!(alpha_nav["url"].as_str().unwrap().ends_with("/login"), "{alpha_nav}");
-    assert!(beta_nav["url"].as_str().unwrap().ends_with("/blue"), "{beta_nav}");
+    assert!(
+        alpha_nav["url"].as_str().unwrap().ends_with("/login"),
+        "{alpha_nav}"
+    );
+    assert!(
+        beta_nav["url"].as_str().unwrap().ends_with("/blue"),
+        "{beta_nav}"
+    );
     assert_eq!(alpha_nav["ok"], true);
     assert!(alpha_nav["ms"].as_u64().is_some());
     assert!(alpha_nav["at"].as_str().unwrap().ends_with('Z'));
@@ -222,18 +258,27 @@ async fn two_agents_and_a_person_share_one_recorded_history() {
         "{alpha_type}"
     );
     let click = find(&all, |e| e["kind"] == "human" && e["action"] == "click").expect("a click");
-    assert!(click["url"].as_str().unwrap().ends_with("/login"), "{click}");
+    assert!(
+        click["url"].as_str().unwrap().ends_with("/login"),
+        "{click}"
+    );
     assert!(find(&all, |e| e["kind"] == "navigation"
         && e["url"].as_str().is_some_and(|u| u.ends_with("/blue")))
     .is_some());
     // The actor filter.
     let (status, only) = daemon
-        .get(&format!("/api/browser/channels/{channel}/timeline?actor={beta_id}"))
+        .get(&format!(
+            "/api/browser/channels/{channel}/timeline?actor={beta_id}"
+        ))
         .await;
     assert_eq!(status, 200);
     let only = only["events"].as_array().unwrap();
     assert!(!only.is_empty());
-    assert!(only.iter().all(|e| e["actor"]["agent_id"] == beta_id.as_str()), "{only:?}");
+    assert!(
+        only.iter()
+            .all(|e| e["actor"]["agent_id"] == beta_id.as_str()),
+        "{only:?}"
+    );
 
     // Frames: JPEGs, and the login page is not the blue page.
     let (status, login) = frame(&daemon, channel, alpha_nav["frame_id"].as_str().unwrap()).await;
@@ -246,18 +291,50 @@ async fn two_agents_and_a_person_share_one_recorded_history() {
         let image = image::load_from_memory(jpeg).unwrap().to_rgb8();
         image.get_pixel(image.width() / 2, image.height() - 5).0
     };
-    assert!(pixel(&blue)[2] > 150 && pixel(&blue)[0] < 80, "{:?}", pixel(&blue));
-    assert!(pixel(&login).iter().all(|c| *c > 200), "{:?}", pixel(&login));
+    assert!(
+        pixel(&blue)[2] > 150 && pixel(&blue)[0] < 80,
+        "{:?}",
+        pixel(&blue)
+    );
+    assert!(
+        pixel(&login).iter().all(|c| *c > 200),
+        "{:?}",
+        pixel(&login)
+    );
 
     // Bad input: clear 4xx.
     for (path, want) in [
-        (format!("/api/browser/channels/{channel}/timeline?since_seq=-1"), 400),
-        (format!("/api/browser/channels/{channel}/timeline?limit=0"), 400),
-        (format!("/api/browser/channels/{channel}/timeline?limit=100000"), 400),
-        ("/api/browser/channels/tl-never-seen/timeline".to_string(), 404),
-        (format!("/api/browser/channels/{channel}/timeline/frames/nope"), 400),
-        (format!("/api/browser/channels/{channel}/timeline/frames/{}", "0".repeat(32)), 404),
-        (format!("/api/browser/channels/{channel}/timeline/export?since_seq=5&until_seq=2"), 400),
+        (
+            format!("/api/browser/channels/{channel}/timeline?since_seq=-1"),
+            400,
+        ),
+        (
+            format!("/api/browser/channels/{channel}/timeline?limit=0"),
+            400,
+        ),
+        (
+            format!("/api/browser/channels/{channel}/timeline?limit=100000"),
+            400,
+        ),
+        (
+            "/api/browser/channels/tl-never-seen/timeline".to_string(),
+            404,
+        ),
+        (
+            format!("/api/browser/channels/{channel}/timeline/frames/nope"),
+            400,
+        ),
+        (
+            format!(
+                "/api/browser/channels/{channel}/timeline/frames/{}",
+                "0".repeat(32)
+            ),
+            404,
+        ),
+        (
+            format!("/api/browser/channels/{channel}/timeline/export?since_seq=5&until_seq=2"),
+            400,
+        ),
     ] {
         let (status, body) = daemon.get(&path).await;
         assert_eq!(status, want, "{path}: {body}");
@@ -274,8 +351,14 @@ async fn two_agents_and_a_person_share_one_recorded_history() {
     for (method, path) in [
         ("GET", format!("/api/browser/channels/{channel}/timeline")),
         ("GET", frame_path.clone()),
-        ("GET", format!("/api/browser/channels/{channel}/timeline/export")),
-        ("DELETE", format!("/api/browser/channels/{channel}/timeline")),
+        (
+            "GET",
+            format!("/api/browser/channels/{channel}/timeline/export"),
+        ),
+        (
+            "DELETE",
+            format!("/api/browser/channels/{channel}/timeline"),
+        ),
     ] {
         let (status, body) = daemon.request_as(Some(&alpha), method, &path, None).await;
         assert_eq!(status, 403, "{method} {path}: {body}");
@@ -300,7 +383,10 @@ async fn two_agents_and_a_person_share_one_recorded_history() {
     let listed = events(&daemon, channel).await;
     let answers = serde_json::to_string(&listed).unwrap();
     for secret in [AGENT_PASSWORD, PERSON_PASSWORD] {
-        assert!(!answers.contains(secret), "{secret} in the timeline's answer");
+        assert!(
+            !answers.contains(secret),
+            "{secret} in the timeline's answer"
+        );
         assert!(!contains(&html, secret), "{secret} in the export");
         for file in files_under(daemon.data.path()) {
             let bytes = std::fs::read(&file).unwrap_or_default();
@@ -323,7 +409,10 @@ async fn check_export_plays(file: &Path, events: usize) {
         .await
         .unwrap();
     let url = format!("file://{}", file.display());
-    let target = cdp.call("Target.createTarget", json!({"url": url})).await.unwrap();
+    let target = cdp
+        .call("Target.createTarget", json!({"url": url}))
+        .await
+        .unwrap();
     let attached = cdp
         .call(
             "Target.attachToTarget",
@@ -347,12 +436,16 @@ async fn check_export_plays(file: &Path, events: usize) {
             reply["result"]["value"].clone()
         }
     };
-    let rows = eventually("the export's event rows", Duration::from_secs(30), || async {
-        eval("document.querySelectorAll('#events li').length")
-            .await
-            .as_u64()
-            .filter(|n| *n > 0)
-    })
+    let rows = eventually(
+        "the export's event rows",
+        Duration::from_secs(30),
+        || async {
+            eval("document.querySelectorAll('#events li').length")
+                .await
+                .as_u64()
+                .filter(|n| *n > 0)
+        },
+    )
     .await;
     assert_eq!(rows as usize, events);
     // Scrub to the last event: its frame shows.
@@ -367,7 +460,11 @@ async fn check_export_plays(file: &Path, events: usize) {
     assert!(width >= 100, "{width}");
     // A screenshot of it is not blank.
     let shot = cdp
-        .call_on(&session, "Page.captureScreenshot", json!({"format": "jpeg", "quality": 90}))
+        .call_on(
+            &session,
+            "Page.captureScreenshot",
+            json!({"format": "jpeg", "quality": 90}),
+        )
         .await
         .unwrap();
     use base64::Engine as _;
@@ -393,26 +490,63 @@ async fn the_cap_holds_restart_keeps_sigkill_spares_and_reset_removes() {
     let daemon = TestDaemon::start_with(options.clone()).await;
     let channel = "tl-bounds";
     let token = daemon.token.clone();
-    act(&daemon, &token, Some(channel), "navigate", json!({"url": format!("{pages}/noise")})).await;
+    act(
+        &daemon,
+        &token,
+        Some(channel),
+        "navigate",
+        json!({"url": format!("{pages}/noise")}),
+    )
+    .await;
     // Each call repaints the noise, so no two frames are alike (identical ones are kept once).
     for _ in 0..40 {
-        act(&daemon, &token, Some(channel), "evaluate", json!({"expression": REPAINT})).await;
+        act(
+            &daemon,
+            &token,
+            Some(channel),
+            "evaluate",
+            json!({"expression": REPAINT}),
+        )
+        .await;
     }
     // The recorder keeps order: once this last call is in, every one before it is.
-    act(&daemon, &token, Some(channel), "navigate", json!({"url": format!("{pages}/blue")})).await;
+    act(
+        &daemon,
+        &token,
+        Some(channel),
+        "navigate",
+        json!({"url": format!("{pages}/blue")}),
+    )
+    .await;
     let dir = daemon.data.path().join("timeline").join(channel);
     let cap = 2 * 1024 * 1024;
-    let kept = eventually("the last call recorded", Duration::from_secs(90), || async {
-        let all = events(&daemon, channel).await;
-        all.iter()
-            .any(|e| e["tool"] == "navigate" && e["url"].as_str().is_some_and(|u| u.ends_with("/blue")))
-            .then_some(all)
-    })
+    let kept = eventually(
+        "the last call recorded",
+        Duration::from_secs(90),
+        || async {
+            let all = events(&daemon, channel).await;
+            all.iter()
+                .any(|e| {
+                    e["tool"] == "navigate"
+                        && e["url"].as_str().is_some_and(|u| u.ends_with("/blue"))
+                })
+                .then_some(all)
+        },
+    )
     .await;
     // The oldest went first: the first navigate and early page_info calls are gone.
-    assert!(kept[0]["seq"].as_u64() > Some(1), "{:?} {} bytes {} events", kept[0], dir_bytes(&dir), kept.len());
+    assert!(
+        kept[0]["seq"].as_u64() > Some(1),
+        "{:?} {} bytes {} events, {} with frames",
+        kept[0],
+        dir_bytes(&dir),
+        kept.len(),
+        kept.iter().filter(|e| e["frame_id"].is_string()).count()
+    );
     assert!(kept.iter().filter(|e| e["kind"] == "tool").count() < 42);
-    assert!(!kept.iter().any(|e| e["tool"] == "navigate" && e["url"].as_str().is_some_and(|u| u.ends_with("/noise"))));
+    assert!(!kept.iter().any(
+        |e| e["tool"] == "navigate" && e["url"].as_str().is_some_and(|u| u.ends_with("/noise"))
+    ));
     assert!(dir_bytes(&dir) <= cap, "{} bytes > {cap}", dir_bytes(&dir));
     for e in kept.iter().filter(|e| e["frame_id"].is_string()) {
         let (status, jpeg) = frame(&daemon, channel, e["frame_id"].as_str().unwrap()).await;
@@ -449,10 +583,14 @@ async fn the_cap_holds_restart_keeps_sigkill_spares_and_reset_removes() {
         }
     });
     let last = before.last().unwrap()["seq"].as_u64().unwrap();
-    eventually("recording after the restart", Duration::from_secs(60), || async {
-        let all = events(&daemon, channel).await;
-        (all.last().unwrap()["seq"].as_u64().unwrap() > last + 3).then_some(())
-    })
+    eventually(
+        "recording after the restart",
+        Duration::from_secs(60),
+        || async {
+            let all = events(&daemon, channel).await;
+            (all.last().unwrap()["seq"].as_u64().unwrap() > last + 3).then_some(())
+        },
+    )
     .await;
     daemon.kill_hard().await;
     busy.abort();
@@ -460,12 +598,22 @@ async fn the_cap_holds_restart_keeps_sigkill_spares_and_reset_removes() {
     drop(daemon);
     let daemon = TestDaemon::start_in(data, options).await;
     let after = events(&daemon, channel).await;
-    assert!(after.len() >= before.len(), "{} < {}", after.len(), before.len());
+    assert!(
+        after.len() >= before.len(),
+        "{} < {}",
+        after.len(),
+        before.len()
+    );
     assert!(after.last().unwrap()["seq"].as_u64().unwrap() > last);
     let seqs: Vec<u64> = after.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
     // Every event but the very last has its frame whole.
-    for e in after.iter().rev().skip(1).filter(|e| e["frame_id"].is_string()) {
+    for e in after
+        .iter()
+        .rev()
+        .skip(1)
+        .filter(|e| e["frame_id"].is_string())
+    {
         let (status, jpeg) = frame(&daemon, channel, e["frame_id"].as_str().unwrap()).await;
         assert_eq!(status, 200, "{e}");
         assert!(image::load_from_memory(&jpeg).is_ok());
@@ -474,17 +622,28 @@ async fn the_cap_holds_restart_keeps_sigkill_spares_and_reset_removes() {
     let token = daemon.token.clone();
     act(&daemon, &token, Some(channel), "page_info", json!({})).await;
     let newest = after.last().unwrap()["seq"].as_u64().unwrap();
-    eventually("a new event after the kill", Duration::from_secs(30), || async {
-        let all = events(&daemon, channel).await;
-        (all.last().unwrap()["seq"].as_u64().unwrap() > newest).then_some(())
-    })
+    eventually(
+        "a new event after the kill",
+        Duration::from_secs(30),
+        || async {
+            let all = events(&daemon, channel).await;
+            (all.last().unwrap()["seq"].as_u64().unwrap() > newest).then_some(())
+        },
+    )
     .await;
 
     // Profile reset removes it.
     let (status, body) = daemon
-        .post("/api/browser/profile/reset", &json!({"channel_id": channel}))
+        .post(
+            "/api/browser/profile/reset",
+            &json!({"channel_id": channel}),
+        )
         .await;
     assert!(status < 300, "{status} {body}");
-    assert!(!dir.exists() || files_under(&dir).is_empty(), "{:?}", files_under(&dir));
+    assert!(
+        !dir.exists() || files_under(&dir).is_empty(),
+        "{:?}",
+        files_under(&dir)
+    );
     assert!(events(&daemon, channel).await.is_empty());
 }
