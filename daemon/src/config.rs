@@ -18,6 +18,56 @@ pub struct Config {
     pub browser: BrowserConfig,
     pub agents: AgentsConfig,
     pub tools: ToolsConfig,
+    pub timeline: TimelineConfig,
+}
+
+/// `timeline.*`: the recorded history of each channel (DESIGN.md §17).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TimelineConfig {
+    /// Record tool calls, the person's input (coarse), navigations and frames.
+    pub enabled: bool,
+    /// The most one channel's timeline may take on disk, in MiB; the oldest go first.
+    pub max_mb: u64,
+    /// Events older than this many days go.
+    pub keep_days: u64,
+}
+
+impl Default for TimelineConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_mb: 200,
+            keep_days: 7,
+        }
+    }
+}
+
+impl TimelineConfig {
+    /// The settings as the timeline uses them.
+    pub fn settings(&self) -> crate::timeline::TimelineSettings {
+        crate::timeline::TimelineSettings {
+            enabled: self.enabled,
+            max_mb: self.max_mb,
+            keep_days: self.keep_days,
+        }
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if !(1..=1_000_000).contains(&self.max_mb) {
+            return Err(ConfigError::Invalid {
+                key: "timeline.max_mb",
+                reason: format!("{} is not between 1 and 1000000", self.max_mb),
+            });
+        }
+        if !(1..=3650).contains(&self.keep_days) {
+            return Err(ConfigError::Invalid {
+                key: "timeline.keep_days",
+                reason: format!("{} is not between 1 and 3650", self.keep_days),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// `tools.*`: how long the MCP tools wait after an action before they answer.
@@ -394,6 +444,7 @@ impl Config {
             reason: e.to_string(),
         })?;
         self.tools.validate()?;
+        self.timeline.validate()?;
         if !(1..=1000).contains(&self.agents.max_tabs) {
             return Err(ConfigError::Invalid {
                 key: crate::bounds::MAX_TABS_KEY,

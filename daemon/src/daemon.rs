@@ -102,11 +102,17 @@ impl Daemon {
         let default_mode = browsers.default_mode;
         let docker = browsers.docker.is_some();
         let channels = channel_service(&config, &paths, screen, &browsers)?;
+        let timeline = crate::timeline::Timeline::new(
+            paths.data_dir.join("timeline"),
+            config.timeline.settings(),
+        );
+        channels.set_timeline(timeline.clone());
         let shutdown = CancellationToken::new();
         tokio::spawn(run_idle_monitor(channels.clone(), shutdown.clone()));
         let (listener, addr) = servers::bind_api(&config, listener).await?;
         let state = app_state(&config, &token, docker, &channels, &shutdown)
-            .with_images(browsers.docker.map(|p| p.images().clone()));
+            .with_images(browsers.docker.map(|p| p.images().clone()))
+            .with_timeline(timeline);
         let mut running = vec![servers::spawn(
             listener,
             api::app(state.clone()),

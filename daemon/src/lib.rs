@@ -21,5 +21,6 @@ pub mod mode;
 pub mod oversight;
 pub mod providers;
 pub mod state;
+pub mod timeline;
 pub mod token;
 pub mod tools;

@@ -33,8 +33,7 @@ export type PaneMessage =
   | PaneAuthPrompt
   | PaneAuthPromptClosed
   | PaneDownload
-  | PaneContextMenu
-  | PaneImageCopy;
+  | PaneTimelineEvent;
 /** The `PaneMessage` whose `type` is `T`. */
 export type PaneMessageOf<T extends PaneMessage["type"]> = Extract<PaneMessage, { type: T }>;
 
@@ -176,25 +175,12 @@ export interface PaneDialogClosed {
 export interface PaneSelectPopup {
   type: "select_popup";
   id: string;
-  /**
-   * `select`, or the `<input>` whose popup this is: `datalist` (its suggestions as
-   * `options`; sent again under the same id as they change), or a picker (`date`,
-   * `time`, `datetime-local`, `month`, `week`, `color`: no options, the pane draws a
-   * real input of that kind and answers `select_answer {id, value}`).
-   */
-  kind: PopupKind;
-  max?: string | null;
-  /** The input's `min`, `max` and `step` attributes as written, where set. */
-  min?: string | null;
   multiple: boolean;
   options: SelectOption[];
   rect: PopupRect;
-  /** Indices (into `options`) selected now (a datalist's highlighted suggestion). */
+  /** Indices (into `options`) selected now. */
   selected: number[];
-  step?: string | null;
   target_id: string;
-  /** The input's value now (not for `select`). */
-  value?: string | null;
 }
 
 /** A select popup closed (answered, or by a key or the page): the pane removes its list. */
@@ -277,36 +263,12 @@ export interface PaneDownload {
 }
 
 /**
- * The person right-clicked in a tab and the page left the menu to the browser: the pane
- * offers what fits at (`x`, `y`) (CSS px of the tab's viewport): open `link` in a new tab
- * (`new_tab {url}`), copy `link` / `selection` / `image` (its address, or its pixels with
- * `copy_image {id}`).
+ * An event was added to the channel's timeline (DESIGN.md §17); its fields are the
+ * event's own.
  */
-export interface PaneContextMenu {
-  type: "context_menu";
-  id: string;
-  /** The address of the image under the point (left out past 8 KiB, a long `data:` URL). */
-  image?: string | null;
-  /** The address of the link under the point. */
-  link?: string | null;
-  /** The link's text (at most 200 characters). */
-  link_text?: string | null;
-  /** The selected text (at most 10 000 characters shown; `copy` copies it all). */
-  selection?: string | null;
-  target_id: string;
-  x: number;
-  y: number;
-}
-
-/** Answer to `copy_image`: the context menu's image as PNG, for the person's clipboard. */
-export interface PaneImageCopy {
-  type: "image_copy";
-  height: number;
-  id: string;
-  /** PNG bytes, base64 (at most 16 MiB before encoding). */
-  png: string;
-  width: number;
-}
+export type PaneTimelineEvent = TimelineEvent & {
+  type: "timeline_event";
+};
 
 /** One JSON message from a pane. */
 export type ClientMessage =
@@ -333,8 +295,7 @@ export type ClientMessage =
   | ClientPrint
   | ClientFileChooserAnswer
   | ClientDropFiles
-  | ClientAuthAnswer
-  | ClientCopyImage;
+  | ClientAuthAnswer;
 /** The `ClientMessage` whose `type` is `T`. */
 export type ClientMessageOf<T extends ClientMessage["type"]> = Extract<ClientMessage, { type: T }>;
 
@@ -457,9 +418,8 @@ export interface ClientFind {
 }
 
 /**
- * Answers a `select_popup`: one option `index`, several `indices` (a multiple select), a
- * `value` (a datalist's text; a picker's date, time or colour as its input writes it),
- * or `cancel: true` (closes it, changing nothing).
+ * Answers a `select_popup`: one option `index`, several `indices` (a multiple select), or
+ * `cancel: true` (closes it, changing nothing).
  */
 export interface ClientSelectAnswer {
   type: "select_answer";
@@ -467,7 +427,6 @@ export interface ClientSelectAnswer {
   id: string;
   index?: number | null;
   indices?: number[] | null;
-  value?: string | null;
 }
 
 /** Prints the watched tab to PDF, kept as a download (`download` messages follow). */
@@ -506,12 +465,6 @@ export interface ClientAuthAnswer {
   username?: string | null;
 }
 
-/** Asks for the image of `context_menu` `id` as PNG (answered by `image_copy` or `error`). */
-export interface ClientCopyImage {
-  type: "copy_image";
-  id: string;
-}
-
 /** `agent_activity.phase`. */
 export type ActivityPhase = "start" | "end";
 
@@ -520,6 +473,34 @@ export type DialogKind = "alert" | "confirm" | "prompt" | "beforeunload";
 
 /** `download.state`. */
 export type DownloadPhase = "started" | "progress" | "completed" | "canceled" | "failed";
+
+/** Who did it. */
+export type EventActor =
+  | EventActorAgent
+  | EventActorHuman
+  | EventActorPage;
+/** The `EventActor` whose `kind` is `T`. */
+export type EventActorOf<T extends EventActor["kind"]> = Extract<EventActor, { kind: T }>;
+
+/** An agent (or the owner token, as agent `owner`) through an MCP tool. */
+export interface EventActorAgent {
+  kind: "agent";
+  agent_id: string;
+  name: string;
+}
+
+/** The person at a pane. */
+export interface EventActorHuman {
+  kind: "human";
+}
+
+/** The page or the browser on its own. */
+export interface EventActorPage {
+  kind: "page";
+}
+
+/** What happened. */
+export type EventKind = "tool" | "human" | "navigation" | "tab_opened" | "tab_closed" | "dialog" | "auth_prompt" | "file_chooser" | "download" | "handoff" | "control" | "mode" | "browser_gone";
 
 /** `control.holder`. */
 export type Holder = "human" | "agents";
@@ -655,9 +636,6 @@ export interface PaneFile {
   type?: string;
 }
 
-/** What kind of popup a `select_popup` is. */
-export type PopupKind = "select" | "datalist" | "date" | "time" | "datetime-local" | "month" | "week" | "color";
-
 /** Where the select sits, in CSS px of the tab's viewport. */
 export interface PopupRect {
   height: number;
@@ -687,4 +665,31 @@ export interface TabInfo {
   target_id: string;
   title: string;
   url: string;
+}
+
+/** One event of a channel's timeline. */
+export interface TimelineEvent {
+  /**
+   * `human`: `click`, `scroll`, `keys`, `paste`, `copy`; `control`: `takeover`,
+   * `release`, `stop_agents`.
+   */
+  action?: string | null;
+  actor: EventActor;
+  /** RFC 3339, UTC, milliseconds. */
+  at: string;
+  /** The JPEG kept with the event (`GET …/timeline/frames/{frame_id}`). */
+  frame_id?: string | null;
+  kind: EventKind;
+  /** `tool`: how long it took. */
+  ms?: number | null;
+  /** `tool`: whether it succeeded. */
+  ok?: boolean | null;
+  /** Increases by one per event of the channel. */
+  seq: number;
+  /** One line saying what happened (never typed text, only its length). */
+  summary?: string | null;
+  target_id?: string | null;
+  /** `tool`: the tool's name. */
+  tool?: string | null;
+  url?: string | null;
 }

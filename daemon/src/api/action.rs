@@ -127,6 +127,8 @@ async fn run(
     );
     let oversight = state.inner.oversight.channel(&channel);
     let panes = channels.pane_count(&channel);
+    let summary = crate::timeline::summary::of_call(&request.tool, &request.args);
+    let began = std::time::Instant::now();
     let mut output = crate::oversight::supervise::run(
         &oversight,
         &session,
@@ -137,6 +139,17 @@ async fn run(
         panes,
     )
     .await;
+    state.inner.timeline.tool_call(
+        &session,
+        &actor,
+        crate::timeline::ToolRecord {
+            tool: request.tool.clone(),
+            target_id: session.current_tab_of(&actor),
+            ok: !output.is_error,
+            ms: began.elapsed().as_millis() as u64,
+            summary,
+        },
+    );
     if let Actor::Agent { id, .. } = &actor {
         let has_tabs = session.agents_with_tabs().iter().any(|a| a == id);
         state.inner.agents.set_tabs_open(id, has_tabs);

@@ -12,6 +12,7 @@ mod http;
 mod image;
 mod openapi;
 mod panel;
+mod timeline;
 mod ws;
 mod ws_person;
 mod ws_protocol;
@@ -55,6 +56,8 @@ pub(crate) struct StateInner {
     pub agents: Arc<Agents>,
     /// Who holds control of each channel, guards, handoffs.
     pub oversight: Arc<crate::oversight::Oversight>,
+    /// Each channel's recorded history.
+    pub timeline: Arc<crate::timeline::Timeline>,
 }
 
 /// How the API admits and bounds requests.
@@ -103,8 +106,24 @@ impl AppState {
                 images: None,
                 agents,
                 oversight,
+                timeline: crate::timeline::Timeline::new(
+                    std::path::PathBuf::new(),
+                    crate::timeline::TimelineSettings {
+                        enabled: false,
+                        max_mb: 1,
+                        keep_days: 1,
+                    },
+                ),
             }),
         }
+    }
+
+    /// Adds the timeline (before the state is shared).
+    pub fn with_timeline(mut self, timeline: Arc<crate::timeline::Timeline>) -> Self {
+        Arc::get_mut(&mut self.inner)
+            .expect("with_timeline is called before the state is shared")
+            .timeline = timeline;
+        self
     }
 
     /// Adds the docker-mode image manager (before the state is shared).
@@ -156,6 +175,18 @@ pub fn app_on(state: AppState, listener: Listener) -> Router {
         .route("/api/ws/browser", get(ws::upgrade))
         .route("/api/browser/image", get(image::status))
         .route("/api/browser/image/build", post(image::build))
+        .route(
+            "/api/browser/channels/{channel_id}/timeline",
+            get(timeline::list).delete(timeline::delete),
+        )
+        .route(
+            "/api/browser/channels/{channel_id}/timeline/frames/{frame_id}",
+            get(timeline::frame),
+        )
+        .route(
+            "/api/browser/channels/{channel_id}/timeline/export",
+            get(timeline::export),
+        )
         .route("/", get(panel::index))
         .route("/panel/{*path}", get(panel::asset))
         .fallback(http::not_found)

@@ -380,6 +380,7 @@ impl Pane {
             input.clone(),
             self.out.clone(),
             self.state.inner.oversight.channel(&channel),
+            self.state.inner.timeline.clone(),
         ));
         let (commands, queued) = mpsc::unbounded_channel();
         let commander = tokio::spawn(run_commands(view.clone(), queued, self.out.clone()));
@@ -715,6 +716,7 @@ async fn dispatch_input(
     queue: Arc<InputQueue>,
     out: mpsc::Sender<Outgoing>,
     oversight: Arc<crate::oversight::ChannelOversight>,
+    timeline: Arc<crate::timeline::Timeline>,
 ) {
     use crate::browser::input::InputEvent;
     let mut pipeline = InputPipeline::new();
@@ -736,6 +738,9 @@ async fn dispatch_input(
                     oversight.activity.set_before(target_id, before);
                 }
             }
+        }
+        if let Ok((target_id, _)) = &tab {
+            timeline.human_input(session, target_id, &event);
         }
         let answers = match &tab {
             Ok((_, tab_session)) => pipeline.send(session, tab_session, event).await,

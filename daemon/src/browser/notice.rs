@@ -239,6 +239,9 @@ pub enum PaneMessage {
         width: u32,
         height: u32,
     },
+    /// An event was added to the channel's timeline (DESIGN.md §17); its fields are the
+    /// event's own.
+    TimelineEvent(Box<crate::timeline::event::TimelineEvent>),
 }
 
 /// `download.state`.

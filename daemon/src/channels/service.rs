@@ -110,6 +110,9 @@ pub struct ChannelService {
     /// Agents whose tabs went away with their browser, and why (told on their next call).
     /// Short lock.
     lost_tabs: Mutex<HashMap<(ChannelId, String), String>>,
+    /// Each channel's recorded history (set once at assembly): told of new sessions and mode
+    /// switches, removed with the profile.
+    timeline: OnceLock<Arc<crate::timeline::Timeline>>,
 }
 
 /// Held while an agent's tool call runs; dropping it starts the idle count anew.
@@ -164,6 +167,7 @@ impl ChannelService {
             state,
             start_hook: OnceLock::new(),
             lost_tabs: Mutex::new(HashMap::new()),
+            timeline: OnceLock::new(),
         }
     }
 
@@ -207,6 +211,18 @@ impl ChannelService {
         let _ = self.start_hook.set(hook);
     }
 
+    /// Installs the timeline (once; later calls are ignored).
+    pub fn set_timeline(&self, timeline: Arc<crate::timeline::Timeline>) {
+        let _ = self.timeline.set(timeline);
+    }
+
+    /// Removes the channel's timeline (with its profile).
+    fn forget_timeline(&self, channel: &ChannelId) {
+        if let Some(Err(error)) = self.timeline.get().map(|t| t.remove(channel)) {
+            tracing::warn!(event = "timeline_not_removed", channel_id = %channel, %error);
+        }
+    }
+
     /// The daemon's durable state.
     pub fn state(&self) -> &Arc<StateDb> {
         &self.state
@@ -218,6 +234,11 @@ impl ChannelService {
             .lock()
             .expect("modes lock")
             .insert(channel.clone(), mode);
+        if let (Some(previous), Some(timeline)) = (previous, self.timeline.get()) {
+            if previous != mode {
+                timeline.mode_changed(channel, mode);
+            }
+        }
         if previous != Some(mode) {
             if let Err(error) = self.state.set_mode(channel, mode) {
                 tracing::warn!(event = "state_write_failed", %error);
@@ -317,6 +338,9 @@ impl ChannelService {
         if let (true, Some(hook)) = (fresh, self.start_hook.get()) {
             // Under the lifecycle lock: nobody gets the browser before the hook is done.
             hook(session.clone(), progress).instrument(span).await;
+        }
+        if let Some(timeline) = self.timeline.get() {
+            timeline.watch_session(&session);
         }
         *entry.session.lock().expect("session slot lock") = Some(session.clone());
         *entry.idle_since.lock().expect("idle lock") = Some(Instant::now());
@@ -486,6 +510,7 @@ impl ChannelService {
         let provider = self.provider(mode)?;
         let removed = provider.remove_profile(channel).await?;
         self.forget_downloads(channel);
+        self.forget_timeline(channel);
         Ok(removed)
     }
 
@@ -516,6 +541,7 @@ impl ChannelService {
             }
         }
         self.forget_downloads(channel);
+        self.forget_timeline(channel);
         self.modes.lock().expect("modes lock").remove(channel);
         if let Err(error) = self.state.forget(channel) {
             tracing::warn!(event = "state_write_failed", %error);

@@ -21,5 +21,6 @@ mod pane_views;
 mod panes;
 mod remote;
 mod settings_documented;
+mod timeline;
 mod trust;
 mod web_panel;

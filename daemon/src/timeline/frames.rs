@@ -1,0 +1,52 @@
+//! Frames of the timeline: taking a JPEG of a tab (`Page.captureScreenshot` at the viewport,
+//! quality 60) and reading a kept one back by its id.
+
+use std::path::Path;
+use std::time::Duration;
+
+use base64::Engine as _;
+use serde_json::json;
+
+use crate::browser::BrowserSession;
+
+/// JPEG quality of kept frames.
+const QUALITY: u8 = 60;
+/// The longest a capture may take before the event is kept without a frame.
+const CAPTURE_DEADLINE: Duration = Duration::from_secs(5);
+
+/// A JPEG of tab `target_id` as it is now; `None` when the tab is gone or does not answer.
+pub async fn capture(session: &BrowserSession, target_id: &str) -> Option<Vec<u8>> {
+    if !session.is_alive() {
+        return None;
+    }
+    let tab_session = session.tab_session(target_id)?;
+    let reply = session
+        .cdp()
+        .call_with(
+            "Page.captureScreenshot",
+            json!({"format": "jpeg", "quality": QUALITY, "optimizeForSpeed": true}),
+            Some(&tab_session),
+            CAPTURE_DEADLINE,
+        )
+        .await
+        .inspect_err(|error| {
+            tracing::debug!(event = "timeline_frame_failed", channel_id = %session.channel(), %error);
+        })
+        .ok()?;
+    base64::engine::general_purpose::STANDARD
+        .decode(reply["data"].as_str()?)
+        .ok()
+}
+
+/// Whether `id` is a frame id (32 hex digits) and nothing else.
+pub fn is_frame_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The kept JPEG `frame_id` of the timeline in `dir`.
+pub fn read(dir: &Path, frame_id: &str) -> Option<Vec<u8>> {
+    if !is_frame_id(frame_id) {
+        return None;
+    }
+    std::fs::read(dir.join("frames").join(format!("{frame_id}.jpg"))).ok()
+}

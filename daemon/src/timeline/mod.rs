@@ -1,0 +1,267 @@
+//! The timeline (DESIGN.md §17): one recorded history per channel of what agents, the person
+//! and the page did, with a JPEG of the tab after each tool call and each burst of the
+//! person's input. Kept under `<data_dir>/timeline/<channel>/` ([`store`]) within
+//! `timeline.max_mb` and `timeline.keep_days`; removed with the profile or the channel.
+//!
+//! Callers only hand facts over ([`Timeline::tool_call`], [`Timeline::human_input`],
+//! [`Timeline::mode_changed`], [`Timeline::watch_session`] for the session's own notices);
+//! a recorder task per channel ([`recorder`]) takes the frames and writes, so recording never
+//! holds up the call it records. Never stores typed text, pastes, file contents, cookie values
+//! or credentials: only counts and names reach it.
+
+pub mod event;
+pub mod export;
+pub mod frames;
+pub mod recorder;
+pub mod store;
+pub mod summary;
+pub mod watch;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::browser::input::InputEvent;
+use crate::browser::{Actor, BrowserSession};
+use crate::channel_id::ChannelId;
+use crate::mode::Mode;
+use event::{Draft, EventActor, EventKind, TimelineEvent};
+use recorder::{HumanAction, Job, Slot};
+use store::{Limits, Store, StoreError};
+
+/// The `timeline.*` settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimelineSettings {
+    pub enabled: bool,
+    pub max_mb: u64,
+    pub keep_days: u64,
+}
+
+impl TimelineSettings {
+    fn limits(&self) -> Limits {
+        Limits {
+            max_bytes: self.max_mb.saturating_mul(1 << 20),
+            keep: Duration::from_secs(self.keep_days.saturating_mul(86_400)),
+        }
+    }
+}
+
+/// One channel's recorder and store.
+struct ChannelTimeline {
+    slot: Arc<Mutex<Slot>>,
+    jobs: mpsc::UnboundedSender<Job>,
+}
+
+/// Every channel's timeline.
+pub struct Timeline {
+    root: PathBuf,
+    settings: TimelineSettings,
+    /// Short lock, never held across an await.
+    channels: Mutex<HashMap<ChannelId, Arc<ChannelTimeline>>>,
+}
+
+/// What a tool call did, as [`Timeline::tool_call`] records it.
+#[derive(Debug, Clone)]
+pub struct ToolRecord {
+    pub tool: String,
+    pub target_id: Option<String>,
+    pub ok: bool,
+    pub ms: u64,
+    /// From [`summary::of_call`], made before the call.
+    pub summary: String,
+}
+
+impl Timeline {
+    /// Timelines under `root` (`<data_dir>/timeline`).
+    pub fn new(root: PathBuf, settings: TimelineSettings) -> Arc<Self> {
+        Arc::new(Self {
+            root,
+            settings,
+            channels: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.settings.enabled
+    }
+
+    fn dir(&self, channel: &ChannelId) -> PathBuf {
+        self.root.join(channel.as_str())
+    }
+
+    /// The channel's recorder (started on first use).
+    fn channel(&self, channel: &ChannelId) -> Arc<ChannelTimeline> {
+        let mut channels = self.channels.lock().expect("timeline lock");
+        if let Some(entry) = channels.get(channel) {
+            if !entry.jobs.is_closed() {
+                return entry.clone();
+            }
+        }
+        let slot = Arc::new(Mutex::new(Slot::Closed));
+        let (jobs, queue) = mpsc::unbounded_channel();
+        tokio::spawn(recorder::run(
+            channel.clone(),
+            self.dir(channel),
+            self.settings.limits(),
+            slot.clone(),
+            queue,
+        ));
+        let entry = Arc::new(ChannelTimeline { slot, jobs });
+        channels.insert(channel.clone(), entry.clone());
+        entry
+    }
+
+    fn send(&self, channel: &ChannelId, job: Job) {
+        if self.settings.enabled {
+            let _ = self.channel(channel).jobs.send(job);
+        }
+    }
+
+    /// Follows a freshly opened session's notices (tabs, navigations, dialogs, prompts,
+    /// downloads, handoffs, control) until it ends.
+    pub fn watch_session(self: &Arc<Self>, session: &Arc<BrowserSession>) {
+        if self.settings.enabled {
+            tokio::spawn(watch::follow(self.clone(), session.clone()));
+        }
+    }
+
+    /// Records an MCP tool call that just ended (with a frame of its tab, taken off the
+    /// caller's path).
+    pub fn tool_call(&self, session: &Arc<BrowserSession>, actor: &Actor, call: ToolRecord) {
+        let url = call.target_id.as_deref().and_then(|t| tab_url(session, t));
+        let mut draft = Draft::new(EventKind::Tool, EventActor::from_actor(actor))
+            .tab(call.target_id.clone(), url)
+            .summary(call.summary);
+        draft.tool = Some(call.tool);
+        draft.ok = Some(call.ok);
+        draft.ms = Some(call.ms);
+        self.send(
+            session.channel(),
+            Job::Event {
+                draft,
+                session: Some(session.clone()),
+                frame_of: call.target_id,
+            },
+        );
+    }
+
+    /// Notes one input event of the person's in tab `target_id`; bursts become coarse
+    /// events (never the text).
+    pub fn human_input(&self, session: &Arc<BrowserSession>, target_id: &str, event: &InputEvent) {
+        let Some(action) = HumanAction::of(event) else {
+            return;
+        };
+        self.send(
+            session.channel(),
+            Job::Input {
+                action,
+                target_id: target_id.to_string(),
+                session: session.clone(),
+            },
+        );
+    }
+
+    /// Records a channel's switch to another mode.
+    pub fn mode_changed(&self, channel: &ChannelId, mode: Mode) {
+        let draft = Draft::new(EventKind::Mode, EventActor::Human)
+            .summary(format!("switched to {mode} mode"));
+        self.send(
+            channel,
+            Job::Event {
+                draft,
+                session: None,
+                frame_of: None,
+            },
+        );
+    }
+
+    /// Records an event made elsewhere in this module.
+    fn record(&self, session: &Arc<BrowserSession>, draft: Draft) {
+        self.send(
+            session.channel(),
+            Job::Event {
+                draft,
+                session: Some(session.clone()),
+                frame_of: None,
+            },
+        );
+    }
+
+    /// Removes the channel's timeline from disk (profile reset, channel delete, `DELETE`);
+    /// recording starts afresh with the next event.
+    pub fn remove(&self, channel: &ChannelId) -> Result<(), StoreError> {
+        let entry = self.channels.lock().expect("timeline lock").remove(channel);
+        // Under the slot lock, so a write in flight finishes before the files go and none
+        // comes after.
+        let _held = entry.as_ref().map(|e| {
+            let mut slot = e.slot.lock().expect("timeline slot lock");
+            *slot = Slot::Removed;
+            slot
+        });
+        let dir = self.dir(channel);
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => {
+                tracing::info!(event = "timeline_removed", channel_id = %channel);
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(source) => Err(StoreError::Io {
+                path: dir.display().to_string(),
+                source,
+            }),
+        }
+    }
+
+    /// Whether the channel has a timeline on disk.
+    pub fn exists(&self, channel: &ChannelId) -> bool {
+        self.dir(channel).join(store::DB_FILE).exists()
+    }
+
+    /// Events after `since_seq` (up to `until_seq`), by `actor` when given, at most `limit`.
+    /// Blocking (SQLite): call from a blocking thread.
+    pub fn list(
+        &self,
+        channel: &ChannelId,
+        since_seq: u64,
+        until_seq: Option<u64>,
+        limit: usize,
+        actor: Option<&str>,
+    ) -> Result<Vec<TimelineEvent>, StoreError> {
+        let entry = self
+            .channels
+            .lock()
+            .expect("timeline lock")
+            .get(channel)
+            .cloned();
+        if let Some(entry) = entry {
+            let mut slot = entry.slot.lock().expect("timeline slot lock");
+            if let Some(store) = slot.open(&self.dir(channel), self.settings.limits())? {
+                return store.list(since_seq, until_seq, limit, actor);
+            }
+            return Ok(Vec::new());
+        }
+        if !self.exists(channel) {
+            return Ok(Vec::new());
+        }
+        Store::open(&self.dir(channel), self.settings.limits())?
+            .list(since_seq, until_seq, limit, actor)
+    }
+
+    /// The JPEG of one kept frame. Blocking (a file read).
+    pub fn frame(&self, channel: &ChannelId, frame_id: &str) -> Option<Vec<u8>> {
+        frames::read(&self.dir(channel), frame_id)
+    }
+}
+
+/// The URL of a tracked tab, without credentials.
+fn tab_url(session: &BrowserSession, target_id: &str) -> Option<String> {
+    session
+        .tab_infos()
+        .0
+        .into_iter()
+        .find(|t| t.target_id == target_id)
+        .map(|t| summary::safe_url(&t.url))
+}

@@ -1,0 +1,270 @@
+//! The recorder of one channel: a task that takes jobs in order, gathers the person's input
+//! into bursts, takes frames and writes each event to the store on a blocking thread, then
+//! tells the channel's panes (`timeline_event`). Callers only queue a job, so nothing they do
+//! waits for a frame or a disk write.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::event::{now_ms, Draft, EventActor, EventKind};
+use super::store::{Limits, Store, StoreError};
+use crate::browser::input::InputEvent;
+use crate::browser::{BrowserSession, PaneMessage};
+use crate::channel_id::ChannelId;
+
+/// The store of a channel as the recorder and readers share it.
+pub enum Slot {
+    /// Not opened yet (opened on first use).
+    Closed,
+    Open(Store),
+    /// The timeline was removed: jobs still queued are dropped.
+    Removed,
+}
+
+impl Slot {
+    /// The open store (opening it first); `None` once removed.
+    pub fn open(
+        &mut self,
+        dir: &std::path::Path,
+        limits: Limits,
+    ) -> Result<Option<&mut Store>, StoreError> {
+        if let Slot::Closed = self {
+            *self = Slot::Open(Store::open(dir, limits)?);
+        }
+        Ok(match self {
+            Slot::Open(store) => Some(store),
+            _ => None,
+        })
+    }
+}
+
+/// Work for the recorder.
+pub enum Job {
+    /// An event; with `frame_of`, a frame of that tab is taken first.
+    Event {
+        draft: Draft,
+        session: Option<Arc<BrowserSession>>,
+        frame_of: Option<String>,
+    },
+    /// One input event of the person's.
+    Input {
+        action: HumanAction,
+        target_id: String,
+        session: Arc<BrowserSession>,
+    },
+}
+
+/// What one input event of the person's counts as (never its text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HumanAction {
+    Click,
+    Scroll,
+    /// Characters typed.
+    Keys(usize),
+    /// Characters pasted.
+    Paste(usize),
+    Copy,
+}
+
+impl HumanAction {
+    /// What `event` counts as; `None` for moves, releases and drafts.
+    pub fn of(event: &InputEvent) -> Option<Self> {
+        Some(match event {
+            InputEvent::Click { .. } | InputEvent::Mousedown { .. } => HumanAction::Click,
+            InputEvent::Scroll { .. } => HumanAction::Scroll,
+            InputEvent::Keydown { .. } | InputEvent::Keypress { .. } => HumanAction::Keys(1),
+            InputEvent::Typetext { text } => HumanAction::Keys(text.chars().count()),
+            InputEvent::Paste { text } => HumanAction::Paste(text.chars().count()),
+            InputEvent::Copy {} | InputEvent::Cut { .. } => HumanAction::Copy,
+            _ => return None,
+        })
+    }
+
+    /// Adds `next` to this one when they read as one step (keys to keys, scrolls to scrolls).
+    fn merge(&mut self, next: HumanAction) -> bool {
+        match (self, next) {
+            (HumanAction::Keys(n), HumanAction::Keys(m)) => *n += m,
+            (HumanAction::Scroll, HumanAction::Scroll) => {}
+            _ => return false,
+        }
+        true
+    }
+
+    fn draft(self) -> Draft {
+        let (action, summary) = match self {
+            HumanAction::Click => ("click", "clicked".to_string()),
+            HumanAction::Scroll => ("scroll", "scrolled".to_string()),
+            HumanAction::Keys(n) => ("keys", format!("typed {n} characters")),
+            HumanAction::Paste(n) => ("paste", format!("pasted {n} characters")),
+            HumanAction::Copy => ("copy", "copied".to_string()),
+        };
+        Draft::new(EventKind::Human, EventActor::Human)
+            .action(action)
+            .summary(summary)
+    }
+}
+
+/// The person's input since the last quiet moment, in one tab.
+struct Burst {
+    target_id: String,
+    session: Arc<BrowserSession>,
+    actions: Vec<HumanAction>,
+    started: Instant,
+    last: Instant,
+}
+
+/// A burst ends after this long without input …
+const BURST_QUIET: Duration = Duration::from_millis(700);
+/// … or once it is this long.
+const BURST_MAX: Duration = Duration::from_secs(5);
+/// How often old events are looked for (`timeline.keep_days`).
+const EXPIRY_CHECK: Duration = Duration::from_secs(3600);
+
+impl Burst {
+    fn ends_at(&self) -> Instant {
+        (self.last + BURST_QUIET).min(self.started + BURST_MAX)
+    }
+}
+
+/// Runs the recorder of `channel` until every sender is gone.
+pub async fn run(
+    channel: ChannelId,
+    dir: PathBuf,
+    limits: Limits,
+    slot: Arc<Mutex<Slot>>,
+    mut jobs: mpsc::UnboundedReceiver<Job>,
+) {
+    let writer = Writer {
+        channel,
+        dir,
+        limits,
+        slot,
+    };
+    let mut burst: Option<Burst> = None;
+    let mut expiry = tokio::time::interval(EXPIRY_CHECK);
+    loop {
+        let ends = burst.as_ref().map(Burst::ends_at);
+        tokio::select! {
+            job = jobs.recv() => match job {
+                None => break,
+                Some(Job::Input { action, target_id, session }) => {
+                    let now = Instant::now();
+                    if burst.as_ref().is_some_and(|b| b.target_id != target_id) {
+                        writer.flush(burst.take()).await;
+                    }
+                    let b = burst.get_or_insert_with(|| Burst {
+                        target_id,
+                        session,
+                        actions: Vec::new(),
+                        started: now,
+                        last: now,
+                    });
+                    b.last = now;
+                    if !b.actions.last_mut().is_some_and(|last| last.merge(action)) {
+                        b.actions.push(action);
+                    }
+                }
+                Some(Job::Event { draft, session, frame_of }) => {
+                    // The person's input before it comes first (a click before the
+                    // navigation it caused).
+                    writer.flush(burst.take()).await;
+                    let frame = match (&session, &frame_of) {
+                        (Some(session), Some(target)) => super::frames::capture(session, target).await,
+                        _ => None,
+                    };
+                    writer.write(vec![draft], frame, session.as_ref()).await;
+                }
+            },
+            _ = tokio::time::sleep_until(ends.unwrap_or_else(Instant::now)), if ends.is_some() => {
+                writer.flush(burst.take()).await;
+            }
+            _ = expiry.tick() => writer.expire().await,
+        }
+    }
+    writer.flush(burst.take()).await;
+}
+
+/// Writes events of one channel.
+struct Writer {
+    channel: ChannelId,
+    dir: PathBuf,
+    limits: Limits,
+    slot: Arc<Mutex<Slot>>,
+}
+
+impl Writer {
+    /// Records a finished burst: one event per step, the frame with the last.
+    async fn flush(&self, burst: Option<Burst>) {
+        let Some(burst) = burst else { return };
+        let url = burst
+            .session
+            .tab_infos()
+            .0
+            .into_iter()
+            .find(|t| t.target_id == burst.target_id)
+            .map(|t| super::summary::safe_url(&t.url));
+        let frame = super::frames::capture(&burst.session, &burst.target_id).await;
+        let drafts = burst
+            .actions
+            .iter()
+            .map(|a| a.draft().tab(Some(burst.target_id.clone()), url.clone()))
+            .collect();
+        self.write(drafts, frame, Some(&burst.session)).await;
+    }
+
+    /// Appends `drafts` (the frame with the last) and tells the panes.
+    async fn write(
+        &self,
+        drafts: Vec<Draft>,
+        frame: Option<Vec<u8>>,
+        session: Option<&Arc<BrowserSession>>,
+    ) {
+        let (slot, dir, limits) = (self.slot.clone(), self.dir.clone(), self.limits);
+        let written = tokio::task::spawn_blocking(move || {
+            let mut slot = slot.lock().expect("timeline slot lock");
+            let Some(store) = slot.open(&dir, limits)? else {
+                return Ok(Vec::new());
+            };
+            let count = drafts.len();
+            let mut events = Vec::with_capacity(count);
+            for (i, draft) in drafts.into_iter().enumerate() {
+                let frame = frame.as_deref().filter(|_| i + 1 == count);
+                events.push(store.append(draft, frame, now_ms())?);
+            }
+            Ok::<_, StoreError>(events)
+        })
+        .await;
+        match written {
+            Ok(Ok(events)) => {
+                if let Some(session) = session {
+                    for event in events {
+                        session.announce(PaneMessage::TimelineEvent(Box::new(event)));
+                    }
+                }
+            }
+            Ok(Err(error)) => {
+                tracing::warn!(event = "timeline_write_failed", channel_id = %self.channel, %error)
+            }
+            Err(error) => {
+                tracing::warn!(event = "timeline_write_failed", channel_id = %self.channel, %error)
+            }
+        }
+    }
+
+    /// Drops events older than `timeline.keep_days`.
+    async fn expire(&self) {
+        let slot = self.slot.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            if let Slot::Open(store) = &mut *slot.lock().expect("timeline slot lock") {
+                if let Err(error) = store.drop_expired(now_ms()) {
+                    tracing::warn!(event = "timeline_expiry_failed", %error);
+                }
+            }
+        })
+        .await;
+    }
+}

@@ -1,0 +1,470 @@
+//! One channel's timeline on disk, `<data_dir>/timeline/<channel>/`: events in
+//! `events.sqlite3` (WAL; each event is its own commit, so a daemon killed mid-write loses at
+//! most the event being written and never corrupts the rest) and frames as
+//! `frames/<sha256>.jpg` (written to a temporary name and renamed, so a frame file is whole
+//! or absent; identical frames are one file).
+//!
+//! Bounds: the directory stays under `max_bytes` (oldest events and the frames only they used
+//! go first) and events older than `keep` go. Calls are synchronous; async callers run them
+//! on a blocking thread.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{params, Connection, OptionalExtension};
+use sha2::{Digest, Sha256};
+
+use super::event::{Draft, TimelineEvent};
+
+/// A timeline store that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("timeline database {path}: {source}")]
+    Db {
+        path: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("timeline file {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("a stored timeline event is unreadable: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// How big and how old a timeline may grow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub max_bytes: u64,
+    pub keep: Duration,
+}
+
+/// The open timeline of one channel.
+pub struct Store {
+    dir: PathBuf,
+    conn: Connection,
+    limits: Limits,
+    /// The next event's number.
+    next_seq: u64,
+    /// Bytes of every frame file (kept in step with the `frames` table).
+    frame_bytes: u64,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY,
+    at_ms INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    frame_id TEXT,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_actor ON events (actor, seq);
+CREATE TABLE IF NOT EXISTS frames (
+    id TEXT PRIMARY KEY,
+    bytes INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL
+);
+";
+
+/// The database file's name inside the channel's directory.
+pub const DB_FILE: &str = "events.sqlite3";
+const FRAMES_DIR: &str = "frames";
+/// After a prune the directory holds at most this share of the cap (so pruning is not per
+/// frame).
+const PRUNE_TO_PERCENT: u64 = 80;
+/// Room kept for the database to grow by an event and its journal between checks.
+const ROW_SLACK: u64 = 96 * 1024;
+
+impl Store {
+    /// Opens (creating) the timeline in `dir`. A database that is not usable is moved aside
+    /// (`events.sqlite3.corrupt-<unix time>`) and a fresh one made.
+    pub fn open(dir: &Path, limits: Limits) -> Result<Self, StoreError> {
+        let io = |source| StoreError::Io {
+            path: dir.display().to_string(),
+            source,
+        };
+        std::fs::create_dir_all(dir.join(FRAMES_DIR)).map_err(io)?;
+        let path = dir.join(DB_FILE);
+        let conn = match open_db(&path) {
+            Ok(conn) => conn,
+            Err(error) => {
+                let aside = path
+                    .with_extension(format!("sqlite3.corrupt-{}", super::event::now_ms() / 1000));
+                tracing::warn!(event = "timeline_corrupt", path = %path.display(), %error, "the timeline database was unreadable; it was moved aside and a fresh one made");
+                let _ = std::fs::rename(&path, aside);
+                let _ = std::fs::remove_file(path.with_extension("sqlite3-wal"));
+                let _ = std::fs::remove_file(path.with_extension("sqlite3-shm"));
+                open_db(&path).map_err(|source| db(&path, source))?
+            }
+        };
+        let next_seq: i64 = conn
+            .query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM events", [], |r| {
+                r.get(0)
+            })
+            .map_err(|source| db(&path, source))?;
+        let frame_bytes: i64 = conn
+            .query_row("SELECT COALESCE(SUM(bytes), 0) FROM frames", [], |r| {
+                r.get(0)
+            })
+            .map_err(|source| db(&path, source))?;
+        let mut store = Self {
+            dir: dir.to_path_buf(),
+            conn,
+            limits,
+            next_seq: next_seq as u64,
+            frame_bytes: frame_bytes as u64,
+        };
+        store.drop_expired(super::event::now_ms())?;
+        Ok(store)
+    }
+
+    fn db_path(&self) -> PathBuf {
+        self.dir.join(DB_FILE)
+    }
+
+    fn db_err(&self, source: rusqlite::Error) -> StoreError {
+        db(&self.db_path(), source)
+    }
+
+    fn frame_path(&self, id: &str) -> PathBuf {
+        self.dir.join(FRAMES_DIR).join(format!("{id}.jpg"))
+    }
+
+    /// Adds one event (with its frame, stored once per distinct image) and returns it.
+    pub fn append(
+        &mut self,
+        draft: Draft,
+        frame: Option<&[u8]>,
+        at_ms: u64,
+    ) -> Result<TimelineEvent, StoreError> {
+        let seq = self.next_seq;
+        let frame_id = match frame {
+            Some(jpeg) => Some(self.put_frame(jpeg, seq)?),
+            None => None,
+        };
+        let event = draft.finish(seq, at_ms, frame_id);
+        let body = serde_json::to_string(&event)?;
+        self.conn
+            .execute(
+                "INSERT INTO events (seq, at_ms, actor, frame_id, body) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![seq as i64, at_ms as i64, event.actor.key(), event.frame_id, body],
+            )
+            .map_err(|e| self.db_err(e))?;
+        self.next_seq += 1;
+        Ok(event)
+    }
+
+    /// Stores `jpeg` under its hash (once), noting that event `seq` uses it.
+    fn put_frame(&mut self, jpeg: &[u8], seq: u64) -> Result<String, StoreError> {
+        let hash = Sha256::digest(jpeg);
+        let id: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
+        let known: Option<i64> = self
+            .conn
+            .query_row("SELECT bytes FROM frames WHERE id = ?1", [&id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| self.db_err(e))?;
+        if known.is_some() && self.frame_path(&id).exists() {
+            self.conn
+                .execute(
+                    "UPDATE frames SET last_seq = ?2 WHERE id = ?1",
+                    params![id, seq as i64],
+                )
+                .map_err(|e| self.db_err(e))?;
+            return Ok(id);
+        }
+        let size = jpeg.len() as u64;
+        self.make_room(size)?;
+        let path = self.frame_path(&id);
+        let partial = path.with_extension("jpg.partial");
+        let io = |source| StoreError::Io {
+            path: path.display().to_string(),
+            source,
+        };
+        std::fs::write(&partial, jpeg).map_err(io)?;
+        std::fs::rename(&partial, &path).map_err(io)?;
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO frames (id, bytes, last_seq) VALUES (?1, ?2, ?3)",
+                params![id, size as i64, seq as i64],
+            )
+            .map_err(|e| self.db_err(e))?;
+        self.frame_bytes += size - known.unwrap_or(0).min(size as i64) as u64;
+        Ok(id)
+    }
+
+    /// Bytes the directory takes now (frames, the database and its journal).
+    pub fn bytes_used(&self) -> u64 {
+        let file = |name: &str| {
+            std::fs::metadata(self.dir.join(name))
+                .map(|m| m.len())
+                .unwrap_or(0)
+        };
+        self.frame_bytes
+            + file(DB_FILE)
+            + file(&format!("{DB_FILE}-wal"))
+            + file(&format!("{DB_FILE}-shm"))
+    }
+
+    /// Drops the oldest events (and frames only they used) until `incoming` more bytes fit
+    /// under the cap with room to spare.
+    fn make_room(&mut self, incoming: u64) -> Result<(), StoreError> {
+        let incoming = incoming + ROW_SLACK;
+        if self.bytes_used() + incoming <= self.limits.max_bytes {
+            return Ok(());
+        }
+        let target = self.limits.max_bytes / 100 * PRUNE_TO_PERCENT;
+        let mut dropped = 0u64;
+        while self.bytes_used() + incoming > target {
+            // The oldest frame still kept, and every event up to its last use.
+            let oldest: Option<i64> = self
+                .conn
+                .query_row("SELECT MIN(last_seq) FROM frames", [], |r| r.get(0))
+                .map_err(|e| self.db_err(e))?;
+            let Some(cut) = oldest else { break };
+            dropped += self
+                .conn
+                .execute("DELETE FROM events WHERE seq <= ?1", [cut])
+                .map_err(|e| self.db_err(e))? as u64;
+            self.forget_frames(Some(cut))?;
+        }
+        self.compact()?;
+        tracing::info!(event = "timeline_pruned", dir = %self.dir.display(), dropped, bytes = self.bytes_used());
+        Ok(())
+    }
+
+    /// Removes frames no kept event uses (and, with `upto`, those last used at or before it).
+    fn forget_frames(&mut self, upto: Option<i64>) -> Result<(), StoreError> {
+        let gone: Vec<(String, i64)> = {
+            let mut stmt = self
+                .conn
+                .prepare(
+                    "SELECT id, bytes FROM frames WHERE last_seq <= ?1 OR id NOT IN \
+                     (SELECT frame_id FROM events WHERE frame_id IS NOT NULL)",
+                )
+                .map_err(|e| db(&self.dir.join(DB_FILE), e))?;
+            let rows = stmt
+                .query_map([upto.unwrap_or(-1)], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(|e| db(&self.dir.join(DB_FILE), e))?;
+            rows.collect::<Result<_, _>>()
+                .map_err(|e| db(&self.dir.join(DB_FILE), e))?
+        };
+        for (id, bytes) in gone {
+            // The row goes after the file: a crash between leaves a row whose file is gone,
+            // which the next write of that image repairs.
+            match std::fs::remove_file(self.frame_path(&id)) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => {
+                    return Err(StoreError::Io {
+                        path: self.frame_path(&id).display().to_string(),
+                        source,
+                    })
+                }
+            }
+            self.conn
+                .execute("DELETE FROM frames WHERE id = ?1", [&id])
+                .map_err(|e| self.db_err(e))?;
+            self.frame_bytes = self.frame_bytes.saturating_sub(bytes as u64);
+        }
+        Ok(())
+    }
+
+    /// Gives freed database pages back to the file system.
+    fn compact(&self) -> Result<(), StoreError> {
+        self.conn
+            .execute_batch("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);")
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// Drops events older than the `keep` limit.
+    pub fn drop_expired(&mut self, now_ms: u64) -> Result<(), StoreError> {
+        let cutoff = now_ms.saturating_sub(self.limits.keep.as_millis() as u64);
+        let dropped = self
+            .conn
+            .execute("DELETE FROM events WHERE at_ms < ?1", [cutoff as i64])
+            .map_err(|e| self.db_err(e))?;
+        if dropped > 0 {
+            self.forget_frames(None)?;
+            self.compact()?;
+            tracing::info!(event = "timeline_expired", dir = %self.dir.display(), dropped);
+        }
+        Ok(())
+    }
+
+    /// Events after `since_seq` (by `actor` when given), at most `limit`, in order.
+    pub fn list(
+        &self,
+        since_seq: u64,
+        until_seq: Option<u64>,
+        limit: usize,
+        actor: Option<&str>,
+    ) -> Result<Vec<TimelineEvent>, StoreError> {
+        let until = until_seq.map(|u| u as i64).unwrap_or(i64::MAX);
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT body FROM events WHERE seq > ?1 AND seq <= ?2 AND (?3 IS NULL OR actor = ?3) \
+                 ORDER BY seq LIMIT ?4",
+            )
+            .map_err(|e| self.db_err(e))?;
+        let bodies = stmt
+            .query_map(params![since_seq as i64, until, actor, limit as i64], |r| {
+                r.get::<_, String>(0)
+            })
+            .map_err(|e| self.db_err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.db_err(e))?;
+        bodies
+            .iter()
+            .map(|b| serde_json::from_str(b).map_err(StoreError::from))
+            .collect()
+    }
+
+    /// The JPEG of frame `id`, if kept.
+    pub fn frame(&self, id: &str) -> Option<Vec<u8>> {
+        super::frames::read(&self.dir, id)
+    }
+}
+
+fn db(path: &Path, source: rusqlite::Error) -> StoreError {
+    StoreError::Db {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+fn open_db(path: &Path) -> Result<Connection, rusqlite::Error> {
+    let conn = Connection::open(path)?;
+    // auto_vacuum must be chosen before the first table exists.
+    conn.execute_batch(
+        "PRAGMA auto_vacuum = INCREMENTAL;
+         PRAGMA journal_mode = WAL;
+         PRAGMA synchronous = NORMAL;
+         PRAGMA wal_autocheckpoint = 16;
+         PRAGMA journal_size_limit = 65536;",
+    )?;
+    conn.execute_batch(SCHEMA)?;
+    let ok: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+    if ok != "ok" {
+        return Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+            Some(ok),
+        ));
+    }
+    Ok(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::event::{EventActor, EventKind};
+    use super::*;
+
+    fn limits(max_bytes: u64) -> Limits {
+        Limits {
+            max_bytes,
+            keep: Duration::from_secs(7 * 86_400),
+        }
+    }
+
+    fn human() -> Draft {
+        Draft::new(EventKind::Human, EventActor::Human).action("click")
+    }
+
+    #[test]
+    fn identical_frames_are_stored_once_and_events_survive_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path(), limits(1 << 30)).unwrap();
+        let now = super::super::event::now_ms();
+        let a = store.append(human(), Some(b"frame one"), now).unwrap();
+        let b = store.append(human(), Some(b"frame one"), now).unwrap();
+        let c = store.append(human(), Some(b"frame two"), now).unwrap();
+        assert_eq!(a.frame_id, b.frame_id);
+        assert_ne!(a.frame_id, c.frame_id);
+        assert_eq!(
+            std::fs::read_dir(dir.path().join(FRAMES_DIR))
+                .unwrap()
+                .count(),
+            2
+        );
+        drop(store);
+        let mut store = Store::open(dir.path(), limits(1 << 30)).unwrap();
+        let listed = store.list(0, None, 100, None).unwrap();
+        assert_eq!(listed.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(store.append(human(), None, now).unwrap().seq, 4);
+        assert_eq!(
+            store.frame(a.frame_id.as_deref().unwrap()).unwrap(),
+            b"frame one"
+        );
+    }
+
+    #[test]
+    fn the_oldest_frames_go_first_and_the_cap_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let cap = 600_000;
+        let mut store = Store::open(dir.path(), limits(cap)).unwrap();
+        let now = super::super::event::now_ms();
+        for i in 0..60u32 {
+            let mut jpeg = vec![0u8; 30_000];
+            jpeg[..4].copy_from_slice(&i.to_be_bytes());
+            store.append(human(), Some(&jpeg), now).unwrap();
+            assert!(store.bytes_used() <= cap, "{} > {cap}", store.bytes_used());
+        }
+        let kept = store.list(0, None, 1000, None).unwrap();
+        assert_eq!(kept.last().unwrap().seq, 60);
+        assert!(kept.first().unwrap().seq > 1);
+        assert!(kept
+            .iter()
+            .all(|e| store.frame(e.frame_id.as_deref().unwrap()).is_some()));
+    }
+
+    #[test]
+    fn old_events_expire() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path(), limits(1 << 30)).unwrap();
+        let now = super::super::event::now_ms();
+        store
+            .append(human(), Some(b"old"), now - 8 * 86_400_000)
+            .unwrap();
+        store.append(human(), Some(b"new"), now).unwrap();
+        store.drop_expired(now).unwrap();
+        let kept = store.list(0, None, 10, None).unwrap();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(
+            std::fs::read_dir(dir.path().join(FRAMES_DIR))
+                .unwrap()
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn the_actor_filter_and_paging() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path(), limits(1 << 30)).unwrap();
+        let now = super::super::event::now_ms();
+        store.append(human(), None, now).unwrap();
+        store
+            .append(
+                Draft::new(
+                    EventKind::Tool,
+                    EventActor::Agent {
+                        agent_id: "a".into(),
+                        name: "n".into(),
+                    },
+                ),
+                None,
+                now,
+            )
+            .unwrap();
+        store.append(human(), None, now).unwrap();
+        let humans = store.list(0, None, 10, Some("human")).unwrap();
+        assert_eq!(humans.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(store.list(1, None, 1, None).unwrap()[0].seq, 2);
+        assert_eq!(store.list(0, Some(2), 10, None).unwrap().len(), 2);
+    }
+}
