@@ -9,6 +9,7 @@ pub mod bench_capacity;
 pub mod bench_docker;
 pub mod bench_mcp;
 pub mod bench_remote;
+pub mod bench_stages;
 pub mod chromium;
 pub mod cookie_profiles;
 pub mod daemon;

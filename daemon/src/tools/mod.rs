@@ -34,6 +34,7 @@ pub mod host;
 mod in_tab;
 mod logs;
 mod page;
+mod read_window;
 mod readback;
 mod refs;
 mod snapshot;
