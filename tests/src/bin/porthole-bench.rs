@@ -384,19 +384,6 @@ async fn wheel_against_raw(daemon: &TestDaemon, pages: &PageServer) {
         raw.as_secs_f64() * 1000.0,
         through.as_secs_f64() / raw.as_secs_f64().max(0.001)
     );
-    // Where the time goes: the same stream through a daemon whose Chromium scrolls without
-    // its smooth-scroll animation (an experiment, not the product's setting).
-    let mut options = bench_daemon();
-    options.config =
-        json!({"browser": {"chromium_args": ["--disable-gpu", "--disable-smooth-scrolling"]}});
-    let instant = TestDaemon::start_with(options).await;
-    let unanimated = wheel_through_daemon(&instant, pages).await;
-    instant.stop().await;
-    println!(
-        "  daemon, Chromium with --disable-smooth-scrolling {:6.0} ms: Chromium's scroll animation is {:.0} ms of the daemon's figure",
-        unanimated.as_secs_f64() * 1000.0,
-        (through.as_secs_f64() - unanimated.as_secs_f64()) * 1000.0
-    );
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 4)]
