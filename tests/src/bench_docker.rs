@@ -240,12 +240,16 @@ pub async fn run() {
     let (mut absent, mut after_idle, mut stopped) = (Vec::new(), Vec::new(), Vec::new());
     let (mut bare_run, mut bare_start) = (Vec::new(), Vec::new());
     let mut stopped_found = 0;
+    let mut absent_steps = Vec::new();
     for i in 0..RUNS {
         // Container absent: a new channel, one pane that leaves after the frame; the idle stop
         // removes the container.
         let channel = format!("{tag}-new{i}");
         let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-        absent.push(through_daemon(&pane, &channel).await);
+        let from = daemon.log().len();
+        let total = through_daemon(&pane, &channel).await;
+        absent.push(total);
+        absent_steps.push((total, start_steps(&daemon.log()[from..])));
         drop(pane);
         gone(&container(&channel)).await;
 
@@ -291,6 +295,7 @@ pub async fn run() {
             d / b
         );
     }
+    print_steps(&absent_steps);
     println!(
         "  the daemon never restarts a stopped sidecar: every stop (explicit, idle, shutdown) \
          removes the container and keeps only the profile volume, and a stopped one found at \
@@ -306,5 +311,55 @@ pub async fn run() {
         "  for reference, bare start (Engine API) of a stopped container + CDP + frame: {s:.0} ms \
          ({:.2} of a bare create + start)",
         s / b
+    );
+}
+
+/// The `name=ms` pairs of the last `sidecar_start_steps` line in `log`.
+fn start_steps(log: &str) -> Vec<(String, f64)> {
+    let Some(line) = log
+        .lines()
+        .rev()
+        .find(|l| l.contains("sidecar_start_steps"))
+    else {
+        return Vec::new();
+    };
+    let Some(at) = line.find("steps=") else {
+        return Vec::new();
+    };
+    line[at + "steps=".len()..]
+        .trim_matches('"')
+        .split_whitespace()
+        .filter_map(|pair| {
+            let (name, ms) = pair.trim_matches('"').split_once('=')?;
+            Some((name.to_string(), ms.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Each step's median over the new-channel starts, and the rest of start → first frame (the
+/// daemon's CDP connect and attach, the session, the first frame) after the provider's steps.
+fn print_steps(runs: &[(f64, Vec<(String, f64)>)]) {
+    let Some((_, first)) = runs.first() else {
+        return;
+    };
+    let mut parts = Vec::new();
+    for (name, _) in first {
+        let values: Vec<f64> = runs
+            .iter()
+            .filter_map(|(_, steps)| steps.iter().find(|(n, _)| n == name).map(|(_, v)| *v))
+            .collect();
+        parts.push(format!("{name} {:.0}", median(&values)));
+    }
+    let rest: Vec<f64> = runs
+        .iter()
+        .map(|(total, steps)| total - steps.iter().map(|(_, v)| v).sum::<f64>())
+        .collect();
+    parts.push(format!(
+        "then CDP connect + session + first frame {:.0}",
+        median(&rest)
+    ));
+    println!(
+        "  container absent, per step (median ms): {}",
+        parts.join(", ")
     );
 }

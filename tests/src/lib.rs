@@ -10,6 +10,7 @@ pub mod bench_docker;
 pub mod bench_mcp;
 pub mod bench_remote;
 pub mod bench_scale;
+pub mod bench_stages;
 pub mod chromium;
 pub mod cookie_profiles;
 pub mod daemon;

@@ -834,7 +834,11 @@ async fn write_loop(mut sink: Sink, mut commands: mpsc::Receiver<Outgoing>) {
                         sent = send_json(&mut sink, &viewport).await;
                     }
                     match sent {
-                        Ok(()) => sink.send(Message::Binary(frame.jpeg.clone())).await,
+                        Ok(()) => {
+                            let sent = sink.send(Message::Binary(frame.jpeg.clone())).await;
+                            crate::browser::frame_stages::written(frame.stamps.as_ref());
+                            sent
+                        }
                         error => error,
                     }
                 }

@@ -10,6 +10,7 @@ mod download_notices;
 mod events;
 pub mod files;
 pub mod find;
+pub mod frame_stages;
 pub mod input;
 pub mod input_pipeline;
 pub mod input_queue;

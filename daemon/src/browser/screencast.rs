@@ -17,6 +17,7 @@ use serde_json::json;
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::frame_stages;
 use crate::cdp::{CdpConnection, CdpEvent};
 
 /// One JPEG frame of a tab.
@@ -29,6 +30,8 @@ pub struct Frame {
     pub height: u32,
     /// Increases by one per frame received from Chrome for this tab.
     pub seq: u64,
+    /// When it passed each stage (bench only, see `frame_stages`).
+    pub stamps: Option<super::frame_stages::Stamps>,
 }
 
 type FrameSlot = watch::Sender<Option<Arc<Frame>>>;
@@ -390,6 +393,7 @@ async fn receive_frames(
         if event.method != "Page.screencastFrame" {
             continue;
         }
+        let at_hub = std::time::Instant::now();
         let Some(session) = event.session_id.as_deref() else {
             continue;
         };
@@ -431,11 +435,20 @@ async fn receive_frames(
         // The view's size, scaled up by the tab's pixel scale: CSS px once divided.
         let (width, height) = scales.css_size(session, sizes.view);
         let seq = slot.borrow().as_ref().map_or(0, |f| f.seq) + 1;
+        let stamps = frame_stages::on().then(|| frame_stages::Stamps {
+            received: event.received,
+            at_hub,
+            published: std::time::Instant::now(),
+        });
+        if let Some(stamps) = &stamps {
+            frame_stages::published(stamps);
+        }
         slot.send_replace(Some(Arc::new(Frame {
             jpeg: Bytes::from(jpeg),
             width,
             height,
             seq,
+            stamps,
         })));
     }
 }

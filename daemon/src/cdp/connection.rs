@@ -40,6 +40,8 @@ pub struct CdpEvent {
     pub params: Arc<Value>,
     /// The flat session the event belongs to; `None` for browser-level events.
     pub session_id: Option<String>,
+    /// When its message was read whole from Chrome (before parsing).
+    pub received: std::time::Instant,
 }
 
 struct Command {
@@ -328,6 +330,7 @@ impl Actor {
     }
 
     fn dispatch(&mut self, text: &str) {
+        let received = std::time::Instant::now();
         let Ok(mut incoming) = serde_json::from_str::<Incoming>(text) else {
             tracing::debug!(event = "cdp_unreadable_message", len = text.len());
             return;
@@ -355,6 +358,7 @@ impl Actor {
                 method,
                 params: Arc::new(incoming.params),
                 session_id: incoming.session_id,
+                received,
             });
         }
     }

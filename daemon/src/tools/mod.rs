@@ -33,6 +33,7 @@ mod frames;
 mod in_tab;
 mod logs;
 mod page;
+mod read_window;
 mod readback;
 mod refs;
 mod snapshot;

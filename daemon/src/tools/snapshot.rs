@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use super::driver::{helper_on, Tab};
 use super::error::ToolError;
 use super::frames;
+use super::read_window;
 use super::refs::{self, FrameRefs};
 
 /// A placeholder `page.js` leaves where a cross-origin frame's content goes.
@@ -73,12 +74,7 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
         return Ok(ToolOutput::text(format!("{header}\n{empty}")));
     }
     let body = lines.join("\n");
-    let part = window(&body, args.offset(), args.max_bytes())?;
-    let mut text = format!("{header}\n{}", part.text);
-    if let Some(note) = part.note {
-        text.push('\n');
-        text.push_str(&note);
-    }
+    let text = read_window::answer(&header, &body, args.offset(), args.max_bytes())?;
     Ok(ToolOutput::text(text))
 }
 
@@ -305,68 +301,6 @@ fn strings(v: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The part of a snapshot one `read_page` returns.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Window {
-    pub text: String,
-    /// What was left out and the offset that continues, when something was.
-    pub note: Option<String>,
-}
-
-/// Up to `max` bytes of `body` from the start of the line holding byte `offset`, cut at a line
-/// boundary (a single longer line is cut inside), with a note saying what was cut and the
-/// `offset` to continue from.
-pub fn window(body: &str, offset: usize, max: usize) -> Result<Window, ToolError> {
-    let total = body.len();
-    if offset >= total {
-        return Err(ToolError::msg(format!(
-            "offset {offset} is past the end of the snapshot ({total} bytes); call read_page \
-             without offset."
-        )));
-    }
-    // '\n' is one byte and never part of another character, so bytes can be searched.
-    let newline_at_or_before = |s: &str, i: usize| {
-        s.as_bytes()[..=i.min(s.len() - 1)]
-            .iter()
-            .rposition(|&b| b == b'\n')
-    };
-    let start = newline_at_or_before(body, offset).map_or(0, |i| i + 1);
-    let rest = &body[start..];
-    let end = if rest.len() <= max {
-        rest.len()
-    } else {
-        match newline_at_or_before(rest, max) {
-            Some(i) if i > 0 => i,
-            // One line longer than the window: cut inside it.
-            _ => floor_char(rest, max),
-        }
-    };
-    let text = rest[..end].trim_end_matches('\n').to_string();
-    let after = start + end + usize::from(rest[end..].starts_with('\n'));
-    let mut cut = Vec::new();
-    if start > 0 {
-        cut.push(format!("bytes 0–{start} (before offset)"));
-    }
-    if after < total {
-        let lines = body[after..].lines().count();
-        cut.push(format!(
-            "{lines} more line(s), {} bytes: read_page with offset={after} continues",
-            total - after
-        ));
-    }
-    let note = (!cut.is_empty()).then(|| format!("[Cut: {}. find narrows it.]", cut.join("; ")));
-    Ok(Window { text, note })
-}
-
-/// The largest char boundary of `s` at or below `i` (clamped to the string).
-fn floor_char(s: &str, i: usize) -> usize {
-    let mut i = i.min(s.len());
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
 /// Cuts `text` at a line boundary within `max` characters; the note says what was left out.
 pub fn cap(text: &str, max: usize) -> (String, Option<String>) {
     let total = text.chars().count();
@@ -439,7 +373,7 @@ async fn snapshot_frame(
 
 #[cfg(test)]
 mod tests {
-    use super::{cap, window};
+    use super::cap;
 
     #[test]
     fn caps_at_a_line_boundary_with_a_note() {
@@ -447,27 +381,5 @@ mod tests {
         assert_eq!(text, "aaa\nbbb");
         assert!(note.unwrap().contains("showing 7 of 11"));
         assert_eq!(cap("short", 10), ("short".into(), None));
-    }
-
-    #[test]
-    fn windows_cut_at_lines_and_say_where_to_continue() {
-        let body = "aaa\nbbb\nccc\nddd";
-        let w = window(body, 0, 9).unwrap();
-        assert_eq!(w.text, "aaa\nbbb");
-        let note = w.note.unwrap();
-        assert!(
-            note.contains("2 more line(s)") && note.contains("offset=8"),
-            "{note}"
-        );
-        let w = window(body, 8, 100).unwrap();
-        assert_eq!(w.text, "ccc\nddd");
-        assert!(w.note.unwrap().contains("before offset"));
-        // An offset inside a line starts at that line.
-        assert_eq!(window(body, 9, 3).unwrap().text, "ccc");
-        assert_eq!(window(body, 0, 100).unwrap().note, None);
-        assert!(window(body, 15, 100).is_err());
-        // One line longer than the window is cut inside, on a char boundary.
-        let w = window("ééééé", 0, 5).unwrap();
-        assert_eq!(w.text, "éé");
     }
 }

@@ -104,6 +104,7 @@ async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
     let probe = Probe::connect(&daemon.profile_dir("bench")).await;
     // One task per stream, so neither client waits on the other.
     let (addr, token) = (daemon.addr.clone(), daemon.token.clone());
+    let log_from = daemon.log().len();
     let through = tokio::spawn(async move { pane_stream(&addr, &token, "bench", WINDOW).await });
     let raw = tokio::spawn(raw_stream(probe.cdp.clone(), tab.clone(), WINDOW));
     let (mut through, mut raw) = (through.await.unwrap(), raw.await.unwrap());
@@ -119,6 +120,7 @@ async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
         "  paint→client  daemon {lat_d:7.1} ms raw CDP {lat_r:7.1} ms added {:.1} ms (median)",
         lat_d - lat_r
     );
+    porthole_tests::bench_stages::print(&daemon.log(), log_from);
 
     let pid = daemon.child.as_ref().and_then(|c| c.id()).unwrap();
     let mut cpu = Vec::new();
@@ -344,6 +346,19 @@ async fn wheel_raw(pages: &PageServer) -> Duration {
     done.saturating_duration_since(last)
 }
 
+/// The daemon as a user runs it: at `info` (debug logging costs milliseconds per frame), with
+/// the bench-only frame stage log on (one flag load per stage when off; a short lock when on).
+fn bench_daemon() -> porthole_tests::daemon::DaemonOptions {
+    porthole_tests::daemon::DaemonOptions {
+        rust_log: "info",
+        env: vec![(
+            porthole::browser::frame_stages::ENV.to_string(),
+            "1".to_string(),
+        )],
+        ..Default::default()
+    }
+}
+
 /// One part alone (`porthole-bench wheel`, `porthole-bench screencast`) on a local-mode daemon
 /// at `info`.
 async fn with_local_daemon(
@@ -353,11 +368,7 @@ async fn with_local_daemon(
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + 'a>>,
 ) {
     let pages = PageServer::start().await;
-    let daemon = TestDaemon::start_with(porthole_tests::daemon::DaemonOptions {
-        rust_log: "info",
-        ..Default::default()
-    })
-    .await;
+    let daemon = TestDaemon::start_with(bench_daemon()).await;
     part(&daemon, &pages).await;
     daemon.stop().await;
 }
@@ -399,11 +410,7 @@ async fn main() {
     }
     let pages = PageServer::start().await;
     // The daemon as a user runs it: at `info` (debug logging costs milliseconds per frame).
-    let daemon = TestDaemon::start_with(porthole_tests::daemon::DaemonOptions {
-        rust_log: "info",
-        ..Default::default()
-    })
-    .await;
+    let daemon = TestDaemon::start_with(bench_daemon()).await;
     println!("Porthole bench — ratios against a baseline measured in the same run\n");
     screencast_and_cpu(&daemon, &pages).await;
     start_to_first_frame(&daemon).await;

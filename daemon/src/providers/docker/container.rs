@@ -436,12 +436,20 @@ pub async fn wait_ready(
     within: Duration,
 ) -> Result<(), DockerError> {
     let deadline = Instant::now() + within;
-    let mut delay = Duration::from_millis(50);
+    // The gate answers on loopback in well under a millisecond, so it is asked often (a
+    // backoff to 500 ms left up to half a second between Chrome being ready and the daemon
+    // noticing); the engine is asked whether the container still runs only now and then.
+    let mut next_inspect = Instant::now();
     loop {
         if gate_ready(addr).await {
             return Ok(());
         }
-        let running = inspect(docker, name).await?.is_some_and(|i| is_running(&i));
+        let running = if Instant::now() >= next_inspect {
+            next_inspect = Instant::now() + INSPECT_EVERY;
+            inspect(docker, name).await?.is_some_and(|i| is_running(&i))
+        } else {
+            true
+        };
         if !running {
             let tail = log_tail(docker, name, 20).await;
             return Err(DockerError::NotReady(format!(
@@ -454,10 +462,14 @@ pub async fn wait_ready(
                 "the browser in {name} was not ready within {within:?}; its last output:\n{tail}"
             )));
         }
-        tokio::time::sleep(delay).await;
-        delay = (delay * 2).min(Duration::from_millis(500));
+        tokio::time::sleep(READY_POLL).await;
     }
 }
+
+/// How often [`wait_ready`] asks the gate.
+const READY_POLL: Duration = Duration::from_millis(20);
+/// How often [`wait_ready`] asks the engine whether the container still runs.
+const INSPECT_EVERY: Duration = Duration::from_millis(300);
 
 /// Removes what a start created unless disarmed: on the error path call [`Rollback::run`];
 /// if the start is cancelled instead (its future dropped), `Drop` spawns the same cleanup.

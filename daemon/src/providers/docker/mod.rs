@@ -25,6 +25,7 @@ pub mod image;
 pub mod provider;
 pub mod reaper;
 pub mod sandbox;
+mod steps;
 
 pub use container::Network;
 pub use engine::{connect, DockerError, EngineKind, EngineTarget};

@@ -20,6 +20,7 @@ use super::engine::DockerError;
 use super::image::ImageManager;
 use super::reaper;
 use super::sandbox::{self, Sandbox};
+use super::steps::Steps;
 use super::{
     container_name, random_token, volume_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION,
 };
@@ -155,6 +156,7 @@ impl DockerProvider {
         channel: &ChannelId,
         extensions: Vec<PathBuf>,
         rollback: &mut Rollback,
+        steps: &mut Steps,
     ) -> Result<(Option<GateAddr>, CdpAddress), DockerError> {
         let name = container_name(channel);
         let labels = self.labels(channel);
@@ -167,6 +169,7 @@ impl DockerProvider {
         } else {
             None
         };
+        steps.mark("volume");
         let host_port = match self.settings.network {
             Network::Host => Some(free_loopback_port()?),
             Network::Bridge => None,
@@ -186,7 +189,9 @@ impl DockerProvider {
             cpus: self.settings.cpus,
             sandbox: self.sandbox().await.is_on(),
         };
+        steps.mark("sandbox_probe");
         let id = container::create(&self.docker, &spec).await?;
+        steps.mark("create");
         rollback.container(&name);
         tracing::info!(event = "sidecar_created", container = %name, id = %id);
         if let Sandbox::Off { reason } = self.sandbox().await {
@@ -198,6 +203,7 @@ impl DockerProvider {
             );
         }
         container::start(&self.docker, &id, &name).await?;
+        steps.mark("start");
         if self.settings.cdp_route == CdpRoute::Exec {
             let cdp = match super::exec::connect(&self.docker, &name, READY_DEADLINE).await {
                 Ok(cdp) => cdp,
@@ -208,6 +214,7 @@ impl DockerProvider {
                     )));
                 }
             };
+            steps.mark("exec_cdp_ready");
             return Ok((None, CdpAddress::Connected(cdp)));
         }
         let info = container::inspect(&self.docker, &id)
@@ -220,7 +227,9 @@ impl DockerProvider {
                 "container {name} has no gate port published on 127.0.0.1"
             ))
         })?;
+        steps.mark("inspect");
         container::wait_ready(&self.docker, &name, &addr, READY_DEADLINE).await?;
+        steps.mark("gate_ready");
         let ws_url = addr.ws_url();
         Ok((Some(addr), CdpAddress::WebSocket(ws_url)))
     }
@@ -299,7 +308,9 @@ impl BrowserProvider for DockerProvider {
                 .await
                 .map_err(ProviderError::from)?;
         }
+        let mut steps = Steps::start();
         self.images.ensure(progress.clone()).await?;
+        steps.mark("image");
         let name = container_name(channel);
         if let Some(info) = container::inspect(&self.docker, &name).await? {
             if !self.is_ours(&info) {
@@ -310,12 +321,17 @@ impl BrowserProvider for DockerProvider {
             container::remove_force(&self.docker, &name).await?;
             tracing::info!(event = "stale_sidecar_removed", container = %name);
         }
+        steps.mark("stale_check");
         let extensions = check_extensions(&self.settings.extensions)?;
         progress("starting_container", "Starting the browser container");
         let mut rollback = Rollback::new(self.docker.clone());
-        match self.launch(channel, extensions, &mut rollback).await {
+        match self
+            .launch(channel, extensions, &mut rollback, &mut steps)
+            .await
+        {
             Ok((addr, address)) => {
                 rollback.disarm();
+                tracing::info!(event = "sidecar_start_steps", channel_id = %channel, steps = %steps.summary(), "milliseconds per step");
                 tracing::info!(event = "sidecar_ready", channel_id = %channel, container = %name, port = ?addr.as_ref().map(|a| a.port), route = ?self.settings.cdp_route);
                 self.running.lock().expect("docker registry lock").insert(
                     channel.clone(),

@@ -1,7 +1,8 @@
 //! The token budget (issue 12, DESIGN.md §7), measured through `porthole-mcp` against a real
 //! daemon on fixed local pages (sizes are deterministic): `read_page` of a complex page (an
 //! iframe, an open shadow root, 100 list rows) stays within the smallest peer's snapshot and
-//! keeps the frame and shadow content; paging with `offset` / `max_bytes` returns the rest;
+//! keeps the frame and shadow content; paging with `offset` / `max_bytes` returns the rest,
+//! each answer within `max_bytes` with its cut note;
 //! action results stay under 1 KB.
 
 use porthole_tests::daemon::TestDaemon;
@@ -82,6 +83,11 @@ async fn complex_page_snapshot_fits_the_budget_and_pages_through_the_rest() {
             json!({"offset": offset, "max_bytes": 1000}),
         )
         .await;
+        assert!(
+            part.len() <= 1000,
+            "read_page {{max_bytes: 1000}} answered {} bytes (the cut note counts):\n{part}",
+            part.len()
+        );
         let (body, note) = match part.rfind("\n[Cut:") {
             Some(i) => (&part[..i], Some(&part[i..])),
             None => (part.as_str(), None),
