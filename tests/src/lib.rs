@@ -6,12 +6,14 @@
 
 pub mod bench_agents;
 pub mod bench_capacity;
+pub mod bench_distance;
 pub mod bench_docker;
 pub mod bench_mcp;
 pub mod bench_remote;
 pub mod chromium;
 pub mod cookie_profiles;
 pub mod daemon;
+pub mod delay_proxy;
 pub mod docker;
 pub mod pages;
 pub mod pane;

@@ -127,6 +127,7 @@ async fn run(
     );
     let oversight = state.inner.oversight.channel(&channel);
     let panes = channels.pane_count(&channel);
+    let cdp_before = session.cdp().stats();
     let mut output = crate::oversight::supervise::run(
         &oversight,
         &session,
@@ -137,6 +138,8 @@ async fn run(
         panes,
     )
     .await;
+    let cdp = session.cdp().stats() - cdp_before;
+    tracing::debug!(event = "tool_cdp", tool = %request.tool, commands = cdp.commands, rounds = cdp.rounds);
     if let Actor::Agent { id, .. } = &actor {
         let has_tabs = session.agents_with_tabs().iter().any(|a| a == id);
         state.inner.agents.set_tabs_open(id, has_tabs);
