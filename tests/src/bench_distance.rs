@@ -253,9 +253,17 @@ pub async fn run() {
     }
     let (form, page2) = (data_url(FORM), data_url(PAGE2));
 
-    // Warm-up: each daemon's first start (engine connection, image check).
+    // Warm-up: each daemon's first start (engine connection, image check, sandbox probe) from
+    // a pane, which waits longer than a tool call's deadline.
     for (i, case) in cases.iter().enumerate() {
-        first_call(&case.daemon, &format!("{tag}-w{i}"), &form).await;
+        let channel = format!("{tag}-w{i}");
+        Pane::connect(&case.daemon.addr, &case.daemon.token)
+            .await
+            .start(&channel)
+            .await;
+        case.daemon
+            .delete(&format!("/api/browser/channels/{channel}"))
+            .await;
     }
     for run in 0..FIRST_RUNS {
         for (i, case) in cases.iter_mut().enumerate() {
