@@ -122,7 +122,10 @@ async fn script(client: &Client, form: &str, page2: &str) -> [f64; 8] {
     .await;
     lap(4, &mut since);
     let done = text(&call(client, "evaluate", json!({ "expression": DONE })).await);
-    assert!(done.contains(DONE_VALUE), "the script left the form as {done}");
+    assert!(
+        done.contains(DONE_VALUE),
+        "the script left the form as {done}"
+    );
     since = Instant::now();
     call(client, "navigate", json!({ "url": page2 })).await;
     lap(5, &mut since);
@@ -209,7 +212,9 @@ fn load_average() -> String {
 /// Runs the distance bench and prints it.
 pub async fn run() {
     if !docker::docker(&["info"]).0 {
-        println!("distance: skipped, the local Docker engine does not answer (scripts/setup/docker.sh)");
+        println!(
+            "distance: skipped, the local Docker engine does not answer (scripts/setup/docker.sh)"
+        );
         return;
     }
     let engine = remote::engine().await;
@@ -321,7 +326,14 @@ fn print(cases: &mut [Case]) {
         load_average()
     );
     let header: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
-    println!("  {:<22} {}", "", header.iter().map(|h| format!("{h:>32}")).collect::<String>());
+    println!(
+        "  {:<22} {}",
+        "",
+        header
+            .iter()
+            .map(|h| format!("{h:>32}"))
+            .collect::<String>()
+    );
     // The remote case at 0 ms is "local" for the targets.
     let base = cases
         .iter()
@@ -331,7 +343,9 @@ fn print(cases: &mut [Case]) {
         let cells: String = values
             .iter()
             .map(|(v, c)| match c {
-                Some((cmds, rounds)) => format!("{:>32}", format!("{v:.0} ms ({cmds} cmd, {rounds} rt)")),
+                Some((cmds, rounds)) => {
+                    format!("{:>32}", format!("{v:.0} ms ({cmds} cmd, {rounds} rt)"))
+                }
                 None => format!("{:>32}", format!("{v:.0} ms")),
             })
             .collect();
@@ -347,7 +361,10 @@ fn print(cases: &mut [Case]) {
             .map(|(i, c)| {
                 let m = median(&c.steps[step]);
                 totals[i] += m;
-                let counts = c.counts.get(step_call(step)).map(|(_, cmds, r)| (*cmds, *r));
+                let counts = c
+                    .counts
+                    .get(step_call(step))
+                    .map(|(_, cmds, r)| (*cmds, *r));
                 (m, counts)
             })
             .collect();
@@ -365,7 +382,11 @@ fn print(cases: &mut [Case]) {
         .collect();
     row(
         "total (8 steps)",
-        totals.iter().zip(&sums).map(|(t, s)| (*t, Some(*s))).collect(),
+        totals
+            .iter()
+            .zip(&sums)
+            .map(|(t, s)| (*t, Some(*s)))
+            .collect(),
     );
     row(
         "first call",

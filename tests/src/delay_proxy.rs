@@ -114,7 +114,10 @@ async fn direction(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, link: Link) 
             match from.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    if tx.send((Instant::now() + link.one_way, buf[..n].to_vec())).is_err() {
+                    if tx
+                        .send((Instant::now() + link.one_way, buf[..n].to_vec()))
+                        .is_err()
+                    {
                         break;
                     }
                 }
@@ -143,7 +146,10 @@ async fn direction(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, link: Link) 
 
 /// `engine` reached through `proxy` instead of directly (same TLS files: the engine's
 /// certificate names 127.0.0.1, which the proxy's address is too).
-pub fn via(engine: &crate::remote::RemoteEngine, proxy: &DelayProxy) -> crate::remote::RemoteEngine {
+pub fn via(
+    engine: &crate::remote::RemoteEngine,
+    proxy: &DelayProxy,
+) -> crate::remote::RemoteEngine {
     crate::remote::RemoteEngine {
         host: proxy.docker_host(),
         ..engine.clone()

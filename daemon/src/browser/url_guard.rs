@@ -62,8 +62,12 @@ impl Shown {
                 };
                 let info = &event.params["targetInfo"];
                 match event.method.as_str() {
-                    "Target.targetInfoChanged" | "Target.targetCreated" if info["type"] == "page" => {
-                        let (Some(id), Some(url)) = (info["targetId"].as_str(), info["url"].as_str()) else {
+                    "Target.targetInfoChanged" | "Target.targetCreated"
+                        if info["type"] == "page" =>
+                    {
+                        let (Some(id), Some(url)) =
+                            (info["targetId"].as_str(), info["url"].as_str())
+                        else {
                             continue;
                         };
                         // Short lock, never held across an await.
