@@ -22,8 +22,8 @@
 //!    mode: daemon RSS/CPU, Chromium memory/CPU per channel, frames per second per pane
 //!    ([`porthole_tests::bench_capacity`]).
 //! 10. Distance (`porthole-bench distance`, not part of the full run): the MCP script, the
-//!    first call and pane input → frame with the remote engine 0, 25 and 50 ms away
-//!    ([`porthole_tests::bench_distance`]).
+//!     first call and pane input → frame with the remote engine 0, 25 and 50 ms away
+//!     ([`porthole_tests::bench_distance`]).
 
 use std::time::{Duration, Instant};
 
