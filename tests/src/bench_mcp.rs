@@ -16,13 +16,14 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
 use crate::chromium::BareChromium;
-use crate::mcp::{is_error, ref_of, text, Server};
+pub(crate) use crate::mcp::{ref_of, text};
+use crate::mcp::{is_error, Server};
 
 /// Measured runs per step (after one warm-up run).
 pub const RUNS: usize = 5;
 
 /// The script's steps, in order.
-const STEPS: [&str; 8] = [
+pub(crate) const STEPS: [&str; 8] = [
     "navigate",
     "read_page",
     "click",
@@ -42,7 +43,7 @@ const PEERS: [(&str, f64); 3] = [
 
 /// The form the script works on: a text field, a select, a checkbox, a button that changes
 /// text, a link, some prose and a list, like a small real page.
-const FORM: &str = r#"<!doctype html>
+pub(crate) const FORM: &str = r#"<!doctype html>
 <html><head><title>Bench form</title><style>body{font:16px sans-serif;margin:8px}</style></head><body>
 <header><nav><a href="/page2">Page two</a> <a href="/form">Home</a></nav></header>
 <main>
@@ -62,7 +63,7 @@ const FORM: &str = r#"<!doctype html>
  for (let i = 0; i < 30; i++) { const li = document.createElement('li'); li.textContent = 'Item number ' + i; ul.appendChild(li); }
 </script></body></html>"#;
 
-const PAGE2: &str = r#"<!doctype html><html><head><title>Page two</title></head>
+pub(crate) const PAGE2: &str = r#"<!doctype html><html><head><title>Page two</title></head>
 <body><h1>Page two</h1><p>Nothing here.</p><a href="/form">Back to the form</a></body></html>"#;
 
 /// The raw client's stand-in for `read_page`: one walk of the DOM listing interactive
@@ -86,9 +87,9 @@ const RAW_WALK: &str = r#"(() => {
 })()"#;
 
 /// What the form shows after click, type and select (checked outside the timed steps).
-const DONE: &str = "[document.getElementById('status').textContent, \
+pub(crate) const DONE: &str = "[document.getElementById('status').textContent, \
      document.getElementById('name').value, document.getElementById('color').value].join('|')";
-const DONE_VALUE: &str = "Changed!|hello|g";
+pub(crate) const DONE_VALUE: &str = "Changed!|hello|g";
 
 pub(crate) fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
@@ -159,7 +160,7 @@ async fn spawn_host(profile: &std::path::Path) -> Client {
 }
 
 /// Calls `tool` and asserts success (a bench step may take up to 60 s).
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
     let result = crate::mcp::call_within(client, tool, args, Duration::from_secs(60)).await;
     assert!(!is_error(&result), "{tool} failed: {}", text(&result));
     result

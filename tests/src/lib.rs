@@ -6,6 +6,7 @@
 
 pub mod bench_agents;
 pub mod bench_capacity;
+pub mod bench_distance;
 pub mod bench_docker;
 pub mod bench_mcp;
 pub mod bench_remote;
@@ -14,6 +15,7 @@ pub mod bench_stages;
 pub mod chromium;
 pub mod cookie_profiles;
 pub mod daemon;
+pub mod delay_proxy;
 pub mod docker;
 pub mod mcp;
 pub mod pages;

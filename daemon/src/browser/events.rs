@@ -162,23 +162,21 @@ impl BrowserSession {
     /// so right after a load `Target.getTargetInfo` can still show the old title; the page's
     /// own `document.title` is asked as well and wins when it has one.
     async fn refresh_info(&self, target_id: &str, session_id: &str) {
-        let Ok(reply) = self
-            .cdp
-            .call("Target.getTargetInfo", json!({ "targetId": target_id }))
-            .await
-        else {
-            return;
-        };
-        let mut info = reply["targetInfo"].clone();
-        let title = self
-            .cdp
-            .call_with(
+        // Both asked at once: one round trip to a distant engine, not two.
+        let (reply, title) = tokio::join!(
+            self.cdp
+                .call("Target.getTargetInfo", json!({ "targetId": target_id })),
+            self.cdp.call_with(
                 "Runtime.evaluate",
                 json!({"expression": "document.title", "returnByValue": true}),
                 Some(session_id),
                 Duration::from_secs(2),
             )
-            .await;
+        );
+        let Ok(reply) = reply else {
+            return;
+        };
+        let mut info = reply["targetInfo"].clone();
         if let Some(title) = title
             .ok()
             .and_then(|r| r["result"]["value"].as_str().map(str::to_string))

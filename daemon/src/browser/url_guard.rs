@@ -1,16 +1,20 @@
 //! Keeping agents' tabs off browser-internal pages after the fact: a redirect, a page script,
 //! a popup or the person's own navigation can take a tab where `navigate` would never send it
 //! (see [`super::url_policy`]). Such an agent tab is closed at once and its agent told in its
-//! next tool result; a tool never runs in a tab that shows one.
+//! next tool result; a tool never runs in a tab that shows one (checked against the URL
+//! Chrome last reported, recorded as reports arrive: no round trip per tool call).
 //!
 //! Owns the notes waiting for agents and which tabs it is closing; never touches a tab of the
 //! person's (except in a session where every tab is a tool's: `mcp-host-browser`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::json;
+use tokio::sync::broadcast;
+
+use crate::cdp::CdpEvent;
 
 use super::owner::{TabOwner, OWNER_AGENT};
 use super::session::{BrowserSession, SessionError};
@@ -25,6 +29,76 @@ pub struct UrlGuard {
     notes: Mutex<HashMap<String, Vec<String>>>,
     /// Tabs the guard is closing (each is closed once). Short lock.
     closing: Mutex<HashSet<String>>,
+    /// Each page target's URL as Chrome last reported it, kept by a task of its own (see
+    /// [`Shown`]); started by the first tool call.
+    shown: OnceLock<Shown>,
+}
+
+/// The URL each page target shows, from `Target.targetInfoChanged` as it arrives: read by
+/// the check before every tool call instead of asking Chrome (`Target.getTargetInfo`, one
+/// round trip per call at any distance). Just as fresh: Chrome reports a committed navigation
+/// before it answers any later command, so what a round trip would have said has arrived with
+/// the events already read, and this task does nothing but record them (the session's event
+/// task awaits CDP calls of its own and can fall behind). A target not reported yet is asked.
+#[derive(Debug, Clone, Default)]
+struct Shown(Arc<Mutex<HashMap<String, String>>>);
+
+impl Shown {
+    /// Starts recording from `events` (subscribed before anything is read); the task ends with
+    /// the connection.
+    fn follow(mut events: broadcast::Receiver<CdpEvent>) -> Self {
+        let shown = Self::default();
+        let urls = shown.0.clone();
+        tokio::spawn(async move {
+            loop {
+                let event = match events.recv().await {
+                    Ok(event) => event,
+                    // Missed reports: forget everything, so each target is asked again.
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        urls.lock().expect("shown lock").clear();
+                        continue;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                let info = &event.params["targetInfo"];
+                match event.method.as_str() {
+                    "Target.targetInfoChanged" | "Target.targetCreated"
+                        if info["type"] == "page" =>
+                    {
+                        let (Some(id), Some(url)) =
+                            (info["targetId"].as_str(), info["url"].as_str())
+                        else {
+                            continue;
+                        };
+                        // Short lock, never held across an await.
+                        urls.lock()
+                            .expect("shown lock")
+                            .insert(id.to_string(), url.to_string());
+                    }
+                    "Target.targetDestroyed" => {
+                        if let Some(id) = event.params["targetId"].as_str() {
+                            urls.lock().expect("shown lock").remove(id);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        });
+        shown
+    }
+
+    fn get(&self, target_id: &str) -> Option<String> {
+        self.0.lock().expect("shown lock").get(target_id).cloned()
+    }
+
+    /// Records what Chrome answered for a target, unless a report came in meanwhile.
+    fn seed(&self, target_id: &str, url: &str) {
+        self.0
+            .lock()
+            .expect("shown lock")
+            .entry(target_id.to_string())
+            .or_insert_with(|| url.to_string());
+    }
 }
 
 impl UrlGuard {
@@ -110,11 +184,26 @@ impl BrowserSession {
     /// Ok when a tool may run in `target_id`: its page, as Chrome reports it now, is one agents
     /// may use. An agent's tab that is not is closed (see [`Self::guard_landing`]).
     pub async fn check_tab_for_tools(&self, target_id: &str) -> Result<(), SessionError> {
-        let reply = self
-            .cdp
-            .call("Target.getTargetInfo", json!({ "targetId": target_id }))
-            .await?;
-        let url = reply["targetInfo"]["url"].as_str().unwrap_or_default();
+        let shown = self
+            .url_guard
+            .shown
+            .get_or_init(|| Shown::follow(self.cdp.subscribe()));
+        let url = match shown.get(target_id) {
+            Some(url) => url,
+            None => {
+                let reply = self
+                    .cdp
+                    .call("Target.getTargetInfo", json!({ "targetId": target_id }))
+                    .await?;
+                let url = reply["targetInfo"]["url"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                shown.seed(target_id, &url);
+                url
+            }
+        };
+        let url = url.as_str();
         if agent_may_stay_on(url) {
             return Ok(());
         }

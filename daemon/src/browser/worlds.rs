@@ -56,3 +56,13 @@ impl Worlds {
         self.by_session.lock().expect("worlds lock").remove(session);
     }
 }
+
+impl super::BrowserSession {
+    /// The main frame's id of the tab behind flat session `session` (a tab's main frame has
+    /// its target's id), so a world can be made there without asking Chrome; `None` for a
+    /// session that is not a tab's (an out-of-process frame's).
+    pub fn main_frame_of(&self, session: &str) -> Option<String> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.by_session(session).map(|t| t.target_id.clone())
+    }
+}

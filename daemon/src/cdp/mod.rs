@@ -10,7 +10,7 @@ mod evaluate;
 mod transport;
 mod trim;
 
-pub use connection::{CdpConnection, CdpEvent, DEFAULT_DEADLINE};
+pub use connection::{CdpConnection, CdpEvent, CdpStats, DEFAULT_DEADLINE};
 pub use error::CdpError;
 pub use evaluate::thrown;
 pub use trim::cut_text;

@@ -53,9 +53,9 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
     let clicks = matches!(
         args.action,
         A::LeftClick | A::RightClick | A::DoubleClick | A::TripleClick
-    );
+    ) || (args.action == A::Type && args.target().is_some());
     // A click's aim and the state before it are read at once (the event subscription that
-    // `before` makes is in place before anything is dispatched).
+    // `before` makes is in place before anything is dispatched); so is a type's at a target.
     let (before, aimed) = if clicks {
         let (before, aimed) = tokio::join!(waits::before(tab), aim(tab, args.target()));
         (before, Some(aimed?))
@@ -124,12 +124,14 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
         A::Type => {
             let text = args.text.clone().unwrap_or_default();
             let mut prefix = String::new();
-            if args.target().is_some() {
-                let (x, y, what) = aim(tab, args.target()).await?;
-                click(tab, x, y, MouseButton::Left, 1, 0).await?;
+            let typed = InputEvent::Typetext { text: text.clone() };
+            if let Some((x, y, what)) = aimed {
+                // The click and the text back to back: Chrome handles input in order.
+                click_then(tab, x, y, MouseButton::Left, 1, 0, Some(typed)).await?;
                 prefix = format!("Clicked ({x:.0}, {y:.0}){what}, then typed");
+            } else {
+                input(tab, typed).await?;
             }
-            input(tab, InputEvent::Typetext { text: text.clone() }).await?;
             if prefix.is_empty() {
                 format!("Typed {text:?}.")
             } else {
@@ -207,11 +209,25 @@ async fn click(
     count: u32,
     mods: u8,
 ) -> Result<(), ToolError> {
+    click_then(tab, x, y, button, count, mods, None).await
+}
+
+/// A click, and `then` right after it in the same burst.
+async fn click_then(
+    tab: &Tab,
+    x: f64,
+    y: f64,
+    button: MouseButton,
+    count: u32,
+    mods: u8,
+    then: Option<InputEvent>,
+) -> Result<(), ToolError> {
     let mut events = vec![mouse_move(x, y, MouseButton::None, mods)];
     for n in 1..=count {
         events.push(press(true, x, y, button, n, mods));
         events.push(press(false, x, y, button, n, mods));
     }
+    events.extend(then);
     // Sent back to back, in order (each is written on its first poll), without waiting for
     // the renderer's answer to one before sending the next: Chrome queues input in order.
     let scale = tab.browser.pixel_scale(&tab.session_id);

@@ -20,10 +20,19 @@ pub async fn form_input(tab: &Tab, args: &FormInputArgs) -> Result<ToolOutput, T
         FormValue::Text(t) => Value::from(t.as_str()),
         FormValue::Many(list) => Value::from(list.clone()),
     };
-    let before = waits::before(tab).await;
-    let answer = helper_on(&tab.browser, &session, "fill", &[Value::from(r), value])
-        .await
-        .map_err(|e| refs::frame_gone(r, &iframe, e))?;
+    let fill_args = [Value::from(r), value];
+    let fill = helper_on(&tab.browser, &session, "fill", &fill_args);
+    // With both worlds in place, the state before and the fill go back to back (one round
+    // trip; Chrome runs them in order); else one after the other, so the read comes first.
+    let worlds = tab.browser.worlds();
+    let (before, answer) =
+        if worlds.get(&tab.session_id).is_some() && worlds.get(&session).is_some() {
+            tokio::join!(waits::before(tab), fill)
+        } else {
+            let before = waits::before(tab).await;
+            (before, fill.await)
+        };
+    let answer = answer.map_err(|e| refs::frame_gone(r, &iframe, e))?;
     if let Some(error) = refs::ref_error(tab, r, &answer) {
         return Err(error);
     }

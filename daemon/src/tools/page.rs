@@ -25,8 +25,8 @@ pub async fn navigate(tab: &Tab, args: &NavigateArgs) -> Result<ToolOutput, Tool
     tab.browser
         .navigate_with(&tab.session_id, &args.url, UrlPolicy::Agent, None)
         .await?;
-    waits::settle_navigation(tab, before).await;
-    finish_load(tab, "Loaded", args.wait()).await
+    let location = waits::settle_navigation(tab, before).await;
+    finish_load(tab, location, "Loaded", args.wait()).await
 }
 
 /// `go_back` (`step` -1) and `go_forward` (1).
@@ -42,9 +42,10 @@ pub async fn history(tab: &Tab, step: i64) -> Result<ToolOutput, ToolError> {
             "Cannot go {which}: there is no page {which} in this tab's history."
         )));
     }
-    waits::settle_navigation(tab, before).await;
+    let location = waits::settle_navigation(tab, before).await;
     finish_load(
         tab,
+        location,
         if step < 0 {
             "Went back to"
         } else {
@@ -59,16 +60,20 @@ pub async fn history(tab: &Tab, step: i64) -> Result<ToolOutput, ToolError> {
 pub async fn reload(tab: &Tab) -> Result<ToolOutput, ToolError> {
     let before = waits::before(tab).await;
     tab.browser.reload_on(&tab.session_id).await?;
-    waits::settle_navigation(tab, before).await;
-    finish_load(tab, "Reloaded", None).await
+    let location = waits::settle_navigation(tab, before).await;
+    finish_load(tab, location, "Reloaded", None).await
 }
 
 async fn finish_load(
     tab: &Tab,
+    location: Option<(String, String)>,
     verb: &str,
     wait: Option<porthole_mcp::vocabulary::wait::WaitFor>,
 ) -> Result<ToolOutput, ToolError> {
-    let (url, title) = tab.location().await?;
+    let (url, title) = match location {
+        Some(known) => known,
+        None => tab.location().await?,
+    };
     let mut out = ToolOutput::text(format!("{verb} {url}\nTitle: {title}"));
     if let Some(wait) = wait {
         out = out.with_text(waits::wait_for(tab, &wait).await?);

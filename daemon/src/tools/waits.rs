@@ -82,7 +82,8 @@ struct Seen {
     file_chooser: bool,
     /// Requests started since the action that have not finished (request ids).
     requests: std::collections::HashSet<String>,
-    /// Where the page was when the last DOM-quiet wait ended: `(url, title)`.
+    /// Where the page was when the last DOM-quiet wait ended: `(url, title)`; cleared when a
+    /// navigation shows up after it.
     location: Option<(String, String)>,
 }
 
@@ -97,10 +98,17 @@ impl Seen {
             {
                 self.navigating = true;
                 self.loaded = false;
+                self.location = None;
             }
             "Page.navigatedWithinDocument" if main_frame => {
                 self.navigating = true;
                 self.loaded = true;
+                self.location = None;
+            }
+            // A new document: the tools' world in the old one is gone with it (the next helper
+            // call makes one without first failing on the old one).
+            "Runtime.executionContextsCleared" => {
+                tab.browser.worlds().drop_session(&tab.session_id);
             }
             "Page.loadEventFired" if self.navigating => self.loaded = true,
             "Page.frameStoppedLoading" if self.navigating && main_frame => self.loaded = true,
@@ -169,8 +177,10 @@ pub async fn settle(tab: &Tab, mut before: Before) -> Vec<String> {
 }
 
 /// After an explicit navigation (navigate, history, reload): follows it to its load, then
-/// waits for DOM quiet, and says what changed.
-pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Vec<String> {
+/// waits for DOM quiet; returns where the page is then, `(url, title)`, when the quiet wait
+/// saw it (else the caller asks). A tab the navigation opened becomes the caller's, as after
+/// an action.
+pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Option<(String, String)> {
     let mut notes = Vec::new();
     let mut seen = Seen::default();
     // The first event ends the grace at once; a history step with no navigation ends it.
@@ -191,7 +201,9 @@ pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Vec<String> {
     if !seen.blocked {
         quiet(tab, &mut before, &mut seen, &mut notes).await;
     }
-    changes(tab, &before, notes, &seen).await
+    let location = seen.location.clone();
+    changes(tab, &before, notes, &seen).await;
+    location
 }
 
 /// Waits (up to [`LOAD_DEADLINE`]) until the navigation in `seen` loaded.
@@ -311,8 +323,8 @@ async fn wait_new_tab(tab: &Tab, before: &Before) {
 /// What changed since `before`: URL, title, new tabs; after `notes` (dialogs). A page blocked
 /// by a dialog cannot be asked for its location.
 async fn changes(tab: &Tab, before: &Before, mut notes: Vec<String>, seen: &Seen) -> Vec<String> {
-    // Where the last DOM-quiet wait left the page, unless a navigation came into it.
-    let known = seen.location.clone().filter(|_| !seen.navigating);
+    // Where the last DOM-quiet wait left the page (no navigation showed up after it).
+    let known = seen.location.clone();
     let location = match (known, seen.blocked) {
         (_, true) => Err(ToolError::msg("blocked by a dialog")),
         (Some(known), false) => Ok(known),

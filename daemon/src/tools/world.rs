@@ -34,12 +34,23 @@ pub type World = crate::browser::worlds::IsolatedWorld;
 
 /// The helper's world in the frame behind `session`, made when there is none yet.
 pub async fn world(browser: &BrowserSession, session: &str) -> Result<World, ToolError> {
+    Ok(world_then(browser, session, None).await?.0)
+}
+
+/// [`world`], and when it has to be made, `then` evaluated in it in the same call as the
+/// helper's install (one round trip less after each navigation): its reply comes back too.
+async fn world_then(
+    browser: &BrowserSession,
+    session: &str,
+    then: Option<(&str, Duration)>,
+) -> Result<(World, Option<Value>), ToolError> {
     if let Some(world) = browser.worlds().get(session) {
-        return Ok(world);
+        return Ok((world, None));
     }
-    let world = create(browser.cdp(), session).await?;
+    let frame = browser.main_frame_of(session);
+    let (world, reply) = create(browser.cdp(), session, frame, then).await?;
     browser.worlds().remember(session, world.clone());
-    Ok(world)
+    Ok((world, reply))
 }
 
 /// Evaluates `expression` in the helper's world of the frame behind `session` (value returned
@@ -54,20 +65,24 @@ pub async fn evaluate(
     let cdp = browser.cdp();
     let mut retried = false;
     loop {
-        let world = world(browser, session).await?;
-        let reply = cdp
-            .call_with(
-                "Runtime.evaluate",
-                json!({
-                    "expression": expression,
-                    "uniqueContextId": world.unique_id,
-                    "returnByValue": true,
-                    "awaitPromise": true,
-                }),
-                Some(session),
-                deadline,
-            )
-            .await;
+        let (world, made) = world_then(browser, session, Some((expression, deadline))).await?;
+        let reply = match made {
+            Some(reply) => Ok(reply),
+            None => {
+                cdp.call_with(
+                    "Runtime.evaluate",
+                    json!({
+                        "expression": expression,
+                        "uniqueContextId": world.unique_id,
+                        "returnByValue": true,
+                        "awaitPromise": true,
+                    }),
+                    Some(session),
+                    deadline,
+                )
+                .await
+            }
+        };
         let error = match reply {
             Ok(reply) => {
                 if let Some(text) = crate::cdp::thrown(&reply) {
@@ -104,22 +119,36 @@ fn is_world_gone(message: &str) -> bool {
     .any(|gone| message.contains(gone))
 }
 
-/// Makes the world in the session's frame and installs the helper in it.
-async fn create(cdp: &CdpConnection, session: &str) -> Result<World, ToolError> {
-    let tree = cdp.call_on(session, "Page.getFrameTree", json!({})).await?;
-    let frame_id = tree["frameTree"]["frame"]["id"]
-        .as_str()
-        .ok_or_else(|| ToolError::msg("the browser did not name the page's frame; try again"))?
-        .to_string();
+/// Makes the world in the session's frame (`frame`: its id when known, else asked) and
+/// installs the helper in it; with `then`, evaluates that expression right after the install
+/// in the same call and returns its reply (a thrown exception in it is in the reply).
+async fn create(
+    cdp: &CdpConnection,
+    session: &str,
+    frame: Option<String>,
+    then: Option<(&str, Duration)>,
+) -> Result<(World, Option<Value>), ToolError> {
+    let frame_id = match frame {
+        Some(frame) => frame,
+        None => {
+            let tree = cdp.call_on(session, "Page.getFrameTree", json!({})).await?;
+            tree["frameTree"]["frame"]["id"]
+                .as_str()
+                .ok_or_else(|| {
+                    ToolError::msg("the browser did not name the page's frame; try again")
+                })?
+                .to_string()
+        }
+    };
     // Subscribed before anything is asked, so no context report can be missed. Chrome reports
     // a context before it answers the call that made it.
     let mut events = cdp.subscribe();
-    // The usual name first. If the current document already has a world of that name (made
-    // by an earlier daemon, or before the cache forgot it) Chrome returns it without a
-    // report, so its uniqueId is unknown: a world of a fresh name is made instead.
-    let fresh = format!("{WORLD_NAME}-{:016x}", rand::random::<u64>());
+    // A fresh name each time: a document that already has a world of the asked name (made by
+    // an earlier daemon, before the cache forgot it, or restored from the back/forward cache)
+    // would get that world back without a report, its uniqueId unknown. Tried twice.
+    let names = [0, 1].map(|_| format!("{WORLD_NAME}-{:016x}", rand::random::<u64>()));
     let mut enabled_here = false;
-    for name in [WORLD_NAME, fresh.as_str()] {
+    for name in names.iter().map(String::as_str) {
         let created = cdp
             .call_on(
                 session,
@@ -151,18 +180,40 @@ async fn create(cdp: &CdpConnection, session: &str) -> Result<World, ToolError> 
             "(() => {{ const api = ({PAGE_JS}); api.nonce = {}; return true; }})()",
             serde_json::to_string(&nonce).expect("a string serializes")
         );
+        // With `then`: the install, then the expression, in one script (its value is the
+        // expression's); an install that throws never reaches it.
+        let (expression, deadline) = match then {
+            Some((then, deadline)) => (
+                format!("{install};\n({then})"),
+                deadline.max(Duration::from_secs(10)),
+            ),
+            None => (install, Duration::from_secs(10)),
+        };
         let reply = cdp
             .call_with(
                 "Runtime.evaluate",
-                json!({"expression": install, "uniqueContextId": unique_id, "returnByValue": true}),
+                json!({"expression": expression, "uniqueContextId": unique_id,
+                    "returnByValue": true, "awaitPromise": then.is_some()}),
                 Some(session),
-                Duration::from_secs(10),
+                deadline,
             )
             .await?;
-        if let Some(text) = crate::cdp::thrown(&reply) {
+        let installed = then.is_none() || {
+            // Installed unless the throw came before the helper existed.
+            crate::cdp::thrown(&reply).is_none() || helper_present(cdp, session, &unique_id).await
+        };
+        if !installed {
+            let text = crate::cdp::thrown(&reply).unwrap_or_default();
             return Err(ToolError::msg(format!(
                 "the page helper failed to load: {text}"
             )));
+        }
+        if then.is_none() {
+            if let Some(text) = crate::cdp::thrown(&reply) {
+                return Err(ToolError::msg(format!(
+                    "the page helper failed to load: {text}"
+                )));
+            }
         }
         tracing::debug!(
             event = "tools_world_created",
@@ -171,15 +222,30 @@ async fn create(cdp: &CdpConnection, session: &str) -> Result<World, ToolError> 
             context_id,
             name
         );
-        return Ok(World {
+        let world = World {
             unique_id,
             context_id,
             nonce,
-        });
+        };
+        return Ok((world, then.map(|_| reply)));
     }
     Err(ToolError::msg(
         "the browser did not report Porthole's isolated world for this page; try again",
     ))
+}
+
+/// Whether the helper is in the world `unique_id` (after a combined install whose expression
+/// threw: the throw may be the expression's own).
+async fn helper_present(cdp: &CdpConnection, session: &str, unique_id: &str) -> bool {
+    let reply = cdp
+        .call_on(
+            session,
+            "Runtime.evaluate",
+            json!({"expression": format!("typeof {HELPER}"), "uniqueContextId": unique_id,
+                "returnByValue": true}),
+        )
+        .await;
+    reply.is_ok_and(|r| r["result"]["value"] == "object")
 }
 
 /// The `uniqueId` of context `context_id` named `name`, from the reports already received.

@@ -21,6 +21,9 @@
 //! 9. Capacity: 1, 5 and 10 channels streaming a page that changes 10×/s, local and docker
 //!    mode: daemon RSS/CPU, Chromium memory/CPU per channel, frames per second per pane
 //!    ([`porthole_tests::bench_capacity`]).
+//! 10. Distance (`porthole-bench distance`, not part of the full run): the MCP script, the
+//!     first call and pane input → frame with the remote engine 0, 25 and 50 ms away
+//!     ([`porthole_tests::bench_distance`]).
 
 use std::time::{Duration, Instant};
 
@@ -394,6 +397,7 @@ async fn main() {
         Some("agents") => return porthole_tests::bench_agents::run().await,
         Some("remote") => return porthole_tests::bench_remote::run().await,
         Some("capacity") => return porthole_tests::bench_capacity::run().await,
+        Some("distance") => return porthole_tests::bench_distance::run().await,
         Some("docker") => return porthole_tests::bench_docker::run().await,
         Some("scale") => return porthole_tests::bench_scale::run().await,
         Some("wheel") => return with_local_daemon(|d, p| Box::pin(wheel_against_raw(d, p))).await,
@@ -402,7 +406,7 @@ async fn main() {
         }
         Some(other) => {
             eprintln!(
-                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `wheel`, `screencast`, `scale` or nothing"
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `distance`, `wheel`, `screencast`, `scale` or nothing"
             );
             std::process::exit(2);
         }

@@ -2,6 +2,11 @@
 //! DESIGN.md §14): reached over `tcp://127.0.0.1:<port>` with mutual TLS, CDP carried inside
 //! that connection by an exec of `porthole-sidecar cdp-pipe`, nothing published.
 //!
+//! Each test that reaches the engine runs twice (issue 22): `direct`, and
+//! `at_50ms_round_trip` with the daemon (and `docker-build`) reaching the engine through a
+//! [`DelayProxy`] that adds 25 ms each way — behaviour at distance, never timings; the test's
+//! own `docker` CLI goes direct.
+//!
 //! Everything a test creates carries `porthole.test=<tag>` and is removed from the remote
 //! engine by a [`RemoteCleanup`] guard even when the test fails.
 
@@ -9,11 +14,61 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::delay_proxy::{self, DelayProxy, Link};
 use porthole_tests::docker::{self, unique};
 use porthole_tests::pages;
 use porthole_tests::pane::Pane;
-use porthole_tests::remote::{self, RemoteCleanup};
+use porthole_tests::remote::{self, RemoteCleanup, RemoteEngine};
 use serde_json::{json, Value};
+
+/// How far the engine is from the daemon.
+#[derive(Debug, Clone, Copy)]
+enum Distance {
+    Direct,
+    /// Through a delaying proxy, this many ms each way.
+    Away(u64),
+}
+
+/// The engine for the test's own CLI (direct), the engine as the daemon is told to reach it
+/// (through a proxy when away), and the proxy (keep it as long as the daemon runs).
+async fn engines(distance: Distance) -> (RemoteEngine, RemoteEngine, Option<DelayProxy>) {
+    let engine = remote::engine().await;
+    match distance {
+        Distance::Direct => (engine.clone(), engine, None),
+        Distance::Away(ms) => {
+            let proxy =
+                DelayProxy::start(delay_proxy::tcp_addr(&engine.host), Link::delay_ms(ms)).await;
+            let reach = delay_proxy::via(&engine, &proxy);
+            (engine, reach, Some(proxy))
+        }
+    }
+}
+
+/// Each body as two tests: `<name>::direct` and `<name>::at_50ms_round_trip`.
+macro_rules! at_both_distances {
+    ($($test:ident => $body:ident;)*) => {$(
+        mod $test {
+            #[tokio::test]
+            async fn direct() {
+                super::$body(super::Distance::Direct).await
+            }
+            #[tokio::test]
+            async fn at_50ms_round_trip() {
+                super::$body(super::Distance::Away(25)).await
+            }
+        }
+    )*};
+}
+
+at_both_distances! {
+    remote_channel_runs_on_that_engine_streams_and_publishes_nothing => channel_runs_and_publishes_nothing;
+    remote_profile_survives_an_idle_stop_and_a_killed_daemons_sidecar_is_adopted => profile_survives_and_sidecar_is_adopted;
+    wrong_tls_material_is_named_and_docker_build_says_which_file => wrong_tls_material_is_named;
+    tls_material_that_does_not_fit_the_engine_names_the_file => tls_material_that_does_not_fit;
+    a_remote_engine_without_base_images_fails_the_build_with_the_command_that_fixes_it => no_base_images_names_the_fix;
+    a_cdp_stream_that_drops_mid_way_is_told_and_the_next_start_reconnects => dropped_stream_is_told_and_reconnects;
+    an_agents_tools_drive_a_remote_browser => agents_tools_drive_a_remote_browser;
+}
 
 fn container(channel: &str) -> String {
     format!("porthole-chrome-{channel}")
@@ -62,16 +117,15 @@ async fn docker_build(config: Value) -> (bool, String) {
     (output.status.success(), text)
 }
 
-#[tokio::test]
-async fn remote_channel_runs_on_that_engine_streams_and_publishes_nothing() {
-    let engine = remote::engine().await;
+async fn channel_runs_and_publishes_nothing(distance: Distance) {
+    let (engine, reach, _proxy) = engines(distance).await;
     remote::ensure_image(&engine).await;
     let tag = unique("rm-frames");
     let _cleanup = RemoteCleanup {
         engine: engine.clone(),
         tag: tag.clone(),
     };
-    let daemon = TestDaemon::start_with(remote::options(&engine, &tag, json!({}))).await;
+    let daemon = TestDaemon::start_with(remote::options(&reach, &tag, json!({}))).await;
     let (_, health) = daemon.get("/api/health").await;
     assert_eq!(health["docker"], true, "{health}");
 
@@ -129,9 +183,8 @@ async fn remote_channel_runs_on_that_engine_streams_and_publishes_nothing() {
     assert!(log.contains("route=Exec"), "CDP goes by exec: {log}");
 }
 
-#[tokio::test]
-async fn remote_profile_survives_an_idle_stop_and_a_killed_daemons_sidecar_is_adopted() {
-    let engine = remote::engine().await;
+async fn profile_survives_and_sidecar_is_adopted(distance: Distance) {
+    let (engine, reach, _proxy) = engines(distance).await;
     remote::ensure_image(&engine).await;
     let tag = unique("rm-profile");
     let _cleanup = RemoteCleanup {
@@ -140,7 +193,7 @@ async fn remote_profile_survives_an_idle_stop_and_a_killed_daemons_sidecar_is_ad
     };
     let options = DaemonOptions {
         idle_timeout_secs: 1,
-        ..remote::options(&engine, &tag, json!({}))
+        ..remote::options(&reach, &tag, json!({}))
     };
     let mut daemon = TestDaemon::start_with(options.clone()).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
@@ -247,14 +300,13 @@ async fn remote_profile_survives_an_idle_stop_and_a_killed_daemons_sidecar_is_ad
     );
 }
 
-#[tokio::test]
-async fn wrong_tls_material_is_named_and_docker_build_says_which_file() {
-    let engine = remote::engine().await;
+async fn wrong_tls_material_is_named(distance: Distance) {
+    let (_, reach, _proxy) = engines(distance).await;
     let tag = unique("rm-tls");
     let dir = porthole_tests::TempDir::new("bad-tls");
     let bad_key = dir.path().join("not-a-key.pem");
     std::fs::write(&bad_key, "this is not PEM\n").unwrap();
-    let mut config = engine.docker_config();
+    let mut config = reach.docker_config();
     config["tls"]["key"] = json!(bad_key);
     let options = DaemonOptions {
         config: json!({"browser": {"docker": config.clone(), "container_labels": {"porthole.test": tag}}}),
@@ -281,9 +333,8 @@ async fn wrong_tls_material_is_named_and_docker_build_says_which_file() {
     );
 }
 
-#[tokio::test]
-async fn tls_material_that_does_not_fit_the_engine_names_the_file() {
-    let engine = remote::engine().await;
+async fn tls_material_that_does_not_fit(distance: Distance) {
+    let (_, reach, _proxy) = engines(distance).await;
     let dir = porthole_tests::TempDir::new("other-ca");
     let (other_cert, other_key) = (
         dir.path().join("other.pem"),
@@ -309,7 +360,7 @@ async fn tls_material_that_does_not_fit_the_engine_names_the_file() {
         ("key", &other_key, "does not belong to the TLS cert file"),
     ];
     for (key, file, says) in cases {
-        let mut config = engine.docker_config();
+        let mut config = reach.docker_config();
         config["tls"][key] = json!(file);
         if key == "cert" {
             config["tls"]["key"] = json!(other_key);
@@ -358,21 +409,20 @@ async fn an_unreachable_engine_is_told_to_the_pane_and_local_channels_still_work
     assert!(frame.starts_with(&[0xff, 0xd8]));
 }
 
-#[tokio::test]
-async fn a_remote_engine_without_base_images_fails_the_build_with_the_command_that_fixes_it() {
-    let engine = remote::engine().await;
+async fn no_base_images_names_the_fix(distance: Distance) {
+    let (engine, reach, _proxy) = engines(distance).await;
     let tag = unique("rm-nobase");
     let missing = format!("porthole-test-missing-base:{tag}");
     let mut browser = json!({
         "image_pull": false,
         "chrome_image": format!("porthole-test-chrome:{tag}"),
         "local_base_image": missing,
-        "docker": engine.docker_config(),
+        "docker": reach.docker_config(),
     });
     browser["container_labels"] = json!({"porthole.test": tag});
     let (ok, output) = docker_build(json!({ "browser": browser })).await;
     assert!(!ok, "the build must fail: {output}");
-    let fix = format!("docker save {missing} | DOCKER_HOST={}", engine.host);
+    let fix = format!("docker save {missing} | DOCKER_HOST={}", reach.host);
     assert!(output.contains(&fix), "says how to load it: {output}");
     assert!(output.contains("docker load"), "{output}");
     assert!(
@@ -381,16 +431,15 @@ async fn a_remote_engine_without_base_images_fails_the_build_with_the_command_th
     );
 }
 
-#[tokio::test]
-async fn a_cdp_stream_that_drops_mid_way_is_told_and_the_next_start_reconnects() {
-    let engine = remote::engine().await;
+async fn dropped_stream_is_told_and_reconnects(distance: Distance) {
+    let (engine, reach, _proxy) = engines(distance).await;
     remote::ensure_image(&engine).await;
     let tag = unique("rm-drop");
     let _cleanup = RemoteCleanup {
         engine: engine.clone(),
         tag: tag.clone(),
     };
-    let daemon = TestDaemon::start_with(remote::options(&engine, &tag, json!({}))).await;
+    let daemon = TestDaemon::start_with(remote::options(&reach, &tag, json!({}))).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(&tag).await;
     pane.watch().await;
@@ -421,4 +470,119 @@ async fn a_cdp_stream_that_drops_mid_way_is_told_and_the_next_start_reconnects()
     pane.watch().await;
     let info = engine.inspect_container(&container(&tag)).unwrap();
     assert_eq!(info["Id"], first_id, "the same container, reconnected");
+}
+
+/// A form for the tools: a button that changes text, a field, a select.
+const TOOLS_FORM: &str = r#"<!doctype html><html><head><title>Remote form</title></head><body>
+<label>Name <input id="name"></label>
+<label>Color <select id="color"><option value="r">Red</option><option value="g">Green</option></select></label>
+<button id="change" onclick="document.getElementById('status').textContent='Changed!'">Change</button>
+<span id="status">Unchanged</span></body></html>"#;
+
+/// Calls a tool as the owner; returns (isError, the text blocks joined).
+async fn tool(daemon: &TestDaemon, channel: &str, name: &str, args: Value) -> (bool, String) {
+    let (status, body) = daemon
+        .post(
+            "/api/browser/action",
+            &json!({"channel_id": channel, "tool": name, "args": args}),
+        )
+        .await;
+    assert_eq!(status, 200, "{name}: {body}");
+    let text = body["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    (body["isError"] == true, text)
+}
+
+fn ref_on(snapshot: &str, needle: &str) -> String {
+    let line = snapshot
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no {needle:?} in:\n{snapshot}"));
+    let start = line.find("[ref=").unwrap() + 5;
+    line[start..start + line[start..].find(']').unwrap()].to_string()
+}
+
+/// The MCP tools on a browser of the remote engine: every step does what it says (the
+/// page's own state is read back), history works, a browser-internal page is refused.
+async fn agents_tools_drive_a_remote_browser(distance: Distance) {
+    let (engine, reach, _proxy) = engines(distance).await;
+    remote::ensure_image(&engine).await;
+    let tag = unique("rm-tools");
+    let _cleanup = RemoteCleanup {
+        engine: engine.clone(),
+        tag: tag.clone(),
+    };
+    let daemon = TestDaemon::start_with(remote::options(&reach, &tag, json!({}))).await;
+    // The browser starts on the first call (a container start can be slow on a loaded machine:
+    // a pane waits longer than a tool call).
+    Pane::connect(&daemon.addr, &daemon.token)
+        .await
+        .start(&tag)
+        .await;
+    let form = data_url(TOOLS_FORM);
+    let (failed, text) = tool(&daemon, &tag, "navigate", json!({ "url": form })).await;
+    assert!(!failed && text.contains("Title: Remote form"), "{text}");
+    let (_, snapshot) = tool(&daemon, &tag, "read_page", json!({})).await;
+    let (button, field, select) = (
+        ref_on(&snapshot, "button \"Change\""),
+        ref_on(&snapshot, "textbox \"Name\""),
+        ref_on(&snapshot, "combobox \"Color\""),
+    );
+    let (failed, text) = tool(
+        &daemon,
+        &tag,
+        "computer",
+        json!({"action": "left_click", "ref": button}),
+    )
+    .await;
+    assert!(!failed, "{text}");
+    let (failed, text) = tool(
+        &daemon,
+        &tag,
+        "computer",
+        json!({"action": "type", "ref": field, "text": "far away"}),
+    )
+    .await;
+    assert!(!failed && !text.contains("Read back"), "{text}");
+    let (failed, text) = tool(
+        &daemon,
+        &tag,
+        "form_input",
+        json!({"ref": select, "value": "Green"}),
+    )
+    .await;
+    assert!(!failed, "{text}");
+    let state = "[document.getElementById('status').textContent, \
+         document.getElementById('name').value, document.getElementById('color').value].join('|')";
+    let (_, text) = tool(&daemon, &tag, "evaluate", json!({ "expression": state })).await;
+    assert!(text.contains("Changed!|far away|g"), "{text}");
+
+    let page2 = data_url("<!doctype html><title>Second</title><p>Two</p>");
+    let (failed, text) = tool(&daemon, &tag, "navigate", json!({ "url": page2 })).await;
+    assert!(!failed && text.contains("Title: Second"), "{text}");
+    let (failed, text) = tool(&daemon, &tag, "go_back", json!({})).await;
+    assert!(!failed && text.contains("Title: Remote form"), "{text}");
+    // The helper works in the page it came back to (a new world or the restored one).
+    let (failed, snapshot) = tool(&daemon, &tag, "read_page", json!({})).await;
+    assert!(
+        !failed && snapshot.contains("button \"Change\""),
+        "{snapshot}"
+    );
+
+    // A browser-internal page stays refused at any distance, and nothing changed.
+    let (failed, text) = tool(
+        &daemon,
+        &tag,
+        "navigate",
+        json!({"url": "chrome://version"}),
+    )
+    .await;
+    assert!(failed, "chrome://version must be refused: {text}");
+    let (failed, text) = tool(&daemon, &tag, "page_info", json!({})).await;
+    assert!(!failed && text.contains("Title: Remote form"), "{text}");
 }

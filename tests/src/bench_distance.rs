@@ -1,0 +1,453 @@
+//! `porthole-bench distance` (issue 22, DESIGN.md §18): what distance to the Docker engine
+//! costs. The second dockerd (scripts/setup/remote-dockerd.sh) is reached through a
+//! [`DelayProxy`] adding 0, 25 and 50 ms each way; the local engine (published port) is the
+//! baseline. One daemon per case, all in one run, the cases taking turns:
+//!
+//! - the 8-step MCP script of [`crate::bench_mcp`] through the real `porthole-mcp` with an
+//!   agent token (pages travel as `data:` URLs: the remote engine's containers cannot reach
+//!   this machine's loopback), per step, median of [`RUNS`] after a warm-up;
+//! - the first call: an agent's `navigate` on a channel whose browser is not running yet
+//!   (channel start + navigate), median of [`FIRST_RUNS`];
+//! - pane input → frame: a click on a page that repaints on each click, to the first frame
+//!   after it, median of [`INPUT_RUNS`];
+//! - CDP per tool call, from the daemon's `tool_cdp` log lines: commands sent and round trips
+//!   waited on (`rounds`, see `porthole::cdp::CdpStats`).
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::ServiceExt;
+use serde_json::json;
+
+use crate::bench_mcp::{call, median, ref_of, text, Client, DONE, DONE_VALUE, FORM, PAGE2, STEPS};
+use crate::daemon::{DaemonOptions, TestDaemon};
+use crate::delay_proxy::{self, DelayProxy, Link};
+use crate::docker::{self, unique, DockerCleanup};
+use crate::pane::Pane;
+use crate::remote::{self, RemoteCleanup};
+
+/// Measured script runs per case (after one warm-up run).
+const RUNS: usize = 3;
+/// First calls per case (each starts a new channel's browser).
+const FIRST_RUNS: usize = 2;
+/// Clicks per case for input → frame.
+const INPUT_RUNS: usize = 5;
+/// One-way delays of the remote cases, in ms.
+const DELAYS: [u64; 3] = [0, 25, 50];
+
+/// A page that repaints on every click (its colour flips), so each click brings one frame.
+const FLIP_PAGE: &str = r#"<!doctype html><html><head><title>Flip</title></head>
+<body style="margin:0;height:100vh;background:#204080"
+ onmousedown="this.style.background = this.style.background === 'rgb(32, 64, 128)' ? '#802040' : '#204080'">
+</body></html>"#;
+
+fn data_url(html: &str) -> String {
+    format!(
+        "data:text/html;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(html)
+    )
+}
+
+struct Case {
+    name: String,
+    /// One-way delay; `None` for the local engine.
+    one_way_ms: Option<u64>,
+    daemon: TestDaemon,
+    steps: Vec<Vec<f64>>,
+    first: Vec<f64>,
+    input: Vec<f64>,
+    /// `(tool, commands, rounds)` per call of one counted run.
+    counts: Vec<(String, u64, u64)>,
+}
+
+async fn spawn_agent(daemon: &TestDaemon, channel: &str, name: &str) -> Client {
+    let (_, token) = daemon.add_agent(channel, name, &[]).await;
+    let api = format!("unix://{}", daemon.agent_socket().display());
+    let command =
+        tokio::process::Command::new(crate::workspace_binary("porthole-mcp")).configure(|c| {
+            c.args(["--api", &api, "--token", &token])
+                .env("RUST_LOG", "warn");
+        });
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn porthole-mcp");
+    tokio::time::timeout(Duration::from_secs(20), ().serve(transport))
+        .await
+        .expect("MCP handshake within 20 s")
+        .expect("MCP handshake")
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The 8-step script of `bench_mcp::mcp_run` on `data:` pages; the time of each step.
+async fn script(client: &Client, form: &str, page2: &str) -> [f64; 8] {
+    let mut times = [0.0; 8];
+    let mut since = Instant::now();
+    let mut lap = |step: usize, since: &mut Instant| {
+        times[step] = ms(since.elapsed());
+        *since = Instant::now();
+    };
+    call(client, "navigate", json!({ "url": form })).await;
+    lap(0, &mut since);
+    let snap = text(&call(client, "read_page", json!({})).await);
+    lap(1, &mut since);
+    let button = ref_of(&snap, "button \"Change\"");
+    let field = ref_of(&snap, "textbox \"Name\"");
+    let select = ref_of(&snap, "combobox \"Color\"");
+    since = Instant::now();
+    call(
+        client,
+        "computer",
+        json!({"action": "left_click", "ref": button}),
+    )
+    .await;
+    lap(2, &mut since);
+    call(
+        client,
+        "computer",
+        json!({"action": "type", "ref": field, "text": "hello"}),
+    )
+    .await;
+    lap(3, &mut since);
+    call(
+        client,
+        "form_input",
+        json!({"ref": select, "value": "Green"}),
+    )
+    .await;
+    lap(4, &mut since);
+    let done = text(&call(client, "evaluate", json!({ "expression": DONE })).await);
+    assert!(
+        done.contains(DONE_VALUE),
+        "the script left the form as {done}"
+    );
+    since = Instant::now();
+    call(client, "navigate", json!({ "url": page2 })).await;
+    lap(5, &mut since);
+    call(client, "go_back", json!({})).await;
+    lap(6, &mut since);
+    call(client, "screenshot", json!({})).await;
+    lap(7, &mut since);
+    times
+}
+
+/// `(tool, commands, rounds)` of the daemon's `tool_cdp` lines in `log`, in order.
+fn cdp_counts(log: &str) -> Vec<(String, u64, u64)> {
+    let field = |line: &str, name: &str| -> Option<String> {
+        let at = line.find(&format!(" {name}="))? + name.len() + 2;
+        let value = line[at..].split_whitespace().next()?;
+        Some(value.trim_matches('"').to_string())
+    };
+    log.lines()
+        .filter(|l| l.contains("tool_cdp"))
+        .filter_map(|l| {
+            Some((
+                field(l, "tool")?,
+                field(l, "commands")?.parse().ok()?,
+                field(l, "rounds")?.parse().ok()?,
+            ))
+        })
+        .collect()
+}
+
+/// An agent's first call on a channel whose browser is not running: start + navigate, in ms.
+/// The channel is deleted afterwards (container and volume go).
+async fn first_call(daemon: &TestDaemon, channel: &str, url: &str) -> Option<f64> {
+    let client = spawn_agent(daemon, channel, "first").await;
+    let started = Instant::now();
+    let mut params = rmcp::model::CallToolRequestParams::new("navigate");
+    if let serde_json::Value::Object(map) = json!({ "url": url }) {
+        params = params.with_arguments(map);
+    }
+    // A start slower than the tool call's deadline (a loaded engine) is printed, not fatal.
+    let result = client.call_tool(params).await;
+    let took = match result {
+        Ok(r) if r.is_error != Some(true) => Some(ms(started.elapsed())),
+        other => {
+            println!("  first call on {channel} failed: {other:?}");
+            None
+        }
+    };
+    let _ = client.cancel().await;
+    let (status, body) = daemon
+        .delete(&format!("/api/browser/channels/{channel}"))
+        .await;
+    assert!(status < 300, "delete {channel}: {status} {body}");
+    took
+}
+
+/// A pane on `channel` watching the flip page.
+async fn flip_pane(daemon: &TestDaemon, channel: &str) -> Pane {
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(channel).await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "navigate", "url": data_url(FLIP_PAGE)}));
+    pane.message_where("the flip page", mark, |m| {
+        m["type"] == "page_info" && m["title"] == "Flip"
+    })
+    .await;
+    pane.watch().await;
+    pane
+}
+
+/// One click → the first frame after it, in ms.
+async fn input_to_frame(pane: &Pane) -> f64 {
+    let before = pane.frame_count();
+    let sent = Instant::now();
+    pane.input(
+        "click",
+        json!({"x": 200, "y": 200, "button": "left", "click_count": 1}),
+    );
+    let arrived = pane
+        .wait("a frame after the click", Duration::from_secs(30), |r| {
+            (r.frame_count > before).then(|| *r.frame_times.last().expect("a frame time"))
+        })
+        .await;
+    ms(arrived.saturating_duration_since(sent))
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs the distance bench and prints it.
+pub async fn run() {
+    if !docker::docker(&["info"]).0 {
+        println!(
+            "distance: skipped, the local Docker engine does not answer (scripts/setup/docker.sh)"
+        );
+        return;
+    }
+    let engine = remote::engine().await;
+    docker::ensure_image().await;
+    remote::ensure_image(&engine).await;
+    let tag = unique("bench-dist");
+    let _local_cleanup = DockerCleanup::new(&tag);
+    let _remote_cleanup = RemoteCleanup {
+        engine: engine.clone(),
+        tag: tag.clone(),
+    };
+    let target = delay_proxy::tcp_addr(&engine.host);
+    let mut proxies = Vec::new();
+    for one_way in DELAYS {
+        proxies.push(DelayProxy::start(target, Link::delay_ms(one_way)).await);
+    }
+    let logged = |options: DaemonOptions| DaemonOptions {
+        rust_log: "info,porthole::api::action=debug",
+        ..options
+    };
+    let mut cases = vec![Case {
+        name: "local engine (published port)".into(),
+        one_way_ms: None,
+        daemon: TestDaemon::start_with(logged(docker::options(&tag, json!({})))).await,
+        steps: vec![Vec::new(); 8],
+        first: Vec::new(),
+        input: Vec::new(),
+        counts: Vec::new(),
+    }];
+    for proxy in &proxies {
+        let via = delay_proxy::via(&engine, proxy);
+        cases.push(Case {
+            name: format!("remote, {} ms each way", proxy.link.one_way.as_millis()),
+            one_way_ms: Some(proxy.link.one_way.as_millis() as u64),
+            daemon: TestDaemon::start_with(logged(remote::options(&via, &tag, json!({})))).await,
+            steps: vec![Vec::new(); 8],
+            first: Vec::new(),
+            input: Vec::new(),
+            counts: Vec::new(),
+        });
+    }
+    let (form, page2) = (data_url(FORM), data_url(PAGE2));
+
+    // Warm-up: each daemon's first start (engine connection, image check, sandbox probe) from
+    // a pane, which waits longer than a tool call's deadline.
+    for (i, case) in cases.iter().enumerate() {
+        let channel = format!("{tag}-w{i}");
+        Pane::connect(&case.daemon.addr, &case.daemon.token)
+            .await
+            .start(&channel)
+            .await;
+        case.daemon
+            .delete(&format!("/api/browser/channels/{channel}"))
+            .await;
+    }
+    for run in 0..FIRST_RUNS {
+        for (i, case) in cases.iter_mut().enumerate() {
+            let took = first_call(&case.daemon, &format!("{tag}-f{i}-{run}"), &form).await;
+            case.first.extend(took);
+        }
+    }
+
+    // The script: one agent per case, warm-up, a counted run, then RUNS runs taking turns.
+    let mut clients = Vec::new();
+    for (i, case) in cases.iter_mut().enumerate() {
+        // The browser started by a pane first (a loaded engine can take longer than a tool
+        // call's deadline to start a container).
+        let channel = format!("{tag}-s{i}");
+        let pane = Pane::connect(&case.daemon.addr, &case.daemon.token).await;
+        pane.start(&channel).await;
+        let client = spawn_agent(&case.daemon, &channel, "script").await;
+        drop(pane);
+        script(&client, &form, &page2).await;
+        let seen = case.daemon.log().len();
+        script(&client, &form, &page2).await;
+        case.counts = cdp_counts(&case.daemon.log()[seen..]);
+        clients.push(client);
+    }
+    for _ in 0..RUNS {
+        for (case, client) in cases.iter_mut().zip(&clients) {
+            for (i, t) in script(client, &form, &page2).await.into_iter().enumerate() {
+                case.steps[i].push(t);
+            }
+        }
+    }
+    for client in clients {
+        let _ = client.cancel().await;
+    }
+
+    // Pane input → frame.
+    let mut panes = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let pane = flip_pane(&case.daemon, &format!("{tag}-p{i}")).await;
+        input_to_frame(&pane).await;
+        panes.push(pane);
+    }
+    for _ in 0..INPUT_RUNS {
+        for (case, pane) in cases.iter_mut().zip(&panes) {
+            case.input.push(input_to_frame(pane).await);
+        }
+    }
+    drop(panes);
+
+    print(&mut cases);
+    for case in cases {
+        case.daemon.stop().await;
+    }
+}
+
+fn print(cases: &mut [Case]) {
+    println!(
+        "Distance to the Docker engine (issue 22): the local engine, and the second engine \
+         through a delaying proxy at {DELAYS:?} ms each way; medians (script {RUNS} runs, first \
+         call {FIRST_RUNS}, input {INPUT_RUNS}); load average at the end {}:",
+        load_average()
+    );
+    let header: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
+    println!(
+        "  {:<22} {}",
+        "",
+        header
+            .iter()
+            .map(|h| format!("{h:>32}"))
+            .collect::<String>()
+    );
+    // The remote case at 0 ms is "local" for the targets.
+    let base = cases
+        .iter()
+        .position(|c| c.one_way_ms == Some(0))
+        .unwrap_or(0);
+    let row = |name: &str, values: Vec<(f64, Option<(u64, u64)>)>| {
+        let cells: String = values
+            .iter()
+            .map(|(v, c)| match c {
+                Some((cmds, rounds)) => {
+                    format!("{:>32}", format!("{v:.0} ms ({cmds} cmd, {rounds} rt)"))
+                }
+                None => format!("{:>32}", format!("{v:.0} ms")),
+            })
+            .collect();
+        println!("  {name:<22} {cells}");
+    };
+    // Counted calls: the script's 9 calls (the check `evaluate` between select and navigate p2).
+    let step_call = |step: usize| if step >= 5 { step + 1 } else { step };
+    let mut totals = vec![0.0; cases.len()];
+    for (step, name) in STEPS.iter().enumerate() {
+        let values = cases
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let m = median(&c.steps[step]);
+                totals[i] += m;
+                let counts = c
+                    .counts
+                    .get(step_call(step))
+                    .map(|(_, cmds, r)| (*cmds, *r));
+                (m, counts)
+            })
+            .collect();
+        row(name, values);
+    }
+    let sums: Vec<(u64, u64)> = cases
+        .iter()
+        .map(|c| {
+            c.counts
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != 5)
+                .fold((0, 0), |(a, b), (_, (_, x, y))| (a + x, b + y))
+        })
+        .collect();
+    row(
+        "total (8 steps)",
+        totals
+            .iter()
+            .zip(&sums)
+            .map(|(t, s)| (*t, Some(*s)))
+            .collect(),
+    );
+    row(
+        "first call",
+        cases.iter().map(|c| (median(&c.first), None)).collect(),
+    );
+    row(
+        "pane input → frame",
+        cases.iter().map(|c| (median(&c.input), None)).collect(),
+    );
+    let local_total = totals[base];
+    let local_first = median(&cases[base].first);
+    let local_input = median(&cases[base].input);
+    println!("  targets against the remote engine at 0 ms (issue 22):");
+    for (i, case) in cases.iter().enumerate() {
+        let Some(one_way) = case.one_way_ms.filter(|ms| *ms > 0) else {
+            continue;
+        };
+        let rtt = 2.0 * one_way as f64;
+        let verdict = |value: f64, limit: f64| if value <= limit { "met" } else { "NOT met" };
+        let script_limit = local_total + 2.0 * rtt * 8.0;
+        let first_limit = local_first + 10.0 * rtt;
+        let input_limit = local_input + rtt;
+        println!(
+            "    {:<24} script {:.0} ms ≤ {script_limit:.0} ({}); first call {:.0} ms ≤ {first_limit:.0} ({}); input→frame {:.0} ms ≤ {input_limit:.0} ({}); {:.1} round trips per step",
+            case.name,
+            totals[i],
+            verdict(totals[i], script_limit),
+            median(&case.first),
+            verdict(median(&case.first), first_limit),
+            median(&case.input),
+            verdict(median(&case.input), input_limit),
+            (totals[i] - local_total) / rtt / 8.0,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reads_tool_cdp_lines() {
+        let log = "2026-12-01T17:00:00Z DEBUG agent_action{channel_id=c tool=navigate}: porthole::api::action: event=\"tool_cdp\" tool=navigate commands=12 rounds=9\nother line\n";
+        assert_eq!(
+            super::cdp_counts(log),
+            vec![("navigate".to_string(), 12, 9)]
+        );
+    }
+}

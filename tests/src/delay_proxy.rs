@@ -1,0 +1,157 @@
+//! A delaying TCP proxy for distance tests and `porthole-bench distance` (issue 22): accepts
+//! on 127.0.0.1, forwards every connection to one target (the second dockerd's TLS port),
+//! and holds each chunk `one_way` in each direction before passing it on — data kept in
+//! order, nothing merged or dropped — so the daemon sees a remote engine `2 × one_way` of
+//! round trip away. Optionally a bandwidth limit per direction and connection (a chunk leaves
+//! no sooner than the previous one's bytes have drained at that rate).
+//!
+//! Everything runs on loopback; dropping the proxy closes the listener and every connection.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+/// How the link between the daemon and the target behaves.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Link {
+    /// Added to each direction (round trip = 2 × this).
+    pub one_way: Duration,
+    /// Bytes per second per direction and connection; `None` for no limit.
+    pub bytes_per_sec: Option<u64>,
+}
+
+impl Link {
+    /// `ms` milliseconds each way, no bandwidth limit.
+    pub fn delay_ms(ms: u64) -> Self {
+        Self {
+            one_way: Duration::from_millis(ms),
+            bytes_per_sec: None,
+        }
+    }
+}
+
+/// A running proxy; dropping it stops it.
+pub struct DelayProxy {
+    /// Where to connect instead of the target.
+    pub addr: SocketAddr,
+    pub link: Link,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl DelayProxy {
+    /// Starts a proxy to `target` on a free port of 127.0.0.1.
+    pub async fn start(target: SocketAddr, link: Link) -> Self {
+        assert!(
+            target.ip().is_loopback(),
+            "the delay proxy forwards to loopback only, not {target}"
+        );
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the delay proxy");
+        let addr = listener.local_addr().expect("the proxy's address");
+        let task = tokio::spawn(async move {
+            // Owned here: aborting the accept loop drops every connection's tasks.
+            let mut connections = JoinSet::new();
+            loop {
+                tokio::select! {
+                    accepted = listener.accept() => {
+                        let Ok((client, _)) = accepted else { continue };
+                        connections.spawn(relay(client, target, link));
+                    }
+                    Some(_) = connections.join_next(), if !connections.is_empty() => {}
+                }
+            }
+        });
+        Self { addr, link, task }
+    }
+
+    /// `tcp://127.0.0.1:<port>` of the proxy (for `browser.docker.host`).
+    pub fn docker_host(&self) -> String {
+        format!("tcp://{}", self.addr)
+    }
+}
+
+impl Drop for DelayProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Parses `tcp://host:port` into an address.
+pub fn tcp_addr(docker_host: &str) -> SocketAddr {
+    docker_host
+        .trim_start_matches("tcp://")
+        .parse()
+        .unwrap_or_else(|e| panic!("{docker_host} is not tcp://ip:port: {e}"))
+}
+
+async fn relay(client: TcpStream, target: SocketAddr, link: Link) {
+    let Ok(server) = TcpStream::connect(target).await else {
+        return;
+    };
+    let _ = client.set_nodelay(true);
+    let _ = server.set_nodelay(true);
+    let (client_read, client_write) = client.into_split();
+    let (server_read, server_write) = server.into_split();
+    tokio::join!(
+        direction(client_read, server_write, link),
+        direction(server_read, client_write, link),
+    );
+}
+
+/// One direction: a reader stamps each chunk with when it may leave; a writer sends it then.
+async fn direction(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, link: Link) {
+    let (tx, mut rx) = mpsc::unbounded_channel::<(Instant, Vec<u8>)>();
+    let reader = async move {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match from.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if tx
+                        .send((Instant::now() + link.one_way, buf[..n].to_vec()))
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            }
+        }
+        // Dropping tx ends the writer once every chunk has left.
+    };
+    let writer = async move {
+        let mut drained = Instant::now();
+        while let Some((due, chunk)) = rx.recv().await {
+            let mut leave = due;
+            if let Some(rate) = link.bytes_per_sec.filter(|r| *r > 0) {
+                let cost = Duration::from_secs_f64(chunk.len() as f64 / rate as f64);
+                drained = drained.max(Instant::now()) + cost;
+                leave = leave.max(drained);
+            }
+            tokio::time::sleep_until(leave).await;
+            if to.write_all(&chunk).await.is_err() {
+                return;
+            }
+        }
+        let _ = to.shutdown().await;
+    };
+    tokio::join!(reader, writer);
+}
+
+/// `engine` reached through `proxy` instead of directly (same TLS files: the engine's
+/// certificate names 127.0.0.1, which the proxy's address is too).
+pub fn via(
+    engine: &crate::remote::RemoteEngine,
+    proxy: &DelayProxy,
+) -> crate::remote::RemoteEngine {
+    crate::remote::RemoteEngine {
+        host: proxy.docker_host(),
+        ..engine.clone()
+    }
+}
