@@ -142,8 +142,8 @@ pub enum PaneMessage {
         /// The input's value now (not for `select`).
         #[serde(skip_serializing_if = "Option::is_none")]
         value: Option<String>,
-        /// The input's `min`, `max` and `step` attributes as written, where set (boxed: rare,
-        /// and every notice is as large as its largest kind).
+        // Boxed: rare, and every notice is as large as its largest kind.
+        /// The input's `min`, `max` and `step` attributes as written, where set.
         #[serde(skip_serializing_if = "Option::is_none")]
         min: Option<Box<String>>,
         #[serde(skip_serializing_if = "Option::is_none")]
