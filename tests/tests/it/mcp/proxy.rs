@@ -84,7 +84,7 @@ async fn navigates_and_the_pane_hears_it(s: &Proxy) {
     let url = |p: &str| s.url(p);
     let mark = pane.mark();
     let t = ok(
-        &mcp,
+        mcp,
         "navigate",
         json!({"url": url("/form"), "wait_for_text": "Ready"}),
     )
@@ -99,7 +99,7 @@ async fn navigates_and_the_pane_hears_it(s: &Proxy) {
 /// read_page: refs across the iframe and the shadow root, truncation with a note.
 async fn reads_the_page(s: &Proxy) -> String {
     let mcp = &s.mcp;
-    let snap = ok(&mcp, "read_page", json!({})).await;
+    let snap = ok(mcp, "read_page", json!({})).await;
     for needle in [
         "button \"Change\"",
         "textbox \"Name\"",
@@ -114,17 +114,17 @@ async fn reads_the_page(s: &Proxy) -> String {
     }
     assert!(!snap.contains("[Cut"), "{snap}");
     let all = ok(
-        &mcp,
+        mcp,
         "read_page",
         json!({"filter": "all", "max_bytes": 3000}),
     )
     .await;
     assert!(all.contains("List item number 0"), "{all}");
     assert!(all.contains("[Cut: ") && all.contains("offset="), "{all}");
-    let shallow = ok(&mcp, "read_page", json!({"depth": 1})).await;
+    let shallow = ok(mcp, "read_page", json!({"depth": 1})).await;
     assert!(!shallow.contains("Frame button"), "{shallow}");
     // Refs are stable within a document.
-    let again = ok(&mcp, "read_page", json!({})).await;
+    let again = ok(mcp, "read_page", json!({})).await;
     assert_eq!(
         ref_of(&snap, "button \"Change\""),
         ref_of(&again, "button \"Change\"")
@@ -135,41 +135,41 @@ async fn reads_the_page(s: &Proxy) -> String {
 /// computer on refs: main document, shadow root, same-origin iframe.
 async fn clicks_refs_in_the_document_a_shadow_root_and_a_frame(s: &Proxy, snap: &str) {
     let mcp = &s.mcp;
-    let change = ref_of(&snap, "button \"Change\"");
+    let change = ref_of(snap, "button \"Change\"");
     ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "left_click", "ref": change}),
     )
     .await;
     eval_until(
-        &mcp,
+        mcp,
         "document.getElementById('status').textContent",
         json!("Changed!"),
     )
     .await;
-    let shadow = ref_of(&snap, "button \"Shadow button\"");
+    let shadow = ref_of(snap, "button \"Shadow button\"");
     ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "left_click", "ref": shadow}),
     )
     .await;
     eval_until(
-        &mcp,
+        mcp,
         "document.getElementById('host').shadowRoot.getElementById('ss').textContent",
         json!("shadow clicked"),
     )
     .await;
-    let frame_button = ref_of(&snap, "button \"Frame button\"");
+    let frame_button = ref_of(snap, "button \"Frame button\"");
     ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "left_click", "ref": frame_button}),
     )
     .await;
     eval_until(
-        &mcp,
+        mcp,
         "document.getElementById('frame').contentDocument.getElementById('fs').textContent",
         json!("frame clicked"),
     )
@@ -179,40 +179,40 @@ async fn clicks_refs_in_the_document_a_shadow_root_and_a_frame(s: &Proxy, snap: 
 /// form_input: text, select (by visible text), checkbox.
 async fn fills_a_form(s: &Proxy, snap: &str) {
     let mcp = &s.mcp;
-    let name = ref_of(&snap, "textbox \"Name\"");
-    ok(&mcp, "form_input", json!({"ref": name, "value": "Ada"})).await;
+    let name = ref_of(snap, "textbox \"Name\"");
+    ok(mcp, "form_input", json!({"ref": name, "value": "Ada"})).await;
     assert_eq!(
-        eval(&mcp, "document.getElementById('name').value").await,
+        eval(mcp, "document.getElementById('name').value").await,
         json!("Ada")
     );
     ok(
-        &mcp,
+        mcp,
         "form_input",
-        json!({"ref": ref_of(&snap, "combobox \"Color\""), "value": "Green"}),
+        json!({"ref": ref_of(snap, "combobox \"Color\""), "value": "Green"}),
     )
     .await;
     assert_eq!(
-        eval(&mcp, "document.getElementById('color').value").await,
+        eval(mcp, "document.getElementById('color').value").await,
         json!("g")
     );
     ok(
-        &mcp,
+        mcp,
         "form_input",
-        json!({"ref": ref_of(&snap, "checkbox \"Agree\""), "value": true}),
+        json!({"ref": ref_of(snap, "checkbox \"Agree\""), "value": true}),
     )
     .await;
     assert_eq!(
-        eval(&mcp, "document.getElementById('agree').checked").await,
+        eval(mcp, "document.getElementById('agree').checked").await,
         json!(true)
     );
     let e = err(
-        &mcp,
+        mcp,
         "form_input",
-        json!({"ref": ref_of(&snap, "combobox \"Color\""), "value": "Purple"}),
+        json!({"ref": ref_of(snap, "combobox \"Color\""), "value": "Purple"}),
     )
     .await;
     assert!(e.contains("no option \"Purple\""), "{e}");
-    let after = ok(&mcp, "read_page", json!({})).await;
+    let after = ok(mcp, "read_page", json!({})).await;
     assert!(
         after.contains("value=\"Ada\"") && after.contains("checked"),
         "{after}"
@@ -224,26 +224,26 @@ async fn types_into_a_ref_and_presses_keys(s: &Proxy, snap: &str) {
     let mcp = &s.mcp;
     let name = ref_of(snap, "textbox \"Name\"");
     ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "triple_click", "ref": name}),
     )
     .await;
     ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "type", "ref": name, "text": " Lovelace"}),
     )
     .await;
-    let v = eval(&mcp, "document.getElementById('name').value").await;
+    let v = eval(mcp, "document.getElementById('name').value").await;
     assert!(v.as_str().unwrap().ends_with("Lovelace"), "{v}");
     ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "key", "text": "ctrl+b Escape"}),
     )
     .await;
-    let keys = eval(&mcp, "window.keys.join(',')").await;
+    let keys = eval(mcp, "window.keys.join(',')").await;
     assert!(
         keys.as_str().unwrap().contains("b+ctrl") && keys.as_str().unwrap().contains("Escape"),
         "{keys}"
@@ -253,34 +253,34 @@ async fn types_into_a_ref_and_presses_keys(s: &Proxy, snap: &str) {
 /// Pointer actions by coordinate on the pad (its centre from the page itself).
 async fn points_by_coordinate(s: &Proxy) {
     let mcp = &s.mcp;
-    let pad = eval(&mcp, "(() => { const r = document.getElementById('pad'); r.scrollIntoView({block:'center'}); const b = r.getBoundingClientRect(); return [b.x + b.width/2, b.y + b.height/2]; })()").await;
+    let pad = eval(mcp, "(() => { const r = document.getElementById('pad'); r.scrollIntoView({block:'center'}); const b = r.getBoundingClientRect(); return [b.x + b.width/2, b.y + b.height/2]; })()").await;
     let at = json!([pad[0], pad[1]]);
     ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "hover", "coordinate": at}),
     )
     .await;
     ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "double_click", "coordinate": at}),
     )
     .await;
     ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "right_click", "coordinate": at}),
     )
     .await;
     ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "mouse_move", "coordinate": [1, 1]}),
     )
     .await;
-    ok(&mcp, "computer", json!({"action": "left_click_drag", "start_coordinate": at, "coordinate": [pad[0].as_f64().unwrap() + 40.0, pad[1].as_f64().unwrap()]})).await;
-    let mouse = eval(&mcp, "window.mouse.join(',')").await;
+    ok(mcp, "computer", json!({"action": "left_click_drag", "start_coordinate": at, "coordinate": [pad[0].as_f64().unwrap() + 40.0, pad[1].as_f64().unwrap()]})).await;
+    let mouse = eval(mcp, "window.mouse.join(',')").await;
     let mouse = mouse.as_str().unwrap();
     for needle in [
         "mouseover",
@@ -297,57 +297,57 @@ async fn points_by_coordinate(s: &Proxy) {
     );
     assert!(mouse.contains("moved:40"), "the drag moved 40 px: {mouse}");
     ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "scroll", "scroll_direction": "down", "scroll_amount": 5}),
     )
     .await;
-    eval_until(&mcp, "scrollY > 0", json!(true)).await;
+    eval_until(mcp, "scrollY > 0", json!(true)).await;
 }
 
 /// find, get_page_text, page_info, evaluate, resize_window.
 async fn finds_reads_text_and_evaluates(s: &Proxy) {
     let mcp = &s.mcp;
-    let found = ok(&mcp, "find", json!({"query": "agree"})).await;
+    let found = ok(mcp, "find", json!({"query": "agree"})).await;
     assert!(found.contains("checkbox \"Agree\""), "{found}");
-    let text = ok(&mcp, "get_page_text", json!({"max_chars": 200})).await;
+    let text = ok(mcp, "get_page_text", json!({"max_chars": 200})).await;
     assert!(
         text.contains("Ready") && text.contains("[Truncated"),
         "{text}"
     );
-    let info = ok(&mcp, "page_info", json!({})).await;
+    let info = ok(mcp, "page_info", json!({})).await;
     assert!(
         info.contains("Title: Form page") && info.contains("Tab: [1] of 1"),
         "{info}"
     );
-    assert_eq!(eval(&mcp, "1 + 1").await, json!(2));
-    let thrown = err(&mcp, "evaluate", json!({"expression": "nope.nope"})).await;
+    assert_eq!(eval(mcp, "1 + 1").await, json!(2));
+    let thrown = err(mcp, "evaluate", json!({"expression": "nope.nope"})).await;
     assert!(thrown.contains("ReferenceError"), "{thrown}");
-    ok(&mcp, "resize_window", json!({"width": 700, "height": 500})).await;
-    assert_eq!(eval(&mcp, "innerWidth").await, json!(700));
+    ok(mcp, "resize_window", json!({"width": 700, "height": 500})).await;
+    assert_eq!(eval(mcp, "innerWidth").await, json!(700));
 }
 
 /// Waits: computer wait, wait_for_selector after acting, a timeout is an error.
 async fn waits(s: &Proxy, snap: &str) {
     let mcp = &s.mcp;
-    ok(&mcp, "computer", json!({"action": "wait", "duration": 0.1})).await;
-    let later = ref_of(&snap, "button \"Later\"");
+    ok(mcp, "computer", json!({"action": "wait", "duration": 0.1})).await;
+    let later = ref_of(snap, "button \"Later\"");
     let t = ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "left_click", "ref": later, "wait_for_selector": "#late"}),
     )
     .await;
     assert!(t.contains("Waited"), "{t}");
     let e = err(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "wait", "wait_for_text": "never there", "wait_timeout_ms": 600}),
     )
     .await;
     assert!(e.contains("Timed out after 600 ms"), "{e}");
     let e = err(
-        &mcp,
+        mcp,
         "screenshot",
         json!({"wait_for_selector": "#nope", "wait_timeout_ms": 300}),
     )
@@ -358,19 +358,19 @@ async fn waits(s: &Proxy, snap: &str) {
 /// Screenshots: image blocks, and a file written by the proxy.
 async fn takes_screenshots(s: &Proxy) {
     let mcp = &s.mcp;
-    let shot = call(&mcp, "screenshot", json!({"format": "png"})).await;
+    let shot = call(mcp, "screenshot", json!({"format": "png"})).await;
     let (data, mime) = image(&shot).expect("an image block");
     assert_eq!(mime, "image/png");
     let png = base64::engine::general_purpose::STANDARD
         .decode(data)
         .unwrap();
     assert_eq!(&png[1..4], b"PNG");
-    let shot = call(&mcp, "computer", json!({"action": "screenshot"})).await;
+    let shot = call(mcp, "computer", json!({"action": "screenshot"})).await;
     assert_eq!(image(&shot).expect("an image block").1, "image/jpeg");
     let dir = porthole_tests::TempDir::new("mcp-shot");
     let file = dir.path().join("sub/shot.png");
     ok(
-        &mcp,
+        mcp,
         "save_screenshot",
         json!({"path": file.to_str().unwrap()}),
     )
@@ -381,26 +381,26 @@ async fn takes_screenshots(s: &Proxy) {
 /// Console and network since the tab was attached.
 async fn reads_console_and_network(s: &Proxy) {
     let mcp = &s.mcp;
-    let console = ok(&mcp, "read_console_messages", json!({})).await;
+    let console = ok(mcp, "read_console_messages", json!({})).await;
     assert!(
         console.contains("hello from form") && console.contains("data 42"),
         "{console}"
     );
-    let errors = ok(&mcp, "read_console_messages", json!({"level": "error"})).await;
+    let errors = ok(mcp, "read_console_messages", json!({"level": "error"})).await;
     assert!(
         errors.contains("form error for tests") && !errors.contains("hello from form"),
         "{errors}"
     );
     let net = ok(
-        &mcp,
+        mcp,
         "read_network_requests",
         json!({"url_pattern": "/api/data"}),
     )
     .await;
     assert!(net.contains("GET") && net.contains("200"), "{net}");
-    ok(&mcp, "read_network_requests", json!({"clear": true})).await;
+    ok(mcp, "read_network_requests", json!({"clear": true})).await;
     let net = ok(
-        &mcp,
+        mcp,
         "read_network_requests",
         json!({"url_pattern": "/api/data"}),
     )
@@ -415,16 +415,16 @@ async fn refuses_stale_refs_after_a_link(s: &Proxy, snap: &str) {
         ref_of(snap, "button \"Change\""),
         ref_of(snap, "textbox \"Name\""),
     );
-    let link = ref_of(&snap, "link \"Second\"");
+    let link = ref_of(snap, "link \"Second\"");
     let t = ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "left_click", "ref": link}),
     )
     .await;
     assert!(t.contains("URL changed") && t.contains("/second"), "{t}");
     let e = err(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "left_click", "ref": change}),
     )
@@ -433,15 +433,15 @@ async fn refuses_stale_refs_after_a_link(s: &Proxy, snap: &str) {
         e.contains("call read_page again") || e.contains("Call read_page again"),
         "{e}"
     );
-    let snap2 = ok(&mcp, "read_page", json!({})).await;
-    let e = err(&mcp, "form_input", json!({"ref": name, "value": "x"})).await;
+    let snap2 = ok(mcp, "read_page", json!({})).await;
+    let e = err(mcp, "form_input", json!({"ref": name, "value": "x"})).await;
     assert!(e.contains("earlier version"), "{e}");
     assert!(
         !snap2.contains(&format!("[ref={change}]")),
         "refs are never reused: {snap2}"
     );
     let e = err(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "left_click", "ref": "e99999"}),
     )
@@ -452,11 +452,11 @@ async fn refuses_stale_refs_after_a_link(s: &Proxy, snap: &str) {
 /// History.
 async fn goes_back_and_forward(s: &Proxy) {
     let mcp = &s.mcp;
-    let t = ok(&mcp, "go_back", json!({})).await;
+    let t = ok(mcp, "go_back", json!({})).await;
     assert!(t.contains("/form"), "{t}");
-    let t = ok(&mcp, "go_forward", json!({})).await;
+    let t = ok(mcp, "go_forward", json!({})).await;
     assert!(t.contains("/second"), "{t}");
-    let t = ok(&mcp, "reload", json!({})).await;
+    let t = ok(mcp, "reload", json!({})).await;
     assert!(t.contains("Second page"), "{t}");
 }
 
@@ -465,11 +465,11 @@ async fn opens_switches_and_closes_tabs(s: &Proxy) {
     let (mcp, pane) = (&s.mcp, &s.pane);
     let url = |p: &str| s.url(p);
     let mark = pane.mark();
-    let t = ok(&mcp, "new_tab", json!({"url": url("/form")})).await;
+    let t = ok(mcp, "new_tab", json!({"url": url("/form")})).await;
     assert!(t.contains("[2]") && t.contains("(active)"), "{t}");
     let created = pane.next_of("tab_created", mark).await;
     let new_id = created["target_id"].as_str().unwrap().to_string();
-    let list = ok(&mcp, "list_tabs", json!({})).await;
+    let list = ok(mcp, "list_tabs", json!({})).await;
     assert!(
         list.contains("[1] Second page")
             && list.contains(&format!(
@@ -479,18 +479,18 @@ async fn opens_switches_and_closes_tabs(s: &Proxy) {
         "{list}"
     );
     let mark = pane.mark();
-    ok(&mcp, "switch_tab", json!({"tab": 1})).await;
+    ok(mcp, "switch_tab", json!({"tab": 1})).await;
     let switched = pane.next_of("tab_switched", mark).await;
     assert_ne!(switched["target_id"], json!(new_id));
-    let e = err(&mcp, "switch_tab", json!({"tab": 5})).await;
+    let e = err(mcp, "switch_tab", json!({"tab": 5})).await;
     assert!(
         e.contains("There is no tab 5") && e.contains("2 tab(s)"),
         "{e}"
     );
-    let e = err(&mcp, "close_tab", json!({"tab": "no-such-target"})).await;
+    let e = err(mcp, "close_tab", json!({"tab": "no-such-target"})).await;
     assert!(e.contains("no-such-target"), "{e}");
     let mark = pane.mark();
-    ok(&mcp, "close_tab", json!({"tab": new_id})).await;
+    ok(mcp, "close_tab", json!({"tab": new_id})).await;
     let closed = pane.next_of("tab_closed", mark).await;
     assert_eq!(closed["target_id"], json!(new_id));
 }
@@ -499,44 +499,44 @@ async fn opens_switches_and_closes_tabs(s: &Proxy) {
 async fn takes_playwright_aliases(s: &Proxy) {
     let mcp = &s.mcp;
     let url = |p: &str| s.url(p);
-    ok(&mcp, "browser_navigate", json!({"url": url("/form")})).await;
-    let snap = ok(&mcp, "browser_snapshot", json!({})).await;
+    ok(mcp, "browser_navigate", json!({"url": url("/form")})).await;
+    let snap = ok(mcp, "browser_snapshot", json!({})).await;
     let change = ref_of(&snap, "button \"Change\"");
     ok(
-        &mcp,
+        mcp,
         "browser_click",
         json!({"element": "Change button", "target": change}),
     )
     .await;
     eval_until(
-        &mcp,
+        mcp,
         "document.getElementById('status').textContent",
         json!("Changed!"),
     )
     .await;
     ok(
-        &mcp,
+        mcp,
         "browser_type",
         json!({"ref": ref_of(&snap, "textbox \"Name\""), "text": "Grace"}),
     )
     .await;
     assert_eq!(
-        eval(&mcp, "document.getElementById('name').value").await,
+        eval(mcp, "document.getElementById('name').value").await,
         json!("Grace")
     );
     ok(
-        &mcp,
+        mcp,
         "browser_select_option",
         json!({"ref": ref_of(&snap, "combobox \"Color\""), "values": ["Blue"]}),
     )
     .await;
     assert_eq!(
-        eval(&mcp, "document.getElementById('color').value").await,
+        eval(mcp, "document.getElementById('color').value").await,
         json!("b")
     );
-    let tabs = ok(&mcp, "browser_tabs", json!({"action": "list"})).await;
+    let tabs = ok(mcp, "browser_tabs", json!({"action": "list"})).await;
     assert!(tabs.contains("[1]"), "{tabs}");
-    ok(&mcp, "browser_wait_for", json!({"text": "Ready"})).await;
+    ok(mcp, "browser_wait_for", json!({"text": "Ready"})).await;
 }
 
 /// Bad input: an error result saying what to do, never a hang.
@@ -602,7 +602,7 @@ async fn answers_the_action_endpoint_over_http(s: &Proxy) {
 /// A wrong token: told what to do.
 async fn refuses_a_wrong_token(s: &Proxy) {
     let daemon = &s.daemon;
-    let wrong = proxy(&daemon, "not-the-token", &[]).await;
+    let wrong = proxy(daemon, "not-the-token", &[]).await;
     let e = err(&wrong, "page_info", json!({})).await;
     assert!(e.contains("refused the token"), "{e}");
 }
