@@ -16,8 +16,8 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
 use crate::chromium::BareChromium;
-pub(crate) use crate::mcp::{ref_of, text};
 use crate::mcp::{is_error, Server};
+pub(crate) use crate::mcp::{ref_of, text};
 
 /// Measured runs per step (after one warm-up run).
 pub const RUNS: usize = 5;

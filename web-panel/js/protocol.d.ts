@@ -33,6 +33,8 @@ export type PaneMessage =
   | PaneAuthPrompt
   | PaneAuthPromptClosed
   | PaneDownload
+  | PaneContextMenu
+  | PaneImageCopy
   | PaneTimelineEvent;
 /** The `PaneMessage` whose `type` is `T`. */
 export type PaneMessageOf<T extends PaneMessage["type"]> = Extract<PaneMessage, { type: T }>;
@@ -175,12 +177,25 @@ export interface PaneDialogClosed {
 export interface PaneSelectPopup {
   type: "select_popup";
   id: string;
+  /**
+   * `select`, or the `<input>` whose popup this is: `datalist` (its suggestions as
+   * `options`; sent again under the same id as they change), or a picker (`date`,
+   * `time`, `datetime-local`, `month`, `week`, `color`: no options, the pane draws a
+   * real input of that kind and answers `select_answer {id, value}`).
+   */
+  kind: PopupKind;
+  max?: string | null;
+  /** The input's `min`, `max` and `step` attributes as written, where set. */
+  min?: string | null;
   multiple: boolean;
   options: SelectOption[];
   rect: PopupRect;
-  /** Indices (into `options`) selected now. */
+  /** Indices (into `options`) selected now (a datalist's highlighted suggestion). */
   selected: number[];
+  step?: string | null;
   target_id: string;
+  /** The input's value now (not for `select`). */
+  value?: string | null;
 }
 
 /** A select popup closed (answered, or by a key or the page): the pane removes its list. */
@@ -263,6 +278,38 @@ export interface PaneDownload {
 }
 
 /**
+ * The person right-clicked in a tab and the page left the menu to the browser: the pane
+ * offers what fits at (`x`, `y`) (CSS px of the tab's viewport): open `link` in a new tab
+ * (`new_tab {url}`), copy `link` / `selection` / `image` (its address, or its pixels with
+ * `copy_image {id}`).
+ */
+export interface PaneContextMenu {
+  type: "context_menu";
+  id: string;
+  /** The address of the image under the point (left out past 8 KiB, a long `data:` URL). */
+  image?: string | null;
+  /** The address of the link under the point. */
+  link?: string | null;
+  /** The link's text (at most 200 characters). */
+  link_text?: string | null;
+  /** The selected text (at most 10 000 characters shown; `copy` copies it all). */
+  selection?: string | null;
+  target_id: string;
+  x: number;
+  y: number;
+}
+
+/** Answer to `copy_image`: the context menu's image as PNG, for the person's clipboard. */
+export interface PaneImageCopy {
+  type: "image_copy";
+  height: number;
+  id: string;
+  /** PNG bytes, base64 (at most 16 MiB before encoding). */
+  png: string;
+  width: number;
+}
+
+/**
  * An event was added to the channel's timeline (DESIGN.md §17); its fields are the
  * event's own.
  */
@@ -295,7 +342,9 @@ export type ClientMessage =
   | ClientPrint
   | ClientFileChooserAnswer
   | ClientDropFiles
-  | ClientAuthAnswer;
+  | ClientAuthAnswer
+  | ClientZoom
+  | ClientCopyImage;
 /** The `ClientMessage` whose `type` is `T`. */
 export type ClientMessageOf<T extends ClientMessage["type"]> = Extract<ClientMessage, { type: T }>;
 
@@ -418,8 +467,9 @@ export interface ClientFind {
 }
 
 /**
- * Answers a `select_popup`: one option `index`, several `indices` (a multiple select), or
- * `cancel: true` (closes it, changing nothing).
+ * Answers a `select_popup`: one option `index`, several `indices` (a multiple select), a
+ * `value` (a datalist's text; a picker's date, time or colour as its input writes it),
+ * or `cancel: true` (closes it, changing nothing).
  */
 export interface ClientSelectAnswer {
   type: "select_answer";
@@ -427,6 +477,7 @@ export interface ClientSelectAnswer {
   id: string;
   index?: number | null;
   indices?: number[] | null;
+  value?: string | null;
 }
 
 /** Prints the watched tab to PDF, kept as a download (`download` messages follow). */
@@ -463,6 +514,22 @@ export interface ClientAuthAnswer {
   id: string;
   password?: null | Secret;
   username?: string | null;
+}
+
+/**
+ * Zooms the watched tab's page like Chrome's Ctrl +/-: `factor` 0.25–5 (1 is 100 %); the
+ * page lays out at the pane's size / `factor` CSS px with `devicePixelRatio` × `factor`,
+ * while frames and input coordinates stay in the pane's px.
+ */
+export interface ClientZoom {
+  type: "zoom";
+  factor: number;
+}
+
+/** Asks for the image of `context_menu` `id` as PNG (answered by `image_copy` or `error`). */
+export interface ClientCopyImage {
+  type: "copy_image";
+  id: string;
 }
 
 /** `agent_activity.phase`. */
@@ -635,6 +702,9 @@ export interface PaneFile {
   /** Its MIME type (may be empty). */
   type?: string;
 }
+
+/** What kind of popup a `select_popup` is. */
+export type PopupKind = "select" | "datalist" | "date" | "time" | "datetime-local" | "month" | "week" | "color";
 
 /** Where the select sits, in CSS px of the tab's viewport. */
 export interface PopupRect {
