@@ -139,7 +139,8 @@ async fn script(client: &Client, form: &str, page2: &str) -> [f64; 8] {
 /// `(tool, commands, rounds)` of the daemon's `tool_cdp` lines in `log`, in order.
 fn cdp_counts(log: &str) -> Vec<(String, u64, u64)> {
     let field = |line: &str, name: &str| -> Option<String> {
-        let at = line.find(&format!(" {name}="))? + name.len() + 2;
+        // The event's own fields come last (a span before them may hold `tool=` too).
+        let at = line.rfind(&format!(" {name}="))? + name.len() + 2;
         let value = line[at..].split_whitespace().next()?;
         Some(value.trim_matches('"').to_string())
     };
