@@ -78,6 +78,9 @@ export function paneTemplate(stylesheet) {
         </div>
       </div>
     </section>
+    <!-- The channel's timeline over the bottom of the view (timeline.js); the status line's
+         button opens it, so a closed one takes no room from the page. -->
+    <section id="timeline" class="timeline" part="timeline" aria-label="Timeline" hidden></section>
   </main>
 
   <footer id="status" class="status" role="status" part="status">
@@ -85,6 +88,7 @@ export function paneTemplate(stylesheet) {
     <button id="status-channel" class="status-channel" type="button" title="Switch channel">—</button>
     <span id="status-mode" class="status-mode"></span>
     <span id="status-message" class="status-message" title="Click to dismiss"></span>
+    <button id="timeline-toggle" class="status-timeline" type="button" aria-expanded="false" aria-controls="timeline">Timeline</button>
   </footer>
 </div>`;
 }

@@ -34,6 +34,7 @@ import { LoginPrompts } from './login.js';
 import { SelectPopups } from './popups.js';
 import { Screen } from './screen.js';
 import { TabStrip } from './tabs.js';
+import { TimelineStrip } from './timeline.js';
 import { StatusLine, Toolbar } from './toolbar.js';
 
 const SCREENCAST_QUALITY = 70;
@@ -300,6 +301,12 @@ export class PortholePane extends HTMLElement {
     });
     // The person's downloads (and prints), each offered to save.
     this.downloads = new DownloadList(this.stage, () => this.session);
+    // Who did what in this channel, with the frames kept (DESIGN.md §17).
+    this.timeline = new TimelineStrip(
+      $('timeline'),
+      /** @type {HTMLButtonElement} */ ($('timeline-toggle')),
+      () => this.session,
+    );
 
     this.personFiles = new PersonFiles({
       stage: this.stage,
@@ -488,6 +495,7 @@ export class PortholePane extends HTMLElement {
           this.prompts.reset();
           this.personFiles.reset();
           this.login.reset();
+          void this.timeline.reload();
           this.sendStart();
         },
         onMessage: (msg) => this.onMessage(msg),
@@ -528,6 +536,7 @@ export class PortholePane extends HTMLElement {
     this.agents.reset();
     this.prompts.reset();
     this.downloads.clear();
+    this.timeline.clear();
     this.personFiles.reset();
     this.login.reset();
     this.selectPopups.reset();
@@ -633,6 +642,9 @@ export class PortholePane extends HTMLElement {
         break;
       case 'download':
         this.downloads.update(/** @type {any} */ (msg));
+        break;
+      case 'timeline_event':
+        this.timeline.add(/** @type {any} */ (msg));
         break;
       case 'dialog_closed':
         this.prompts.dialogClosed(String(msg.target_id));

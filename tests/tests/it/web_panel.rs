@@ -10,6 +10,7 @@ mod embed;
 mod files;
 mod pane_view;
 mod pickers;
+mod timeline;
 
 use std::time::Duration;
 

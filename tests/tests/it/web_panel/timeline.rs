@@ -1,0 +1,146 @@
+//! The timeline strip of `<porthole-pane>` in the bundled panel, in a real headless Chromium:
+//! events an agent made before the panel opened are read from the API, a later one arrives
+//! live, the person filters to the agent, picks an event and sees the frame kept with it, and
+//! exports the span through their own browser. The test saves a screenshot of the open strip
+//! (target/pane-timeline.png; the README's picture is one of these).
+
+use std::time::Duration;
+
+use base64::Engine;
+use porthole_tests::chromium::BareChromium;
+use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::PageServer;
+use serde_json::{json, Value};
+
+use super::{PanelPage, PANE};
+
+/// The strip's state, as `TimelineStrip.snapshot()` gives it.
+const STRIP: &str = "document.querySelector('porthole-pane').timeline.snapshot()";
+
+/// Runs `navigate` to `url` as the agent whose token is `token`.
+async fn agent_navigates(daemon: &TestDaemon, token: &str, url: &str) {
+    let body = json!({"tool": "navigate", "args": {"url": url}});
+    let (status, out) = daemon
+        .request_as(Some(token), "POST", "/api/browser/action", Some(&body))
+        .await;
+    assert_eq!(status, 200, "{out}");
+    assert_ne!(out["isError"], true, "navigate: {out}");
+}
+
+#[tokio::test]
+async fn the_strip_shows_who_did_what_with_its_frame_and_exports_it() {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let channel = "tl-panel";
+    let (agent_id, agent) = daemon.add_agent(channel, "scout", &[]).await;
+    // Before any pane: the strip must read these from the API.
+    agent_navigates(&daemon, &agent, &pages.url("/second")).await;
+
+    let user_browser = BareChromium::launch_with(&["--window-size=1000,800"]).await;
+    let panel = PanelPage::open_panel(&user_browser, &daemon, channel).await;
+    panel.click_in_pane("timeline-toggle").await;
+    panel
+        .until(
+            "the agent's earlier navigate in the strip",
+            &format!("(() => {{ const s = {STRIP}; return s.open && s.events >= 1 && s.actors.includes('agent:{agent_id}'); }})()"),
+        )
+        .await;
+    // After the pane connected: this one arrives as a live `timeline_event`.
+    let before = panel.eval(&format!("{STRIP}.events")).await;
+    agent_navigates(&daemon, &agent, &pages.url("/input")).await;
+    panel
+        .until(
+            "the agent's second navigate, live",
+            &format!("{STRIP}.events > {before}"),
+        )
+        .await;
+
+    // Only the agent's events, then the last of them picked with the mouse.
+    panel
+        .eval(&format!(
+            "(() => {{ const f = {PANE}.querySelector('.timeline-filter'); f.value = 'agent:{agent_id}'; \
+             f.dispatchEvent(new Event('change')); }})()"
+        ))
+        .await;
+    let strip = panel.eval(STRIP).await;
+    assert!(strip["shown"].as_u64().unwrap() >= 2, "{strip}");
+    assert!(
+        strip["shown"].as_u64() <= strip["events"].as_u64(),
+        "{strip}"
+    );
+    let mark = panel
+        .until(
+            "the last mark's place",
+            &format!(
+                "(() => {{ const m = [...{PANE}.querySelectorAll('.timeline-mark')].at(-1); \
+                 const r = m && m.getBoundingClientRect(); return r && r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null; }})()"
+            ),
+        )
+        .await;
+    let (x, y) = (mark[0].as_f64().unwrap(), mark[1].as_f64().unwrap());
+    panel.mouse("mouseMoved", x, y).await;
+    panel.mouse("mousePressed", x, y).await;
+    panel.mouse("mouseReleased", x, y).await;
+    let line = panel
+        .until(
+            "the picked event's line and frame",
+            &format!(
+                "(() => {{ const s = {STRIP}; const img = {PANE}.querySelector('.timeline-frame'); \
+                 return s.frameShown && img.complete && img.naturalWidth > 0 ? s.line : null; }})()"
+            ),
+        )
+        .await;
+    let line = line.as_str().unwrap();
+    assert!(line.contains("scout") && line.contains("navigate"), "{line}");
+    assert!(line.contains("/input"), "the last event is the second navigate: {line}");
+
+    save_screenshot(&panel).await;
+    export_through_the_persons_browser(&panel).await;
+}
+
+/// A picture of the panel with the strip open, under target/.
+async fn save_screenshot(panel: &PanelPage) {
+    let shot = panel
+        .cdp
+        .call_on(&panel.session, "Page.captureScreenshot", json!({"format": "png"}))
+        .await
+        .unwrap();
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot["data"].as_str().unwrap())
+        .unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/pane-timeline.png");
+    std::fs::write(path, png).unwrap();
+}
+
+/// The Export button saves one HTML file that holds the events.
+async fn export_through_the_persons_browser(panel: &PanelPage) {
+    let saves = porthole_tests::TempDir::new("timeline-saves");
+    panel
+        .cdp
+        .call(
+            "Browser.setDownloadBehavior",
+            json!({"behavior": "allowAndName", "downloadPath": saves.path(), "eventsEnabled": true}),
+        )
+        .await
+        .unwrap();
+    let ok = panel
+        .eval(&format!("{PANE}.querySelector('.timeline-export').click(), true"))
+        .await;
+    assert_eq!(ok, json!(true));
+    let html = porthole_tests::eventually(
+        "the exported timeline saved by the person's browser",
+        Duration::from_secs(30),
+        || {
+            let dir = saves.path().to_path_buf();
+            async move {
+                let file = std::fs::read_dir(&dir).ok()?.filter_map(|e| e.ok()).next()?;
+                let text = std::fs::read_to_string(file.path()).ok()?;
+                text.contains("</html>").then_some(text)
+            }
+        },
+    )
+    .await;
+    assert!(html.contains("navigate"), "the export lists the events");
+    let last_error: Value = panel.eval(&format!("{STRIP}.lastError")).await;
+    assert_eq!(last_error, json!(""));
+}
