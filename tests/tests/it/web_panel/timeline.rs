@@ -46,12 +46,12 @@ async fn the_strip_shows_who_did_what_with_its_frame_and_exports_it() {
         )
         .await;
     // After the pane connected: this one arrives as a live `timeline_event`.
-    let before = panel.eval(&format!("{STRIP}.events")).await;
     agent_navigates(&daemon, &agent, &pages.url("/input")).await;
     panel
         .until(
             "the agent's second navigate, live",
-            &format!("{STRIP}.events > {before}"),
+            "document.querySelector('porthole-pane').timeline.events \
+             .filter((e) => e.kind === 'tool' && (e.url || '').endsWith('/input')).length === 1",
         )
         .await;
 
