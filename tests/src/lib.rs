@@ -12,6 +12,7 @@ pub mod bench_mcp;
 pub mod bench_remote;
 pub mod bench_scale;
 pub mod bench_stages;
+pub mod bench_timeline;
 pub mod chromium;
 pub mod cookie_profiles;
 pub mod daemon;

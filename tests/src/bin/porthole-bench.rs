@@ -400,13 +400,14 @@ async fn main() {
         Some("distance") => return porthole_tests::bench_distance::run().await,
         Some("docker") => return porthole_tests::bench_docker::run().await,
         Some("scale") => return porthole_tests::bench_scale::run().await,
+        Some("timeline") => return porthole_tests::bench_timeline::run().await,
         Some("wheel") => return with_local_daemon(|d, p| Box::pin(wheel_against_raw(d, p))).await,
         Some("screencast") => {
             return with_local_daemon(|d, p| Box::pin(screencast_and_cpu(d, p))).await
         }
         Some(other) => {
             eprintln!(
-                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `distance`, `wheel`, `screencast`, `scale` or nothing"
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `distance`, `wheel`, `screencast`, `scale`, `timeline` or nothing"
             );
             std::process::exit(2);
         }

@@ -91,8 +91,14 @@ async fn the_strip_shows_who_did_what_with_its_frame_and_exports_it() {
         )
         .await;
     let line = line.as_str().unwrap();
-    assert!(line.contains("scout") && line.contains("navigate"), "{line}");
-    assert!(line.contains("/input"), "the last event is the second navigate: {line}");
+    assert!(
+        line.contains("scout") && line.contains("navigate"),
+        "{line}"
+    );
+    assert!(
+        line.contains("/input"),
+        "the last event is the second navigate: {line}"
+    );
 
     save_screenshot(&panel).await;
     export_through_the_persons_browser(&panel).await;
@@ -102,7 +108,11 @@ async fn the_strip_shows_who_did_what_with_its_frame_and_exports_it() {
 async fn save_screenshot(panel: &PanelPage) {
     let shot = panel
         .cdp
-        .call_on(&panel.session, "Page.captureScreenshot", json!({"format": "png"}))
+        .call_on(
+            &panel.session,
+            "Page.captureScreenshot",
+            json!({"format": "png"}),
+        )
         .await
         .unwrap();
     let png = base64::engine::general_purpose::STANDARD
@@ -124,7 +134,9 @@ async fn export_through_the_persons_browser(panel: &PanelPage) {
         .await
         .unwrap();
     let ok = panel
-        .eval(&format!("{PANE}.querySelector('.timeline-export').click(), true"))
+        .eval(&format!(
+            "{PANE}.querySelector('.timeline-export').click(), true"
+        ))
         .await;
     assert_eq!(ok, json!(true));
     let html = porthole_tests::eventually(
@@ -133,7 +145,10 @@ async fn export_through_the_persons_browser(panel: &PanelPage) {
         || {
             let dir = saves.path().to_path_buf();
             async move {
-                let file = std::fs::read_dir(&dir).ok()?.filter_map(|e| e.ok()).next()?;
+                let file = std::fs::read_dir(&dir)
+                    .ok()?
+                    .filter_map(|e| e.ok())
+                    .next()?;
                 let text = std::fs::read_to_string(file.path()).ok()?;
                 text.contains("</html>").then_some(text)
             }

@@ -1,0 +1,199 @@
+//! `porthole-bench timeline` (issue 19): what recording costs. Ten busy channels — each with
+//! a pane watching a page that changes 10 times a second and an agent calling tools back to
+//! back (`read_page`, then a scroll) — measured once with `timeline.enabled` off and once on,
+//! in one run: the daemon's CPU (% of a core; goal ≤ 5 points more with recording on), the
+//! tool calls done in the window, and the bytes the timeline wrote per hour per channel.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::json;
+
+use crate::daemon::{DaemonOptions, TestDaemon};
+use crate::pane::Pane;
+use crate::stream_stats::{cpu_seconds, median};
+
+/// Busy channels at once.
+const CHANNELS: usize = 10;
+/// The measuring window.
+const WINDOW: Duration = Duration::from_secs(10);
+/// Windows measured per setting (the median is printed).
+const RUNS: usize = 3;
+
+/// A page whose text changes 10 times a second, long enough to scroll.
+fn ticker_url() -> String {
+    let html = "<!doctype html><html><head><title>Ticker</title></head><body style=\"margin:0;height:3000px\">\
+        <div id=n style=\"font:bold 160px sans-serif;padding:40px\">0</div><script>\
+        let i = 0; setInterval(() => { document.getElementById('n').textContent = ++i; }, 100);\
+        </script></body></html>";
+    format!(
+        "data:text/html;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(html)
+    )
+}
+
+/// What one window measured.
+struct Window {
+    /// Daemon CPU, % of one core.
+    cpu: f64,
+    /// Tool calls answered in the window, all channels.
+    calls: usize,
+}
+
+/// Calls tools on `channel` with the owner token until `stop`; counts answered calls.
+fn busy_agent(
+    daemon: &TestDaemon,
+    channel: String,
+    stop: Arc<AtomicBool>,
+    calls: Arc<AtomicUsize>,
+) -> tokio::task::JoinHandle<()> {
+    let addr = daemon.addr.clone();
+    let auth = format!("Bearer {}", daemon.token);
+    tokio::spawn(async move {
+        let steps = [
+            json!({"tool": "read_page", "args": {}}),
+            json!({"tool": "computer", "args": {"action": "scroll", "coordinate": [400, 300],
+                   "scroll_direction": "down", "scroll_amount": 2}}),
+        ];
+        let mut i = 0;
+        while !stop.load(Ordering::Relaxed) {
+            let mut body = steps[i % steps.len()].clone();
+            body["channel_id"] = json!(channel);
+            let (status, _) = crate::pages::http_request(
+                "POST",
+                &addr,
+                "/api/browser/action",
+                &[("Authorization", &auth)],
+                Some(body.to_string()),
+            )
+            .await;
+            if status == 200 {
+                calls.fetch_add(1, Ordering::Relaxed);
+            }
+            i += 1;
+        }
+    })
+}
+
+/// Starts a daemon with `timeline.enabled` = `recording`, ten watched busy channels, and
+/// measures [`RUNS`] windows; returns them and the timeline's bytes per hour per channel.
+async fn measure(recording: bool) -> (Vec<Window>, f64) {
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        idle_timeout_secs: 600,
+        probe_port: false,
+        config: json!({"timeline": {"enabled": recording}}),
+        ..DaemonOptions::default()
+    })
+    .await;
+    let mut panes = Vec::new();
+    let mut channels = Vec::new();
+    for n in 0..CHANNELS {
+        let channel = format!("bench-tl-{n}");
+        let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+        pane.start(&channel).await;
+        let mark = pane.mark();
+        pane.send(json!({"type": "navigate", "url": ticker_url()}));
+        pane.message_where("the ticker page", mark, |m| {
+            m["type"] == "page_info" && m["title"] == "Ticker"
+        })
+        .await;
+        pane.watch().await;
+        panes.push(pane);
+        channels.push(channel);
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let agents: Vec<_> = channels
+        .iter()
+        .map(|c| busy_agent(&daemon, c.clone(), stop.clone(), calls.clone()))
+        .collect();
+    let daemon_pid = daemon.child.as_ref().and_then(|c| c.id()).unwrap();
+    let timeline_dir = daemon.data.path().join("timeline");
+    // Warm up: every agent has called at least once.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let bytes_before = dir_bytes(&timeline_dir);
+    let measured_from = Instant::now();
+    let mut windows = Vec::new();
+    for _ in 0..RUNS {
+        let cpu_before = cpu_seconds(daemon_pid);
+        let calls_before = calls.load(Ordering::Relaxed);
+        let started = Instant::now();
+        tokio::time::sleep(WINDOW).await;
+        let secs = started.elapsed().as_secs_f64();
+        windows.push(Window {
+            cpu: (cpu_seconds(daemon_pid) - cpu_before) / secs * 100.0,
+            calls: calls.load(Ordering::Relaxed) - calls_before,
+        });
+    }
+    let secs = measured_from.elapsed().as_secs_f64();
+    let per_hour = (dir_bytes(&timeline_dir).saturating_sub(bytes_before)) as f64 / secs * 3600.0
+        / CHANNELS as f64;
+    stop.store(true, Ordering::Relaxed);
+    for agent in agents {
+        let _ = agent.await;
+    }
+    drop(panes);
+    daemon.stop().await;
+    (windows, per_hour)
+}
+
+/// Bytes of every file under `dir`.
+fn dir_bytes(dir: &std::path::Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(_) => total += entry.metadata().map_or(0, |m| m.len()),
+                Err(_) => {}
+            }
+        }
+    }
+    total
+}
+
+/// Runs the timeline part of the bench and prints it.
+pub async fn run() {
+    println!(
+        "timeline: {CHANNELS} channels, each watched by a pane (page changing 10×/s) with an agent \
+         calling read_page / scroll back to back; daemon CPU over {} × {:.0} s windows",
+        RUNS,
+        WINDOW.as_secs_f64()
+    );
+    let (off, _) = measure(false).await;
+    let (on, per_hour) = measure(true).await;
+    let summary = |w: &[Window]| {
+        let mut cpu: Vec<f64> = w.iter().map(|w| w.cpu).collect();
+        let mut calls: Vec<f64> = w.iter().map(|w| w.calls as f64).collect();
+        (median(&mut cpu), median(&mut calls))
+    };
+    let (cpu_off, calls_off) = summary(&off);
+    let (cpu_on, calls_on) = summary(&on);
+    let per_call = |cpu: f64, calls: f64| cpu / (calls / WINDOW.as_secs_f64()).max(f64::EPSILON);
+    println!(
+        "  recording off: daemon {cpu_off:5.1}% of a core, {calls_off:.0} tool calls per window \
+         (all windows: {})",
+        off.iter()
+            .map(|w| format!("{:.1}%", w.cpu))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    println!(
+        "  recording on:  daemon {cpu_on:5.1}% of a core, {calls_on:.0} tool calls per window \
+         (all windows: {})",
+        on.iter()
+            .map(|w| format!("{:.1}%", w.cpu))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    println!(
+        "  recording adds {:+.1} points of a core (goal ≤ +5.0), {:.2}× the CPU per tool call; \
+         the timeline grows {:.1} MB per hour per busy channel (capped by timeline.max_mb)",
+        cpu_on - cpu_off,
+        per_call(cpu_on, calls_on) / per_call(cpu_off, calls_off),
+        per_hour / 1e6,
+    );
+}
