@@ -1,5 +1,6 @@
 //! Frames of the timeline: taking a JPEG of a tab (`Page.captureScreenshot` at the viewport,
-//! quality 60) and reading a kept one back by its id.
+//! quality 60, or the person's view: the screencast's last frame) and reading a kept one back
+//! by its id.
 
 use std::path::Path;
 use std::time::Duration;
@@ -36,6 +37,17 @@ pub async fn capture(session: &BrowserSession, target_id: &str) -> Option<Vec<u8
     base64::engine::general_purpose::STANDARD
         .decode(reply["data"].as_str()?)
         .ok()
+}
+
+/// A JPEG of watched tab `target_id` as the person sees it: the screencast's last frame, else a
+/// capture. For the person's input: `Page.captureScreenshot` closes a picker Chrome has open
+/// (a time or colour picker the person is using, Chromium 156), and a watched tab's last frame
+/// is what the person just acted on.
+pub async fn of_view(session: &BrowserSession, target_id: &str) -> Option<Vec<u8>> {
+    match session.screencast().last_frame(target_id) {
+        Some(frame) => Some(frame.jpeg.to_vec()),
+        None => capture(session, target_id).await,
+    }
 }
 
 /// Whether `id` is a frame id (32 hex digits) and nothing else.

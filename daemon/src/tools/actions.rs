@@ -126,12 +126,13 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
             let mut prefix = String::new();
             let typed = InputEvent::Typetext { text: text.clone() };
             if let Some((x, y, what)) = aimed {
-                // The click and the text back to back: Chrome handles input in order.
-                click_then(tab, x, y, MouseButton::Left, 1, 0, Some(typed)).await?;
+                // The click is answered before the text goes: in a cross-origin frame the
+                // click's focus reaches the browser process only then, and text sent in the
+                // same burst went to the frame that had focus before (mcp::nested_frames).
+                click(tab, x, y, MouseButton::Left, 1, 0).await?;
                 prefix = format!("Clicked ({x:.0}, {y:.0}){what}, then typed");
-            } else {
-                input(tab, typed).await?;
             }
+            input(tab, typed).await?;
             if prefix.is_empty() {
                 format!("Typed {text:?}.")
             } else {
@@ -209,25 +210,11 @@ async fn click(
     count: u32,
     mods: u8,
 ) -> Result<(), ToolError> {
-    click_then(tab, x, y, button, count, mods, None).await
-}
-
-/// A click, and `then` right after it in the same burst.
-async fn click_then(
-    tab: &Tab,
-    x: f64,
-    y: f64,
-    button: MouseButton,
-    count: u32,
-    mods: u8,
-    then: Option<InputEvent>,
-) -> Result<(), ToolError> {
     let mut events = vec![mouse_move(x, y, MouseButton::None, mods)];
     for n in 1..=count {
         events.push(press(true, x, y, button, n, mods));
         events.push(press(false, x, y, button, n, mods));
     }
-    events.extend(then);
     // Sent back to back, in order (each is written on its first poll), without waiting for
     // the renderer's answer to one before sending the next: Chrome queues input in order.
     let scale = tab.browser.pixel_scale(&tab.session_id);
