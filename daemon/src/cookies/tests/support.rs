@@ -246,12 +246,20 @@ pub async fn wait_for_cookie_names(cdp: &mut Cdp, names: &[&str]) {
 }
 
 /// The first `len` bytes of every `encrypted_value` of a closed Chromium `Cookies` file.
+/// Read from a copy (with its journal, if Chromium's network service left one as the browser
+/// exited): a read-only open of a database with a hot journal fails ("attempt to write a
+/// readonly database"), as the copy the daemon reads never does.
 pub fn encryption_tags(cookies_db: &Path) -> Vec<String> {
-    let conn = rusqlite::Connection::open_with_flags(
-        cookies_db,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .unwrap();
+    let copy_dir = tempfile::tempdir().unwrap();
+    let copy = copy_dir.path().join("Cookies");
+    std::fs::copy(cookies_db, &copy).unwrap();
+    for suffix in ["-journal", "-wal"] {
+        let side = cookies_db.with_file_name(format!("Cookies{suffix}"));
+        if side.exists() {
+            let _ = std::fs::copy(&side, copy_dir.path().join(format!("Cookies{suffix}")));
+        }
+    }
+    let conn = rusqlite::Connection::open(&copy).unwrap();
     let mut stmt = conn.prepare("SELECT encrypted_value FROM cookies").unwrap();
     let tags = stmt
         .query_map([], |r| r.get::<_, Vec<u8>>(0))
