@@ -39,15 +39,15 @@ pub async fn capture(session: &BrowserSession, target_id: &str) -> Option<Vec<u8
         .ok()
 }
 
-/// A JPEG of watched tab `target_id` as the person sees it: the screencast's last frame, else a
-/// capture. For the person's input: `Page.captureScreenshot` closes a picker Chrome has open
-/// (a time or colour picker the person is using, Chromium 156), and a watched tab's last frame
-/// is what the person just acted on.
-pub async fn of_view(session: &BrowserSession, target_id: &str) -> Option<Vec<u8>> {
-    match session.screencast().last_frame(target_id) {
-        Some(frame) => Some(frame.jpeg.to_vec()),
-        None => capture(session, target_id).await,
-    }
+/// A JPEG of watched tab `target_id` as the person sees it: the screencast's last frame, or
+/// none when no pane casts it. For the person's input: `Page.captureScreenshot` closes a picker
+/// Chrome has open (a time or colour picker the person is using, Chromium 156), and a watched
+/// tab's last frame is what the person just acted on.
+pub fn of_view(session: &BrowserSession, target_id: &str) -> Option<Vec<u8>> {
+    session
+        .screencast()
+        .last_frame(target_id)
+        .map(|frame| frame.jpeg.to_vec())
 }
 
 /// Whether `id` is a frame id (32 hex digits) and nothing else.

@@ -207,7 +207,7 @@ impl Writer {
             .into_iter()
             .find(|t| t.target_id == burst.target_id)
             .map(|t| super::summary::safe_url(&t.url));
-        let frame = super::frames::of_view(&burst.session, &burst.target_id).await;
+        let frame = super::frames::of_view(&burst.session, &burst.target_id);
         let drafts = burst
             .actions
             .iter()

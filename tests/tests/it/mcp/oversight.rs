@@ -131,8 +131,13 @@ async fn stop_agents_cancels_a_running_wait_and_refuses_agents_for_a_while() {
         pane.next_of("control", mark).await
     };
     let (said, control) = tokio::join!(waiting, stopper);
-    // The wait ended because of the stop (its answer names it), not by its own timeout.
-    assert!(said.contains("Stop agents"), "{said}");
+    // The wait ended because of the stop (its answer names it), not by its own timeout. Under
+    // load the stop can land between the call's activity start and its admission: then the
+    // call is refused for the stop instead of cancelled by it.
+    assert!(
+        said.contains("Stop agents") || said.contains("stopped the agents"),
+        "{said}"
+    );
     assert!(!said.contains("Timed out"), "{said}");
     assert_eq!(control["holder"], "human", "{control}");
     assert!(control["until"].as_u64().is_some(), "{control}");
