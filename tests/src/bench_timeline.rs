@@ -111,8 +111,12 @@ async fn measure(recording: bool) -> (Vec<Window>, f64) {
         .collect();
     let daemon_pid = daemon.child.as_ref().and_then(|c| c.id()).unwrap();
     let timeline_dir = daemon.data.path().join("timeline");
-    // Warm up: every agent has called at least once.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Warm up: every agent has had at least one call answered.
+    crate::eventually("every agent's first call", Duration::from_secs(60), || {
+        let warm = calls.load(Ordering::Relaxed) >= CHANNELS;
+        async move { warm.then_some(()) }
+    })
+    .await;
     let bytes_before = dir_bytes(&timeline_dir);
     let measured_from = Instant::now();
     let mut windows = Vec::new();
