@@ -185,6 +185,33 @@ impl Pane {
         .await
     }
 
+    /// Like `message_where` with its own deadline, `None` when none came in time.
+    pub async fn message_within(
+        &self,
+        deadline: Duration,
+        skip: usize,
+        check: impl Fn(&Value) -> bool,
+    ) -> Option<Value> {
+        let end = tokio::time::Instant::now() + deadline;
+        loop {
+            let notified = self.changed.notified();
+            if let Some(found) = self
+                .received
+                .lock()
+                .unwrap()
+                .messages
+                .iter()
+                .skip(skip)
+                .find(|m| check(m))
+            {
+                return Some(found.clone());
+            }
+            if tokio::time::timeout_at(end, notified).await.is_err() {
+                return None;
+            }
+        }
+    }
+
     /// How many JSON messages have arrived (a mark for `next_of`).
     pub fn mark(&self) -> usize {
         self.received.lock().unwrap().messages.len()

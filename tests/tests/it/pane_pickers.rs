@@ -113,14 +113,7 @@ struct Local {
 }
 
 async fn local(channel: &str) -> Local {
-    // Known bug, left open: a timeline frame taken by `Page.captureScreenshot` while Chrome's
-    // time picker is open can close it (seen only under a full run's load). The pickers are
-    // tested without recording until the timeline stops capturing over an open picker.
-    let daemon = TestDaemon::start_with(porthole_tests::daemon::DaemonOptions {
-        config: json!({"timeline": {"enabled": false}}),
-        ..Default::default()
-    })
-    .await;
+    let daemon = TestDaemon::start().await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = pane.start(channel).await;
     open_page(&pane).await;
@@ -289,15 +282,28 @@ async fn date_time_and_colour_pickers_reach_the_pane_and_take_a_value() {
 
     // Keys on an open picker still reach Chrome's picker: Escape closes it, unchanged, and
     // the pane hears it closed.
+    // Chrome reports the picker open (`:open`) before the picker's own page has loaded, and
+    // a key that arrives before it loads is lost (under load, seen in full runs): the person
+    // presses Escape again, and so does the test, a few times at most.
     let popup = open_popup(&s.pane, TIME_AT, "time").await;
     assert_eq!(popup["value"], "09:30");
     let mark = s.pane.mark();
-    key(&s.pane, "Escape");
-    s.pane
-        .message_where("the time picker closed", mark, |m| {
-            m["type"] == "select_popup_closed" && m["id"] == popup["id"]
-        })
-        .await;
+    let mut presses = 0;
+    loop {
+        presses += 1;
+        key(&s.pane, "Escape");
+        let closed = s
+            .pane
+            .message_within(std::time::Duration::from_secs(3), mark, |m| {
+                m["type"] == "select_popup_closed" && m["id"] == popup["id"]
+            })
+            .await;
+        if closed.is_some() {
+            break;
+        }
+        assert!(presses < 5, "five Escapes never closed the time picker");
+    }
+    eprintln!("the time picker closed after {presses} Escape(s)");
     assert_eq!(
         s.probe.eval(&s.tab, "[t.value, t.matches(':open')]").await,
         json!(["09:30", false])
