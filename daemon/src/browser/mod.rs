@@ -8,6 +8,7 @@ mod cursor;
 mod dialogs;
 mod download_notices;
 mod events;
+mod file_pickers;
 pub mod files;
 pub mod find;
 pub mod frame_stages;

@@ -310,12 +310,43 @@ impl BrowserSession {
                 self.close_choosers(|c| c.id == id);
             }
             set?;
+        } else {
+            self.cancel_chooser_input(&chooser).await;
         }
         // Any agent-side record of the same chooser is answered too.
         self.files().take_chooser(&chooser.session_id);
         tracing::info!(event = "file_chooser_answered", channel_id = %self.channel(), %id, files = files.as_ref().map_or(0, Vec::len), cancelled = files.is_none());
         self.close_choosers(|c| c.id == id);
         Ok(())
+    }
+
+    /// Fires `cancel` on a cancelled chooser's input, as a browser does when the person
+    /// dismisses its dialog (a page's `showOpenFilePicker` rejects on it, see `file_pickers`).
+    /// Best effort: an input already gone has nobody to tell.
+    async fn cancel_chooser_input(&self, chooser: &PersonChooser) {
+        let session = chooser.session_id.as_str();
+        let Ok(object) = self
+            .resolve_in_world(session, &chooser.frame_id, chooser.backend_node_id)
+            .await
+        else {
+            return;
+        };
+        let _ = self
+            .cdp
+            .call_on(
+                session,
+                "Runtime.callFunctionOn",
+                json!({ "objectId": object, "functionDeclaration": super::file_pickers::CANCEL_JS }),
+            )
+            .await;
+        let _ = self
+            .cdp
+            .call_on(
+                session,
+                "Runtime.releaseObject",
+                json!({ "objectId": object }),
+            )
+            .await;
     }
 
     async fn set_chooser_files(

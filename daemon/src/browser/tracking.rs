@@ -72,6 +72,7 @@ impl BrowserSession {
         }
         super::titles::watch(&self.cdp, &session_id).await;
         super::pane_world::watch(&self.cdp, &session_id).await;
+        super::file_pickers::install(&self.cdp, &session_id).await;
         let info = self
             .cdp
             .call("Target.getTargetInfo", json!({"targetId": target_id}))

@@ -13,6 +13,7 @@ mod mcp;
 mod pane_context_menu;
 mod pane_docker;
 mod pane_downloads;
+mod pane_file_picker;
 mod pane_files;
 mod pane_pickers;
 mod pane_types;
