@@ -18,6 +18,7 @@ pub mod cookie_profiles;
 pub mod daemon;
 pub mod delay_proxy;
 pub mod docker;
+pub mod http;
 pub mod mcp;
 pub mod pages;
 pub mod pane;
