@@ -177,12 +177,7 @@ fn print_row(label: &str, n: usize, s: &Sample) {
 async fn watching(daemon: &TestDaemon, channel: &str) -> Pane {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(channel).await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": ticker_url()}));
-    pane.message_where("the ticker page", mark, |m| {
-        m["type"] == "page_info" && m["title"] == "Ticker"
-    })
-    .await;
+    pane.open_page(&ticker_url(), "Ticker").await;
     pane.watch().await;
     pane
 }

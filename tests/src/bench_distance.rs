@@ -27,6 +27,7 @@ use crate::docker::{self, unique, DockerCleanup};
 use crate::pages::{data_url, page};
 use crate::pane::Pane;
 use crate::remote::{self, RemoteCleanup};
+use crate::stream_stats::{load_average, ms};
 
 /// Measured script runs per case (after one warm-up run).
 const RUNS: usize = 3;
@@ -65,10 +66,6 @@ async fn spawn_agent(daemon: &TestDaemon, channel: &str, name: &str) -> Client {
         .await
         .expect("MCP handshake within 20 s")
         .expect("MCP handshake")
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 /// The 8-step script of `bench_mcp::mcp_run` on `data:` pages; the time of each step.
@@ -173,12 +170,8 @@ async fn first_call(daemon: &TestDaemon, channel: &str, url: &str) -> Option<f64
 async fn flip_pane(daemon: &TestDaemon, channel: &str) -> Pane {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(channel).await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": data_url(&page("bench/flip.html"))}));
-    pane.message_where("the flip page", mark, |m| {
-        m["type"] == "page_info" && m["title"] == "Flip"
-    })
-    .await;
+    pane.open_page(&data_url(&page("bench/flip.html")), "Flip")
+        .await;
     pane.watch().await;
     pane
 }
@@ -197,15 +190,6 @@ async fn input_to_frame(pane: &Pane) -> f64 {
         })
         .await;
     ms(arrived.saturating_duration_since(sent))
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Runs the distance bench and prints it.

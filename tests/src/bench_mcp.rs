@@ -15,6 +15,7 @@ use tokio::sync::broadcast;
 use crate::chromium::BareChromium;
 use crate::mcp::{is_error, Server};
 pub(crate) use crate::mcp::{ref_of, text};
+use crate::stream_stats::ms;
 
 /// Measured runs per step (after one warm-up run).
 pub const RUNS: usize = 5;
@@ -63,11 +64,7 @@ pub(crate) const DONE: &str = "[document.getElementById('status').textContent, \
      document.getElementById('name').value, document.getElementById('color').value].join('|')";
 pub(crate) const DONE_VALUE: &str = "Changed!|hello|g";
 
-pub(crate) fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-}
+pub(crate) use crate::stream_stats::median_of as median;
 
 /// Step times of one run: each lap ends a step and starts the next.
 struct Laps {
@@ -92,10 +89,6 @@ impl Laps {
     fn restart(&mut self) {
         self.since = Instant::now();
     }
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 /// The bench's pages (`tests/pages/bench/`: `/form`, a small real page with a text field, a
@@ -188,14 +181,7 @@ impl RawTab {
             )
             .await
             .unwrap();
-        let attached = cdp
-            .call(
-                "Target.attachToTarget",
-                json!({"targetId": created["targetId"], "flatten": true}),
-            )
-            .await
-            .unwrap();
-        let session = attached["sessionId"].as_str().unwrap().to_string();
+        let session = crate::raw_cdp::attach(cdp, created["targetId"].as_str().unwrap()).await;
         let events = cdp.subscribe();
         cdp.call_on(&session, "Page.enable", json!({}))
             .await

@@ -122,12 +122,7 @@ pub async fn run() {
          turns; start → first frame of a new channel (median of {RUNS}), then {:.0} s of a page \
          painting its clock {PAINT_HZ}×/s; load average at start {}:",
         WINDOW.as_secs_f64(),
-        std::fs::read_to_string("/proc/loadavg")
-            .unwrap_or_default()
-            .split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        crate::stream_stats::load_average()
     );
     let mut baseline: Option<(f64, f64, f64)> = None;
     for (i, case) in cases.iter_mut().enumerate() {

@@ -23,6 +23,7 @@ pub mod mcp;
 pub mod pages;
 pub mod pane;
 pub mod probe;
+pub mod raw_cdp;
 pub mod remote;
 pub mod sockets;
 pub mod stream_stats;
