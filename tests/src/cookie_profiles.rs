@@ -78,7 +78,7 @@ pub async fn all_cookies(cdp: &CdpConnection) -> Vec<Value> {
 }
 
 /// Has the real Chromium write `<home>/.config/chromium/Default`: opens `urls` (pages of a
-/// [`CookieSetter`]) one after the other, waits for `names` to be in its jar, plants `planted`
+/// [`cookie_setter`]) one after the other, waits for `names` to be in its jar, plants `planted`
 /// with `Storage.setCookies`, then closes it with `Browser.close`. Returns the user-data dir.
 pub async fn write_chromium_profile(
     home: &Path,

@@ -528,7 +528,7 @@ async fn the_pane_dialog_ticks_and_filters(
     .await;
     let dialog = probe
         .eval(
-            &tab,
+            tab,
             r#"(async () => { try {
                 const d = window.porthole.cookies;
                 await d.open();

@@ -356,7 +356,7 @@ async fn new_tabs_and_popups_belong_to_their_agent(s: &Two) {
     let url = |p: &str| s.url(p);
     ok(alpha, "new_tab", json!({"url": url("/second")})).await;
     ok(
-        &alpha,
+        alpha,
         "evaluate",
         json!({"expression": format!("window.open({:?}); 1", url("/form"))}),
     )
@@ -364,12 +364,9 @@ async fn new_tabs_and_popups_belong_to_their_agent(s: &Two) {
     let alpha_list = eventually(
         "alpha's popup to be listed",
         Duration::from_secs(10),
-        || {
-            let alpha = &alpha;
-            async move {
-                let list = ok(alpha, "list_tabs", json!({})).await;
-                (tab_ids(&list).len() == 3).then_some(list)
-            }
+        || async move {
+            let list = ok(alpha, "list_tabs", json!({})).await;
+            (tab_ids(&list).len() == 3).then_some(list)
         },
     )
     .await;
