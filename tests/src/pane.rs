@@ -185,16 +185,6 @@ impl Pane {
         .await
     }
 
-    /// Navigates the active tab to `url` and waits for its `page_info` titled `title`.
-    pub async fn open_page(&self, url: &str, title: &str) -> Value {
-        let mark = self.mark();
-        self.send(serde_json::json!({"type": "navigate", "url": url}));
-        self.message_where(&format!("the page {title:?}"), mark, |m| {
-            m["type"] == "page_info" && m["title"] == title
-        })
-        .await
-    }
-
     /// How many JSON messages have arrived (a mark for `next_of`).
     pub fn mark(&self) -> usize {
         self.received.lock().unwrap().messages.len()
@@ -241,6 +231,16 @@ impl Pane {
         let before = self.frame_count();
         self.send(json!({"type": "screencast", "quality": 60}));
         self.frames_at_least(before + 1).await
+    }
+
+    /// Navigates the active tab to `url` and waits for its `page_info` titled `title`.
+    pub async fn open_page(&self, url: &str, title: &str) -> Value {
+        let mark = self.mark();
+        self.send(json!({"type": "navigate", "url": url}));
+        self.message_where(&format!("the page {title:?}"), mark, |m| {
+            m["type"] == "page_info" && m["title"] == title
+        })
+        .await
     }
 }
 
