@@ -12,7 +12,6 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use serde_json::json;
 
 use crate::daemon::{DaemonOptions, TestDaemon};
@@ -27,14 +26,7 @@ const WINDOW: Duration = Duration::from_secs(5);
 
 /// A page whose text changes 10 times a second.
 fn ticker_url() -> String {
-    let html = "<!doctype html><html><head><title>Ticker</title></head><body style=\"margin:0\">\
-        <div id=n style=\"font:bold 160px sans-serif;padding:40px\">0</div><script>\
-        let i = 0; setInterval(() => { document.getElementById('n').textContent = ++i; }, 100);\
-        </script></body></html>";
-    format!(
-        "data:text/html;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(html)
-    )
+    crate::pages::data_url(&crate::pages::page("bench/ticker.html"))
 }
 
 /// Every process: pid → (parent pid, command line with spaces).
@@ -185,12 +177,7 @@ fn print_row(label: &str, n: usize, s: &Sample) {
 async fn watching(daemon: &TestDaemon, channel: &str) -> Pane {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(channel).await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": ticker_url()}));
-    pane.message_where("the ticker page", mark, |m| {
-        m["type"] == "page_info" && m["title"] == "Ticker"
-    })
-    .await;
+    pane.open_page(&ticker_url(), "Ticker").await;
     pane.watch().await;
     pane
 }

@@ -16,17 +16,18 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::ServiceExt;
 use serde_json::json;
 
-use crate::bench_mcp::{call, median, ref_of, text, Client, DONE, DONE_VALUE, FORM, PAGE2, STEPS};
+use crate::bench_mcp::{call, median, ref_of, text, Client, DONE, DONE_VALUE, STEPS};
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::delay_proxy::{self, DelayProxy, Link};
 use crate::docker::{self, unique, DockerCleanup};
+use crate::pages::{data_url, page};
 use crate::pane::Pane;
 use crate::remote::{self, RemoteCleanup};
+use crate::stream_stats::{load_average, ms};
 
 /// Measured script runs per case (after one warm-up run).
 const RUNS: usize = 3;
@@ -36,19 +37,6 @@ const FIRST_RUNS: usize = 2;
 const INPUT_RUNS: usize = 5;
 /// One-way delays of the remote cases, in ms.
 const DELAYS: [u64; 3] = [0, 25, 50];
-
-/// A page that repaints on every click (its colour flips), so each click brings one frame.
-const FLIP_PAGE: &str = r#"<!doctype html><html><head><title>Flip</title></head>
-<body style="margin:0;height:100vh;background:#204080"
- onmousedown="this.style.background = this.style.background === 'rgb(32, 64, 128)' ? '#802040' : '#204080'">
-</body></html>"#;
-
-fn data_url(html: &str) -> String {
-    format!(
-        "data:text/html;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(html)
-    )
-}
 
 struct Case {
     name: String,
@@ -78,10 +66,6 @@ async fn spawn_agent(daemon: &TestDaemon, channel: &str, name: &str) -> Client {
         .await
         .expect("MCP handshake within 20 s")
         .expect("MCP handshake")
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 /// The 8-step script of `bench_mcp::mcp_run` on `data:` pages; the time of each step.
@@ -186,12 +170,8 @@ async fn first_call(daemon: &TestDaemon, channel: &str, url: &str) -> Option<f64
 async fn flip_pane(daemon: &TestDaemon, channel: &str) -> Pane {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(channel).await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": data_url(FLIP_PAGE)}));
-    pane.message_where("the flip page", mark, |m| {
-        m["type"] == "page_info" && m["title"] == "Flip"
-    })
-    .await;
+    pane.open_page(&data_url(&page("bench/flip.html")), "Flip")
+        .await;
     pane.watch().await;
     pane
 }
@@ -210,15 +190,6 @@ async fn input_to_frame(pane: &Pane) -> f64 {
         })
         .await;
     ms(arrived.saturating_duration_since(sent))
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Runs the distance bench and prints it.
@@ -268,7 +239,11 @@ pub async fn run() {
             counts: Vec::new(),
         });
     }
-    let (form, page2) = (data_url(FORM), data_url(PAGE2));
+    // The remote engines cannot reach this machine's page server: pages travel in the URL.
+    let (form, page2) = (
+        data_url(&page("bench/form.html")),
+        data_url(&page("bench/page2.html")),
+    );
 
     // Warm-up: each daemon's first start (engine connection, image check, sandbox probe) from
     // a pane, which waits longer than a tool call's deadline.

@@ -31,19 +31,11 @@ use serde_json::json;
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::docker::{self, docker, ensure_image, inspect_container, unique, DockerCleanup};
 use crate::pane::Pane;
+use crate::raw_cdp;
+use crate::stream_stats::{median_of as median, ms};
 
 /// Measured runs per case.
 const RUNS: usize = 3;
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-}
 
 /// The engine's version when `docker version` reaches a daemon, else why not.
 fn engine() -> Result<String, String> {
@@ -101,44 +93,11 @@ async fn bare_first_frame(engine: &Docker, name: &str) {
         }
     })
     .await;
-    let target = crate::eventually("a page", Duration::from_secs(20), || {
-        let cdp = cdp.clone();
-        async move {
-            let targets = cdp.call("Target.getTargets", json!({})).await.ok()?;
-            targets["targetInfos"]
-                .as_array()?
-                .iter()
-                .find(|t| t["type"] == "page")
-                .and_then(|t| t["targetId"].as_str())
-                .map(str::to_string)
-        }
-    })
-    .await;
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target, "flatten": true}),
-        )
-        .await
-        .unwrap();
-    let session = attached["sessionId"].as_str().unwrap().to_string();
-    let mut events = cdp.subscribe();
-    cdp.call_on(
-        &session,
-        "Page.startScreencast",
-        json!({"format": "jpeg", "quality": 60}),
-    )
-    .await
-    .unwrap();
-    tokio::time::timeout(Duration::from_secs(20), async {
-        while let Ok(event) = events.recv().await {
-            if event.method == "Page.screencastFrame" {
-                return;
-            }
-        }
-    })
-    .await
-    .expect("a bare frame within 20 s");
+    let target = raw_cdp::first_page(&cdp).await;
+    let session = raw_cdp::attach(&cdp, &target).await;
+    let mut events =
+        raw_cdp::start_screencast(&cdp, &session, json!({"format": "jpeg", "quality": 60})).await;
+    raw_cdp::first_frame(&mut events, Duration::from_secs(20)).await;
 }
 
 /// A bare start through the same Engine API calls the daemon makes (bollard: create with the

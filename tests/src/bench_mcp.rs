@@ -7,9 +7,6 @@
 
 use std::time::{Duration, Instant};
 
-use axum::response::Html;
-use axum::routing::get;
-use axum::Router;
 use porthole::cdp::{CdpConnection, CdpEvent};
 use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
@@ -18,6 +15,7 @@ use tokio::sync::broadcast;
 use crate::chromium::BareChromium;
 use crate::mcp::{is_error, Server};
 pub(crate) use crate::mcp::{ref_of, text};
+use crate::stream_stats::ms;
 
 /// Measured runs per step (after one warm-up run).
 pub const RUNS: usize = 5;
@@ -40,31 +38,6 @@ const PEERS: [(&str, f64); 3] = [
     ("Playwright MCP", 1288.0),
     ("chrome-devtools-mcp", 1561.0),
 ];
-
-/// The form the script works on: a text field, a select, a checkbox, a button that changes
-/// text, a link, some prose and a list, like a small real page.
-pub(crate) const FORM: &str = r#"<!doctype html>
-<html><head><title>Bench form</title><style>body{font:16px sans-serif;margin:8px}</style></head><body>
-<header><nav><a href="/page2">Page two</a> <a href="/form">Home</a></nav></header>
-<main>
-<h1>Order</h1>
-<p>Fill in the order below. Every field is optional; nothing is sent anywhere.</p>
-<form id="f" onsubmit="return false">
- <label>Name <input id="name" placeholder="your name"></label>
- <label>Color <select id="color"><option value="r">Red</option><option value="g">Green</option><option value="b">Blue</option></select></label>
- <label><input type="checkbox" id="agree"> Agree</label>
-</form>
-<button id="change" onclick="document.getElementById('status').textContent='Changed!'">Change</button>
-<span id="status">Unchanged</span>
-<ul id="list"></ul>
-</main>
-<script>
- const ul = document.getElementById('list');
- for (let i = 0; i < 30; i++) { const li = document.createElement('li'); li.textContent = 'Item number ' + i; ul.appendChild(li); }
-</script></body></html>"#;
-
-pub(crate) const PAGE2: &str = r#"<!doctype html><html><head><title>Page two</title></head>
-<body><h1>Page two</h1><p>Nothing here.</p><a href="/form">Back to the form</a></body></html>"#;
 
 /// The raw client's stand-in for `read_page`: one walk of the DOM listing interactive
 /// elements with a ref-like index, their name and their centre.
@@ -91,11 +64,7 @@ pub(crate) const DONE: &str = "[document.getElementById('status').textContent, \
      document.getElementById('name').value, document.getElementById('color').value].join('|')";
 pub(crate) const DONE_VALUE: &str = "Changed!|hello|g";
 
-pub(crate) fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-}
+pub(crate) use crate::stream_stats::median_of as median;
 
 /// Step times of one run: each lap ends a step and starts the next.
 struct Laps {
@@ -122,28 +91,11 @@ impl Laps {
     }
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
+/// The bench's pages (`tests/pages/bench/`: `/form`, a small real page with a text field, a
+/// select, a checkbox, a button that changes text, a link, prose and a list; `/page2`; and the
+/// shared `/complex`) on 127.0.0.1; returns the base URL.
 pub(crate) async fn serve_pages() -> String {
-    let app = Router::new()
-        .route("/form", get(|| async { Html(FORM) }))
-        .route("/page2", get(|| async { Html(PAGE2) }))
-        .route(
-            "/complex",
-            get(|| async { Html(crate::pages::COMPLEX_PAGE) }),
-        )
-        .route(
-            "/complex-frame",
-            get(|| async { Html(crate::pages::COMPLEX_FRAME) }),
-        );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://{addr}")
+    crate::pages::PageServer::area("bench").await.base()
 }
 
 pub(crate) use crate::mcp::Client;
@@ -229,14 +181,7 @@ impl RawTab {
             )
             .await
             .unwrap();
-        let attached = cdp
-            .call(
-                "Target.attachToTarget",
-                json!({"targetId": created["targetId"], "flatten": true}),
-            )
-            .await
-            .unwrap();
-        let session = attached["sessionId"].as_str().unwrap().to_string();
+        let session = crate::raw_cdp::attach(cdp, created["targetId"].as_str().unwrap()).await;
         let events = cdp.subscribe();
         cdp.call_on(&session, "Page.enable", json!({}))
             .await

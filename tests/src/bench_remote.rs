@@ -17,7 +17,6 @@
 
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use serde_json::json;
 
 use crate::daemon::{DaemonOptions, TestDaemon};
@@ -44,13 +43,6 @@ struct Case {
     starts: Vec<f64>,
 }
 
-fn data_url(html: &str) -> String {
-    format!(
-        "data:text/html;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(html)
-    )
-}
-
 /// Start → first frame of a new channel, in ms; the pane leaves (idle stop follows).
 async fn start_to_frame(daemon: &TestDaemon, channel: &str) -> f64 {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
@@ -65,7 +57,7 @@ async fn clock(daemon: &TestDaemon, channel: &str) -> Pane {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(channel).await;
     let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": data_url(&crate::pages::clock_page_at(PAINT_HZ))}));
+    pane.send(json!({"type": "navigate", "url": crate::pages::data_url(&crate::pages::clock_page_at(PAINT_HZ))}));
     pane.message_where("the clock page", mark, |m| {
         m["type"] == "page_info" && m["title"] == "Clock"
     })
@@ -130,12 +122,7 @@ pub async fn run() {
          turns; start → first frame of a new channel (median of {RUNS}), then {:.0} s of a page \
          painting its clock {PAINT_HZ}×/s; load average at start {}:",
         WINDOW.as_secs_f64(),
-        std::fs::read_to_string("/proc/loadavg")
-            .unwrap_or_default()
-            .split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        crate::stream_stats::load_average()
     );
     let mut baseline: Option<(f64, f64, f64)> = None;
     for (i, case) in cases.iter_mut().enumerate() {

@@ -6,7 +6,6 @@
 
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use futures_util::{SinkExt, StreamExt};
 use porthole::cdp::CdpConnection;
 use serde_json::json;
@@ -115,44 +114,11 @@ async fn pane_at(daemon: &TestDaemon, scale: u32, window: Duration) -> Seen {
 
 /// A raw CDP screencast of `target` (at whatever size the tab is laid out) for `window`.
 async fn raw_at(cdp: CdpConnection, target: String, scale: u32, window: Duration) -> Seen {
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target, "flatten": true}),
-        )
-        .await
-        .unwrap();
-    let session = attached["sessionId"].as_str().unwrap().to_string();
-    let mut events = cdp.subscribe();
-    cdp.call_on(
-        &session,
-        "Page.startScreencast",
-        json!({"format": "jpeg", "quality": 60, "maxWidth": 8192, "maxHeight": 8192}),
+    let params = json!({"format": "jpeg", "quality": 60, "maxWidth": 8192, "maxHeight": 8192});
+    decode(
+        crate::raw_cdp::screencast_frames(&cdp, &target, params, window).await,
+        scale,
     )
-    .await
-    .unwrap();
-    let mut encoded = Vec::new();
-    let end = Instant::now() + window;
-    while let Ok(Ok(event)) = tokio::time::timeout_at(end.into(), events.recv()).await {
-        let arrived = now_ms24();
-        if event.method != "Page.screencastFrame" || event.session_id.as_deref() != Some(&session) {
-            continue;
-        }
-        cdp.fire(
-            "Page.screencastFrameAck",
-            json!({"sessionId": event.params["sessionId"]}),
-            Some(&session),
-        );
-        let data = event.params["data"].as_str().unwrap_or_default();
-        let jpeg = base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .unwrap_or_default();
-        encoded.push((arrived, jpeg));
-    }
-    let _ = cdp
-        .call_on(&session, "Page.stopScreencast", json!({}))
-        .await;
-    decode(encoded, scale)
 }
 
 /// One scale: the pane alone (frames per second, daemon CPU), then the pane beside a raw cast
@@ -188,13 +154,7 @@ pub async fn run() {
     .await;
     let driver = crate::pane::Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = driver.start(CHANNEL).await;
-    let mark = driver.mark();
-    driver.send(json!({"type": "navigate", "url": pages.url("/clock")}));
-    driver
-        .message_where("clock page", mark, |m| {
-            m["type"] == "page_info" && m["title"] == "Clock"
-        })
-        .await;
+    driver.open_page(&pages.url("/clock"), "Clock").await;
     let probe = Probe::connect(&daemon.profile_dir(CHANNEL)).await;
     println!(
         "pixel density: an 800×600 pane on a page painting the clock every frame, {:.0} s windows",

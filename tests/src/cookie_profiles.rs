@@ -7,14 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use axum::http::{header, HeaderMap, HeaderValue};
-use axum::response::IntoResponse;
-use axum::routing::get;
-use axum::Router;
 use porthole::cdp::CdpConnection;
 use serde_json::{json, Value};
 
 use crate::chromium::Chromium;
+use crate::pages::PageServer;
 use crate::{eventually, TempDir};
 
 /// A Firefox process killed and reaped when dropped, so a failing test leaves none behind.
@@ -52,47 +49,12 @@ impl Drop for BrowserGuard {
     }
 }
 
-/// A server on 127.0.0.1 whose `/set/<n>` pages answer with the `Set-Cookie` headers of
-/// `cookies[n]`, and `/` with an empty page.
-pub struct CookieSetter {
-    pub port: u16,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl CookieSetter {
-    pub async fn start(cookies: Vec<Vec<String>>) -> Self {
-        let cookies = std::sync::Arc::new(cookies);
-        let app = Router::new()
-            .route(
-                "/set/{n}",
-                get(move |axum::extract::Path(n): axum::extract::Path<usize>| {
-                    let cookies = cookies.clone();
-                    async move {
-                        let mut headers = HeaderMap::new();
-                        for c in cookies.get(n).into_iter().flatten() {
-                            headers.append(header::SET_COOKIE, HeaderValue::from_str(c).unwrap());
-                        }
-                        (headers, axum::response::Html("<title>set</title>cookies")).into_response()
-                    }
-                }),
-            )
-            .route(
-                "/",
-                get(|| async { axum::response::Html("<title>blank</title>") }),
-            );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        Self { port, task }
-    }
-}
-
-impl Drop for CookieSetter {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+/// The page server, its `/set/<n>` pages answering with the `Set-Cookie` headers of
+/// `cookies[n]` (and `/` with an empty page).
+pub async fn cookie_setter(cookies: Vec<Vec<String>>) -> PageServer {
+    let pages = PageServer::start().await;
+    pages.set_cookies(cookies);
+    pages
 }
 
 /// Extra flags of the Chromium that writes a profile: every host name is this machine.
@@ -116,7 +78,7 @@ pub async fn all_cookies(cdp: &CdpConnection) -> Vec<Value> {
 }
 
 /// Has the real Chromium write `<home>/.config/chromium/Default`: opens `urls` (pages of a
-/// [`CookieSetter`]) one after the other, waits for `names` to be in its jar, plants `planted`
+/// [`cookie_setter`]) one after the other, waits for `names` to be in its jar, plants `planted`
 /// with `Storage.setCookies`, then closes it with `Browser.close`. Returns the user-data dir.
 pub async fn write_chromium_profile(
     home: &Path,

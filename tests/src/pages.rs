@@ -1,97 +1,96 @@
-//! Test pages served on 127.0.0.1 by the test itself, and a minimal HTTP client.
+//! The one page server of the tests: the files under `tests/pages/` (shared pages at the top,
+//! one folder per area) on 127.0.0.1:0, with the right content types, plus the few routes a
+//! file cannot be: downloads with a `Content-Disposition` (one endless, one held until the test
+//! releases it), HTTP Basic authentication, a slow and a plain JSON API, a redirect, and pages
+//! that set cookies. Each server has its own state (its downloads, its gate, its cookies, the
+//! values filled into its pages). Also reads a page as text or as a `data:` URL, for browsers
+//! that cannot reach this machine.
+//!
+//! A page may hold `{include <file>}` (another file under `tests/pages/`, pasted in), `{PORT}`
+//! (the port the request came in on, for cross-origin frames from `localhost`) and `{NAME}`s
+//! the test sets with [`PageServer::set`] or passes to [`page_with`].
 
+use std::fmt;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use axum::response::Html;
+use axum::extract::{Path as UrlPath, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
-use axum::Router;
-use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use axum::{Json, Router};
 
-/// The token-budget page (issue 12; served at `/complex` by the MCP tests and the bench,
-/// its frame at `/complex-frame`): a header with links, a search form, a same-origin iframe
-/// with a form, a custom element with an open shadow root, and 100 list rows each with a named
-/// link and some text. Fixed content, so snapshot sizes are deterministic.
-pub const COMPLEX_PAGE: &str = r#"<!doctype html><html><head><title>Complex page</title></head><body>
-<header><nav><a href="/">Home</a> <a href="/products">Products</a> <a href="/about">About</a> <a href="/contact">Contact</a></nav></header>
-<main>
-<h1>Catalogue</h1>
-<form role="search" onsubmit="return false"><label>Search <input id="q" placeholder="Search products"></label> <button>Go</button></form>
-<iframe id="frame" src="/complex-frame" title="Newsletter" style="width:400px;height:120px"></iframe>
-<shop-cart id="cart"></shop-cart>
-<ul id="rows"></ul>
-</main>
-<footer><a href="/terms">Terms</a> <a href="/privacy">Privacy</a></footer>
-<script>
- customElements.define('shop-cart', class extends HTMLElement {
-  constructor() { super(); const r = this.attachShadow({mode: 'open'});
-   r.innerHTML = '<h2>Cart</h2><p>Cart total: 0 items</p><button id="checkout">Checkout</button><a href="/cart">View cart</a>'; }
- });
- const ul = document.getElementById('rows');
- for (let i = 1; i <= 100; i++) {
-  const li = document.createElement('li');
-  li.innerHTML = '<a href="/products/' + i + '">Product ' + i + ': oak desk lamp</a> <span>In stock</span>';
-  ul.appendChild(li);
- }
-</script></body></html>"#;
+pub use crate::http::{http_get_bytes, http_request, http_request_raw, unix_http_request};
 
-/// The complex page's iframe: a small newsletter form.
-pub const COMPLEX_FRAME: &str = r#"<!doctype html><html><head><title>Newsletter</title></head><body>
-<p>Get our newsletter</p><label>Email <input id="email" type="email"></label><button id="sub">Subscribe</button>
-</body></html>"#;
+/// Where the page files live.
+pub const PAGES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pages");
 
-/// A page with something for every kind of input; page script records what happened in
-/// `window.seen` and shows clicks in `#out`.
-pub const INPUT_PAGE: &str = r#"<!doctype html>
-<html><head><title>Input page</title><style>
- body { margin: 0; font: 16px sans-serif; }
- #btn { position: absolute; left: 20px; top: 20px; width: 160px; height: 40px; }
- #out { position: absolute; left: 200px; top: 20px; }
- #para { position: absolute; left: 20px; top: 80px; width: 600px; margin: 0; font: 20px monospace; }
- #area { position: absolute; left: 20px; top: 140px; width: 300px; height: 100px; }
- #field { position: absolute; left: 360px; top: 140px; width: 200px; }
- #tall { position: absolute; left: 0; top: 0; width: 10px; height: 5000px; }
-</style></head><body>
-<div id="tall"></div>
-<button id="btn" onclick="document.getElementById('out').textContent = 'clicked ' + (++window.clicks)">Press</button>
-<span id="out">not clicked</span>
-<p id="para">alpha beta gamma delta</p>
-<textarea id="area"></textarea>
-<input id="field">
-<script>
- window.clicks = 0;
- window.seen = [];
- for (const type of ['keydown', 'mousedown', 'mouseup', 'wheel', 'contextmenu']) {
-   addEventListener(type, e => seen.push({type, key: e.key, code: e.code, button: e.button, ctrl: e.ctrlKey, shift: e.shiftKey, detail: e.detail}), true);
- }
-</script>
-</body></html>"#;
+/// The page file `path` (under `tests/pages/`) as text, its `{include …}`s pasted in.
+pub fn page(path: &str) -> String {
+    let file = Path::new(PAGES_DIR).join(path);
+    let text = std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("test page {}: {e}", file.display()));
+    expand_includes(&text)
+}
 
-/// A page that repaints continuously (for frame-rate tests).
-pub const ANIMATED_PAGE: &str = r#"<!doctype html>
-<html><head><title>Animated</title></head><body style="margin:0">
-<div id="box" style="width:200px;height:200px;background:#c33"></div>
-<script>
- let n = 0;
- function tick() { n++; document.getElementById('box').style.marginLeft = (n % 300) + 'px'; requestAnimationFrame(tick); }
- requestAnimationFrame(tick);
-</script></body></html>"#;
+/// [`page`] with each `{NAME}` of `vars` filled in.
+pub fn page_with(path: &str, vars: &[(&str, &str)]) -> String {
+    fill(page(path), vars.iter().map(|(k, v)| (*k, *v)))
+}
 
-/// A page whose title shows the last key pressed in it.
-pub const KEY_TITLE_PAGE: &str = r#"<!doctype html><html><head><title>no key</title></head>
-<body><script>onkeydown = e => { document.title = 'key ' + e.key; };</script></body></html>"#;
-
-/// A second plain page with a link back.
-pub const SECOND_PAGE: &str = r#"<!doctype html><html><head><title>Second page</title></head>
-<body><h1>Second</h1><a id="back" href="/input">back</a></body></html>"#;
-
-/// A page whose link (filling the top left 300×100 CSS px) downloads `href`.
-fn download_link_page(title: &str, href: &str) -> String {
+/// `html` as a `data:text/html;base64,` URL (for a browser with no way to this machine).
+pub fn data_url(html: &str) -> String {
+    use base64::Engine as _;
     format!(
-        "<!doctype html><html><head><title>{title}</title></head><body style=\"margin:0\">\
-         <a id=\"dl\" href=\"{href}\" style=\"display:block;position:absolute;left:0;top:0;\
-         width:300px;height:100px;background:#cde\">Download</a></body></html>"
+        "data:text/html;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(html)
     )
+}
+
+fn expand_includes(text: &str) -> String {
+    const OPEN: &str = "{include ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(OPEN) {
+        let Some(len) = rest[at..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..at]);
+        out.push_str(&page(rest[at + OPEN.len()..at + len].trim()));
+        rest = &rest[at + len + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn fill<'a>(mut text: String, vars: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    for (name, value) in vars {
+        text = text.replace(&format!("{{{name}}}"), value);
+    }
+    text
+}
+
+/// A page that paints the wall clock (ms mod 2^24) into every frame (`clock.html`).
+pub fn clock_page() -> String {
+    page("clock.html")
+}
+
+/// A page that paints the wall clock (ms mod 2^24) `hz` times a second: cheaper to render
+/// than [`clock_page`] on a busy machine, still one clock value per frame.
+pub fn clock_page_at(hz: u32) -> String {
+    page_with(
+        "clock-at.html",
+        &[("INTERVAL_MS", &(1000 / hz.max(1)).to_string())],
+    )
+}
+
+/// The download page without a server (for browsers that cannot reach this machine, such as
+/// a remote engine's): the page makes [`download_payload`]'s bytes itself and links them as a
+/// blob named [`DOWNLOAD_NAME`].
+pub fn blob_download_page() -> String {
+    page("blob-download.html")
 }
 
 /// The name [`download_payload`] is served under (a non-ASCII one, to test its encoding).
@@ -111,100 +110,12 @@ pub fn download_payload() -> Vec<u8> {
         .collect()
 }
 
-/// The download page without a server (for browsers that cannot reach this machine, such as
-/// a remote engine's): the page makes [`download_payload`]'s bytes itself and links them as a
-/// blob named [`DOWNLOAD_NAME`].
-pub fn blob_download_page() -> String {
-    format!(
-        "<!doctype html><html><head><meta charset=utf-8><title>Download page</title></head>\
-         <body style=\"margin:0\"><a id=dl style=\"display:block;position:absolute;left:0;\
-         top:0;width:300px;height:100px;background:#cde\">Download</a><script>\
-         const M = (1n << 64n) - 1n; let x = 0x9E3779B97F4A7C15n; const out = new Uint8Array(102400);\
-         for (let i = 0; i < out.length; i++) {{ x ^= (x << 13n) & M; x ^= x >> 7n; x ^= (x << 17n) & M;\
-         out[i] = Number((x >> 24n) & 255n); }}\
-         const a = document.getElementById('dl'); a.download = {name:?};\
-         a.href = URL.createObjectURL(new Blob([out], {{type: 'application/octet-stream'}}));\
-         </script></body></html>",
-        name = DOWNLOAD_NAME
-    )
+/// The bytes of `/download/report.bin` (not UTF-8, so a text round trip would break them).
+pub fn report_bytes() -> Vec<u8> {
+    let mut bytes = b"%REPORT\x00".to_vec();
+    bytes.extend((0..3000u32).map(|i| (i * 7 % 256) as u8));
+    bytes
 }
-
-/// A download that never ends (64 KiB chunks, about 6 MB a second): `/endless.bin`, linked
-/// from `/endless-page`.
-fn endless_download() -> axum::response::Response {
-    let open = EndlessOpen::new();
-    let chunks = futures_util::stream::unfold((0u64, open), |(n, open)| async move {
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        Some((
-            Ok::<_, std::io::Error>(bytes::Bytes::from(vec![(n % 251) as u8; 64 * 1024])),
-            (n + 1, open),
-        ))
-    });
-    axum::response::Response::builder()
-        .header("Content-Type", "application/octet-stream")
-        .header(
-            "Content-Disposition",
-            "attachment; filename=\"endless.bin\"",
-        )
-        .body(axum::body::Body::from_stream(chunks))
-        .expect("a response")
-}
-
-static ENDLESS_OPEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// How many `/endless.bin` responses are still being sent (the browser has not let go).
-pub fn endless_downloads_open() -> usize {
-    ENDLESS_OPEN.load(std::sync::atomic::Ordering::SeqCst)
-}
-
-/// Counts one `/endless.bin` response while it lives.
-struct EndlessOpen;
-
-impl EndlessOpen {
-    fn new() -> Self {
-        ENDLESS_OPEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        Self
-    }
-}
-
-impl Drop for EndlessOpen {
-    fn drop(&mut self) {
-        ENDLESS_OPEN.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-    }
-}
-
-/// Two file inputs (one file at 20,20; several `.txt`/images at 20,100); the page reads what
-/// it is handed and shows `got <name>:<text>[,…]` as its title (`window.changes` counts).
-pub const UPLOAD_PAGE: &str = r#"<!doctype html><html><head><title>Upload page</title><style>
- body { margin: 0; } input { position: absolute; left: 20px; width: 300px; height: 40px; }
- #single { top: 20px; } #multi { top: 100px; }
-</style></head><body>
-<input id="single" type="file"><input id="multi" type="file" multiple accept=".txt,image/*">
-<script>
- window.changes = 0;
- for (const input of document.querySelectorAll('input')) {
-   input.addEventListener('change', async () => {
-     window.changes++;
-     const parts = [];
-     for (const f of input.files) parts.push(f.name + ':' + await f.text());
-     document.title = 'got ' + parts.join(',');
-   });
- }
-</script></body></html>"#;
-
-/// A drop zone over the whole viewport: a drop of files shows `dropped <name>:<text>[,…]`.
-pub const DROP_PAGE: &str = r#"<!doctype html><html><head><title>Drop page</title></head>
-<body style="margin:0"><div id="zone" style="width:100vw;height:100vh;background:#eef">Drop here</div>
-<script>
- const zone = document.getElementById('zone');
- zone.addEventListener('dragover', e => e.preventDefault());
- zone.addEventListener('drop', async e => {
-   e.preventDefault();
-   const parts = [];
-   for (const f of e.dataTransfer.files) parts.push(f.name + ':' + await f.text());
-   document.title = 'dropped ' + parts.join(',');
- });
-</script></body></html>"#;
 
 /// The user name and password `/basic` accepts.
 pub const BASIC_USER: (&str, &str) = ("ann", "open sesame");
@@ -238,44 +149,6 @@ async fn basic_auth(headers: axum::http::HeaderMap) -> axum::response::Response 
     }
 }
 
-/// Script shared by the bench pages: 24 black/white blocks at the top left encode a number,
-/// so a frame says what it shows (decoded by `decode_blocks`).
-const BLOCKS: &str = r#"<div id="blocks" style="position:fixed;left:0;top:0;display:flex;z-index:9">
-</div><script>
- const row = document.getElementById('blocks');
- const blocks = [];
- for (let i = 0; i < 24; i++) { const b = document.createElement('div'); b.style.cssText = 'width:16px;height:16px;background:#fff'; row.appendChild(b); blocks.push(b); }
- window.paintNumber = v => { for (let i = 0; i < 24; i++) blocks[i].style.background = ((v >> i) & 1) ? '#000' : '#fff'; };
-</script>"#;
-
-/// A page that paints the wall clock (ms mod 2^24) into every frame.
-pub fn clock_page() -> String {
-    format!(
-        "<!doctype html><html><head><title>Clock</title></head><body style=\"margin:0\">{BLOCKS}<script>
-         function tick() {{ paintNumber(Date.now() % 16777216); requestAnimationFrame(tick); }}
-         requestAnimationFrame(tick);</script></body></html>"
-    )
-}
-
-/// A page that paints the wall clock (ms mod 2^24) `hz` times a second: cheaper to render
-/// than [`clock_page`] on a busy machine, still one clock value per frame.
-pub fn clock_page_at(hz: u32) -> String {
-    format!(
-        "<!doctype html><html><head><title>Clock</title></head><body style=\"margin:0\">{BLOCKS}<script>
-         setInterval(() => paintNumber(Date.now() % 16777216), {});</script></body></html>",
-        1000 / hz.max(1)
-    )
-}
-
-/// A very tall page that paints its scroll offset into every frame.
-pub fn scroll_page() -> String {
-    format!(
-        "<!doctype html><html><head><title>Scroll</title></head><body style=\"margin:0\">
-         <div style=\"height:200000px;background:linear-gradient(#eee,#444)\"></div>{BLOCKS}<script>
-         addEventListener('scroll', () => paintNumber(Math.round(scrollY))); paintNumber(0);</script></body></html>"
-    )
-}
-
 /// Reads the number painted by the bench pages out of a JPEG frame.
 pub fn decode_blocks(jpeg: &[u8]) -> Option<u32> {
     let image = image::load_from_memory_with_format(jpeg, image::ImageFormat::Jpeg)
@@ -293,47 +166,71 @@ pub fn decode_blocks(jpeg: &[u8]) -> Option<u32> {
     Some(value)
 }
 
-/// Serves the pages above on 127.0.0.1; dropped with the runtime.
+/// One server's own state.
+#[derive(Default)]
+struct Pages {
+    /// Looked in before the shared pages (`tests/pages/<area>/`).
+    area: Option<PathBuf>,
+    /// `{NAME}` → value, filled into every page served.
+    vars: Mutex<Vec<(String, String)>>,
+    /// `/set/<n>` answers with the `Set-Cookie` headers of `cookies[n]`.
+    cookies: Mutex<Vec<Vec<String>>>,
+    /// `/endless.bin` responses still being sent.
+    endless_open: Arc<AtomicUsize>,
+    /// Lets `/download/slow.bin` finish.
+    slow_gate: tokio::sync::Notify,
+}
+
+/// The page server; it lives as long as the test's runtime (cloning shares it).
+#[derive(Clone)]
 pub struct PageServer {
     pub addr: SocketAddr,
+    pages: Arc<Pages>,
 }
 
 impl PageServer {
+    /// The shared pages (`tests/pages/*`, any area's as `/<area>/<page>`).
     pub async fn start() -> Self {
+        Self::serve(Pages::default()).await
+    }
+
+    /// The pages of `area` (`tests/pages/<area>/`) at the top, then the shared pages.
+    pub async fn area(area: &str) -> Self {
+        Self::serve(Pages {
+            area: Some(Path::new(PAGES_DIR).join(area)),
+            ..Pages::default()
+        })
+        .await
+    }
+
+    async fn serve(pages: Pages) -> Self {
+        let pages = Arc::new(pages);
         let app = Router::new()
-            .route("/input", get(|| async { Html(INPUT_PAGE) }))
-            .route("/animated", get(|| async { Html(ANIMATED_PAGE) }))
-            .route("/second", get(|| async { Html(SECOND_PAGE) }))
-            .route("/key-title", get(|| async { Html(KEY_TITLE_PAGE) }))
-            .route("/clock", get(|| async { Html(clock_page()) }))
-            .route("/scroll", get(|| async { Html(scroll_page()) }))
+            .route("/payload.bin", get(payload))
+            .route("/endless.bin", get(endless_download))
+            .route("/basic", get(basic_auth))
             .route(
-                "/download-page",
-                get(|| async { Html(download_link_page("Download page", "/payload.bin")) }),
+                "/download/report.bin",
+                get(|| async { attachment("report.bin", report_bytes().into()) }),
             )
+            .route("/download/slow.bin", get(slow_download))
             .route(
-                "/payload.bin",
+                "/api/slow",
                 get(|| async {
-                    (
-                        [
-                            ("Content-Type", "application/octet-stream"),
-                            (
-                                "Content-Disposition",
-                                "attachment; filename=\"resume.bin\"; filename*=UTF-8''r%C3%A9sum%C3%A9%20100k.bin",
-                            ),
-                        ],
-                        download_payload(),
-                    )
+                    // Longer than the settle's DOM-quiet cap (500 ms): only a settle that waits
+                    // for the request sees what the page renders after it.
+                    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+                    Json(serde_json::json!({"n": 42}))
                 }),
             )
             .route(
-                "/endless-page",
-                get(|| async { Html(download_link_page("Endless page", "/endless.bin")) }),
+                "/api/data",
+                get(|| async { Json(serde_json::json!({"n": 42})) }),
             )
-            .route("/endless.bin", get(|| async { endless_download() }))
-            .route("/upload", get(|| async { Html(UPLOAD_PAGE) }))
-            .route("/drop", get(|| async { Html(DROP_PAGE) }))
-            .route("/basic", get(basic_auth));
+            .route("/set/{n}", get(set_cookies))
+            .route("/to", get(redirect))
+            .fallback(file)
+            .with_state(pages.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind page server");
@@ -341,150 +238,301 @@ impl PageServer {
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        Self { addr }
+        Self { addr, pages }
     }
 
+    /// `http://127.0.0.1:<port><path>`.
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{}", self.addr, path)
     }
-}
 
-/// One HTTP/1.1 request to `addr` (`host:port`); returns status and JSON body (Null if the body
-/// is not JSON; the raw text is then under `"text"`).
-pub async fn http_request(
-    method: &str,
-    addr: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: Option<String>,
-) -> (u16, Value) {
-    let (status, text) = http_request_raw(method, addr, path, headers, body).await;
-    let json = serde_json::from_str(&text).unwrap_or_else(|_| serde_json::json!({ "text": text }));
-    (status, json)
-}
-
-/// Like [`http_request`] but returns the body as text.
-pub async fn http_request_raw(
-    method: &str,
-    addr: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: Option<String>,
-) -> (u16, String) {
-    let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    exchange(stream, addr, method, path, headers, body).await
-}
-
-/// [`http_request`] over a Unix socket (the daemon's agent socket); `Host: localhost`.
-pub async fn unix_http_request(
-    socket: &std::path::Path,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: Option<String>,
-) -> (u16, Value) {
-    let stream = tokio::net::UnixStream::connect(socket)
-        .await
-        .unwrap_or_else(|e| panic!("connect {}: {e}", socket.display()));
-    let (status, text) = exchange(stream, "localhost", method, path, headers, body).await;
-    let json = serde_json::from_str(&text).unwrap_or_else(|_| serde_json::json!({ "text": text }));
-    (status, json)
-}
-
-/// One HTTP/1.1 request on a fresh connection; the body comes back de-chunked.
-async fn exchange<S>(
-    mut stream: S,
-    host: &str,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: Option<String>,
-) -> (u16, String)
-where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
-{
-    let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-    if !headers
-        .iter()
-        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
-    {
-        request.push_str(&format!("Host: {host}\r\n"));
+    /// `http://127.0.0.1:<port>`.
+    pub fn base(&self) -> String {
+        format!("http://{}", self.addr)
     }
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
+
+    pub fn port(&self) -> u16 {
+        self.addr.port()
     }
-    let body = body.unwrap_or_default();
-    if !body.is_empty() {
-        request.push_str("Content-Type: application/json\r\n");
+
+    /// Fills `{name}` with `value` in every page served from now on.
+    pub fn set(&self, name: &str, value: &str) {
+        let mut vars = self.pages.vars.lock().expect("vars");
+        vars.retain(|(n, _)| n != name);
+        vars.push((name.to_string(), value.to_string()));
     }
-    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    stream.write_all(request.as_bytes()).await.expect("write");
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await.expect("read");
-    let response = String::from_utf8_lossy(&response).to_string();
-    let (head, rest) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let chunked = head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked");
-    let body = if chunked {
-        dechunk(rest)
-    } else {
-        rest.to_string()
+
+    /// `/set/<n>` answers with the `Set-Cookie` headers of `cookies[n]`.
+    pub fn set_cookies(&self, cookies: Vec<Vec<String>>) {
+        *self.pages.cookies.lock().expect("cookies") = cookies;
+    }
+
+    /// How many `/endless.bin` responses are still being sent (the browser has not let go).
+    pub fn endless_downloads_open(&self) -> usize {
+        self.pages.endless_open.load(Ordering::SeqCst)
+    }
+
+    /// Lets `/download/slow.bin` finish (its first 1000 bytes come at once, the rest after).
+    pub fn release_slow_download(&self) {
+        self.pages.slow_gate.notify_one();
+    }
+}
+
+/// `127.0.0.1:<port>`, so `format!("http://{pages}/x")` reads as before.
+impl fmt::Display for PageServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.addr.fmt(f)
+    }
+}
+
+/// Any other path: a file under the area, then under `tests/pages/` (`/x` may name `x.html`,
+/// `/` names `index.html`).
+async fn file(State(pages): State<Arc<Pages>>, uri: Uri, headers: HeaderMap) -> Response {
+    let Some(found) = find(pages.area.as_deref(), uri.path()) else {
+        return (
+            StatusCode::NOT_FOUND,
+            format!("no test page {}", uri.path()),
+        )
+            .into_response();
     };
-    (status, body)
-}
-
-/// One GET on a fresh connection, the body as bytes: `(status, headers (lower-case names),
-/// body)`. For byte-exact downloads (the body is not chunked: the daemon sends a length).
-pub async fn http_get_bytes(
-    addr: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-) -> (u16, Vec<(String, String)>, Vec<u8>) {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let mut request = format!("GET {path} HTTP/1.1\r\nConnection: close\r\nHost: {addr}\r\n");
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
+    let kind = content_type(&found);
+    if !kind.starts_with("text/html") {
+        let bytes = std::fs::read(&found).expect("read test file");
+        return ([(header::CONTENT_TYPE, kind)], bytes).into_response();
     }
-    request.push_str("\r\n");
-    stream.write_all(request.as_bytes()).await.expect("write");
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await.expect("read");
-    let end = response
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a response head");
-    let head = String::from_utf8_lossy(&response[..end]).to_string();
-    let body = response[end + 4..].to_vec();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    (status, headers, body)
+    let text = page(
+        found
+            .strip_prefix(PAGES_DIR)
+            .expect("under pages")
+            .to_str()
+            .expect("utf-8"),
+    );
+    let port = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.rsplit_once(':'))
+        .map(|(_, port)| port.to_string())
+        .unwrap_or_default();
+    let vars = pages.vars.lock().expect("vars").clone();
+    let text = fill(text, vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    Html(fill(text, [("PORT", port.as_str())])).into_response()
 }
 
-fn dechunk(mut text: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = text.split_once("\r\n") {
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if size == 0 || rest.len() < size {
-            break;
+/// The file `path` names under `area` or the shared pages; never outside `tests/pages/`.
+fn find(area: Option<&Path>, path: &str) -> Option<PathBuf> {
+    let rel = path.trim_start_matches('/');
+    if rel
+        .split('/')
+        .any(|part| part == ".." || part.starts_with('.'))
+    {
+        return None;
+    }
+    let rel = if rel.is_empty() { "index.html" } else { rel };
+    let roots = area.into_iter().chain([Path::new(PAGES_DIR)]);
+    for root in roots {
+        for candidate in [root.join(rel), root.join(format!("{rel}.html"))] {
+            if candidate.is_file() {
+                return Some(candidate);
+            }
         }
-        out.push_str(&rest[..size]);
-        text = rest[size..].trim_start_matches("\r\n");
     }
-    out
+    None
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "json" => "application/json",
+        "txt" => "text/plain; charset=utf-8",
+        "jpg" | "jpeg" => "image/jpeg",
+        "png" => "image/png",
+        "svg" => "image/svg+xml",
+        _ => "application/octet-stream",
+    }
+}
+
+fn attachment(name: &str, body: axum::body::Body) -> Response {
+    Response::builder()
+        .header("content-type", "application/octet-stream")
+        .header(
+            "content-disposition",
+            format!("attachment; filename=\"{name}\""),
+        )
+        .body(body)
+        .expect("response")
+}
+
+/// `/payload.bin`: [`download_payload`] as [`DOWNLOAD_NAME`] (RFC 5987 encoded).
+async fn payload() -> impl IntoResponse {
+    (
+        [
+            ("Content-Type", "application/octet-stream"),
+            (
+                "Content-Disposition",
+                "attachment; filename=\"resume.bin\"; filename*=UTF-8''r%C3%A9sum%C3%A9%20100k.bin",
+            ),
+        ],
+        download_payload(),
+    )
+}
+
+/// `/download/slow.bin`: 1000 bytes now, 1000 more once the test releases the gate.
+async fn slow_download(State(pages): State<Arc<Pages>>) -> Response {
+    let chunks = futures_util::stream::unfold(0u8, move |step| {
+        let pages = pages.clone();
+        async move {
+            match step {
+                0 => Some((Ok::<_, std::io::Error>(vec![1u8; 1000]), 1)),
+                1 => {
+                    pages.slow_gate.notified().await;
+                    Some((Ok(vec![2u8; 1000]), 2))
+                }
+                _ => None,
+            }
+        }
+    });
+    let mut response = attachment("slow.bin", axum::body::Body::from_stream(chunks));
+    response
+        .headers_mut()
+        .insert("content-length", HeaderValue::from(2000));
+    response
+}
+
+/// `/endless.bin`: a download that never ends (64 KiB chunks, about 6 MB a second), counted
+/// while it lives.
+async fn endless_download(State(pages): State<Arc<Pages>>) -> Response {
+    let open = EndlessOpen::new(pages.endless_open.clone());
+    let chunks = futures_util::stream::unfold((0u64, open), |(n, open)| async move {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        Some((
+            Ok::<_, std::io::Error>(bytes::Bytes::from(vec![(n % 251) as u8; 64 * 1024])),
+            (n + 1, open),
+        ))
+    });
+    attachment("endless.bin", axum::body::Body::from_stream(chunks))
+}
+
+/// Counts one `/endless.bin` response while it lives.
+struct EndlessOpen(Arc<AtomicUsize>);
+
+impl EndlessOpen {
+    fn new(count: Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Self(count)
+    }
+}
+
+impl Drop for EndlessOpen {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// `/set/<n>`: a page with the `Set-Cookie` headers of the server's `cookies[n]`.
+async fn set_cookies(State(pages): State<Arc<Pages>>, UrlPath(n): UrlPath<usize>) -> Response {
+    let mut headers = HeaderMap::new();
+    for c in pages
+        .cookies
+        .lock()
+        .expect("cookies")
+        .get(n)
+        .into_iter()
+        .flatten()
+    {
+        headers.append(
+            header::SET_COOKIE,
+            HeaderValue::from_str(c).expect("a cookie header"),
+        );
+    }
+    (headers, Html("<title>set</title>cookies")).into_response()
+}
+
+#[derive(serde::Deserialize)]
+struct Target {
+    u: String,
+}
+
+/// `/to?u=<url>`: a 303 to `url`.
+async fn redirect(Query(t): Query<Target>) -> Response {
+    Redirect::to(&t.u).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::{http_get_bytes, http_request_raw};
+
+    #[tokio::test]
+    async fn an_area_page_comes_before_the_shared_one_and_the_shared_ones_still_show() {
+        let mcp = PageServer::area("mcp").await;
+        let addr = mcp.addr.to_string();
+        let (status, second) = http_request_raw("GET", &addr, "/second", &[], None).await;
+        assert_eq!(status, 200);
+        assert!(second.contains("Back to form"), "{second}");
+        let (status, complex) = http_request_raw("GET", &addr, "/complex", &[], None).await;
+        assert_eq!(status, 200);
+        assert!(complex.contains("<title>Complex page</title>"), "{complex}");
+        let shared = PageServer::start().await;
+        let (_, second) =
+            http_request_raw("GET", &shared.addr.to_string(), "/second", &[], None).await;
+        assert!(second.contains("href=\"/input\""), "{second}");
+    }
+
+    #[tokio::test]
+    async fn files_carry_their_content_type_and_pages_their_port_and_values() {
+        let pages = PageServer::area("pane_context_menu").await;
+        let addr = pages.addr.to_string();
+        let (status, headers, jpeg) = http_get_bytes(&addr, "/pic.jpg", &[]).await;
+        assert_eq!(status, 200);
+        assert!(headers.contains(&("content-type".into(), "image/jpeg".into())));
+        assert_eq!(&jpeg[..2], &[0xFF, 0xD8], "a JPEG");
+        let (_, headers, menu) = http_get_bytes(&addr, "/menu", &[]).await;
+        assert!(headers.contains(&("content-type".into(), "text/html; charset=utf-8".into())));
+        let menu = String::from_utf8(menu).unwrap();
+        assert!(menu.contains(&format!("http://localhost:{}/pic.jpg", pages.port())));
+        let web = PageServer::area("web_panel").await;
+        web.set("API", "http://api.test");
+        let (_, app) =
+            http_request_raw("GET", &web.addr.to_string(), "/embed-app", &[], None).await;
+        assert!(app.contains("api=\"http://api.test\""), "{app}");
+        assert!(
+            app.contains("{TOKEN}"),
+            "an unset value stays as it was: {app}"
+        );
+    }
+
+    #[tokio::test]
+    async fn nothing_outside_the_pages_is_served() {
+        let pages = PageServer::area("mcp").await;
+        let addr = pages.addr.to_string();
+        for path in [
+            "/../Cargo.toml",
+            "/mcp/../../Cargo.toml",
+            "/%2e%2e/Cargo.toml",
+            "/nope",
+        ] {
+            let (status, _) = http_request_raw("GET", &addr, path, &[], None).await;
+            assert_eq!(status, 404, "{path}");
+        }
+    }
+
+    #[tokio::test]
+    async fn each_server_holds_its_own_slow_download_and_cookies() {
+        let (a, b) = (PageServer::start().await, PageServer::start().await);
+        a.set_cookies(vec![vec!["k=v; Path=/".into()]]);
+        let (_, headers, _) = http_get_bytes(&a.addr.to_string(), "/set/0", &[]).await;
+        assert!(headers.contains(&("set-cookie".into(), "k=v; Path=/".into())));
+        let (_, headers, _) = http_get_bytes(&b.addr.to_string(), "/set/0", &[]).await;
+        assert!(
+            !headers.iter().any(|(n, _)| n == "set-cookie"),
+            "{headers:?}"
+        );
+        b.release_slow_download();
+        let (status, _, body) =
+            http_get_bytes(&b.addr.to_string(), "/download/slow.bin", &[]).await;
+        assert_eq!((status, body.len()), (200, 2000));
+        assert_eq!(a.endless_downloads_open() + b.endless_downloads_open(), 0);
+    }
 }

@@ -259,6 +259,16 @@ impl Pane {
         self.send(json!({"type": "screencast", "quality": 60}));
         self.frames_at_least(before + 1).await
     }
+
+    /// Navigates the active tab to `url` and waits for its `page_info` titled `title`.
+    pub async fn open_page(&self, url: &str, title: &str) -> Value {
+        let mark = self.mark();
+        self.send(json!({"type": "navigate", "url": url}));
+        self.message_where(&format!("the page {title:?}"), mark, |m| {
+            m["type"] == "page_info" && m["title"] == title
+        })
+        .await
+    }
 }
 
 impl Drop for Pane {

@@ -30,6 +30,26 @@ pub fn median(values: &mut [f64]) -> f64 {
     values[values.len() / 2]
 }
 
+/// The median of `values` (NaN for none), leaving them as they are.
+pub fn median_of(values: &[f64]) -> f64 {
+    median(&mut values.to_vec())
+}
+
+/// `d` in milliseconds.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The machine's load averages (1, 5, 15 min) as `/proc/loadavg` says them.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Frames and latencies seen by one client over a window.
 #[derive(Default, Debug)]
 pub struct Stream {

@@ -34,76 +34,22 @@ use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::{decode_blocks, PageServer};
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
-use porthole_tests::stream_stats::{cpu_seconds, median, now_ms24, pane_stream, Arrivals, Stream};
+use porthole_tests::raw_cdp;
+use porthole_tests::stream_stats::{cpu_seconds, median, pane_stream, Arrivals, Stream};
 use serde_json::json;
 
 const WINDOW: Duration = Duration::from_secs(4);
 
 /// A raw CDP screencast on `target` of the browser behind `cdp`.
 async fn raw_stream(cdp: CdpConnection, target: String, window: Duration) -> Stream {
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target, "flatten": true}),
-        )
-        .await
-        .unwrap();
-    let session = attached["sessionId"].as_str().unwrap().to_string();
-    let mut events = cdp.subscribe();
-    cdp.call_on(
-        &session,
-        "Page.startScreencast",
-        json!({"format": "jpeg", "quality": 60, "maxWidth": 800, "maxHeight": 600}),
-    )
-    .await
-    .unwrap();
-    // Stamped on arrival, base64 and JPEG decoded after the window.
-    let mut encoded: Vec<(i64, String)> = Vec::new();
-    let end = Instant::now() + window;
-    while let Ok(Ok(event)) = tokio::time::timeout_at(end.into(), events.recv()).await {
-        let arrived = now_ms24();
-        if Instant::now() >= end {
-            break;
-        }
-        if event.method != "Page.screencastFrame" || event.session_id.as_deref() != Some(&session) {
-            continue;
-        }
-        cdp.fire(
-            "Page.screencastFrameAck",
-            json!({"sessionId": event.params["sessionId"]}),
-            Some(&session),
-        );
-        encoded.push((
-            arrived,
-            event.params["data"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string(),
-        ));
-    }
-    let _ = cdp
-        .call_on(&session, "Page.stopScreencast", json!({}))
-        .await;
-    let mut arrivals = Arrivals::default();
-    for (arrived, data) in encoded {
-        let jpeg = base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .unwrap_or_default();
-        arrivals.0.push((arrived, jpeg));
-    }
-    arrivals.into_stream()
+    let params = json!({"format": "jpeg", "quality": 60, "maxWidth": 800, "maxHeight": 600});
+    Arrivals(raw_cdp::screencast_frames(&cdp, &target, params, window).await).into_stream()
 }
 
 async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
     let driver = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = driver.start("bench").await;
-    let mark = driver.mark();
-    driver.send(json!({"type": "navigate", "url": pages.url("/clock")}));
-    driver
-        .message_where("clock page", mark, |m| {
-            m["type"] == "page_info" && m["title"] == "Clock"
-        })
-        .await;
+    driver.open_page(&pages.url("/clock"), "Clock").await;
     let probe = Probe::connect(&daemon.profile_dir("bench")).await;
     // One task per stream, so neither client waits on the other.
     let (addr, token) = (daemon.addr.clone(), daemon.token.clone());
@@ -165,38 +111,11 @@ async fn start_to_first_frame(daemon: &TestDaemon) {
     let cdp = CdpConnection::connect(&chromium.ws_url, Duration::from_secs(10))
         .await
         .unwrap();
-    let targets = cdp.call("Target.getTargets", json!({})).await.unwrap();
-    let target = targets["targetInfos"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["type"] == "page")
-        .unwrap()["targetId"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target, "flatten": true}),
-        )
-        .await
-        .unwrap();
-    let session = attached["sessionId"].as_str().unwrap().to_string();
-    let mut events = cdp.subscribe();
-    cdp.call_on(
-        &session,
-        "Page.startScreencast",
-        json!({"format": "jpeg", "quality": 60}),
-    )
-    .await
-    .unwrap();
-    loop {
-        let event = events.recv().await.unwrap();
-        if event.method == "Page.screencastFrame" {
-            break;
-        }
-    }
+    let target = raw_cdp::first_page(&cdp).await;
+    let session = raw_cdp::attach(&cdp, &target).await;
+    let mut events =
+        raw_cdp::start_screencast(&cdp, &session, json!({"format": "jpeg", "quality": 60})).await;
+    raw_cdp::first_frame(&mut events, Duration::from_secs(60)).await;
     let bare = started.elapsed();
     println!("local mode start → first frame:");
     println!(
@@ -256,14 +175,7 @@ async fn wheel_raw(pages: &PageServer) -> Duration {
         .call("Target.createTarget", json!({"url": pages.url("/scroll")}))
         .await
         .unwrap();
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": created["targetId"], "flatten": true}),
-        )
-        .await
-        .unwrap();
-    let session = attached["sessionId"].as_str().unwrap().to_string();
+    let session = raw_cdp::attach(&cdp, created["targetId"].as_str().unwrap()).await;
     cdp.call(
         "Target.activateTarget",
         json!({"targetId": created["targetId"]}),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use porthole_tests::cookie_profiles::{
-    all_cookies, start_firefox, temp_home, write_chromium_profile, CookieSetter,
+    all_cookies, cookie_setter, start_firefox, temp_home, write_chromium_profile,
 };
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::eventually;
@@ -122,76 +122,170 @@ fn derived_profile(ud: &Path, name: &str, sql: &str) {
     }
 }
 
+/// The values planted in the profile's cookies (each unique to this run).
+struct Planted {
+    domain: String,
+    host: String,
+    sub: String,
+    session: String,
+    other: String,
+    secure: String,
+    short: String,
+}
+
+impl Planted {
+    fn new() -> Self {
+        Self {
+            domain: planted("dom"),
+            host: planted("host"),
+            sub: planted("sub"),
+            session: planted("sess"),
+            other: planted("other"),
+            secure: planted("sec"),
+            short: planted("short"),
+        }
+    }
+
+    fn all(&self) -> [&str; 7] {
+        [
+            &self.domain,
+            &self.host,
+            &self.sub,
+            &self.session,
+            &self.other,
+            &self.secure,
+            &self.short,
+        ]
+    }
+}
+
+/// A Chromium user-data dir whose `Default` profile holds the planted cookies (set by pages
+/// and written through CDP, one of them about to expire) beside faulty neighbours (Profile 2
+/// is not SQLite, 3 has a future schema, 4 needs a keyring, 5 will vanish), and a daemon that
+/// lists it with no Secret Service to answer.
+struct Profiles {
+    _home: porthole_tests::TempDir,
+    v: Planted,
+    ud: PathBuf,
+    short_expiry: f64,
+    daemon: TestDaemon,
+}
+
+impl Profiles {
+    async fn start() -> Self {
+        let home = temp_home();
+        let v = Planted::new();
+        let setter = cookie_setter(vec![
+            vec![
+                format!(
+                    "ck_domain={}; Domain=example.test; Path=/; Max-Age=86400",
+                    v.domain
+                ),
+                format!(
+                    "ck_host={}; Path=/; Max-Age=86400; HttpOnly; SameSite=Strict",
+                    v.host
+                ),
+                format!("ck_sub={}; Path=/sub; Max-Age=86400; SameSite=Lax", v.sub),
+                format!("ck_session={}; Path=/", v.session),
+            ],
+            vec![format!("ck_other={}; Path=/; Max-Age=86400", v.other)],
+        ])
+        .await;
+        let (v_secure, v_short) = (&v.secure, &v.short);
+        // Long enough to be written to disk under load, short enough to expire during the test.
+        let short_expiry = now_secs().ceil() + 15.0;
+        let ud = write_chromium_profile(
+            home.path(),
+            &[
+                format!("http://gist.example.test:{}/set/0", setter.port()),
+                format!("http://other.test:{}/set/1", setter.port()),
+            ],
+            &["ck_domain", "ck_host", "ck_sub", "ck_session", "ck_other"],
+            json!([
+                {"name": "ck_secure", "value": v_secure, "domain": ".example.org", "path": "/",
+                 "secure": true, "httpOnly": true, "sameSite": "None", "expires": now_secs() + 86400.0},
+                {"name": "ck_short", "value": v_short, "domain": ".example.test", "path": "/",
+                 "expires": short_expiry},
+            ]),
+        )
+        .await;
+        // Faulty neighbours of the good profile.
+        let p2 = ud.join("Profile 2");
+        std::fs::create_dir_all(&p2).unwrap();
+        std::fs::write(
+            p2.join("Cookies"),
+            b"not an SQLite database at all. ".repeat(200),
+        )
+        .unwrap();
+        derived_profile(
+            &ud,
+            "Profile 3",
+            "UPDATE meta SET value = '99' WHERE key = 'version';",
+        );
+        derived_profile(
+            &ud,
+            "Profile 4",
+            "UPDATE cookies SET encrypted_value = CAST('v11' AS BLOB) || substr(encrypted_value, 4);",
+        );
+        derived_profile(&ud, "Profile 5", "");
+
+        let mut options = daemon_options(home.path(), json!({}));
+        // No Secret Service answers this daemon: v11 values need one.
+        options.env.push((
+            "DBUS_SESSION_BUS_ADDRESS".to_string(),
+            "unix:path=/nonexistent/porthole-test-bus".into(),
+        ));
+        let daemon = TestDaemon::start_with(options).await;
+        Self {
+            _home: home,
+            v,
+            ud,
+            short_expiry,
+            daemon,
+        }
+    }
+}
+
+/// The scopes the import ticks.
+fn ticked() -> Value {
+    json!(["gist.example.test", ".example.test"])
+}
+
+/// An import request into channel `ck`.
+fn import(source: &str, domains: Value) -> Value {
+    json!({"channel_id": "ck", "source": source, "domains": domains})
+}
+
+/// One profile set through every step in turn; every answer is kept to check at the end that
+/// no planted value left the daemon.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_value() {
-    let home = temp_home();
-    let v = |t: &str| planted(t);
-    let (v_domain, v_host, v_sub, v_session, v_other, v_secure, v_short) = (
-        v("dom"),
-        v("host"),
-        v("sub"),
-        v("sess"),
-        v("other"),
-        v("sec"),
-        v("short"),
-    );
-    let setter = CookieSetter::start(vec![
-        vec![
-            format!("ck_domain={v_domain}; Domain=example.test; Path=/; Max-Age=86400"),
-            format!("ck_host={v_host}; Path=/; Max-Age=86400; HttpOnly; SameSite=Strict"),
-            format!("ck_sub={v_sub}; Path=/sub; Max-Age=86400; SameSite=Lax"),
-            format!("ck_session={v_session}; Path=/"),
-        ],
-        vec![format!("ck_other={v_other}; Path=/; Max-Age=86400")],
-    ])
-    .await;
-    // Long enough to be written to disk under load, short enough to expire during the test.
-    let short_expiry = now_secs().ceil() + 15.0;
-    let ud = write_chromium_profile(
-        home.path(),
-        &[
-            format!("http://gist.example.test:{}/set/0", setter.port),
-            format!("http://other.test:{}/set/1", setter.port),
-        ],
-        &["ck_domain", "ck_host", "ck_sub", "ck_session", "ck_other"],
-        json!([
-            {"name": "ck_secure", "value": v_secure, "domain": ".example.org", "path": "/",
-             "secure": true, "httpOnly": true, "sameSite": "None", "expires": now_secs() + 86400.0},
-            {"name": "ck_short", "value": v_short, "domain": ".example.test", "path": "/",
-             "expires": short_expiry},
-        ]),
-    )
-    .await;
-    // Faulty neighbours of the good profile.
-    let p2 = ud.join("Profile 2");
-    std::fs::create_dir_all(&p2).unwrap();
-    std::fs::write(
-        p2.join("Cookies"),
-        b"not an SQLite database at all. ".repeat(200),
-    )
-    .unwrap();
-    derived_profile(
-        &ud,
-        "Profile 3",
-        "UPDATE meta SET value = '99' WHERE key = 'version';",
-    );
-    derived_profile(
-        &ud,
-        "Profile 4",
-        "UPDATE cookies SET encrypted_value = CAST('v11' AS BLOB) || substr(encrypted_value, 4);",
-    );
-    derived_profile(&ud, "Profile 5", "");
-
-    let mut options = daemon_options(home.path(), json!({}));
-    // No Secret Service answers this daemon: v11 values need one.
-    options.env.push((
-        "DBUS_SESSION_BUS_ADDRESS".to_string(),
-        "unix:path=/nonexistent/porthole-test-bus".into(),
-    ));
-    let daemon = TestDaemon::start_with(options).await;
+    let s = Profiles::start().await;
     let mut answers = Vec::new();
+    lists_and_folds_the_scopes_of_each_profile(&s, &mut answers).await;
+    refuses_an_import_into_a_channel_not_running(&s, &mut answers).await;
+    let pane = Pane::connect(&s.daemon.addr, &s.daemon.token).await;
+    let tab = pane.start("ck").await;
+    let probe = names_the_source_of_every_fault_and_installs_nothing(&s, &mut answers).await;
+    imports_the_last_committed_state_under_a_lock(&s, &mut answers).await;
+    the_channel_holds_only_the_ticked_cookies(&s, &probe).await;
+    stores_only_the_choice(&s);
+    the_pane_dialog_ticks_and_filters(&s, &pane, &probe, &tab, &mut answers).await;
+    let (_, again) = s
+        .daemon
+        .get("/api/browser/cookies/sources?channel_id=ck")
+        .await;
+    answers.push(again);
+    let (_, channels) = s.daemon.get("/api/browser/channels").await;
+    answers.push(channels);
+    drop(pane);
+    assert_values_never_leave(&s.daemon, &answers, &s.v.all());
+}
 
-    // Listing and folding.
+/// Listing and folding: busiest scope first, subdomains under their parent, and each faulty
+/// profile named with its error (listing never decrypts, so it needs no keyring).
+async fn lists_and_folds_the_scopes_of_each_profile(s: &Profiles, answers: &mut Vec<Value>) {
+    let daemon = &s.daemon;
     let (status, listing) = daemon.get("/api/browser/cookies/sources").await;
     assert_eq!(status, 200, "{listing}");
     answers.push(listing.clone());
@@ -231,14 +325,15 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
         3,
         "listing never decrypts, so it needs no keyring"
     );
+}
 
-    // Import into a channel whose browser is not running.
-    let import = |source: &str, domains: Value| json!({"channel_id": "ck", "source": source, "domains": domains});
-    let ticked = json!(["gist.example.test", ".example.test"]);
+/// An import into a channel whose browser is not running is refused with what to do.
+async fn refuses_an_import_into_a_channel_not_running(s: &Profiles, answers: &mut Vec<Value>) {
+    let daemon = &s.daemon;
     let (status, body) = daemon
         .post(
             "/api/browser/cookies/import",
-            &import("chromium:Default", ticked.clone()),
+            &import("chromium:Default", ticked()),
         )
         .await;
     assert_eq!(
@@ -251,11 +346,15 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
         .unwrap()
         .contains("open the channel first"));
     answers.push(body);
+}
 
-    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-    let tab = pane.start("ck").await;
-
-    // Every fault is a clear error naming the source; nothing goes in.
+/// Every fault is a clear error naming the source; nothing goes in. Returns a probe into the
+/// channel's browser.
+async fn names_the_source_of_every_fault_and_installs_nothing(
+    s: &Profiles,
+    answers: &mut Vec<Value>,
+) -> Probe {
+    let daemon = &s.daemon;
     let faults = [
         (
             "chromium:Nope",
@@ -303,7 +402,7 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
         answers.push(body);
     }
     // A profile whose database vanished after it was listed.
-    std::fs::remove_file(ud.join("Profile 5").join("Cookies")).unwrap();
+    std::fs::remove_file(s.ud.join("Profile 5").join("Cookies")).unwrap();
     let (status, body) = daemon
         .post(
             "/api/browser/cookies/import",
@@ -321,23 +420,29 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
         all_cookies(&probe.cdp).await.is_empty(),
         "a failed import installed something"
     );
+    probe
+}
 
+/// Once the short cookie has expired, the import works while another process holds the live
+/// database locked mid-write: it reads the last committed state.
+async fn imports_the_last_committed_state_under_a_lock(s: &Profiles, answers: &mut Vec<Value>) {
+    let daemon = &s.daemon;
     // Wait until the short cookie has expired (a clock condition, not a fixed sleep).
     eventually("ck_short to expire", Duration::from_secs(30), || async {
-        (now_secs() > short_expiry + 0.5).then_some(())
+        (now_secs() > s.short_expiry + 0.5).then_some(())
     })
     .await;
 
     // The import works while another process holds the live database locked mid-write: it
     // reads the last committed state.
-    let holder = rusqlite::Connection::open(ud.join("Default").join("Cookies")).unwrap();
+    let holder = rusqlite::Connection::open(s.ud.join("Default").join("Cookies")).unwrap();
     holder
         .execute_batch("BEGIN EXCLUSIVE; DELETE FROM cookies;")
         .unwrap();
     let (status, outcome) = daemon
         .post(
             "/api/browser/cookies/import",
-            &import("chromium:Default", ticked.clone()),
+            &import("chromium:Default", ticked()),
         )
         .await;
     holder.execute_batch("ROLLBACK").unwrap();
@@ -348,8 +453,10 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
         json!({"imported": 3, "skipped_session": 1, "skipped_expired": 1})
     );
     answers.push(outcome);
+}
 
-    // Read back from the channel's own Chromium.
+/// Read back from the channel's own Chromium: the ticked scopes' cookies, as they were.
+async fn the_channel_holds_only_the_ticked_cookies(s: &Profiles, probe: &Probe) {
     let got = all_cookies(&probe.cdp).await;
     let mut names: Vec<&str> = got.iter().filter_map(|c| c["name"].as_str()).collect();
     names.sort();
@@ -360,7 +467,7 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     );
     let in_a_day = now_secs() + 86400.0;
     let host = cookie(&got, "ck_host");
-    assert_eq!(host["value"], v_host.as_str());
+    assert_eq!(host["value"], s.v.host.as_str());
     assert_eq!(host["domain"], "gist.example.test");
     assert_eq!(host["path"], "/");
     assert_eq!(host["httpOnly"], true);
@@ -370,11 +477,11 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     let sub = cookie(&got, "ck_sub");
     assert_eq!(
         (sub["value"].as_str(), sub["path"].as_str()),
-        (Some(v_sub.as_str()), Some("/sub"))
+        (Some(s.v.sub.as_str()), Some("/sub"))
     );
     assert_eq!(sub["sameSite"], "Lax");
     let dom = cookie(&got, "ck_domain");
-    assert_eq!(dom["value"], v_domain.as_str());
+    assert_eq!(dom["value"], s.v.domain.as_str());
     assert_eq!(dom["domain"], ".example.test");
     assert_eq!(dom["httpOnly"], false);
     for c in &got {
@@ -385,8 +492,11 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
             c["name"]
         );
     }
+}
 
-    // Only the choice is stored: source and scope names.
+/// Only the choice is stored: source and scope names.
+fn stores_only_the_choice(s: &Profiles) {
+    let daemon = &s.daemon;
     let state = rusqlite::Connection::open(daemon.data.path().join("state.sqlite3")).unwrap();
     let (src, domains): (String, String) = state
         .query_row(
@@ -396,11 +506,20 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
         )
         .unwrap();
     assert_eq!(src, "chromium:Default");
-    assert_eq!(serde_json::from_str::<Value>(&domains).unwrap(), ticked);
+    assert_eq!(serde_json::from_str::<Value>(&domains).unwrap(), ticked());
     drop(state);
+}
 
-    // The pane's dialog, in a real browser (the channel's own): it lists through the API,
-    // opens with nothing ticked, a parent's tick takes the scopes under it, search filters.
+/// The pane's dialog, in a real browser (the channel's own): it lists through the API, opens
+/// with nothing ticked, a parent's tick takes the scopes under it, search filters.
+async fn the_pane_dialog_ticks_and_filters(
+    s: &Profiles,
+    pane: &Pane,
+    probe: &Probe,
+    tab: &str,
+    answers: &mut Vec<Value>,
+) {
+    let daemon = &s.daemon;
     let mark = pane.mark();
     pane.send(json!({"type": "navigate", "url": format!("http://{}/#token={}", daemon.addr, daemon.token)}));
     pane.message_where("the panel page", mark, |m| {
@@ -409,7 +528,7 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     .await;
     let dialog = probe
         .eval(
-            &tab,
+            tab,
             r#"(async () => { try {
                 const d = window.porthole.cookies;
                 await d.open();
@@ -441,32 +560,19 @@ async fn chromium_profile_lists_imports_only_ticked_scopes_and_never_leaks_a_val
     );
     assert_eq!(dialog["options"], 4, "{dialog}");
     answers.push(dialog);
-
-    let (_, again) = daemon
-        .get("/api/browser/cookies/sources?channel_id=ck")
-        .await;
-    answers.push(again);
-    let (_, channels) = daemon.get("/api/browser/channels").await;
-    answers.push(channels);
-    drop(pane);
-    let values = [
-        &v_domain, &v_host, &v_sub, &v_session, &v_other, &v_secure, &v_short,
-    ];
-    let values: Vec<&str> = values.iter().map(|s| s.as_str()).collect();
-    assert_values_never_leave(&daemon, &answers, &values);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn auto_replay_fills_every_fresh_browser_and_a_failure_never_stops_a_start() {
     let home = temp_home();
     let value = planted("auto");
-    let setter = CookieSetter::start(vec![vec![format!(
+    let setter = cookie_setter(vec![vec![format!(
         "ck_auto={value}; Domain=example.test; Path=/; Max-Age=86400"
     )]])
     .await;
     write_chromium_profile(
         home.path(),
-        &[format!("http://www.example.test:{}/set/0", setter.port)],
+        &[format!("http://www.example.test:{}/set/0", setter.port())],
         &["ck_auto"],
         json!([]),
     )
@@ -538,7 +644,7 @@ async fn auto_replay_fills_every_fresh_browser_and_a_failure_never_stops_a_start
 async fn a_running_firefox_lists_and_imports() {
     let home = temp_home();
     let (v_dom, v_host) = (planted("ffdom"), planted("ffhost"));
-    let setter = CookieSetter::start(vec![vec![
+    let setter = cookie_setter(vec![vec![
         format!("ff_dom={v_dom}; Domain=example.test; Path=/; Max-Age=86400"),
         format!("ff_host={v_host}; Path=/; Max-Age=86400; HttpOnly; SameSite=Lax"),
         "ff_session=s; Path=/".to_string(),
@@ -548,7 +654,7 @@ async fn a_running_firefox_lists_and_imports() {
         home.path(),
         "t3st.porthole",
         "Porthole test",
-        &format!("http://gist.example.test:{}/set/0", setter.port),
+        &format!("http://gist.example.test:{}/set/0", setter.port()),
     );
     let daemon = TestDaemon::start_with(daemon_options(home.path(), json!({}))).await;
     let id = "firefox:t3st.porthole";

@@ -361,7 +361,7 @@ async fn host_mode_never_takes_the_users_focus() {
     let chrome = UserChrome::start_visible(
         profile.path(),
         &screen,
-        "data:text/html,<title>User tab</title><p>The user's own work</p>",
+        &porthole_tests::pages::data_url(&porthole_tests::pages::page("mcp/user.html")),
     )
     .await;
     // Give the user's window the focus, as a window manager does for the window you use.

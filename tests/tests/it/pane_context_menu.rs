@@ -4,14 +4,11 @@
 //! the pane shows; copy image answers `image_copy` with PNG bytes, for a same-origin image and
 //! for a cross-origin one (whose canvas would be tainted); a page that draws its own menu
 //! still gets the event and the pane gets none. The same through `<porthole-pane>` is in
-//! `web_panel::context_menu`. The page is `pane_context_menu/menu.html`.
+//! `web_panel::context_menu`. The page is `tests/pages/pane_context_menu/menu.html`.
 
-use axum::http::header;
-use axum::response::Html;
-use axum::routing::get;
-use axum::Router;
 use base64::Engine as _;
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
 use serde_json::{json, Value};
@@ -23,38 +20,10 @@ const CROSS_IMAGE_AT: (f64, f64) = (120.0, 115.0);
 const OWN_MENU_AT: (f64, f64) = (100.0, 220.0);
 const TEXT_AT: (f64, f64) = (60.0, 312.0);
 
-/// A 40×30 JPEG.
-fn picture() -> Vec<u8> {
-    let image = image::RgbImage::from_fn(40, 30, |x, y| image::Rgb([x as u8 * 6, y as u8 * 8, 90]));
-    let mut bytes = std::io::Cursor::new(Vec::new());
-    image
-        .write_to(&mut bytes, image::ImageFormat::Jpeg)
-        .unwrap();
-    bytes.into_inner()
-}
-
-/// Serves the menu page on 127.0.0.1 (its second image from `localhost`, another origin) and
-/// a second page; returns the base URL.
+/// Serves the menu page (`tests/pages/pane_context_menu/`: its second image, a 40×30 JPEG,
+/// from `localhost`, another origin) and a second page on 127.0.0.1; returns the base URL.
 pub(crate) async fn serve_menu_pages() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let page = include_str!("pane_context_menu/menu.html")
-        .replace("CROSS_ORIGIN", &format!("http://localhost:{}", addr.port()));
-    let jpeg = picture();
-    let app = Router::new()
-        .route("/menu", get(move || async move { Html(page) }))
-        .route(
-            "/second",
-            get(|| async { Html("<!doctype html><title>Second</title><p>second page</p>") }),
-        )
-        .route(
-            "/pic.jpg",
-            get(move || async move { ([(header::CONTENT_TYPE, "image/jpeg")], jpeg) }),
-        );
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://{addr}")
+    PageServer::area("pane_context_menu").await.base()
 }
 
 pub(crate) fn right_click(pane: &Pane, (x, y): (f64, f64)) {

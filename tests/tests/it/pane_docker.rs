@@ -6,27 +6,16 @@
 //! and downloads in docker mode are in `pane_files` and `pane_downloads`; popups of inputs in
 //! `pane_pickers`.
 
-use axum::response::Html;
-use axum::routing::get;
-use axum::Router;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::docker;
 use porthole_tests::pages::{PageServer, BASIC_USER};
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
 
-/// Serves this module's page on 127.0.0.1; returns the base URL.
+/// Serves this module's page (`tests/pages/pane_docker/browser.html`) on 127.0.0.1; returns
+/// the base URL.
 async fn serve_page() -> String {
-    let app = Router::new().route(
-        "/browser",
-        get(|| async { Html(include_str!("pane_docker/browser.html")) }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://{addr}")
+    PageServer::area("pane_docker").await.base()
 }
 
 async fn title_is(pane: &Pane, mark: usize, title: &str) -> Value {

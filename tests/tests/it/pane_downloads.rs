@@ -6,12 +6,10 @@
 
 use std::time::Duration;
 
-use base64::Engine as _;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::docker::{self, ensure_image, unique, DockerCleanup};
 use porthole_tests::pages::{
-    blob_download_page, download_payload, endless_downloads_open, http_get_bytes, PageServer,
-    DOWNLOAD_NAME,
+    blob_download_page, data_url, download_payload, http_get_bytes, PageServer, DOWNLOAD_NAME,
 };
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
@@ -147,7 +145,7 @@ async fn an_endless_download_is_stopped_at_the_cap_with_nothing_left_on_disk() {
     porthole_tests::eventually(
         "the endless response to be dropped",
         Duration::from_secs(20),
-        || async { (endless_downloads_open() == 0).then_some(()) },
+        || async { (pages.endless_downloads_open() == 0).then_some(()) },
     )
     .await;
     // ...and nothing but the list is left in the channel's downloads directory.
@@ -242,10 +240,7 @@ async fn a_download_in_a_remote_engine_pane_is_fetched_byte_exact() {
     };
     // The remote engine's containers cannot reach this machine's page server: the page
     // travels in the URL and makes the bytes itself.
-    let page = format!(
-        "data:text/html;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(blob_download_page())
-    );
+    let page = data_url(&blob_download_page());
     let daemon =
         TestDaemon::start_with(porthole_tests::remote::options(&engine, &tag, json!({}))).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;

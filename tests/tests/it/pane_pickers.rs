@@ -3,17 +3,13 @@
 //! with a `kind` and are answered by `select_answer` (an index or a value), since Chrome's
 //! screencast paints none of them. Local mode (with a probe into the page) and docker mode
 //! (the page shows its values in its title). The same through `<porthole-pane>` is in
-//! `web_panel::pickers`. The page is `pane_pickers/pickers.html`.
+//! `web_panel::pickers`. The page is `tests/pages/pane_pickers/pickers.html`.
 
-use axum::response::Html;
-use axum::routing::get;
-use axum::Router;
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
 use serde_json::{json, Value};
-
-pub(crate) const PICKERS_PAGE: &str = include_str!("pane_pickers/pickers.html");
 
 /// Where to press to open each field's popup (page CSS px): the datalist field anywhere, a
 /// picker on its icon at the right end of the field.
@@ -22,15 +18,10 @@ pub(crate) const DATE_AT: (f64, f64) = (210.0, 115.0);
 pub(crate) const COLOR_AT: (f64, f64) = (45.0, 215.0);
 pub(crate) const TIME_AT: (f64, f64) = (210.0, 315.0);
 
-/// Serves the pickers page on 127.0.0.1; returns the base URL.
+/// Serves the pickers page (`tests/pages/pane_pickers/pickers.html`) on 127.0.0.1; returns the
+/// base URL.
 pub(crate) async fn serve_pickers() -> String {
-    let app = Router::new().route("/pickers", get(|| async { Html(PICKERS_PAGE) }));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://{addr}")
+    PageServer::area("pane_pickers").await.base()
 }
 
 /// Opens the pickers page in the pane's tab (the title says it is ready: the script ran).

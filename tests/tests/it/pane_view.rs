@@ -1,44 +1,17 @@
 //! The pane as a whole browser for the person (DESIGN.md §15), through the pane's WebSocket
 //! against the real daemon and Chromium: `<select>` popups answered by the pane, IME
 //! composition, pixel density, the cursor, and an OAuth-style popup round trip. The same
-//! through `<porthole-pane>` is in `web_panel::pane_view`. Pages are the files beside this one.
+//! through `<porthole-pane>` is in `web_panel::pane_view`. Pages are in `tests/pages/pane_view/`.
 
-use axum::response::Html;
-use axum::routing::get;
-use axum::Router;
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
 use serde_json::{json, Value};
 
-pub(crate) const VIEW_PAGE: &str = include_str!("pane_view/view.html");
-
-/// Serves this module's pages on 127.0.0.1; returns the base URL.
+/// Serves this module's pages (`tests/pages/pane_view/`) on 127.0.0.1; returns the base URL.
 pub(crate) async fn serve_pages() -> String {
-    let app = Router::new()
-        .route("/view", get(|| async { Html(VIEW_PAGE) }))
-        .route(
-            "/scale",
-            get(|| async { Html(include_str!("pane_view/scale.html")) }),
-        )
-        .route(
-            "/oauth-start",
-            get(|| async { Html(include_str!("pane_view/oauth-start.html")) }),
-        )
-        .route(
-            "/oauth-consent",
-            get(|| async { Html(include_str!("pane_view/oauth-consent.html")) }),
-        )
-        .route(
-            "/second",
-            get(|| async { Html(include_str!("pane_view/second.html")) }),
-        );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://{addr}")
+    PageServer::area("pane_view").await.base()
 }
 
 /// A pane watching `path` of this module's pages on a fresh channel, with a probe into its

@@ -3,7 +3,7 @@
 //! per pane; a pane's view never moves an agent.
 
 use porthole_tests::daemon::TestDaemon;
-use porthole_tests::pages::{decode_blocks, PageServer};
+use porthole_tests::pages::{data_url, decode_blocks, page_with, PageServer};
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
 use serde_json::{json, Value};
@@ -298,11 +298,10 @@ async fn a_link_that_opens_a_tab_takes_the_pane_watching_its_page_there() {
     b.send(json!({"type": "new_tab"}));
     let b_tab = b.next_of("tab_switched", mark_b).await["target_id"].clone();
     // A's page is one big link that opens a new tab.
-    let page = format!(
-        "data:text/html,<title>Opener</title><a href=\"{}\" target=\"_blank\" \
-         style=\"position:fixed;inset:0\">open</a>",
-        pages.url("/second")
-    );
+    let page = data_url(&page_with(
+        "pane_views/opener.html",
+        &[("HREF", &pages.url("/second"))],
+    ));
     let mark = a.mark();
     a.send(json!({"type": "navigate", "url": page}));
     a.message_where("the opener page", mark, |m| {

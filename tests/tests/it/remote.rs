@@ -12,7 +12,6 @@
 
 use std::time::Duration;
 
-use base64::Engine as _;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::delay_proxy::{self, DelayProxy, Link};
 use porthole_tests::docker::{self, unique};
@@ -78,15 +77,6 @@ fn volume(channel: &str) -> String {
     format!("porthole-chrome-profile-{channel}")
 }
 
-/// The remote engine's containers cannot reach this machine's 127.0.0.1 page server; pages
-/// travel in the URL.
-fn data_url(html: &str) -> String {
-    format!(
-        "data:text/html;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(html)
-    )
-}
-
 /// Sends `start` with a mode and waits for the `error` the pane gets; returns it.
 async fn start_error(pane: &Pane, channel: &str, mode: &str) -> Value {
     let mark = pane.mark();
@@ -135,7 +125,7 @@ async fn channel_runs_and_publishes_nothing(distance: Distance) {
     assert!(frame.starts_with(&[0xff, 0xd8]), "a JPEG frame");
     // A page that repaints every animation frame keeps frames coming through the exec stream.
     let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": data_url(&pages::clock_page())}));
+    pane.send(json!({"type": "navigate", "url": pages::data_url(&pages::clock_page())}));
     pane.message_where("the clock page", mark, |m| {
         m["type"] == "page_info" && m["title"] == "Clock"
     })
@@ -472,13 +462,6 @@ async fn dropped_stream_is_told_and_reconnects(distance: Distance) {
     assert_eq!(info["Id"], first_id, "the same container, reconnected");
 }
 
-/// A form for the tools: a button that changes text, a field, a select.
-const TOOLS_FORM: &str = r#"<!doctype html><html><head><title>Remote form</title></head><body>
-<label>Name <input id="name"></label>
-<label>Color <select id="color"><option value="r">Red</option><option value="g">Green</option></select></label>
-<button id="change" onclick="document.getElementById('status').textContent='Changed!'">Change</button>
-<span id="status">Unchanged</span></body></html>"#;
-
 /// Calls a tool as the owner; returns (isError, the text blocks joined).
 async fn tool(daemon: &TestDaemon, channel: &str, name: &str, args: Value) -> (bool, String) {
     let (status, body) = daemon
@@ -524,7 +507,9 @@ async fn agents_tools_drive_a_remote_browser(distance: Distance) {
         .await
         .start(&tag)
         .await;
-    let form = data_url(TOOLS_FORM);
+    // The remote engine's containers cannot reach this machine's page server: pages travel in
+    // the URL. A form for the tools: a button that changes text, a field, a select.
+    let form = pages::data_url(&pages::page("remote/form.html"));
     let (failed, text) = tool(&daemon, &tag, "navigate", json!({ "url": form })).await;
     assert!(!failed && text.contains("Title: Remote form"), "{text}");
     let (_, snapshot) = tool(&daemon, &tag, "read_page", json!({})).await;
@@ -562,7 +547,7 @@ async fn agents_tools_drive_a_remote_browser(distance: Distance) {
     let (_, text) = tool(&daemon, &tag, "evaluate", json!({ "expression": state })).await;
     assert!(text.contains("Changed!|far away|g"), "{text}");
 
-    let page2 = data_url("<!doctype html><title>Second</title><p>Two</p>");
+    let page2 = pages::data_url(&pages::page("remote/second.html"));
     let (failed, text) = tool(&daemon, &tag, "navigate", json!({ "url": page2 })).await;
     assert!(!failed && text.contains("Title: Second"), "{text}");
     let (failed, text) = tool(&daemon, &tag, "go_back", json!({})).await;

@@ -114,22 +114,114 @@ impl PanelPage {
         panel
     }
 
-    /// Clicks the element `#id` of the pane's shadow root with the mouse, as a user would.
-    async fn click_in_pane(&self, id: &str) {
-        let rect = self
+    /// Navigates the pane to `url` and waits until it shows the page titled `title`; returns
+    /// the pane's active tab.
+    async fn show(&self, url: &str, title: &str) -> String {
+        self.eval(&format!(
+            "window.porthole.send({{type: 'navigate', url: {}}})",
+            json!(url)
+        ))
+        .await;
+        self.until(
+            &format!("the page {title:?} in the pane"),
+            &format!(
+                "window.porthole.pageInfo && window.porthole.pageInfo.title === {}",
+                json!(title)
+            ),
+        )
+        .await;
+        let tab = self.eval("window.porthole.activeTargetId").await;
+        tab.as_str().expect("an active tab").to_string()
+    }
+
+    /// Where page point (x, y) is on the pane's canvas, in the panel page's CSS px.
+    async fn on_screen(&self, (x, y): (f64, f64)) -> (f64, f64) {
+        let point = self
             .until(
-                &format!("#{id} to be shown"),
+                "the canvas geometry",
                 &format!(
-                    "(() => {{ const e = {PANE}.getElementById('{id}'); if (!e) return null; \
-                     const r = e.getBoundingClientRect(); if (!r.width || !r.height) return null; \
-                     return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
+                    "(() => {{ const c = {PANE}.getElementById('screen').getBoundingClientRect(); \
+                     const v = window.porthole.lastViewport; if (!v) return null; \
+                     return [c.x + {x} * c.width / v.width, c.y + {y} * c.height / v.height]; }})()"
                 ),
             )
             .await;
-        let (x, y) = (rect[0].as_f64().unwrap(), rect[1].as_f64().unwrap());
+        (point[0].as_f64().unwrap(), point[1].as_f64().unwrap())
+    }
+
+    /// A left click at (x, y) of the panel page (CSS px), the pointer moved there first.
+    async fn click_at(&self, (x, y): (f64, f64)) {
         self.mouse("mouseMoved", x, y).await;
         self.mouse("mousePressed", x, y).await;
         self.mouse("mouseReleased", x, y).await;
+    }
+
+    /// The centre of the first element matching `selector` in the pane's shadow root, once it
+    /// is there with a box (panel page CSS px).
+    async fn center_of(&self, what: &str, selector: &str) -> (f64, f64) {
+        let at = self
+            .until(
+                what,
+                &format!(
+                    "(() => {{ const e = {PANE}.querySelector({}); if (!e) return null; \
+                     const r = e.getBoundingClientRect(); if (!r.width || !r.height) return null; \
+                     return [r.x + r.width / 2, r.y + r.height / 2]; }})()",
+                    json!(selector)
+                ),
+            )
+            .await;
+        (at[0].as_f64().unwrap(), at[1].as_f64().unwrap())
+    }
+
+    /// The panel page's screenshot in `format` (`png`, `jpeg`), decoded from base64.
+    async fn screenshot(&self, format: &str) -> Vec<u8> {
+        let shot = self
+            .cdp
+            .call_on(
+                &self.session,
+                "Page.captureScreenshot",
+                if format == "jpeg" {
+                    json!({"format": format, "quality": 90})
+                } else {
+                    json!({"format": format})
+                },
+            )
+            .await
+            .unwrap();
+        base64::Engine::decode(
+            &base64::engine::general_purpose::STANDARD,
+            shot["data"].as_str().unwrap(),
+        )
+        .unwrap()
+    }
+
+    /// Saves a PNG of the panel page as `target/<name>` (to look at after the run).
+    async fn save_screenshot(&self, name: &str) {
+        let png = self.screenshot("png").await;
+        let path = porthole_tests::workspace_root().join("target").join(name);
+        std::fs::write(path, png).unwrap();
+    }
+
+    /// Has the person's browser (the panel's) save what it downloads in a fresh directory,
+    /// under the names the pane gives; returns the directory.
+    async fn saves_downloads(&self, prefix: &str) -> porthole_tests::TempDir {
+        let saves = porthole_tests::TempDir::new(prefix);
+        self.cdp
+            .call(
+                "Browser.setDownloadBehavior",
+                json!({"behavior": "allowAndName", "downloadPath": saves.path(), "eventsEnabled": true}),
+            )
+            .await
+            .unwrap();
+        saves
+    }
+
+    /// Clicks the element `#id` of the pane's shadow root with the mouse, as a user would.
+    async fn click_in_pane(&self, id: &str) {
+        let at = self
+            .center_of(&format!("#{id} to be shown"), &format!("#{id}"))
+            .await;
+        self.click_at(at).await;
     }
 
     async fn mouse(&self, kind: &str, x: f64, y: f64) {

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::eventually;
+use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
 
@@ -163,20 +164,66 @@ async fn agent_tokens_may_only_run_their_own_channels_tools() {
     assert_eq!(status, 404);
 }
 
+const TWO_CHANNEL: &str = "agents-two";
+
+/// A daemon with a pane on [`TWO_CHANNEL`] and two agents on it: alpha, and beta whose
+/// `deny_tools` holds `evaluate`.
+struct Two {
+    pages: PageServer,
+    daemon: TestDaemon,
+    pane: Pane,
+    alpha_id: String,
+    beta_id: String,
+    beta_token: String,
+    alpha: Client,
+    beta: Client,
+}
+
+impl Two {
+    async fn start() -> Self {
+        let pages = PageServer::area("mcp").await;
+        let daemon = TestDaemon::start().await;
+        let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+        pane.start(TWO_CHANNEL).await;
+        let (alpha_id, alpha_token) = daemon.add_agent(TWO_CHANNEL, "alpha", &[]).await;
+        let (beta_id, beta_token) = daemon.add_agent(TWO_CHANNEL, "beta", &["evaluate"]).await;
+        let alpha = agent_mcp(&daemon, &alpha_token).await;
+        let beta = agent_mcp(&daemon, &beta_token).await;
+        Self {
+            pages,
+            daemon,
+            pane,
+            alpha_id,
+            beta_id,
+            beta_token,
+            alpha,
+            beta,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        self.pages.url(path)
+    }
+}
+
+/// One channel through every step in turn (each step works on what the earlier ones left).
 #[tokio::test]
 async fn two_agents_on_one_channel_each_get_their_own_tabs_and_the_owner_sees_both() {
-    let pages = super::pages::serve().await;
-    let url = |p: &str| format!("http://{pages}{p}");
-    let daemon = TestDaemon::start().await;
-    const CHANNEL: &str = "agents-two";
-    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-    pane.start(CHANNEL).await;
-    let (alpha_id, alpha_token) = daemon.add_agent(CHANNEL, "alpha", &[]).await;
-    let (beta_id, beta_token) = daemon.add_agent(CHANNEL, "beta", &["evaluate"]).await;
-    let alpha = agent_mcp(&daemon, &alpha_token).await;
-    let beta = agent_mcp(&daemon, &beta_token).await;
+    let s = Two::start().await;
+    deny_tools_hides_and_refuses_a_tool(&s).await;
+    let human = first_actions_open_a_tab_each(&s).await;
+    let (alpha_tab, beta_tab) = each_lists_and_reads_only_its_own_tab(&s).await;
+    another_owners_tab_is_refused(&s, &alpha_tab, &beta_tab, &human).await;
+    the_owner_sees_every_tab(&s).await;
+    new_tabs_and_popups_belong_to_their_agent(&s).await;
+    racing_first_calls_open_one_tab(&s).await;
+    a_revoked_agent_is_refused_and_the_other_goes_on(&s).await;
+}
 
-    // deny_tools: beta's server does not list evaluate; calling it names the setting.
+/// deny_tools: beta's server does not list evaluate; calling it names the setting.
+async fn deny_tools_hides_and_refuses_a_tool(s: &Two) {
+    let (alpha, beta, daemon) = (&s.alpha, &s.beta, &s.daemon);
+    let beta_token = &s.beta_token;
     let alpha_tools = tool_names(&alpha.list_all_tools().await.expect("tools/list"));
     let beta_tools = tool_names(&beta.list_all_tools().await.expect("tools/list"));
     assert!(alpha_tools.contains(&"evaluate".to_string()));
@@ -184,12 +231,12 @@ async fn two_agents_on_one_channel_each_get_their_own_tabs_and_the_owner_sees_bo
         !beta_tools.contains(&"evaluate".to_string()),
         "{beta_tools:?}"
     );
-    let refused = err(&beta, "evaluate", json!({"expression": "1"})).await;
+    let refused = err(beta, "evaluate", json!({"expression": "1"})).await;
     assert!(refused.contains("deny_tools"), "{refused}");
     // Straight to the daemon as well (a client that ignores tools/list).
     let (_, out) = daemon
         .socket_request(
-            Some(&beta_token),
+            Some(beta_token),
             "POST",
             "/api/browser/action",
             Some(&json!({"tool": "evaluate", "args": {"expression": "1"}})),
@@ -197,12 +244,18 @@ async fn two_agents_on_one_channel_each_get_their_own_tabs_and_the_owner_sees_bo
         .await;
     assert_eq!(out["isError"], true, "{out}");
     assert!(out.to_string().contains("deny_tools"), "{out}");
+}
 
-    // Each agent's first action opens a tab of its own; the pane hears who owns it.
+/// Each agent's first action opens a tab of its own; the pane hears who owns it. Returns the
+/// pane's own tab.
+async fn first_actions_open_a_tab_each(s: &Two) -> Value {
+    let (alpha, beta, pane) = (&s.alpha, &s.beta, &s.pane);
+    let (alpha_id, beta_id) = (&s.alpha_id, &s.beta_id);
+    let url = |p: &str| s.url(p);
     let mark = pane.mark();
     let (a, b) = tokio::join!(
-        ok(&alpha, "navigate", json!({"url": url("/form")})),
-        ok(&beta, "navigate", json!({"url": url("/second")})),
+        ok(alpha, "navigate", json!({"url": url("/form")})),
+        ok(beta, "navigate", json!({"url": url("/second")})),
     );
     assert!(a.contains("Form page"), "{a}");
     assert!(b.contains("Second page"), "{b}");
@@ -227,9 +280,15 @@ async fn two_agents_on_one_channel_each_get_their_own_tabs_and_the_owner_sees_bo
         "{tabs}"
     );
 
-    // Isolation both ways: each lists only its own tab.
-    let alpha_list = ok(&alpha, "list_tabs", json!({})).await;
-    let beta_list = ok(&beta, "list_tabs", json!({})).await;
+    human
+}
+
+/// Isolation both ways: each lists only its own tab, and reads its own page. Returns alpha's
+/// and beta's tabs.
+async fn each_lists_and_reads_only_its_own_tab(s: &Two) -> (String, String) {
+    let (alpha, beta) = (&s.alpha, &s.beta);
+    let alpha_list = ok(alpha, "list_tabs", json!({})).await;
+    let beta_list = ok(beta, "list_tabs", json!({})).await;
     assert!(
         alpha_list.contains("Form page") && !alpha_list.contains("Second page"),
         "{alpha_list}"
@@ -242,32 +301,40 @@ async fn two_agents_on_one_channel_each_get_their_own_tabs_and_the_owner_sees_bo
     let beta_tab = tab_ids(&beta_list).remove(0);
     assert_ne!(alpha_tab, beta_tab);
     // Reading is per tab: each agent reads its own page.
-    let a_text = ok(&alpha, "get_page_text", json!({})).await;
+    let a_text = ok(alpha, "get_page_text", json!({})).await;
     assert!(
         a_text.contains("Ready") && !a_text.contains("Back to form"),
         "{a_text}"
     );
-    let b_text = ok(&beta, "get_page_text", json!({})).await;
+    let b_text = ok(beta, "get_page_text", json!({})).await;
     assert!(b_text.contains("Back to form"), "{b_text}");
 
-    // Touching another owner's tab: an error result naming the owner.
-    let refused = err(&alpha, "switch_tab", json!({"tab": beta_tab})).await;
+    (alpha_tab, beta_tab)
+}
+
+/// Touching another owner's tab: an error result naming the owner.
+async fn another_owners_tab_is_refused(s: &Two, alpha_tab: &str, beta_tab: &str, human: &Value) {
+    let (alpha, beta) = (&s.alpha, &s.beta);
+    let refused = err(alpha, "switch_tab", json!({"tab": beta_tab})).await;
     assert!(refused.contains("beta"), "{refused}");
-    let refused = err(&beta, "close_tab", json!({"tab": alpha_tab})).await;
+    let refused = err(beta, "close_tab", json!({"tab": alpha_tab})).await;
     assert!(refused.contains("alpha"), "{refused}");
     let human_tab = human["target_id"].as_str().unwrap();
-    let refused = err(&alpha, "switch_tab", json!({"tab": human_tab})).await;
+    let refused = err(alpha, "switch_tab", json!({"tab": human_tab})).await;
     assert!(refused.contains("person at the browser pane"), "{refused}");
     // Index 2 does not exist for alpha (it has one tab), whatever the channel has.
-    let refused = err(&alpha, "switch_tab", json!({"tab": 2})).await;
+    let refused = err(alpha, "switch_tab", json!({"tab": 2})).await;
     assert!(refused.contains("list_tabs"), "{refused}");
+}
 
-    // The owner token sees every tab, with its owner.
+/// The owner token sees every tab, with its owner.
+async fn the_owner_sees_every_tab(s: &Two) {
+    let daemon = &s.daemon;
     let owner_args: Vec<String> = [
         "--api",
         &daemon.base,
         "--channel",
-        CHANNEL,
+        TWO_CHANNEL,
         "--token",
         &daemon.token,
     ]
@@ -281,11 +348,15 @@ async fn two_agents_on_one_channel_each_get_their_own_tabs_and_the_owner_sees_bo
         "{all}"
     );
     assert_eq!(tab_ids(&all).len(), 3, "{all}");
+}
 
-    // A new tab of alpha's is alpha's; a popup its page opens is alpha's too.
-    ok(&alpha, "new_tab", json!({"url": url("/second")})).await;
+/// A new tab of alpha's is alpha's; a popup its page opens is alpha's too.
+async fn new_tabs_and_popups_belong_to_their_agent(s: &Two) {
+    let (alpha, beta) = (&s.alpha, &s.beta);
+    let url = |p: &str| s.url(p);
+    ok(alpha, "new_tab", json!({"url": url("/second")})).await;
     ok(
-        &alpha,
+        alpha,
         "evaluate",
         json!({"expression": format!("window.open({:?}); 1", url("/form"))}),
     )
@@ -293,24 +364,24 @@ async fn two_agents_on_one_channel_each_get_their_own_tabs_and_the_owner_sees_bo
     let alpha_list = eventually(
         "alpha's popup to be listed",
         Duration::from_secs(10),
-        || {
-            let alpha = &alpha;
-            async move {
-                let list = ok(alpha, "list_tabs", json!({})).await;
-                (tab_ids(&list).len() == 3).then_some(list)
-            }
+        || async move {
+            let list = ok(alpha, "list_tabs", json!({})).await;
+            (tab_ids(&list).len() == 3).then_some(list)
         },
     )
     .await;
-    let beta_list = ok(&beta, "list_tabs", json!({})).await;
+    let beta_list = ok(beta, "list_tabs", json!({})).await;
     assert_eq!(
         tab_ids(&beta_list).len(),
         1,
         "{beta_list}\nalpha: {alpha_list}"
     );
+}
 
-    // Racing first calls: one agent racing itself opens one tab; a fresh agent gets its own.
-    let (_, gamma_token) = daemon.add_agent(CHANNEL, "gamma", &[]).await;
+/// Racing first calls: one agent racing itself opens one tab; a fresh agent gets its own.
+async fn racing_first_calls_open_one_tab(s: &Two) {
+    let daemon = &s.daemon;
+    let (_, gamma_token) = daemon.add_agent(TWO_CHANNEL, "gamma", &[]).await;
     let action = |tool: &'static str| {
         let daemon = &daemon;
         let token = gamma_token.clone();
@@ -340,22 +411,26 @@ async fn two_agents_on_one_channel_each_get_their_own_tabs_and_the_owner_sees_bo
         .unwrap_or_default()
         .to_string();
     assert_eq!(tab_ids(&listing).len(), 1, "{listing}");
+}
 
-    // Revoked mid-session: alpha's next call is refused with what to do.
+/// Revoked mid-session: alpha's next call is refused with what to do; beta goes on.
+async fn a_revoked_agent_is_refused_and_the_other_goes_on(s: &Two) {
+    let (alpha, beta, daemon) = (&s.alpha, &s.beta, &s.daemon);
+    let alpha_id = &s.alpha_id;
     let (status, _) = daemon
         .delete(&format!("/api/browser/agents/{alpha_id}"))
         .await;
     assert_eq!(status, 204);
-    let refused = call(&alpha, "page_info", json!({})).await;
+    let refused = call(alpha, "page_info", json!({})).await;
     assert!(is_error(&refused));
     assert!(text(&refused).contains("HTTP 401"), "{}", text(&refused));
     // Beta goes on.
-    ok(&beta, "page_info", json!({})).await;
+    ok(beta, "page_info", json!({})).await;
 }
 
 #[tokio::test]
 async fn a_pane_gives_its_tab_to_an_agent() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     const CHANNEL: &str = "agents-give";
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
@@ -407,7 +482,7 @@ async fn a_pane_gives_its_tab_to_an_agent() {
 
 #[tokio::test]
 async fn an_active_agent_keeps_its_channel_alive_and_hears_when_its_tabs_are_gone() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start_with(DaemonOptions {
         idle_timeout_secs: 2,
         ..Default::default()
@@ -503,7 +578,7 @@ async fn mcp_host_browser_hides_and_refuses_denied_tools() {
 #[tokio::test]
 async fn porthole_mcp_in_a_container_on_the_default_bridge_drives_its_channel() {
     use porthole_tests::docker::{docker, unique, DockerCleanup};
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     const CHANNEL: &str = "agents-container";
     let (_, token) = daemon.add_agent(CHANNEL, "boxed", &[]).await;
@@ -568,7 +643,7 @@ async fn porthole_mcp_in_a_container_on_the_default_bridge_drives_its_channel() 
 
 #[tokio::test]
 async fn a_crash_and_a_reset_under_an_agent_are_told_with_their_reason() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     const CHANNEL: &str = "agents-crash";
     let (_, token) = daemon.add_agent(CHANNEL, "victim", &[]).await;

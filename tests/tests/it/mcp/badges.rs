@@ -46,8 +46,8 @@ fn near(a: [u8; 3], b: [u8; 3]) -> bool {
 
 #[tokio::test]
 async fn badges_name_a_canvas_and_a_click_by_its_ref_lands_on_it() {
-    let pages = super::pages::serve().await;
-    let both = Both::start(pages, "mcp-badges").await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
+    let both = Both::start(pages.addr, "mcp-badges").await;
     for (name, mcp) in &both.clients {
         open_at_800x600(mcp, format!("http://{pages}/canvas")).await;
         // The tree does not show the canvas.
@@ -133,8 +133,8 @@ async fn badges_name_a_canvas_and_a_click_by_its_ref_lands_on_it() {
 
 #[tokio::test]
 async fn badges_reach_into_same_origin_iframes_and_their_refs_act_there() {
-    let pages = super::pages::serve().await;
-    let both = Both::start(pages, "mcp-badges-frames").await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
+    let both = Both::start(pages.addr, "mcp-badges-frames").await;
     for (name, mcp) in &both.clients {
         open_at_800x600(mcp, format!("http://{pages}/complex")).await;
         let shot = call(mcp, "screenshot", json!({"badges": true})).await;
@@ -163,9 +163,9 @@ async fn badges_reach_into_same_origin_iframes_and_their_refs_act_there() {
 
 #[tokio::test]
 async fn badges_reach_into_cross_origin_frames_and_their_refs_act_there() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let port = pages.port();
-    let both = Both::start(pages, "mcp-badges-xframes").await;
+    let both = Both::start(pages.addr, "mcp-badges-xframes").await;
     for (name, mcp) in &both.clients {
         open_at_800x600(mcp, format!("http://127.0.0.1:{port}/xsite")).await;
         eval_until(mcp, "window.frameLoads.join(',')", json!("1")).await;
@@ -223,9 +223,9 @@ async fn badges_reach_into_cross_origin_frames_and_their_refs_act_there() {
 
 #[tokio::test]
 async fn a_cross_origin_frame_inside_a_same_origin_frame_gets_badges_that_click_there() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let port = pages.port();
-    let both = Both::start(pages, "mcp-badges-wrapped").await;
+    let both = Both::start(pages.addr, "mcp-badges-wrapped").await;
     for (name, mcp) in &both.clients {
         open_at_800x600(mcp, format!("http://127.0.0.1:{port}/wrapped-xsite")).await;
         eval_until(

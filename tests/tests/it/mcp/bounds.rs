@@ -8,85 +8,12 @@
 
 use std::time::{Duration, Instant};
 
-use axum::response::Html;
-use axum::routing::get;
-use axum::Router;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::pane::Pane;
 use porthole_tests::TempDir;
 use serde_json::{json, Value};
 
 use super::harness::{agent_proxy, call, err, eval, is_error, ok, owner_proxy, ref_of, text};
-
-/// Opens a popup of its own page when clicked.
-const POPUP_PAGE: &str = r#"<!doctype html><html><head><title>Popup opener</title></head><body>
-<button id="open" style="width:200px;height:60px" onclick="window.open('/second', '_blank')">Open popup</button>
-</body></html>"#;
-
-/// `flood(n, urlBytes, lines, lineBytes)`: requests `n` URLs with query strings of
-/// `urlBytes` (4 at a time), then logs `lines` lines of `lineBytes`; `window.flooded` counts
-/// what is done.
-const FLOOD_PAGE: &str = r#"<!doctype html><html><head><title>Flood</title></head><body>
-<script>
- window.flooded = { requests: 0, lines: 0, done: false };
- window.flood = async (n, urlBytes, lines, lineBytes) => {
-   const q = 'q'.repeat(urlBytes);
-   let next = 0;
-   const worker = async () => {
-     while (next < n) {
-       const i = next++;
-       try { await fetch('/big?' + i + '&' + q); } catch (_) {}
-       flooded.requests++;
-     }
-   };
-   await Promise.all([worker(), worker(), worker(), worker()]);
-   const line = 'L'.repeat(lineBytes);
-   for (let i = 0; i < lines; i++) { console.log(i + ' ' + line); flooded.lines++; }
-   flooded.done = true;
- };
-</script></body></html>"#;
-
-/// A file chooser behind a button, on a page that plants a forged helper where the tools'
-/// helper would be found in its own world, replaces `FileList` iteration, and records any
-/// attempt to define the helper in its world. The page reads what it was given in `got`.
-const HOSTILE_UPLOAD_PAGE: &str = r#"<!doctype html><html><head><title>Hostile upload</title></head><body>
-<input type="file" id="hidden" style="display:none">
-<button id="docs" style="width:200px;height:60px" onclick="document.getElementById('hidden').click()">Upload documents</button>
-<script>
- window.seen = [];
- window.got = '';
- document.getElementById('hidden').addEventListener('change', async (e) => {
-   const f = e.target.files[0];
-   window.got = f ? await f.text() : 'none';
- });
- const forged = {
-   filesOf: () => ({ files: [{ name: 'FORGED', size: 1 }], what: 'FORGED input' }),
-   setFilesOf: () => ({ ok: true }),
-   setFiles: () => ({ ok: true }),
-   fileInput: () => ({ multiple: true, files: [], what: 'FORGED input' }),
- };
- const realDefine = Object.defineProperty;
- Object.defineProperty = function (o, k, d) {
-   if (k === Symbol.for('porthole.tools')) window.seen.push('helper defined in the page');
-   return realDefine.call(Object, o, k, d);
- };
- realDefine(globalThis, Symbol.for('porthole.tools'), { value: forged });
- realDefine(FileList.prototype, Symbol.iterator, {
-   value: function* () { window.seen.push('FileList iterated in the page'); yield { name: 'FORGED', size: 1 }; },
- });
- window.atob = () => { window.seen.push('atob in the page'); return 'FORGED'; };
-</script></body></html>"#;
-
-/// The pages above, merged into the MCP tests' page server (`super::pages::serve`).
-pub fn routes() -> Router {
-    Router::new()
-        .route("/bounds/popup", get(|| async { Html(POPUP_PAGE) }))
-        .route("/bounds/flood", get(|| async { Html(FLOOD_PAGE) }))
-        .route(
-            "/bounds/hostile-upload",
-            get(|| async { Html(HOSTILE_UPLOAD_PAGE) }),
-        )
-}
 
 /// The daemon's resident memory, KiB (`VmRSS`, or `VmHWM` for the peak).
 fn memory_kib(daemon: &TestDaemon, field: &str) -> u64 {
@@ -114,7 +41,7 @@ fn tab_count(listing: &str) -> usize {
 
 #[tokio::test]
 async fn an_agent_gets_twenty_tabs_and_the_twenty_first_is_refused_popups_included() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     const CHANNEL: &str = "bounds-tabs";
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
@@ -240,7 +167,7 @@ async fn a_second_request_human_of_the_same_agent_is_refused_at_once() {
 
 #[tokio::test]
 async fn a_page_of_megabyte_urls_and_lines_leaves_the_daemons_memory_flat_and_logs_in_budget() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     const CHANNEL: &str = "bounds-logs";
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
@@ -346,7 +273,7 @@ async fn a_page_of_megabyte_urls_and_lines_leaves_the_daemons_memory_flat_and_lo
 
 #[tokio::test]
 async fn an_evaluate_over_the_cap_fails_alone_and_every_tab_lives_on() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     const CHANNEL: &str = "bounds-evaluate";
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
@@ -420,7 +347,7 @@ async fn an_evaluate_over_the_cap_fails_alone_and_every_tab_lives_on() {
 
 #[tokio::test]
 async fn uploads_leave_no_temporary_file_and_never_run_in_the_pages_world() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let tmp = TempDir::new("bounds-upload-tmp");
     let daemon = TestDaemon::start_with(DaemonOptions {
         env: vec![("TMPDIR".into(), tmp.path().display().to_string())],

@@ -23,7 +23,7 @@ async fn proxy(daemon: &TestDaemon) -> Client {
 
 #[tokio::test]
 async fn complex_page_snapshot_fits_the_budget_and_pages_through_the_rest() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     let mcp = proxy(&daemon).await;
     let nav = ok(

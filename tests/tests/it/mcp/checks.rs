@@ -14,7 +14,7 @@ async fn proxy(daemon: &TestDaemon) -> Client {
 
 #[tokio::test]
 async fn typed_and_filled_text_is_read_back_and_a_new_tab_is_reported() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     let mcp = proxy(&daemon).await;
     ok(

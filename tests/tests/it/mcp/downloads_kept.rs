@@ -10,7 +10,7 @@ use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use serde_json::json;
 
 use super::harness::{agent_proxy, call, err, ok, owner_proxy, ref_of, resource_blob, Client};
-use super::pages::report_bytes;
+use porthole_tests::pages::{self, report_bytes};
 
 const CHANNEL: &str = "mcp-downloads-kept";
 
@@ -56,7 +56,7 @@ async fn download_report(mcp: &Client, url: &str) {
 
 #[tokio::test]
 async fn downloads_are_per_agent_and_survive_a_restart() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     let (alpha_id, alpha_token) = daemon.add_agent(CHANNEL, "alpha", &[]).await;
     let (_, beta_token) = daemon.add_agent(CHANNEL, "beta", &[]).await;
@@ -111,7 +111,7 @@ async fn downloads_are_per_agent_and_survive_a_restart() {
 
 #[tokio::test]
 async fn downloads_from_frames_are_the_agents_and_outlive_its_tab() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     let channel = "mcp-downloads-framed";
     let (_, alpha_token) = daemon.add_agent(channel, "alpha", &[]).await;
@@ -167,7 +167,7 @@ async fn docker_mode_downloads_are_read_back_from_the_container_across_an_idle_s
     ensure_image().await;
     let tag = unique("dk-downloads");
     let _cleanup = DockerCleanup::new(&tag);
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start_with(DaemonOptions {
         idle_timeout_secs: 1,
         ..docker::options(&tag, json!({"network": "host"}))
@@ -244,13 +244,11 @@ async fn remote_engine_downloads_are_read_back_through_that_engine() {
     let owner = owner_proxy(&daemon, &tag, &[]).await;
     // No network between the remote container and this machine: the file is in the page.
     let bytes = report_bytes();
-    let engine64 = base64::engine::general_purpose::STANDARD;
-    let page = format!(
-        "<!doctype html><title>Remote file</title><a id=att download=report.bin \
-         href=\"data:application/octet-stream;base64,{}\">Get report</a>",
-        engine64.encode(&bytes)
-    );
-    let url = format!("data:text/html;base64,{}", engine64.encode(page));
+    let report = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    let url = pages::data_url(&pages::page_with(
+        "mcp/remote-file.html",
+        &[("REPORT", &report)],
+    ));
     download_report(&owner, &url).await;
     listed(&owner, "report.bin — 3008 bytes").await;
     assert_eq!(bytes_of(&owner, "d1").await, bytes);

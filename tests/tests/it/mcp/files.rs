@@ -8,7 +8,7 @@ use porthole_tests::TempDir;
 use serde_json::json;
 
 use super::harness::{call, connect, err, eval_until, ok, ref_of, resource_blob, Client};
-use super::pages::{release_slow_download, report_bytes};
+use porthole_tests::pages::report_bytes;
 
 const CHANNEL: &str = "mcp-files";
 
@@ -22,7 +22,7 @@ fn sum(bytes: &[u8]) -> u64 {
 
 #[tokio::test]
 async fn upload_sets_files_the_page_reads_back_and_bad_input_is_named() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     let mcp = proxy(&daemon).await;
     ok(
@@ -178,7 +178,7 @@ async fn fetched(mcp: &Client, id: &str) -> (Vec<u8>, Option<String>, String) {
 
 #[tokio::test]
 async fn downloads_are_listed_and_fetched_byte_exact() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     let mcp = proxy(&daemon).await;
     let t = ok(&mcp, "list_downloads", json!({})).await;
@@ -249,7 +249,7 @@ async fn downloads_are_listed_and_fetched_byte_exact() {
         .to_string();
     let e = err(&mcp, "get_download", json!({ "id": slow_id })).await;
     assert!(e.contains("still running"), "{e}");
-    release_slow_download();
+    pages.release_slow_download();
     listed(&mcp, "slow.bin — 2000 bytes").await;
     let (bytes, _, _) = fetched(&mcp, &slow_id).await;
     assert_eq!(bytes.len(), 2000);
@@ -264,7 +264,7 @@ async fn downloads_are_listed_and_fetched_byte_exact() {
 
 #[tokio::test]
 async fn upload_through_mcp_host_browser_reads_the_paths_itself() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let chrome = super::host::UserChrome::start(&format!("http://{pages}/user")).await;
     let home = TempDir::new("mcp-home");
     let (args, env) = super::host::host_args(&home, &[chrome.profile.path()], &[]);
@@ -303,7 +303,7 @@ async fn upload_in_docker_mode_builds_the_files_in_the_page() {
     ensure_image().await;
     let tag = unique("dk-upload");
     let _cleanup = DockerCleanup::new(&tag);
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start_with(docker::options(&tag, json!({"network": "host"}))).await;
     let args: Vec<String> = [
         "--api",

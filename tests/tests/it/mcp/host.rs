@@ -75,7 +75,7 @@ pub(super) fn host_args(
 
 #[tokio::test]
 async fn host_browser_drives_only_its_own_tabs() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let url = |p: &str| format!("http://{pages}{p}");
     let chrome = UserChrome::start(&url("/user")).await;
     let probe = Probe::connect(chrome.profile.path()).await;
@@ -181,7 +181,7 @@ async fn host_browser_drives_only_its_own_tabs() {
 /// unchanged); the user's own downloads are not listed.
 #[tokio::test]
 async fn host_browser_lists_its_own_tabs_downloads_where_chrome_saved_them() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let url = |p: &str| format!("http://{pages}{p}");
     // The user's Chrome saves downloads in a folder of its own choosing, without asking.
     let saves = TempDir::new("user-downloads");
@@ -230,7 +230,7 @@ async fn host_browser_lists_its_own_tabs_downloads_where_chrome_saved_them() {
     );
     assert_eq!(
         std::fs::read(&saved).unwrap(),
-        super::pages::report_bytes(),
+        porthole_tests::pages::report_bytes(),
         "saved where the user's Chrome saves"
     );
 

@@ -16,7 +16,6 @@ mod hostile;
 mod nested_frames;
 mod oopif;
 mod oversight;
-mod pages;
 mod proxy;
 mod proxy_cli;
 mod refs;

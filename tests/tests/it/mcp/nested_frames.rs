@@ -12,9 +12,9 @@ use super::harness::{call, eval_until, is_error, ok, ref_of, text};
 
 #[tokio::test]
 async fn every_tool_reaches_a_cross_origin_frame_inside_another() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let port = pages.port();
-    let both = Both::start(pages, "mcp-nested-frames").await;
+    let both = Both::start(pages.addr, "mcp-nested-frames").await;
     for (name, mcp) in &both.clients {
         ok(
             mcp,

@@ -27,7 +27,7 @@ async fn setup(channel: &str) -> (TestDaemon, Pane, Client) {
 
 #[tokio::test]
 async fn panes_see_agent_activity_and_take_over_and_release() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let (_daemon, pane, agent) = setup("over-control").await;
     let mark = pane.mark();
     ok(
@@ -99,7 +99,7 @@ async fn panes_see_agent_activity_and_take_over_and_release() {
 
 #[tokio::test]
 async fn stop_agents_cancels_a_running_wait_and_refuses_agents_for_a_while() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let (_daemon, pane, agent) = setup("over-stop").await;
     ok(
         &agent,
@@ -166,7 +166,7 @@ async fn stop_agents_cancels_a_running_wait_and_refuses_agents_for_a_while() {
 
 #[tokio::test]
 async fn the_persons_input_holds_agents_back_and_the_next_read_reports_it() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let (_daemon, pane, agent) = setup("over-guard").await;
     ok(
         &agent,
@@ -245,7 +245,7 @@ async fn the_persons_input_holds_agents_back_and_the_next_read_reports_it() {
 
 #[tokio::test]
 async fn request_human_round_trip_timeout_and_nobody_watching() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let (daemon, pane, agent) = setup("over-handoff").await;
     ok(
         &agent,
@@ -319,12 +319,15 @@ async fn request_human_round_trip_timeout_and_nobody_watching() {
     assert!(nobody.contains("Nobody is watching"), "{nobody}");
 }
 
-const CONFIRM_PAGE: &str = "data:text/html,<title>Confirm</title><button id=b onclick=\"document.title=String(confirm('Delete it?'))\" style=\"width:200px;height:80px\">Delete</button>";
+/// A button that asks `confirm('Delete it?')` and shows the answer as the title.
+fn confirm_page() -> String {
+    porthole_tests::pages::data_url(&porthole_tests::pages::page("mcp/confirm.html"))
+}
 
 #[tokio::test]
 async fn dialogs_are_answered_by_the_person_or_the_agent_never_on_their_behalf() {
     let (_daemon, pane, agent) = setup("over-dialog").await;
-    ok(&agent, "navigate", json!({"url": CONFIRM_PAGE})).await;
+    ok(&agent, "navigate", json!({"url": confirm_page()})).await;
     // The agent's click opens confirm(): the result says it is open; nothing answered it.
     let mark = pane.mark();
     let clicked = ok(
@@ -369,7 +372,7 @@ async fn dialogs_are_answered_by_the_person_or_the_agent_never_on_their_behalf()
 
 #[tokio::test]
 async fn an_agent_reloading_the_same_page_again_and_again_is_told_to_ask() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let (_daemon, _pane, agent) = setup("over-loop").await;
     ok(
         &agent,

@@ -21,7 +21,7 @@ struct Proxy {
 
 impl Proxy {
     async fn start() -> Self {
-        let pages = super::pages::serve().await;
+        let pages = porthole_tests::pages::PageServer::area("mcp").await;
         let daemon = TestDaemon::start().await;
         let pane = Pane::connect(&daemon.addr, &daemon.token).await;
         pane.start(CHANNEL).await;

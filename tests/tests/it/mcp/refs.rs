@@ -41,7 +41,7 @@ fn ref_number(r: &str) -> u64 {
 
 #[tokio::test]
 async fn concurrent_read_page_on_two_tabs_gives_refs_that_work() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let chromium = BareChromium::launch().await;
     let cdp = CdpConnection::connect(&chromium.ws_url, Duration::from_secs(10))
         .await

@@ -17,8 +17,8 @@ fn line<'a>(snap: &'a str, needle: &str) -> &'a str {
 
 #[tokio::test]
 async fn a_click_that_opens_a_tab_moves_the_caller_there() {
-    let pages = super::pages::serve().await;
-    let both = Both::start(pages, "mcp-follow").await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
+    let both = Both::start(pages.addr, "mcp-follow").await;
     for (name, mcp) in &both.clients {
         let rewrite = format!("http://{pages}/rewrite");
         ok(mcp, "navigate", json!({"url": rewrite})).await;
@@ -52,8 +52,8 @@ async fn a_click_that_opens_a_tab_moves_the_caller_there() {
 
 #[tokio::test]
 async fn read_page_marks_off_screen_and_new_elements() {
-    let pages = super::pages::serve().await;
-    let both = Both::start(pages, "mcp-marks").await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
+    let both = Both::start(pages.addr, "mcp-marks").await;
     for (name, mcp) in &both.clients {
         ok(
             mcp,
@@ -111,9 +111,9 @@ async fn read_page_marks_off_screen_and_new_elements() {
 
 #[tokio::test]
 async fn find_text_and_waits_reach_into_cross_origin_frames() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let port = pages.port();
-    let both = Both::start(pages, "mcp-xframes").await;
+    let both = Both::start(pages.addr, "mcp-xframes").await;
     for (name, mcp) in &both.clients {
         ok(
             mcp,
@@ -163,8 +163,8 @@ async fn find_text_and_waits_reach_into_cross_origin_frames() {
 
 #[tokio::test]
 async fn a_click_that_fetches_then_renders_returns_after_the_render() {
-    let pages = super::pages::serve().await;
-    let both = Both::start(pages, "mcp-fetch").await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
+    let both = Both::start(pages.addr, "mcp-fetch").await;
     for (name, mcp) in &both.clients {
         ok(
             mcp,
@@ -192,7 +192,7 @@ async fn a_click_that_fetches_then_renders_returns_after_the_render() {
 #[tokio::test]
 async fn the_network_wait_is_the_setting() {
     use porthole_tests::daemon::{DaemonOptions, TestDaemon};
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start_with(DaemonOptions {
         config: json!({"tools": {"settle_network_ms": 200}}),
         ..Default::default()

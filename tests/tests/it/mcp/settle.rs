@@ -13,7 +13,7 @@ use super::host::{host_args, UserChrome};
 
 #[tokio::test]
 async fn actions_return_once_the_page_reflects_them() {
-    let pages = super::pages::serve().await;
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let url = |p: &str| format!("http://{pages}{p}");
     let chrome = UserChrome::start(&url("/user")).await;
     chrome.user_tab().await;

@@ -5,48 +5,18 @@
 //! tab of an agent's that lands on one anyway is closed and the agent told in its next result.
 //! The person in a pane may still open `about:` pages.
 
-use axum::extract::Query;
-use axum::response::{Html, IntoResponse, Redirect};
-use axum::routing::get;
-use axum::Router;
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use serde_json::json;
 
 use super::harness::{agent_proxy, call, err, is_error, ok, text, Client};
 
-/// The plain page every scenario starts from.
-const START_PAGE: &str =
-    "<!doctype html><title>Start page</title><p id=marker>plain start page</p>";
-
-/// A page whose own script sends it to `?u=` as soon as it loads.
-const SCRIPT_NAV_PAGE: &str = r#"<!doctype html><title>Script page</title><p>script page</p>
-<script>const u = new URLSearchParams(location.search).get('u'); setTimeout(() => { location.href = u; }, 0);</script>"#;
-
-/// A page whose own script opens `?u=` as a popup as soon as it loads.
-const SCRIPT_POPUP_PAGE: &str = r#"<!doctype html><title>Popup page</title><p>popup page</p>
-<script>const u = new URLSearchParams(location.search).get('u'); window.popup = window.open(u);</script>"#;
-
-#[derive(serde::Deserialize)]
-struct Target {
-    u: String,
-}
-
-/// The test's pages on 127.0.0.1:0: `/start`, `/to?u=` (302 to `u`), `/script-nav?u=`,
-/// `/script-popup?u=`.
+/// The test's pages (`tests/pages/mcp/trust_urls/`) on 127.0.0.1:0: `/start`, `/to?u=` (a
+/// redirect to `u`), `/script-nav?u=` (its script goes to `u`), `/script-popup?u=` (its script
+/// opens `u` as a popup).
 async fn serve_pages() -> String {
-    let app = Router::new()
-        .route("/start", get(|| async { Html(START_PAGE) }))
-        .route(
-            "/to",
-            get(|Query(t): Query<Target>| async move { Redirect::to(&t.u).into_response() }),
-        )
-        .route("/script-nav", get(|| async { Html(SCRIPT_NAV_PAGE) }))
-        .route("/script-popup", get(|| async { Html(SCRIPT_POPUP_PAGE) }));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.ok() });
-    format!("http://{addr}")
+    PageServer::area("mcp/trust_urls").await.base()
 }
 
 /// Every URL an agent is refused, with the word its refusal must carry.

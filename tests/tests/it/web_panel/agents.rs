@@ -6,9 +6,6 @@
 
 use std::time::Duration;
 
-use axum::response::Html;
-use axum::routing::get;
-use axum::Router;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::PageServer;
@@ -70,25 +67,10 @@ impl Agent {
     }
 }
 
-/// Pages of this module's own: a page that asks `confirm()` and shows the answer in its title.
+/// Pages of this module's own (`tests/pages/web_panel/`): `/confirm` asks `confirm()` and
+/// shows the answer in its title.
 async fn dialog_pages() -> String {
-    let app = Router::new().route(
-        "/confirm",
-        get(|| async {
-            Html(
-                r#"<!doctype html><html><head><title>asking</title></head><body>
-<p>Asks once loaded.</p>
-<script>setTimeout(() => { document.title = confirm('Proceed with the order?') ? 'answered yes' : 'answered no'; }, 200);</script>
-</body></html>"#,
-            )
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://{addr}")
+    PageServer::area("web_panel").await.base()
 }
 
 /// Is `#id` in the pane's shadow root shown (not hidden, with a box)?

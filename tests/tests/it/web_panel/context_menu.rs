@@ -8,7 +8,6 @@ use porthole_tests::daemon::TestDaemon;
 use porthole_tests::probe::Probe;
 use serde_json::json;
 
-use super::pickers::{click_at, on_screen};
 use super::{PanelPage, PANE};
 use crate::pane_context_menu::{serve_menu_pages, LINK_AT};
 
@@ -30,7 +29,7 @@ async fn right_click(panel: &PanelPage, (x, y): (f64, f64)) {
 /// Right-clicks page point `at` and waits for the drawn menu; returns its items.
 async fn open_menu(panel: &PanelPage, at: (f64, f64)) -> serde_json::Value {
     panel.eval("window.porthole.contextMenu = null").await;
-    right_click(panel, on_screen(panel, at).await).await;
+    right_click(panel, panel.on_screen(at).await).await;
     panel
         .until(
             "the drawn context menu",
@@ -55,7 +54,9 @@ async fn choose(panel: &PanelPage, action: &str) {
             ),
         )
         .await;
-    click_at(panel, (at[0].as_f64().unwrap(), at[1].as_f64().unwrap())).await;
+    panel
+        .click_at((at[0].as_f64().unwrap(), at[1].as_f64().unwrap()))
+        .await;
 }
 
 #[tokio::test]
@@ -72,19 +73,7 @@ async fn the_pane_offers_a_context_menu_that_copies_and_opens_a_link() {
         )
         .await
         .unwrap();
-    panel
-        .eval(&format!(
-            "window.porthole.send({{type: 'navigate', url: '{base}/menu'}})"
-        ))
-        .await;
-    panel
-        .until(
-            "the menu page in the pane",
-            "window.porthole.pageInfo && window.porthole.pageInfo.title === 'Menu page'",
-        )
-        .await;
-    let tab = panel.eval("window.porthole.activeTargetId").await;
-    let tab = tab.as_str().unwrap().to_string();
+    let tab = panel.show(&format!("{base}/menu"), "Menu page").await;
     let probe = Probe::connect(&daemon.profile_dir("wp-menu")).await;
     probe
         .eval_until(

@@ -18,28 +18,9 @@ async fn a_print_is_offered_in_the_pane_and_saved_in_the_persons_browser() {
     let user_browser = BareChromium::launch_with(&["--window-size=1000,800"]).await;
     let panel = PanelPage::open_panel(&user_browser, &daemon, "dl-panel").await;
     // Where the person's own browser saves what the pane hands it.
-    let saves = porthole_tests::TempDir::new("person-saves");
-    panel
-        .cdp
-        .call(
-            "Browser.setDownloadBehavior",
-            json!({"behavior": "allowAndName", "downloadPath": saves.path(), "eventsEnabled": true}),
-        )
-        .await
-        .unwrap();
+    let saves = panel.saves_downloads("person-saves").await;
 
-    panel
-        .eval(&format!(
-            "window.porthole.send({{type: 'navigate', url: {:?}}})",
-            pages.url("/second")
-        ))
-        .await;
-    panel
-        .until(
-            "the second page",
-            "window.porthole.pageInfo && window.porthole.pageInfo.title === 'Second page'",
-        )
-        .await;
+    panel.show(&pages.url("/second"), "Second page").await;
     panel
         .eval("document.querySelector('porthole-pane').printPage()")
         .await;

@@ -3,42 +3,29 @@
 //! the attributes; the pane starts its channel and shows frames, and its HTTP calls (health for
 //! the mode pill, a token-carrying GET) pass the daemon's CORS.
 
-use axum::response::Html;
-use axum::routing::get;
-use axum::Router;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::pages::PageServer;
 use serde_json::json;
 
 use super::{PanelPage, PANE};
 
 #[tokio::test]
 async fn the_element_in_a_page_of_its_own_starts_its_channel_and_shows_frames() {
-    // The embedding page's origin must be known before the daemon starts (allowed_origins).
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let origin = format!("http://{}", listener.local_addr().unwrap());
+    // The embedding page's origin must be known before the daemon starts (allowed_origins);
+    // the page (`tests/pages/web_panel/embed-app.html`) learns the daemon's address after.
+    let pages = PageServer::area("web_panel").await;
+    let origin = pages.base();
     let daemon = TestDaemon::start_with(DaemonOptions {
         config: json!({"server": {"allowed_origins": [origin]}}),
         ..DaemonOptions::default()
     })
     .await;
-    let page = format!(
-        r#"<!doctype html><html><head><title>Desktop app</title>
-<script type="module" src="{base}/panel/js/porthole-pane.js"></script>
-<style>body {{ margin: 0; }} porthole-pane {{ height: 560px; }}</style></head>
-<body><h1 id="app">My desktop app</h1>
-<porthole-pane id="p" api="{base}" token="{token}" channel="embedded"></porthole-pane>
-</body></html>"#,
-        base = daemon.base,
-        token = daemon.token
-    );
-    let app = Router::new().route("/app", get(move || async move { Html(page) }));
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
+    pages.set("API", &daemon.base);
+    pages.set("TOKEN", &daemon.token);
 
     let browser = BareChromium::launch_with(&["--window-size=1000,800"]).await;
-    let app = PanelPage::open(&browser, &format!("{origin}/app")).await;
+    let app = PanelPage::open(&browser, &format!("{origin}/embed-app")).await;
     app.until(
         "the element to be defined from the daemon's module",
         "customElements.get('porthole-pane') !== undefined",

@@ -17,18 +17,7 @@ async fn the_pane_answers_a_file_chooser_with_the_persons_file() {
     let pages = PageServer::start().await;
     let browser = BareChromium::launch_with(&["--window-size=1000,800"]).await;
     let panel = PanelPage::open_panel(&browser, &daemon, "panelfiles").await;
-    panel
-        .eval(&format!(
-            "window.porthole.send({{type: 'navigate', url: {}}})",
-            json!(pages.url("/upload"))
-        ))
-        .await;
-    panel
-        .until(
-            "the upload page",
-            "window.porthole.pageInfo && window.porthole.pageInfo.title === 'Upload page'",
-        )
-        .await;
+    panel.show(&pages.url("/upload"), "Upload page").await;
     // The card is hidden until a chooser opens.
     assert_eq!(
         panel
@@ -38,16 +27,7 @@ async fn the_pane_answers_a_file_chooser_with_the_persons_file() {
     );
 
     // Click the page's single-file input (page point 100, 40) through the canvas.
-    let point = panel
-        .until(
-            "the canvas geometry",
-            &format!("(() => {{ const c = {PANE}.getElementById('screen').getBoundingClientRect(); const v = window.porthole.lastViewport; if (!v) return null; return [c.x + 100 * c.width / v.width, c.y + 40 * c.height / v.height]; }})()"),
-        )
-        .await;
-    let (x, y) = (point[0].as_f64().unwrap(), point[1].as_f64().unwrap());
-    panel.mouse("mouseMoved", x, y).await;
-    panel.mouse("mousePressed", x, y).await;
-    panel.mouse("mouseReleased", x, y).await;
+    panel.click_at(panel.on_screen((100.0, 40.0)).await).await;
     panel
         .until(
             "the file-chooser card",

@@ -19,40 +19,8 @@ async fn panel_on_view_page(
 ) -> (PanelPage, String) {
     let base = serve_pages().await;
     let panel = PanelPage::open_panel(browser, daemon, channel).await;
-    panel
-        .eval(&format!(
-            "window.porthole.send({{type: 'navigate', url: '{base}/view'}})"
-        ))
-        .await;
-    panel
-        .until(
-            "the view page in the pane",
-            "window.porthole.pageInfo && window.porthole.pageInfo.title === 'Pane view page'",
-        )
-        .await;
-    let tab = panel.eval("window.porthole.activeTargetId").await;
-    (panel, tab.as_str().unwrap().to_string())
-}
-
-/// Where page point (x, y) is on the panel's screen, in the panel page's CSS px.
-async fn on_screen(panel: &PanelPage, x: f64, y: f64) -> (f64, f64) {
-    let point = panel
-        .until(
-            "the canvas geometry",
-            &format!(
-                "(() => {{ const c = {PANE}.getElementById('screen').getBoundingClientRect(); \
-                 const v = window.porthole.lastViewport; if (!v) return null; \
-                 return [c.x + {x} * c.width / v.width, c.y + {y} * c.height / v.height]; }})()"
-            ),
-        )
-        .await;
-    (point[0].as_f64().unwrap(), point[1].as_f64().unwrap())
-}
-
-async fn click_at(panel: &PanelPage, (x, y): (f64, f64)) {
-    panel.mouse("mouseMoved", x, y).await;
-    panel.mouse("mousePressed", x, y).await;
-    panel.mouse("mouseReleased", x, y).await;
+    let tab = panel.show(&format!("{base}/view"), "Pane view page").await;
+    (panel, tab)
 }
 
 #[tokio::test]
@@ -62,7 +30,7 @@ async fn the_pane_draws_an_open_select_and_a_click_on_the_sixth_option_chooses_i
     let (panel, tab) = panel_on_view_page(&browser, &daemon, "wp-select").await;
     let probe = Probe::connect(&daemon.profile_dir("wp-select")).await;
 
-    click_at(&panel, on_screen(&panel, 100.0, 35.0).await).await;
+    panel.click_at(panel.on_screen((100.0, 35.0)).await).await;
     let labels = panel
         .until(
             "the drawn option list",
@@ -103,38 +71,15 @@ async fn the_pane_draws_an_open_select_and_a_click_on_the_sixth_option_chooses_i
         "the list is not under the select"
     );
 
-    let shot = panel
-        .cdp
-        .call_on(
-            &panel.session,
-            "Page.captureScreenshot",
-            json!({"format": "png"}),
-        )
-        .await
-        .unwrap();
-    let png = base64::Engine::decode(
-        &base64::engine::general_purpose::STANDARD,
-        shot["data"].as_str().unwrap(),
-    )
-    .unwrap();
-    let path = porthole_tests::workspace_root().join("target/pane-view-select-popup.png");
-    std::fs::write(&path, png).unwrap();
+    panel.save_screenshot("pane-view-select-popup.png").await;
 
     let sixth = panel
-        .until(
+        .center_of(
             "the sixth option",
-            &format!(
-                "(() => {{ const o = {PANE}.querySelector('#select-popup .select-option[data-index=\"5\"]'); \
-                 if (!o) return null; const r = o.getBoundingClientRect(); \
-                 return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
-            ),
+            "#select-popup .select-option[data-index=\"5\"]",
         )
         .await;
-    click_at(
-        &panel,
-        (sixth[0].as_f64().unwrap(), sixth[1].as_f64().unwrap()),
-    )
-    .await;
+    panel.click_at(sixth).await;
     probe
         .eval_until(
             &tab,
@@ -159,7 +104,7 @@ async fn a_composition_on_the_pane_lands_in_the_pages_field() {
     let browser = BareChromium::launch_with(&["--window-size=1000,800"]).await;
     let (panel, tab) = panel_on_view_page(&browser, &daemon, "wp-ime").await;
     let probe = Probe::connect(&daemon.profile_dir("wp-ime")).await;
-    click_at(&panel, on_screen(&panel, 400.0, 315.0).await).await;
+    panel.click_at(panel.on_screen((400.0, 315.0)).await).await;
     probe
         .eval_until(&tab, "document.activeElement.id", json!("field"))
         .await;
@@ -221,7 +166,7 @@ async fn the_css_cursor_follows_the_page_and_a_2x_display_gets_2x_frames() {
         )
         .await;
 
-    let (x, y) = on_screen(&panel, 50.0, 312.0).await;
+    let (x, y) = panel.on_screen((50.0, 312.0)).await;
     panel.mouse("mouseMoved", x, y).await;
     panel
         .until(
@@ -229,7 +174,7 @@ async fn the_css_cursor_follows_the_page_and_a_2x_display_gets_2x_frames() {
             &format!("{PANE}.getElementById('screen').style.cursor === 'pointer'"),
         )
         .await;
-    let (x, y) = on_screen(&panel, 400.0, 315.0).await;
+    let (x, y) = panel.on_screen((400.0, 315.0)).await;
     panel.mouse("mouseMoved", x, y).await;
     panel
         .until(

@@ -20,19 +20,7 @@ async fn panel_on_pickers(
 ) -> (PanelPage, String, Probe) {
     let base = serve_pickers().await;
     let panel = PanelPage::open_panel(browser, daemon, channel).await;
-    panel
-        .eval(&format!(
-            "window.porthole.send({{type: 'navigate', url: '{base}/pickers'}})"
-        ))
-        .await;
-    panel
-        .until(
-            "the pickers page in the pane",
-            "window.porthole.pageInfo && window.porthole.pageInfo.title === 'Pickers page'",
-        )
-        .await;
-    let tab = panel.eval("window.porthole.activeTargetId").await;
-    let tab = tab.as_str().unwrap().to_string();
+    let tab = panel.show(&format!("{base}/pickers"), "Pickers page").await;
     let probe = Probe::connect(&daemon.profile_dir(channel)).await;
     probe
         .eval_until(
@@ -44,43 +32,9 @@ async fn panel_on_pickers(
     (panel, tab, probe)
 }
 
-/// Where page point (x, y) is on the panel's screen, in the panel page's CSS px.
-pub(super) async fn on_screen(panel: &PanelPage, (x, y): (f64, f64)) -> (f64, f64) {
-    let point = panel
-        .until(
-            "the canvas geometry",
-            &format!(
-                "(() => {{ const c = {PANE}.getElementById('screen').getBoundingClientRect(); \
-                 const v = window.porthole.lastViewport; if (!v) return null; \
-                 return [c.x + {x} * c.width / v.width, c.y + {y} * c.height / v.height]; }})()"
-            ),
-        )
-        .await;
-    (point[0].as_f64().unwrap(), point[1].as_f64().unwrap())
-}
-
-pub(super) async fn click_at(panel: &PanelPage, (x, y): (f64, f64)) {
-    panel.mouse("mouseMoved", x, y).await;
-    panel.mouse("mousePressed", x, y).await;
-    panel.mouse("mouseReleased", x, y).await;
-}
-
 /// The panel as a decoded screenshot.
 pub(super) async fn screenshot(panel: &PanelPage) -> image::RgbImage {
-    let shot = panel
-        .cdp
-        .call_on(
-            &panel.session,
-            "Page.captureScreenshot",
-            json!({"format": "jpeg", "quality": 90}),
-        )
-        .await
-        .unwrap();
-    let jpeg = base64::Engine::decode(
-        &base64::engine::general_purpose::STANDARD,
-        shot["data"].as_str().unwrap(),
-    )
-    .unwrap();
+    let jpeg = panel.screenshot("jpeg").await;
     image::load_from_memory_with_format(&jpeg, image::ImageFormat::Jpeg)
         .unwrap()
         .to_rgb8()
@@ -135,7 +89,7 @@ async fn the_pane_draws_a_datalists_suggestions_and_a_click_chooses_one() {
     let (panel, tab, probe) = panel_on_pickers(&browser, &daemon, "wp-datalist").await;
     let before = screenshot(&panel).await;
 
-    click_at(&panel, on_screen(&panel, DATALIST_AT).await).await;
+    panel.click_at(panel.on_screen(DATALIST_AT).await).await;
     let labels = panel
         .until(
             "the drawn suggestions",
@@ -157,20 +111,12 @@ async fn the_pane_draws_a_datalists_suggestions_and_a_click_chooses_one() {
     shows_on_screenshot(&panel, &before, "select-popup", "pane-datalist-popup.jpg").await;
 
     let third = panel
-        .until(
+        .center_of(
             "the third suggestion",
-            &format!(
-                "(() => {{ const o = {PANE}.querySelector('#select-popup .select-option[data-index=\"2\"]'); \
-                 if (!o) return null; const r = o.getBoundingClientRect(); \
-                 return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
-            ),
+            "#select-popup .select-option[data-index=\"2\"]",
         )
         .await;
-    click_at(
-        &panel,
-        (third[0].as_f64().unwrap(), third[1].as_f64().unwrap()),
-    )
-    .await;
+    panel.click_at(third).await;
     probe
         .eval_until(
             &tab,
@@ -212,7 +158,7 @@ async fn the_pane_draws_a_real_date_and_colour_input_and_their_values_reach_the_
             "pane-color-popup.jpg",
         ),
     ] {
-        click_at(&panel, on_screen(&panel, at).await).await;
+        panel.click_at(panel.on_screen(at).await).await;
         let shown = panel
             .until(
                 &format!("the drawn {kind} input"),

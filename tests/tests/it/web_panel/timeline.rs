@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use base64::Engine;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::PageServer;
@@ -106,33 +105,12 @@ async fn the_strip_shows_who_did_what_with_its_frame_and_exports_it() {
 
 /// A picture of the panel with the strip open, under target/.
 async fn save_screenshot(panel: &PanelPage) {
-    let shot = panel
-        .cdp
-        .call_on(
-            &panel.session,
-            "Page.captureScreenshot",
-            json!({"format": "png"}),
-        )
-        .await
-        .unwrap();
-    let png = base64::engine::general_purpose::STANDARD
-        .decode(shot["data"].as_str().unwrap())
-        .unwrap();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/pane-timeline.png");
-    std::fs::write(path, png).unwrap();
+    panel.save_screenshot("pane-timeline.png").await;
 }
 
 /// The Export button saves one HTML file that holds the events.
 async fn export_through_the_persons_browser(panel: &PanelPage) {
-    let saves = porthole_tests::TempDir::new("timeline-saves");
-    panel
-        .cdp
-        .call(
-            "Browser.setDownloadBehavior",
-            json!({"behavior": "allowAndName", "downloadPath": saves.path(), "eventsEnabled": true}),
-        )
-        .await
-        .unwrap();
+    let saves = panel.saves_downloads("timeline-saves").await;
     let ok = panel
         .eval(&format!(
             "{PANE}.querySelector('.timeline-export').click(), true"

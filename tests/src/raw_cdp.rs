@@ -1,0 +1,111 @@
+//! Raw CDP on a page, the way the benches' baseline clients drive Chromium without the daemon:
+//! attach to a target on a flat session, find a browser's first page, start a screencast, and
+//! wait for its first frame or gather its frames for a window (each acknowledged, stamped on
+//! arrival, decoded after the window so decoding does not delay the next arrival).
+
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use porthole::cdp::{CdpConnection, CdpEvent};
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+
+use crate::stream_stats::now_ms24;
+
+/// Attaches to `target` on a flat session; returns the session id.
+pub async fn attach(cdp: &CdpConnection, target: &str) -> String {
+    let attached = cdp
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": target, "flatten": true}),
+        )
+        .await
+        .expect("attach to the target");
+    attached["sessionId"]
+        .as_str()
+        .expect("a session id")
+        .to_string()
+}
+
+/// The first page target of the browser behind `cdp` (waits up to 20 s for one).
+pub async fn first_page(cdp: &CdpConnection) -> String {
+    crate::eventually("a page", Duration::from_secs(20), || async {
+        let targets = cdp.call("Target.getTargets", json!({})).await.ok()?;
+        targets["targetInfos"]
+            .as_array()?
+            .iter()
+            .find(|t| t["type"] == "page")
+            .and_then(|t| t["targetId"].as_str())
+            .map(str::to_string)
+    })
+    .await
+}
+
+/// Starts a screencast on `session` with `params` (`format`, `quality`, sizes); returns the
+/// events from before it started.
+pub async fn start_screencast(
+    cdp: &CdpConnection,
+    session: &str,
+    params: Value,
+) -> broadcast::Receiver<CdpEvent> {
+    let events = cdp.subscribe();
+    cdp.call_on(session, "Page.startScreencast", params)
+        .await
+        .expect("start the screencast");
+    events
+}
+
+/// Waits for the screencast's first frame; panics after `within`.
+pub async fn first_frame(events: &mut broadcast::Receiver<CdpEvent>, within: Duration) {
+    tokio::time::timeout(within, async {
+        while let Ok(event) = events.recv().await {
+            if event.method == "Page.screencastFrame" {
+                return;
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("a screencast frame within {within:?}"));
+}
+
+/// A screencast of `target` with `params` for `window`: each frame acknowledged and stamped
+/// on arrival (`now_ms24`), its JPEG decoded from base64 after the window; then stopped.
+pub async fn screencast_frames(
+    cdp: &CdpConnection,
+    target: &str,
+    params: Value,
+    window: Duration,
+) -> Vec<(i64, Vec<u8>)> {
+    let session = attach(cdp, target).await;
+    let mut events = start_screencast(cdp, &session, params).await;
+    let mut encoded: Vec<(i64, String)> = Vec::new();
+    let end = Instant::now() + window;
+    while let Ok(Ok(event)) = tokio::time::timeout_at(end.into(), events.recv()).await {
+        let arrived = now_ms24();
+        if Instant::now() >= end {
+            break;
+        }
+        if event.method != "Page.screencastFrame" || event.session_id.as_deref() != Some(&session) {
+            continue;
+        }
+        cdp.fire(
+            "Page.screencastFrameAck",
+            json!({"sessionId": event.params["sessionId"]}),
+            Some(&session),
+        );
+        let data = event.params["data"].as_str().unwrap_or_default();
+        encoded.push((arrived, data.to_string()));
+    }
+    let _ = cdp
+        .call_on(&session, "Page.stopScreencast", json!({}))
+        .await;
+    encoded
+        .into_iter()
+        .map(|(arrived, data)| {
+            let jpeg = base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .unwrap_or_default();
+            (arrived, jpeg)
+        })
+        .collect()
+}
