@@ -22,6 +22,7 @@ pub mod http;
 pub mod mcp;
 pub mod pages;
 pub mod pane;
+pub mod pane_on_page;
 pub mod probe;
 pub mod raw_cdp;
 pub mod remote;

@@ -2,28 +2,14 @@
 //! §15 "Files from the person"): the page gets a handle that reads the file handed over, a
 //! cancel rejects the picker with `AbortError`, and a cancelled plain file input hears
 //! `cancel` as it would from a browser's dialog. Local mode, real Chromium, real daemon; the
-//! page is `pane_file_picker/picker.html` on 127.0.0.1 (a secure context, where the picker
+//! page is `tests/pages/pane_file_picker/picker.html` on 127.0.0.1 (a secure context, where the picker
 //! exists).
 
-use axum::response::Html;
-use axum::routing::get;
-use axum::Router;
 use base64::Engine as _;
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
-
-const PICKER_PAGE: &str = include_str!("pane_file_picker/picker.html");
-
-async fn serve_picker() -> String {
-    let app = Router::new().route("/picker", get(|| async { Html(PICKER_PAGE) }));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://{addr}/picker")
-}
 
 async fn title_is(pane: &Pane, mark: usize, title: &str) {
     pane.message_where(&format!("page_info {title:?}"), mark, |m| {
@@ -50,8 +36,9 @@ async fn show_open_file_picker_reaches_the_person_and_a_cancel_rejects_it() {
     let daemon = TestDaemon::start().await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = pane.start("pfpicker").await;
+    let pages = PageServer::area("pane_file_picker").await;
     let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": serve_picker().await}));
+    pane.send(json!({"type": "navigate", "url": pages.url("/picker")}));
     title_is(&pane, mark, "Picker page").await;
 
     // The picker's chooser: its types become the accept list; the file handed over is what

@@ -8,7 +8,7 @@
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
-use porthole_tests::probe::Probe;
+use porthole_tests::pane_on_page::PaneOnPage;
 use serde_json::{json, Value};
 
 /// Where to press to open each field's popup (page CSS px): the datalist field anywhere, a
@@ -96,28 +96,9 @@ async fn answer(pane: &Pane, id: &str, fields: Value) {
     .await;
 }
 
-struct Local {
-    _daemon: TestDaemon,
-    pane: Pane,
-    probe: Probe,
-    tab: String,
-}
-
-async fn local(channel: &str) -> Local {
-    let daemon = TestDaemon::start().await;
-    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-    let tab = pane.start(channel).await;
-    open_page(&pane).await;
-    let probe = Probe::connect(&daemon.profile_dir(channel)).await;
-    probe
-        .eval_until(&tab, "innerWidth + 'x' + innerHeight", json!("800x600"))
-        .await;
-    Local {
-        _daemon: daemon,
-        pane,
-        probe,
-        tab,
-    }
+async fn local(channel: &str) -> PaneOnPage {
+    let url = format!("{}/pickers", serve_pickers().await);
+    PaneOnPage::open(channel, &url, "Pickers page").await
 }
 
 #[tokio::test]

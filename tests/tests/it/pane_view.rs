@@ -6,7 +6,7 @@
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
-use porthole_tests::probe::Probe;
+use porthole_tests::pane_on_page::PaneOnPage;
 use serde_json::{json, Value};
 
 /// Serves this module's pages (`tests/pages/pane_view/`) on 127.0.0.1; returns the base URL.
@@ -16,35 +16,9 @@ pub(crate) async fn serve_pages() -> String {
 
 /// A pane watching `path` of this module's pages on a fresh channel, with a probe into its
 /// Chromium.
-struct Setup {
-    _daemon: TestDaemon,
-    pane: Pane,
-    probe: Probe,
-    tab: String,
-}
-
-async fn setup(channel: &str, path: &str, title: &str) -> Setup {
-    let daemon = TestDaemon::start().await;
-    let base = serve_pages().await;
-    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-    let tab = pane.start(channel).await;
-    pane.watch().await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": format!("{base}{path}")}));
-    pane.message_where("the page", mark, |m| {
-        m["type"] == "page_info" && m["title"] == title
-    })
-    .await;
-    let probe = Probe::connect(&daemon.profile_dir(channel)).await;
-    probe
-        .eval_until(&tab, "innerWidth + 'x' + innerHeight", json!("800x600"))
-        .await;
-    Setup {
-        _daemon: daemon,
-        pane,
-        probe,
-        tab,
-    }
+async fn setup(channel: &str, path: &str, title: &str) -> PaneOnPage {
+    let url = format!("{}{path}", serve_pages().await);
+    PaneOnPage::open(channel, &url, title).await
 }
 
 fn click(pane: &Pane, x: f64, y: f64) {
@@ -68,7 +42,7 @@ async fn error_after(pane: &Pane, mark: usize) -> Value {
 }
 
 /// Opens the page's select with a click and returns the `select_popup` the pane got.
-async fn open_select(s: &Setup) -> Value {
+async fn open_select(s: &PaneOnPage) -> Value {
     let mark = s.pane.mark();
     click(&s.pane, 100.0, 35.0);
     s.pane.next_of("select_popup", mark).await
@@ -307,7 +281,7 @@ async fn scale_two_gives_1600_by_1200_frames_for_an_800_by_600_pane() {
 #[tokio::test]
 async fn two_panes_at_different_scales_get_the_scale_asked_last() {
     let s = setup("pv-scale-two", "/scale", "1 800x600").await;
-    let other = Pane::connect(&s._daemon.addr, &s._daemon.token).await;
+    let other = Pane::connect(&s.daemon.addr, &s.daemon.token).await;
     other.start("pv-scale-two").await;
     other.watch().await;
     let (mark, other_mark) = (s.pane.frame_count(), other.frame_count());
