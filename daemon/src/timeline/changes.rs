@@ -160,7 +160,8 @@ mod tests {
     fn two_changing_tabs_take_turns() {
         let mut changes = Changes::default();
         changes.pick(vec![("A".into(), frame(b"a0")), ("B".into(), frame(b"b0"))]);
-        let (first, more) = changes.pick(vec![("A".into(), frame(b"a1")), ("B".into(), frame(b"b1"))]);
+        let (first, more) =
+            changes.pick(vec![("A".into(), frame(b"a1")), ("B".into(), frame(b"b1"))]);
         assert!(more);
         let first = first.unwrap().0;
         let b2 = frame(b"b2");

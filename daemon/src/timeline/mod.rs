@@ -166,7 +166,10 @@ impl Timeline {
         let count = tasks.len();
         let mut unwritten = Vec::new();
         for (channel, task) in tasks {
-            if tokio::time::timeout_at(started + within, task).await.is_err() {
+            if tokio::time::timeout_at(started + within, task)
+                .await
+                .is_err()
+            {
                 unwritten.push(channel.to_string());
             }
         }

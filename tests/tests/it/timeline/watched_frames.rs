@@ -73,16 +73,20 @@ async fn settle(daemon: &TestDaemon, channel: &str) -> Vec<Value> {
         .last()
         .map_or(0, |e| e["seq"].as_u64().unwrap());
     act(daemon, &token, Some(channel), "page_info", json!({})).await;
-    eventually("the settling call listed", Duration::from_secs(30), || async {
-        let all = events(daemon, channel).await;
-        all.iter()
-            .any(|e| {
-                e["kind"] == "tool"
-                    && e["tool"] == "page_info"
-                    && e["seq"].as_u64().unwrap() > before
-            })
-            .then_some(all)
-    })
+    eventually(
+        "the settling call listed",
+        Duration::from_secs(30),
+        || async {
+            let all = events(daemon, channel).await;
+            all.iter()
+                .any(|e| {
+                    e["kind"] == "tool"
+                        && e["tool"] == "page_info"
+                        && e["seq"].as_u64().unwrap() > before
+                })
+                .then_some(all)
+        },
+    )
     .await
 }
 
@@ -144,7 +148,10 @@ async fn a_watched_tab_that_changes_is_kept_once_a_second_and_a_still_or_unwatch
         let (status, jpeg) = frame(&daemon, channel, e["frame_id"].as_str().unwrap()).await;
         assert_eq!(status, 200, "{e}");
         assert!(image::load_from_memory(&jpeg).is_ok(), "{e}");
-        assert!(!jpegs.contains(&jpeg), "two frame events kept the same picture");
+        assert!(
+            !jpegs.contains(&jpeg),
+            "two frame events kept the same picture"
+        );
         jpegs.push(jpeg);
     }
     // Live to the pane too.
@@ -164,10 +171,14 @@ async fn a_watched_tab_that_changes_is_kept_once_a_second_and_a_still_or_unwatch
         json!({"url": format!("{counter}#run")}),
     )
     .await;
-    eventually("the unwatched count to end", Duration::from_secs(30), || async {
-        let info = act(&daemon, &token, Some(unwatched), "page_info", json!({})).await;
-        info.to_string().contains("done ").then_some(())
-    })
+    eventually(
+        "the unwatched count to end",
+        Duration::from_secs(30),
+        || async {
+            let info = act(&daemon, &token, Some(unwatched), "page_info", json!({})).await;
+            info.to_string().contains("done ").then_some(())
+        },
+    )
     .await;
     let all = settle(&daemon, unwatched).await;
     assert!(
