@@ -28,6 +28,8 @@ use browsers::Browsers;
 
 /// Longest the server may take to finish open requests at shutdown.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// Longest the timeline's recorders may take to write what they have queued at shutdown.
+const TIMELINE_DRAIN: Duration = Duration::from_secs(3);
 
 /// Where the daemon keeps its files.
 #[derive(Debug, Clone)]
@@ -53,6 +55,7 @@ pub struct Daemon {
     pub agent_addr: Option<SocketAddr>,
     shutdown: CancellationToken,
     servers: Vec<servers::Server>,
+    timeline: Arc<crate::timeline::Timeline>,
     /// Held until the daemon is dropped (after `stop` has stopped every browser).
     _lock: data_lock::DataDirLock,
 }
@@ -112,7 +115,7 @@ impl Daemon {
         let (listener, addr) = servers::bind_api(&config, listener).await?;
         let state = app_state(&config, &token, docker, &channels, &shutdown)
             .with_images(browsers.docker.map(|p| p.images().clone()))
-            .with_timeline(timeline);
+            .with_timeline(timeline.clone());
         let mut running = vec![servers::spawn(
             listener,
             api::app(state.clone()),
@@ -141,6 +144,7 @@ impl Daemon {
             agent_addr,
             shutdown,
             servers: running,
+            timeline,
             _lock: lock,
         })
     }
@@ -168,6 +172,8 @@ impl Daemon {
         if let Some(path) = &self.agent_socket {
             let _ = std::fs::remove_file(path);
         }
+        // The last calls' events are queued now; the browsers still answer for their frames.
+        self.timeline.drain(TIMELINE_DRAIN).await;
         self.channels.shutdown().await;
         tracing::info!(event = "daemon_stopped");
     }

@@ -567,7 +567,7 @@ export interface EventActorPage {
 }
 
 /** What happened. */
-export type EventKind = "tool" | "human" | "navigation" | "tab_opened" | "tab_closed" | "dialog" | "auth_prompt" | "file_chooser" | "download" | "handoff" | "control" | "mode" | "browser_gone";
+export type EventKind = "tool" | "human" | "navigation" | "tab_opened" | "tab_closed" | "dialog" | "auth_prompt" | "file_chooser" | "download" | "handoff" | "control" | "mode" | "browser_gone" | "frame";
 
 /** `control.holder`. */
 export type Holder = "human" | "agents";

@@ -66,13 +66,24 @@ struct Cast {
 }
 
 /// State the hub shares with its tasks. Short locks, never held across an await.
-#[derive(Default)]
 struct Shared {
     /// Casts by target id.
     casts: Mutex<HashMap<String, Cast>>,
     /// Frame slot of every cast running now, by flat session: frames from any other session
     /// are stale.
     casting: Mutex<HashMap<String, FrameSlot>>,
+    /// Counts frames published of any tab (see [`ScreencastHub::frames_published`]).
+    published: watch::Sender<u64>,
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Self {
+            casts: Mutex::default(),
+            casting: Mutex::default(),
+            published: watch::channel(0).0,
+        }
+    }
 }
 
 /// Shares one screencast per tab among the panes of a channel.
@@ -233,6 +244,22 @@ impl ScreencastHub {
     pub fn last_frame(&self, target_id: &str) -> Option<Arc<Frame>> {
         let casts = self.shared.casts.lock().expect("casts lock");
         casts.get(target_id).and_then(|c| c.frames.borrow().clone())
+    }
+
+    /// Changes whenever a frame of any tab is published (for a follower that samples the
+    /// frames, such as the timeline; it costs the cast nothing).
+    pub fn frames_published(&self) -> watch::Receiver<u64> {
+        self.shared.published.subscribe()
+    }
+
+    /// The last frame of every tab some pane watches now, by target id.
+    pub fn watched_frames(&self) -> Vec<(String, Arc<Frame>)> {
+        let casts = self.shared.casts.lock().expect("casts lock");
+        casts
+            .iter()
+            .filter(|(_, c)| c.wanted.borrow().watchers > 0)
+            .filter_map(|(id, c)| c.frames.borrow().clone().map(|f| (id.clone(), f)))
+            .collect()
     }
 }
 
@@ -450,6 +477,7 @@ async fn receive_frames(
             seq,
             stamps,
         })));
+        shared.published.send_modify(|n| *n += 1);
     }
 }
 

@@ -237,6 +237,13 @@ impl OpenPopups {
         by_id.remove(&id).map(|p| (id, p.target_id))
     }
 
+    /// Whether a popup (a `<select>`'s list, a date, time or colour picker …) is open in tab
+    /// `target_id`.
+    pub fn open_in(&self, target_id: &str) -> bool {
+        let by_id = self.by_id.lock().expect("popups lock");
+        by_id.values().any(|p| p.target_id == target_id)
+    }
+
     /// Forgets the popups and menus of a tab that closed.
     pub fn forget_tab(&self, target_id: &str) {
         self.by_id
@@ -345,6 +352,11 @@ impl SelectChoice {
 }
 
 impl BrowserSession {
+    /// Whether a popup is open in tab `target_id` (a capture of the tab could close it).
+    pub fn popup_open_in(&self, target_id: &str) -> bool {
+        self.select_popups.open_in(target_id)
+    }
+
     /// The world saw a select open: remember it and tell panes.
     pub(super) fn select_opened(
         &self,
@@ -547,11 +559,14 @@ mod tests {
             local_id: local.into(),
             kind: PopupKind::Select,
         };
+        assert!(!popups.open_in("T"));
         popups.insert("sel_a".into(), popup("s1"));
         popups.insert("sel_b".into(), popup("s2"));
+        assert!(popups.open_in("T") && !popups.open_in("U"));
         assert_eq!(popups.take_local("S", 3, "s2").unwrap().0, "sel_b");
         assert!(popups.take_local("S", 4, "s1").is_none());
         popups.forget_tab("T");
         assert!(popups.take("sel_a").is_none());
+        assert!(!popups.open_in("T"));
     }
 }

@@ -22,6 +22,9 @@ pub enum EventKind {
     Control,
     Mode,
     BrowserGone,
+    /// A watched tab changed on its own (at most one a second, from the pane's screencast):
+    /// actor `page`, with the tab, its URL and the frame.
+    Frame,
 }
 
 /// Who did it.

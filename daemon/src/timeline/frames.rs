@@ -1,6 +1,8 @@
 //! Frames of the timeline: taking a JPEG of a tab (`Page.captureScreenshot` at the viewport,
 //! quality 60, or the person's view: the screencast's last frame) and reading a kept one back
-//! by its id.
+//! by its id. Never a capture while a popup is open in the tab: `Page.captureScreenshot` can
+//! close Chrome's open date or time picker (Chromium 156), so the screencast's last frame is
+//! kept instead, or none.
 
 use std::path::Path;
 use std::time::Duration;
@@ -15,10 +17,33 @@ const QUALITY: u8 = 60;
 /// The longest a capture may take before the event is kept without a frame.
 const CAPTURE_DEADLINE: Duration = Duration::from_secs(5);
 
+/// Where the frame of a tool call comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// `Page.captureScreenshot` of the tab.
+    Capture,
+    /// The screencast's last frame (none when no pane casts the tab).
+    View,
+}
+
+/// A capture unless a popup is open in the tab: a capture can close it.
+fn source(popup_open: bool) -> Source {
+    if popup_open {
+        Source::View
+    } else {
+        Source::Capture
+    }
+}
+
 /// A JPEG of tab `target_id` as it is now; `None` when the tab is gone or does not answer.
+/// With a popup open in the tab, the person's view instead (see [`of_view`]).
 pub async fn capture(session: &BrowserSession, target_id: &str) -> Option<Vec<u8>> {
     if !session.is_alive() {
         return None;
+    }
+    if source(session.popup_open_in(target_id)) == Source::View {
+        tracing::debug!(event = "timeline_frame_from_view", channel_id = %session.channel(), target_id, reason = "popup_open");
+        return of_view(session, target_id);
     }
     let tab_session = session.tab_session(target_id)?;
     let reply = session
@@ -61,4 +86,22 @@ pub fn read(dir: &Path, frame_id: &str) -> Option<Vec<u8>> {
         return None;
     }
     std::fs::read(dir.join("frames").join(format!("{frame_id}.jpg"))).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_open_popup_is_never_captured() {
+        assert_eq!(source(true), Source::View);
+        assert_eq!(source(false), Source::Capture);
+    }
+
+    #[test]
+    fn frame_ids_are_32_hex_digits() {
+        assert!(is_frame_id(&"0a".repeat(16)));
+        assert!(!is_frame_id("../../token"));
+        assert!(!is_frame_id(&"0".repeat(31)));
+    }
 }

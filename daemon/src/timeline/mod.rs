@@ -1,14 +1,17 @@
 //! The timeline (DESIGN.md §17): one recorded history per channel of what agents, the person
 //! and the page did, with a JPEG of the tab after each tool call and each burst of the
-//! person's input. Kept under `<data_dir>/timeline/<channel>/` ([`store`]) within
+//! person's input, and of a watched tab while it changes (at most one a second, [`changes`]).
+//! Kept under `<data_dir>/timeline/<channel>/` ([`store`]) within
 //! `timeline.max_mb` and `timeline.keep_days`; removed with the profile or the channel.
 //!
 //! Callers only hand facts over ([`Timeline::tool_call`], [`Timeline::human_input`],
 //! [`Timeline::mode_changed`], [`Timeline::watch_session`] for the session's own notices);
 //! a recorder task per channel ([`recorder`]) takes the frames and writes, so recording never
-//! holds up the call it records. Never stores typed text, pastes, file contents, cookie values
+//! holds up the call it records; at shutdown [`Timeline::drain`] lets them write what is
+//! queued. Never stores typed text, pastes, file contents, cookie values
 //! or credentials: only counts and names reach it.
 
+pub mod changes;
 pub mod event;
 pub mod export;
 pub mod frames;
@@ -19,10 +22,13 @@ pub mod watch;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use crate::browser::input::InputEvent;
 use crate::browser::{Actor, BrowserSession};
@@ -53,6 +59,8 @@ impl TimelineSettings {
 struct ChannelTimeline {
     slot: Arc<Mutex<Slot>>,
     jobs: mpsc::UnboundedSender<Job>,
+    /// The recorder task (taken by [`Timeline::drain`]).
+    task: Mutex<Option<JoinHandle<()>>>,
 }
 
 /// Every channel's timeline.
@@ -61,6 +69,10 @@ pub struct Timeline {
     settings: TimelineSettings,
     /// Short lock, never held across an await.
     channels: Mutex<HashMap<ChannelId, Arc<ChannelTimeline>>>,
+    /// Set by [`Timeline::drain`]: nothing more is recorded.
+    closed: AtomicBool,
+    /// Cancelled by [`Timeline::drain`]: recorders take no more captures.
+    draining: CancellationToken,
 }
 
 /// What a tool call did, as [`Timeline::tool_call`] records it.
@@ -81,6 +93,8 @@ impl Timeline {
             root,
             settings,
             channels: Mutex::new(HashMap::new()),
+            closed: AtomicBool::new(false),
+            draining: CancellationToken::new(),
         })
     }
 
@@ -92,31 +106,78 @@ impl Timeline {
         self.root.join(channel.as_str())
     }
 
-    /// The channel's recorder (started on first use).
-    fn channel(&self, channel: &ChannelId) -> Arc<ChannelTimeline> {
+    /// The channel's recorder (started on first use); `None` once drained.
+    fn channel(&self, channel: &ChannelId) -> Option<Arc<ChannelTimeline>> {
         let mut channels = self.channels.lock().expect("timeline lock");
+        if self.closed.load(Ordering::SeqCst) {
+            return None;
+        }
         if let Some(entry) = channels.get(channel) {
             if !entry.jobs.is_closed() {
-                return entry.clone();
+                return Some(entry.clone());
             }
         }
         let slot = Arc::new(Mutex::new(Slot::Closed));
         let (jobs, queue) = mpsc::unbounded_channel();
-        tokio::spawn(recorder::run(
+        let task = tokio::spawn(recorder::run(
             channel.clone(),
             self.dir(channel),
             self.settings.limits(),
             slot.clone(),
             queue,
+            self.draining.clone(),
         ));
-        let entry = Arc::new(ChannelTimeline { slot, jobs });
+        let entry = Arc::new(ChannelTimeline {
+            slot,
+            jobs,
+            task: Mutex::new(Some(task)),
+        });
         channels.insert(channel.clone(), entry.clone());
-        entry
+        Some(entry)
     }
 
     fn send(&self, channel: &ChannelId, job: Job) {
         if self.settings.enabled {
-            let _ = self.channel(channel).jobs.send(job);
+            if let Some(entry) = self.channel(channel) {
+                let _ = entry.jobs.send(job);
+            }
+        }
+    }
+
+    /// At shutdown: stops recording and lets every recorder write what it has queued, for at
+    /// most `within` in all (a log line says when that cut it short). Call after the servers
+    /// stopped (the last calls are queued) and before the browsers stop (frames still come).
+    pub async fn drain(&self, within: Duration) {
+        let started = tokio::time::Instant::now();
+        let entries: Vec<(ChannelId, Arc<ChannelTimeline>)> = {
+            let mut channels = self.channels.lock().expect("timeline lock");
+            self.closed.store(true, Ordering::SeqCst);
+            channels.drain().collect()
+        };
+        self.draining.cancel();
+        // Dropping the entries closes the queues: each recorder ends once its queue is written.
+        let tasks: Vec<(ChannelId, JoinHandle<()>)> = entries
+            .into_iter()
+            .filter_map(|(channel, entry)| {
+                let task = entry.task.lock().expect("timeline task lock").take();
+                task.map(|t| (channel, t))
+            })
+            .collect();
+        let count = tasks.len();
+        let mut unwritten = Vec::new();
+        for (channel, task) in tasks {
+            if tokio::time::timeout_at(started + within, task)
+                .await
+                .is_err()
+            {
+                unwritten.push(channel.to_string());
+            }
+        }
+        let ms = started.elapsed().as_millis() as u64;
+        if unwritten.is_empty() {
+            tracing::info!(event = "timeline_drained", channels = count, ms);
+        } else {
+            tracing::warn!(event = "timeline_drain_cut_short", channels = ?unwritten, ms, "the timeline's last events of these channels were not written before shutdown");
         }
     }
 
@@ -125,7 +186,20 @@ impl Timeline {
     pub fn watch_session(self: &Arc<Self>, session: &Arc<BrowserSession>) {
         if self.settings.enabled {
             tokio::spawn(watch::follow(self.clone(), session.clone()));
+            tokio::spawn(changes::follow(self.clone(), session.clone()));
         }
+    }
+
+    /// Records a frame of watched tab `target_id` that changed (from [`changes`]).
+    fn page_frame(&self, session: &Arc<BrowserSession>, target_id: String, jpeg: Vec<u8>) {
+        self.send(
+            session.channel(),
+            Job::Frame {
+                target_id,
+                jpeg,
+                session: session.clone(),
+            },
+        );
     }
 
     /// Records an MCP tool call that just ended (with a frame of its tab, taken off the

@@ -1,7 +1,8 @@
 //! The recorder of one channel: a task that takes jobs in order, gathers the person's input
 //! into bursts, takes frames and writes each event to the store on a blocking thread, then
 //! tells the channel's panes (`timeline_event`). Callers only queue a job, so nothing they do
-//! waits for a frame or a disk write.
+//! waits for a frame or a disk write. At shutdown ([`super::Timeline::drain`]) the queue is
+//! closed and the recorder writes what is in it, without new captures, then ends.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -9,6 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::event::{now_ms, Draft, EventActor, EventKind};
 use super::store::{Limits, Store, StoreError};
@@ -54,6 +56,12 @@ pub enum Job {
     Input {
         action: HumanAction,
         target_id: String,
+        session: Arc<BrowserSession>,
+    },
+    /// A watched tab changed: its screencast frame (see `changes`).
+    Frame {
+        target_id: String,
+        jpeg: Vec<u8>,
         session: Arc<BrowserSession>,
     },
 }
@@ -130,13 +138,16 @@ impl Burst {
     }
 }
 
-/// Runs the recorder of `channel` until every sender is gone.
+/// Runs the recorder of `channel` until every sender is gone and the queue is written.
+/// `draining`: the daemon is shutting down (no more captures: the screencast's last frame or
+/// none, so the queue is written quickly).
 pub async fn run(
     channel: ChannelId,
     dir: PathBuf,
     limits: Limits,
     slot: Arc<Mutex<Slot>>,
     mut jobs: mpsc::UnboundedReceiver<Job>,
+    draining: CancellationToken,
 ) {
     let writer = Writer {
         channel,
@@ -173,10 +184,23 @@ pub async fn run(
                     // navigation it caused).
                     writer.flush(burst.take()).await;
                     let frame = match (&session, &frame_of) {
+                        // Shutting down: the event matters more than a fresh capture.
+                        (Some(session), Some(target)) if draining.is_cancelled() => {
+                            super::frames::of_view(session, target)
+                        }
                         (Some(session), Some(target)) => super::frames::capture(session, target).await,
                         _ => None,
                     };
                     writer.write(vec![draft], frame, session.as_ref()).await;
+                }
+                // During the person's burst its own frame, when it ends, shows the page.
+                Some(Job::Frame { .. }) if burst.is_some() => {}
+                Some(Job::Frame { target_id, jpeg, session }) => {
+                    let url = super::tab_url(&session, &target_id);
+                    let draft = Draft::new(EventKind::Frame, EventActor::Page)
+                        .tab(Some(target_id), url)
+                        .summary("the page changed");
+                    writer.write(vec![draft], Some(jpeg), Some(&session)).await;
                 }
             },
             _ = tokio::time::sleep_until(ends.unwrap_or_else(Instant::now)), if ends.is_some() => {
@@ -200,13 +224,7 @@ impl Writer {
     /// Records a finished burst: one event per step, the frame with the last.
     async fn flush(&self, burst: Option<Burst>) {
         let Some(burst) = burst else { return };
-        let url = burst
-            .session
-            .tab_infos()
-            .0
-            .into_iter()
-            .find(|t| t.target_id == burst.target_id)
-            .map(|t| super::summary::safe_url(&t.url));
+        let url = super::tab_url(&burst.session, &burst.target_id);
         let frame = super::frames::of_view(&burst.session, &burst.target_id);
         let drafts = burst
             .actions

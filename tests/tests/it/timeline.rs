@@ -3,7 +3,11 @@
 //! URLs; frames are JPEGs that differ where the page changed; typed passwords appear in no
 //! answer and no file; the export plays in a real Chromium; agent tokens get 403; the cap
 //! holds; a restart keeps it, a reset removes it, and a SIGKILL mid-recording leaves it
-//! readable.
+//! readable. Frames of watched tabs while they change: [`watched_frames`]; a SIGTERM writes
+//! what was queued: [`drain`].
+
+mod drain;
+mod watched_frames;
 
 use std::path::Path;
 use std::time::Duration;

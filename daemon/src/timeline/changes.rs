@@ -1,0 +1,181 @@
+//! Frames of watched tabs while they change (DESIGN.md §17: "while a watched tab changes at
+//! most one a second"). Follows the channel's screencast hub — the frames panes already get,
+//! never a capture of its own (a capture can close Chrome's open picker) — and hands the
+//! recorder at most one frame a second for the whole channel, of a tab whose picture changed,
+//! as a `frame` event. A still page adds nothing: the first frame seen of a tab is only noted,
+//! and a frame equal to one of the tab's last few (a blinking caret) is skipped.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::Timeline;
+use crate::browser::screencast::Frame;
+use crate::browser::BrowserSession;
+
+/// At most one frame per channel this often.
+pub const MIN_INTERVAL: Duration = Duration::from_secs(1);
+/// Frames of a tab remembered to skip repeats (a caret blinking between two pictures).
+const RECENT: usize = 8;
+
+/// Follows `session`'s watched tabs until it ends.
+pub async fn follow(timeline: Arc<Timeline>, session: Arc<BrowserSession>) {
+    let mut published = session.screencast().frames_published();
+    let mut changes = Changes::default();
+    let mut next = Instant::now();
+    let mut pending = false;
+    loop {
+        if !pending {
+            tokio::select! {
+                changed = published.changed() => if changed.is_err() { break },
+                _ = session.ended() => break,
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep_until(next) => {}
+            _ = session.ended() => break,
+        }
+        published.borrow_and_update();
+        let picked;
+        (picked, pending) = changes.pick(session.screencast().watched_frames());
+        if let Some((target_id, frame)) = picked {
+            timeline.page_frame(&session, target_id, frame.jpeg.to_vec());
+            next = Instant::now() + MIN_INTERVAL;
+        }
+    }
+}
+
+/// What the follower knows of one watched tab's frames.
+struct Tab {
+    /// The last frame looked at.
+    last: Arc<Frame>,
+    /// Hashes of the tab's latest distinct pictures, newest last.
+    recent: VecDeque<u64>,
+    /// When a frame of it was last kept (by [`Changes::round`]); 0 for never.
+    kept: u64,
+}
+
+/// The tabs' frames seen so far.
+#[derive(Default)]
+struct Changes {
+    tabs: HashMap<String, Tab>,
+    /// Counts the frames kept, to pick the tab kept longest ago first.
+    round: u64,
+}
+
+impl Changes {
+    /// The frame to keep now, if a watched tab shows something new, and whether other tabs
+    /// changed too (to look again after the interval without waiting for another frame).
+    fn pick(&mut self, watched: Vec<(String, Arc<Frame>)>) -> (Option<(String, Arc<Frame>)>, bool) {
+        self.tabs
+            .retain(|id, _| watched.iter().any(|(watched, _)| watched == id));
+        let mut changed: Vec<(u64, String, Arc<Frame>)> = Vec::new();
+        for (target_id, frame) in watched {
+            match self.tabs.get_mut(&target_id) {
+                None => {
+                    // What the tab looked like when somebody began watching it: not a change.
+                    let recent = VecDeque::from([hash(&frame.jpeg)]);
+                    self.tabs.insert(
+                        target_id,
+                        Tab {
+                            last: frame,
+                            recent,
+                            kept: 0,
+                        },
+                    );
+                }
+                Some(tab) if Arc::ptr_eq(&tab.last, &frame) => {}
+                Some(tab) => changed.push((tab.kept, target_id, frame)),
+            }
+        }
+        changed.sort_by_key(|(kept, ..)| *kept);
+        let mut changed = changed.into_iter();
+        for (_, target_id, frame) in changed.by_ref() {
+            let tab = self.tabs.get_mut(&target_id).expect("tab just seen");
+            tab.last = frame.clone();
+            let picture = hash(&frame.jpeg);
+            if tab.recent.contains(&picture) {
+                continue;
+            }
+            if tab.recent.len() == RECENT {
+                tab.recent.pop_front();
+            }
+            tab.recent.push_back(picture);
+            self.round += 1;
+            tab.kept = self.round;
+            return (Some((target_id, frame)), changed.len() > 0);
+        }
+        (None, false)
+    }
+}
+
+fn hash(jpeg: &[u8]) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    jpeg.hash(&mut hasher);
+    hasher.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(jpeg: &'static [u8]) -> Arc<Frame> {
+        Arc::new(Frame {
+            jpeg: bytes::Bytes::from_static(jpeg),
+            width: 800,
+            height: 600,
+            seq: 1,
+            stamps: None,
+        })
+    }
+
+    fn kept(picked: (Option<(String, Arc<Frame>)>, bool)) -> Option<(String, Vec<u8>)> {
+        picked.0.map(|(tab, f)| (tab, f.jpeg.to_vec()))
+    }
+
+    #[test]
+    fn a_still_tab_adds_nothing_and_a_changing_one_a_frame_per_change() {
+        let mut changes = Changes::default();
+        let a = frame(b"a");
+        // First sight: noted, not kept; the same frame again: nothing.
+        assert_eq!(kept(changes.pick(vec![("T".into(), a.clone())])), None);
+        assert_eq!(kept(changes.pick(vec![("T".into(), a.clone())])), None);
+        assert_eq!(
+            kept(changes.pick(vec![("T".into(), frame(b"b"))])),
+            Some(("T".into(), b"b".to_vec()))
+        );
+        // A caret blinking back to an earlier picture: nothing.
+        assert_eq!(kept(changes.pick(vec![("T".into(), frame(b"a"))])), None);
+        assert_eq!(kept(changes.pick(vec![("T".into(), frame(b"b"))])), None);
+        assert_eq!(
+            kept(changes.pick(vec![("T".into(), frame(b"c"))])),
+            Some(("T".into(), b"c".to_vec()))
+        );
+    }
+
+    #[test]
+    fn two_changing_tabs_take_turns() {
+        let mut changes = Changes::default();
+        changes.pick(vec![("A".into(), frame(b"a0")), ("B".into(), frame(b"b0"))]);
+        let (first, more) =
+            changes.pick(vec![("A".into(), frame(b"a1")), ("B".into(), frame(b"b1"))]);
+        assert!(more);
+        let first = first.unwrap().0;
+        let b2 = frame(b"b2");
+        let a2 = frame(b"a2");
+        let (second, _) = changes.pick(vec![("A".into(), a2), ("B".into(), b2)]);
+        assert_ne!(second.unwrap().0, first, "the other tab's turn");
+    }
+
+    #[test]
+    fn an_unwatched_tab_is_forgotten() {
+        let mut changes = Changes::default();
+        changes.pick(vec![("T".into(), frame(b"a"))]);
+        changes.pick(vec![]);
+        // Watched again: its first frame is a fresh start, not a change.
+        assert_eq!(kept(changes.pick(vec![("T".into(), frame(b"z"))])), None);
+    }
+}
