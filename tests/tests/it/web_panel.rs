@@ -5,6 +5,7 @@
 
 mod agents;
 mod context_menu;
+mod docker;
 mod downloads;
 mod embed;
 mod files;
