@@ -106,21 +106,19 @@ pub struct BrowserSession {
     /// Bumped on every tab-list change, so callers can wait for a target to be tracked.
     pub(super) tabs_version: watch::Sender<u64>,
     notices: broadcast::Sender<PaneMessage>,
-    pub(super) hub: ScreencastHub,
-    /// Console and network ring buffers per tab (read by the MCP tools).
+    pub(super) hub: Arc<ScreencastHub>,
+    /// The way to each tab's console and network ring buffers (read by the MCP tools).
     pub(super) logs: TabLogs,
-    /// The MCP tools' element-ref books, per tab (dropped in `untrack`).
-    refs: RefBooks,
-    /// The MCP tools' isolated worlds, per frame session (a tab's dropped in `untrack`).
-    worlds: super::worlds::Worlds,
+    /// The MCP tools' isolated worlds, per frame session (a tab's goes with its record).
+    pub(super) worlds: Arc<super::worlds::Worlds>,
     /// Uploaded files and downloads (the MCP file tools).
     files: Arc<SessionFiles>,
     /// How long the tools' settle waits.
     settle: SettleLimits,
     /// Requested viewport (CSS px). Short lock.
     viewport: Mutex<(u32, u32)>,
-    /// The size each tab is laid out at, sent in the order asked (a tab's dropped in `untrack`).
-    pub(super) layouts: super::layouts::Layouts,
+    /// The size each tab is laid out at, sent in the order asked (a tab's goes with its record).
+    pub(super) layouts: Arc<super::layouts::Layouts>,
     pub(super) closed: CancellationToken,
     /// Set when Porthole itself is closing the session's tabs (host-mode stop): a tab list
     /// that empties then is not refilled.
@@ -138,8 +136,6 @@ pub struct BrowserSession {
     /// Targets Chrome created for us that are not tracked yet (their creator may have been
     /// cancelled mid-way): a host-mode stop closes them too. Short lock.
     pub(super) opening: Arc<Mutex<std::collections::HashSet<String>>>,
-    /// The JavaScript dialog open in each tab (see `dialogs`). Short lock.
-    pub(super) dialogs: Mutex<std::collections::HashMap<String, super::dialogs::OpenDialog>>,
     /// Keeps agents' tabs off browser-internal pages (see `url_guard`).
     pub(super) url_guard: super::url_guard::UrlGuard,
     /// File choosers waiting for the person, and files handed to tabs (see `person_files`).
@@ -147,7 +143,7 @@ pub struct BrowserSession {
     /// HTTP authentication prompts waiting for the person (see `auth`).
     pub(super) auth: super::auth::AuthPrompts,
     /// The `<select>` popups open in this session's tabs (see `select_popup`).
-    pub(super) select_popups: super::select_popup::OpenPopups,
+    pub(super) select_popups: Arc<super::select_popup::OpenPopups>,
 }
 
 impl std::fmt::Debug for BrowserSession {
@@ -178,13 +174,13 @@ impl BrowserSession {
         } = options;
         let (notices, _) = broadcast::channel(256);
         let closed = CancellationToken::new();
-        let layouts = super::layouts::Layouts::default();
-        let hub = ScreencastHub::spawn(
+        let layouts = Arc::new(super::layouts::Layouts::default());
+        let hub = Arc::new(ScreencastHub::spawn(
             cdp.clone(),
             closed.clone(),
             ownership == Ownership::AllTabs,
             layouts.applied().clone(),
-        );
+        ));
         let logs = TabLogs::spawn(&cdp, closed.clone());
         let files = SessionFiles::spawn(
             &cdp,
@@ -205,7 +201,6 @@ impl BrowserSession {
             notices,
             hub,
             logs,
-            refs: RefBooks::default(),
             worlds: Default::default(),
             files,
             settle,
@@ -216,7 +211,6 @@ impl BrowserSession {
             agent_tabs: Mutex::new(Default::default()),
             agent_locks: Mutex::new(Default::default()),
             end_reason: Mutex::new(None),
-            dialogs: Mutex::new(Default::default()),
             url_guard: Default::default(),
             select_popups: Default::default(),
             creating: Arc::new(watch::channel(0).0),
@@ -333,8 +327,8 @@ impl BrowserSession {
     }
 
     /// The MCP tools' element-ref books of this session's tabs.
-    pub fn refs(&self) -> &RefBooks {
-        &self.refs
+    pub fn refs(&self) -> RefBooks<'_> {
+        RefBooks::new(&self.tabs)
     }
 
     /// Who owns a tracked tab.

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use super::notice::PaneMessage;
 use super::owner::TabOwner;
 use super::session::{BrowserSession, Ownership, SessionError};
+use super::tab_entry::{Held, TabEntry};
 use super::tabs::Tab;
 use crate::cdp::CdpError;
 
@@ -42,6 +43,15 @@ impl BrowserSession {
                 return Err(error.into());
             }
         };
+        // The tab's record starts here: its logs fill from the domains enabled below, and its
+        // places in the registries kept by session or target id are left when it drops.
+        let held = vec![
+            Held::Logs(self.logs.open(&session_id)),
+            Held::Cast(self.hub.clone(), target_id.to_string()),
+            Held::Layout(self.layouts.clone(), session_id.clone()),
+            Held::World(self.worlds.clone(), session_id.clone()),
+            Held::Popups(self.select_popups.clone(), target_id.to_string()),
+        ];
         // Page events tell us when a document loaded (titles arrive with no Target event).
         let _ = self
             .cdp
@@ -99,7 +109,7 @@ impl BrowserSession {
         };
         let became_active = {
             let mut tabs = self.tabs.lock().expect("tabs lock");
-            tabs.add(tab);
+            tabs.add(TabEntry::new(tab, held));
             tabs.len() == 1
         };
         self.tabs_version.send_modify(|v| *v += 1);
@@ -137,20 +147,15 @@ impl BrowserSession {
     }
 
     /// Stops tracking a tab (it was closed or detached); picks a new active tab if needed.
+    /// Removing its record is all the forgetting: everything kept about the tab is in it
+    /// (see `tab_entry`), dropped here, outside the tabs lock.
     pub(super) fn untrack(&self, target_id: &str) {
         let (removed, switched) = self.tabs.lock().expect("tabs lock").remove(target_id);
         self.tabs_version.send_modify(|v| *v += 1);
         let Some(removed) = removed else {
             return;
         };
-        self.logs.forget(&removed.session_id);
-        self.hub.forget(target_id);
-        self.refs().forget(target_id);
-        self.worlds().drop_session(&removed.session_id);
-        self.layouts.forget(&removed.session_id);
-        self.dialogs.lock().expect("dialogs lock").remove(target_id);
-        self.url_guard.forget(target_id);
-        self.select_popups.forget_tab(target_id);
+        drop(removed);
         self.notify(PaneMessage::TabClosed {
             target_id: target_id.to_string(),
         });
