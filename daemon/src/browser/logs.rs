@@ -345,7 +345,10 @@ mod tests {
         assert!(logs.network("s").is_empty());
         assert!(logs.console("other").is_empty());
         drop(held);
-        assert!(logs.console("s").is_empty(), "the buffers go with the tab's record");
+        assert!(
+            logs.console("s").is_empty(),
+            "the buffers go with the tab's record"
+        );
         logs.apply(
             "s",
             "Runtime.consoleAPICalled",

@@ -171,6 +171,10 @@ mod tests {
         assert_eq!(books.tabs(), vec!["B".to_string()]);
         assert_eq!(books.get("A").next, 1);
         books.advance("C", 5);
-        assert_eq!(books.get("C").next, 1, "nothing is kept for a tab not tracked");
+        assert_eq!(
+            books.get("C").next,
+            1,
+            "nothing is kept for a tab not tracked"
+        );
     }
 }

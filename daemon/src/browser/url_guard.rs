@@ -103,7 +103,10 @@ impl Shown {
 impl BrowserSession {
     /// Treats every tab as an agent's (a session driven only by tools).
     pub fn guard_every_tab(&self) {
-        self.url_guard.every_tab.store(true, Ordering::SeqCst);
+        self.agents
+            .url_guard
+            .every_tab
+            .store(true, Ordering::SeqCst);
     }
 
     /// The agent id to tell when the tracked tab `target_id` must leave an internal page;
@@ -112,7 +115,7 @@ impl BrowserSession {
         let tabs = self.tabs.lock().expect("tabs lock");
         match &tabs.get(target_id)?.owner {
             TabOwner::Agent { id, .. } => Some(id.clone()),
-            TabOwner::Human if self.url_guard.every_tab.load(Ordering::SeqCst) => {
+            TabOwner::Human if self.agents.url_guard.every_tab.load(Ordering::SeqCst) => {
                 Some(OWNER_AGENT.to_string())
             }
             TabOwner::Human => None,
@@ -137,7 +140,8 @@ impl BrowserSession {
             return true;
         }
         tracing::warn!(event = "internal_page_closed", channel_id = %self.channel(), agent_id = %agent_id, target_id = %target_id, scheme = url.split(':').next().unwrap_or_default());
-        self.url_guard
+        self.agents
+            .url_guard
             .notes
             .lock()
             .expect("notes lock")
@@ -164,7 +168,8 @@ impl BrowserSession {
 
     /// The notes waiting for `agent_id` (each is given once).
     pub fn take_url_notes(&self, agent_id: &str) -> Vec<String> {
-        self.url_guard
+        self.agents
+            .url_guard
             .notes
             .lock()
             .expect("notes lock")
@@ -176,6 +181,7 @@ impl BrowserSession {
     /// may use. An agent's tab that is not is closed (see [`Self::guard_landing`]).
     pub async fn check_tab_for_tools(&self, target_id: &str) -> Result<(), SessionError> {
         let shown = self
+            .agents
             .url_guard
             .shown
             .get_or_init(|| Shown::follow(self.cdp.subscribe()));
