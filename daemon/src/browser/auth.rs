@@ -147,7 +147,7 @@ impl BrowserSession {
             return;
         }
         let closed = self.life.closed.clone();
-        while let Some(event) = super::events::next_event(&mut events, &closed, "auth").await {
+        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "auth").await {
             match event.method.as_str() {
                 "Fetch.requestPaused" => self.continue_paused(&event),
                 "Fetch.authRequired" => self.auth_required(&event),

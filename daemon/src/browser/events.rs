@@ -12,27 +12,6 @@ use super::notice::PaneMessage;
 use super::session::{BrowserSession, Ownership};
 use crate::cdp::CdpEvent;
 
-/// The next event of a session's stream, or `None` once `closed` is cancelled or the stream
-/// ends. Events missed by a slow reader are skipped with a debug line naming `reader`.
-pub(super) async fn next_event(
-    events: &mut broadcast::Receiver<CdpEvent>,
-    closed: &tokio_util::sync::CancellationToken,
-    reader: &'static str,
-) -> Option<CdpEvent> {
-    loop {
-        tokio::select! {
-            _ = closed.cancelled() => return None,
-            event = events.recv() => match event {
-                Ok(event) => return Some(event),
-                Err(broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::debug!(event = "events_lagged", reader, missed);
-                }
-                Err(broadcast::error::RecvError::Closed) => return None,
-            },
-        }
-    }
-}
-
 impl BrowserSession {
     /// Follows Chrome's target events until the session ends.
     pub(super) async fn follow_events(self: Arc<Self>, mut events: broadcast::Receiver<CdpEvent>) {

@@ -92,7 +92,7 @@ impl TabLogs {
     }
 
     async fn record(self, mut events: broadcast::Receiver<CdpEvent>, closed: CancellationToken) {
-        while let Some(event) = super::events::next_event(&mut events, &closed, "logs").await {
+        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "logs").await {
             if let Some(session) = event.session_id.as_deref() {
                 self.apply(session, &event.method, &event.params);
             }

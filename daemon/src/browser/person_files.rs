@@ -166,9 +166,7 @@ impl BrowserSession {
         mut events: broadcast::Receiver<CdpEvent>,
     ) {
         let closed = self.life.closed.clone();
-        while let Some(event) =
-            super::events::next_event(&mut events, &closed, "person_files").await
-        {
+        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "person_files").await {
             match event.method.as_str() {
                 "Page.fileChooserOpened" => self.chooser_opened(&event).await,
                 "Target.targetDestroyed" | "Target.detachedFromTarget" => {
