@@ -41,7 +41,8 @@ impl BrowserSession {
     }
 
     fn agent_lock(&self, agent_id: &str) -> Arc<tokio::sync::Mutex<()>> {
-        self.agent_locks
+        self.agents
+            .locks
             .lock()
             .expect("agent locks lock")
             .entry(agent_id.to_string())
@@ -52,7 +53,7 @@ impl BrowserSession {
     /// The agent's current tab when it is still its own; else its newest own tab, if any.
     fn current_agent_tab(&self, agent_id: &str) -> Option<(String, String)> {
         let tabs = self.tabs.lock().expect("tabs lock");
-        let mut current = self.agent_tabs.lock().expect("agent tabs lock");
+        let mut current = self.agents.tabs.lock().expect("agent tabs lock");
         let still_ours = current
             .get(agent_id)
             .and_then(|id| tabs.get(id))
@@ -69,7 +70,8 @@ impl BrowserSession {
     }
 
     fn set_agent_tab(&self, agent_id: &str, target_id: &str) {
-        self.agent_tabs
+        self.agents
+            .tabs
             .lock()
             .expect("agent tabs lock")
             .insert(agent_id.to_string(), target_id.to_string());
@@ -180,7 +182,7 @@ impl BrowserSession {
         self.check_access(actor, target_id)?;
         self.close_tab(target_id).await?;
         if let Actor::Agent { id, .. } = actor {
-            let mut current = self.agent_tabs.lock().expect("agent tabs lock");
+            let mut current = self.agents.tabs.lock().expect("agent tabs lock");
             if current.get(id).map(String::as_str) == Some(target_id) {
                 current.remove(id);
             }

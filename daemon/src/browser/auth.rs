@@ -146,8 +146,8 @@ impl BrowserSession {
             tracing::warn!(event = "auth_prompts_off", channel_id = %self.channel(), %error);
             return;
         }
-        let closed = self.closed.clone();
-        while let Some(event) = super::events::next_event(&mut events, &closed, "auth").await {
+        let closed = self.life.closed.clone();
+        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "auth").await {
             match event.method.as_str() {
                 "Fetch.requestPaused" => self.continue_paused(&event),
                 "Fetch.authRequired" => self.auth_required(&event),
@@ -190,7 +190,7 @@ impl BrowserSession {
         }
         .unwrap_or_else(|| frame.to_string());
         let challenge = &p["authChallenge"];
-        let n = self.auth.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let n = self.prompts.auth.next.fetch_add(1, Ordering::Relaxed) + 1;
         let prompt = AuthPrompt {
             id: format!("a{n}"),
             request_id: request_id.to_string(),
@@ -204,20 +204,21 @@ impl BrowserSession {
                 .to_ascii_lowercase(),
         };
         tracing::info!(event = "auth_prompt_opened", channel_id = %self.channel(), id = %prompt.id, target_id = %prompt.target_id, origin = %prompt.origin, scheme = %prompt.scheme);
-        self.auth
+        self.prompts
+            .auth
             .open
             .lock()
             .expect("auth lock")
             .insert(prompt.id.clone(), prompt.clone());
         self.notify(prompt.message());
-        self.auth.opened.send_modify(|n| *n += 1);
+        self.prompts.auth.opened.send_modify(|n| *n += 1);
         tokio::spawn(cancel_unwatched(Arc::downgrade(self), prompt.id));
     }
 
     /// Forgets the prompts `which` picks, telling panes.
     fn drop_prompts(&self, which: impl Fn(&AuthPrompt) -> bool) -> Vec<AuthPrompt> {
         let dropped: Vec<AuthPrompt> = {
-            let mut open = self.auth.open.lock().expect("auth lock");
+            let mut open = self.prompts.auth.open.lock().expect("auth lock");
             let ids: Vec<String> = open
                 .values()
                 .filter(|p| which(p))
@@ -235,7 +236,7 @@ impl BrowserSession {
 
     /// The login prompts waiting for the person (for a pane that attaches while one is open).
     pub fn open_auth_prompts(&self) -> Vec<AuthPrompt> {
-        let open = self.auth.open.lock().expect("auth lock");
+        let open = self.prompts.auth.open.lock().expect("auth lock");
         let mut list: Vec<AuthPrompt> = open.values().cloned().collect();
         list.sort_by(|a, b| a.id.cmp(&b.id));
         list
@@ -243,14 +244,14 @@ impl BrowserSession {
 
     /// The login prompt open in a tab, if any (agents are told to call `request_human`).
     pub fn auth_prompt_in(&self, target_id: &str) -> Option<AuthPrompt> {
-        let open = self.auth.open.lock().expect("auth lock");
+        let open = self.prompts.auth.open.lock().expect("auth lock");
         open.values().find(|p| p.target_id == target_id).cloned()
     }
 
     /// Resolves with the login prompt of `target_id` once one is open (at once if one is):
     /// a tool whose navigation is held by a login ends with what to do instead of waiting.
     pub async fn auth_prompt_opens(&self, target_id: &str) -> AuthPrompt {
-        let mut opened = self.auth.opened.subscribe();
+        let mut opened = self.prompts.auth.opened.subscribe();
         loop {
             if let Some(prompt) = self.auth_prompt_in(target_id) {
                 return prompt;

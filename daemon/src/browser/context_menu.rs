@@ -172,7 +172,7 @@ impl BrowserSession {
         };
         let id = format!("cm_{:08x}", rand::random::<u32>());
         let image = menu.image.clone().zip(menu.image_id).map(|(a, i)| (i, a));
-        self.select_popups.set_menu(
+        self.prompts.popups.set_menu(
             id.clone(),
             OpenMenu {
                 target_id: target_id.to_string(),
@@ -201,7 +201,8 @@ impl BrowserSession {
     /// `copy_image {id}`: the image of context menu `id` as PNG, for the pane's clipboard.
     pub async fn copy_context_image(&self, id: &str) -> Result<PaneMessage, MenuError> {
         let menu = self
-            .select_popups
+            .prompts
+            .popups
             .menu(id)
             .ok_or_else(|| MenuError::NotOpen(id.to_string()))?;
         let Some((local, address)) = menu.image.clone() else {

@@ -63,10 +63,9 @@ impl BrowserSession {
                     .map(str::to_string),
             };
             tracing::info!(event = "dialog_opened", channel_id = %self.channel(), %target_id, kind = dialog.kind.as_str());
-            self.dialogs
-                .lock()
-                .expect("dialogs lock")
-                .insert(target_id.clone(), dialog.clone());
+            if let Some(entry) = self.tabs.lock().expect("tabs lock").entry_mut(&target_id) {
+                entry.dialog = Some(dialog.clone());
+            }
             self.notify(PaneMessage::Dialog {
                 target_id,
                 kind: dialog.kind,
@@ -80,10 +79,11 @@ impl BrowserSession {
 
     fn forget_dialog(&self, target_id: &str) {
         let was_open = self
-            .dialogs
+            .tabs
             .lock()
-            .expect("dialogs lock")
-            .remove(target_id)
+            .expect("tabs lock")
+            .entry_mut(target_id)
+            .and_then(|e| e.dialog.take())
             .is_some();
         if was_open {
             self.notify(PaneMessage::DialogClosed {
@@ -94,20 +94,15 @@ impl BrowserSession {
 
     /// The dialog open in a tab, if any.
     pub fn open_dialog(&self, target_id: &str) -> Option<OpenDialog> {
-        self.dialogs
-            .lock()
-            .expect("dialogs lock")
-            .get(target_id)
-            .cloned()
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.entry(target_id).and_then(|e| e.dialog.clone())
     }
 
     /// Every open dialog, by tab (for a pane that attaches while one is open).
     pub fn open_dialogs(&self) -> Vec<(String, OpenDialog)> {
-        self.dialogs
-            .lock()
-            .expect("dialogs lock")
-            .iter()
-            .map(|(t, d)| (t.clone(), d.clone()))
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.entries()
+            .filter_map(|e| Some((e.tab.target_id.clone(), e.dialog.clone()?)))
             .collect()
     }
 

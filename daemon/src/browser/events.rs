@@ -12,33 +12,12 @@ use super::notice::PaneMessage;
 use super::session::{BrowserSession, Ownership};
 use crate::cdp::CdpEvent;
 
-/// The next event of a session's stream, or `None` once `closed` is cancelled or the stream
-/// ends. Events missed by a slow reader are skipped with a debug line naming `reader`.
-pub(super) async fn next_event(
-    events: &mut broadcast::Receiver<CdpEvent>,
-    closed: &tokio_util::sync::CancellationToken,
-    reader: &'static str,
-) -> Option<CdpEvent> {
-    loop {
-        tokio::select! {
-            _ = closed.cancelled() => return None,
-            event = events.recv() => match event {
-                Ok(event) => return Some(event),
-                Err(broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::debug!(event = "events_lagged", reader, missed);
-                }
-                Err(broadcast::error::RecvError::Closed) => return None,
-            },
-        }
-    }
-}
-
 impl BrowserSession {
     /// Follows Chrome's target events until the session ends.
     pub(super) async fn follow_events(self: Arc<Self>, mut events: broadcast::Receiver<CdpEvent>) {
         loop {
             let event = tokio::select! {
-                _ = self.closed.cancelled() => return,
+                _ = self.life.closed.cancelled() => return,
                 _ = self.cdp.lost() => {
                     let reason = self.cdp.lost_reason().unwrap_or_default();
                     tracing::warn!(event = "browser_lost", channel_id = %self.channel, %reason);
@@ -71,7 +50,10 @@ impl BrowserSession {
                     tabs.get(opener).map(|t| t.owner.clone())
                 });
                 let opener_is_ours = opener_owner.is_some();
-                let winding_down = self.winding_down.load(std::sync::atomic::Ordering::SeqCst);
+                let winding_down = self
+                    .traffic
+                    .winding_down
+                    .load(std::sync::atomic::Ordering::SeqCst);
                 if winding_down && opener_is_ours && self.ownership == Ownership::OwnTabs {
                     // A popup of ours while a host-mode stop closes our tabs: it goes too.
                     let _ = self
@@ -124,7 +106,7 @@ impl BrowserSession {
             // A cross-process navigation can end a running screencast without a word.
             "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
                 if let Some(session) = event.session_id.as_deref() {
-                    self.hub.restart(session);
+                    self.views.hub.restart(session);
                 }
             }
             "Page.domContentEventFired"
@@ -143,7 +125,10 @@ impl BrowserSession {
                     self.untrack(id);
                     // Closed from outside (a page's window.close(), the user in their own
                     // Chrome): a channel always keeps one tab to show and drive.
-                    let winding_down = self.winding_down.load(std::sync::atomic::Ordering::SeqCst);
+                    let winding_down = self
+                        .traffic
+                        .winding_down
+                        .load(std::sync::atomic::Ordering::SeqCst);
                     if self.tab_count() == 0 && self.is_alive() && !winding_down {
                         tracing::info!(event = "last_tab_replaced", channel_id = %self.channel);
                         if let Err(error) = self.new_tab(None).await {

@@ -509,7 +509,7 @@ impl SessionFiles {
         if let Some(dir) = &downloads {
             self.allow_downloads(&cdp, dir).await;
         }
-        while let Some(event) = super::events::next_event(&mut events, &closed, "files").await {
+        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "files").await {
             match (event.method.as_str(), event.session_id.as_deref()) {
                 ("Page.fileChooserOpened", Some(session)) => {
                     let Some(id) = event.params["backendNodeId"].as_i64() else {

@@ -337,7 +337,7 @@ impl super::session::BrowserSession {
                 SCALES.end()
             ));
         }
-        Ok(self.layouts.set_scale(scale))
+        Ok(self.views.layouts.set_scale(scale))
     }
 
     /// Refuses a zoom factor outside [`ZOOMS`], saying what to send.
@@ -355,7 +355,7 @@ impl super::session::BrowserSession {
     /// Zooms the page of the tab behind flat CDP `session` by `factor` (checked with
     /// `check_zoom`; 1: 100 %), as Chrome's Ctrl +/- does.
     pub async fn zoom_tab(&self, session: &str, factor: f64) -> Result<(), super::SessionError> {
-        let requested = self.layouts.zoom(session, factor, self.viewport());
+        let requested = self.views.layouts.zoom(session, factor, self.viewport());
         requested.apply(&self.cdp).await?;
         Ok(())
     }
@@ -363,13 +363,17 @@ impl super::session::BrowserSession {
     /// Device pixels per pane px of the tab behind flat CDP `session` (input coordinates are
     /// multiplied by it).
     pub fn pixel_scale(&self, session: &str) -> f64 {
-        self.layouts.applied().of(session)
+        self.views.layouts.applied().of(session)
     }
 
     /// Lays the tab behind flat CDP `session` out again at the size it was last given (or the
     /// channel's), with the channel's current pixel ratio.
     pub async fn relayout_tab(&self, session: &str) -> Result<(), super::SessionError> {
-        let size = self.layouts.wanted_size(session).unwrap_or(self.viewport());
+        let size = self
+            .views
+            .layouts
+            .wanted_size(session)
+            .unwrap_or(self.viewport());
         self.size_tab_to(session, size).await
     }
 }

@@ -8,10 +8,12 @@
 //! buffers reach the daemon's event channel already cut (`CdpConnection::trim_events`), so a
 //! page that logs megabyte lines or requests megabyte URLs costs a few KB per entry.
 //!
+//! A tab's buffers live in its record (`TabEntry`) and go with it; the recorder reaches them by
+//! a weak link from the tab's flat session, so events of a session no tab holds are dropped.
 //! Owns the buffers and the recorder task; reading and filtering for tools is `tools::logs`.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use serde_json::Value;
 use tokio::sync::broadcast;
@@ -55,17 +57,28 @@ pub struct NetworkEntry {
     pub finished: bool,
 }
 
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct TabBuffers {
     console: VecDeque<ConsoleEntry>,
     network: VecDeque<NetworkEntry>,
 }
 
-/// The log buffers of every tab of one browser connection, keyed by flat CDP session id.
+/// One tab's console and network buffers, held by the tab's record. Short lock, never held
+/// across an await.
+#[derive(Debug, Default)]
+pub struct TabLogBuffers(Mutex<TabBuffers>);
+
+impl TabLogBuffers {
+    fn lock(&self) -> std::sync::MutexGuard<'_, TabBuffers> {
+        self.0.lock().expect("tab logs lock")
+    }
+}
+
+/// The way to every tab's log buffers of one browser connection, by flat CDP session id.
 #[derive(Clone, Default)]
 pub struct TabLogs {
-    /// Short lock, never held across an await.
-    tabs: Arc<Mutex<HashMap<String, TabBuffers>>>,
+    /// Short lock, never held across an await (nor while a tab's buffers are locked).
+    tabs: Arc<Mutex<HashMap<String, Weak<TabLogBuffers>>>>,
 }
 
 impl TabLogs {
@@ -79,17 +92,35 @@ impl TabLogs {
     }
 
     async fn record(self, mut events: broadcast::Receiver<CdpEvent>, closed: CancellationToken) {
-        while let Some(event) = super::events::next_event(&mut events, &closed, "logs").await {
+        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "logs").await {
             if let Some(session) = event.session_id.as_deref() {
                 self.apply(session, &event.method, &event.params);
             }
         }
     }
 
-    /// Records one event of the tab behind `session`.
-    pub fn apply(&self, session: &str, method: &str, p: &Value) {
+    /// Fresh buffers for the tab behind `session`, recorded into from now on while the
+    /// returned `Arc` (kept in the tab's record) lives.
+    pub fn open(&self, session: &str) -> Arc<TabLogBuffers> {
+        let buffers = Arc::new(TabLogBuffers::default());
         let mut tabs = self.tabs.lock().expect("tab logs lock");
-        let tab = || -> TabBuffers { TabBuffers::default() };
+        tabs.retain(|_, tab| tab.strong_count() > 0);
+        tabs.insert(session.to_string(), Arc::downgrade(&buffers));
+        buffers
+    }
+
+    /// The buffers of the tab behind `session`, while its record holds them.
+    fn buffers(&self, session: &str) -> Option<Arc<TabLogBuffers>> {
+        let tabs = self.tabs.lock().expect("tab logs lock");
+        tabs.get(session).and_then(Weak::upgrade)
+    }
+
+    /// Records one event of the tab behind `session` (nothing when no tab holds it).
+    pub fn apply(&self, session: &str, method: &str, p: &Value) {
+        let Some(buffers) = self.buffers(session) else {
+            return;
+        };
+        let mut tab = buffers.lock();
         match method {
             "Runtime.consoleAPICalled" => {
                 let level = match p["type"].as_str().unwrap_or("log") {
@@ -109,7 +140,7 @@ impl TabLogs {
                     )
                 });
                 push(
-                    &mut tabs.entry(session.to_string()).or_insert_with(tab).console,
+                    &mut tab.console,
                     ConsoleEntry {
                         level: level.into(),
                         text,
@@ -134,7 +165,7 @@ impl TabLogs {
                     )
                 });
                 push(
-                    &mut tabs.entry(session.to_string()).or_insert_with(tab).console,
+                    &mut tab.console,
                     ConsoleEntry {
                         level: "error".into(),
                         text,
@@ -158,7 +189,7 @@ impl TabLogs {
                     failure: None,
                     finished: false,
                 };
-                let buffers = tabs.entry(session.to_string()).or_insert_with(tab);
+                let buffers = &mut *tab;
                 // A redirect reuses the request id: the previous hop is done.
                 if let Some(previous) = buffers
                     .network
@@ -175,9 +206,7 @@ impl TabLogs {
                 push(&mut buffers.network, entry);
             }
             "Network.responseReceived" | "Network.loadingFinished" | "Network.loadingFailed" => {
-                let Some(buffers) = tabs.get_mut(session) else {
-                    return;
-                };
+                let buffers = &mut *tab;
                 let id = p["requestId"].as_str().unwrap_or_default();
                 let Some(entry) = buffers
                     .network
@@ -204,37 +233,30 @@ impl TabLogs {
 
     /// The console messages of a tab, oldest first.
     pub fn console(&self, session: &str) -> Vec<ConsoleEntry> {
-        let tabs = self.tabs.lock().expect("tab logs lock");
-        tabs.get(session)
-            .map(|t| t.console.iter().cloned().collect())
+        self.buffers(session)
+            .map(|t| t.lock().console.iter().cloned().collect())
             .unwrap_or_default()
     }
 
     /// The network requests of a tab, oldest first.
     pub fn network(&self, session: &str) -> Vec<NetworkEntry> {
-        let tabs = self.tabs.lock().expect("tab logs lock");
-        tabs.get(session)
-            .map(|t| t.network.iter().cloned().collect())
+        self.buffers(session)
+            .map(|t| t.lock().network.iter().cloned().collect())
             .unwrap_or_default()
     }
 
     /// Empties a tab's console buffer.
     pub fn clear_console(&self, session: &str) {
-        if let Some(t) = self.tabs.lock().expect("tab logs lock").get_mut(session) {
-            t.console.clear();
+        if let Some(t) = self.buffers(session) {
+            t.lock().console.clear();
         }
     }
 
     /// Empties a tab's network buffer.
     pub fn clear_network(&self, session: &str) {
-        if let Some(t) = self.tabs.lock().expect("tab logs lock").get_mut(session) {
-            t.network.clear();
+        if let Some(t) = self.buffers(session) {
+            t.lock().network.clear();
         }
-    }
-
-    /// Drops a closed tab's buffers.
-    pub fn forget(&self, session: &str) {
-        self.tabs.lock().expect("tab logs lock").remove(session);
     }
 }
 
@@ -294,6 +316,7 @@ mod tests {
     #[test]
     fn buffers_are_bounded_and_follow_requests() {
         let logs = TabLogs::default();
+        let held = logs.open("s");
         for i in 0..LOG_CAPACITY + 5 {
             logs.apply(
                 "s",
@@ -321,11 +344,23 @@ mod tests {
         logs.clear_network("s");
         assert!(logs.network("s").is_empty());
         assert!(logs.console("other").is_empty());
+        drop(held);
+        assert!(
+            logs.console("s").is_empty(),
+            "the buffers go with the tab's record"
+        );
+        logs.apply(
+            "s",
+            "Runtime.consoleAPICalled",
+            &json!({"type": "log", "args": [{"type": "string", "value": "late"}]}),
+        );
+        assert!(logs.console("s").is_empty());
     }
 
     #[test]
     fn entries_are_cut_at_4_kb() {
         let logs = TabLogs::default();
+        let _held = logs.open("s");
         let mega = "x".repeat(1 << 20);
         logs.apply(
             "s",

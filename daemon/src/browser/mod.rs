@@ -31,6 +31,8 @@ pub mod refs_store;
 pub mod screencast;
 pub mod select_popup;
 mod session;
+mod session_parts;
+mod tab_entry;
 mod tabs;
 mod titles;
 mod tracking;

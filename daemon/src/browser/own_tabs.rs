@@ -59,10 +59,10 @@ impl BrowserSession {
     /// moment later, and a close can be lost while it is being set up), so each round closes
     /// what is left, waits for `Target.targetDestroyed`, and asks Chrome's own target list.
     pub async fn close_own_tabs(&self) -> usize {
-        self.winding_down.store(true, Ordering::SeqCst);
+        self.traffic.winding_down.store(true, Ordering::SeqCst);
         // A tab Chrome is still opening for us lands in `opening` or closes itself (see
         // `open_tab`); the caller bounds the wait.
-        let mut creating = self.creating.subscribe();
+        let mut creating = self.traffic.creating.subscribe();
         let _ = creating.wait_for(|n| *n == 0).await;
         let mut events = self.cdp.subscribe();
         let mut asked: HashSet<String> = HashSet::new();
@@ -70,7 +70,7 @@ impl BrowserSession {
         for round in 0..CLOSE_ROUNDS {
             // Opened for us but not tracked yet, then what is tracked (in this order: a tab
             // leaves `opening` only once it is tracked), popups that appeared meanwhile too.
-            left.extend(self.opening.lock().expect("opening lock").drain());
+            left.extend(self.traffic.opening.lock().expect("opening lock").drain());
             left.extend(self.tracked_ids());
             if left.is_empty() {
                 break;

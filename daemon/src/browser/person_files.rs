@@ -165,10 +165,8 @@ impl BrowserSession {
         self: Arc<Self>,
         mut events: broadcast::Receiver<CdpEvent>,
     ) {
-        let closed = self.closed.clone();
-        while let Some(event) =
-            super::events::next_event(&mut events, &closed, "person_files").await
-        {
+        let closed = self.life.closed.clone();
+        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "person_files").await {
             match event.method.as_str() {
                 "Page.fileChooserOpened" => self.chooser_opened(&event).await,
                 "Target.targetDestroyed" | "Target.detachedFromTarget" => {
@@ -215,7 +213,7 @@ impl BrowserSession {
             .ok()
             .and_then(|reply| attribute(&reply["node"]["attributes"], "accept"))
             .unwrap_or_default();
-        let n = self.person_files.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let n = self.prompts.files.next.fetch_add(1, Ordering::Relaxed) + 1;
         let chooser = PersonChooser {
             id: format!("f{n}"),
             target_id: target_id.clone(),
@@ -231,7 +229,8 @@ impl BrowserSession {
         // One chooser per tab, as a browser shows: a new one replaces the last.
         self.close_choosers(|c| c.target_id == target_id);
         tracing::info!(event = "file_chooser_opened", channel_id = %self.channel(), id = %chooser.id, %target_id, multiple = chooser.multiple);
-        self.person_files
+        self.prompts
+            .files
             .open
             .lock()
             .expect("choosers lock")
@@ -242,7 +241,7 @@ impl BrowserSession {
     /// Closes the choosers `which` picks, telling panes.
     fn close_choosers(&self, which: impl Fn(&PersonChooser) -> bool) {
         let closed: Vec<String> = {
-            let mut open = self.person_files.open.lock().expect("choosers lock");
+            let mut open = self.prompts.files.open.lock().expect("choosers lock");
             let ids: Vec<String> = open
                 .values()
                 .filter(|c| which(c))
@@ -262,7 +261,8 @@ impl BrowserSession {
     fn forget_person_files(&self, target_id: &str) {
         self.close_choosers(|c| c.target_id == target_id);
         let dirs = self
-            .person_files
+            .prompts
+            .files
             .dirs
             .lock()
             .expect("dirs lock")
@@ -277,7 +277,7 @@ impl BrowserSession {
 
     /// The file choosers waiting for the person (for a pane that attaches while one is open).
     pub fn open_file_choosers(&self) -> Vec<PersonChooser> {
-        let open = self.person_files.open.lock().expect("choosers lock");
+        let open = self.prompts.files.open.lock().expect("choosers lock");
         let mut list: Vec<PersonChooser> = open.values().cloned().collect();
         list.sort_by(|a, b| a.id.cmp(&b.id));
         list
@@ -291,7 +291,8 @@ impl BrowserSession {
         files: Option<Vec<HandedFile>>,
     ) -> Result<(), HandError> {
         let chooser = self
-            .person_files
+            .prompts
+            .files
             .open
             .lock()
             .expect("choosers lock")
@@ -466,7 +467,8 @@ impl BrowserSession {
             .files()
             .upload_dir()
             .map_err(|e| HandError::Store(crate::providers::io_reason(&e).to_string()))?;
-        self.person_files
+        self.prompts
+            .files
             .dirs
             .lock()
             .expect("dirs lock")

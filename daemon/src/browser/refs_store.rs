@@ -1,15 +1,16 @@
 //! The element-ref books of a session's tabs: per tab, the next ref number to issue and the
 //! out-of-process frames whose documents hold some of the tab's refs.
 //!
-//! A book lives as long as its tab is tracked (the session drops it in `untrack`), so ref
-//! numbers never restart under an agent while the tab is open. Every change is one short
+//! A book lives in its tab's record (`TabEntry`) and goes with it, so ref numbers never
+//! restart under an agent while the tab is open. Every change is one short
 //! locked step that merges into the current book (numbers only grow, frames are replaced by
 //! target id), so two tool calls on the same tab cannot lose each other's updates, and calls on
 //! different tabs never touch the same book. What refs mean is the tools' business
 //! (`tools::refs`); this module only keeps the numbers.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
+
+use super::tabs::TabList;
 
 /// An out-of-process frame and the refs issued in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,31 +51,62 @@ impl Default for RefBook {
     }
 }
 
-/// The books of every tracked tab, keyed by target id.
-#[derive(Debug, Default)]
-pub struct RefBooks {
+/// The books of every tracked tab, by target id: a view of the tab list, whose records hold
+/// them (a tab that is not tracked has a fresh book, and nothing is kept for it).
+#[derive(Debug, Clone, Copy)]
+pub struct RefBooks<'a> {
     /// Short lock, never held across an await.
-    books: Mutex<HashMap<String, RefBook>>,
+    tabs: &'a Mutex<TabList>,
 }
 
-impl RefBooks {
+impl<'a> RefBooks<'a> {
+    pub(super) fn new(tabs: &'a Mutex<TabList>) -> Self {
+        Self { tabs }
+    }
+
     /// A copy of a tab's book (a fresh one when it has none yet).
     pub fn get(&self, target_id: &str) -> RefBook {
-        self.lock().get(target_id).cloned().unwrap_or_default()
+        let tabs = self.lock();
+        tabs.entry(target_id)
+            .map(|e| e.refs.clone())
+            .unwrap_or_default()
     }
 
     /// Raises a tab's next ref number to at least `next`.
     pub fn advance(&self, target_id: &str, next: u64) {
-        let mut books = self.lock();
-        let book = books.entry(target_id.to_string()).or_default();
-        book.next = book.next.max(next);
+        let mut tabs = self.lock();
+        if let Some(entry) = tabs.entry_mut(target_id) {
+            entry.refs.next = entry.refs.next.max(next);
+        }
     }
 
     /// Records what one snapshot learnt: the next number, the frames it read (replacing the
     /// entries of the same frames) and the frames that are gone.
     pub fn merge(&self, target_id: &str, next: u64, frames: Vec<FrameRefs>, gone: &[String]) {
-        let mut books = self.lock();
-        let book = books.entry(target_id.to_string()).or_default();
+        let mut tabs = self.lock();
+        let Some(entry) = tabs.entry_mut(target_id) else {
+            return;
+        };
+        entry.refs.merge(next, frames, gone);
+    }
+
+    /// Which tabs have a book (for tests and logs).
+    pub fn tabs(&self) -> Vec<String> {
+        self.lock()
+            .entries()
+            .map(|e| e.tab.target_id.clone())
+            .collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'a, TabList> {
+        self.tabs.lock().expect("tabs lock")
+    }
+}
+
+impl RefBook {
+    /// Takes in what one snapshot learnt (see [`RefBooks::merge`]).
+    fn merge(&mut self, next: u64, frames: Vec<FrameRefs>, gone: &[String]) {
+        let book = self;
         book.next = book.next.max(next);
         book.frames.retain(|f| !gone.contains(&f.target_id));
         for frame in frames {
@@ -87,20 +119,6 @@ impl RefBooks {
                 None => book.frames.push(frame),
             }
         }
-    }
-
-    /// Drops a tab's book (the tab is gone).
-    pub fn forget(&self, target_id: &str) {
-        self.lock().remove(target_id);
-    }
-
-    /// Which tabs have a book (for tests and logs).
-    pub fn tabs(&self) -> Vec<String> {
-        self.lock().keys().cloned().collect()
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, RefBook>> {
-        self.books.lock().expect("ref books lock")
     }
 }
 
@@ -118,9 +136,25 @@ mod tests {
         }
     }
 
+    fn tracked(ids: &[&str]) -> Mutex<TabList> {
+        let mut list = TabList::default();
+        for id in ids {
+            let tab = super::super::tabs::Tab {
+                target_id: id.to_string(),
+                session_id: format!("s-{id}"),
+                url: String::new(),
+                title: String::new(),
+                owner: super::super::owner::TabOwner::Human,
+            };
+            list.add(super::super::tabs::TabEntry::new(tab, Vec::new()));
+        }
+        Mutex::new(list)
+    }
+
     #[test]
     fn numbers_only_grow_and_books_are_per_tab() {
-        let books = RefBooks::default();
+        let list = tracked(&["A", "B"]);
+        let books = RefBooks::new(&list);
         assert_eq!(books.get("A").next, 1);
         books.advance("A", 10);
         books.advance("A", 4);
@@ -133,8 +167,14 @@ mod tests {
         books.merge("B", 9, vec![frame("F", 9, 12)], &["G".into()]);
         let b = books.get("B");
         assert_eq!(b.frames, vec![frame("F", 9, 12)]);
-        books.forget("A");
+        drop(list.lock().unwrap().remove("A"));
         assert_eq!(books.tabs(), vec!["B".to_string()]);
         assert_eq!(books.get("A").next, 1);
+        books.advance("C", 5);
+        assert_eq!(
+            books.get("C").next,
+            1,
+            "nothing is kept for a tab not tracked"
+        );
     }
 }

@@ -375,11 +375,11 @@ impl BrowserSession {
             .map_or(Some(PopupKind::Select), PopupKind::from_report);
         let Some(kind) = kind else { return };
         // A datalist's suggestions change as the person types: same popup, same id.
-        let id = match self.select_popups.find_local(session, context, &opened.id) {
+        let id = match self.prompts.popups.find_local(session, context, &opened.id) {
             Some(id) => id,
             None => {
                 let id = format!("sel_{:08x}", rand::random::<u32>());
-                self.select_popups.insert(
+                self.prompts.popups.insert(
                     id.clone(),
                     OpenPopup {
                         target_id: target_id.to_string(),
@@ -414,18 +414,18 @@ impl BrowserSession {
         let Some(local_id) = report["id"].as_str() else {
             return;
         };
-        if let Some((id, target_id)) = self.select_popups.take_local(session, context, local_id) {
+        if let Some((id, target_id)) = self.prompts.popups.take_local(session, context, local_id) {
             self.notify(PaneMessage::SelectPopupClosed { id, target_id });
         }
     }
 
     /// A pane's `select_answer`: closes Chrome's popup and makes the choice as a person would.
     pub async fn answer_select(&self, id: &str, choice: SelectChoice) -> Result<(), SelectError> {
-        let Some(popup) = self.select_popups.take(id) else {
+        let Some(popup) = self.prompts.popups.take(id) else {
             return Err(SelectError::NotOpen(id.to_string()));
         };
         if let Err(reason) = choice.fits(popup.kind) {
-            self.select_popups.insert(id.to_string(), popup);
+            self.prompts.popups.insert(id.to_string(), popup);
             return Err(SelectError::BadChoice {
                 id: id.to_string(),
                 reason,
@@ -452,7 +452,7 @@ impl BrowserSession {
                 return Err(SelectError::NotOpen(id.to_string()));
             }
             // A bad index: the popup stays open and answerable.
-            self.select_popups.insert(id.to_string(), popup);
+            self.prompts.popups.insert(id.to_string(), popup);
             return Err(SelectError::BadChoice {
                 id: id.to_string(),
                 reason: reason.to_string(),

@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::files::SessionFiles;
@@ -18,6 +18,7 @@ use super::notice::{PaneMessage, TabInfo};
 use super::owner::TabOwner;
 use super::refs_store::RefBooks;
 use super::screencast::ScreencastHub;
+use super::session_parts::{AgentState, Life, Prompts, TabTraffic, ToolState, Views};
 use super::tabs::{Tab, TabList};
 use crate::cdp::{CdpConnection, CdpError};
 use crate::channel_id::ChannelId;
@@ -97,57 +98,31 @@ impl SessionError {
 
 /// The CDP state of one (channel, mode).
 pub struct BrowserSession {
+    /// The channel this session is of.
     pub(super) channel: ChannelId,
+    /// The mode (docker, local, host) its browser runs in.
     mode: Mode,
-    pub(super) cdp: CdpConnection,
+    /// Which targets it shows.
     pub(super) ownership: Ownership,
-    /// Short lock, never held across an await.
+    /// The browser-level connection (tabs are flat sessions on it).
+    pub(super) cdp: CdpConnection,
+    /// The tracked tabs, each with its record (see `tab_entry`). Short lock, never held
+    /// across an await.
     pub(super) tabs: Mutex<TabList>,
-    /// Bumped on every tab-list change, so callers can wait for a target to be tracked.
-    pub(super) tabs_version: watch::Sender<u64>,
+    /// Tabs coming and going (waits for tracking, what a host-mode stop closes).
+    pub(super) traffic: TabTraffic,
+    /// Whether and why the session ended.
+    pub(super) life: Life,
+    /// Notices to every pane of the channel.
     notices: broadcast::Sender<PaneMessage>,
-    pub(super) hub: ScreencastHub,
-    /// Console and network ring buffers per tab (read by the MCP tools).
-    pub(super) logs: TabLogs,
-    /// The MCP tools' element-ref books, per tab (dropped in `untrack`).
-    refs: RefBooks,
-    /// The MCP tools' isolated worlds, per frame session (a tab's dropped in `untrack`).
-    worlds: super::worlds::Worlds,
-    /// Uploaded files and downloads (the MCP file tools).
-    files: Arc<SessionFiles>,
-    /// How long the tools' settle waits.
-    settle: SettleLimits,
-    /// Requested viewport (CSS px). Short lock.
-    viewport: Mutex<(u32, u32)>,
-    /// The size each tab is laid out at, sent in the order asked (a tab's dropped in `untrack`).
-    pub(super) layouts: super::layouts::Layouts,
-    pub(super) closed: CancellationToken,
-    /// Set when Porthole itself is closing the session's tabs (host-mode stop): a tab list
-    /// that empties then is not refilled.
-    pub(super) winding_down: Arc<std::sync::atomic::AtomicBool>,
-    /// Each agent's current tab (agent id → target id). Short lock.
-    pub(super) agent_tabs: Mutex<std::collections::HashMap<String, String>>,
-    /// Serialises finding or opening an agent's tab, per agent, so one agent racing itself
-    /// never opens two first tabs. Short lock around the map only.
-    pub(super) agent_locks: Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    /// Why the session ended, once it has. Short lock.
-    end_reason: Mutex<Option<String>>,
-    /// Tabs being created right now (`Target.createTarget` in flight or being attached): a
-    /// host-mode stop waits for them so none is left behind in the user's Chrome.
-    pub(super) creating: Arc<watch::Sender<usize>>,
-    /// Targets Chrome created for us that are not tracked yet (their creator may have been
-    /// cancelled mid-way): a host-mode stop closes them too. Short lock.
-    pub(super) opening: Arc<Mutex<std::collections::HashSet<String>>>,
-    /// The JavaScript dialog open in each tab (see `dialogs`). Short lock.
-    pub(super) dialogs: Mutex<std::collections::HashMap<String, super::dialogs::OpenDialog>>,
-    /// Keeps agents' tabs off browser-internal pages (see `url_guard`).
-    pub(super) url_guard: super::url_guard::UrlGuard,
-    /// File choosers waiting for the person, and files handed to tabs (see `person_files`).
-    pub(super) person_files: super::person_files::PersonFiles,
-    /// HTTP authentication prompts waiting for the person (see `auth`).
-    pub(super) auth: super::auth::AuthPrompts,
-    /// The `<select>` popups open in this session's tabs (see `select_popup`).
-    pub(super) select_popups: super::select_popup::OpenPopups,
+    /// What panes see: screencasts, layouts, the channel's viewport.
+    pub(super) views: Views,
+    /// The MCP tools' logs, worlds, files and settle limits.
+    pub(super) tools: ToolState,
+    /// Agents' current tabs, their locks and the URL guard.
+    pub(super) agents: AgentState,
+    /// What waits for the person: file choosers, auth prompts, popups and menus.
+    pub(super) prompts: Prompts,
 }
 
 impl std::fmt::Debug for BrowserSession {
@@ -178,13 +153,13 @@ impl BrowserSession {
         } = options;
         let (notices, _) = broadcast::channel(256);
         let closed = CancellationToken::new();
-        let layouts = super::layouts::Layouts::default();
-        let hub = ScreencastHub::spawn(
+        let layouts = Arc::new(super::layouts::Layouts::default());
+        let hub = Arc::new(ScreencastHub::spawn(
             cdp.clone(),
             closed.clone(),
             ownership == Ownership::AllTabs,
             layouts.applied().clone(),
-        );
+        ));
         let logs = TabLogs::spawn(&cdp, closed.clone());
         let files = SessionFiles::spawn(
             &cdp,
@@ -198,31 +173,28 @@ impl BrowserSession {
         let session = Arc::new(Self {
             channel,
             mode,
-            cdp: cdp.clone(),
             ownership,
+            cdp: cdp.clone(),
             tabs: Mutex::new(TabList::default()),
-            tabs_version: watch::channel(0).0,
+            traffic: TabTraffic::default(),
+            life: Life {
+                closed,
+                end_reason: Mutex::new(None),
+            },
             notices,
-            hub,
-            logs,
-            refs: RefBooks::default(),
-            worlds: Default::default(),
-            files,
-            settle,
-            viewport: Mutex::new(screen),
-            layouts,
-            closed,
-            winding_down: Arc::new(std::sync::atomic::AtomicBool::new(false)),
-            agent_tabs: Mutex::new(Default::default()),
-            agent_locks: Mutex::new(Default::default()),
-            end_reason: Mutex::new(None),
-            dialogs: Mutex::new(Default::default()),
-            url_guard: Default::default(),
-            select_popups: Default::default(),
-            creating: Arc::new(watch::channel(0).0),
-            opening: Arc::default(),
-            person_files: Default::default(),
-            auth: Default::default(),
+            views: Views {
+                hub,
+                layouts,
+                viewport: Mutex::new(screen),
+            },
+            tools: ToolState {
+                logs,
+                worlds: Default::default(),
+                files,
+                settle,
+            },
+            agents: AgentState::default(),
+            prompts: Prompts::default(),
         });
         tokio::spawn(session.clone().follow_person_files(cdp.subscribe()));
         tokio::spawn(session.clone().follow_auth(cdp.subscribe()));
@@ -276,13 +248,13 @@ impl BrowserSession {
 
     /// True while the browser answers and nobody closed the session.
     pub fn is_alive(&self) -> bool {
-        !self.closed.is_cancelled() && !self.cdp.is_lost()
+        !self.life.closed.is_cancelled() && !self.cdp.is_lost()
     }
 
     /// Resolves when the session is closed or its browser is gone.
     pub async fn ended(&self) {
         tokio::select! {
-            _ = self.closed.cancelled() => {}
+            _ = self.life.closed.cancelled() => {}
             _ = self.cdp.lost() => {}
         }
     }
@@ -290,12 +262,13 @@ impl BrowserSession {
     /// Closes the session: panes get `stopped`, the screencast ends. The browser itself is the
     /// provider's business.
     pub fn close(&self, reason: &str) {
-        if !self.closed.is_cancelled() {
-            self.end_reason
+        if !self.life.closed.is_cancelled() {
+            self.life
+                .end_reason
                 .lock()
                 .expect("end reason lock")
                 .get_or_insert_with(|| reason.to_string());
-            self.closed.cancel();
+            self.life.closed.cancel();
             self.notify(PaneMessage::Stopped {
                 channel_id: self.channel.to_string(),
                 reason: reason.to_string(),
@@ -308,7 +281,12 @@ impl BrowserSession {
         if self.is_alive() {
             return None;
         }
-        let recorded = self.end_reason.lock().expect("end reason lock").clone();
+        let recorded = self
+            .life
+            .end_reason
+            .lock()
+            .expect("end reason lock")
+            .clone();
         Some(recorded.unwrap_or_else(|| "browser_gone".to_string()))
     }
 
@@ -319,22 +297,22 @@ impl BrowserSession {
 
     /// The screencast hub of this channel.
     pub fn screencast(&self) -> &ScreencastHub {
-        &self.hub
+        &self.views.hub
     }
 
     /// The console and network logs of this session's tabs.
     pub fn logs(&self) -> &TabLogs {
-        &self.logs
+        &self.tools.logs
     }
 
     /// Uploaded files and downloads of this session's browser.
     pub fn files(&self) -> &SessionFiles {
-        &self.files
+        &self.tools.files
     }
 
     /// The MCP tools' element-ref books of this session's tabs.
-    pub fn refs(&self) -> &RefBooks {
-        &self.refs
+    pub fn refs(&self) -> RefBooks<'_> {
+        RefBooks::new(&self.tabs)
     }
 
     /// Who owns a tracked tab.
@@ -345,12 +323,12 @@ impl BrowserSession {
 
     /// How long the tools' settle waits after an action.
     pub fn settle_limits(&self) -> SettleLimits {
-        self.settle
+        self.tools.settle
     }
 
     /// The MCP tools' isolated worlds in this session's frames.
     pub fn worlds(&self) -> &super::worlds::Worlds {
-        &self.worlds
+        &self.tools.worlds
     }
 
     /// The flat CDP session id of a tracked tab.
@@ -448,7 +426,7 @@ impl BrowserSession {
     /// Records `size` for the tab behind `session` now and sends it from a task (a later
     /// request for the tab still wins).
     pub(super) fn lay_out_later(&self, session: &str, size: (u32, u32)) {
-        let requested = self.layouts.request(session, size);
+        let requested = self.views.layouts.request(session, size);
         let cdp = self.cdp.clone();
         tokio::spawn(async move {
             let _ = requested.apply(&cdp).await;
@@ -528,8 +506,9 @@ impl BrowserSession {
         width: u32,
         height: u32,
     ) -> Result<(), SessionError> {
-        let requested = self.layouts.request(session, (width, height));
-        *self.viewport.lock().expect("viewport lock") = super::layouts::clamp((width, height));
+        let requested = self.views.layouts.request(session, (width, height));
+        *self.views.viewport.lock().expect("viewport lock") =
+            super::layouts::clamp((width, height));
         requested.apply(&self.cdp).await?;
         Ok(())
     }
@@ -541,13 +520,17 @@ impl BrowserSession {
 
     /// Lays the tab behind the flat CDP `session` out at `size` (a pane's own size).
     pub async fn size_tab_to(&self, session: &str, size: (u32, u32)) -> Result<(), SessionError> {
-        self.layouts.request(session, size).apply(&self.cdp).await?;
+        self.views
+            .layouts
+            .request(session, size)
+            .apply(&self.cdp)
+            .await?;
         Ok(())
     }
 
     /// The viewport requested for this channel.
     pub fn viewport(&self) -> (u32, u32) {
-        *self.viewport.lock().expect("viewport lock")
+        *self.views.viewport.lock().expect("viewport lock")
     }
 
     /// Sends one pane input event to the tab behind flat CDP `session`; copy/cut return the

@@ -1,10 +1,12 @@
-//! The tab list of one browser session: order, active tab, and which targets are being
-//! attached. Pure data; the session does the CDP calls around it.
+//! The tab list of one browser session: order, active tab, which targets are being attached,
+//! and each tab's record ([`TabEntry`]: removing a tab here drops everything kept about it).
+//! Pure data; the session does the CDP calls around it.
 
 use std::collections::{HashMap, HashSet};
 
 use super::notice::TabInfo;
 use super::owner::TabOwner;
+pub use super::tab_entry::TabEntry;
 
 /// A tab the session tracks.
 #[derive(Debug, Clone)]
@@ -32,7 +34,7 @@ impl Tab {
 /// Tabs in display order plus the active one.
 #[derive(Debug, Default)]
 pub struct TabList {
-    tabs: Vec<Tab>,
+    tabs: Vec<TabEntry>,
     active: Option<String>,
     /// Targets whose attach is in flight, so two callers never attach the same target twice.
     attaching: HashSet<String>,
@@ -43,11 +45,29 @@ pub struct TabList {
 
 impl TabList {
     pub fn get(&self, target_id: &str) -> Option<&Tab> {
-        self.tabs.iter().find(|t| t.target_id == target_id)
+        self.entry(target_id).map(|e| &e.tab)
     }
 
     pub fn by_session(&self, session_id: &str) -> Option<&Tab> {
-        self.tabs.iter().find(|t| t.session_id == session_id)
+        self.tabs
+            .iter()
+            .map(|e| &e.tab)
+            .find(|t| t.session_id == session_id)
+    }
+
+    /// The record of a tracked tab.
+    pub fn entry(&self, target_id: &str) -> Option<&TabEntry> {
+        self.tabs.iter().find(|e| e.tab.target_id == target_id)
+    }
+
+    /// The record of a tracked tab, to change.
+    pub fn entry_mut(&mut self, target_id: &str) -> Option<&mut TabEntry> {
+        self.tabs.iter_mut().find(|e| e.tab.target_id == target_id)
+    }
+
+    /// Every record, in display order.
+    pub fn entries(&self) -> impl Iterator<Item = &TabEntry> {
+        self.tabs.iter()
     }
 
     /// Records that frame `frame_id` was attached in the tab behind flat session `session_id`.
@@ -77,7 +97,7 @@ impl TabList {
     }
 
     pub fn infos(&self) -> Vec<TabInfo> {
-        self.tabs.iter().map(Tab::info).collect()
+        self.tabs.iter().map(|e| e.tab.info()).collect()
     }
 
     pub fn active_id(&self) -> Option<&str> {
@@ -90,7 +110,10 @@ impl TabList {
 
     /// The tab at a 1-based position, as `list_tabs` numbers them.
     pub fn at(&self, index: usize) -> Option<&Tab> {
-        index.checked_sub(1).and_then(|i| self.tabs.get(i))
+        index
+            .checked_sub(1)
+            .and_then(|i| self.tabs.get(i))
+            .map(|e| &e.tab)
     }
 
     /// Claims a target for attaching; false when it is tracked or already being attached.
@@ -107,31 +130,32 @@ impl TabList {
         self.attaching.contains(target_id)
     }
 
-    /// Adds an attached tab; it becomes active when none is.
-    pub fn add(&mut self, tab: Tab) {
-        self.attaching.remove(&tab.target_id);
+    /// Adds an attached tab's record; it becomes active when none is.
+    pub fn add(&mut self, entry: TabEntry) {
+        self.attaching.remove(&entry.tab.target_id);
         if self.active.is_none() {
-            self.active = Some(tab.target_id.clone());
+            self.active = Some(entry.tab.target_id.clone());
         }
-        self.tabs.push(tab);
+        self.tabs.push(entry);
     }
 
-    /// Removes a tab. When it was active, the neighbour that takes its place (the next tab, or
-    /// the previous when it was last) becomes active; returns `(removed, new_active)`.
-    pub fn remove(&mut self, target_id: &str) -> (Option<Tab>, Option<String>) {
+    /// Removes a tab's record (the caller drops it outside the lock: that drop is what forgets
+    /// the tab everywhere). When it was active, the neighbour that takes its place (the next
+    /// tab, or the previous when it was last) becomes active; returns `(removed, new_active)`.
+    pub fn remove(&mut self, target_id: &str) -> (Option<TabEntry>, Option<String>) {
         self.attaching.remove(target_id);
-        let Some(index) = self.tabs.iter().position(|t| t.target_id == target_id) else {
+        let Some(index) = self.tabs.iter().position(|e| e.tab.target_id == target_id) else {
             return (None, None);
         };
-        let tab = self.tabs.remove(index);
+        let entry = self.tabs.remove(index);
         self.frames.retain(|_, tab_id| tab_id != target_id);
         let mut switched = None;
         if self.active.as_deref() == Some(target_id) {
             let next = self.tabs.get(index).or_else(|| self.tabs.last());
-            self.active = next.map(|t| t.target_id.clone());
+            self.active = next.map(|e| e.tab.target_id.clone());
             switched = self.active.clone();
         }
-        (Some(tab), switched)
+        (Some(entry), switched)
     }
 
     /// Makes a tracked tab active; false when it is not tracked.
@@ -146,14 +170,18 @@ impl TabList {
 
     /// Tabs whose owner satisfies `keep`, in display order.
     pub fn filtered(&self, keep: impl Fn(&TabOwner) -> bool) -> Vec<&Tab> {
-        self.tabs.iter().filter(|t| keep(&t.owner)).collect()
+        self.tabs
+            .iter()
+            .map(|e| &e.tab)
+            .filter(|t| keep(&t.owner))
+            .collect()
     }
 
     /// Gives a tracked tab a new owner; false when it is not tracked.
     pub fn set_owner(&mut self, target_id: &str, owner: TabOwner) -> bool {
-        match self.tabs.iter_mut().find(|t| t.target_id == target_id) {
-            Some(tab) => {
-                tab.owner = owner;
+        match self.entry_mut(target_id) {
+            Some(entry) => {
+                entry.tab.owner = owner;
                 true
             }
             None => false,
@@ -162,7 +190,7 @@ impl TabList {
 
     /// Updates url/title; true when something changed.
     pub fn update(&mut self, target_id: &str, url: &str, title: &str) -> bool {
-        match self.tabs.iter_mut().find(|t| t.target_id == target_id) {
+        match self.entry_mut(target_id).map(|e| &mut e.tab) {
             Some(tab) if tab.url != url || tab.title != title => {
                 tab.url = url.to_string();
                 tab.title = title.to_string();
@@ -177,14 +205,15 @@ impl TabList {
 mod tests {
     use super::*;
 
-    fn tab(id: &str) -> Tab {
-        Tab {
+    fn tab(id: &str) -> TabEntry {
+        let tab = Tab {
             target_id: id.into(),
             session_id: format!("s-{id}"),
             url: "about:blank".into(),
             title: String::new(),
             owner: TabOwner::Human,
-        }
+        };
+        TabEntry::new(tab, Vec::new())
     }
 
     #[test]
@@ -198,7 +227,7 @@ mod tests {
         assert!(list.set_active("b"));
         assert_eq!(list.remove("b").1.as_deref(), Some("c"));
         assert_eq!(list.remove("c").1.as_deref(), Some("a"));
-        assert_eq!(list.remove("x").0.map(|t| t.target_id), None);
+        assert_eq!(list.remove("x").0.map(|e| e.tab.target_id), None);
         assert_eq!(list.at(1).map(|t| t.target_id.as_str()), Some("a"));
         assert!(list.at(0).is_none());
     }

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use super::notice::PaneMessage;
 use super::owner::TabOwner;
 use super::session::{BrowserSession, Ownership, SessionError};
+use super::tab_entry::{Held, TabEntry};
 use super::tabs::Tab;
 use crate::cdp::CdpError;
 
@@ -38,10 +39,19 @@ impl BrowserSession {
                     .lock()
                     .expect("tabs lock")
                     .abandon_attach(target_id);
-                self.tabs_version.send_modify(|v| *v += 1);
+                self.traffic.version.send_modify(|v| *v += 1);
                 return Err(error.into());
             }
         };
+        // The tab's record starts here: its logs fill from the domains enabled below, and its
+        // places in the registries kept by session or target id are left when it drops.
+        let held = vec![
+            Held::Logs(self.tools.logs.open(&session_id)),
+            Held::Cast(self.views.hub.clone(), target_id.to_string()),
+            Held::Layout(self.views.layouts.clone(), session_id.clone()),
+            Held::World(self.tools.worlds.clone(), session_id.clone()),
+            Held::Popups(self.prompts.popups.clone(), target_id.to_string()),
+        ];
         // Page events tell us when a document loaded (titles arrive with no Target event).
         let _ = self
             .cdp
@@ -100,10 +110,10 @@ impl BrowserSession {
         };
         let became_active = {
             let mut tabs = self.tabs.lock().expect("tabs lock");
-            tabs.add(tab);
+            tabs.add(TabEntry::new(tab, held));
             tabs.len() == 1
         };
-        self.tabs_version.send_modify(|v| *v += 1);
+        self.traffic.version.send_modify(|v| *v += 1);
         self.notify(created);
         self.notify(self.tabs_message());
         if became_active {
@@ -115,7 +125,7 @@ impl BrowserSession {
     }
 
     async fn wait_tracked(&self, target_id: &str) -> Result<(), SessionError> {
-        let mut version = self.tabs_version.subscribe();
+        let mut version = self.traffic.version.subscribe();
         let wait = async {
             loop {
                 {
@@ -138,20 +148,15 @@ impl BrowserSession {
     }
 
     /// Stops tracking a tab (it was closed or detached); picks a new active tab if needed.
+    /// Removing its record is all the forgetting: everything kept about the tab is in it
+    /// (see `tab_entry`), dropped here, outside the tabs lock.
     pub(super) fn untrack(&self, target_id: &str) {
         let (removed, switched) = self.tabs.lock().expect("tabs lock").remove(target_id);
-        self.tabs_version.send_modify(|v| *v += 1);
+        self.traffic.version.send_modify(|v| *v += 1);
         let Some(removed) = removed else {
             return;
         };
-        self.logs.forget(&removed.session_id);
-        self.hub.forget(target_id);
-        self.refs().forget(target_id);
-        self.worlds().drop_session(&removed.session_id);
-        self.layouts.forget(&removed.session_id);
-        self.dialogs.lock().expect("dialogs lock").remove(target_id);
-        self.url_guard.forget(target_id);
-        self.select_popups.forget_tab(target_id);
+        drop(removed);
         self.notify(PaneMessage::TabClosed {
             target_id: target_id.to_string(),
         });
@@ -190,12 +195,12 @@ impl BrowserSession {
         // queued commands) still leaves the new target's id where a stop finds it, or closes
         // it when the stop already looked (`winding_down` is read under the `opening` lock
         // that `close_own_tabs` drains under, so every created tab meets one or the other).
-        self.creating.send_modify(|n| *n += 1);
+        self.traffic.creating.send_modify(|n| *n += 1);
         let (cdp, creating, opening, winding_down) = (
             self.cdp.clone(),
-            self.creating.clone(),
-            self.opening.clone(),
-            self.winding_down.clone(),
+            self.traffic.creating.clone(),
+            self.traffic.opening.clone(),
+            self.traffic.winding_down.clone(),
         );
         let created = tokio::spawn(async move {
             let created = cdp.call("Target.createTarget", params).await;
@@ -228,12 +233,17 @@ impl BrowserSession {
                 detail: "no targetId".into(),
             })?
             .to_string();
-        if self.winding_down.load(std::sync::atomic::Ordering::SeqCst) {
+        if self
+            .traffic
+            .winding_down
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
             // A stop is closing our tabs: this one is in `opening`, so it goes with them.
             return Err(SessionError::Closed);
         }
         let tracked = self.track(&target_id, owner.clone()).await;
-        self.opening
+        self.traffic
+            .opening
             .lock()
             .expect("opening lock")
             .remove(&target_id);

@@ -4,10 +4,11 @@
 //! next tool result; a tool never runs in a tab that shows one (checked against the URL
 //! Chrome last reported, recorded as reports arrive: no round trip per tool call).
 //!
-//! Owns the notes waiting for agents and which tabs it is closing; never touches a tab of the
-//! person's (except in a session where every tab is a tool's: `mcp-host-browser`).
+//! Owns the notes waiting for agents and marks the tabs it is closing in their records; never
+//! touches a tab of the person's (except in a session where every tab is a tool's:
+//! `mcp-host-browser`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -20,15 +21,13 @@ use super::owner::{TabOwner, OWNER_AGENT};
 use super::session::{BrowserSession, SessionError};
 use super::url_policy::agent_may_stay_on;
 
-/// The guard's state in a session.
+/// The guard's state in a session (which tabs it is closing is marked in their records).
 #[derive(Debug, Default)]
 pub struct UrlGuard {
     /// Every tab is a tool's, the person's included (`mcp-host-browser` has no person).
     every_tab: AtomicBool,
     /// Notes for agents' next tool results, by agent id. Short lock, never held across an await.
     notes: Mutex<HashMap<String, Vec<String>>>,
-    /// Tabs the guard is closing (each is closed once). Short lock.
-    closing: Mutex<HashSet<String>>,
     /// Each page target's URL as Chrome last reported it, kept by a task of its own (see
     /// [`Shown`]); started by the first tool call.
     shown: OnceLock<Shown>,
@@ -101,17 +100,13 @@ impl Shown {
     }
 }
 
-impl UrlGuard {
-    /// Forgets a tab that is gone.
-    pub(super) fn forget(&self, target_id: &str) {
-        self.closing.lock().expect("closing lock").remove(target_id);
-    }
-}
-
 impl BrowserSession {
     /// Treats every tab as an agent's (a session driven only by tools).
     pub fn guard_every_tab(&self) {
-        self.url_guard.every_tab.store(true, Ordering::SeqCst);
+        self.agents
+            .url_guard
+            .every_tab
+            .store(true, Ordering::SeqCst);
     }
 
     /// The agent id to tell when the tracked tab `target_id` must leave an internal page;
@@ -120,7 +115,7 @@ impl BrowserSession {
         let tabs = self.tabs.lock().expect("tabs lock");
         match &tabs.get(target_id)?.owner {
             TabOwner::Agent { id, .. } => Some(id.clone()),
-            TabOwner::Human if self.url_guard.every_tab.load(Ordering::SeqCst) => {
+            TabOwner::Human if self.agents.url_guard.every_tab.load(Ordering::SeqCst) => {
                 Some(OWNER_AGENT.to_string())
             }
             TabOwner::Human => None,
@@ -136,17 +131,17 @@ impl BrowserSession {
         let Some(agent_id) = self.guarded_by(target_id) else {
             return false;
         };
-        if !self
-            .url_guard
-            .closing
-            .lock()
-            .expect("closing lock")
-            .insert(target_id.to_string())
-        {
+        let first = {
+            let mut tabs = self.tabs.lock().expect("tabs lock");
+            tabs.entry_mut(target_id)
+                .is_some_and(|e| !std::mem::replace(&mut e.guard_closing, true))
+        };
+        if !first {
             return true;
         }
         tracing::warn!(event = "internal_page_closed", channel_id = %self.channel(), agent_id = %agent_id, target_id = %target_id, scheme = url.split(':').next().unwrap_or_default());
-        self.url_guard
+        self.agents
+            .url_guard
             .notes
             .lock()
             .expect("notes lock")
@@ -173,7 +168,8 @@ impl BrowserSession {
 
     /// The notes waiting for `agent_id` (each is given once).
     pub fn take_url_notes(&self, agent_id: &str) -> Vec<String> {
-        self.url_guard
+        self.agents
+            .url_guard
             .notes
             .lock()
             .expect("notes lock")
@@ -185,6 +181,7 @@ impl BrowserSession {
     /// may use. An agent's tab that is not is closed (see [`Self::guard_landing`]).
     pub async fn check_tab_for_tools(&self, target_id: &str) -> Result<(), SessionError> {
         let shown = self
+            .agents
             .url_guard
             .shown
             .get_or_init(|| Shown::follow(self.cdp.subscribe()));

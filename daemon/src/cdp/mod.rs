@@ -7,10 +7,12 @@
 mod connection;
 mod error;
 mod evaluate;
+mod stream;
 mod transport;
 mod trim;
 
 pub use connection::{CdpConnection, CdpEvent, CdpStats, DEFAULT_DEADLINE};
 pub use error::CdpError;
 pub use evaluate::thrown;
+pub use stream::next_event;
 pub use trim::cut_text;
