@@ -354,7 +354,7 @@ impl SelectChoice {
 impl BrowserSession {
     /// Whether a popup is open in tab `target_id` (a capture of the tab could close it).
     pub fn popup_open_in(&self, target_id: &str) -> bool {
-        self.select_popups.open_in(target_id)
+        self.prompts.popups.open_in(target_id)
     }
 
     /// The world saw a select open: remember it and tell panes.
