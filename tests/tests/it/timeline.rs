@@ -12,14 +12,11 @@ mod watched_frames;
 use std::path::Path;
 use std::time::Duration;
 
-use axum::response::Html;
-use axum::routing::get;
-use axum::Router;
 use porthole::cdp::CdpConnection;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::eventually;
-use porthole_tests::pages::http_get_bytes;
+use porthole_tests::pages::{http_get_bytes, PageServer};
 use porthole_tests::pane::Pane;
 use porthole_tests::TempDir;
 use serde_json::{json, Value};
@@ -29,44 +26,15 @@ const AGENT_PASSWORD: &str = "Agent-Pw-7c1e9f";
 /// What the person types at the pane (must never be stored).
 const PERSON_PASSWORD: &str = "Person-Pw-4b2d8a";
 
-const LOGIN_PAGE: &str = r#"<!doctype html><html><head><title>Login</title><style>
-body { margin: 0; background: #fff; font: 20px sans-serif; }
-#pw { position: absolute; left: 40px; top: 40px; width: 300px; height: 30px; }
-</style></head><body><input id="pw" type="password" autofocus></body></html>"#;
-
-const BLUE_PAGE: &str = r#"<!doctype html><html><head><title>Blue</title></head>
-<body style="margin:0;background:#1040c0"><h1 style="color:#fff;font:60px sans-serif">Blue page</h1></body></html>"#;
-
-/// Random pixels, repainted every 50 ms: every frame differs and compresses badly.
-const NOISE_PAGE: &str = r#"<!doctype html><html><head><title>Noise</title></head>
-<body style="margin:0"><canvas id="c" width="800" height="600"></canvas><script>
-const c = document.getElementById('c').getContext('2d');
-function paint() {
-  const img = c.createImageData(800, 600);
-  for (let i = 0; i < img.data.length; i++) img.data[i] = Math.random() * 256;
-  c.putImageData(img, 0, 0);
-}
-paint(); setInterval(paint, 50);
-</script></body></html>"#;
-
 /// Paints new noise (works from any world: only the DOM is used).
 const REPAINT: &str = "(() => { const c = document.getElementById('c').getContext('2d'); \
     const img = c.createImageData(800, 600); \
     for (let i = 0; i < img.data.length; i++) img.data[i] = Math.random() * 256; \
     c.putImageData(img, 0, 0); return 1; })()";
 
-/// Serves the pages above; returns its base URL.
+/// Serves this module's pages (`tests/pages/timeline/`); returns the base URL.
 async fn serve_pages() -> String {
-    let app = Router::new()
-        .route("/login", get(|| async { Html(LOGIN_PAGE) }))
-        .route("/blue", get(|| async { Html(BLUE_PAGE) }))
-        .route("/noise", get(|| async { Html(NOISE_PAGE) }));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://{addr}")
+    PageServer::area("timeline").await.base()
 }
 
 /// Runs one tool with `token` (an agent's, or the owner's with `channel`).

@@ -4,52 +4,17 @@
 
 use std::time::Duration;
 
-use axum::response::Html;
-use axum::routing::get;
-use axum::Router;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::eventually;
+use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
 
 use super::{act, events, frame};
 
-/// A counter that sits still until its URL's fragment says what to do: `#wait` waits 2 s by
-/// the page's clock without changing a pixel (title `waited`), `#run` counts to 15 every
-/// 200 ms (title `tick N`), then stops with title `done <ms between the first and last tick>`.
-const COUNTER_PAGE: &str = r#"<!doctype html><html><head><title>Counter</title></head>
-<body style="margin:0;background:#fff"><div id="n" style="font:bold 160px sans-serif;padding:40px">0</div>
-<script>
-let first = 0;
-function act() {
-  if (location.hash === '#wait') {
-    setTimeout(() => { document.title = 'waited'; }, 2000);
-  } else if (location.hash === '#run') {
-    let n = 0;
-    const timer = setInterval(() => {
-      n += 1;
-      if (n === 1) first = performance.now();
-      document.getElementById('n').textContent = n;
-      document.title = 'tick ' + n;
-      if (n === 15) {
-        clearInterval(timer);
-        document.title = 'done ' + Math.round(performance.now() - first);
-      }
-    }, 200);
-  }
-}
-addEventListener('hashchange', act);
-act();
-</script></body></html>"#;
-
+/// The counter page (`tests/pages/timeline/counter.html`) on the one page server.
 async fn serve_counter() -> String {
-    let app = Router::new().route("/counter", get(|| async { Html(COUNTER_PAGE) }));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://{addr}/counter")
+    PageServer::area("timeline").await.url("/counter")
 }
 
 /// Navigates the pane's tab and waits for a title matching `check`; returns it.
