@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use serde_json::json;
 
 use crate::daemon::{DaemonOptions, TestDaemon};
@@ -22,16 +21,10 @@ const WINDOW: Duration = Duration::from_secs(10);
 /// Windows measured per setting (the median is printed).
 const RUNS: usize = 3;
 
-/// A page whose text changes 10 times a second, long enough to scroll.
+/// A page whose text changes 10 times a second, long enough to scroll
+/// (`tests/pages/bench/ticker-tall.html`).
 fn ticker_url() -> String {
-    let html = "<!doctype html><html><head><title>Ticker</title></head><body style=\"margin:0;height:3000px\">\
-        <div id=n style=\"font:bold 160px sans-serif;padding:40px\">0</div><script>\
-        let i = 0; setInterval(() => { document.getElementById('n').textContent = ++i; }, 100);\
-        </script></body></html>";
-    format!(
-        "data:text/html;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(html)
-    )
+    crate::pages::data_url(&crate::pages::page("bench/ticker-tall.html"))
 }
 
 /// What one window measured.
