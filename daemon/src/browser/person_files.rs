@@ -325,29 +325,41 @@ impl BrowserSession {
     /// dismisses its dialog (a page's `showOpenFilePicker` rejects on it, see `file_pickers`).
     /// Best effort: an input already gone has nobody to tell.
     async fn cancel_chooser_input(&self, chooser: &PersonChooser) {
+        let cancel = super::file_pickers::CANCEL_JS;
+        let _ = self.call_on_chooser_input(chooser, cancel, json!([])).await;
+    }
+
+    /// Runs `function` on the chooser's input in an isolated world with `arguments` (CDP
+    /// call arguments), releasing the input's handle afterwards; returns the call's reply.
+    async fn call_on_chooser_input(
+        &self,
+        chooser: &PersonChooser,
+        function: &str,
+        arguments: Value,
+    ) -> Result<Value, HandError> {
         let session = chooser.session_id.as_str();
-        let Ok(object) = self
+        let object = self
             .resolve_in_world(session, &chooser.frame_id, chooser.backend_node_id)
-            .await
-        else {
-            return;
-        };
-        let _ = self
+            .await?;
+        let reply = self
             .cdp
             .call_on(
                 session,
                 "Runtime.callFunctionOn",
-                json!({ "objectId": object, "functionDeclaration": super::file_pickers::CANCEL_JS }),
+                json!({
+                    "objectId": object,
+                    "functionDeclaration": function,
+                    "arguments": arguments,
+                    "returnByValue": true,
+                }),
             )
             .await;
+        let release = json!({ "objectId": object });
         let _ = self
             .cdp
-            .call_on(
-                session,
-                "Runtime.releaseObject",
-                json!({ "objectId": object }),
-            )
+            .call_on(session, "Runtime.releaseObject", release)
             .await;
+        Ok(reply?)
     }
 
     async fn set_chooser_files(
@@ -355,33 +367,11 @@ impl BrowserSession {
         chooser: &PersonChooser,
         files: &[HandedFile],
     ) -> Result<(), HandError> {
-        let session = chooser.session_id.as_str();
         if self.mode() == Mode::Docker {
-            let object = self
-                .resolve_in_world(session, &chooser.frame_id, chooser.backend_node_id)
+            let arguments = json!([{ "value": inline(files) }]);
+            let reply = self
+                .call_on_chooser_input(chooser, SET_FILES_JS, arguments)
                 .await?;
-            let set = self
-                .cdp
-                .call_on(
-                    session,
-                    "Runtime.callFunctionOn",
-                    json!({
-                        "objectId": object,
-                        "functionDeclaration": SET_FILES_JS,
-                        "arguments": [{ "value": inline(files) }],
-                        "returnByValue": true,
-                    }),
-                )
-                .await;
-            let _ = self
-                .cdp
-                .call_on(
-                    session,
-                    "Runtime.releaseObject",
-                    json!({ "objectId": object }),
-                )
-                .await;
-            let reply = set?;
             if let Some(thrown) = crate::cdp::thrown(&reply) {
                 tracing::warn!(event = "file_chooser_set_failed", %thrown);
                 return Err(HandError::InputGone);
@@ -391,7 +381,7 @@ impl BrowserSession {
         let paths = self.store(&chooser.target_id, files).await?;
         self.cdp
             .call_on(
-                session,
+                &chooser.session_id,
                 "DOM.setFileInputFiles",
                 json!({ "files": paths, "backendNodeId": chooser.backend_node_id }),
             )
