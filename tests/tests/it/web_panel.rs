@@ -217,6 +217,34 @@ impl PanelPage {
         saves
     }
 
+    /// The person picks `file` in the open file-chooser card's own input (set as the OS
+    /// chooser would) and presses Send.
+    async fn send_file_through_card(&self, file: &std::path::Path) {
+        let input = self
+            .cdp
+            .call_on(
+                &self.session,
+                "Runtime.evaluate",
+                json!({"expression": format!("{PANE}.getElementById('file-chooser-input')")}),
+            )
+            .await
+            .unwrap();
+        self.cdp
+            .call_on(
+                &self.session,
+                "DOM.setFileInputFiles",
+                json!({"objectId": input["result"]["objectId"], "files": [file.display().to_string()]}),
+            )
+            .await
+            .unwrap();
+        self.until(
+            "Send enabled",
+            &format!("!{PANE}.getElementById('file-chooser-send').disabled"),
+        )
+        .await;
+        self.click_in_pane("file-chooser-send").await;
+    }
+
     /// Clicks the element `#id` of the pane's shadow root with the mouse, as a user would.
     async fn click_in_pane(&self, id: &str) {
         let at = self

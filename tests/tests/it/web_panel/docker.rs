@@ -83,31 +83,7 @@ async fn the_panel_chooses_a_select_option_shows_cursors_and_hands_a_file_in_doc
     let dir = porthole_tests::TempDir::new("panel-docker-pick");
     let file = dir.path().join("scan.txt");
     std::fs::write(&file, "docker scan").unwrap();
-    let input = panel
-        .cdp
-        .call_on(
-            &panel.session,
-            "Runtime.evaluate",
-            json!({"expression": format!("{PANE}.getElementById('file-chooser-input')")}),
-        )
-        .await
-        .unwrap();
-    panel
-        .cdp
-        .call_on(
-            &panel.session,
-            "DOM.setFileInputFiles",
-            json!({"objectId": input["result"]["objectId"], "files": [file.display().to_string()]}),
-        )
-        .await
-        .unwrap();
-    panel
-        .until(
-            "Send enabled",
-            &format!("!{PANE}.getElementById('file-chooser-send').disabled"),
-        )
-        .await;
-    panel.click_in_pane("file-chooser-send").await;
+    panel.send_file_through_card(&file).await;
     titled(&panel, "got scan.txt:docker scan").await;
     assert!(
         panel.eval("window.porthole.lastError").await.is_null(),

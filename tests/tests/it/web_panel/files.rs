@@ -39,31 +39,7 @@ async fn the_pane_answers_a_file_chooser_with_the_persons_file() {
     let dir = porthole_tests::TempDir::new("pane-pick");
     let file = dir.path().join("scan.txt");
     std::fs::write(&file, "id scan bytes").unwrap();
-    let input = panel
-        .cdp
-        .call_on(
-            &panel.session,
-            "Runtime.evaluate",
-            json!({"expression": format!("{PANE}.getElementById('file-chooser-input')")}),
-        )
-        .await
-        .unwrap();
-    panel
-        .cdp
-        .call_on(
-            &panel.session,
-            "DOM.setFileInputFiles",
-            json!({"objectId": input["result"]["objectId"], "files": [file.display().to_string()]}),
-        )
-        .await
-        .unwrap();
-    panel
-        .until(
-            "Send enabled",
-            &format!("!{PANE}.getElementById('file-chooser-send').disabled"),
-        )
-        .await;
-    panel.click_in_pane("file-chooser-send").await;
+    panel.send_file_through_card(&file).await;
 
     let tab = panel.eval("window.porthole.activeTargetId").await;
     let probe = Probe::connect(&daemon.profile_dir("panelfiles")).await;
