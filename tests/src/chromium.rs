@@ -14,6 +14,10 @@ pub use porthole::providers::local::BASE_FLAGS;
 
 use crate::TempDir;
 
+/// How long a Chromium may take to write `DevToolsActivePort`: seconds alone, far more when a
+/// loaded `make test` starts several at once (30 s was seen to run out).
+pub const CHROMIUM_START: Duration = Duration::from_secs(90);
+
 /// `ws://127.0.0.1:<port>/devtools/browser/<id>` of the Chromium whose profile is `profile`,
 /// waiting up to `within` for it to write `DevToolsActivePort` (read as the daemon reads it).
 pub async fn devtools_url(profile: &Path, within: Duration) -> String {
@@ -26,7 +30,7 @@ pub async fn devtools_url(profile: &Path, within: Duration) -> String {
 
 /// A CDP connection to the Chromium whose profile is `profile` (through [`devtools_url`]).
 pub async fn devtools(profile: &Path) -> CdpConnection {
-    let url = devtools_url(profile, Duration::from_secs(30)).await;
+    let url = devtools_url(profile, CHROMIUM_START).await;
     CdpConnection::connect(&url, Duration::from_secs(20))
         .await
         .expect("DevTools connects")
@@ -168,7 +172,7 @@ impl Chromium {
             killed: false,
         };
         // Killed with its group (by drop) if it never writes the file.
-        chromium.ws_url = devtools_url(chromium.profile.path(), Duration::from_secs(30)).await;
+        chromium.ws_url = devtools_url(chromium.profile.path(), CHROMIUM_START).await;
         chromium
     }
 }

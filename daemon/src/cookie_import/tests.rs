@@ -40,15 +40,19 @@ async fn a_refused_cookie_is_named_and_the_rest_go_in() {
     let (_home, ud) = chromium_home();
     let _browser = launch_chromium(&ud, &["--password-store=basic"], &[], "about:blank");
     let file = ud.join("DevToolsActivePort");
-    let url = wait_for("DevToolsActivePort", Duration::from_secs(30), || {
-        let text = std::fs::read_to_string(&file).ok()?;
-        let mut lines = text.lines();
-        Some(format!(
-            "ws://127.0.0.1:{}{}",
-            lines.next()?.trim(),
-            lines.next()?.trim()
-        ))
-    });
+    let url = wait_for(
+        "DevToolsActivePort",
+        crate::cookies::tests::support::CHROMIUM_START,
+        || {
+            let text = std::fs::read_to_string(&file).ok()?;
+            let mut lines = text.lines();
+            Some(format!(
+                "ws://127.0.0.1:{}{}",
+                lines.next()?.trim(),
+                lines.next()?.trim()
+            ))
+        },
+    );
     let cdp = CdpConnection::connect(&url, Duration::from_secs(20))
         .await
         .unwrap();

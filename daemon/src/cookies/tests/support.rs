@@ -37,6 +37,10 @@ pub fn chromium_flags(extra: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// How long a Chromium may take to write `DevToolsActivePort`: seconds alone, but the unit
+/// tests start several at once beside a loaded build (30 s was seen to run out).
+pub const CHROMIUM_START: Duration = Duration::from_secs(90);
+
 /// Polls `probe` every 50 ms until it returns `Some`, failing the test after `limit`.
 pub fn wait_for<T>(what: &str, limit: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + limit;
@@ -193,7 +197,7 @@ impl Cdp {
     /// Connects through `<user_data_dir>/DevToolsActivePort` (read by the daemon's own
     /// discovery), waiting for Chromium to write it.
     pub async fn connect(user_data_dir: &Path) -> Self {
-        let url = wait_for("DevToolsActivePort", Duration::from_secs(30), || {
+        let url = wait_for("DevToolsActivePort", CHROMIUM_START, || {
             read_active_port(user_data_dir)
                 .map(|(port, path)| format!("ws://127.0.0.1:{port}{path}"))
         });
