@@ -733,10 +733,10 @@ async fn dispatch_input(
         let session = view.session();
         if let (true, Ok((target_id, tab_session))) = (acts, &tab) {
             if oversight.activity.touched(target_id) {
-                if let Some(before) = crate::oversight::page_state::read(session, tab_session).await
-                {
-                    oversight.activity.set_before(target_id, before);
-                }
+                // A tab too busy to answer still gets its report, of what it holds afterwards.
+                let before = crate::oversight::page_state::read(session, tab_session).await;
+                let before = before.unwrap_or_else(crate::oversight::page_state::PageState::unread);
+                oversight.activity.set_before(target_id, before);
             }
         }
         if let Ok((target_id, _)) = &tab {
