@@ -136,10 +136,15 @@ pub struct ChildGuard {
 
 impl ChildGuard {
     pub fn spawn(what: &'static str, cmd: &mut Command) -> Self {
+        Self::spawn_with_stderr(what, cmd, Stdio::null())
+    }
+
+    /// As [`ChildGuard::spawn`], with the process's stderr going to `stderr`.
+    pub fn spawn_with_stderr(what: &'static str, cmd: &mut Command, stderr: Stdio) -> Self {
         let child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap_or_else(|e| {
                 panic!("starting {what}: {e} (run scripts/setup/cookie-browsers.sh)")
@@ -187,7 +192,21 @@ pub fn launch_chromium(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    ChildGuard::spawn("chromium", &mut cmd)
+    let log = std::fs::File::create(stderr_log(user_data_dir)).expect("creating the stderr log");
+    ChildGuard::spawn_with_stderr("chromium", &mut cmd, log.into())
+}
+
+/// Where [`launch_chromium`] keeps the stderr of the Chromium on `user_data_dir`: beside it,
+/// so a test that fails can print what the browser said.
+fn stderr_log(user_data_dir: &Path) -> PathBuf {
+    user_data_dir.with_file_name("chromium-stderr.log")
+}
+
+/// The last lines Chromium on `user_data_dir` wrote to stderr.
+fn stderr_tail(user_data_dir: &Path) -> String {
+    let text = std::fs::read_to_string(stderr_log(user_data_dir)).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(20)..].join("\n")
 }
 
 /// The daemon's DevTools client on the browser target.
@@ -195,15 +214,32 @@ pub struct Cdp(CdpConnection);
 
 impl Cdp {
     /// Connects through `<user_data_dir>/DevToolsActivePort` (read by the daemon's own
-    /// discovery), waiting for Chromium to write it.
+    /// discovery), waiting for Chromium to write it, then for its cookie store to answer: a
+    /// Chromium that has just started may hold cookie calls while it opens the store, and a
+    /// first run after a quiet spell took longer than a call's 20 s.
     pub async fn connect(user_data_dir: &Path) -> Self {
         let url = wait_for("DevToolsActivePort", CHROMIUM_START, || {
             read_active_port(user_data_dir)
                 .map(|(port, path)| format!("ws://127.0.0.1:{port}{path}"))
         });
-        Cdp(CdpConnection::connect(&url, Duration::from_secs(20))
+        let connection = CdpConnection::connect(&url, Duration::from_secs(20))
             .await
-            .expect("DevTools connect"))
+            .expect("DevTools connect");
+        let started = Instant::now();
+        if let Err(e) = connection
+            .call_with("Storage.getCookies", json!({}), None, CHROMIUM_START)
+            .await
+        {
+            panic!(
+                "the cookie store of a new Chromium never answered: {e:?}; its stderr ends:\n{}",
+                stderr_tail(user_data_dir)
+            );
+        }
+        let waited = started.elapsed();
+        if waited > Duration::from_secs(5) {
+            eprintln!("a new Chromium's cookie store answered after {waited:?}");
+        }
+        Cdp(connection)
     }
 
     /// Sends one command and waits (with a deadline) for its reply.
