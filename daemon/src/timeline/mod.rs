@@ -1,8 +1,9 @@
 //! The timeline (DESIGN.md §17): one recorded history per channel of what agents, the person
-//! and the page did, with a JPEG of the tab after each tool call and each burst of the
-//! person's input, and of a watched tab while it changes (at most one a second, [`changes`]).
-//! Kept under `<data_dir>/timeline/<channel>/` ([`store`]) within
-//! `timeline.max_mb` and `timeline.keep_days`; removed with the profile or the channel.
+//! and the page did, with a JPEG of the tab after each tool call (calls within a second of
+//! their tab's last capture share the next one, [`pace`]), after each burst of the person's
+//! input, and of a watched tab while it changes (at most one a second, [`changes`]). Kept
+//! under `<data_dir>/timeline/<channel>/` ([`store`]) within `timeline.max_mb` and
+//! `timeline.keep_days`; removed with the profile or the channel.
 //!
 //! Callers only hand facts over ([`Timeline::tool_call`], [`Timeline::human_input`],
 //! [`Timeline::mode_changed`], [`Timeline::watch_session`] for the session's own notices);
@@ -15,6 +16,7 @@ pub mod changes;
 pub mod event;
 pub mod export;
 pub mod frames;
+pub mod pace;
 pub mod recorder;
 pub mod store;
 pub mod summary;

@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::event::{now_ms, Draft, EventActor, EventKind};
+use super::pace::Pace;
 use super::store::{Limits, Store, StoreError};
 use crate::browser::input::InputEvent;
 use crate::browser::{BrowserSession, PaneMessage};
@@ -149,23 +150,28 @@ pub async fn run(
     mut jobs: mpsc::UnboundedReceiver<Job>,
     draining: CancellationToken,
 ) {
-    let writer = Writer {
-        channel,
-        dir,
-        limits,
-        slot,
+    let mut recorder = Recorder {
+        writer: Writer {
+            channel,
+            dir,
+            limits,
+            slot,
+        },
+        pace: Pace::default(),
+        draining: draining.clone(),
     };
     let mut burst: Option<Burst> = None;
     let mut expiry = tokio::time::interval(EXPIRY_CHECK);
     loop {
         let ends = burst.as_ref().map(Burst::ends_at);
+        let due = recorder.pace.due();
         tokio::select! {
             job = jobs.recv() => match job {
                 None => break,
                 Some(Job::Input { action, target_id, session }) => {
                     let now = Instant::now();
                     if burst.as_ref().is_some_and(|b| b.target_id != target_id) {
-                        writer.flush(burst.take()).await;
+                        recorder.flush(burst.take()).await;
                     }
                     let b = burst.get_or_insert_with(|| Burst {
                         target_id,
@@ -182,16 +188,10 @@ pub async fn run(
                 Some(Job::Event { draft, session, frame_of }) => {
                     // The person's input before it comes first (a click before the
                     // navigation it caused).
-                    writer.flush(burst.take()).await;
-                    let frame = match (&session, &frame_of) {
-                        // Shutting down: the event matters more than a fresh capture.
-                        (Some(session), Some(target)) if draining.is_cancelled() => {
-                            super::frames::of_view(session, target)
-                        }
-                        (Some(session), Some(target)) => super::frames::capture(session, target).await,
-                        _ => None,
-                    };
-                    writer.write(vec![draft], frame, session.as_ref()).await;
+                    recorder.flush(burst.take()).await;
+                    let capture_of = frame_of.filter(|_| session.is_some());
+                    let pending = Pending::new(vec![draft], session, None);
+                    recorder.emit(pending, capture_of).await;
                 }
                 // During the person's burst its own frame, when it ends, shows the page.
                 Some(Job::Frame { .. }) if burst.is_some() => {}
@@ -200,16 +200,100 @@ pub async fn run(
                     let draft = Draft::new(EventKind::Frame, EventActor::Page)
                         .tab(Some(target_id), url)
                         .summary("the page changed");
-                    writer.write(vec![draft], Some(jpeg), Some(&session)).await;
+                    recorder.emit(Pending::new(vec![draft], Some(session), Some(jpeg)), None).await;
                 }
             },
             _ = tokio::time::sleep_until(ends.unwrap_or_else(Instant::now)), if ends.is_some() => {
-                writer.flush(burst.take()).await;
+                recorder.flush(burst.take()).await;
             }
-            _ = expiry.tick() => writer.expire().await,
+            _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => {
+                recorder.release().await;
+            }
+            // Shutting down: what is held is written now, with no captures.
+            _ = draining.cancelled(), if due.is_some() => recorder.release().await,
+            _ = expiry.tick() => recorder.writer.expire().await,
         }
     }
-    writer.flush(burst.take()).await;
+    recorder.flush(burst.take()).await;
+    recorder.release().await;
+}
+
+/// Events on their way to the store: one, or a burst's steps with the frame on the last.
+struct Pending {
+    drafts: Vec<Draft>,
+    /// When it happened (a held event is written later).
+    at_ms: u64,
+    session: Option<Arc<BrowserSession>>,
+    /// A frame it came with (the person's view, a changed page), unless it wants a capture.
+    frame: Option<Vec<u8>>,
+}
+
+impl Pending {
+    fn new(
+        drafts: Vec<Draft>,
+        session: Option<Arc<BrowserSession>>,
+        frame: Option<Vec<u8>>,
+    ) -> Self {
+        Self {
+            drafts,
+            at_ms: now_ms(),
+            session,
+            frame,
+        }
+    }
+}
+
+/// The recorder's state between jobs: the writer and the pace of captures.
+struct Recorder {
+    writer: Writer,
+    pace: Pace<Pending>,
+    draining: CancellationToken,
+}
+
+impl Recorder {
+    /// Writes `pending` now (with a capture of `capture_of`), or holds it (see [`Pace`]).
+    async fn emit(&mut self, pending: Pending, capture_of: Option<String>) {
+        if let Some(pending) = self.pace.admit(pending, capture_of.clone(), Instant::now()) {
+            self.write(pending, capture_of).await;
+        }
+    }
+
+    /// Writes every held event, in order.
+    async fn release(&mut self) {
+        for (pending, capture_of) in self.pace.release() {
+            self.write(pending, capture_of).await;
+        }
+    }
+
+    /// Writes `pending`, taking its frame first when it wants a capture of `capture_of`.
+    async fn write(&mut self, mut pending: Pending, capture_of: Option<String>) {
+        if let (Some(session), Some(target)) = (&pending.session, &capture_of) {
+            pending.frame = if self.draining.is_cancelled() {
+                // Shutting down: the event matters more than a fresh capture.
+                super::frames::of_view(session, target)
+            } else {
+                let frame = super::frames::capture(session, target).await;
+                self.pace.captured(target, Instant::now());
+                frame
+            };
+        }
+        self.writer.write(pending).await;
+    }
+
+    /// Records a finished burst: one event per step, the frame (the person's view) with the
+    /// last.
+    async fn flush(&mut self, burst: Option<Burst>) {
+        let Some(burst) = burst else { return };
+        let url = super::tab_url(&burst.session, &burst.target_id);
+        let frame = super::frames::of_view(&burst.session, &burst.target_id);
+        let drafts = burst
+            .actions
+            .iter()
+            .map(|a| a.draft().tab(Some(burst.target_id.clone()), url.clone()))
+            .collect();
+        self.emit(Pending::new(drafts, Some(burst.session), frame), None)
+            .await;
+    }
 }
 
 /// Writes events of one channel.
@@ -221,26 +305,14 @@ struct Writer {
 }
 
 impl Writer {
-    /// Records a finished burst: one event per step, the frame with the last.
-    async fn flush(&self, burst: Option<Burst>) {
-        let Some(burst) = burst else { return };
-        let url = super::tab_url(&burst.session, &burst.target_id);
-        let frame = super::frames::of_view(&burst.session, &burst.target_id);
-        let drafts = burst
-            .actions
-            .iter()
-            .map(|a| a.draft().tab(Some(burst.target_id.clone()), url.clone()))
-            .collect();
-        self.write(drafts, frame, Some(&burst.session)).await;
-    }
-
-    /// Appends `drafts` (the frame with the last) and tells the panes.
-    async fn write(
-        &self,
-        drafts: Vec<Draft>,
-        frame: Option<Vec<u8>>,
-        session: Option<&Arc<BrowserSession>>,
-    ) {
+    /// Appends the drafts of `pending` (its frame with the last) and tells the panes.
+    async fn write(&self, pending: Pending) {
+        let Pending {
+            drafts,
+            at_ms,
+            session,
+            frame,
+        } = pending;
         let (slot, dir, limits) = (self.slot.clone(), self.dir.clone(), self.limits);
         let written = tokio::task::spawn_blocking(move || {
             let mut slot = slot.lock().expect("timeline slot lock");
@@ -251,14 +323,14 @@ impl Writer {
             let mut events = Vec::with_capacity(count);
             for (i, draft) in drafts.into_iter().enumerate() {
                 let frame = frame.as_deref().filter(|_| i + 1 == count);
-                events.push(store.append(draft, frame, now_ms())?);
+                events.push(store.append(draft, frame, at_ms)?);
             }
             Ok::<_, StoreError>(events)
         })
         .await;
         match written {
             Ok(Ok(events)) => {
-                if let Some(session) = session {
+                if let Some(session) = &session {
                     for event in events {
                         session.announce(PaneMessage::TimelineEvent(Box::new(event)));
                     }

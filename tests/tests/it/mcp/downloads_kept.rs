@@ -241,6 +241,15 @@ async fn remote_engine_downloads_are_read_back_through_that_engine() {
         tag: tag.clone(),
     };
     let daemon = TestDaemon::start_with(remote::options(&engine, &tag, json!({}))).await;
+    // The sidecar starts on the remote engine first, through the daemon's own route: a start
+    // there beside a loaded full run outlasted the proxy's 40 s `navigate` deadline.
+    let (status, out) = daemon
+        .post(
+            "/api/browser/action",
+            &json!({"tool": "page_info", "args": {}, "channel_id": tag}),
+        )
+        .await;
+    assert_eq!(status, 200, "{out}");
     let owner = owner_proxy(&daemon, &tag, &[]).await;
     // No network between the remote container and this machine: the file is in the page.
     let bytes = report_bytes();
