@@ -9,9 +9,11 @@
 //! key or a clipboard action first waits for every event in flight: order is kept where it
 //! matters, and barriers are never merged, dropped or overtaken.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
-use tokio::task::JoinSet;
+use futures_util::stream::{FuturesUnordered, StreamExt};
 
 use super::input::InputEvent;
 use super::session::{BrowserSession, SessionError};
@@ -22,10 +24,16 @@ pub const MAX_IN_FLIGHT: usize = 3;
 /// What one dispatched event came to: copy/cut give the selected text.
 pub type Dispatched = Result<Option<String>, SessionError>;
 
+type InFlight = Pin<Box<dyn Future<Output = Dispatched> + Send>>;
+
 /// The events of one pane on their way to Chrome.
 #[derive(Default)]
 pub struct InputPipeline {
-    in_flight: JoinSet<Dispatched>,
+    /// Continuous events already sent, waiting for their answers. Not spawned: each is
+    /// polled once where it is queued, which sends its command, so commands leave in the
+    /// order the person made them (spawned tasks could send a later move first, and a drag
+    /// then selected less than the person dragged over).
+    in_flight: FuturesUnordered<InFlight>,
 }
 
 impl InputPipeline {
@@ -44,11 +52,17 @@ impl InputPipeline {
         let mut finished = Vec::new();
         if is_continuous(&event) {
             while self.in_flight.len() >= MAX_IN_FLIGHT {
-                finished.extend(self.in_flight.join_next().await.and_then(Result::ok));
+                finished.extend(self.in_flight.next().await);
             }
             let (session, tab) = (session.clone(), tab.to_string());
-            self.in_flight
-                .spawn(async move { session.input_on(&tab, &event).await });
+            let mut sending: InFlight =
+                Box::pin(async move { session.input_on(&tab, &event).await });
+            // The first poll sends the command (`CdpConnection::call_with` queues it before
+            // it first waits).
+            match futures_util::poll!(sending.as_mut()) {
+                std::task::Poll::Ready(done) => finished.push(done),
+                std::task::Poll::Pending => self.in_flight.push(sending),
+            }
         } else {
             finished.extend(self.drain().await);
             finished.push(session.input_on(tab, &event).await);
@@ -59,8 +73,8 @@ impl InputPipeline {
     /// Waits for every event in flight; returns their answers.
     pub async fn drain(&mut self) -> Vec<Dispatched> {
         let mut finished = Vec::new();
-        while let Some(done) = self.in_flight.join_next().await {
-            finished.extend(done.ok());
+        while let Some(done) = self.in_flight.next().await {
+            finished.push(done);
         }
         finished
     }

@@ -94,6 +94,38 @@ async fn clicks_reach_the_button_in_order() {
         .await;
 }
 
+/// Moves travel several at once (`browser::input_pipeline`), yet reach the page in the order
+/// they were made: a pointer never jumps back (a drag once selected less than was dragged over
+/// when a later move overtook an earlier one). The page sees a rising sequence ending at the
+/// last (Chrome may coalesce moves it has not delivered yet).
+#[tokio::test]
+async fn moves_reach_the_page_in_the_order_made() {
+    let s = setup("in-moves").await;
+    // A wheel event between moves keeps them from collapsing, so many travel at once.
+    for x in 100..=400 {
+        s.pane
+            .input("mousemove", json!({"x": x, "y": 300, "button": "none"}));
+        s.pane.input(
+            "scroll",
+            json!({"x": x, "y": 300, "delta_x": 0, "delta_y": 0}),
+        );
+    }
+    s.probe
+        .eval_until(&s.tab, "moves[moves.length - 1]", json!(400))
+        .await;
+    let moves = s.probe.eval(&s.tab, "moves").await;
+    let xs: Vec<i64> = moves
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_i64().unwrap())
+        .collect();
+    assert!(
+        xs.windows(2).all(|w| w[0] < w[1]),
+        "the pointer went back: {xs:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_drag_selects_text_and_a_double_click_selects_a_word() {
     let s = setup("in-drag").await;
