@@ -20,6 +20,11 @@ pub struct Received {
     pub closed: Option<String>,
 }
 
+/// How long a browser start may take before a test gives up: a sidecar container in docker
+/// mode beside the image-build test has taken over 30 s on a 2-core machine running the whole
+/// suite, and so has a local Chromium (its own start stalled for 30 s there).
+pub const BROWSER_START: Duration = Duration::from_secs(90);
+
 /// A pane connected to a daemon.
 pub struct Pane {
     out: mpsc::UnboundedSender<Message>,
@@ -156,19 +161,21 @@ impl Pane {
         }
     }
 
-    /// Waits for the first message (after `skip` messages) of `kind`; returns it.
+    /// Waits for the first message (after `skip` messages) of `kind`; returns it. A
+    /// `started` gets as long as [`Pane::start`] gives a browser start.
     pub async fn next_of(&self, kind: &str, skip: usize) -> Value {
-        self.wait(
-            &format!("a {kind:?} message"),
-            Duration::from_secs(30),
-            |r| {
-                r.messages
-                    .iter()
-                    .skip(skip)
-                    .find(|m| m["type"] == kind)
-                    .cloned()
-            },
-        )
+        let deadline = if kind == "started" {
+            BROWSER_START
+        } else {
+            Duration::from_secs(30)
+        };
+        self.wait(&format!("a {kind:?} message"), deadline, |r| {
+            r.messages
+                .iter()
+                .skip(skip)
+                .find(|m| m["type"] == kind)
+                .cloned()
+        })
         .await
     }
 
@@ -233,11 +240,8 @@ impl Pane {
     pub async fn start(&self, channel: &str) -> String {
         let mark = self.mark();
         self.send(json!({"type": "start", "channel_id": channel, "width": 800, "height": 600}));
-        // A browser start (a sidecar container in docker mode) gets longer than other waits: on a
-        // 2-core machine running the whole suite, a docker start beside the image-build test has
-        // taken over 30 s.
         let started = self
-            .wait("a \"started\" message", Duration::from_secs(90), |r| {
+            .wait("a \"started\" message", BROWSER_START, |r| {
                 r.messages
                     .iter()
                     .skip(mark)

@@ -303,6 +303,72 @@ async fn a_failed_start_leaves_no_container_or_volume_behind() {
     assert!(labelled_containers(&tag).is_empty());
 }
 
+/// `docker create` of a container that only exits (`porthole-base`, no sidecar) with `labels`.
+fn create_exited(name: &str, labels: &[String]) {
+    let mut args = vec!["create".to_string(), "--name".to_string(), name.to_string()];
+    for label in labels {
+        args.push("--label".into());
+        args.push(label.clone());
+    }
+    args.extend(["porthole-base:bookworm".to_string(), "true".to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert!(docker(&args).0, "docker create {name}");
+}
+
+/// A start creates its container in one Engine API call and deals with a name in the way only
+/// when the engine says so: a container of another daemon's is refused and left alone (the
+/// volume that start made is rolled back), one of this daemon's stopped outside it is replaced.
+#[tokio::test]
+async fn a_channels_container_name_taken_is_refused_when_foreign_and_replaced_when_ours() {
+    ensure_image().await;
+    let tag = unique("dk-taken");
+    let _cleanup = DockerCleanup::new(&tag);
+    let daemon = TestDaemon::start_with(docker::options(&tag, json!({}))).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+
+    let foreign = format!("{tag}-foreign");
+    create_exited(&container(&foreign), &[format!("porthole.test={tag}")]);
+    let foreign_id = inspect_container(&container(&foreign)).unwrap()["Id"].clone();
+    let mark = pane.mark();
+    pane.send(json!({"type": "start", "channel_id": foreign}));
+    let error = pane.next_of("error", mark).await;
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("does not belong to this Porthole daemon"),
+        "{error}"
+    );
+    assert_eq!(
+        inspect_container(&container(&foreign)).unwrap()["Id"],
+        foreign_id,
+        "the foreign container is left alone"
+    );
+    assert!(
+        !volume_exists(&volume(&foreign)),
+        "the volume this start made is rolled back"
+    );
+
+    // Created after the daemon started, so its reaper has not seen it.
+    let daemon_id = std::fs::read_to_string(daemon.data.path().join("daemon_id"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let own = format!("{tag}-own");
+    create_exited(
+        &container(&own),
+        &[
+            format!("porthole.daemon={daemon_id}"),
+            format!("porthole.channel={own}"),
+            format!("porthole.test={tag}"),
+        ],
+    );
+    let stale_id = inspect_container(&container(&own)).unwrap()["Id"].clone();
+    pane.start(&own).await;
+    let running = inspect_container(&container(&own)).unwrap();
+    assert_ne!(running["Id"], stale_id, "a new container");
+    assert_eq!(running["State"]["Running"], true);
+    assert!(daemon.log().contains("stale_sidecar_removed"));
+}
+
 #[tokio::test]
 async fn stale_sidecars_are_reaped_running_ones_adopted_and_foreign_ones_left_alone() {
     ensure_image().await;
@@ -322,16 +388,7 @@ async fn stale_sidecars_are_reaped_running_ones_adopted_and_foreign_ones_left_al
     daemon.kill_hard().await;
 
     let stale = format!("{tag}-stale");
-    let create = |name: &str, labels: &[String]| {
-        let mut args = vec!["create".to_string(), "--name".to_string(), name.to_string()];
-        for label in labels {
-            args.push("--label".into());
-            args.push(label.clone());
-        }
-        args.extend(["porthole-base:bookworm".to_string(), "true".to_string()]);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        assert!(docker(&args).0, "docker create {name}");
-    };
+    let create = create_exited;
     create(
         &container(&stale),
         &[

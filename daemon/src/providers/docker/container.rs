@@ -339,31 +339,33 @@ pub async fn log_tail(docker: &Docker, name: &str, lines: usize) -> String {
     text.trim_end().to_string()
 }
 
-/// Makes sure the profile volume exists; returns true when this call created it. A volume
-/// labelled as another daemon's is refused.
+/// Label a profile volume gets when a start creates it: a random value of that start's, so
+/// the start can tell from the engine's answer whether it made the volume (and removes it
+/// again if the start fails) or found it.
+pub const LABEL_VOLUME_NONCE: &str = "porthole.volume-nonce";
+
+/// Makes sure the profile volume `name` exists, in one Engine API call: creating a volume
+/// that exists answers with that volume and its first labels (Docker 20.10 and later), so
+/// [`LABEL_VOLUME_NONCE`] tells who made it. Returns true when this call created it; a volume
+/// of another Porthole daemon is refused.
 pub async fn ensure_volume(
     docker: &Docker,
     name: &str,
     labels: &HashMap<String, String>,
 ) -> Result<bool, DockerError> {
-    match docker.inspect_volume(name).await {
-        Ok(volume) => {
-            check_volume_owner(name, &volume.labels, labels)?;
-            Ok(false)
-        }
-        Err(e) if is_not_found(&e) => {
-            docker
-                .create_volume(VolumeCreateRequest {
-                    name: Some(name.to_string()),
-                    labels: Some(labels.clone()),
-                    ..Default::default()
-                })
-                .await
-                .map_err(|e| DockerError::engine(format!("create volume {name}"), e))?;
-            Ok(true)
-        }
-        Err(e) => Err(DockerError::engine(format!("inspect volume {name}"), e)),
-    }
+    let nonce = super::random_token(16);
+    let mut asked = labels.clone();
+    asked.insert(LABEL_VOLUME_NONCE.to_string(), nonce.clone());
+    let volume = docker
+        .create_volume(VolumeCreateRequest {
+            name: Some(name.to_string()),
+            labels: Some(asked),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| DockerError::engine(format!("create volume {name}"), e))?;
+    check_volume_owner(name, &volume.labels, labels)?;
+    Ok(volume.labels.get(LABEL_VOLUME_NONCE) == Some(&nonce))
 }
 
 fn check_volume_owner(

@@ -168,6 +168,10 @@ pub struct ImageManager {
     /// Serialises builds.
     lock: tokio::sync::Mutex<()>,
     building: AtomicBool,
+    /// The image was found usable (or built) by this daemon: starts skip the inspect, a
+    /// round trip to a remote engine. Cleared by [`ImageManager::forget`] when a create
+    /// finds the image gone, and while a rebuild runs.
+    verified: AtomicBool,
     /// Short lock.
     last_error: Mutex<Option<String>>,
     progress: broadcast::Sender<(String, String)>,
@@ -181,6 +185,7 @@ impl ImageManager {
             settings,
             lock: tokio::sync::Mutex::new(()),
             building: AtomicBool::new(false),
+            verified: AtomicBool::new(false),
             last_error: Mutex::new(None),
             progress,
         }
@@ -223,7 +228,15 @@ impl ImageManager {
     /// Makes sure a usable image exists, building it by the rules of [`decide`]. While
     /// another caller builds, waits for that build and passes its progress on.
     pub async fn ensure(&self, progress: ProgressFn) -> Result<(), DockerError> {
+        if self.verified.load(Ordering::SeqCst) {
+            return Ok(());
+        }
         self.run_locked(progress, false).await
+    }
+
+    /// Forgets that the image was found usable: the next [`ImageManager::ensure`] looks again.
+    pub fn forget(&self) {
+        self.verified.store(false, Ordering::SeqCst);
     }
 
     /// Builds the image now, whatever its labels.
@@ -248,11 +261,16 @@ impl ImageManager {
                 decide_with_source(labels.as_ref(), VERSION, self.settings.dev, &source_hash())
             };
             match decision {
-                Decision::Use => Ok(()),
+                Decision::Use => {
+                    self.verified.store(true, Ordering::SeqCst);
+                    Ok(())
+                }
                 Decision::Build(reason) => {
+                    self.verified.store(false, Ordering::SeqCst);
                     self.building.store(true, Ordering::SeqCst);
                     let result = self.build(&reason).await;
                     self.building.store(false, Ordering::SeqCst);
+                    self.verified.store(result.is_ok(), Ordering::SeqCst);
                     *self.last_error.lock().expect("last error lock") =
                         result.as_ref().err().map(|e| e.to_string());
                     if let Err(error) = &result {

@@ -16,7 +16,7 @@ use async_trait::async_trait;
 use bollard::Docker;
 
 use super::container::{self, GateAddr, Network, Rollback, SidecarSpec};
-use super::engine::DockerError;
+use super::engine::{is_conflict, DockerError};
 use super::image::ImageManager;
 use super::reaper;
 use super::sandbox::{self, Sandbox};
@@ -150,14 +150,47 @@ impl DockerProvider {
             .cloned()
     }
 
+    /// Creates the container of `spec`, in one Engine API call when nothing is in the way.
+    /// A container of that name (a stale sidecar of this daemon's, stopped outside it) is
+    /// removed and the create made again; one of another daemon's is refused. An image gone
+    /// since this daemon checked it is checked (built) again, once.
+    async fn create(
+        &self,
+        spec: &SidecarSpec,
+        progress: &ProgressFn,
+    ) -> Result<String, ProviderError> {
+        match container::create(&self.docker, spec).await {
+            Ok(id) => return Ok(id),
+            Err(DockerError::Engine { source, .. }) if is_conflict(&source) => {
+                let info = container::inspect(&self.docker, &spec.name).await?;
+                if info.as_ref().is_some_and(|info| !self.is_ours(info)) {
+                    let name = &spec.name;
+                    return Err(ProviderError::refused(format!(
+                        "a container named {name} exists and does not belong to this Porthole daemon; remove it (docker rm -f {name}) or use another channel id"
+                    )));
+                }
+                container::remove_force(&self.docker, &spec.name).await?;
+                tracing::info!(event = "stale_sidecar_removed", container = %spec.name);
+            }
+            Err(DockerError::ImageMissing { .. }) => {
+                tracing::info!(event = "sidecar_image_gone", image = %spec.image);
+                self.images.forget();
+                self.images.ensure(progress.clone()).await?;
+            }
+            Err(error) => return Err(error.into()),
+        }
+        Ok(container::create(&self.docker, spec).await?)
+    }
+
     /// Creates and starts the container; records what it created in `rollback`.
     async fn launch(
         &self,
         channel: &ChannelId,
         extensions: Vec<PathBuf>,
+        progress: &ProgressFn,
         rollback: &mut Rollback,
         steps: &mut Steps,
-    ) -> Result<(Option<GateAddr>, CdpAddress), DockerError> {
+    ) -> Result<(Option<GateAddr>, CdpAddress), ProviderError> {
         let name = container_name(channel);
         let labels = self.labels(channel);
         let volume = if self.settings.persist_profile {
@@ -190,7 +223,7 @@ impl DockerProvider {
             sandbox: self.sandbox().await.is_on(),
         };
         steps.mark("sandbox_probe");
-        let id = container::create(&self.docker, &spec).await?;
+        let id = self.create(&spec, progress).await?;
         steps.mark("create");
         rollback.container(&name);
         tracing::info!(event = "sidecar_created", container = %name, id = %id);
@@ -211,7 +244,8 @@ impl DockerProvider {
                     let tail = container::log_tail(&self.docker, &name, 20).await;
                     return Err(DockerError::NotReady(format!(
                         "{error}; the container's last output:\n{tail}"
-                    )));
+                    ))
+                    .into());
                 }
             };
             steps.mark("exec_cdp_ready");
@@ -312,21 +346,11 @@ impl BrowserProvider for DockerProvider {
         self.images.ensure(progress.clone()).await?;
         steps.mark("image");
         let name = container_name(channel);
-        if let Some(info) = container::inspect(&self.docker, &name).await? {
-            if !self.is_ours(&info) {
-                return Err(ProviderError::refused(format!(
-                    "a container named {name} exists and does not belong to this Porthole daemon; remove it (docker rm -f {name}) or use another channel id"
-                )));
-            }
-            container::remove_force(&self.docker, &name).await?;
-            tracing::info!(event = "stale_sidecar_removed", container = %name);
-        }
-        steps.mark("stale_check");
         let extensions = check_extensions(&self.settings.extensions)?;
         progress("starting_container", "Starting the browser container");
         let mut rollback = Rollback::new(self.docker.clone());
         match self
-            .launch(channel, extensions, &mut rollback, &mut steps)
+            .launch(channel, extensions, &progress, &mut rollback, &mut steps)
             .await
         {
             Ok((addr, address)) => {
@@ -348,7 +372,7 @@ impl BrowserProvider for DockerProvider {
             Err(error) => {
                 tracing::warn!(event = "sidecar_start_failed", channel_id = %channel, %error);
                 rollback.run().await;
-                Err(error.into())
+                Err(error)
             }
         }
     }
