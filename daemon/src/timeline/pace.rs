@@ -3,9 +3,9 @@
 //! tools back to back would otherwise pay one per call (`porthole-bench timeline` measured
 //! six times fewer calls with recording on). A call within the gap of its tab's last capture
 //! is held, with everything recorded after it so the timeline keeps its order, until the gap
-//! ends; then the last held call of each tab gets one capture and the calls before it none
-//! (they share that frame's moment). A held event keeps the time it happened; nothing waits
-//! longer than the gap, and a daemon SIGKILL loses at most that.
+//! ends; then one capture of each tab serves every held call of that tab (the page after the
+//! last of them; identical frames are stored once). A held event keeps the time it happened;
+//! nothing waits longer than the gap, and a daemon SIGKILL loses at most that.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
@@ -64,20 +64,12 @@ impl<T> Pace<T> {
         self.due
     }
 
-    /// Every held event in order; the last of each tab keeps its capture, the ones before it
-    /// lose theirs. Call [`Pace::captured`] for each capture taken.
+    /// Every held event in order, each with the tab it wants a capture of: one capture per
+    /// tab, taken now, serves every held event of that tab (the page after the last of them).
+    /// Call [`Pace::captured`] for each capture taken.
     pub fn release(&mut self) -> Vec<(T, Option<String>)> {
         self.due = None;
-        let mut released: Vec<(T, Option<String>)> = self.held.drain(..).collect();
-        let mut seen = std::collections::HashSet::new();
-        for (_, capture_of) in released.iter_mut().rev() {
-            if let Some(tab) = capture_of {
-                if !seen.insert(tab.clone()) {
-                    *capture_of = None;
-                }
-            }
-        }
-        released
+        self.held.drain(..).collect()
     }
 
     /// Notes a capture of `tab` taken at `at`.
@@ -95,7 +87,7 @@ mod tests {
     }
 
     #[test]
-    fn a_tab_is_captured_at_once_then_once_per_gap_for_its_last_call() {
+    fn a_tab_is_captured_at_once_then_held_until_its_gap_ends() {
         let mut pace = Pace::default();
         let t0 = Instant::now();
         assert_eq!(pace.admit(1, tab("a"), t0), Some(1));
@@ -104,7 +96,7 @@ mod tests {
         assert_eq!(pace.admit(2, tab("a"), soon), None);
         assert_eq!(pace.admit(3, tab("a"), soon), None);
         assert_eq!(pace.due(), Some(t0 + CAPTURE_GAP));
-        assert_eq!(pace.release(), vec![(2, None), (3, tab("a"))]);
+        assert_eq!(pace.release(), vec![(2, tab("a")), (3, tab("a"))]);
         assert_eq!(pace.due(), None);
         pace.captured("a", t0 + CAPTURE_GAP);
         // A whole gap later the tab is captured at once again.
@@ -113,7 +105,7 @@ mod tests {
     }
 
     #[test]
-    fn events_behind_a_held_one_wait_in_order_and_each_tab_keeps_its_last() {
+    fn events_behind_a_held_one_wait_in_order() {
         let mut pace = Pace::default();
         let t0 = Instant::now();
         pace.captured("a", t0);
@@ -124,7 +116,7 @@ mod tests {
         assert_eq!(pace.admit(4, tab("b"), t0), None);
         assert_eq!(
             pace.release(),
-            vec![(1, tab("a")), (2, None), (3, None), (4, tab("b"))]
+            vec![(1, tab("a")), (2, tab("b")), (3, None), (4, tab("b"))]
         );
         // Nothing held: an event without a capture goes at once.
         assert_eq!(pace.admit(5, None, t0), Some(5));
@@ -139,8 +131,7 @@ mod tests {
             assert_eq!(pace.admit(n, tab("a"), t0), None);
         }
         assert_eq!(pace.due(), Some(t0));
-        let released = pace.release();
-        assert_eq!(released.len(), MAX_HELD);
-        assert_eq!(released.iter().filter(|(_, c)| c.is_some()).count(), 1);
+        assert_eq!(pace.release().len(), MAX_HELD);
+        assert_eq!(pace.due(), None);
     }
 }

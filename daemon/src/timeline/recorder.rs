@@ -4,6 +4,7 @@
 //! waits for a frame or a disk write. At shutdown ([`super::Timeline::drain`]) the queue is
 //! closed and the recorder writes what is in it, without new captures, then ends.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -258,26 +259,38 @@ impl Recorder {
         }
     }
 
-    /// Writes every held event, in order.
+    /// Writes every held event, in order; one capture of each tab serves all its events.
     async fn release(&mut self) {
-        for (pending, capture_of) in self.pace.release() {
-            self.write(pending, capture_of).await;
+        let mut frames: HashMap<String, Option<Vec<u8>>> = HashMap::new();
+        for (mut pending, capture_of) in self.pace.release() {
+            if let (Some(session), Some(target)) = (pending.session.clone(), capture_of) {
+                if !frames.contains_key(&target) {
+                    let frame = self.frame_of(&session, &target).await;
+                    frames.insert(target.clone(), frame);
+                }
+                pending.frame = frames[&target].clone();
+            }
+            self.writer.write(pending).await;
         }
     }
 
     /// Writes `pending`, taking its frame first when it wants a capture of `capture_of`.
     async fn write(&mut self, mut pending: Pending, capture_of: Option<String>) {
-        if let (Some(session), Some(target)) = (&pending.session, &capture_of) {
-            pending.frame = if self.draining.is_cancelled() {
-                // Shutting down: the event matters more than a fresh capture.
-                super::frames::of_view(session, target)
-            } else {
-                let frame = super::frames::capture(session, target).await;
-                self.pace.captured(target, Instant::now());
-                frame
-            };
+        if let (Some(session), Some(target)) = (pending.session.clone(), &capture_of) {
+            pending.frame = self.frame_of(&session, target).await;
         }
         self.writer.write(pending).await;
+    }
+
+    /// A frame of tab `target` now (noted with the pace); the person's view while draining.
+    async fn frame_of(&mut self, session: &BrowserSession, target: &str) -> Option<Vec<u8>> {
+        if self.draining.is_cancelled() {
+            // Shutting down: the event matters more than a fresh capture.
+            return super::frames::of_view(session, target);
+        }
+        let frame = super::frames::capture(session, target).await;
+        self.pace.captured(target, Instant::now());
+        frame
     }
 
     /// Records a finished burst: one event per step, the frame (the person's view) with the
