@@ -174,7 +174,21 @@ async fn the_persons_input_holds_agents_back_and_the_next_read_reports_it() {
         json!({"url": format!("http://{pages}/form")}),
     )
     .await;
-    // The pane follows the agent's tab: its input lands there.
+    // The pane follows the agent's tab: its input lands there, once the tab has the pane's
+    // size (800 wide): a rectangle measured before that moved when the pane's layout came,
+    // and the person's click then missed the field (the report never came in a full run).
+    porthole_tests::eventually(
+        "the pane's layout on the agent's tab",
+        Duration::from_secs(15),
+        || {
+            let agent = &agent;
+            async move {
+                let width = ok(agent, "evaluate", json!({"expression": "innerWidth"})).await;
+                width.contains("800").then_some(())
+            }
+        },
+    )
+    .await;
     let rect = ok(
         &agent,
         "evaluate",
