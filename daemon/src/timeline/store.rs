@@ -51,6 +51,9 @@ pub struct Store {
     next_seq: u64,
     /// Bytes of every frame file (kept in step with the `frames` table).
     frame_bytes: u64,
+    /// The last frame stored and its id: calls that share one capture (`super::pace`) add
+    /// the same image one after another, which then costs a compare, not a hash.
+    last_frame: Option<(Vec<u8>, String)>,
 }
 
 const SCHEMA: &str = "
@@ -116,6 +119,7 @@ impl Store {
             limits,
             next_seq: next_seq as u64,
             frame_bytes: frame_bytes as u64,
+            last_frame: None,
         };
         store.drop_expired(super::event::now_ms())?;
         Ok(store)
@@ -159,6 +163,26 @@ impl Store {
 
     /// Stores `jpeg` under its hash (once), noting that event `seq` uses it.
     fn put_frame(&mut self, jpeg: &[u8], seq: u64) -> Result<String, StoreError> {
+        if let Some((_, id)) = self.last_frame.as_ref().filter(|(last, _)| last == jpeg) {
+            let id = id.clone();
+            let kept = self
+                .conn
+                .execute(
+                    "UPDATE frames SET last_seq = ?2 WHERE id = ?1",
+                    params![id, seq as i64],
+                )
+                .map_err(|e| self.db_err(e))?;
+            if kept == 1 && self.frame_path(&id).exists() {
+                return Ok(id);
+            }
+        }
+        let id = self.put_new_frame(jpeg, seq)?;
+        self.last_frame = Some((jpeg.to_vec(), id.clone()));
+        Ok(id)
+    }
+
+    /// [`Store::put_frame`] for an image unlike the last one: found by its hash or written.
+    fn put_new_frame(&mut self, jpeg: &[u8], seq: u64) -> Result<String, StoreError> {
         let hash = Sha256::digest(jpeg);
         let id: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
         let known: Option<i64> = self
