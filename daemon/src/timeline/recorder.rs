@@ -262,6 +262,7 @@ impl Recorder {
     /// Writes every held event, in order; one capture of each tab serves all its events.
     async fn release(&mut self) {
         let mut frames: HashMap<String, Option<Vec<u8>>> = HashMap::new();
+        let mut batch = Vec::new();
         for (mut pending, capture_of) in self.pace.release() {
             if let (Some(session), Some(target)) = (pending.session.clone(), capture_of) {
                 if !frames.contains_key(&target) {
@@ -270,8 +271,9 @@ impl Recorder {
                 }
                 pending.frame = frames[&target].clone();
             }
-            self.writer.write(pending).await;
+            batch.push(pending);
         }
+        self.writer.write(batch).await;
     }
 
     /// Writes `pending`, taking its frame first when it wants a capture of `capture_of`.
@@ -279,7 +281,7 @@ impl Recorder {
         if let (Some(session), Some(target)) = (pending.session.clone(), &capture_of) {
             pending.frame = self.frame_of(&session, target).await;
         }
-        self.writer.write(pending).await;
+        self.writer.write(vec![pending]).await;
     }
 
     /// A frame of tab `target` now (noted with the pace); the person's view while draining.
@@ -318,34 +320,43 @@ struct Writer {
 }
 
 impl Writer {
-    /// Appends the drafts of `pending` (its frame with the last) and tells the panes.
-    async fn write(&self, pending: Pending) {
-        let Pending {
-            drafts,
-            at_ms,
-            session,
-            frame,
-        } = pending;
+    /// Appends the drafts of each of `batch` (its frame with its last), in order, on one
+    /// blocking thread, and tells the panes.
+    async fn write(&self, batch: Vec<Pending>) {
+        if batch.is_empty() {
+            return;
+        }
         let (slot, dir, limits) = (self.slot.clone(), self.dir.clone(), self.limits);
+        let mut sessions = Vec::with_capacity(batch.len());
+        let mut rows = Vec::with_capacity(batch.len());
+        for pending in batch {
+            sessions.push((pending.session, pending.drafts.len()));
+            rows.push((pending.drafts, pending.at_ms, pending.frame));
+        }
         let written = tokio::task::spawn_blocking(move || {
             let mut slot = slot.lock().expect("timeline slot lock");
             let Some(store) = slot.open(&dir, limits)? else {
                 return Ok(Vec::new());
             };
-            let count = drafts.len();
-            let mut events = Vec::with_capacity(count);
-            for (i, draft) in drafts.into_iter().enumerate() {
-                let frame = frame.as_deref().filter(|_| i + 1 == count);
-                events.push(store.append(draft, frame, at_ms)?);
+            let mut events = Vec::new();
+            for (drafts, at_ms, frame) in rows {
+                let count = drafts.len();
+                for (i, draft) in drafts.into_iter().enumerate() {
+                    let frame = frame.as_deref().filter(|_| i + 1 == count);
+                    events.push(store.append(draft, frame, at_ms)?);
+                }
             }
             Ok::<_, StoreError>(events)
         })
         .await;
         match written {
             Ok(Ok(events)) => {
-                if let Some(session) = &session {
-                    for event in events {
-                        session.announce(PaneMessage::TimelineEvent(Box::new(event)));
+                let mut events = events.into_iter();
+                for (session, count) in sessions {
+                    for event in events.by_ref().take(count) {
+                        if let Some(session) = &session {
+                            session.announce(PaneMessage::TimelineEvent(Box::new(event)));
+                        }
                     }
                 }
             }
