@@ -334,19 +334,21 @@ impl Writer {
             rows.push((pending.drafts, pending.at_ms, pending.frame));
         }
         let written = tokio::task::spawn_blocking(move || {
+            let mut rows = rows;
             let mut slot = slot.lock().expect("timeline slot lock");
             let Some(store) = slot.open(&dir, limits)? else {
                 return Ok(Vec::new());
             };
-            let mut events = Vec::new();
-            for (drafts, at_ms, frame) in rows {
+            let frames: Vec<Option<Vec<u8>>> = rows.iter_mut().map(|row| row.2.take()).collect();
+            let mut appends = Vec::new();
+            for ((drafts, at_ms, _), frame) in rows.into_iter().zip(&frames) {
                 let count = drafts.len();
                 for (i, draft) in drafts.into_iter().enumerate() {
                     let frame = frame.as_deref().filter(|_| i + 1 == count);
-                    events.push(store.append(draft, frame, at_ms)?);
+                    appends.push((draft, frame, at_ms));
                 }
             }
-            Ok::<_, StoreError>(events)
+            store.append_all(appends)
         })
         .await;
         match written {

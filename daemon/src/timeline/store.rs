@@ -53,7 +53,7 @@ pub struct Store {
     frame_bytes: u64,
     /// The last frame stored and its id: calls that share one capture (`super::pace`) add
     /// the same image one after another, which then costs a compare, not a hash.
-    last_frame: Option<(Vec<u8>, String)>,
+    last_frame: Option<Box<(Vec<u8>, String)>>,
 }
 
 const SCHEMA: &str = "
@@ -137,6 +137,36 @@ impl Store {
         self.dir.join(FRAMES_DIR).join(format!("{id}.jpg"))
     }
 
+    /// Adds `rows` (event, frame, time) in order in one transaction: one commit for the calls
+    /// released together (`super::pace`). A prune on the way commits what came before it and
+    /// runs as it does alone. On an error nothing since the last commit is kept.
+    pub fn append_all(
+        &mut self,
+        rows: Vec<(Draft, Option<&[u8]>, u64)>,
+    ) -> Result<Vec<TimelineEvent>, StoreError> {
+        self.conn
+            .execute_batch("BEGIN")
+            .map_err(|e| self.db_err(e))?;
+        let mut events = Vec::with_capacity(rows.len());
+        for (draft, frame, at_ms) in rows {
+            match self.append(draft, frame, at_ms) {
+                Ok(event) => events.push(event),
+                Err(error) => {
+                    if !self.conn.is_autocommit() {
+                        let _ = self.conn.execute_batch("ROLLBACK");
+                    }
+                    return Err(error);
+                }
+            }
+        }
+        if !self.conn.is_autocommit() {
+            self.conn
+                .execute_batch("COMMIT")
+                .map_err(|e| self.db_err(e))?;
+        }
+        Ok(events)
+    }
+
     /// Adds one event (with its frame, stored once per distinct image) and returns it.
     pub fn append(
         &mut self,
@@ -163,8 +193,8 @@ impl Store {
 
     /// Stores `jpeg` under its hash (once), noting that event `seq` uses it.
     fn put_frame(&mut self, jpeg: &[u8], seq: u64) -> Result<String, StoreError> {
-        if let Some((_, id)) = self.last_frame.as_ref().filter(|(last, _)| last == jpeg) {
-            let id = id.clone();
+        if let Some(last) = self.last_frame.as_ref().filter(|last| last.0 == jpeg) {
+            let id = last.1.clone();
             let kept = self
                 .conn
                 .execute(
@@ -177,7 +207,7 @@ impl Store {
             }
         }
         let id = self.put_new_frame(jpeg, seq)?;
-        self.last_frame = Some((jpeg.to_vec(), id.clone()));
+        self.last_frame = Some(Box::new((jpeg.to_vec(), id.clone())));
         Ok(id)
     }
 
@@ -241,6 +271,22 @@ impl Store {
         if self.bytes_used() + incoming <= self.limits.max_bytes {
             return Ok(());
         }
+        // Within [`Store::append_all`]: what came before is committed, the prune runs with a
+        // commit per step as it does alone (compaction cannot run inside a transaction), then
+        // the batch goes on in a new one.
+        if !self.conn.is_autocommit() {
+            self.conn
+                .execute_batch("COMMIT")
+                .map_err(|e| self.db_err(e))?;
+            self.prune(incoming)?;
+            return self.conn.execute_batch("BEGIN").map_err(|e| self.db_err(e));
+        }
+        self.prune(incoming)
+    }
+
+    /// Drops the oldest frames and the events up to their last use until `incoming` more
+    /// bytes fit well under the cap.
+    fn prune(&mut self, incoming: u64) -> Result<(), StoreError> {
         let target = self.limits.max_bytes / 100 * PRUNE_TO_PERCENT;
         let mut dropped = 0u64;
         while self.bytes_used() + incoming > target {
