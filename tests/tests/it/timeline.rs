@@ -58,6 +58,18 @@ async fn act(
     out
 }
 
+/// Runs one tool with the owner token on `channel`.
+async fn owner_act(daemon: &TestDaemon, channel: &str, tool: &str, args: Value) -> Value {
+    act(daemon, &daemon.token, Some(channel), tool, args).await
+}
+
+/// A daemon started with `options`, with the owner's `channel` already on `url`.
+async fn daemon_on_page(options: DaemonOptions, channel: &str, url: &str) -> TestDaemon {
+    let daemon = TestDaemon::start_with(options).await;
+    owner_act(&daemon, channel, "navigate", json!({ "url": url })).await;
+    daemon
+}
+
 /// The channel's events (all pages of them).
 async fn events(daemon: &TestDaemon, channel: &str) -> Vec<Value> {
     let mut all = Vec::new();
@@ -460,17 +472,9 @@ async fn the_cap_holds_restart_keeps_sigkill_spares_and_reset_removes() {
         config: json!({"timeline": {"max_mb": 2}}),
         ..DaemonOptions::default()
     };
-    let daemon = TestDaemon::start_with(options.clone()).await;
     let channel = "tl-bounds";
+    let daemon = daemon_on_page(options.clone(), channel, &format!("{pages}/noise")).await;
     let token = daemon.token.clone();
-    act(
-        &daemon,
-        &token,
-        Some(channel),
-        "navigate",
-        json!({"url": format!("{pages}/noise")}),
-    )
-    .await;
     // Each call repaints the noise, so no two frames are alike (identical ones are kept
     // once), and calls back to back get a capture a second (`timeline::pace`). Frames' sizes
     // vary with the machine: call until the first events are gone.

@@ -4,7 +4,7 @@
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use serde_json::json;
 
-use super::{act, events, serve_pages};
+use super::{act, daemon_on_page, events, serve_pages};
 
 /// Calls made back to back before the SIGTERM.
 const CALLS: usize = 20;
@@ -13,17 +13,9 @@ const CALLS: usize = 20;
 async fn sigterm_right_after_the_last_call_keeps_every_calls_event() {
     let pages = serve_pages().await;
     let options = DaemonOptions::default();
-    let daemon = TestDaemon::start_with(options.clone()).await;
     let channel = "tl-drain";
+    let daemon = daemon_on_page(options.clone(), channel, &format!("{pages}/blue")).await;
     let token = daemon.token.clone();
-    act(
-        &daemon,
-        &token,
-        Some(channel),
-        "navigate",
-        json!({"url": format!("{pages}/blue")}),
-    )
-    .await;
     // Each call answers before its frame is taken, so the recorder's queue grows behind them.
     for n in 0..CALLS {
         act(

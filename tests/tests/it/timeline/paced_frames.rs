@@ -5,11 +5,11 @@
 
 use std::time::{Duration, Instant};
 
-use porthole_tests::daemon::TestDaemon;
+use porthole_tests::daemon::DaemonOptions;
 use porthole_tests::eventually;
 use serde_json::json;
 
-use super::{act, events, frame, serve_pages, REPAINT};
+use super::{daemon_on_page, events, frame, owner_act, serve_pages, REPAINT};
 
 /// Calls made back to back.
 const CALLS: usize = 12;
@@ -21,24 +21,14 @@ const GO_GREEN: &str = "(() => { document.getElementById('c').style.display = 'n
 #[tokio::test]
 async fn back_to_back_calls_share_captures_and_the_last_shows_the_end() {
     let pages = serve_pages().await;
-    let daemon = TestDaemon::start().await;
     let channel = "tl-paced";
-    let token = daemon.token.clone();
-    act(
-        &daemon,
-        &token,
-        Some(channel),
-        "navigate",
-        json!({"url": format!("{pages}/noise")}),
-    )
-    .await;
+    let daemon = daemon_on_page(DaemonOptions::default(), channel, &format!("{pages}/noise")).await;
     let started = Instant::now();
     for n in 0..CALLS {
         let expression = if n + 1 == CALLS { GO_GREEN } else { REPAINT };
-        act(
+        owner_act(
             &daemon,
-            &token,
-            Some(channel),
+            channel,
             "evaluate",
             json!({ "expression": expression }),
         )

@@ -10,7 +10,7 @@ use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
 
-use super::{act, events, frame};
+use super::{events, frame, owner_act};
 
 /// The counter page (`tests/pages/timeline/counter.html`) on the one page server.
 async fn serve_counter() -> String {
@@ -32,12 +32,11 @@ async fn pane_goes(pane: &Pane, url: &str, what: &str, check: impl Fn(&str) -> b
 /// Makes a tool call and waits until its event is listed: every event queued before it is
 /// written by then (the recorder keeps order). Returns the channel's events.
 async fn settle(daemon: &TestDaemon, channel: &str) -> Vec<Value> {
-    let token = daemon.token.clone();
     let before = events(daemon, channel)
         .await
         .last()
         .map_or(0, |e| e["seq"].as_u64().unwrap());
-    act(daemon, &token, Some(channel), "page_info", json!({})).await;
+    owner_act(daemon, channel, "page_info", json!({})).await;
     eventually(
         "the settling call listed",
         Duration::from_secs(30),
@@ -127,11 +126,9 @@ async fn a_watched_tab_that_changes_is_kept_once_a_second_and_a_still_or_unwatch
 
     // Changing, unwatched: a channel no pane watches keeps only its calls' frames.
     let unwatched = "tl-frames-unwatched";
-    let token = daemon.token.clone();
-    act(
+    owner_act(
         &daemon,
-        &token,
-        Some(unwatched),
+        unwatched,
         "navigate",
         json!({"url": format!("{counter}#run")}),
     )
@@ -140,7 +137,7 @@ async fn a_watched_tab_that_changes_is_kept_once_a_second_and_a_still_or_unwatch
         "the unwatched count to end",
         Duration::from_secs(30),
         || async {
-            let info = act(&daemon, &token, Some(unwatched), "page_info", json!({})).await;
+            let info = owner_act(&daemon, unwatched, "page_info", json!({})).await;
             info.to_string().contains("done ").then_some(())
         },
     )
