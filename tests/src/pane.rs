@@ -257,6 +257,22 @@ impl Pane {
             .to_string()
     }
 
+    /// Starts a channel whose start must fail; returns the `error`. It gets as long as a
+    /// start does: a refusal can come after the start's slow steps (a docker daemon's first
+    /// start probes the sandbox before it creates the container).
+    pub async fn start_refused(&self, channel: &str) -> Value {
+        let mark = self.mark();
+        self.send(json!({"type": "start", "channel_id": channel}));
+        self.wait("an \"error\" message", BROWSER_START, |r| {
+            r.messages
+                .iter()
+                .skip(mark)
+                .find(|m| m["type"] == "error")
+                .cloned()
+        })
+        .await
+    }
+
     /// Sends `screencast` and waits for the first frame.
     pub async fn watch(&self) -> Vec<u8> {
         let before = self.frame_count();

@@ -271,9 +271,7 @@ async fn a_failed_start_leaves_no_container_or_volume_behind() {
     ))
     .await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "start", "channel_id": tag}));
-    let error = pane.next_of("error", mark).await;
+    let error = pane.start_refused(&tag).await;
     assert_eq!(error["code"], "browser_failed", "{error}");
     assert!(labelled_containers(&tag).is_empty());
     assert!(
@@ -292,9 +290,7 @@ async fn a_failed_start_leaves_no_container_or_volume_behind() {
         TestDaemon::start_with(docker::options(&tag, json!({"extensions": [extension]}))).await;
     std::fs::remove_dir_all(&extension).unwrap();
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "start", "channel_id": tag}));
-    let error = pane.next_of("error", mark).await;
+    let error = pane.start_refused(&tag).await;
     let message = error["message"].as_str().unwrap();
     assert!(
         message.contains(&extension.display().to_string()),
@@ -329,9 +325,7 @@ async fn a_channels_container_name_taken_is_refused_when_foreign_and_replaced_wh
     let foreign = format!("{tag}-foreign");
     create_exited(&container(&foreign), &[format!("porthole.test={tag}")]);
     let foreign_id = inspect_container(&container(&foreign)).unwrap()["Id"].clone();
-    let mark = pane.mark();
-    pane.send(json!({"type": "start", "channel_id": foreign}));
-    let error = pane.next_of("error", mark).await;
+    let error = pane.start_refused(&foreign).await;
     let message = error["message"].as_str().unwrap_or_default();
     assert!(
         message.contains("does not belong to this Porthole daemon"),

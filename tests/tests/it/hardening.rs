@@ -320,9 +320,7 @@ async fn a_chromium_that_exits_at_once_is_a_clear_error_with_its_last_words() {
     .await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     let started = std::time::Instant::now();
-    let mark = pane.mark();
-    pane.send(json!({"type": "start", "channel_id": "fake"}));
-    let error = pane.next_of("error", mark).await;
+    let error = pane.start_refused("fake").await;
     assert_eq!(error["code"], "browser_failed", "{error}");
     let message = error["message"].as_str().unwrap_or_default();
     assert!(message.contains("exited"), "{error}");
@@ -380,9 +378,7 @@ async fn an_engine_refusal_reaches_pane_and_agent_without_engine_text_and_the_lo
     // limit allowed is 6MB", status 400).
     let daemon = TestDaemon::start_with(docker::options(&tag, json!({"memory_mb": 1}))).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "start", "channel_id": tag}));
-    let error = pane.next_of("error", mark).await;
+    let error = pane.start_refused(&tag).await;
     assert_eq!(error["code"], "browser_failed", "{error}");
     let message = error["message"].as_str().unwrap_or_default();
     assert!(message.contains("Docker could not"), "{message}");

@@ -425,9 +425,7 @@ async fn a_missing_chromium_is_a_clear_error_not_a_hang() {
     })
     .await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "start", "channel_id": "nochrome"}));
-    let error = pane.next_of("error", mark).await;
+    let error = pane.start_refused("nochrome").await;
     assert_eq!(error["code"], "browser_unavailable", "{error}");
     assert!(
         error["message"]
@@ -438,9 +436,7 @@ async fn a_missing_chromium_is_a_clear_error_not_a_hang() {
     );
     assert!(daemon.log().contains("pane_start_failed"));
     // The connection stays up and a later start (after fixing the setup) is accepted.
-    let mark = pane.mark();
-    pane.send(json!({"type": "start", "channel_id": "nochrome"}));
-    pane.next_of("error", mark).await;
+    pane.start_refused("nochrome").await;
     assert!(pane.received.lock().unwrap().closed.is_none());
 }
 
