@@ -3,15 +3,16 @@
 //! never a capture of its own (a capture can close Chrome's open picker) — and hands the
 //! recorder at most one frame a second for the whole channel, of a tab whose picture changed,
 //! as a `frame` event. A still page adds nothing: the first frame seen of a tab is only noted,
-//! and a frame equal to one of the tab's last few (a blinking caret) is skipped.
+//! and a frame showing one of the tab's last few pictures (a blinking caret, a still page sent
+//! again with other bytes: see [`super::look`]) is skipped.
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::look::Picture;
 use super::Timeline;
 use crate::browser::screencast::Frame;
 use crate::browser::BrowserSession;
@@ -39,8 +40,18 @@ pub async fn follow(timeline: Arc<Timeline>, session: Arc<BrowserSession>) {
             _ = session.ended() => break,
         }
         published.borrow_and_update();
+        let watched = session.screencast().watched_frames();
+        // Comparing pictures may decode JPEGs: off the runtime's threads.
         let picked;
-        (picked, pending) = changes.pick(session.screencast().watched_frames());
+        (changes, (picked, pending)) = match tokio::task::spawn_blocking(move || {
+            let picked = changes.pick(watched);
+            (changes, picked)
+        })
+        .await
+        {
+            Ok(done) => done,
+            Err(_) => break,
+        };
         if let Some((target_id, frame)) = picked {
             timeline.page_frame(&session, target_id, frame.jpeg.to_vec());
             next = Instant::now() + MIN_INTERVAL;
@@ -52,8 +63,8 @@ pub async fn follow(timeline: Arc<Timeline>, session: Arc<BrowserSession>) {
 struct Tab {
     /// The last frame looked at.
     last: Arc<Frame>,
-    /// Hashes of the tab's latest distinct pictures, newest last.
-    recent: VecDeque<u64>,
+    /// The tab's latest distinct pictures, newest last.
+    recent: VecDeque<Picture>,
     /// When a frame of it was last kept (by [`Changes::round`]); 0 for never.
     kept: u64,
 }
@@ -77,7 +88,7 @@ impl Changes {
             match self.tabs.get_mut(&target_id) {
                 None => {
                     // What the tab looked like when somebody began watching it: not a change.
-                    let recent = VecDeque::from([hash(&frame.jpeg)]);
+                    let recent = VecDeque::from([Picture::of(frame.jpeg.clone())]);
                     self.tabs.insert(
                         target_id,
                         Tab {
@@ -96,8 +107,8 @@ impl Changes {
         for (_, target_id, frame) in changed.by_ref() {
             let tab = self.tabs.get_mut(&target_id).expect("tab just seen");
             tab.last = frame.clone();
-            let picture = hash(&frame.jpeg);
-            if tab.recent.contains(&picture) {
+            let mut picture = Picture::of(frame.jpeg.clone());
+            if picture.among(tab.recent.iter_mut()) {
                 continue;
             }
             if tab.recent.len() == RECENT {
@@ -110,12 +121,6 @@ impl Changes {
         }
         (None, false)
     }
-}
-
-fn hash(jpeg: &[u8]) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    jpeg.hash(&mut hasher);
-    hasher.finish()
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub mod changes;
 pub mod event;
 pub mod export;
 pub mod frames;
+mod look;
 pub mod pace;
 pub mod recorder;
 pub mod store;
