@@ -276,15 +276,13 @@ impl Requested {
 /// page can see.
 pub(super) async fn repaint(cdp: &CdpConnection, session: &str) {
     let white = json!({"color": {"r": 255, "g": 255, "b": 255, "a": 1}});
-    for params in [white, json!({})] {
-        let _ = cdp
-            .call_on(
-                session,
-                "Emulation.setDefaultBackgroundColorOverride",
-                params,
-            )
-            .await;
-    }
+    let method = "Emulation.setDefaultBackgroundColorOverride";
+    // Both sent at once (in order): one round trip.
+    let _ = tokio::join!(
+        biased;
+        cdp.call_on(session, method, white),
+        cdp.call_on(session, method, json!({}))
+    );
 }
 
 /// `size` CSS px in device px at `scale`.
@@ -308,21 +306,25 @@ async fn size_viewport(
     zoom: f64,
 ) -> Result<(), CdpError> {
     let layout = |side: u32| (f64::from(side) / zoom).round().max(1.0) as u32;
-    cdp.call_on(
-        session,
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": layout(size.0), "height": layout(size.1),
-               "deviceScaleFactor": scale * zoom, "scale": scale * zoom, "mobile": false,
-               "dontSetVisibleSize": true}),
-    )
-    .await?;
     let (width, height) = scaled(size, scale);
-    cdp.call_on(
-        session,
-        "Emulation.setVisibleSize",
-        json!({"width": width, "height": height}),
-    )
-    .await?;
+    // Both sent at once, in order (one round trip).
+    let (metrics, visible) = tokio::join!(
+        biased;
+        cdp.call_on(
+            session,
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": layout(size.0), "height": layout(size.1),
+                   "deviceScaleFactor": scale * zoom, "scale": scale * zoom, "mobile": false,
+                   "dontSetVisibleSize": true}),
+        ),
+        cdp.call_on(
+            session,
+            "Emulation.setVisibleSize",
+            json!({"width": width, "height": height}),
+        )
+    );
+    metrics?;
+    visible?;
     Ok(())
 }
 

@@ -33,20 +33,20 @@ fn script() -> String {
 /// Installs the world's script and binding in the tab behind flat CDP `session` (best effort:
 /// a tab that refuses shows no popups and no cursor, and works otherwise).
 pub async fn watch(cdp: &CdpConnection, session: &str) {
-    let binding = cdp
-        .call_on(
+    // Sent together: one round trip to a browser far away.
+    let (binding, script) = tokio::join!(
+        biased;
+        cdp.call_on(
             session,
             "Runtime.addBinding",
             json!({"name": BINDING, "executionContextName": WORLD}),
-        )
-        .await;
-    let script = cdp
-        .call_on(
+        ),
+        cdp.call_on(
             session,
             "Page.addScriptToEvaluateOnNewDocument",
             json!({"source": script(), "worldName": WORLD, "runImmediately": true}),
         )
-        .await;
+    );
     if let Err(error) = binding.and(script) {
         tracing::debug!(event = "pane_world_failed", %error);
     }

@@ -199,10 +199,22 @@ impl BrowserSession {
         tokio::spawn(session.clone().follow_person_files(cdp.subscribe()));
         tokio::spawn(session.clone().follow_auth(cdp.subscribe()));
         let events = cdp.subscribe();
-        cdp.call("Target.setDiscoverTargets", json!({"discover": true}))
-            .await?;
-        if ownership == Ownership::AllTabs {
-            let targets = cdp.call("Target.getTargets", json!({})).await?;
+        // Discovery on and the tabs listed, sent together (one round trip): the list comes
+        // after discovery began, so a tab opening meanwhile is in one or the other.
+        let all_tabs = ownership == Ownership::AllTabs;
+        let (discover, targets) = tokio::join!(
+            biased;
+            cdp.call("Target.setDiscoverTargets", json!({"discover": true})),
+            async {
+                match all_tabs {
+                    true => Some(cdp.call("Target.getTargets", json!({})).await),
+                    false => None,
+                }
+            }
+        );
+        discover?;
+        if let Some(targets) = targets {
+            let targets = targets?;
             for info in targets["targetInfos"].as_array().into_iter().flatten() {
                 if info["type"] == "page" {
                     if let Some(id) = info["targetId"].as_str() {

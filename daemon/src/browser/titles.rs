@@ -32,20 +32,20 @@ const OBSERVER: &str = r#"(() => {
 /// Starts watching the titles of the tab behind flat CDP `session` (best effort: a tab that
 /// refuses keeps the titles its load events give).
 pub async fn watch(cdp: &CdpConnection, session: &str) {
-    let binding = cdp
-        .call_on(
+    // Sent together: one round trip to a browser far away.
+    let (binding, script) = tokio::join!(
+        biased;
+        cdp.call_on(
             session,
             "Runtime.addBinding",
             json!({"name": TITLE_BINDING, "executionContextName": WORLD}),
-        )
-        .await;
-    let script = cdp
-        .call_on(
+        ),
+        cdp.call_on(
             session,
             "Page.addScriptToEvaluateOnNewDocument",
             json!({"source": OBSERVER, "worldName": WORLD, "runImmediately": true}),
         )
-        .await;
+    );
     if let Err(error) = binding.and(script) {
         tracing::debug!(event = "title_watch_failed", %error);
     }

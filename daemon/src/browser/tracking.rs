@@ -52,42 +52,36 @@ impl BrowserSession {
             Held::World(self.tools.worlds.clone(), session_id.clone()),
             Held::Popups(self.prompts.popups.clone(), target_id.to_string()),
         ];
-        // Page events tell us when a document loaded (titles arrive with no Target event).
-        let _ = self
-            .cdp
-            .call_on(&session_id, "Page.enable", json!({}))
-            .await;
-        // A file chooser the page opens is reported to us, never shown (upload_file sets files).
-        let _ = self
-            .cdp
-            .call_on(
-                &session_id,
+        // The tab's preparation, sent at once and in this order (Chrome runs a session's
+        // commands in order), so a browser far away costs one round trip for all of it, not
+        // one per command:
+        // - page events tell us when a document loaded (titles arrive with no Target event);
+        // - a file chooser the page opens is reported to us, never shown (upload_file sets
+        //   files);
+        // - every tab behaves as the focused one: panes and agents each type into a tab of
+        //   their own, in windows that cannot all have the focus at once;
+        // - console and network logs from the moment the tab is ours (see `logs`).
+        let cdp = &self.cdp;
+        let on = |method: &'static str, params: Value| cdp.call_on(&session_id, method, params);
+        let (_, _, _, _, _, _, _, _, info) = tokio::join!(
+            biased;
+            on("Page.enable", json!({})),
+            on(
                 "Page.setInterceptFileChooserDialog",
-                json!({"enabled": true}),
-            )
-            .await;
-        // Every tab behaves as the focused one: panes and agents each type into a tab of
-        // their own, in windows that cannot all have the focus at once.
-        let _ = self
-            .cdp
-            .call_on(
-                &session_id,
+                json!({"enabled": true})
+            ),
+            on(
                 "Emulation.setFocusEmulationEnabled",
-                json!({"enabled": true}),
-            )
-            .await;
-        // Console and network logs from the moment the tab is ours (see `logs`).
-        for domain in ["Runtime.enable", "Network.enable"] {
-            let _ = self.cdp.call_on(&session_id, domain, json!({})).await;
-        }
-        super::titles::watch(&self.cdp, &session_id).await;
-        super::pane_world::watch(&self.cdp, &session_id).await;
-        super::file_pickers::install(&self.cdp, &session_id).await;
-        let info = self
-            .cdp
-            .call("Target.getTargetInfo", json!({"targetId": target_id}))
-            .await
-            .unwrap_or(Value::Null);
+                json!({"enabled": true})
+            ),
+            on("Runtime.enable", json!({})),
+            on("Network.enable", json!({})),
+            super::titles::watch(cdp, &session_id),
+            super::pane_world::watch(cdp, &session_id),
+            super::file_pickers::install(cdp, &session_id),
+            cdp.call("Target.getTargetInfo", json!({"targetId": target_id})),
+        );
+        let info = info.unwrap_or(Value::Null);
         let tab = Tab {
             target_id: target_id.to_string(),
             session_id,

@@ -21,7 +21,7 @@ pub use super::evaluate::evaluate;
 /// `navigate`: returns once the page loaded (or its load deadline passed), with its URL and
 /// title; then waits for wait_for_* if asked.
 pub async fn navigate(tab: &Tab, args: &NavigateArgs) -> Result<ToolOutput, ToolError> {
-    let before = waits::before(tab).await;
+    let before = waits::before_navigation(tab);
     tab.browser
         .navigate_with(&tab.session_id, &args.url, UrlPolicy::Agent, None)
         .await?;
@@ -31,7 +31,7 @@ pub async fn navigate(tab: &Tab, args: &NavigateArgs) -> Result<ToolOutput, Tool
 
 /// `go_back` (`step` -1) and `go_forward` (1).
 pub async fn history(tab: &Tab, step: i64) -> Result<ToolOutput, ToolError> {
-    let before = waits::before(tab).await;
+    let before = waits::before_navigation(tab);
     if !tab
         .browser
         .go_history_with(&tab.session_id, step, UrlPolicy::Agent)
@@ -58,7 +58,7 @@ pub async fn history(tab: &Tab, step: i64) -> Result<ToolOutput, ToolError> {
 
 /// `reload`.
 pub async fn reload(tab: &Tab) -> Result<ToolOutput, ToolError> {
-    let before = waits::before(tab).await;
+    let before = waits::before_navigation(tab);
     tab.browser.reload_on(&tab.session_id).await?;
     let location = waits::settle_navigation(tab, before).await;
     finish_load(tab, location, "Reloaded", None).await

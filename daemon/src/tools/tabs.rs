@@ -92,7 +92,7 @@ pub async fn new_tab(
     let target_id = browser.new_tab_for(actor).await?;
     if let Some(url) = &args.url {
         let tab = Tab::for_actor(browser, actor).await?;
-        let before = waits::before(&tab).await;
+        let before = waits::before_navigation(&tab);
         let navigated = browser
             .navigate_with(&tab.session_id, url, UrlPolicy::Agent, opener.as_deref())
             .await;

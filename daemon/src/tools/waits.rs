@@ -48,22 +48,31 @@ pub struct Before {
 
 /// Records the tab's state; call before acting.
 pub async fn before(tab: &Tab) -> Before {
-    let events = tab.cdp().subscribe();
+    let mut before = before_navigation(tab);
     let here = tab.helper("here", &[]).await.unwrap_or_default();
     let text = |k: &str| here[k].as_str().unwrap_or_default().to_string();
-    let (url, title) = (text("url"), text("title"));
-    let marks = Some(here["marks"].clone()).filter(Value::is_array);
+    (before.url, before.title) = (text("url"), text("title"));
+    before.marks = Some(here["marks"].clone()).filter(Value::is_array);
+    before
+}
+
+/// Records what an explicit navigation (navigate, history, reload) needs to know before it:
+/// the tabs and, from now on, the tab's events. Nothing is read from the page (a round trip
+/// to the browser): where it was is not reported after a navigation, and its timers belong
+/// to the document the navigation replaces.
+pub fn before_navigation(tab: &Tab) -> Before {
+    let events = tab.cdp().subscribe();
     let tabs = tab
         .visible_tabs()
         .into_iter()
         .map(|t| t.target_id)
         .collect();
     Before {
-        url,
-        title,
+        url: String::new(),
+        title: String::new(),
         tabs,
         events,
-        marks,
+        marks: None,
     }
 }
 
@@ -201,9 +210,8 @@ pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Option<(String,
     if !seen.blocked {
         quiet(tab, &mut before, &mut seen, &mut notes).await;
     }
-    let location = seen.location.clone();
-    changes(tab, &before, notes, &seen).await;
-    location
+    new_tabs(tab, &before, &mut notes).await;
+    seen.location
 }
 
 /// Waits (up to [`LOAD_DEADLINE`]) until the navigation in `seen` loaded.
@@ -338,6 +346,12 @@ async fn changes(tab: &Tab, before: &Before, mut notes: Vec<String>, seen: &Seen
             notes.push(format!("Title changed: {title:?}"));
         }
     }
+    new_tabs(tab, before, &mut notes).await;
+    notes
+}
+
+/// Notes the tabs opened since `before`; the first becomes the one the caller acts in.
+async fn new_tabs(tab: &Tab, before: &Before, notes: &mut Vec<String>) {
     let tabs = tab.visible_tabs();
     let mut followed = false;
     for (i, t) in tabs.iter().enumerate() {
@@ -366,7 +380,6 @@ async fn changes(tab: &Tab, before: &Before, mut notes: Vec<String>, seen: &Seen
             ));
         }
     }
-    notes
 }
 
 /// Waits (up to `tools.new_tab_load_ms`) until the tab `target_id` has loaded a document other than
