@@ -99,6 +99,21 @@ impl BrowserSession {
                     self.files().set_owner_of(guid, &owner, Some(&tab));
                 }
             }
+            // The tools' world: gone with its document, made by Chrome in the next one.
+            "Runtime.executionContextsCleared" => {
+                if let Some(session) = event.session_id.as_deref() {
+                    self.worlds().cleared(session);
+                }
+            }
+            "Runtime.executionContextCreated" => {
+                if let Some(session) = event.session_id.as_deref() {
+                    let context = &event.params["context"];
+                    let main_frame = self.main_frame_of(session).is_some_and(|frame| {
+                        context["auxData"]["frameId"].as_str() == Some(frame.as_str())
+                    });
+                    self.worlds().context_created(session, context, main_frame);
+                }
+            }
             "Runtime.bindingCalled" => {
                 self.title_reported(event.session_id.as_deref(), &event.params);
                 self.pane_world_reported(event.session_id.as_deref(), &event.params);

@@ -17,10 +17,21 @@ pub struct IsolatedWorld {
     pub nonce: String,
 }
 
+/// A tab's world made by Chrome in each new document: the helper's install registered with
+/// `Page.addScriptToEvaluateOnNewDocument` under `name`, with `nonce`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewDocumentWorld {
+    pub name: String,
+    pub nonce: String,
+}
+
 /// The worlds of one session's frames. Short lock, never held across an await.
 #[derive(Debug, Default)]
 pub struct Worlds {
     by_session: Mutex<HashMap<String, IsolatedWorld>>,
+    /// Tab sessions whose new documents get the world from Chrome (see
+    /// [`Worlds::context_created`]).
+    on_new_documents: Mutex<HashMap<String, NewDocumentWorld>>,
 }
 
 impl Worlds {
@@ -51,9 +62,60 @@ impl Worlds {
         }
     }
 
-    /// Forgets the world of a session that ended (its tab closed).
-    pub fn drop_session(&self, session: &str) {
+    /// Forgets the world of a session whose documents went (`Runtime.executionContextsCleared`).
+    pub fn cleared(&self, session: &str) {
         self.by_session.lock().expect("worlds lock").remove(session);
+    }
+
+    /// Forgets everything of a session that ended (its tab closed).
+    pub fn drop_session(&self, session: &str) {
+        self.cleared(session);
+        self.on_new_documents
+            .lock()
+            .expect("worlds lock")
+            .remove(session);
+    }
+
+    /// The world registered for the new documents of `session`, if one is.
+    pub fn on_new_documents(&self, session: &str) -> Option<NewDocumentWorld> {
+        self.on_new_documents
+            .lock()
+            .expect("worlds lock")
+            .get(session)
+            .cloned()
+    }
+
+    /// Notes that new documents of `session` get `world`.
+    pub fn register_new_documents(&self, session: &str, world: NewDocumentWorld) {
+        self.on_new_documents
+            .lock()
+            .expect("worlds lock")
+            .insert(session.to_string(), world);
+    }
+
+    /// A `Runtime.executionContextCreated` of `session` (`context` its `context` field) in
+    /// the tab's main frame when `main_frame`: the world Chrome made in a new document is
+    /// the session's world from now on, with no round trip to make one.
+    pub fn context_created(&self, session: &str, context: &serde_json::Value, main_frame: bool) {
+        let Some(registered) = self.on_new_documents(session) else {
+            return;
+        };
+        if !main_frame || context["name"] != registered.name.as_str() {
+            return;
+        }
+        let (Some(unique_id), Some(context_id)) =
+            (context["uniqueId"].as_str(), context["id"].as_i64())
+        else {
+            return;
+        };
+        self.remember(
+            session,
+            IsolatedWorld {
+                unique_id: unique_id.to_string(),
+                context_id,
+                nonce: registered.nonce,
+            },
+        );
     }
 }
 

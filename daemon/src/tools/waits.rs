@@ -114,11 +114,6 @@ impl Seen {
                 self.loaded = true;
                 self.location = None;
             }
-            // A new document: the tools' world in the old one is gone with it (the next helper
-            // call makes one without first failing on the old one).
-            "Runtime.executionContextsCleared" => {
-                tab.browser.worlds().drop_session(&tab.session_id);
-            }
             "Page.loadEventFired" if self.navigating => self.loaded = true,
             "Page.frameStoppedLoading" if self.navigating && main_frame => self.loaded = true,
             "Page.windowOpen" => self.window_open = true,

@@ -22,6 +22,7 @@ use tokio::sync::broadcast;
 
 use super::driver::PAGE_JS;
 use super::error::ToolError;
+use crate::browser::worlds::NewDocumentWorld;
 use crate::browser::BrowserSession;
 use crate::cdp::{CdpConnection, CdpError, CdpEvent};
 
@@ -48,9 +49,39 @@ async fn world_then(
         return Ok((world, None));
     }
     let frame = browser.main_frame_of(session);
+    let is_tab = frame.is_some();
     let (world, reply) = create(browser.cdp(), session, frame, then).await?;
     browser.worlds().remember(session, world.clone());
+    if is_tab && browser.worlds().on_new_documents(session).is_none() {
+        made_in_new_documents(browser, session);
+    }
     Ok((world, reply))
+}
+
+/// From now on Chrome makes the world, helper installed, in each new document of the tab
+/// behind `session` (`Page.addScriptToEvaluateOnNewDocument`, sent without waiting), and the
+/// session learns its id from the context's report (`Worlds::context_created`): a tool after
+/// a navigation finds the world there instead of making one (two round trips). Only tabs the
+/// tools have used pay for the helper in every document.
+fn made_in_new_documents(browser: &BrowserSession, session: &str) {
+    let world = NewDocumentWorld {
+        name: format!("{WORLD_NAME}-{:016x}", rand::random::<u64>()),
+        nonce: format!("{:032x}", rand::random::<u128>()),
+    };
+    browser.cdp().fire(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": install_script(&world.nonce), "worldName": world.name}),
+        Some(session),
+    );
+    browser.worlds().register_new_documents(session, world);
+}
+
+/// The script that installs the helper in a world, `nonce` on it; its value is `true`.
+fn install_script(nonce: &str) -> String {
+    format!(
+        "(() => {{ const api = ({PAGE_JS}); api.nonce = {}; return true; }})()",
+        serde_json::to_string(nonce).expect("a string serializes")
+    )
 }
 
 /// Evaluates `expression` in the helper's world of the frame behind `session` (value returned
@@ -176,10 +207,7 @@ async fn create(
             continue;
         };
         let nonce = format!("{:032x}", rand::random::<u128>());
-        let install = format!(
-            "(() => {{ const api = ({PAGE_JS}); api.nonce = {}; return true; }})()",
-            serde_json::to_string(&nonce).expect("a string serializes")
-        );
+        let install = install_script(&nonce);
         // With `then`: the install, then the expression, in one script (its value is the
         // expression's); an install that throws never reaches it.
         let (expression, deadline) = match then {

@@ -19,6 +19,7 @@ mod oversight;
 mod proxy;
 mod proxy_cli;
 mod refs;
+mod round_trips;
 mod self_check;
 mod settle;
 mod trust_urls;
