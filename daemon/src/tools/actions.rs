@@ -15,8 +15,16 @@ use super::{page, refs, waits};
 use crate::browser::input::{dispatch, InputEvent, MouseButton};
 
 /// After `type`: a note when the field (the ref's, else the focused one) does not hold the
-/// text.
-async fn read_back(tab: &Tab, args: &ComputerArgs, text: &str) -> Option<String> {
+/// text. `read` is what the settle read already (see [`read_back_in_settle`]).
+async fn read_back(
+    tab: &Tab,
+    args: &ComputerArgs,
+    text: &str,
+    read: Option<serde_json::Value>,
+) -> Option<String> {
+    if let Some(answer) = read {
+        return readback::judge(&answer, text, Expect::Contains);
+    }
     match args.element_ref.as_deref() {
         Some(r) => {
             let (session, _) = refs::locate(tab, r.trim()).ok()?;
@@ -24,6 +32,21 @@ async fn read_back(tab: &Tab, args: &ComputerArgs, text: &str) -> Option<String>
         }
         // Coordinates or the current focus: the main frame's focused element.
         None => readback::mismatch(tab, &tab.session_id, None, text, Expect::Contains).await,
+    }
+}
+
+/// The read-back of a `type` as an expression the settle runs in the main frame (no round
+/// trip of its own); `None` when the field is in another frame's session.
+fn read_back_in_settle(tab: &Tab, args: &ComputerArgs) -> Option<String> {
+    if args.action != ComputerAction::Type {
+        return None;
+    }
+    match args.element_ref.as_deref() {
+        Some(r) => {
+            let (session, _) = refs::locate(tab, r.trim()).ok()?;
+            (session == tab.session_id).then(|| readback::expression(Some(r.trim())))
+        }
+        None => Some(readback::expression(None)),
     }
 }
 
@@ -157,9 +180,10 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
         }
         A::Wait | A::Screenshot => unreachable!("handled above"),
     };
-    let mut notes = waits::settle(tab, before).await;
+    let then = read_back_in_settle(tab, args);
+    let (mut notes, read) = waits::settle(tab, before, then.as_deref()).await;
     if let (A::Type, Some(text)) = (args.action, args.text.as_deref()) {
-        if let Some(note) = read_back(tab, args, text).await {
+        if let Some(note) = read_back(tab, args, text, read).await {
             notes.push(note);
         }
     }

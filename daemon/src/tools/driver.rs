@@ -104,9 +104,13 @@ pub async fn helper_on(
     function: &str,
     args: &[Value],
 ) -> Result<Value, ToolError> {
+    eval_on(browser, session, &helper_call(function, args), JS_DEADLINE).await
+}
+
+/// The expression that calls `page.js`'s `function(args…)` in the tools' world.
+pub fn helper_call(function: &str, args: &[Value]) -> String {
     let args: Vec<String> = args.iter().map(to_js).collect();
-    let expression = format!("{}.{function}({})", super::world::HELPER, args.join(", "));
-    eval_on(browser, session, &expression, JS_DEADLINE).await
+    format!("{}.{function}({})", super::world::HELPER, args.join(", "))
 }
 
 fn to_js<T: Serialize>(value: &T) -> String {

@@ -40,9 +40,20 @@ pub async fn form_input(tab: &Tab, args: &FormInputArgs) -> Result<ToolOutput, T
         "{} ({r}).",
         capitalise(answer["ok"].as_str().unwrap_or("done"))
     ));
-    let mut notes = waits::settle(tab, before).await;
-    if let FormValue::Text(text) = &args.value {
-        if let Some(note) = readback::mismatch(tab, &session, Some(r), text, Expect::Equals).await {
+    // A text field's read-back runs in the settle's last call when the field is in the main
+    // frame (no round trip of its own).
+    let text = match &args.value {
+        FormValue::Text(text) => Some(text),
+        _ => None,
+    };
+    let then = (text.is_some() && session == tab.session_id).then(|| readback::expression(Some(r)));
+    let (mut notes, read) = waits::settle(tab, before, then.as_deref()).await;
+    if let Some(text) = text {
+        let note = match read {
+            Some(answer) => readback::judge(&answer, text, Expect::Equals),
+            None => readback::mismatch(tab, &session, Some(r), text, Expect::Equals).await,
+        };
+        if let Some(note) = note {
             notes.push(note);
         }
     }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::driver::{helper_on, Tab};
+use super::driver::{helper_call, helper_on, Tab};
 
 /// How the field's value must relate to the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +28,18 @@ pub async fn mismatch(
     let answer = helper_on(&tab.browser, session, "readBack", &[arg])
         .await
         .ok()?;
+    judge(&answer, text, expect)
+}
+
+/// The expression that reads the field back (the ref's element, or the focused one when `r`
+/// is `None`) in the tools' world: for [`waits::settle`](super::waits::settle),
+/// which runs it right after the page settled, in the same round trip.
+pub fn expression(r: Option<&str>) -> String {
+    helper_call("readBack", &[r.map_or(Value::Null, Value::from)])
+}
+
+/// [`mismatch`] on an `answer` already read (by [`expression`]).
+pub fn judge(answer: &Value, text: &str, expect: Expect) -> Option<String> {
     if answer["kind"] != "field" {
         return None;
     }

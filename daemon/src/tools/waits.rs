@@ -94,6 +94,8 @@ struct Seen {
     /// Where the page was when the last DOM-quiet wait ended: `(url, title)`; cleared when a
     /// navigation shows up after it.
     location: Option<(String, String)>,
+    /// An expression run after each DOM-quiet wait, and its value after the last one.
+    then: Option<(String, Option<Value>)>,
 }
 
 impl Seen {
@@ -141,9 +143,20 @@ impl Seen {
 /// says what changed (empty when nothing did). No fixed window: the DOM-quiet wait in the page
 /// is also the round trip after which any navigation the action requested (even from a
 /// `setTimeout(0)` handler) has shown up in the tab's events; only then is its load awaited.
-pub async fn settle(tab: &Tab, mut before: Before) -> Vec<String> {
+/// And with `then` (an expression in the tools' world of the main frame), its
+/// value as the settled page gives it: evaluated right after each DOM-quiet wait in the same
+/// call, so it costs no round trip of its own; the last wait's is returned. `None` when no
+/// wait ran it to the end (a dialog blocked the page): the caller asks on its own.
+pub async fn settle(
+    tab: &Tab,
+    mut before: Before,
+    then: Option<&str>,
+) -> (Vec<String>, Option<Value>) {
     let mut notes = Vec::new();
-    let mut seen = Seen::default();
+    let mut seen = Seen {
+        then: then.map(|t| (t.to_string(), None)),
+        ..Seen::default()
+    };
     quiet(tab, &mut before, &mut seen, &mut notes).await;
     if seen.navigating && !seen.blocked {
         follow_load(tab, &mut before, &mut seen, &mut notes).await;
@@ -177,7 +190,8 @@ pub async fn settle(tab: &Tab, mut before: Before) -> Vec<String> {
                 .into(),
         );
     }
-    changes(tab, &before, notes, &seen).await
+    let then = seen.then.as_mut().and_then(|(_, value)| value.take());
+    (changes(tab, &before, notes, &seen).await, then)
 }
 
 /// After an explicit navigation (navigate, history, reload): follows it to its load, then
@@ -252,13 +266,19 @@ async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<
     let since = before.marks.take().unwrap_or(Value::Null);
     // The helper already in the world (made again with it after a navigation), not a fresh
     // copy of page.js to parse on every action.
-    let quiet_js = format!(
+    let mut quiet_js = format!(
         "{}.quiet({}, {}, {})",
         super::world::HELPER,
         QUIET_FRAMES,
         QUIET_MAX.as_millis(),
         since
     );
+    if let Some((then, value)) = seen.then.as_mut() {
+        *value = None;
+        quiet_js = format!(
+            "{quiet_js}.then((q) => ({{ ...q, then: (() => {{ try {{ return {then}; }} catch (_) {{ return null; }} }})() }}))"
+        );
+    }
     let deadline = QUIET_MAX + Duration::from_secs(2);
     let started = Instant::now();
     let end = started + deadline;
@@ -285,6 +305,9 @@ async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<
                         elapsed_ms = started.elapsed().as_millis() as u64,
                         page_scheduled = v["busy"].as_bool()
                     );
+                }
+                if let (Some((_, value)), Ok(v)) = (seen.then.as_mut(), &done) {
+                    *value = v.get("then").cloned();
                 }
                 seen.location = done.ok().and_then(|v| {
                     Some((v["url"].as_str()?.to_string(), v["title"].as_str()?.to_string()))
