@@ -350,18 +350,28 @@ async fn two_agents_and_a_person_share_one_recorded_history() {
     }
 
     // The export plays in a real Chromium: every event listed, a frame shown.
+    // A held event or a frame of the watched page may still be written meanwhile: exported
+    // again until the list stood still across the export.
     let auth = format!("Bearer {}", daemon.token);
-    let (status, _, html) = http_get_bytes(
-        &daemon.addr,
-        &format!("/api/browser/channels/{channel}/timeline/export"),
-        &[("Authorization", &auth)],
+    let (html, exported) = eventually(
+        "an export while the timeline stood still",
+        Duration::from_secs(30),
+        || async {
+            let listed = events(&daemon, channel).await.len();
+            let (status, _, html) = http_get_bytes(
+                &daemon.addr,
+                &format!("/api/browser/channels/{channel}/timeline/export"),
+                &[("Authorization", &auth)],
+            )
+            .await;
+            assert_eq!(status, 200);
+            (events(&daemon, channel).await.len() == listed).then_some((html, listed))
+        },
     )
     .await;
-    assert_eq!(status, 200);
     let export_dir = TempDir::new("timeline-export");
     let export_file = export_dir.path().join("timeline.html");
     std::fs::write(&export_file, &html).unwrap();
-    let exported = events(&daemon, channel).await.len();
     check_export_plays(&export_file, exported).await;
 
     // No password anywhere: the answers, the export, any file in the data directory.
