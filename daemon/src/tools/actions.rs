@@ -79,12 +79,30 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
     ) || (args.action == A::Type && args.target().is_some());
     // A click's aim and the state before it are read at once (the event subscription that
     // `before` makes is in place before anything is dispatched); so is a type's at a target.
+    // A single click on a ref in the main frame also arms the page for its release: the
+    // settle then goes out right behind the click (see `waits::arm_release`).
+    let pipelined = pipelines_settle(tab, args);
     let (before, aimed) = if clicks {
-        let (before, aimed) = tokio::join!(waits::before(tab), aim(tab, args.target()));
+        let (before, aimed, armed) = tokio::join!(
+            biased;
+            waits::before(tab),
+            aim(tab, args.target()),
+            async {
+                match &pipelined {
+                    Some(r) => waits::arm_release(tab, r).await,
+                    None => false,
+                }
+            }
+        );
+        let mut before = before;
+        if armed {
+            before.settle_after_release();
+        }
         (before, Some(aimed?))
     } else {
         (waits::before(tab).await, None)
     };
+    let armed = before.is_after_release();
     let done = match args.action {
         A::LeftClick | A::RightClick | A::DoubleClick | A::TripleClick => {
             let (x, y, what) = aimed.expect("aimed for clicks");
@@ -94,6 +112,18 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
                 A::TripleClick => (MouseButton::Left, 3),
                 _ => (MouseButton::Left, 1),
             };
+            if armed {
+                // The settle runs on behind the click; its answer is read with the settle's.
+                let then = read_back_in_settle(tab, args);
+                let (clicked, (notes, _)) = tokio::join!(
+                    biased;
+                    click(tab, x, y, button, count, mods),
+                    waits::settle(tab, before, then.as_deref())
+                );
+                clicked?;
+                let done = format!("{} at ({x:.0}, {y:.0}){what}.", args.action.as_str());
+                return finish(tab, args, done, notes).await;
+            }
             click(tab, x, y, button, count, mods).await?;
             format!("{} at ({x:.0}, {y:.0}){what}.", args.action.as_str())
         }
@@ -187,6 +217,16 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
             notes.push(note);
         }
     }
+    finish(tab, args, done, notes).await
+}
+
+/// The action's answer: `done`, the settle's notes, and the wait asked for.
+async fn finish(
+    tab: &Tab,
+    args: &ComputerArgs,
+    done: String,
+    mut notes: Vec<String>,
+) -> Result<ToolOutput, ToolError> {
     if let Some(wait) = args.wait() {
         notes.push(waits::wait_for(tab, &wait).await?);
     }
@@ -195,6 +235,27 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
         out = out.with_text(notes.join("\n"));
     }
     Ok(out)
+}
+
+/// The ref whose click's settle may go out right behind its input: a single left or right
+/// click on a ref of the main frame's session (the helper then checks that its element is of
+/// the main document, whose window sees the release; a double click's second press would
+/// come after the wait began, and coordinates may land in another frame).
+fn pipelines_settle(tab: &Tab, args: &ComputerArgs) -> Option<String> {
+    if !matches!(
+        args.action,
+        ComputerAction::LeftClick | ComputerAction::RightClick
+    ) {
+        return None;
+    }
+    match args.target() {
+        Some(PointTarget::Ref(r)) => {
+            let r = r.trim();
+            let (session, _) = refs::locate(tab, r).ok()?;
+            (session == tab.session_id).then(|| r.to_string())
+        }
+        _ => None,
+    }
 }
 
 /// Resolves where a pointer action lands: `(x, y, " on <element>")`.

@@ -510,11 +510,33 @@
   // Where the page is, and its marks, before an action.
   const here = () => ({ url: location.href, title: document.title, marks: marks() });
 
+  // A mouse button release the tools are about to cause, armed before its input is sent, so a
+  // DOM-quiet wait sent right behind the input (not after its answer: one round trip less)
+  // begins once the page has seen it (`quiet`'s `afterRelease`).
+  let release = null;
+  const RELEASE_MAX_MS = 400;
+  // Armed only for an element of this very document (not of a frame inside it, whose events
+  // this window never sees); false otherwise.
+  function armRelease(ref) {
+    const found = lookup(ref);
+    if (!found.el || found.el.ownerDocument !== document) return false;
+    if (release) release.off();
+    const r = { seen: false, wake: null };
+    const on = () => { r.seen = true; if (r.wake) r.wake(); };
+    addEventListener('mouseup', on, { capture: true, once: true });
+    r.off = () => removeEventListener('mouseup', on, { capture: true });
+    release = r;
+    return true;
+  }
+
   // Resolves once the DOM stayed unchanged through `frames` rendering frames in a row (or after
   // `maxMs`). With `since` (the `marks()` read before an action) one quiet frame is enough
   // while the page has asked for no animation frame, timer or idle callback since then:
-  // nothing is scheduled that could change it later.
-  function quiet(frames, maxMs, since) {
+  // nothing is scheduled that could change it later. With `afterRelease`, it begins once the
+  // armed release was seen (at most RELEASE_MAX_MS later: a page may swallow the event).
+  function quiet(frames, maxMs, since, afterRelease) {
+    const armed = afterRelease ? release : null;
+    if (afterRelease) release = null;
     return new Promise((resolve) => {
       let calm = 0, dirty = false, finished = false;
       let last = since || null, busy = !since;
@@ -538,8 +560,13 @@
       const next = () => document.hidden
         ? saw(1, setTimeout(tick, 16))
         : saw(0, requestAnimationFrame(() => saw(1, setTimeout(tick, 0))));
-      obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-      next();
+      const begin = () => {
+        obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+        next();
+      };
+      if (!armed || armed.seen) { begin(); return; }
+      const gaveUp = saw(1, setTimeout(() => { armed.off(); armed.wake = null; begin(); }, RELEASE_MAX_MS));
+      armed.wake = () => { armed.wake = null; clearTimeout(gaveUp); begin(); };
     });
   }
 
@@ -717,7 +744,7 @@
   // A ref for an element found by the tools (an <iframe> owning a cross-origin frame).
   const issue = (el, base) => ({ ref: refFor(el, base), next });
 
-  const api = { badges, frameShows, has, here, issue, fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
+  const api = { armRelease, badges, frameShows, has, here, issue, fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })()

@@ -44,6 +44,30 @@ pub struct Before {
     /// first DOM-quiet wait after it ends after one quiet frame when the page scheduled
     /// nothing since. Taken by that wait.
     marks: Option<Value>,
+    /// The first DOM-quiet wait begins once the page saw the mouse button release armed by
+    /// [`arm_release`] (it is sent right behind the input, not after its answer).
+    after_release: bool,
+}
+
+impl Before {
+    /// The action's input and the settle go out back to back: see [`arm_release`].
+    pub fn settle_after_release(&mut self) {
+        self.after_release = true;
+    }
+
+    pub fn is_after_release(&self) -> bool {
+        self.after_release
+    }
+}
+
+/// Arms the main frame's helper for the mouse button release a click on ref `r` is about to
+/// cause, so the settle after it can be sent right behind the input (one round trip less):
+/// its DOM-quiet wait begins once the page has seen the release (bounded, in `page.js`).
+/// False when it could not be armed (the ref's element is not of the main document).
+pub async fn arm_release(tab: &Tab, r: &str) -> bool {
+    tab.helper("armRelease", &[Value::from(r)])
+        .await
+        .is_ok_and(|armed| armed == true)
 }
 
 /// Records the tab's state; call before acting.
@@ -73,6 +97,7 @@ pub fn before_navigation(tab: &Tab) -> Before {
         tabs,
         events,
         marks: None,
+        after_release: false,
     }
 }
 
@@ -264,14 +289,16 @@ async fn requests_done(
 async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<String>) {
     seen.location = None;
     let since = before.marks.take().unwrap_or(Value::Null);
+    let after_release = std::mem::take(&mut before.after_release);
     // The helper already in the world (made again with it after a navigation), not a fresh
     // copy of page.js to parse on every action.
     let mut quiet_js = format!(
-        "{}.quiet({}, {}, {})",
+        "{}.quiet({}, {}, {}, {})",
         super::world::HELPER,
         QUIET_FRAMES,
         QUIET_MAX.as_millis(),
-        since
+        since,
+        after_release
     );
     if let Some((then, value)) = seen.then.as_mut() {
         *value = None;
