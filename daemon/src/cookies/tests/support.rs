@@ -242,11 +242,11 @@ impl Cdp {
         Cdp(connection)
     }
 
-    /// Sends one command and waits (with a deadline) for its reply.
+    /// Sends one command and waits (with a deadline) for its reply. The deadline is a
+    /// browser start's: a young Chromium beside the suite's other browsers on two cores has
+    /// held a cookie call for over 20 s.
     pub async fn call(&mut self, method: &str, params: Value) -> Result<Value, CdpError> {
-        self.0
-            .call_with(method, params, None, Duration::from_secs(20))
-            .await
+        self.0.call_with(method, params, None, CHROMIUM_START).await
     }
 
     /// All cookies of the browser.
@@ -264,9 +264,11 @@ impl Cdp {
     }
 }
 
-/// Polls the browser's cookie jar until `names` are all there.
+/// Polls the browser's cookie jar until `names` are all there (as long as a browser start
+/// may take: the page that sets them is the new browser's first load, which a full run on two
+/// cores has held for over 30 s).
 pub async fn wait_for_cookie_names(cdp: &mut Cdp, names: &[&str]) {
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + CHROMIUM_START;
     loop {
         let have: Vec<String> = cdp
             .cookies()
