@@ -53,6 +53,46 @@ impl std::ops::Deref for UserChrome {
     }
 }
 
+/// `porthole mcp-host-browser` on a [`UserChrome`] showing the mcp pages' `/user`, its log
+/// (debug lines included) in a file the test reads.
+pub(super) struct LoggedHost {
+    pages: porthole_tests::pages::PageServer,
+    _chrome: UserChrome,
+    _home: TempDir,
+    log: std::path::PathBuf,
+    pub mcp: porthole_tests::mcp::Client,
+}
+
+impl LoggedHost {
+    pub(super) async fn start() -> Self {
+        let pages = porthole_tests::pages::PageServer::area("mcp").await;
+        let chrome = UserChrome::start(&pages.url("/user")).await;
+        chrome.user_tab().await;
+        let home = TempDir::new("mcp-home");
+        let log = home.path().join("server.log");
+        let log_arg = log.display().to_string();
+        let (args, env) = host_args(&home, &[chrome.profile.path()], &["--log", &log_arg]);
+        let mcp = connect("porthole", &args, &env).await;
+        Self {
+            pages,
+            _chrome: chrome,
+            _home: home,
+            log,
+            mcp,
+        }
+    }
+
+    /// The URL of the mcp page at `path`.
+    pub fn url(&self, path: &str) -> String {
+        self.pages.url(path)
+    }
+
+    /// What the server logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
 /// Arguments and an environment in which the well-known Chrome dirs are empty.
 pub(super) fn host_args(
     home: &TempDir,

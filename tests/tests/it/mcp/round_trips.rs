@@ -6,62 +6,49 @@
 //! `porthole mcp-host-browser` and a test Chromium; the server's debug log tells each world
 //! it made (`tools_world_created`).
 
-use porthole_tests::TempDir;
 use serde_json::json;
 
-use super::harness::{connect, ok, ref_of};
-use super::host::{host_args, UserChrome};
+use super::harness::{ok, ref_of};
+use super::host::LoggedHost;
 
 #[tokio::test]
 async fn after_a_navigation_the_tools_find_their_world_made_by_chrome() {
-    let pages = porthole_tests::pages::PageServer::area("mcp").await;
-    let url = |p: &str| format!("http://{pages}{p}");
-    let chrome = UserChrome::start(&url("/user")).await;
-    chrome.user_tab().await;
-    let home = TempDir::new("mcp-home");
-    let log = home.path().join("server.log");
-    let log_arg = log.display().to_string();
-    let (args, env) = host_args(&home, &[chrome.profile.path()], &["--log", &log_arg]);
-    let mcp = connect("porthole", &args, &env).await;
-    let worlds_made = || {
-        std::fs::read_to_string(&log)
-            .unwrap_or_default()
-            .matches("event=\"tools_world_created\"")
-            .count()
-    };
+    let host = LoggedHost::start().await;
+    let (mcp, url) = (&host.mcp, |p: &str| host.url(p));
+    let worlds_made = || host.log().matches("event=\"tools_world_created\"").count();
 
-    let t = ok(&mcp, "navigate", json!({"url": url("/second")})).await;
+    let t = ok(mcp, "navigate", json!({"url": url("/second")})).await;
     assert!(t.contains("Title: Second page"), "{t}");
     assert_eq!(worlds_made(), 1, "the first call makes the world");
 
     // The form page has a same-origin frame: Chrome makes the world there too, and the tools
     // still read and act in the main frame's.
-    let t = ok(&mcp, "navigate", json!({"url": url("/form")})).await;
+    let t = ok(mcp, "navigate", json!({"url": url("/form")})).await;
     assert!(t.contains("Title: Form page"), "{t}");
-    let snap = ok(&mcp, "read_page", json!({"filter": "interactive"})).await;
+    let snap = ok(mcp, "read_page", json!({"filter": "interactive"})).await;
     let t = ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "left_click", "ref": ref_of(&snap, "button \"Change\"")}),
     )
     .await;
     assert!(t.contains("left_click"), "{t}");
     let status = ok(
-        &mcp,
+        mcp,
         "evaluate",
         json!({"expression": "document.getElementById('status').textContent"}),
     )
     .await;
     assert!(status.contains("Changed!"), "{status}");
 
-    let t = ok(&mcp, "navigate", json!({"url": url("/second")})).await;
+    let t = ok(mcp, "navigate", json!({"url": url("/second")})).await;
     assert!(t.contains("Title: Second page"), "{t}");
-    let text = ok(&mcp, "get_page_text", json!({})).await;
+    let text = ok(mcp, "get_page_text", json!({})).await;
     assert!(text.contains("Second"), "{text}");
     assert_eq!(
         worlds_made(),
         1,
         "no tool made a world after a navigation:\n{}",
-        std::fs::read_to_string(&log).unwrap_or_default()
+        host.log()
     );
 }

@@ -5,43 +5,34 @@
 //! frame; one that scheduled work (text rendered two frames later) waits for it (the server's
 //! debug log says which, as `page_scheduled`).
 
-use porthole_tests::TempDir;
 use serde_json::json;
 
-use super::harness::{connect, ok, ref_of};
-use super::host::{host_args, UserChrome};
+use super::harness::{ok, ref_of};
+use super::host::LoggedHost;
 
 #[tokio::test]
 async fn actions_return_once_the_page_reflects_them() {
-    let pages = porthole_tests::pages::PageServer::area("mcp").await;
-    let url = |p: &str| format!("http://{pages}{p}");
-    let chrome = UserChrome::start(&url("/user")).await;
-    chrome.user_tab().await;
-    let home = TempDir::new("mcp-home");
-    let log = home.path().join("server.log");
-    let log_arg = log.display().to_string();
-    let (args, env) = host_args(&home, &[chrome.profile.path()], &["--log", &log_arg]);
-    let mcp = connect("porthole", &args, &env).await;
+    let host = LoggedHost::start().await;
+    let (mcp, url) = (&host.mcp, |p: &str| host.url(p));
     // The page-scheduled flag of each DOM-quiet wait the server logged, in order.
     let quiet_waits = || -> Vec<bool> {
-        std::fs::read_to_string(&log)
-            .unwrap_or_default()
+        host.log()
             .lines()
             .filter(|l| l.contains("event=\"dom_quiet\""))
             .map(|l| l.contains("page_scheduled=true"))
             .collect()
     };
 
-    let t = ok(&mcp, "navigate", json!({"url": url("/settle")})).await;
+    let t = ok(mcp, "navigate", json!({"url": url("/settle")})).await;
     assert!(t.contains("Title: Settle page"), "{t}");
-    let snap = ok(&mcp, "read_page", json!({"filter": "all"})).await;
+    let snap = ok(mcp, "read_page", json!({"filter": "all"})).await;
     assert!(snap.contains("Not yet"), "{snap}");
 
     // A click that changes nothing reports nothing, and settles without waiting for work the
     // page did not schedule.
     let waits = quiet_waits().len();
     let t = ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "left_click", "ref": ref_of(&snap, "button \"Do nothing\"")}),
     )
@@ -51,25 +42,25 @@ async fn actions_return_once_the_page_reflects_them() {
 
     // Text rendered two frames after the click is there for the very next read_page.
     let t = ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "left_click", "ref": ref_of(&snap, "button \"Render later\"")}),
     )
     .await;
     assert!(!t.contains("URL changed"), "{t}");
     assert_eq!(quiet_waits().last(), Some(&true), "{:?}", quiet_waits());
-    let after = ok(&mcp, "read_page", json!({"filter": "all"})).await;
+    let after = ok(mcp, "read_page", json!({"filter": "all"})).await;
     assert!(after.contains("Rendered later"), "{after}");
 
     // A navigation a task after the click is followed to its load and reported.
     let t = ok(
-        &mcp,
+        mcp,
         "computer",
         json!({"action": "left_click", "ref": ref_of(&snap, "button \"Go soon\"")}),
     )
     .await;
     assert!(t.contains("URL changed") && t.contains("/second"), "{t}");
     assert!(t.contains("Title changed: \"Second page\""), "{t}");
-    let next = ok(&mcp, "read_page", json!({})).await;
+    let next = ok(mcp, "read_page", json!({})).await;
     assert!(next.contains("Back to form"), "{next}");
 }
