@@ -108,10 +108,11 @@ impl BrowserSession {
             "Runtime.executionContextCreated" => {
                 if let Some(session) = event.session_id.as_deref() {
                     let context = &event.params["context"];
-                    let main_frame = self.main_frame_of(session).is_some_and(|frame| {
-                        context["auxData"]["frameId"].as_str() == Some(frame.as_str())
+                    self.worlds().context_created(session, context, || {
+                        self.main_frame_of(session).is_some_and(|frame| {
+                            context["auxData"]["frameId"].as_str() == Some(frame.as_str())
+                        })
                     });
-                    self.worlds().context_created(session, context, main_frame);
                 }
             }
             "Runtime.bindingCalled" => {

@@ -93,14 +93,20 @@ impl Worlds {
             .insert(session.to_string(), world);
     }
 
-    /// A `Runtime.executionContextCreated` of `session` (`context` its `context` field) in
-    /// the tab's main frame when `main_frame`: the world Chrome made in a new document is
-    /// the session's world from now on, with no round trip to make one.
-    pub fn context_created(&self, session: &str, context: &serde_json::Value, main_frame: bool) {
+    /// A `Runtime.executionContextCreated` of `session` (`context` its `context` field);
+    /// `main_frame` says whether it is in the tab's main frame (asked only for a context of the
+    /// registered world: every frame's contexts pass here). The world Chrome made in a new
+    /// document is the session's world from now on, with no round trip to make one.
+    pub fn context_created(
+        &self,
+        session: &str,
+        context: &serde_json::Value,
+        main_frame: impl FnOnce() -> bool,
+    ) {
         let Some(registered) = self.on_new_documents(session) else {
             return;
         };
-        if !main_frame || context["name"] != registered.name.as_str() {
+        if context["name"] != registered.name.as_str() || !main_frame() {
             return;
         }
         let (Some(unique_id), Some(context_id)) =
