@@ -2,8 +2,8 @@
 //! finished download's bytes for the person, with its name (`Content-Disposition`, RFC 6266
 //! with an RFC 5987 `filename*`) and a content type. Owner token only (the admission
 //! middleware refuses agent tokens). The bytes come from where the session's files say:
-//! streamed from the daemon's disk (local mode, prints), read back through the engine
-//! (docker mode, a local or remote engine) — the same path as the agents' `get_download`.
+//! streamed from the daemon's disk (local mode, prints), or streamed back through the engine's
+//! archive API as it arrives (docker mode, a local or remote engine).
 
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
 use super::AppState;
-use crate::browser::files::{DownloadBody, DownloadState};
+use crate::browser::files::DownloadState;
 use crate::channel_id::ChannelId;
 
 /// A finished download's bytes.
@@ -76,16 +76,8 @@ pub async fn download(
         tracing::warn!(event = "download_unreadable", channel_id = %channel, id = %d.id, %message);
         ApiError::new(StatusCode::BAD_GATEWAY, "download_unreadable", message)
     })?;
-    let (body, length) = match body {
-        DownloadBody::File(file, size) => (
-            Body::from_stream(tokio_util::io::ReaderStream::new(file)),
-            size,
-        ),
-        DownloadBody::Bytes(bytes) => {
-            let size = bytes.len() as u64;
-            (Body::from(bytes), size)
-        }
-    };
+    let length = body.size;
+    let body = Body::from_stream(tokio_util::io::ReaderStream::new(body.reader));
     let mime = crate::tools::files::mime_type(&d.name);
     Ok((
         StatusCode::OK,

@@ -88,12 +88,12 @@ pub struct Download {
 }
 
 /// A download's bytes, for the API to stream.
-#[derive(Debug)]
-pub enum DownloadBody {
-    /// A file on the daemon's disk, with its size.
-    File(tokio::fs::File, u64),
-    /// Read back from the browser's own filesystem.
-    Bytes(Vec<u8>),
+pub struct DownloadBody {
+    /// The bytes as they arrive: from the daemon's disk, or from the browser's own
+    /// filesystem through its provider.
+    pub reader: crate::providers::FileReader,
+    /// How many bytes the reader gives.
+    pub size: u64,
 }
 
 /// What `browser.downloads_max_mb` says, and where the channel's downloads go.
@@ -324,7 +324,7 @@ impl SessionFiles {
         let gone = |e: &dyn std::fmt::Display| {
             format!("Download {} ({}) is gone: {e}", download.id, download.name)
         };
-        if self.reader.is_none() || download.on_daemon {
+        let Some(reader) = self.reader.as_ref().filter(|_| !download.on_daemon) else {
             let file = tokio::fs::File::open(&download.path)
                 .await
                 .map_err(|e| gone(&crate::providers::io_reason(&e)))?;
@@ -333,16 +333,21 @@ impl SessionFiles {
                 .await
                 .map_err(|e| gone(&crate::providers::io_reason(&e)))?
                 .len();
-            return Ok(DownloadBody::File(file, size));
-        }
+            return Ok(DownloadBody {
+                reader: Box::new(file),
+                size,
+            });
+        };
         let limit = match self.limits.max_bytes {
             0 => u64::MAX / 2,
             cap => cap,
         };
-        match self.read_download(download, limit).await? {
-            ReadBack::Bytes(bytes) => Ok(DownloadBody::Bytes(bytes)),
-            ReadBack::TooBig(size) => Err(gone(&format!("it is {size} bytes, over the cap"))),
-        }
+        let path = download.path.display().to_string();
+        let (reader, size) = reader.open(&path, limit).await.map_err(|e| {
+            tracing::warn!(event = "download_unreadable", id = %download.id, %e, detail = e.detail().unwrap_or_default());
+            gone(&e)
+        })?;
+        Ok(DownloadBody { reader, size })
     }
 
     /// Records who owns the download `guid` (its tab's owner, and the tab): at once when it

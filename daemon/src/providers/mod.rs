@@ -80,11 +80,18 @@ impl std::fmt::Debug for DownloadPlace {
     }
 }
 
+/// A file's bytes as they arrive, read from wherever the file is.
+pub type FileReader = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
+
 /// Files on a browser's own filesystem, read from the daemon.
 #[async_trait]
 pub trait BrowserFiles: Send + Sync {
     /// Reads the file at `path` (as the browser sees it); refuses one over `limit` bytes.
     async fn read(&self, path: &str, limit: u64) -> Result<Vec<u8>, ProviderError>;
+
+    /// Opens the file at `path` to be read as it arrives, with its size: nothing of it is
+    /// held beyond what the reader has not yet taken. Refuses one over `limit` bytes.
+    async fn open(&self, path: &str, limit: u64) -> Result<(FileReader, u64), ProviderError>;
 }
 
 /// Outcome of a stop.
