@@ -22,7 +22,7 @@ pub struct Config {
 }
 
 /// `timeline.*`: the recorded history of each channel (DESIGN.md §17).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TimelineConfig {
     /// Record tool calls, the person's input (coarse), navigations and frames.
@@ -44,15 +44,6 @@ impl Default for TimelineConfig {
 }
 
 impl TimelineConfig {
-    /// The settings as the timeline uses them.
-    pub fn settings(&self) -> crate::timeline::TimelineSettings {
-        crate::timeline::TimelineSettings {
-            enabled: self.enabled,
-            max_mb: self.max_mb,
-            keep_days: self.keep_days,
-        }
-    }
-
     fn validate(&self) -> Result<(), ConfigError> {
         if !(1..=1_000_000).contains(&self.max_mb) {
             return Err(ConfigError::Invalid {

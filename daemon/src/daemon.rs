@@ -105,10 +105,8 @@ impl Daemon {
         let default_mode = browsers.default_mode;
         let docker = browsers.docker.is_some();
         let channels = channel_service(&config, &paths, screen, &browsers)?;
-        let timeline = crate::timeline::Timeline::new(
-            paths.data_dir.join("timeline"),
-            config.timeline.settings(),
-        );
+        let timeline =
+            crate::timeline::Timeline::new(paths.data_dir.join("timeline"), config.timeline);
         channels.set_timeline(timeline.clone());
         let shutdown = CancellationToken::new();
         tokio::spawn(run_idle_monitor(channels.clone(), shutdown.clone()));

@@ -22,5 +22,6 @@ pub mod oversight;
 pub mod providers;
 pub mod state;
 pub mod timeline;
+pub mod timeline_event;
 pub mod token;
 pub mod tools;

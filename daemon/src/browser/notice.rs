@@ -241,7 +241,7 @@ pub enum PaneMessage {
     },
     /// An event was added to the channel's timeline (DESIGN.md §17); its fields are the
     /// event's own.
-    TimelineEvent(Box<crate::timeline::event::TimelineEvent>),
+    TimelineEvent(Box<crate::timeline_event::TimelineEvent>),
 }
 
 /// `download.state`.

@@ -13,7 +13,8 @@
 //! or credentials: only counts and names reach it.
 
 pub mod changes;
-pub mod event;
+/// The event type lives below `browser` (panes carry it): no import circle.
+pub use crate::timeline_event as event;
 pub mod export;
 pub mod frames;
 mod look;
@@ -41,13 +42,8 @@ use event::{Draft, EventActor, EventKind, TimelineEvent};
 use recorder::{HumanAction, Job, Slot};
 use store::{Limits, Store, StoreError};
 
-/// The `timeline.*` settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TimelineSettings {
-    pub enabled: bool,
-    pub max_mb: u64,
-    pub keep_days: u64,
-}
+/// The `timeline.*` settings, as the config holds them.
+pub use crate::config::TimelineConfig as TimelineSettings;
 
 impl TimelineSettings {
     fn limits(&self) -> Limits {
@@ -55,6 +51,14 @@ impl TimelineSettings {
             max_bytes: self.max_mb.saturating_mul(1 << 20),
             keep: Duration::from_secs(self.keep_days.saturating_mul(86_400)),
         }
+    }
+}
+
+/// The timeline's actor for an agent's tool call.
+fn event_actor(actor: &Actor) -> EventActor {
+    EventActor::Agent {
+        agent_id: actor.id().to_string(),
+        name: actor.name().to_string(),
     }
 }
 
@@ -209,7 +213,7 @@ impl Timeline {
     /// caller's path).
     pub fn tool_call(&self, session: &Arc<BrowserSession>, actor: &Actor, call: ToolRecord) {
         let url = call.target_id.as_deref().and_then(|t| tab_url(session, t));
-        let mut draft = Draft::new(EventKind::Tool, EventActor::from_actor(actor))
+        let mut draft = Draft::new(EventKind::Tool, event_actor(actor))
             .tab(call.target_id.clone(), url)
             .summary(call.summary);
         draft.tool = Some(call.tool);

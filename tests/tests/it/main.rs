@@ -9,6 +9,7 @@ mod fuzz;
 mod hardening;
 mod host;
 mod input;
+mod layers;
 mod mcp;
 mod pane_context_menu;
 mod pane_docker;

@@ -1,4 +1,5 @@
-//! One timeline event as stored, listed and sent to panes (DESIGN.md §17): `seq`, `at`,
+//! One timeline event as stored, listed and sent to panes (DESIGN.md §17; plain data below
+//! `browser`, whose pane messages carry it, and re-exported as `timeline::event`): `seq`, `at`,
 //! `kind`, `actor`, the tab and URL where there is one, the kept frame, and the fields of its
 //! kind. Nothing here ever holds typed text, a paste, a file's bytes, a cookie or a password:
 //! the recorder only ever puts counts and names in.
@@ -46,13 +47,6 @@ impl EventActor {
             EventActor::Agent { agent_id, .. } => agent_id,
             EventActor::Human => "human",
             EventActor::Page => "page",
-        }
-    }
-
-    pub fn from_actor(actor: &crate::browser::Actor) -> Self {
-        EventActor::Agent {
-            agent_id: actor.id().to_string(),
-            name: actor.name().to_string(),
         }
     }
 }
