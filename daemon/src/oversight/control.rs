@@ -11,7 +11,7 @@ use porthole_mcp::ToolName;
 use tokio_util::sync::CancellationToken;
 
 use super::guard::{HumanActivity, ReopenLoop};
-use super::handoff::Handoffs;
+use super::handoff::{AlreadyAsking, Handoffs};
 use super::{may_run_while_held, OversightSettings};
 use crate::browser::{Holder, PaneMessage};
 use crate::channel_id::ChannelId;
@@ -258,7 +258,7 @@ impl ChannelOversight {
         name: &str,
         reason: &str,
         target_id: Option<String>,
-    ) -> Result<(String, tokio::sync::oneshot::Receiver<Option<String>>), String> {
+    ) -> Result<(String, tokio::sync::oneshot::Receiver<Option<String>>), AlreadyAsking> {
         let (message, wait) = self.handoffs.open(agent_id, name, reason, target_id)?;
         let id = match &message {
             PaneMessage::Handoff { id, .. } => id.clone(),
