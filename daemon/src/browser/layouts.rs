@@ -396,6 +396,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn refusals_name_the_range_to_send() {
+        assert_eq!(
+            LayoutError::Scale { scale: 4.0 }.to_string(),
+            "scale 4 is out of range: send a device pixel ratio from 1 to 3"
+        );
+        assert_eq!(
+            LayoutError::Zoom { factor: 0.1 }.to_string(),
+            "zoom factor 0.1 is out of range: send a factor from 0.25 to 5 (1 is 100 %)"
+        );
+    }
+
+    #[test]
     fn the_last_request_is_what_every_pending_apply_sends() {
         let layouts = Layouts::default();
         let first = layouts.request("s1", (800, 600));
