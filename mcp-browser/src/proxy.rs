@@ -13,7 +13,7 @@ use url::Url;
 
 use crate::backend::ToolBackend;
 use crate::screenshot_file::save_screenshot;
-use crate::transport::{ApiTransport, TransportError};
+use crate::transport::{ApiTransport, SendError, TransportError};
 use crate::upload::with_inline_files;
 use crate::vocabulary::{ToolCall, ToolName};
 use crate::wire::{ActionRequest, ApiErrorBody, ToolOutput};
@@ -28,6 +28,45 @@ pub enum ProxyError {
     /// The token is empty.
     #[error("the token is empty: pass --token, set PORTHOLE_TOKEN or point --token-file at a file holding it (an agent token from `porthole agent add <channel>`)")]
     EmptyToken,
+}
+
+/// The daemon could not answer, or answered with a refusal; each message says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    /// Nothing answered at the API URL.
+    #[error(
+        "Porthole daemon at {api} is not reachable: {cause}. Is it running? (Start it with \
+         `porthole serve`; check --api, and that the socket's directory is mounted into \
+         this container.)"
+    )]
+    Unreachable { api: Url, cause: SendError },
+    /// HTTP 401: the token is not an agent's or the owner's; `said` is the daemon's
+    /// ` (code: message)`, when it sent one.
+    #[error(
+        "Porthole daemon at {api} refused the token (HTTP {status}){said}. Pass an agent \
+         token (from `porthole agent add <channel>` on the host) or the owner token \
+         with --token, PORTHOLE_TOKEN or --token-file."
+    )]
+    TokenRefused { api: Url, status: u16, said: String },
+    /// The daemon refused `what` with its own error body.
+    #[error("Porthole daemon refused `{what}` (HTTP {status}, {code}): {message}")]
+    Refused {
+        what: String,
+        status: u16,
+        code: String,
+        message: String,
+    },
+    /// Something answered `what` with an error status and a body that is not the daemon's.
+    #[error("Porthole daemon at {api} answered HTTP {status} to `{what}`: {body}")]
+    Answered {
+        api: Url,
+        what: String,
+        status: u16,
+        body: String,
+    },
+    /// `agents/me` answered 200 with something that is not an identity.
+    #[error("Porthole daemon at {api} answered agents/me with something unexpected ({source})")]
+    UnexpectedIdentity { api: Url, source: serde_json::Error },
 }
 
 /// Who the token belongs to (`GET /api/browser/agents/me`).
@@ -69,57 +108,53 @@ impl HttpProxyBackend {
         })
     }
 
-    /// Asks the daemon who the token belongs to; the message says what is wrong otherwise.
-    pub async fn identity(&self) -> Result<Identity, String> {
+    /// Asks the daemon who the token belongs to; the error says what is wrong otherwise.
+    pub async fn identity(&self) -> Result<Identity, DaemonError> {
         let (status, text) = self
             .transport
             .send("GET", "/api/browser/agents/me", &self.token, None)
             .await
-            .map_err(|e| self.unreachable(&e))?;
+            .map_err(|e| self.unreachable(e))?;
         if status == 200 {
-            return serde_json::from_str(&text).map_err(|e| {
-                format!(
-                    "Porthole daemon at {} answered agents/me with something unexpected ({e})",
-                    self.api
-                )
+            return serde_json::from_str(&text).map_err(|source| DaemonError::UnexpectedIdentity {
+                api: self.api.clone(),
+                source,
             });
         }
         Err(self.refusal(status, &text, "agents/me"))
     }
 
-    fn unreachable(&self, cause: &str) -> String {
-        format!(
-            "Porthole daemon at {} is not reachable: {cause}. Is it running? (Start it with \
-             `porthole serve`; check --api, and that the socket's directory is mounted into \
-             this container.)",
-            self.api
-        )
+    fn unreachable(&self, cause: SendError) -> DaemonError {
+        DaemonError::Unreachable {
+            api: self.api.clone(),
+            cause,
+        }
     }
 
-    fn refusal(&self, status: u16, text: &str, what: &str) -> String {
+    fn refusal(&self, status: u16, text: &str, what: &str) -> DaemonError {
         let detail = serde_json::from_str::<ApiErrorBody>(text).ok();
-        let said = detail
-            .as_ref()
-            .map(|d| format!(" ({}: {})", d.error.code, d.error.message))
-            .unwrap_or_default();
         if status == 401 {
-            return format!(
-                "Porthole daemon at {} refused the token (HTTP {status}){said}. Pass an agent \
-                 token (from `porthole agent add <channel>` on the host) or the owner token \
-                 with --token, PORTHOLE_TOKEN or --token-file.",
-                self.api
-            );
+            return DaemonError::TokenRefused {
+                api: self.api.clone(),
+                status,
+                said: detail
+                    .map(|d| format!(" ({}: {})", d.error.code, d.error.message))
+                    .unwrap_or_default(),
+            };
         }
         match detail {
-            Some(d) => format!(
-                "Porthole daemon refused `{what}` (HTTP {status}, {}): {}",
-                d.error.code, d.error.message
-            ),
-            None => format!(
-                "Porthole daemon at {} answered HTTP {status} to `{what}`: {}",
-                self.api,
-                snippet(text)
-            ),
+            Some(d) => DaemonError::Refused {
+                what: what.to_owned(),
+                status,
+                code: d.error.code,
+                message: d.error.message,
+            },
+            None => DaemonError::Answered {
+                api: self.api.clone(),
+                what: what.to_owned(),
+                status,
+                body: snippet(text),
+            },
         }
     }
 
@@ -137,7 +172,7 @@ impl HttpProxyBackend {
             .await
         {
             Ok(answer) => answer,
-            Err(e) => return ToolOutput::error(self.unreachable(&e)),
+            Err(e) => return ToolOutput::error(self.unreachable(e).to_string()),
         };
         if (200..300).contains(&status) {
             return serde_json::from_str::<ToolOutput>(&text).unwrap_or_else(|e| {
@@ -148,7 +183,7 @@ impl HttpProxyBackend {
                 ))
             });
         }
-        ToolOutput::error(self.refusal(status, &text, tool))
+        ToolOutput::error(self.refusal(status, &text, tool).to_string())
     }
 }
 
@@ -167,7 +202,7 @@ impl ToolBackend for HttpProxyBackend {
             return match ToolCall::from_name(tool, &args) {
                 Ok(ToolCall::UploadFile(a)) => match with_inline_files(a).await {
                     Ok(a) => self.action(tool, ToolCall::UploadFile(a).args_json()).await,
-                    Err(e) => ToolOutput::error(e),
+                    Err(e) => ToolOutput::error(e.to_string()),
                 },
                 Ok(_) => unreachable_call(tool),
                 Err(e) => ToolOutput::error(e.to_string()),

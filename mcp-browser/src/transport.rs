@@ -5,7 +5,6 @@
 //! Owns only moving bytes: status and body come back as they are; what they mean is the
 //! proxy's business.
 
-use std::error::Error as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -33,6 +32,26 @@ pub enum TransportError {
     BadUrl(Url),
     #[error("could not build the HTTP client: {0}")]
     Client(#[from] reqwest::Error),
+}
+
+/// One exchange with the daemon failed before an answer came back.
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    /// The path or method could not make a request.
+    #[error("{0}")]
+    Request(String),
+    /// The agent socket did not accept the connection within [`CONNECT_DEADLINE`].
+    #[error("connecting to {} timed out", .0.display())]
+    ConnectTimeout(PathBuf),
+    /// The agent socket refused the connection (missing, no permission, nobody listening).
+    #[error("cannot connect to {}: {source}", socket.display())]
+    Connect {
+        socket: PathBuf,
+        source: std::io::Error,
+    },
+    /// The exchange broke off; the error and its causes, `: `-joined.
+    #[error("{0}")]
+    Exchange(String),
 }
 
 impl ApiTransport {
@@ -65,23 +84,23 @@ impl ApiTransport {
         path: &str,
         token: &str,
         body: Option<Vec<u8>>,
-    ) -> Result<(u16, String), String> {
+    ) -> Result<(u16, String), SendError> {
         match self {
             Self::Tcp { base, client } => {
                 let url = base
                     .join(path.trim_start_matches('/'))
-                    .map_err(|e| e.to_string())?;
-                let method =
-                    reqwest::Method::from_bytes(method.as_bytes()).map_err(|e| e.to_string())?;
+                    .map_err(|e| SendError::Request(e.to_string()))?;
+                let method = reqwest::Method::from_bytes(method.as_bytes())
+                    .map_err(|e| SendError::Request(e.to_string()))?;
                 let mut request = client.request(method, url).bearer_auth(token);
                 if let Some(body) = body {
                     request = request
                         .header("content-type", "application/json")
                         .body(body);
                 }
-                let response = request.send().await.map_err(|e| chain(&e))?;
+                let response = request.send().await.map_err(|e| exchange(&e))?;
                 let status = response.status().as_u16();
-                let text = response.text().await.map_err(|e| chain(&e))?;
+                let text = response.text().await.map_err(|e| exchange(&e))?;
                 Ok((status, text))
             }
             Self::Unix { socket } => unix_send(socket, method, path, token, body).await,
@@ -95,14 +114,17 @@ async fn unix_send(
     path: &str,
     token: &str,
     body: Option<Vec<u8>>,
-) -> Result<(u16, String), String> {
+) -> Result<(u16, String), SendError> {
     let stream = tokio::time::timeout(CONNECT_DEADLINE, tokio::net::UnixStream::connect(socket))
         .await
-        .map_err(|_| format!("connecting to {} timed out", socket.display()))?
-        .map_err(|e| format!("cannot connect to {}: {e}", socket.display()))?;
+        .map_err(|_| SendError::ConnectTimeout(socket.to_owned()))?
+        .map_err(|source| SendError::Connect {
+            socket: socket.to_owned(),
+            source,
+        })?;
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| SendError::Exchange(e.to_string()))?;
     let driver = tokio::spawn(async move {
         let _ = connection.await;
     });
@@ -117,30 +139,24 @@ async fn unix_send(
     }
     let request = request
         .body(Full::new(Bytes::from(body.unwrap_or_default())))
-        .map_err(|e| e.to_string())?;
-    let response = sender.send_request(request).await.map_err(|e| {
-        let mut text = e.to_string();
-        let mut source = e.source();
-        while let Some(s) = source {
-            text.push_str(": ");
-            text.push_str(&s.to_string());
-            source = s.source();
-        }
-        text
-    })?;
+        .map_err(|e| SendError::Request(e.to_string()))?;
+    let response = sender
+        .send_request(request)
+        .await
+        .map_err(|e| exchange(&e))?;
     let status = response.status().as_u16();
     let bytes = response
         .into_body()
         .collect()
         .await
-        .map_err(|e| e.to_string())?
+        .map_err(|e| SendError::Exchange(e.to_string()))?
         .to_bytes();
     driver.abort();
     Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
 }
 
-/// An error and its causes, `: `-joined (reqwest's own message hides the cause).
-fn chain(e: &reqwest::Error) -> String {
+/// An error and its causes, `: `-joined (reqwest's and hyper's own messages hide the cause).
+fn exchange(e: &(dyn std::error::Error + 'static)) -> SendError {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
@@ -148,7 +164,7 @@ fn chain(e: &reqwest::Error) -> String {
         text.push_str(&s.to_string());
         source = s.source();
     }
-    text
+    SendError::Exchange(text)
 }
 
 #[cfg(test)]

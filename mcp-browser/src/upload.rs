@@ -7,34 +7,57 @@ use base64::Engine as _;
 
 use crate::vocabulary::{InlineFile, UploadFileArgs, MAX_UPLOAD_BYTES};
 
+/// A file named to `upload_file` cannot be sent; the message names it and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum UploadError {
+    /// The file is missing or unreadable.
+    #[error("upload_file: cannot read {path}: {source}")]
+    Unreadable {
+        path: String,
+        source: std::io::Error,
+    },
+    /// The path names a directory or another non-file.
+    #[error("upload_file: {path} is not a file")]
+    NotAFile { path: String },
+    /// This file takes the upload over [`MAX_UPLOAD_BYTES`].
+    #[error(
+        "upload_file: {path} ({size} bytes) takes the upload to {total} bytes, over the cap \
+         of {MAX_UPLOAD_BYTES} bytes (10 MiB) for all files together; upload fewer or \
+         smaller files"
+    )]
+    OverCap { path: String, size: u64, total: u64 },
+    /// The path ends without a file name (`..`, `/`).
+    #[error("upload_file: {path} has no file name")]
+    NoFileName { path: String },
+}
+
 /// Reads `args.paths` into [`InlineFile`]s; `Err` says which file is missing, unreadable, not
 /// a file, or pushes the total over the cap.
-pub async fn inline_files(args: &UploadFileArgs) -> Result<Vec<InlineFile>, String> {
+pub async fn inline_files(args: &UploadFileArgs) -> Result<Vec<InlineFile>, UploadError> {
     let mut total: u64 = 0;
     let mut files = Vec::with_capacity(args.paths.len());
     for path in &args.paths {
-        let meta = tokio::fs::metadata(path)
-            .await
-            .map_err(|e| format!("upload_file: cannot read {path}: {e}"))?;
+        let unreadable = |source| UploadError::Unreadable {
+            path: path.clone(),
+            source,
+        };
+        let meta = tokio::fs::metadata(path).await.map_err(unreadable)?;
         if !meta.is_file() {
-            return Err(format!("upload_file: {path} is not a file"));
+            return Err(UploadError::NotAFile { path: path.clone() });
         }
         total += meta.len();
         if total > MAX_UPLOAD_BYTES {
-            return Err(format!(
-                "upload_file: {path} ({} bytes) takes the upload to {total} bytes, over the cap \
-                 of {MAX_UPLOAD_BYTES} bytes (10 MiB) for all files together; upload fewer or \
-                 smaller files",
-                meta.len()
-            ));
+            return Err(UploadError::OverCap {
+                path: path.clone(),
+                size: meta.len(),
+                total,
+            });
         }
-        let bytes = tokio::fs::read(path)
-            .await
-            .map_err(|e| format!("upload_file: cannot read {path}: {e}"))?;
+        let bytes = tokio::fs::read(path).await.map_err(unreadable)?;
         let name = std::path::Path::new(path)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
-            .ok_or_else(|| format!("upload_file: {path} has no file name"))?;
+            .ok_or_else(|| UploadError::NoFileName { path: path.clone() })?;
         files.push(InlineFile {
             name,
             data: base64::engine::general_purpose::STANDARD.encode(bytes),
@@ -44,7 +67,7 @@ pub async fn inline_files(args: &UploadFileArgs) -> Result<Vec<InlineFile>, Stri
 }
 
 /// `args` with its files read and attached (for a backend that runs the upload elsewhere).
-pub async fn with_inline_files(mut args: UploadFileArgs) -> Result<UploadFileArgs, String> {
+pub async fn with_inline_files(mut args: UploadFileArgs) -> Result<UploadFileArgs, UploadError> {
     if args.files.is_none() {
         args.files = Some(inline_files(&args).await?);
     }
@@ -75,11 +98,11 @@ mod tests {
         let e = inline_files(&args(vec![missing.clone()]))
             .await
             .unwrap_err();
-        assert!(e.contains(&missing), "{e}");
+        assert!(e.to_string().contains(&missing), "{e}");
         let e = inline_files(&args(vec![dir.display().to_string()]))
             .await
             .unwrap_err();
-        assert!(e.contains("is not a file"), "{e}");
+        assert!(e.to_string().contains("is not a file"), "{e}");
         let big = dir.join("big.bin");
         std::fs::File::create(&big)
             .unwrap()
@@ -88,7 +111,17 @@ mod tests {
         let e = inline_files(&args(vec![big.display().to_string()]))
             .await
             .unwrap_err();
-        assert!(e.contains("over the cap"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "upload_file: {} ({} bytes) takes the upload to {} bytes, over the cap of {} bytes \
+                 (10 MiB) for all files together; upload fewer or smaller files",
+                big.display(),
+                MAX_UPLOAD_BYTES + 1,
+                MAX_UPLOAD_BYTES + 1,
+                MAX_UPLOAD_BYTES
+            )
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

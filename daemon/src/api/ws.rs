@@ -502,7 +502,11 @@ impl Pane {
             return self.not_started().await;
         };
         let rescaled = match scale.map(|s| attached.session.set_pixel_ratio(s)) {
-            Some(Err(reason)) => return self.send(PaneMessage::error("bad_scale", reason)).await,
+            Some(Err(reason)) => {
+                return self
+                    .send(PaneMessage::error("bad_scale", reason.to_string()))
+                    .await
+            }
             Some(Ok(changed)) => changed,
             None => false,
         };
@@ -528,7 +532,9 @@ impl Pane {
             return self.not_started().await;
         };
         if let Err(reason) = attached.session.check_zoom(factor) {
-            return self.send(PaneMessage::error("bad_zoom", reason)).await;
+            return self
+                .send(PaneMessage::error("bad_zoom", reason.to_string()))
+                .await;
         }
         let zoomed = match attached.view.watched_tab() {
             Ok((_, tab)) => attached.session.zoom_tab(&tab, factor).await,
@@ -576,7 +582,8 @@ impl Pane {
             _ => Ok(()),
         };
         if let Err(reason) = result {
-            self.send(PaneMessage::error("bad_request", reason)).await;
+            self.send(PaneMessage::error("bad_request", reason.to_string()))
+                .await;
         }
     }
 

@@ -328,30 +328,41 @@ async fn size_viewport(
     Ok(())
 }
 
+/// A pane asked for a layout outside what a tab can take; nothing changed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LayoutError {
+    /// A device pixel ratio outside [`SCALES`].
+    #[error(
+        "scale {scale} is out of range: send a device pixel ratio from {min} to {max}",
+        min = SCALES.start(),
+        max = SCALES.end()
+    )]
+    Scale { scale: f64 },
+    /// A zoom factor outside [`ZOOMS`].
+    #[error(
+        "zoom factor {factor} is out of range: send a factor from {min} to {max} (1 is 100 %)",
+        min = ZOOMS.start(),
+        max = ZOOMS.end()
+    )]
+    Zoom { factor: f64 },
+}
+
 impl super::session::BrowserSession {
     /// Lays this channel's tabs out with `scale` device pixels per CSS px from now on (1–3);
     /// the caller re-lays the tab it shows. Refused outside 1–3, nothing changed.
-    pub fn set_pixel_ratio(&self, scale: f64) -> Result<bool, String> {
+    pub fn set_pixel_ratio(&self, scale: f64) -> Result<bool, LayoutError> {
         if !scale.is_finite() || !SCALES.contains(&scale) {
-            return Err(format!(
-                "scale {scale} is out of range: send a device pixel ratio from {} to {}",
-                SCALES.start(),
-                SCALES.end()
-            ));
+            return Err(LayoutError::Scale { scale });
         }
         Ok(self.views.layouts.set_scale(scale))
     }
 
     /// Refuses a zoom factor outside [`ZOOMS`], saying what to send.
-    pub fn check_zoom(&self, factor: f64) -> Result<(), String> {
+    pub fn check_zoom(&self, factor: f64) -> Result<(), LayoutError> {
         if factor.is_finite() && ZOOMS.contains(&factor) {
             return Ok(());
         }
-        Err(format!(
-            "zoom factor {factor} is out of range: send a factor from {} to {} (1 is 100 %)",
-            ZOOMS.start(),
-            ZOOMS.end()
-        ))
+        Err(LayoutError::Zoom { factor })
     }
 
     /// Zooms the page of the tab behind flat CDP `session` by `factor` (checked with
@@ -383,6 +394,18 @@ impl super::session::BrowserSession {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_name_the_range_to_send() {
+        assert_eq!(
+            LayoutError::Scale { scale: 4.0 }.to_string(),
+            "scale 4 is out of range: send a device pixel ratio from 1 to 3"
+        );
+        assert_eq!(
+            LayoutError::Zoom { factor: 0.1 }.to_string(),
+            "zoom factor 0.1 is out of range: send a factor from 0.25 to 5 (1 is 100 %)"
+        );
+    }
 
     #[test]
     fn the_last_request_is_what_every_pending_apply_sends() {

@@ -285,11 +285,31 @@ pub enum SelectError {
     #[error("no select popup {0} is open (it was answered, closed, or never opened)")]
     NotOpen(String),
     #[error("select_answer {id}: {reason}")]
-    BadChoice { id: String, reason: String },
+    BadChoice { id: String, reason: ChoiceMismatch },
     #[error("select_answer needs one of \"index\", \"indices\", \"value\" or \"cancel\": true")]
     NoChoice,
     #[error(transparent)]
     Session(#[from] SessionError),
+}
+
+/// Why a choice does not fit its popup (the popup stays open and answerable).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ChoiceMismatch {
+    /// An option index for a popup that takes a value (date, time, colour).
+    #[error("a {name} popup takes \"value\" ({shape}), not an index", name = kind.name(), shape = kind.shape())]
+    IndexForValue { kind: PopupKind },
+    /// A value for a `<select>`, which takes option indices.
+    #[error("a select popup takes \"index\" or \"indices\", not a value")]
+    ValueForSelect,
+    /// A value over [`MAX_VALUE`] characters.
+    #[error("the value is longer than {MAX_VALUE} characters")]
+    TooLong,
+    /// A value not written in the popup's shape (`shown`: its first 40 characters).
+    #[error("{shown:?} is not a {name} value (write it as {shape})", name = kind.name(), shape = kind.shape())]
+    WrongShape { shown: String, kind: PopupKind },
+    /// The page refused the choice (e.g. an index past the last option); its words.
+    #[error("{0}")]
+    Page(String),
 }
 
 impl SelectError {
@@ -323,28 +343,20 @@ impl SelectChoice {
 
     /// Refuses a choice of the wrong form for a popup of `kind` (an index for a date, a value
     /// for a `<select>`, a value written in the wrong shape).
-    fn fits(&self, kind: PopupKind) -> Result<(), String> {
+    fn fits(&self, kind: PopupKind) -> Result<(), ChoiceMismatch> {
         match (self, kind) {
             (SelectChoice::Cancel, _) => Ok(()),
             (SelectChoice::Options(_), PopupKind::Select | PopupKind::Datalist) => Ok(()),
-            (SelectChoice::Options(_), kind) => Err(format!(
-                "a {} popup takes \"value\" ({}), not an index",
-                kind.name(),
-                kind.shape()
-            )),
-            (SelectChoice::Value(_), PopupKind::Select) => {
-                Err("a select popup takes \"index\" or \"indices\", not a value".into())
-            }
+            (SelectChoice::Options(_), kind) => Err(ChoiceMismatch::IndexForValue { kind }),
+            (SelectChoice::Value(_), PopupKind::Select) => Err(ChoiceMismatch::ValueForSelect),
             (SelectChoice::Value(value), _) if value.chars().count() > MAX_VALUE => {
-                Err(format!("the value is longer than {MAX_VALUE} characters"))
+                Err(ChoiceMismatch::TooLong)
             }
             (SelectChoice::Value(value), kind) if !kind.value_fits(value) => {
-                let shown: String = value.chars().take(40).collect();
-                Err(format!(
-                    "{shown:?} is not a {} value (write it as {})",
-                    kind.name(),
-                    kind.shape()
-                ))
+                Err(ChoiceMismatch::WrongShape {
+                    shown: value.chars().take(40).collect(),
+                    kind,
+                })
             }
             (SelectChoice::Value(_), _) => Ok(()),
         }
@@ -455,7 +467,7 @@ impl BrowserSession {
             self.prompts.popups.insert(id.to_string(), popup);
             return Err(SelectError::BadChoice {
                 id: id.to_string(),
-                reason: reason.to_string(),
+                reason: ChoiceMismatch::Page(reason.to_string()),
             });
         }
         // Escape closes Chrome's popup and changes nothing; the page never sees the key. A
@@ -541,12 +553,25 @@ mod tests {
         assert!(value("1").fits(PopupKind::Select).is_err());
         assert!(value("2026-12-01").fits(PopupKind::Date).is_ok());
         let refused = value("tomorrow").fits(PopupKind::Date).unwrap_err();
-        assert!(refused.contains("YYYY-MM-DD"), "{refused}");
+        assert!(refused.to_string().contains("YYYY-MM-DD"), "{refused}");
         assert!(value("#00ff00").fits(PopupKind::Color).is_ok());
         assert!(SelectChoice::Cancel.fits(PopupKind::Color).is_ok());
         assert!(value("any text").fits(PopupKind::Datalist).is_ok());
         let long = value(&"x".repeat(MAX_VALUE + 1)).fits(PopupKind::Datalist);
-        assert!(long.unwrap_err().contains("longer than"));
+        assert_eq!(
+            long.unwrap_err().to_string(),
+            format!("the value is longer than {MAX_VALUE} characters")
+        );
+        assert_eq!(
+            SelectChoice::Options(vec![1])
+                .fits(PopupKind::Date)
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "a date popup takes \"value\" ({}), not an index",
+                PopupKind::Date.shape()
+            )
+        );
     }
 
     #[test]

@@ -137,9 +137,7 @@ impl CdpConnection {
     /// an `Err` chunk ends the connection with that reason.
     pub fn over_byte_stream(
         writer: std::pin::Pin<Box<dyn tokio::io::AsyncWrite + Send>>,
-        chunks: std::pin::Pin<
-            Box<dyn futures_util::Stream<Item = Result<bytes::Bytes, String>> + Send>,
-        >,
+        chunks: super::transport::Chunks,
         name: &str,
     ) -> Self {
         Self::spawn(Transport::byte_stream(writer, chunks), name)
@@ -339,8 +337,9 @@ impl Actor {
                         message["sessionId"] = json!(session);
                     }
                     if let Err(e) = sink.send(message.to_string()).await {
-                        let _ = command.reply.send(Err(CdpError::Lost { reason: e.clone() }));
-                        break e;
+                        let reason = e.to_string();
+                        let _ = command.reply.send(Err(CdpError::Lost { reason: reason.clone() }));
+                        break reason;
                     }
                     self.forget_abandoned();
                     self.count(&command.reply);
@@ -349,7 +348,7 @@ impl Actor {
                 message = stream.next() => match message {
                     Some(Ok(Frame::Text(text))) => self.dispatch(&text),
                     Some(Ok(Frame::TooLarge { id, bytes })) => self.too_large(id, bytes),
-                    Some(Err(reason)) => break reason,
+                    Some(Err(reason)) => break reason.to_string(),
                     None => break "socket closed".to_string(),
                 }
             }

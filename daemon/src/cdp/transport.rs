@@ -42,10 +42,45 @@ pub(super) enum Frame {
     TooLarge { id: Option<u64>, bytes: usize },
 }
 
+/// Why a wire to the browser ended; the connection keeps the message as its lost reason.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum WireError {
+    /// A WebSocket message could not be sent.
+    #[error("send failed: {0}")]
+    Send(tokio_tungstenite::tungstenite::Error),
+    /// The browser sent a close frame (with its reason, possibly empty).
+    #[error("browser closed the socket ({0})")]
+    SocketClosed(String),
+    /// The WebSocket broke.
+    #[error("socket error: {0}")]
+    Socket(tokio_tungstenite::tungstenite::Error),
+    /// Writing to Chrome's pipe failed.
+    #[error("pipe write failed: {0}")]
+    PipeWrite(std::io::Error),
+    /// Writing to a byte stream failed.
+    #[error("write failed: {0}")]
+    Write(std::io::Error),
+    /// Reading a pipe or byte stream failed (for a byte stream: the reason of its `Err` chunk).
+    #[error("read failed: {0}")]
+    Read(std::io::Error),
+    /// The browser's end closed between messages.
+    #[error("the browser closed its pipe")]
+    PipeClosed,
+    /// The browser's end closed inside a message.
+    #[error("the browser closed its pipe mid-message")]
+    PipeClosedMidMessage,
+    /// A NUL-framed message was not UTF-8 (so not CDP's JSON).
+    #[error("the browser sent a message that is not UTF-8")]
+    NotUtf8,
+}
+
 /// One incoming message, or why the wire ended (then the stream is over).
-pub(super) type Incoming = Pin<Box<dyn Stream<Item = Result<Frame, String>> + Send>>;
+pub(super) type Incoming = Pin<Box<dyn Stream<Item = Result<Frame, WireError>> + Send>>;
 /// Outgoing message texts; an error says why the wire is unusable.
-pub(super) type Outgoing = Pin<Box<dyn Sink<String, Error = String> + Send>>;
+pub(super) type Outgoing = Pin<Box<dyn Sink<String, Error = WireError> + Send>>;
+/// Byte chunks from the browser for a NUL-framed wire; an `Err` chunk ends the wire with its
+/// reason.
+pub(crate) type Chunks = Pin<Box<dyn Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send>>;
 
 /// A connected wire to Chrome.
 pub(super) struct Transport {
@@ -64,7 +99,7 @@ impl Transport {
             .with(|text: String| async move {
                 Ok::<_, tokio_tungstenite::tungstenite::Error>(Message::text(text))
             })
-            .sink_map_err(|e| format!("send failed: {e}"));
+            .sink_map_err(WireError::Send);
         let text_frame = |text: &[u8]| {
             let cap = crate::bounds::get().cdp_message_max_bytes;
             if text.len() > cap {
@@ -82,12 +117,11 @@ impl Transport {
                 match message {
                     Ok(Message::Text(text)) => text_frame(text.as_bytes()),
                     Ok(Message::Binary(bytes)) => text_frame(&bytes),
-                    Ok(Message::Close(frame)) => Some(Err(format!(
-                        "browser closed the socket ({})",
-                        frame.map(|f| f.reason.to_string()).unwrap_or_default()
+                    Ok(Message::Close(frame)) => Some(Err(WireError::SocketClosed(
+                        frame.map(|f| f.reason.to_string()).unwrap_or_default(),
                     ))),
                     Ok(_) => None,
-                    Err(e) => Some(Err(format!("socket error: {e}"))),
+                    Err(e) => Some(Err(WireError::Socket(e))),
                 }
             })
             // Nothing after a close or an error is read.
@@ -114,8 +148,8 @@ impl Transport {
                 writer
                     .write_all(&bytes)
                     .await
-                    .map_err(|e| format!("pipe write failed: {e}"))?;
-                Ok::<_, String>(writer)
+                    .map_err(WireError::PipeWrite)?;
+                Ok::<_, WireError>(writer)
             });
         let reader = BufReader::with_capacity(64 * 1024, from_chrome);
         Self::nul_framed(Box::pin(outgoing), reader)
@@ -125,24 +159,16 @@ impl Transport {
     /// with their reason.
     pub(super) fn byte_stream(
         writer: Pin<Box<dyn tokio::io::AsyncWrite + Send>>,
-        chunks: Pin<Box<dyn Stream<Item = Result<bytes::Bytes, String>> + Send>>,
+        chunks: Chunks,
     ) -> Self {
         let outgoing = futures_util::sink::unfold(writer, |mut writer, text: String| async move {
             let mut bytes = text.into_bytes();
             bytes.push(0);
-            writer
-                .write_all(&bytes)
-                .await
-                .map_err(|e| format!("write failed: {e}"))?;
-            writer
-                .flush()
-                .await
-                .map_err(|e| format!("write failed: {e}"))?;
-            Ok::<_, String>(writer)
+            writer.write_all(&bytes).await.map_err(WireError::Write)?;
+            writer.flush().await.map_err(WireError::Write)?;
+            Ok::<_, WireError>(writer)
         });
-        let reader = tokio_util::io::StreamReader::new(
-            chunks.map(|chunk| chunk.map_err(std::io::Error::other)),
-        );
+        let reader = tokio_util::io::StreamReader::new(chunks);
         Self::nul_framed(
             Box::pin(outgoing),
             BufReader::with_capacity(64 * 1024, reader),
@@ -171,21 +197,18 @@ impl Transport {
 /// its NUL and reported as [`Frame::TooLarge`].
 async fn read_message<R: tokio::io::AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
-) -> Result<Frame, String> {
+) -> Result<Frame, WireError> {
     let cap = crate::bounds::get().cdp_message_max_bytes;
     let mut message = Vec::new();
     // Bytes of a message over the cap, counted instead of kept (its head stays in `message`).
     let mut skipped: Option<usize> = None;
     loop {
-        let available = reader
-            .fill_buf()
-            .await
-            .map_err(|e| format!("read failed: {e}"))?;
+        let available = reader.fill_buf().await.map_err(WireError::Read)?;
         if available.is_empty() {
             return Err(if message.is_empty() {
-                "the browser closed its pipe".to_string()
+                WireError::PipeClosed
             } else {
-                "the browser closed its pipe mid-message".to_string()
+                WireError::PipeClosedMidMessage
             });
         }
         let end = available.iter().position(|&b| b == 0);
@@ -218,7 +241,7 @@ async fn read_message<R: tokio::io::AsyncRead + Unpin>(
         }
         return String::from_utf8(message)
             .map(Frame::Text)
-            .map_err(|_| "the browser sent a message that is not UTF-8".to_string());
+            .map_err(|_| WireError::NotUtf8);
     }
 }
 
@@ -361,7 +384,7 @@ mod tests {
     async fn a_byte_stream_carries_calls_and_ends_with_the_streams_reason() {
         let (writer, mut chrome_reads) = tokio::io::duplex(64 * 1024);
         let (chunks_tx, chunks_rx) =
-            tokio::sync::mpsc::unbounded_channel::<Result<bytes::Bytes, String>>();
+            tokio::sync::mpsc::unbounded_channel::<Result<bytes::Bytes, std::io::Error>>();
         let chunks = tokio_stream_from(chunks_rx);
         let cdp = CdpConnection::over_byte_stream(Box::pin(writer), chunks, "exec://test");
         let call = tokio::spawn({
@@ -388,7 +411,9 @@ mod tests {
             .send(Ok(bytes::Bytes::copy_from_slice(b)))
             .unwrap();
         assert_eq!(call.await.unwrap().unwrap()["product"], "x");
-        chunks_tx.send(Err("the exec ended".to_string())).unwrap();
+        chunks_tx
+            .send(Err(std::io::Error::other("the exec ended")))
+            .unwrap();
         tokio::time::timeout(Duration::from_secs(5), cdp.lost())
             .await
             .unwrap();
@@ -468,9 +493,8 @@ mod tests {
     }
 
     fn tokio_stream_from(
-        mut rx: tokio::sync::mpsc::UnboundedReceiver<Result<bytes::Bytes, String>>,
-    ) -> std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<bytes::Bytes, String>> + Send>>
-    {
+        mut rx: tokio::sync::mpsc::UnboundedReceiver<Result<bytes::Bytes, std::io::Error>>,
+    ) -> super::Chunks {
         Box::pin(futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx)))
     }
 }

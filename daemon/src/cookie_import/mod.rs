@@ -116,6 +116,21 @@ pub enum ImportError {
     Task(String),
 }
 
+/// Why replaying a channel's cookie choice into its new browser failed (a warning in the log
+/// and a `cookies_failed` notice to the pane, never an error for the channel).
+#[derive(Debug, thiserror::Error)]
+enum ReplayError {
+    /// The import itself failed.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    /// The import took longer than [`REPLAY_DEADLINE`].
+    #[error("{source_id}: the import did not finish within {REPLAY_DEADLINE:?}")]
+    TimedOut {
+        /// Source id.
+        source_id: String,
+    },
+}
+
 fn describe(refused: &[Refusal]) -> String {
     refused
         .iter()
@@ -314,10 +329,9 @@ impl CookieImporter {
         let run = self.replay_choice_into(&session, &choice);
         let result = match tokio::time::timeout(REPLAY_DEADLINE, run).await {
             Ok(result) => result,
-            Err(_) => Err(format!(
-                "{}: the import did not finish within {REPLAY_DEADLINE:?}",
-                choice.source
-            )),
+            Err(_) => Err(ReplayError::TimedOut {
+                source_id: choice.source.clone(),
+            }),
         };
         match result {
             Ok(message) => progress("cookies", &message),
@@ -336,11 +350,8 @@ impl CookieImporter {
         &self,
         session: &BrowserSession,
         choice: &CookieChoice,
-    ) -> Result<String, String> {
-        let source = self
-            .find_source(&choice.source)
-            .await
-            .map_err(|e| e.to_string())?;
+    ) -> Result<String, ReplayError> {
+        let source = self.find_source(&choice.source).await?;
         let wanted = choice.domains.clone();
         let (read, missing) = {
             let source = source.clone();
@@ -356,17 +367,13 @@ impl CookieImporter {
                 };
                 Ok((read, missing))
             })
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?
+            .await?
+            .map_err(ImportError::Read)?
         };
         if !missing.is_empty() {
             tracing::warn!(event = "cookie_replay_scopes_missing", source = %source.id, missing = %missing.join(", "));
         }
-        let outcome = self
-            .install(session, &source, read)
-            .await
-            .map_err(|e| e.to_string())?;
+        let outcome = self.install(session, &source, read).await?;
         let mut line = format!(
             "Imported {} cookies from {} ({} session, {} expired skipped)",
             outcome.imported, source.id, outcome.skipped_session, outcome.skipped_expired

@@ -11,11 +11,22 @@ use porthole_mcp::ToolName;
 use tokio_util::sync::CancellationToken;
 
 use super::guard::{HumanActivity, ReopenLoop};
-use super::handoff::Handoffs;
+use super::handoff::{AlreadyAsking, Handoffs};
 use super::{may_run_while_held, OversightSettings};
 use crate::browser::{Holder, PaneMessage};
 use crate::channel_id::ChannelId;
 use crate::channels::ChannelService;
+
+/// A pane's oversight request that does not apply now; the pane shows the message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ControlError {
+    /// Release while the agents already hold control.
+    #[error("nothing to release: the agents already have control")]
+    NothingToRelease,
+    /// Done on a handoff that is not open (answered, timed out or cancelled already).
+    #[error("no handoff {id} is open")]
+    NoSuchHandoff { id: String },
+}
 
 /// Why the person holds control.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,9 +150,9 @@ impl ChannelOversight {
     }
 
     /// Control goes back to the agents; an error when the person held nothing.
-    pub fn release(&self) -> Result<(), String> {
+    pub fn release(&self) -> Result<(), ControlError> {
         if self.current() == Hold::Agents {
-            return Err("nothing to release: the agents already have control".to_string());
+            return Err(ControlError::NothingToRelease);
         }
         self.set(Hold::Agents);
         tracing::info!(event = "control_released", channel_id = %self.channel);
@@ -247,7 +258,7 @@ impl ChannelOversight {
         name: &str,
         reason: &str,
         target_id: Option<String>,
-    ) -> Result<(String, tokio::sync::oneshot::Receiver<Option<String>>), String> {
+    ) -> Result<(String, tokio::sync::oneshot::Receiver<Option<String>>), AlreadyAsking> {
         let (message, wait) = self.handoffs.open(agent_id, name, reason, target_id)?;
         let id = match &message {
             PaneMessage::Handoff { id, .. } => id.clone(),
@@ -265,9 +276,9 @@ impl ChannelOversight {
     }
 
     /// The person pressed Done on `id`; an error when no such handoff is open.
-    pub fn finish_handoff(&self, id: &str, note: Option<String>) -> Result<(), String> {
+    pub fn finish_handoff(&self, id: &str, note: Option<String>) -> Result<(), ControlError> {
         if !self.handoffs.finish(id, note) {
-            return Err(format!("no handoff {id} is open"));
+            return Err(ControlError::NoSuchHandoff { id: id.to_string() });
         }
         self.handoff_over(id, "done");
         Ok(())

@@ -19,6 +19,15 @@ struct Pending {
     done: oneshot::Sender<Option<String>>,
 }
 
+/// A second `request_human` of an agent whose first still waits; the text is the agent's
+/// refusal.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Refused: you already have a request_human open, waiting for the person (one at a time \
+     per agent). Wait for its answer, or carry on without."
+)]
+pub struct AlreadyAsking;
+
 /// Open handoffs of a channel. Short lock.
 #[derive(Default)]
 pub struct Handoffs {
@@ -34,7 +43,7 @@ impl Handoffs {
         name: &str,
         reason: &str,
         target_id: Option<String>,
-    ) -> Result<(PaneMessage, oneshot::Receiver<Option<String>>), String> {
+    ) -> Result<(PaneMessage, oneshot::Receiver<Option<String>>), AlreadyAsking> {
         let id = format!("h_{:08x}", rand::random::<u32>());
         let message = PaneMessage::Handoff {
             id: id.clone(),
@@ -46,11 +55,7 @@ impl Handoffs {
         let (done, wait) = oneshot::channel();
         let mut open = self.open.lock().expect("handoffs lock");
         if open.values().any(|p| p.agent_id == agent_id) {
-            return Err(
-                "Refused: you already have a request_human open, waiting for the person (one \
-                 at a time per agent). Wait for its answer, or carry on without."
-                    .to_string(),
-            );
+            return Err(AlreadyAsking);
         }
         open.insert(
             id,
@@ -106,9 +111,10 @@ mod tests {
         let handoffs = Handoffs::default();
         let (first, _wait) = handoffs.open("a1", "alpha", "log in", None).unwrap();
         let refused = handoffs.open("a1", "alpha", "again", None).unwrap_err();
-        assert!(
-            refused.contains("already have a request_human open"),
-            "{refused}"
+        assert_eq!(
+            refused.to_string(),
+            "Refused: you already have a request_human open, waiting for the person (one at a \
+             time per agent). Wait for its answer, or carry on without."
         );
         // Another agent may ask meanwhile; once the first is over, the agent may ask again.
         handoffs.open("a2", "beta", "captcha", None).unwrap();

@@ -178,7 +178,7 @@ async fn handoff(
         session.current_tab_of(actor),
     ) {
         Ok(opened) => opened,
-        Err(refusal) => return ToolOutput::error(refusal),
+        Err(refusal) => return ToolOutput::error(refusal.to_string()),
     };
     // A caller that goes away (its connection closed) must not leave the handoff open: it
     // would hold control, and refuse the agent's next request_human, until its pane's Done.

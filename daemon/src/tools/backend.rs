@@ -73,7 +73,7 @@ impl ToolBackend for EngineBackend {
             ToolCall::UploadFile(a) if a.files.is_none() && self.saves_files => {
                 match porthole_mcp::upload::with_inline_files(a).await {
                     Ok(a) => ToolCall::UploadFile(a),
-                    Err(e) => return ToolOutput::error(e),
+                    Err(e) => return ToolOutput::error(e.to_string()),
                 }
             }
             other => other,

@@ -100,7 +100,7 @@ where
     let parsed = parse_args::<T>(T::NAME, args)?;
     parsed.translate().map_err(|problem| ArgError {
         tool: T::NAME.to_owned(),
-        problem,
+        problem: problem.to_string(),
         usage: crate::vocabulary::args::usage::<T>(),
     })
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::CanonicalCall;
-use crate::vocabulary::{ImageFormat, ToolName, Validate};
+use crate::vocabulary::{ImageFormat, Problem, ToolName, Validate};
 
 /// A Playwright MCP tool: its name, description and translation.
 pub(super) trait Alias: Sized {
@@ -15,7 +15,7 @@ pub(super) trait Alias: Sized {
     /// What the model reads in `tools/list`.
     const DESCRIPTION: &'static str;
     /// The canonical calls that do the same, in order; `Err` names the argument.
-    fn translate(self) -> Result<Vec<CanonicalCall>, String>;
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem>;
 }
 
 fn call(tool: ToolName, args: Value) -> CanonicalCall {
@@ -23,10 +23,10 @@ fn call(tool: ToolName, args: Value) -> CanonicalCall {
 }
 
 /// The element ref from `ref` or `target`; `Err` when neither (or two different ones) is given.
-fn element_ref(r: Option<String>, target: Option<String>) -> Result<String, String> {
+fn element_ref(r: Option<String>, target: Option<String>) -> Result<String, Problem> {
     match (r, target) {
         (Some(a), Some(b)) if a != b => {
-            Err(format!("`ref` ({a}) and `target` ({b}) disagree; give one"))
+            Err(format!("`ref` ({a}) and `target` ({b}) disagree; give one").into())
         }
         (Some(a), _) | (None, Some(a)) => Ok(a),
         (None, None) => Err(
@@ -51,7 +51,7 @@ pub struct BrowserNavigate {
 impl Alias for BrowserNavigate {
     const NAME: &'static str = "browser_navigate";
     const DESCRIPTION: &'static str = "Navigate to a URL (alias of navigate).";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         Ok(vec![call(ToolName::Navigate, json!({"url": self.url}))])
     }
 }
@@ -63,7 +63,7 @@ pub struct BrowserNavigateBack {}
 impl Alias for BrowserNavigateBack {
     const NAME: &'static str = "browser_navigate_back";
     const DESCRIPTION: &'static str = "Go back to the previous page (alias of go_back).";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         Ok(vec![call(ToolName::GoBack, json!({}))])
     }
 }
@@ -76,7 +76,7 @@ impl Alias for BrowserSnapshot {
     const NAME: &'static str = "browser_snapshot";
     const DESCRIPTION: &'static str = "Accessibility snapshot of the current page with element \
         refs for the other tools (alias of read_page with filter \"all\").";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         Ok(vec![call(ToolName::ReadPage, json!({"filter": "all"}))])
     }
 }
@@ -109,7 +109,7 @@ impl Alias for BrowserClick {
     const NAME: &'static str = "browser_click";
     const DESCRIPTION: &'static str =
         "Click an element by ref (alias of computer left_click / double_click / right_click).";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         let r = element_ref(self.element_ref, self.target)?;
         let action = match (self.button.as_deref(), self.double_click.unwrap_or(false)) {
             (None | Some("left"), false) => "left_click",
@@ -121,7 +121,8 @@ impl Alias for BrowserClick {
             (Some(other), _) => {
                 return Err(format!(
                     "argument `button`: {other:?} is not supported; use \"left\" or \"right\""
-                ))
+                )
+                .into())
             }
         };
         let mut args = json!({"action": action, "ref": r});
@@ -159,7 +160,7 @@ impl Alias for BrowserType {
     const NAME: &'static str = "browser_type";
     const DESCRIPTION: &'static str = "Type text into an editable element by ref (alias of \
         form_input, or computer type when slowly; submit presses Enter).";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         let r = element_ref(self.element_ref, self.target)?;
         let mut calls = vec![if self.slowly.unwrap_or(false) {
             call(
@@ -198,7 +199,7 @@ pub struct BrowserSelectOption {
 impl Alias for BrowserSelectOption {
     const NAME: &'static str = "browser_select_option";
     const DESCRIPTION: &'static str = "Select options in a dropdown by ref (alias of form_input).";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         let r = element_ref(self.element_ref, self.target)?;
         let value = match self.values.as_slice() {
             [] => return Err("argument `values` must name at least one option".into()),
@@ -222,7 +223,7 @@ pub struct BrowserPressKey {
 impl Alias for BrowserPressKey {
     const NAME: &'static str = "browser_press_key";
     const DESCRIPTION: &'static str = "Press a key (alias of computer key).";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         Ok(vec![call(
             ToolName::Computer,
             json!({"action": "key", "text": self.key}),
@@ -260,7 +261,7 @@ impl Alias for BrowserTakeScreenshot {
     const DESCRIPTION: &'static str = "Screenshot of the viewport, returned or saved to \
         `filename` (alias of screenshot / save_screenshot). Element and full-page screenshots \
         are not supported.";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         if self.element_ref.is_some() || self.target.is_some() {
             return Err(
                 "element screenshots (`ref`/`target`) are not supported; call without \
@@ -309,7 +310,7 @@ impl Alias for BrowserEvaluate {
     const NAME: &'static str = "browser_evaluate";
     const DESCRIPTION: &'static str =
         "Evaluate a JavaScript function on the page (alias of evaluate; no element argument).";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         if self.element_ref.is_some() || self.target.is_some() {
             return Err(
                 "evaluating on an element (`ref`/`target`) is not supported; select it \
@@ -365,7 +366,7 @@ impl Alias for BrowserTabs {
     const NAME: &'static str = "browser_tabs";
     const DESCRIPTION: &'static str = "List, create, close or select a browser tab (alias of \
         list_tabs / new_tab / close_tab / switch_tab; index starts at 0).";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         let tab = self.index.map(|i| json!(i + 1));
         Ok(vec![match self.action {
             TabsAction::List => call(ToolName::ListTabs, json!({})),
@@ -397,7 +398,7 @@ pub struct BrowserResize {
 impl Alias for BrowserResize {
     const NAME: &'static str = "browser_resize";
     const DESCRIPTION: &'static str = "Resize the browser window (alias of resize_window).";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         Ok(vec![call(
             ToolName::ResizeWindow,
             json!({"width": self.width, "height": self.height}),
@@ -421,7 +422,7 @@ impl Alias for BrowserConsoleMessages {
     const NAME: &'static str = "browser_console_messages";
     const DESCRIPTION: &'static str =
         "Console messages of the page (alias of read_console_messages).";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         let level = if self.only_errors == Some(true) {
             Some("error".to_owned())
         } else {
@@ -447,7 +448,7 @@ impl Alias for BrowserNetworkRequests {
     const NAME: &'static str = "browser_network_requests";
     const DESCRIPTION: &'static str =
         "Network requests since the page was opened (alias of read_network_requests).";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         Ok(vec![call(ToolName::ReadNetworkRequests, json!({}))])
     }
 }
@@ -471,7 +472,7 @@ impl Alias for BrowserWaitFor {
     const NAME: &'static str = "browser_wait_for";
     const DESCRIPTION: &'static str = "Wait for a number of seconds or for a text to appear \
         (alias of computer wait; textGone is not supported).";
-    fn translate(self) -> Result<Vec<CanonicalCall>, String> {
+    fn translate(self) -> Result<Vec<CanonicalCall>, Problem> {
         if self.text_gone.is_some() {
             return Err(
                 "`textGone` is not supported; wait with `time` and check with \

@@ -24,13 +24,53 @@ pub struct ArgError {
     pub usage: String,
 }
 
+/// What is wrong with one tool's arguments, naming the argument: the `problem` of an
+/// [`ArgError`] (which adds the tool and its argument list).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Problem {
+    /// A number outside the range the argument allows.
+    #[error("argument `{name}` must be between {min} and {max}, got {got}")]
+    OutOfRange {
+        name: String,
+        min: String,
+        max: String,
+        got: String,
+    },
+    /// A text argument that is empty or only whitespace.
+    #[error("argument `{name}` must not be empty")]
+    Blank { name: String },
+    /// Any other rule of the tool (which arguments an action needs, allowed values), in words
+    /// that name the argument.
+    #[error("{0}")]
+    Rule(String),
+}
+
+impl From<String> for Problem {
+    fn from(rule: String) -> Self {
+        Problem::Rule(rule)
+    }
+}
+
+impl From<&str> for Problem {
+    fn from(rule: &str) -> Self {
+        Problem::Rule(rule.to_owned())
+    }
+}
+
+/// The message, for callers that report it as text (a tool error).
+impl From<Problem> for String {
+    fn from(problem: Problem) -> Self {
+        problem.to_string()
+    }
+}
+
 /// Rules serde cannot express: ranges, arguments an action needs, normalisation.
 pub trait Validate {
     /// Arguments accepted but not shown in the schema (filled in by porthole-mcp, not by models).
     const HIDDEN: &'static [&'static str] = &[];
 
     /// Checks (and may normalise) the decoded arguments; `Err` names the argument.
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         Ok(())
     }
 }
@@ -193,7 +233,7 @@ where
     }
     let mut value: T = serde_path_to_error::deserialize(Value::Object(object))
         .map_err(|e| fail(describe_serde_error(&e)))?;
-    value.validate().map_err(fail)?;
+    value.validate().map_err(|p| fail(p.to_string()))?;
     Ok(value)
 }
 
@@ -231,22 +271,27 @@ pub(crate) fn kind(v: &Value) -> &'static str {
 }
 
 /// `Err` unless `value` (when present) lies in `min..=max`.
-pub(crate) fn check_range<N>(name: &str, value: Option<N>, min: N, max: N) -> Result<(), String>
+pub(crate) fn check_range<N>(name: &str, value: Option<N>, min: N, max: N) -> Result<(), Problem>
 where
     N: PartialOrd + std::fmt::Display + Copy,
 {
     match value {
-        Some(v) if v < min || v > max => Err(format!(
-            "argument `{name}` must be between {min} and {max}, got {v}"
-        )),
+        Some(v) if v < min || v > max => Err(Problem::OutOfRange {
+            name: name.to_owned(),
+            min: min.to_string(),
+            max: max.to_string(),
+            got: v.to_string(),
+        }),
         _ => Ok(()),
     }
 }
 
 /// `Err` when `value` is present but empty or only whitespace.
-pub(crate) fn check_not_blank(name: &str, value: Option<&str>) -> Result<(), String> {
+pub(crate) fn check_not_blank(name: &str, value: Option<&str>) -> Result<(), Problem> {
     match value {
-        Some(v) if v.trim().is_empty() => Err(format!("argument `{name}` must not be empty")),
+        Some(v) if v.trim().is_empty() => Err(Problem::Blank {
+            name: name.to_owned(),
+        }),
         _ => Ok(()),
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::args::{check_not_blank, Validate};
+use super::args::{check_not_blank, Problem, Validate};
 use super::wait::{impl_has_wait, HasWait};
 
 /// An image format a screenshot can be taken in.
@@ -40,16 +40,16 @@ impl ImageFormat {
 
     /// The format a file name's extension names: `Ok(None)` without an extension, `Err` for
     /// another extension.
-    pub fn from_path(path: &Path) -> Result<Option<Self>, String> {
+    pub fn from_path(path: &Path) -> Result<Option<Self>, Problem> {
         let Some(ext) = path.extension() else {
             return Ok(None);
         };
         match ext.to_string_lossy().to_ascii_lowercase().as_str() {
             "png" => Ok(Some(ImageFormat::Png)),
             "jpg" | "jpeg" => Ok(Some(ImageFormat::Jpeg)),
-            other => Err(format!(
-                "argument `path` must end in .png, .jpg or .jpeg, not .{other}"
-            )),
+            other => {
+                Err(format!("argument `path` must end in .png, .jpg or .jpeg, not .{other}").into())
+            }
         }
     }
 }
@@ -84,7 +84,7 @@ impl ScreenshotArgs {
 }
 
 impl Validate for ScreenshotArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         self.validate_wait()
     }
 }
@@ -131,7 +131,7 @@ impl SaveScreenshotArgs {
 }
 
 impl Validate for SaveScreenshotArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_not_blank("path", Some(&self.path))?;
         if let (Some(f), Some(ext)) = (self.format, ImageFormat::from_path(Path::new(&self.path))?)
         {
@@ -139,7 +139,8 @@ impl Validate for SaveScreenshotArgs {
                 return Err(format!(
                     "argument `format` ({f:?}) does not match the extension of `path` ({})",
                     self.path
-                ));
+                )
+                .into());
             }
         }
         self.validate_wait()

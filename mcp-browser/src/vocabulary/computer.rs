@@ -10,7 +10,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::args::{check_not_blank, check_range, Validate};
+use super::args::{check_not_blank, check_range, Problem, Validate};
 use super::wait::{impl_has_wait, HasWait};
 
 /// The longest `duration` accepted for `wait`, in seconds.
@@ -191,17 +191,18 @@ fn point(element_ref: Option<&str>, coordinate: Option<[f64; 2]>) -> Option<Poin
     }
 }
 
-fn check_coordinate(name: &str, c: Option<[f64; 2]>) -> Result<(), String> {
+fn check_coordinate(name: &str, c: Option<[f64; 2]>) -> Result<(), Problem> {
     match c {
         Some([x, y]) if !(x.is_finite() && y.is_finite() && x >= 0.0 && y >= 0.0) => Err(format!(
             "argument `{name}` must be two non-negative numbers [x, y], got [{x}, {y}]"
-        )),
+        )
+        .into()),
         _ => Ok(()),
     }
 }
 
 impl Validate for ComputerArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         use ComputerAction as A;
         check_coordinate("coordinate", self.coordinate)?;
         check_coordinate("start_coordinate", self.start_coordinate)?;
@@ -211,7 +212,7 @@ impl Validate for ComputerArgs {
             if !(d.is_finite() && (0.0..=MAX_WAIT_SECONDS).contains(&d)) {
                 return Err(format!(
                     "argument `duration` is in seconds and must be between 0 and {MAX_WAIT_SECONDS}, got {d}"
-                ));
+                ).into());
             }
         }
         if let Some(m) = &self.modifiers {
@@ -229,7 +230,7 @@ impl Validate for ComputerArgs {
                 if self.element_ref.is_none() && self.coordinate.is_none() {
                     return Err(format!(
                         "action `{action}` needs `coordinate` [x, y] or `ref` (from read_page or find)"
-                    ));
+                    ).into());
                 }
             }
             A::LeftClickDrag => {
@@ -254,7 +255,7 @@ impl Validate for ComputerArgs {
                     } else {
                         "the key, e.g. \"Enter\" or \"ctrl+a\""
                     };
-                    return Err(format!("action `{action}` needs `text`: {what}"));
+                    return Err(format!("action `{action}` needs `text`: {what}").into());
                 }
             }
             A::Wait => {
@@ -287,7 +288,7 @@ impl Modifiers {
 
     /// Parses "ctrl+shift" (also "Control", "cmd", "ControlOrMeta"; separators `+`, `,` or
     /// spaces). An unknown name is an error naming it.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, Problem> {
         let mut bits = 0;
         for name in s
             .split(['+', ',', ' '])
@@ -302,7 +303,7 @@ impl Modifiers {
                 _ => {
                     return Err(format!(
                         "argument `modifiers`: unknown modifier `{name}` (use ctrl, shift, alt, meta joined by +)"
-                    ))
+                    ).into())
                 }
             };
         }
@@ -318,34 +319,40 @@ impl Modifiers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocabulary::args::parse_args;
+    use crate::vocabulary::args::{parse_args, ArgError};
     use serde_json::json;
 
-    fn parse(v: serde_json::Value) -> Result<ComputerArgs, String> {
-        parse_args::<ComputerArgs>("computer", &v).map_err(|e| e.problem)
+    fn parse(v: serde_json::Value) -> Result<ComputerArgs, ArgError> {
+        parse_args::<ComputerArgs>("computer", &v)
     }
 
     #[test]
     fn actions_need_their_arguments() {
         assert!(parse(json!({"action": "left_click"}))
             .unwrap_err()
+            .problem
             .contains("`coordinate`"));
         assert!(parse(json!({"action": "left_click", "ref": "e3"})).is_ok());
         assert!(parse(json!({"action": "scroll"}))
             .unwrap_err()
+            .problem
             .contains("scroll_direction"));
         assert!(parse(json!({"action": "key"}))
             .unwrap_err()
+            .problem
             .contains("`text`"));
         assert!(parse(json!({"action": "wait"}))
             .unwrap_err()
+            .problem
             .contains("duration"));
         assert!(parse(json!({"action": "wait", "duration": 120}))
             .unwrap_err()
+            .problem
             .contains("seconds"));
         assert!(parse(json!({"action": "left_click_drag", "coordinate": [1, 2]})).is_err());
         assert!(parse(json!({"action": "clik"}))
             .unwrap_err()
+            .problem
             .contains("unknown variant `clik`"));
         let a = parse(json!({"action": "key", "text": "a", "modifiers": "Ctrl+Shift"})).unwrap();
         assert_eq!(
@@ -355,6 +362,7 @@ mod tests {
         assert!(
             parse(json!({"action": "key", "text": "a", "modifiers": "hyper"}))
                 .unwrap_err()
+                .problem
                 .contains("`hyper`")
         );
         let w = parse(json!({"action": "wait", "duration": 0.5})).unwrap();

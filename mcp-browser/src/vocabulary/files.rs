@@ -8,7 +8,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::args::{check_not_blank, Validate};
+use super::args::{check_not_blank, Problem, Validate};
 
 /// The most bytes one `upload_file` call may set, all files together.
 pub const MAX_UPLOAD_BYTES: u64 = 10 * 1024 * 1024;
@@ -41,7 +41,7 @@ pub struct UploadFileArgs {
 impl Validate for UploadFileArgs {
     const HIDDEN: &'static [&'static str] = &["files"];
 
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_not_blank("ref", self.element_ref.as_deref())?;
         if self.paths.is_empty() {
             return Err("argument `paths` must name at least one file".into());
@@ -50,7 +50,8 @@ impl Validate for UploadFileArgs {
             return Err(format!(
                 "argument `paths` names {} files; at most {MAX_UPLOAD_FILES} per call",
                 self.paths.len()
-            ));
+            )
+            .into());
         }
         for p in &self.paths {
             check_not_blank("paths[]", Some(p))?;
@@ -65,10 +66,9 @@ impl Validate for UploadFileArgs {
                     && f.name != ".."
                     && !f.name.contains(['/', '\\', '\0']);
                 if !bare {
-                    return Err(format!(
-                        "argument `files`: {:?} is not a bare file name",
-                        f.name
-                    ));
+                    return Err(
+                        format!("argument `files`: {:?} is not a bare file name", f.name).into(),
+                    );
                 }
             }
         }
@@ -84,7 +84,7 @@ pub struct GetDownloadArgs {
 }
 
 impl Validate for GetDownloadArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_not_blank("id", Some(&self.id))
     }
 }

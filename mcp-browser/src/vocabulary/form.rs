@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::args::{check_not_blank, Validate};
+use super::args::{check_not_blank, Problem, Validate};
 
 /// The value `form_input` sets, by the kind of field.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -31,7 +31,7 @@ pub struct FormInputArgs {
 }
 
 impl Validate for FormInputArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_not_blank("ref", Some(&self.element_ref))?;
         if let FormValue::Number(n) = self.value {
             if !n.is_finite() {

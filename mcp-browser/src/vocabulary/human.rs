@@ -7,7 +7,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::args::{check_not_blank, check_range, Validate};
+use super::args::{check_not_blank, check_range, Problem, Validate};
 
 /// How long `request_human` waits by default, in milliseconds (5 minutes).
 pub const DEFAULT_HANDOFF_TIMEOUT_MS: u64 = 300_000;
@@ -25,7 +25,7 @@ pub struct HandleDialogArgs {
 }
 
 impl Validate for HandleDialogArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         Ok(())
     }
 }
@@ -49,7 +49,7 @@ impl RequestHumanArgs {
 }
 
 impl Validate for RequestHumanArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_not_blank("reason", Some(&self.reason))?;
         if self.reason.chars().count() > 2000 {
             return Err("argument `reason` must be at most 2000 characters".into());

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::args::{check_range, Validate};
+use super::args::{check_range, Problem, Validate};
 
 /// Entries returned when no `limit` is given.
 pub const DEFAULT_LOG_LIMIT: u32 = 100;
@@ -65,7 +65,7 @@ impl ReadConsoleMessagesArgs {
 }
 
 impl Validate for ReadConsoleMessagesArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_range("limit", self.limit, 1, MAX_LOG_LIMIT)?;
         check_range("offset", self.offset, 0, MAX_LOG_LIMIT)
     }
@@ -102,7 +102,7 @@ impl ReadNetworkRequestsArgs {
 }
 
 impl Validate for ReadNetworkRequestsArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_range("limit", self.limit, 1, MAX_LOG_LIMIT)?;
         check_range("offset", self.offset, 0, MAX_LOG_LIMIT)
     }

@@ -23,7 +23,7 @@ pub mod tabs;
 pub mod wait;
 pub mod window;
 
-pub use args::{ArgError, Validate};
+pub use args::{ArgError, Problem, Validate};
 pub use call::{ToolCall, ToolCallError, DEFAULT_CALL_DEADLINE};
 pub use capture::{ImageFormat, SaveScreenshotArgs, ScreenshotArgs};
 pub use computer::{

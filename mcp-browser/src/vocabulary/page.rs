@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::args::{check_not_blank, check_range, Validate};
+use super::args::{check_not_blank, check_range, Problem, Validate};
 use super::wait::{impl_has_wait, HasWait};
 
 /// Default `max_chars` for `get_page_text`.
@@ -42,7 +42,7 @@ pub struct NavigateArgs {
 impl_has_wait!(NavigateArgs);
 
 impl Validate for NavigateArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_not_blank("url", Some(&self.url))?;
         self.url = normalize_url(&self.url)?;
         self.validate_wait()
@@ -51,7 +51,7 @@ impl Validate for NavigateArgs {
 
 /// Trims `raw`, gives a scheme-less URL `https://` (`http://` for localhost and loopback IPs),
 /// and checks that the result parses. `javascript:` URLs are refused (use `evaluate`).
-pub fn normalize_url(raw: &str) -> Result<String, String> {
+pub fn normalize_url(raw: &str) -> Result<String, Problem> {
     let raw = raw.trim();
     const KEEP: [&str; 5] = ["about:", "data:", "file:", "chrome:", "blob:"];
     let lower = raw.to_ascii_lowercase();
@@ -68,7 +68,7 @@ pub fn normalize_url(raw: &str) -> Result<String, String> {
     };
     url::Url::parse(&with_scheme)
         .map(|_| with_scheme.clone())
-        .map_err(|e| format!("argument `url` is not a valid URL ({raw:?}: {e})"))
+        .map_err(|e| format!("argument `url` is not a valid URL ({raw:?}: {e})").into())
 }
 
 /// Which elements `read_page` lists.
@@ -125,7 +125,7 @@ impl ReadPageArgs {
 }
 
 impl Validate for ReadPageArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_range("depth", self.depth, 1, 1000)?;
         check_range(
             "max_bytes",
@@ -153,7 +153,7 @@ impl GetPageTextArgs {
 }
 
 impl Validate for GetPageTextArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_range("max_chars", self.max_chars, 1, MAX_MAX_CHARS)
     }
 }
@@ -177,7 +177,7 @@ impl FindArgs {
 }
 
 impl Validate for FindArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_not_blank("query", Some(&self.query))?;
         check_range("max_results", self.max_results, 1, MAX_FIND_RESULTS)
     }
@@ -191,7 +191,7 @@ pub struct EvaluateArgs {
 }
 
 impl Validate for EvaluateArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_not_blank("expression", Some(&self.expression))
     }
 }

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::args::{check_not_blank, Validate};
+use super::args::{check_not_blank, Problem, Validate};
 
 /// A tab: its 1-based number as `list_tabs` shows it (`[2]` → 2), or its target id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -19,19 +19,24 @@ pub enum TabRef {
 
 impl TabRef {
     /// Turns "2" and "[2]" into `Index(2)`; refuses 0 and blanks.
-    fn normalize(&mut self, name: &str) -> Result<(), String> {
+    fn normalize(&mut self, name: &str) -> Result<(), Problem> {
         if let TabRef::Id(s) = self {
             check_not_blank(name, Some(s))?;
             let digits = s.trim().trim_start_matches('[').trim_end_matches(']');
             if !digits.is_empty() && digits.len() <= 6 && digits.bytes().all(|b| b.is_ascii_digit())
             {
-                *self = TabRef::Index(digits.parse().map_err(|e| format!("{name}: {e}"))?);
+                *self = TabRef::Index(
+                    digits
+                        .parse()
+                        .map_err(|e| Problem::from(format!("{name}: {e}")))?,
+                );
             }
         }
         if *self == TabRef::Index(0) {
             return Err(format!(
                 "argument `{name}`: tab numbers start at 1, as list_tabs shows them"
-            ));
+            )
+            .into());
         }
         Ok(())
     }
@@ -46,7 +51,7 @@ pub struct NewTabArgs {
 }
 
 impl Validate for NewTabArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         if let Some(url) = &self.url {
             self.url = Some(super::page::normalize_url(url)?);
         }
@@ -62,7 +67,7 @@ pub struct SwitchTabArgs {
 }
 
 impl Validate for SwitchTabArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         self.tab.normalize("tab")
     }
 }
@@ -76,7 +81,7 @@ pub struct CloseTabArgs {
 }
 
 impl Validate for CloseTabArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         match &mut self.tab {
             Some(tab) => tab.normalize("tab"),
             None => Ok(()),

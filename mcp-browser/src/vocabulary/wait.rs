@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use super::args::{check_not_blank, check_range};
+use super::args::{check_not_blank, check_range, Problem};
 
 /// `wait_timeout_ms` when none is given.
 pub const DEFAULT_WAIT_TIMEOUT_MS: u64 = 10_000;
@@ -46,7 +46,7 @@ pub trait HasWait {
     }
 
     /// Checks the three fields: non-empty selector/text, timeout within 1..=60000 ms.
-    fn validate_wait(&self) -> Result<(), String> {
+    fn validate_wait(&self) -> Result<(), Problem> {
         let (selector, text, timeout_ms) = self.wait_fields();
         check_not_blank("wait_for_selector", selector)?;
         check_not_blank("wait_for_text", text)?;

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::args::{check_range, Validate};
+use super::args::{check_range, Problem, Validate};
 
 /// The smallest width or height accepted, in CSS pixels.
 pub const MIN_WINDOW_SIDE: u32 = 100;
@@ -23,7 +23,7 @@ pub struct ResizeWindowArgs {
 }
 
 impl Validate for ResizeWindowArgs {
-    fn validate(&mut self) -> Result<(), String> {
+    fn validate(&mut self) -> Result<(), Problem> {
         check_range("width", Some(self.width), MIN_WINDOW_SIDE, MAX_WINDOW_SIDE)?;
         check_range(
             "height",

@@ -443,12 +443,15 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    fn resolve_in(config: &DockerConfig, env: &[(&str, &str)]) -> Result<EngineTarget, String> {
+    fn resolve_in(
+        config: &DockerConfig,
+        env: &[(&str, &str)],
+    ) -> Result<EngineTarget, DockerError> {
         let env: HashMap<String, String> = env
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        resolve_with(config, |name| env.get(name).cloned()).map_err(|e| e.to_string())
+        resolve_with(config, |name| env.get(name).cloned())
     }
 
     fn host(host: &str) -> DockerConfig {
@@ -500,13 +503,19 @@ mod tests {
 
     #[test]
     fn bad_addresses_and_clear_text_beyond_loopback_are_refused() {
-        let error = resolve_in(&host("http://box:2375"), &[]).unwrap_err();
+        let error = resolve_in(&host("http://box:2375"), &[])
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("browser.docker.host"), "{error}");
-        let error = resolve_in(&host("tcp://box"), &[]).unwrap_err();
+        let error = resolve_in(&host("tcp://box"), &[]).unwrap_err().to_string();
         assert!(error.contains("port"), "{error}");
-        let error = resolve_in(&host("tcp://10.0.0.5:2375"), &[]).unwrap_err();
+        let error = resolve_in(&host("tcp://10.0.0.5:2375"), &[])
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("clear text"), "{error}");
-        let error = resolve_in(&host("tcp://box:2376"), &[("DOCKER_TLS_VERIFY", "1")]).unwrap_err();
+        let error = resolve_in(&host("tcp://box:2376"), &[("DOCKER_TLS_VERIFY", "1")])
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("DOCKER_CERT_PATH"), "{error}");
     }
 
@@ -540,7 +549,7 @@ mod tests {
             tls: Some(files),
             ..Default::default()
         };
-        let error = resolve_in(&config, &[]).unwrap_err();
+        let error = resolve_in(&config, &[]).unwrap_err().to_string();
         assert!(error.contains("TLS key file"), "{error}");
         assert!(error.contains("cert.pem"), "{error}");
         let missing = dir.path().join("nope.pem");
@@ -552,7 +561,7 @@ mod tests {
             }),
             ..config
         };
-        let error = resolve_in(&config, &[]).unwrap_err();
+        let error = resolve_in(&config, &[]).unwrap_err().to_string();
         assert!(error.contains(&missing.display().to_string()), "{error}");
         assert!(error.contains("TLS ca file"), "{error}");
     }

@@ -28,6 +28,32 @@ const STDERR_KEEP: usize = 2000;
 /// client closes stdin, so the end of the relay alone never reaches the daemon.
 const EXEC_POLL: Duration = Duration::from_secs(2);
 
+/// Why the exec stream carrying CDP ended; the connection's lost reason.
+#[derive(Debug, thiserror::Error)]
+enum ExecStreamError {
+    /// The engine connection under the exec broke (the error and its causes).
+    #[error("the Docker engine connection carrying CDP failed: {0}")]
+    Engine(String),
+    /// The stream ended and the relay wrote nothing on stderr.
+    #[error("the CDP exec stream ended (the container or the engine connection went away)")]
+    Ended,
+    /// The stream ended; the relay's last words on stderr.
+    #[error("the CDP exec stream ended: {0}")]
+    EndedSaying(String),
+    /// The engine says the relay process exited.
+    #[error("the CDP exec stream ended: the relay in the container exited (code {code})")]
+    RelayExited { code: String },
+    /// The engine no longer knows the exec's container.
+    #[error("the CDP exec stream ended: the container is gone")]
+    ContainerGone,
+}
+
+impl From<ExecStreamError> for std::io::Error {
+    fn from(e: ExecStreamError) -> Self {
+        std::io::Error::other(e)
+    }
+}
+
 /// Opens a browser-level CDP connection to the sidecar `container` through an exec stream and
 /// checks it with `Browser.getVersion`, all within `deadline` (the relay itself waits for a
 /// starting Chrome).
@@ -96,10 +122,7 @@ pub async fn connect(
                         None
                     }
                     Ok(_) => None,
-                    Err(e) => Some(Err(format!(
-                        "the Docker engine connection carrying CDP failed: {}",
-                        super::engine::error_chain(&e)
-                    ))),
+                    Err(e) => Some(Err(ExecStreamError::Engine(super::engine::error_chain(&e)).into())),
                 };
                 futures_util::future::ready(out)
             }
@@ -110,11 +133,11 @@ pub async fn connect(
             async move {
                 let said = stderr.lock().expect("exec stderr lock").trim().to_string();
                 Err(if said.is_empty() {
-                    "the CDP exec stream ended (the container or the engine connection went away)"
-                        .to_string()
+                    ExecStreamError::Ended
                 } else {
-                    format!("the CDP exec stream ended: {said}")
-                })
+                    ExecStreamError::EndedSaying(said)
+                }
+                .into())
             }
         });
         let exited = relay_exited(docker.clone(), exec.id.clone());
@@ -156,7 +179,7 @@ pub async fn connect(
 fn relay_exited(
     docker: Docker,
     id: String,
-) -> impl futures_util::Stream<Item = Result<bytes::Bytes, String>> + Send {
+) -> impl futures_util::Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send {
     futures_util::stream::unfold(Some((docker, id)), |state| async move {
         let (docker, id) = state?;
         loop {
@@ -166,18 +189,10 @@ fn relay_exited(
                     let code = info
                         .exit_code
                         .map_or_else(|| "unknown".to_string(), |c| c.to_string());
-                    return Some((
-                        Err(format!(
-                            "the CDP exec stream ended: the relay in the container exited (code {code})"
-                        )),
-                        None,
-                    ));
+                    return Some((Err(ExecStreamError::RelayExited { code }.into()), None));
                 }
                 Err(e) if super::engine::is_not_found(&e) => {
-                    return Some((
-                        Err("the CDP exec stream ended: the container is gone".to_string()),
-                        None,
-                    ));
+                    return Some((Err(ExecStreamError::ContainerGone.into()), None));
                 }
                 // Running, or the engine did not answer this once: the stream itself reports
                 // a connection that is really gone.

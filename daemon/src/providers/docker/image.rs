@@ -32,6 +32,17 @@ pub const DEFAULT_BUILDER_IMAGE: &str = "rust:1-slim-bookworm";
 /// How long a pull of a base image may take before the local fallback is used.
 const PULL_DEADLINE: Duration = Duration::from_secs(120);
 
+/// Pulling the base image failed (logged; the build falls back to a copy on the engine).
+#[derive(Debug, thiserror::Error)]
+enum PullError {
+    /// The engine or the registry refused the pull.
+    #[error("{0}")]
+    Engine(#[from] bollard::errors::Error),
+    /// The pull did not finish within [`PULL_DEADLINE`].
+    #[error("no answer within {PULL_DEADLINE:?}")]
+    TimedOut,
+}
+
 /// Where the image comes from.
 #[derive(Debug, Clone)]
 pub struct ImageSettings {
@@ -422,18 +433,18 @@ impl ImageManager {
         }
     }
 
-    async fn pull(&self, image: &str) -> Result<(), String> {
+    async fn pull(&self, image: &str) -> Result<(), PullError> {
         let options = CreateImageOptionsBuilder::new().from_image(image).build();
         let pull = async {
             let mut stream = self.docker.create_image(Some(options), None, None);
             while let Some(item) = stream.next().await {
-                item.map_err(|e| e.to_string())?;
+                item?;
             }
             Ok(())
         };
         match tokio::time::timeout(PULL_DEADLINE, pull).await {
             Ok(result) => result,
-            Err(_) => Err(format!("no answer within {PULL_DEADLINE:?}")),
+            Err(_) => Err(PullError::TimedOut),
         }
     }
 

@@ -35,6 +35,29 @@ pub const SANDBOX_ARG: &str = "--porthole-chromium-sandbox";
 /// How long the probe's Chromium may take to load a page and exit.
 const PROBE_DEADLINE: Duration = Duration::from_secs(45);
 
+/// Why the sandbox probe did not pass (logged; the sidecars then keep `--no-sandbox`).
+#[derive(Debug, thiserror::Error)]
+enum ProbeError {
+    /// Chromium did not exit within [`PROBE_DEADLINE`].
+    #[error("Chromium did not finish within {PROBE_DEADLINE:?}")]
+    TimedOut,
+    /// The engine refused the probe container (e.g. the seccomp profile).
+    #[error("the engine refused the probe container: {0}")]
+    Create(bollard::errors::Error),
+    /// The engine created but would not start it.
+    #[error("the engine would not start the probe container: {0}")]
+    Start(bollard::errors::Error),
+    /// Waiting for its exit failed.
+    #[error("waiting for the probe failed: {0}")]
+    Wait(bollard::errors::Error),
+    /// The wait ended without an exit code.
+    #[error("the engine ended the wait without an exit code")]
+    NoExitCode,
+    /// Chromium failed under the profile; `said` is its last telling line of output.
+    #[error("Chromium exited with {code} under the profile: {said}")]
+    Failed { code: i64, said: String },
+}
+
 /// Whether sidecars run Chromium's own sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sandbox {
@@ -66,7 +89,7 @@ pub async fn probe(docker: &Docker, image: &str, labels: HashMap<String, String>
     let name = format!("porthole-sandbox-probe-{:08x}", rand_u32());
     let outcome = tokio::time::timeout(PROBE_DEADLINE, try_sandbox(docker, image, &name, labels))
         .await
-        .unwrap_or_else(|_| Err(format!("Chromium did not finish within {PROBE_DEADLINE:?}")));
+        .unwrap_or(Err(ProbeError::TimedOut));
     let _ = container::remove_force(docker, &name).await;
     match outcome {
         Ok(()) => {
@@ -84,7 +107,9 @@ pub async fn probe(docker: &Docker, image: &str, labels: HashMap<String, String>
                 %reason,
                 "Chromium in the sidecars runs with --no-sandbox: the engine refused Porthole's seccomp profile or Chromium's sandbox did not start under it; the container (no capabilities, no new privileges, read-only root, a pids limit, an unprivileged user) is the boundary"
             );
-            Sandbox::Off { reason }
+            Sandbox::Off {
+                reason: reason.to_string(),
+            }
         }
     }
 }
@@ -94,7 +119,7 @@ async fn try_sandbox(
     image: &str,
     name: &str,
     labels: HashMap<String, String>,
-) -> Result<(), String> {
+) -> Result<(), ProbeError> {
     let spec = SidecarSpec {
         name: name.to_string(),
         image: image.to_string(),
@@ -134,17 +159,17 @@ async fn try_sandbox(
     let created = docker
         .create_container(Some(options), body)
         .await
-        .map_err(|e| format!("the engine refused the probe container: {e}"))?;
+        .map_err(ProbeError::Create)?;
     docker
         .start_container(&created.id, None)
         .await
-        .map_err(|e| format!("the engine would not start the probe container: {e}"))?;
+        .map_err(ProbeError::Start)?;
     let wait = WaitContainerOptionsBuilder::new().build();
     let code = match docker.wait_container(&created.id, Some(wait)).next().await {
         Some(Ok(response)) => response.status_code,
         Some(Err(bollard::errors::Error::DockerContainerWaitError { code, .. })) => code,
-        Some(Err(e)) => return Err(format!("waiting for the probe failed: {e}")),
-        None => return Err("the engine ended the wait without an exit code".to_string()),
+        Some(Err(e)) => return Err(ProbeError::Wait(e)),
+        None => return Err(ProbeError::NoExitCode),
     };
     let logs = LogsOptionsBuilder::new()
         .stdout(true)
@@ -166,9 +191,7 @@ async fn try_sandbox(
         .chars()
         .take(300)
         .collect::<String>();
-    Err(format!(
-        "Chromium exited with {code} under the profile: {said}"
-    ))
+    Err(ProbeError::Failed { code, said })
 }
 
 fn rand_u32() -> u32 {
