@@ -72,9 +72,13 @@ pub async fn download(
             ));
         }
     }
-    let body = files.open_download(&d).await.map_err(|message| {
-        tracing::warn!(event = "download_unreadable", channel_id = %channel, id = %d.id, %message);
-        ApiError::new(StatusCode::BAD_GATEWAY, "download_unreadable", message)
+    let body = files.open_download(&d).await.map_err(|error| {
+        tracing::warn!(event = "download_unreadable", channel_id = %channel, id = %d.id, %error);
+        ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            "download_unreadable",
+            error.to_string(),
+        )
     })?;
     let length = body.size;
     let body = Body::from_stream(tokio_util::io::ReaderStream::new(body.reader));

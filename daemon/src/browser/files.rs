@@ -87,6 +87,27 @@ pub struct Download {
     pub why: Option<String>,
 }
 
+/// Why a download's bytes cannot be had or kept.
+#[derive(Debug, thiserror::Error)]
+pub enum DownloadError {
+    /// Its file is no longer where it was saved, or could not be read back.
+    #[error("Download {id} ({name}) is gone: {reason}")]
+    Gone {
+        id: String,
+        name: String,
+        reason: String,
+    },
+    /// The channel keeps no downloads of its own (the user's Chrome keeps them).
+    #[error("this channel has no directory for downloads")]
+    NoDirectory,
+    /// Over `browser.downloads_max_mb`; the text says by how much.
+    #[error("{0}")]
+    OverCap(String),
+    /// Writing it to the daemon's disk failed.
+    #[error("could not store {name} ({reason})")]
+    NotStored { name: String, reason: String },
+}
+
 /// A download's bytes, for the API to stream.
 pub struct DownloadBody {
     /// The bytes as they arrive: from the daemon's disk, or from the browser's own
@@ -286,9 +307,15 @@ impl SessionFiles {
     }
 
     /// The bytes of a finished download, or its size when it is over `limit`.
-    pub async fn read_download(&self, download: &Download, limit: u64) -> Result<ReadBack, String> {
-        let gone = |e: &dyn std::fmt::Display| {
-            format!("Download {} ({}) is gone: {e}", download.id, download.name)
+    pub async fn read_download(
+        &self,
+        download: &Download,
+        limit: u64,
+    ) -> Result<ReadBack, DownloadError> {
+        let gone = |e: &dyn std::fmt::Display| DownloadError::Gone {
+            id: download.id.clone(),
+            name: download.name.clone(),
+            reason: e.to_string(),
         };
         match self.reader.as_ref().filter(|_| !download.on_daemon) {
             None => {
@@ -320,9 +347,11 @@ impl SessionFiles {
 
     /// The bytes of a finished download for the API: the open file when it is on the
     /// daemon's disk, else read back from the browser's (at most the channel's cap).
-    pub async fn open_download(&self, download: &Download) -> Result<DownloadBody, String> {
-        let gone = |e: &dyn std::fmt::Display| {
-            format!("Download {} ({}) is gone: {e}", download.id, download.name)
+    pub async fn open_download(&self, download: &Download) -> Result<DownloadBody, DownloadError> {
+        let gone = |e: &dyn std::fmt::Display| DownloadError::Gone {
+            id: download.id.clone(),
+            name: download.name.clone(),
+            reason: e.to_string(),
         };
         let Some(reader) = self.reader.as_ref().filter(|_| !download.on_daemon) else {
             let file = tokio::fs::File::open(&download.path)
@@ -390,14 +419,19 @@ impl SessionFiles {
 
     /// Stores `bytes` as a finished download of the person's (a print of tab `target_id`),
     /// on the daemon's side, and tells panes. Refused over `browser.downloads_max_mb`.
-    pub fn add_file(&self, name: &str, target_id: &str, bytes: &[u8]) -> Result<Download, String> {
+    pub fn add_file(
+        &self,
+        name: &str,
+        target_id: &str,
+        bytes: &[u8],
+    ) -> Result<Download, DownloadError> {
         let Some(dir) = &self.downloads_dir else {
-            return Err("this channel has no directory for downloads".to_string());
+            return Err(DownloadError::NoDirectory);
         };
         let size = bytes.len() as u64;
         let mut downloads = self.downloads.lock().expect("downloads lock");
         if let Some(why) = self.over_cap(&downloads, "", size) {
-            return Err(why);
+            return Err(DownloadError::OverCap(why));
         }
         let n = downloads.len() + 1;
         let guid = format!("print-{n}-{}", std::process::id());
@@ -420,7 +454,10 @@ impl SessionFiles {
         if let Err(e) = std::fs::write(&download.path, bytes) {
             download.state = DownloadState::Canceled;
             self.notices.failed(&download);
-            return Err(format!("could not store {name} ({e})"));
+            return Err(DownloadError::NotStored {
+                name: name.to_string(),
+                reason: e.to_string(),
+            });
         }
         downloads.push(download.clone());
         self.notices.started(&download);

@@ -383,7 +383,7 @@ pub async fn get_download(
     let bytes = match files
         .read_download(&d, MAX_INLINE_DOWNLOAD)
         .await
-        .map_err(ToolError::msg)?
+        .map_err(|e| ToolError::msg(e.to_string()))?
     {
         ReadBack::Bytes(bytes) => bytes,
         ReadBack::TooBig(size) => {
