@@ -119,7 +119,10 @@ impl Peer {
         let result = match self.dialect {
             Dialect::Porthole => self.call("read_page", json!({})).await,
             Dialect::Playwright => self.call("browser_snapshot", json!({})).await,
-            Dialect::DevTools => self.call("take_snapshot", json!({"pageId": self.page})).await,
+            Dialect::DevTools => {
+                self.call("take_snapshot", json!({"pageId": self.page}))
+                    .await
+            }
             Dialect::AgentBrowser => self.call("agent_browser_snapshot", json!({})).await,
         }?;
         Ok(text(&result))
@@ -252,7 +255,10 @@ impl Peer {
         if said.contains(&format!("at:{path}")) {
             Ok(())
         } else {
-            Err(format!("after {step} the page is not {path}: {}", cut(&said)))
+            Err(format!(
+                "after {step} the page is not {path}: {}",
+                cut(&said)
+            ))
         }
     }
 
@@ -475,7 +481,9 @@ async fn playwright(scratch: &Path) -> Peer {
 /// statistics or CrUX look-ups (the network is closed).
 async fn devtools() -> Peer {
     let name = "chrome-devtools-mcp";
-    let program = match installed(peers_dir().join("chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js")) {
+    let program = match installed(
+        peers_dir().join("chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js"),
+    ) {
         Ok(p) => p,
         Err(why) => return Peer::absent(name, Dialect::DevTools, why),
     };
@@ -487,7 +495,11 @@ async fn devtools() -> Peer {
         "--usageStatistics=false".into(),
         "--performanceCrux=false".into(),
     ];
-    args.extend(chromium_flags().into_iter().map(|f| format!("--chromeArg={f}")));
+    args.extend(
+        chromium_flags()
+            .into_iter()
+            .map(|f| format!("--chromeArg={f}")),
+    );
     let client = spawn(Path::new("node"), &args, &[]).await;
     let mut peer = Peer::new(name, Dialect::DevTools, client);
     // Its page-scoped tools want the selected page's id ("1: about:blank [selected]").
@@ -509,8 +521,9 @@ async fn devtools() -> Peer {
 }
 
 /// agent-browser's MCP server (`agent-browser mcp`, the native binary the npm package ships)
-/// on the system Chromium, in a session of its own.
-async fn agent_browser() -> Peer {
+/// on the system Chromium, in a session of its own, its state (sockets, screenshots) under
+/// `scratch` rather than the user's home.
+async fn agent_browser(scratch: &Path) -> Peer {
     let name = "agent-browser";
     let dir = peers_dir().join("agent-browser/bin");
     let native = dir.join(format!("agent-browser-linux-{}", native_arch()));
@@ -519,7 +532,11 @@ async fn agent_browser() -> Peer {
         Err(why) => return Peer::absent(name, Dialect::AgentBrowser, why),
     };
     let env = [
-        ("AGENT_BROWSER_EXECUTABLE_PATH", "/usr/bin/chromium".to_string()),
+        ("HOME", scratch.display().to_string()),
+        (
+            "AGENT_BROWSER_EXECUTABLE_PATH",
+            "/usr/bin/chromium".to_string(),
+        ),
         ("AGENT_BROWSER_ARGS", chromium_flags().join(",")),
         (
             "AGENT_BROWSER_SESSION",
@@ -567,7 +584,7 @@ pub async fn run() {
     let mut peers = vec![
         Peer::new("porthole-mcp", Dialect::Porthole, proxy),
         Peer::new("mcp-host-browser", Dialect::Porthole, host),
-        agent_browser().await,
+        agent_browser(scratch.path()).await,
         playwright(scratch.path()).await,
         devtools().await,
     ];
