@@ -9,6 +9,7 @@ pub mod bench_capacity;
 pub mod bench_distance;
 pub mod bench_docker;
 pub mod bench_mcp;
+pub mod bench_peers;
 pub mod bench_remote;
 pub mod bench_scale;
 pub mod bench_stages;
