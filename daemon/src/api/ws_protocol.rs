@@ -355,7 +355,7 @@ mod properties {
     fn parse_and_check(text: &str) -> Result<(), String> {
         match serde_json::from_str::<ClientMessage>(text) {
             Ok(ClientMessage::Input(event)) => {
-                let checked = event.validate();
+                let checked = event.validate().map_err(|e| e.to_string());
                 if let InputEvent::Keydown {
                     key,
                     code,

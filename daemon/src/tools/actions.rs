@@ -12,7 +12,7 @@ use super::driver::Tab;
 use super::error::ToolError;
 use super::readback::{self, Expect};
 use super::{page, refs, waits};
-use crate::browser::input::{dispatch, InputEvent, MouseButton};
+use crate::browser::input::{dispatch, InputEvent, MouseButton, Pointer};
 
 /// After `type`: a note when the field (the ref's, else the focused one) does not hold the
 /// text. `read` is what the settle read already (see [`read_back_in_settle`]).
@@ -164,11 +164,9 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
             input(
                 tab,
                 InputEvent::Scroll {
-                    x,
-                    y,
+                    at: Pointer::at(x, y, mods),
                     delta_x: dx,
                     delta_y: dy,
-                    modifiers: mods,
                 },
             )
             .await?;
@@ -312,10 +310,8 @@ async fn click(
 
 fn mouse_move(x: f64, y: f64, button: MouseButton, modifiers: u8) -> InputEvent {
     InputEvent::Mousemove {
-        x,
-        y,
+        at: Pointer::at(x, y, modifiers),
         button,
-        modifiers,
     }
 }
 
@@ -327,21 +323,18 @@ fn press(
     click_count: u32,
     modifiers: u8,
 ) -> InputEvent {
+    let at = Pointer::at(x, y, modifiers);
     if down {
         InputEvent::Mousedown {
-            x,
-            y,
+            at,
             button,
             click_count,
-            modifiers,
         }
     } else {
         InputEvent::Mouseup {
-            x,
-            y,
+            at,
             button,
             click_count,
-            modifiers,
         }
     }
 }
