@@ -293,50 +293,6 @@ pub async fn dispatch(
     let scaled = event.scaled(scale);
     let event = scaled.as_ref().unwrap_or(event);
     match event {
-        InputEvent::Click {
-            at,
-            button,
-            click_count,
-        } => {
-            mouse(cdp, session, "mousePressed", at, *button, *click_count).await?;
-            mouse(cdp, session, "mouseReleased", at, *button, *click_count).await?;
-        }
-        InputEvent::Mousedown {
-            at,
-            button,
-            click_count,
-        } => mouse(cdp, session, "mousePressed", at, *button, *click_count).await?,
-        InputEvent::Mouseup {
-            at,
-            button,
-            click_count,
-        } => mouse(cdp, session, "mouseReleased", at, *button, *click_count).await?,
-        InputEvent::Mousemove { at, button } => {
-            mouse(cdp, session, "mouseMoved", at, *button, 0).await?
-        }
-        InputEvent::Scroll {
-            at,
-            delta_x,
-            delta_y,
-        } => wheel(cdp, session, at, *delta_x, *delta_y).await?,
-        InputEvent::Keydown {
-            key,
-            code,
-            modifiers,
-        } => key_event(cdp, session, true, key, code, *modifiers).await?,
-        InputEvent::Keyup {
-            key,
-            code,
-            modifiers,
-        } => key_event(cdp, session, false, key, code, *modifiers).await?,
-        InputEvent::Keypress {
-            key,
-            code,
-            modifiers,
-        } => {
-            key_event(cdp, session, true, key, code, *modifiers).await?;
-            key_event(cdp, session, false, key, code, *modifiers).await?;
-        }
         InputEvent::Typetext { text } | InputEvent::Paste { text } => {
             cdp.call_on(session, "Input.insertText", json!({ "text": text }))
                 .await?;
@@ -348,8 +304,70 @@ pub async fn dispatch(
         } => compose(cdp, session, text, *selection_start, *selection_end).await?,
         InputEvent::Copy {} => return read_selection(cdp, session).await.map(Some),
         InputEvent::Cut { modifiers } => return cut(cdp, session, *modifiers).await.map(Some),
+        InputEvent::Keydown { .. } | InputEvent::Keyup { .. } | InputEvent::Keypress { .. } => {
+            keys(cdp, session, event).await?
+        }
+        _ => pointer(cdp, session, event).await?,
     }
     Ok(None)
+}
+
+/// A mouse or wheel event; any other event sends nothing.
+async fn pointer(cdp: &CdpConnection, session: &str, event: &InputEvent) -> Result<(), CdpError> {
+    match event {
+        InputEvent::Click {
+            at,
+            button,
+            click_count,
+        } => {
+            mouse(cdp, session, "mousePressed", at, *button, *click_count).await?;
+            mouse(cdp, session, "mouseReleased", at, *button, *click_count).await
+        }
+        InputEvent::Mousedown {
+            at,
+            button,
+            click_count,
+        } => mouse(cdp, session, "mousePressed", at, *button, *click_count).await,
+        InputEvent::Mouseup {
+            at,
+            button,
+            click_count,
+        } => mouse(cdp, session, "mouseReleased", at, *button, *click_count).await,
+        InputEvent::Mousemove { at, button } => {
+            mouse(cdp, session, "mouseMoved", at, *button, 0).await
+        }
+        InputEvent::Scroll {
+            at,
+            delta_x,
+            delta_y,
+        } => wheel(cdp, session, at, *delta_x, *delta_y).await,
+        _ => Ok(()),
+    }
+}
+
+/// A key down, up, or both; any other event sends nothing.
+async fn keys(cdp: &CdpConnection, session: &str, event: &InputEvent) -> Result<(), CdpError> {
+    match event {
+        InputEvent::Keydown {
+            key,
+            code,
+            modifiers,
+        } => key_event(cdp, session, true, key, code, *modifiers).await,
+        InputEvent::Keyup {
+            key,
+            code,
+            modifiers,
+        } => key_event(cdp, session, false, key, code, *modifiers).await,
+        InputEvent::Keypress {
+            key,
+            code,
+            modifiers,
+        } => {
+            key_event(cdp, session, true, key, code, *modifiers).await?;
+            key_event(cdp, session, false, key, code, *modifiers).await
+        }
+        _ => Ok(()),
+    }
 }
 
 async fn mouse(
