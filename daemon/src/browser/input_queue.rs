@@ -65,10 +65,12 @@ impl InputQueue {
     }
 
     /// Number of events waiting.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.events.lock().expect("input queue lock").len()
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

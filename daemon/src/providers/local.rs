@@ -57,7 +57,7 @@ pub const BASE_FLAGS: &[&str] = &[
 
 /// Settings of the local provider.
 #[derive(Debug, Clone)]
-pub struct LocalSettings {
+pub(crate) struct LocalSettings {
     /// Chromium binary; searched on PATH when `None`.
     pub chromium_path: Option<PathBuf>,
     /// Directory holding one profile directory per channel.
@@ -79,7 +79,7 @@ struct Running {
 }
 
 /// Launches and stops Chromium child processes.
-pub struct LocalProvider {
+pub(crate) struct LocalProvider {
     settings: LocalSettings,
     /// Short lock, never held across an await.
     running: Mutex<HashMap<ChannelId, Running>>,
