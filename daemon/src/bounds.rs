@@ -9,14 +9,14 @@
 use std::sync::OnceLock;
 
 /// `agents.max_tabs`: the most tabs one agent may have open in a channel.
-pub const MAX_TABS_KEY: &str = "agents.max_tabs";
+pub(crate) const MAX_TABS_KEY: &str = "agents.max_tabs";
 /// `browser.cdp_message_max_mb`: the largest message the daemon takes from a browser.
-pub const CDP_MESSAGE_KEY: &str = "browser.cdp_message_max_mb";
+pub(crate) const CDP_MESSAGE_KEY: &str = "browser.cdp_message_max_mb";
 
 /// Default of [`MAX_TABS_KEY`].
-pub const DEFAULT_MAX_TABS: usize = 20;
+pub(crate) const DEFAULT_MAX_TABS: usize = 20;
 /// Default of [`CDP_MESSAGE_KEY`], in MiB.
-pub const DEFAULT_CDP_MESSAGE_MAX_MB: usize = 64;
+pub(crate) const DEFAULT_CDP_MESSAGE_MAX_MB: usize = 64;
 
 /// The bounds in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +66,6 @@ pub fn release_large_buffers() {
 }
 
 /// `bytes` in MiB for messages, rounded up (so "over 64 MB" never reads "64 MB of 64 MB").
-pub fn mib(bytes: usize) -> usize {
+pub(crate) fn mib(bytes: usize) -> usize {
     bytes.div_ceil(1024 * 1024)
 }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Longest accepted channel id.
-pub const MAX_LEN: usize = 64;
+pub(crate) const MAX_LEN: usize = 64;
 
 /// A channel id that is safe as a path component and a Docker name: 1–64 characters of
 /// `[A-Za-z0-9_.-]`, starting with a letter or digit. Ids are kept as given (no lossy

@@ -178,7 +178,7 @@ pub struct ServerConfig {
 }
 
 /// The default `server.agent_socket`.
-pub const DEFAULT_AGENT_SOCKET: &str = "$XDG_RUNTIME_DIR/porthole/agents.sock";
+pub(crate) const DEFAULT_AGENT_SOCKET: &str = "$XDG_RUNTIME_DIR/porthole/agents.sock";
 
 impl Default for ServerConfig {
     fn default() -> Self {
@@ -428,7 +428,7 @@ impl Config {
     }
 
     /// Checks values serde cannot.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
         self.browser.screen_size()?;
         crate::agents::check_tools(&self.agents.deny_tools).map_err(|e| ConfigError::Invalid {
             key: "agents.deny_tools",

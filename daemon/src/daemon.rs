@@ -5,9 +5,9 @@
 //! the temporary files a killed daemon left ([`temp_files`]).
 
 mod browsers;
-pub mod data_lock;
+pub(crate) mod data_lock;
 mod servers;
-pub mod temp_files;
+pub(crate) mod temp_files;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -38,7 +38,7 @@ pub struct Paths {
 }
 
 impl Paths {
-    pub fn profiles_dir(&self) -> PathBuf {
+    pub(crate) fn profiles_dir(&self) -> PathBuf {
         self.data_dir.join("profiles")
     }
 }

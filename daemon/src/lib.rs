@@ -5,23 +5,23 @@
 //! (sessions per channel and mode, idle monitor), [`api`] (HTTP + WebSocket, auth).
 
 pub mod agents;
-pub mod api;
+pub(crate) mod api;
 pub mod bounds;
 pub mod browser;
 pub mod cdp;
 pub mod channel_id;
-pub mod channels;
+pub(crate) mod channels;
 pub mod config;
-pub mod cookie_import;
-pub mod cookies;
+pub(crate) mod cookie_import;
+pub(crate) mod cookies;
 pub mod daemon;
 pub mod host_browser;
 pub mod logging;
 pub mod mode;
-pub mod oversight;
+pub(crate) mod oversight;
 pub mod providers;
 pub mod state;
-pub mod timeline;
-pub mod timeline_event;
+pub(crate) mod timeline;
+pub(crate) mod timeline_event;
 pub mod token;
 pub mod tools;

@@ -122,7 +122,8 @@ impl StateDb {
     }
 
     /// An in-memory database (tests).
-    pub fn in_memory() -> Result<Self, StateError> {
+    #[cfg(test)]
+    pub(crate) fn in_memory() -> Result<Self, StateError> {
         Self::open(Path::new(":memory:"))
     }
 
@@ -159,7 +160,7 @@ impl StateDb {
     }
 
     /// Saves the mode of a channel.
-    pub fn set_mode(&self, channel: &ChannelId, mode: Mode) -> Result<(), StateError> {
+    pub(crate) fn set_mode(&self, channel: &ChannelId, mode: Mode) -> Result<(), StateError> {
         let conn = self.conn.lock().expect("state lock");
         conn.execute(
             "INSERT INTO channel_mode (channel_id, mode) VALUES (?1, ?2)
@@ -188,7 +189,7 @@ impl StateDb {
     }
 
     /// Saves the cookie choice of a channel (source and scope names only).
-    pub fn set_cookie_choice(
+    pub(crate) fn set_cookie_choice(
         &self,
         channel: &ChannelId,
         choice: &CookieChoice,
@@ -243,7 +244,10 @@ impl StateDb {
     }
 
     /// The agent whose token hashes to `token_sha256`.
-    pub fn agent_by_token(&self, token_sha256: &str) -> Result<Option<AgentRow>, StateError> {
+    pub(crate) fn agent_by_token(
+        &self,
+        token_sha256: &str,
+    ) -> Result<Option<AgentRow>, StateError> {
         let conn = self.conn.lock().expect("state lock");
         conn.query_row(
             "SELECT agent_id, channel_id, name, deny_tools, last_seen, allow_host_mode FROM agents
@@ -256,7 +260,7 @@ impl StateDb {
     }
 
     /// Deletes an agent; false when there was none.
-    pub fn remove_agent(&self, agent_id: &str) -> Result<bool, StateError> {
+    pub(crate) fn remove_agent(&self, agent_id: &str) -> Result<bool, StateError> {
         let conn = self.conn.lock().expect("state lock");
         let n = conn
             .execute("DELETE FROM agents WHERE agent_id = ?1", params![agent_id])
@@ -265,7 +269,7 @@ impl StateDb {
     }
 
     /// Records that an agent's token was just used.
-    pub fn touch_agent(&self, agent_id: &str) -> Result<(), StateError> {
+    pub(crate) fn touch_agent(&self, agent_id: &str) -> Result<(), StateError> {
         let conn = self.conn.lock().expect("state lock");
         conn.execute(
             "UPDATE agents SET last_seen = ?2 WHERE agent_id = ?1",
@@ -277,7 +281,7 @@ impl StateDb {
 
     /// Records whether an agent has tabs in its channel's running browser (so a daemon restart
     /// can tell it they are gone).
-    pub fn set_agent_tabs_open(&self, agent_id: &str, open: bool) -> Result<(), StateError> {
+    pub(crate) fn set_agent_tabs_open(&self, agent_id: &str, open: bool) -> Result<(), StateError> {
         let conn = self.conn.lock().expect("state lock");
         conn.execute(
             "UPDATE agents SET tabs_open = ?2 WHERE agent_id = ?1",
@@ -288,7 +292,7 @@ impl StateDb {
     }
 
     /// `(agent_id, channel_id)` of agents that had tabs open when the daemon last stopped.
-    pub fn agents_with_tabs_open(&self) -> Result<Vec<(String, String)>, StateError> {
+    pub(crate) fn agents_with_tabs_open(&self) -> Result<Vec<(String, String)>, StateError> {
         let conn = self.conn.lock().expect("state lock");
         let mut statement = conn
             .prepare("SELECT agent_id, channel_id FROM agents WHERE tabs_open = 1")

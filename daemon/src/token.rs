@@ -31,7 +31,7 @@ pub fn load_or_create(data_dir: &Path) -> std::io::Result<String> {
 }
 
 /// Compares two secrets in time independent of where they differ.
-pub fn same_secret(a: &str, b: &str) -> bool {
+pub(crate) fn same_secret(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

@@ -26,6 +26,7 @@ macro_rules! event {
 }
 
 mod chrome;
+mod config;
 mod digest;
 mod http;
 mod hub;
@@ -39,87 +40,23 @@ mod ws;
 #[cfg(test)]
 mod arbitrary_bytes;
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::TcpListener;
 use std::os::unix::io::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use config::{parse_config, Config, Invocation};
+
 const USAGE: &str = "usage: porthole-sidecar [-- <chromium args>...]
        porthole-sidecar cdp-pipe   (in a running container: CDP on stdin/stdout, NUL-framed)
 env: PORTHOLE_SECRET (required), PORTHOLE_LISTEN (0.0.0.0:9222),
      PORTHOLE_CHROMIUM (/usr/bin/chromium), PORTHOLE_STOP_GRACE_SECS (8),
      PORTHOLE_CDP_SOCKET (/tmp/porthole-cdp/cdp.sock)";
-
-/// Everything the sidecar is told, from its arguments and environment.
-#[derive(Debug, PartialEq, Eq)]
-struct Config {
-    secret: String,
-    listen: SocketAddr,
-    chromium: PathBuf,
-    stop_grace: Duration,
-    chrome_args: Vec<String>,
-}
-
-/// What the command line asks for.
-#[derive(Debug, PartialEq, Eq)]
-enum Invocation {
-    Run(Config),
-    Help,
-    Version,
-    /// `cdp-pipe`: relay CDP between stdin/stdout and Chrome (see `pipe`).
-    CdpPipe,
-}
-
-/// Reads the configuration from `args` (without argv[0]) and an environment lookup.
-fn parse_config(
-    args: &[String],
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Invocation, String> {
-    let chrome_args = match args.first().map(String::as_str) {
-        None => Vec::new(),
-        Some("--") => args[1..].to_vec(),
-        Some("-h") | Some("--help") => return Ok(Invocation::Help),
-        Some("-V") | Some("--version") => return Ok(Invocation::Version),
-        Some("cdp-pipe") => return Ok(Invocation::CdpPipe),
-        Some(other) => {
-            return Err(format!(
-                "unexpected argument {other:?}: Chromium arguments go after `--`"
-            ))
-        }
-    };
-    let secret = env("PORTHOLE_SECRET").unwrap_or_default();
-    if secret.is_empty() {
-        return Err("PORTHOLE_SECRET is not set: the daemon passes a per-container secret".into());
-    }
-    if !http::valid_secret(&secret) {
-        return Err("PORTHOLE_SECRET must be 1-256 characters of A-Z a-z 0-9 - . _ ~".into());
-    }
-    let listen = env("PORTHOLE_LISTEN").unwrap_or_else(|| "0.0.0.0:9222".into());
-    let listen: SocketAddr = listen
-        .parse()
-        .map_err(|_| format!("PORTHOLE_LISTEN {listen:?} is not an address like 0.0.0.0:9222"))?;
-    let stop_grace =
-        match env("PORTHOLE_STOP_GRACE_SECS") {
-            None => Duration::from_secs(8),
-            Some(s) => Duration::from_secs(s.parse::<u64>().map_err(|_| {
-                format!("PORTHOLE_STOP_GRACE_SECS {s:?} is not a number of seconds")
-            })?),
-        };
-    let chromium =
-        PathBuf::from(env("PORTHOLE_CHROMIUM").unwrap_or_else(|| "/usr/bin/chromium".into()));
-    Ok(Invocation::Run(Config {
-        secret,
-        listen,
-        chromium,
-        stop_grace,
-        chrome_args,
-    }))
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -146,8 +83,8 @@ fn main() {
         Ok(Invocation::CdpPipe) => {
             unreachable!("cdp-pipe is dispatched before signals are blocked")
         }
-        Err(message) => {
-            event!("config_error", "error=\"{message}\"");
+        Err(error) => {
+            event!("config_error", "error=\"{error}\"");
             eprintln!("{USAGE}");
             std::process::exit(2);
         }
@@ -158,6 +95,30 @@ fn main() {
 /// Runs Chrome and the gate until Chrome exits; returns the process exit code.
 fn run(config: Config) -> i32 {
     let started = Instant::now();
+    match start(&config, started) {
+        Ok((chrome_pid, hub)) => supervise(chrome_pid, &hub, config.stop_grace, started),
+        Err(fatal) => {
+            event!("fatal", "error=\"{}\"", fatal.message);
+            fatal.code
+        }
+    }
+}
+
+/// A start step that failed: logged as `fatal`, and the sidecar exits with `code`.
+struct Fatal {
+    message: String,
+    code: i32,
+}
+
+impl Fatal {
+    fn new(code: i32, message: String) -> Self {
+        Fatal { message, code }
+    }
+}
+
+/// Everything before the PID 1 loop: the profile, the gate's listener, Chrome on its pipe, the
+/// hub and its clients. Returns Chrome's pid and the hub.
+fn start(config: &Config, started: Instant) -> Result<(u32, Arc<hub::Hub>), Fatal> {
     let cmd = chrome::build_command(&config.chrome_args);
     for arg in &cmd.ignored {
         event!(
@@ -165,55 +126,57 @@ fn run(config: Config) -> i32 {
             "arg={arg:?} reason=cdp_only_on_the_pipe"
         );
     }
-    let dir = &cmd.user_data_dir;
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        event!(
-            "fatal",
-            "error=\"cannot create user-data dir {}: {e}\"",
-            dir.display()
-        );
-        return 1;
-    }
-    match chrome::remove_stale_files(dir) {
-        Ok(removed) => {
-            for file in removed {
-                event!("stale_file_removed", "file={file} dir={}", dir.display());
-            }
-        }
-        Err(e) => {
-            event!(
-                "fatal",
-                "error=\"cannot clean user-data dir {}: {e}\"",
-                dir.display()
-            );
-            return 1;
-        }
-    }
-    let listener = match TcpListener::bind(config.listen) {
-        Ok(listener) => listener,
-        Err(e) => {
-            event!("fatal", "error=\"cannot listen on {}: {e}\"", config.listen);
-            return 1;
-        }
-    };
+    prepare_user_data_dir(&cmd.user_data_dir)?;
+    let listener = TcpListener::bind(config.listen)
+        .map_err(|e| Fatal::new(1, format!("cannot listen on {}: {e}", config.listen)))?;
     match listener.local_addr() {
         Ok(addr) => event!("listening", "addr={addr}"),
         Err(_) => event!("listening", "addr={}", config.listen),
     }
+    let (chrome_pid, hub) = spawn_chrome(config, &cmd, started)?;
+    serve_cdp_socket(&hub);
+    let gate = Arc::new(proxy::Gate::new(config.secret.clone(), Arc::clone(&hub)));
+    thread::Builder::new()
+        .name("gate".into())
+        .spawn(move || proxy::serve(listener, gate))
+        .expect("spawn the gate thread");
+    Ok((chrome_pid, hub))
+}
 
+/// Creates the user-data dir and removes the lock files a killed Chrome left in it.
+fn prepare_user_data_dir(dir: &Path) -> Result<(), Fatal> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        Fatal::new(
+            1,
+            format!("cannot create user-data dir {}: {e}", dir.display()),
+        )
+    })?;
+    let removed = chrome::remove_stale_files(dir).map_err(|e| {
+        Fatal::new(
+            1,
+            format!("cannot clean user-data dir {}: {e}", dir.display()),
+        )
+    })?;
+    for file in removed {
+        event!("stale_file_removed", "file={file} dir={}", dir.display());
+    }
+    Ok(())
+}
+
+/// Starts Chromium with CDP on its fds 3 and 4, and the hub reading what it writes.
+fn spawn_chrome(
+    config: &Config,
+    cmd: &chrome::ChromeCommand,
+    started: Instant,
+) -> Result<(u32, Arc<hub::Hub>), Fatal> {
     // Chrome reads commands from `chrome_reads` (its fd 3) and writes to `chrome_writes` (fd 4).
     let pipes = sys::pipe().and_then(|(chrome_reads, to_chrome)| {
         sys::pipe().map(|(from_chrome, chrome_writes)| {
             (chrome_reads, to_chrome, from_chrome, chrome_writes)
         })
     });
-    let (chrome_reads, to_chrome, from_chrome, chrome_writes) = match pipes {
-        Ok(pipes) => pipes,
-        Err(e) => {
-            event!("fatal", "error=\"cannot make the CDP pipes: {e}\"");
-            return 1;
-        }
-    };
+    let (chrome_reads, to_chrome, from_chrome, chrome_writes) =
+        pipes.map_err(|e| Fatal::new(1, format!("cannot make the CDP pipes: {e}")))?;
     let mut command = Command::new(&config.chromium);
     command
         .args(&cmd.args)
@@ -227,25 +190,21 @@ fn run(config: Config) -> i32 {
     let child = command.spawn();
     // Chrome's ends close here, so its exit reads as the end of its pipe.
     drop((chrome_reads, chrome_writes));
-    let chrome_pid = match child {
-        // Dropping the handle is deliberate: children are reaped by `sys::reap_all` below.
-        Ok(child) => child.id(),
-        Err(e) => {
-            event!(
-                "fatal",
-                "error=\"cannot start {}: {e}\"",
-                config.chromium.display()
-            );
-            return 127;
-        }
-    };
+    // Dropping the handle is deliberate: children are reaped by `sys::reap_all` below.
+    let chrome_pid = child
+        .map_err(|e| {
+            Fatal::new(
+                127,
+                format!("cannot start {}: {e}", config.chromium.display()),
+            )
+        })?
+        .id();
     event!(
         "chrome_started",
         "pid={chrome_pid} user_data_dir={} args={}",
-        dir.display(),
+        cmd.user_data_dir.display(),
         cmd.args.len()
     );
-
     let hub = Arc::new(hub::Hub::new(to_chrome, started));
     {
         let hub = Arc::clone(&hub);
@@ -257,29 +216,28 @@ fn run(config: Config) -> i32 {
     if let Err(e) = hub.probe() {
         event!("chrome_probe_failed", "error=\"{e}\"");
     }
+    Ok((chrome_pid, hub))
+}
+
+/// Serves `cdp-pipe` relays on the private Unix socket; without it the gate still works.
+fn serve_cdp_socket(hub: &Arc<hub::Hub>) {
     let socket_path = socket::path_from_env();
     match socket::bind(&socket_path) {
         Ok(listener) => {
             event!("cdp_socket", "path={}", socket_path.display());
-            let hub = Arc::clone(&hub);
+            let hub = Arc::clone(hub);
             thread::Builder::new()
                 .name("cdp-socket".into())
                 .spawn(move || socket::serve(listener, hub))
                 .expect("spawn the socket thread");
         }
-        // The gate still works; only `cdp-pipe` (the exec route) is without its socket.
+        // Only `cdp-pipe` (the exec route) is without its socket.
         Err(e) => event!(
             "cdp_socket_failed",
             "path={} error=\"{e}\"",
             socket_path.display()
         ),
     }
-    let gate = Arc::new(proxy::Gate::new(config.secret.clone(), Arc::clone(&hub)));
-    thread::Builder::new()
-        .name("gate".into())
-        .spawn(move || proxy::serve(listener, gate))
-        .expect("spawn the gate thread");
-    supervise(chrome_pid, &hub, config.stop_grace, started)
 }
 
 /// The PID 1 loop: takes signals, reaps children, stops Chrome on request. Returns Chrome's
@@ -402,71 +360,6 @@ fn describe(status: ExitStatus) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
-
-    fn parse(args: &[&str], env: &[(&str, &str)]) -> Result<Invocation, String> {
-        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let env: HashMap<String, String> = env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        parse_config(&args, &|k| env.get(k).cloned())
-    }
-
-    #[test]
-    fn defaults_and_chrome_args_after_double_dash() {
-        let got = parse(
-            &["--", "--window-size=800,600", "--"],
-            &[("PORTHOLE_SECRET", "s3cret")],
-        );
-        assert_eq!(
-            got,
-            Ok(Invocation::Run(Config {
-                secret: "s3cret".into(),
-                listen: "0.0.0.0:9222".parse().unwrap(),
-                chromium: "/usr/bin/chromium".into(),
-                stop_grace: Duration::from_secs(8),
-                chrome_args: vec!["--window-size=800,600".into(), "--".into()],
-            }))
-        );
-    }
-
-    #[test]
-    fn env_overrides() {
-        let env = [
-            ("PORTHOLE_SECRET", "abc"),
-            ("PORTHOLE_LISTEN", "127.0.0.1:0"),
-            ("PORTHOLE_CHROMIUM", "/opt/chrome"),
-            ("PORTHOLE_STOP_GRACE_SECS", "2"),
-        ];
-        match parse(&[], &env) {
-            Ok(Invocation::Run(c)) => {
-                assert_eq!(c.listen, "127.0.0.1:0".parse().unwrap());
-                assert_eq!(c.chromium, PathBuf::from("/opt/chrome"));
-                assert_eq!(c.stop_grace, Duration::from_secs(2));
-                assert!(c.chrome_args.is_empty());
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn refuses_bad_configuration() {
-        assert!(parse(&["--"], &[]).unwrap_err().contains("PORTHOLE_SECRET"));
-        assert!(parse(&[], &[("PORTHOLE_SECRET", "a/b")]).is_err());
-        assert!(parse(&["--window-size=1,1"], &[("PORTHOLE_SECRET", "s")])
-            .unwrap_err()
-            .contains("after `--`"));
-        let s = ("PORTHOLE_SECRET", "s");
-        assert!(parse(&[], &[s, ("PORTHOLE_LISTEN", "nope")]).is_err());
-        assert!(parse(&[], &[s, ("PORTHOLE_STOP_GRACE_SECS", "soon")]).is_err());
-    }
-
-    #[test]
-    fn help_and_version() {
-        assert_eq!(parse(&["--help"], &[]), Ok(Invocation::Help));
-        assert_eq!(parse(&["-V"], &[]), Ok(Invocation::Version));
-    }
 
     #[test]
     fn exit_codes_follow_the_shell_convention() {

@@ -13,11 +13,8 @@
 //! - CDP per tool call, from the daemon's `tool_cdp` log lines: commands sent and round trips
 //!   waited on (`rounds`, see `porthole::cdp::CdpStats`).
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use rmcp::ServiceExt;
 use serde_json::json;
 
 use crate::bench_mcp::{call, median, ref_of, text, Client, DONE, DONE_VALUE, STEPS};
@@ -54,19 +51,11 @@ struct Case {
 async fn spawn_agent(daemon: &TestDaemon, channel: &str, name: &str) -> Client {
     let (_, token) = daemon.add_agent(channel, name, &[]).await;
     let api = format!("unix://{}", daemon.agent_socket().display());
-    let command =
-        tokio::process::Command::new(crate::workspace_binary("porthole-mcp")).configure(|c| {
-            c.args(["--api", &api, "--token", &token])
-                .env("RUST_LOG", "warn");
-        });
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn porthole-mcp");
-    tokio::time::timeout(Duration::from_secs(20), ().serve(transport))
+    crate::mcp::Server::binary("porthole-mcp")
+        .args(&["--api", &api, "--token", &token])
+        .quiet()
+        .connect()
         .await
-        .expect("MCP handshake within 20 s")
-        .expect("MCP handshake")
 }
 
 /// The 8-step script of `bench_mcp::mcp_run` on `data:` pages; the time of each step.
@@ -146,12 +135,8 @@ fn cdp_counts(log: &str) -> Vec<(String, u64, u64)> {
 async fn first_call(daemon: &TestDaemon, channel: &str, url: &str) -> Option<f64> {
     let client = spawn_agent(daemon, channel, "first").await;
     let started = Instant::now();
-    let mut params = rmcp::model::CallToolRequestParams::new("navigate");
-    if let serde_json::Value::Object(map) = json!({ "url": url }) {
-        params = params.with_arguments(map);
-    }
     // A start slower than the tool call's deadline (a loaded engine) is printed, not fatal.
-    let result = client.call_tool(params).await;
+    let result = crate::mcp::request(&client, "navigate", json!({ "url": url })).await;
     let took = match result {
         Ok(r) if r.is_error != Some(true) => Some(ms(started.elapsed())),
         other => {

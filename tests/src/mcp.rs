@@ -150,14 +150,24 @@ pub async fn call_within(
     args: Value,
     deadline: Duration,
 ) -> CallToolResult {
+    tokio::time::timeout(deadline, request(client, tool, args))
+        .await
+        .unwrap_or_else(|_| panic!("{tool} took longer than {deadline:?}"))
+        .expect("tools/call answered")
+}
+
+/// Calls `tool` with `args` and hands back whatever came, without a deadline of its own (for
+/// the benches, which print a failed call instead of failing).
+pub async fn request(
+    client: &Client,
+    tool: &str,
+    args: Value,
+) -> Result<CallToolResult, rmcp::ServiceError> {
     let mut params = CallToolRequestParams::new(tool.to_owned());
     if let Value::Object(map) = args {
         params = params.with_arguments(map);
     }
-    tokio::time::timeout(deadline, client.call_tool(params))
-        .await
-        .unwrap_or_else(|_| panic!("{tool} took longer than {deadline:?}"))
-        .expect("tools/call answered")
+    client.call_tool(params).await
 }
 
 /// Calls and asserts success; returns the text.

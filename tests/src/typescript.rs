@@ -5,6 +5,7 @@
 //! plus a union; everything else becomes a type alias. The output is deterministic, so a test
 //! can compare it with the checked-in `web-panel/js/protocol.d.ts`.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -88,15 +89,40 @@ fn render_named(out: &mut String, name: &str, schema: &Value) -> Result<(), Stri
     Ok(())
 }
 
-/// The object part of a variant: itself, or the inline object of an `allOf`.
-fn object_part(variant: &Value) -> Option<&Value> {
+/// The object part of a variant: itself, the inline object of an `allOf`, or, when every part
+/// of the `allOf` is an inline object (a Rust variant with a `#[serde(flatten)]` field), their
+/// properties merged into one object.
+fn object_part(variant: &Value) -> Option<Cow<'_, Value>> {
     if variant.get("properties").is_some() {
-        return Some(variant);
+        return Some(Cow::Borrowed(variant));
     }
-    variant["allOf"]
-        .as_array()?
+    let parts = variant["allOf"].as_array()?;
+    if parts.len() > 1 && parts.iter().all(|p| p.get("properties").is_some()) {
+        return Some(Cow::Owned(merged(parts)));
+    }
+    parts
         .iter()
         .find(|p| p.get("properties").is_some())
+        .map(Cow::Borrowed)
+}
+
+/// One object with the properties (in name order) and required names of all `parts`.
+fn merged(parts: &[Value]) -> Value {
+    let mut properties = BTreeMap::new();
+    let mut required = BTreeSet::new();
+    for part in parts {
+        for (key, value) in part["properties"].as_object().into_iter().flatten() {
+            properties.insert(key.clone(), value.clone());
+        }
+        for key in part["required"].as_array().into_iter().flatten() {
+            if let Some(key) = key.as_str() {
+                required.insert(key.to_string());
+            }
+        }
+    }
+    let properties: serde_json::Map<String, Value> = properties.into_iter().collect();
+    let required: Vec<Value> = required.into_iter().map(Value::String).collect();
+    serde_json::json!({"type": "object", "properties": properties, "required": required})
 }
 
 /// A property every variant has, required, with exactly one allowed value.
@@ -106,7 +132,7 @@ fn union_tag(variants: &[Value]) -> Option<String> {
     for key in candidates {
         let all = variants.iter().all(|v| {
             object_part(v).is_some_and(|o| {
-                tag_value(o, key).is_some()
+                tag_value(&o, key).is_some()
                     && o["required"]
                         .as_array()
                         .is_some_and(|r| r.iter().any(|x| x == key.as_str()))
@@ -142,7 +168,7 @@ fn render_tagged(
     let mut bodies = String::new();
     for variant in variants {
         let object = object_part(variant).expect("checked by union_tag");
-        let value = tag_value(object, tag).expect("checked by union_tag");
+        let value = tag_value(&object, tag).expect("checked by union_tag");
         let member = format!("{prefix}{}", pascal(value));
         bodies.push('\n');
         let description = variant["description"]
@@ -162,11 +188,11 @@ fn render_tagged(
             .unwrap_or_default();
         if bases.is_empty() {
             let _ = writeln!(bodies, "export interface {member} {{");
-            render_fields(&mut bodies, object, Some(tag))?;
+            render_fields(&mut bodies, &object, Some(tag))?;
             bodies.push_str("}\n");
         } else {
             let _ = writeln!(bodies, "export type {member} = {} & {{", bases.join(" & "));
-            render_fields(&mut bodies, object, Some(tag))?;
+            render_fields(&mut bodies, &object, Some(tag))?;
             bodies.push_str("};\n");
         }
         members.push((value.to_string(), member));
@@ -349,6 +375,28 @@ mod tests {
         );
         assert!(
             ts.contains("export type Mode = \"local\" | \"host\";"),
+            "{ts}"
+        );
+    }
+
+    #[test]
+    fn a_variant_with_a_flattened_field_becomes_one_interface() {
+        // utoipa writes `Click { #[serde(flatten)] at: Pointer, button }` as an allOf of inline
+        // objects, the tag in its own part; the wire has one flat object.
+        let doc = json!({"components": {"schemas": {
+            "PaneMessage": {"oneOf": [
+                {"allOf": [
+                    {"type": "object", "required": ["x"],
+                     "properties": {"x": {"type": "number"}, "modifiers": {"type": "integer"}}},
+                    {"type": "object", "properties": {"button": {"type": "string"}}},
+                    {"type": "object", "required": ["type"],
+                     "properties": {"type": {"type": "string", "enum": ["click"]}}}]}
+            ]},
+            "ClientMessage": {"oneOf": []}
+        }}});
+        let ts = render(&doc).unwrap();
+        assert!(
+            ts.contains("export interface PaneClick {\n  type: \"click\";\n  button?: string;\n  modifiers?: number;\n  x: number;\n}"),
             "{ts}"
         );
     }

@@ -8,9 +8,9 @@ use std::path::Path;
 use super::NewAgent;
 
 /// Where the socket's directory is mounted inside agent containers.
-pub const CONTAINER_SOCKET_DIR: &str = "/run/porthole";
+pub(crate) const CONTAINER_SOCKET_DIR: &str = "/run/porthole";
 /// Where a token file is mounted inside agent containers.
-pub const CONTAINER_TOKEN_FILE: &str = "/run/porthole-token";
+pub(crate) const CONTAINER_TOKEN_FILE: &str = "/run/porthole-token";
 
 /// The text `porthole agent add` prints; writes the token to `token_file` (0600) when given.
 pub fn added(

@@ -8,7 +8,7 @@
 //! nothing of HTTP or browsers.
 
 pub mod howto;
-pub mod socket;
+pub(crate) mod socket;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -21,7 +21,7 @@ use crate::channel_id::ChannelId;
 use crate::state::{AgentRow, StateDb, StateError};
 
 /// What agent tokens start with (owner tokens are bare hex), so a misplaced one is recognisable.
-pub const AGENT_TOKEN_PREFIX: &str = "pha_";
+pub(crate) const AGENT_TOKEN_PREFIX: &str = "pha_";
 
 /// How often `last_seen` is written for one agent at most.
 const LAST_SEEN_EVERY: Duration = Duration::from_secs(5);
@@ -101,7 +101,7 @@ impl Denied {
 }
 
 /// What an agent reads when its channel is in host mode and it may not act there.
-pub fn host_mode_refusal(channel: &str) -> String {
+pub(crate) fn host_mode_refusal(channel: &str) -> String {
     format!(
         "Channel {channel} is in host mode (the person's own Chrome), and this agent may not act \
          there: it was added without allow_host_mode. Nothing was done. Ask the person who runs \
@@ -135,19 +135,19 @@ impl Agents {
     }
 
     /// Lets every agent act in host mode (`agents.allow_host_mode`).
-    pub fn with_host_mode_for_all(mut self, allow: bool) -> Self {
+    pub(crate) fn with_host_mode_for_all(mut self, allow: bool) -> Self {
         self.host_mode_for_all = allow;
         self
     }
 
     /// May `agent` (`None`: the owner token) act while its channel is in host mode?
-    pub fn may_use_host_mode(&self, agent: Option<&AgentIdentity>) -> bool {
+    pub(crate) fn may_use_host_mode(&self, agent: Option<&AgentIdentity>) -> bool {
         agent.is_none_or(|a| a.allow_host_mode || self.host_mode_for_all)
     }
 
     /// `(agent_id, channel_id)` of agents that had tabs open when the daemon last stopped
     /// (their browser is gone now); read once at start.
-    pub fn tabs_left_open(&self) -> Vec<(String, String)> {
+    pub(crate) fn tabs_left_open(&self) -> Vec<(String, String)> {
         match self.state.agents_with_tabs_open() {
             Ok(open) => {
                 let mut cache = self.tabs_open.lock().expect("tabs open lock");
@@ -245,7 +245,7 @@ impl Agents {
     }
 
     /// Every tool refused to `agent` (config and its own), sorted.
-    pub fn denied_tools(&self, agent: Option<&AgentIdentity>) -> Vec<String> {
+    pub(crate) fn denied_tools(&self, agent: Option<&AgentIdentity>) -> Vec<String> {
         let mut all: Vec<String> = self.deny_by_config.clone();
         if let Some(agent) = agent {
             all.extend(agent.deny_tools.iter().cloned());
@@ -256,7 +256,7 @@ impl Agents {
     }
 
     /// Records whether an agent has tabs open (a daemon restart then tells it they are gone).
-    pub fn set_tabs_open(&self, agent_id: &str, open: bool) {
+    pub(crate) fn set_tabs_open(&self, agent_id: &str, open: bool) {
         let changed = {
             let mut cache = self.tabs_open.lock().expect("tabs open lock");
             if open {
@@ -275,7 +275,7 @@ impl Agents {
 }
 
 /// Checks tool names against the vocabulary; returns them sorted and deduplicated.
-pub fn check_tools(names: &[String]) -> Result<Vec<String>, AgentError> {
+pub(crate) fn check_tools(names: &[String]) -> Result<Vec<String>, AgentError> {
     let mut out = Vec::new();
     for name in names {
         let name = name.trim();

@@ -24,8 +24,7 @@ use axum::routing::{delete, get, post};
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
-pub use auth::{Listener, TOKEN_PROTOCOL_PREFIX};
-pub use error::ApiError;
+pub use auth::Listener;
 pub use ws_protocol::ClientMessage;
 
 use crate::agents::Agents;

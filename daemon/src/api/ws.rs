@@ -550,7 +550,9 @@ impl Pane {
             return self.not_started().await;
         };
         if let Err(reason) = event.validate() {
-            return self.send(PaneMessage::error("bad_input", reason)).await;
+            return self
+                .send(PaneMessage::error("bad_input", reason.to_string()))
+                .await;
         }
         if let Err(full) = attached.input.push(event) {
             self.send(PaneMessage::error("input_overflow", full.to_string()))

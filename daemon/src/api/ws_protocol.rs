@@ -366,7 +366,7 @@ mod properties {
     fn parse_and_check(text: &str) -> Result<(), Refusal> {
         match serde_json::from_str::<ClientMessage>(text) {
             Ok(ClientMessage::Input(event)) => {
-                let checked = event.validate().map_err(Refusal::Input);
+                let checked = event.validate().map_err(|e| Refusal::Input(e.to_string()));
                 if let InputEvent::Keydown {
                     key,
                     code,

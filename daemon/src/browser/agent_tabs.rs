@@ -18,7 +18,7 @@ use super::session::{BrowserSession, SessionError};
 impl BrowserSession {
     /// `(target_id, session_id)` of the tab `actor` acts in; an agent without a tab gets a new
     /// one of its own (one at a time per agent, so racing calls share it).
-    pub async fn tab_for(&self, actor: &Actor) -> Result<(String, String), SessionError> {
+    pub(crate) async fn tab_for(&self, actor: &Actor) -> Result<(String, String), SessionError> {
         let Actor::Agent { id, .. } = actor else {
             return self.active_tab();
         };
@@ -78,7 +78,7 @@ impl BrowserSession {
     }
 
     /// The tab `actor` acts in now, without opening one.
-    pub fn current_tab_of(&self, actor: &Actor) -> Option<String> {
+    pub(crate) fn current_tab_of(&self, actor: &Actor) -> Option<String> {
         match actor {
             Actor::Owner => self.active_tab().ok().map(|(id, _)| id),
             Actor::Agent { id, .. } => self.current_agent_tab(id).map(|(id, _)| id),
@@ -86,7 +86,7 @@ impl BrowserSession {
     }
 
     /// The tabs `actor` may see, in display order.
-    pub fn visible_tabs(&self, actor: &Actor) -> Vec<TabInfo> {
+    pub(crate) fn visible_tabs(&self, actor: &Actor) -> Vec<TabInfo> {
         let tabs = self.tabs.lock().expect("tabs lock");
         tabs.filtered(|owner| actor.may_touch(owner))
             .into_iter()
@@ -95,7 +95,7 @@ impl BrowserSession {
     }
 
     /// Ok when `actor` may act on the tracked tab `target_id`.
-    pub fn check_access(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
+    pub(crate) fn check_access(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
         let tabs = self.tabs.lock().expect("tabs lock");
         let tab = tabs
             .get(target_id)
@@ -111,7 +111,7 @@ impl BrowserSession {
     }
 
     /// Makes `target_id` the tab `actor` acts in (the owner: the tab the panes show).
-    pub async fn use_tab(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
+    pub(crate) async fn use_tab(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
         self.check_access(actor, target_id)?;
         match actor {
             Actor::Owner => self.switch_tab(target_id).await,
@@ -123,7 +123,7 @@ impl BrowserSession {
     }
 
     /// Opens a tab of `actor`'s and makes it the tab it acts in; returns its target id.
-    pub async fn new_tab_for(&self, actor: &Actor) -> Result<String, SessionError> {
+    pub(crate) async fn new_tab_for(&self, actor: &Actor) -> Result<String, SessionError> {
         match actor {
             Actor::Owner => {
                 let target_id = self.open_tab(None, actor.as_owner(), false).await?;
@@ -178,7 +178,11 @@ impl BrowserSession {
     }
 
     /// Closes a tab `actor` may touch.
-    pub async fn close_tab_for(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
+    pub(crate) async fn close_tab_for(
+        &self,
+        actor: &Actor,
+        target_id: &str,
+    ) -> Result<(), SessionError> {
         self.check_access(actor, target_id)?;
         self.close_tab(target_id).await?;
         if let Actor::Agent { id, .. } = actor {
@@ -230,7 +234,7 @@ impl BrowserSession {
     }
 
     /// Agents (the owner included) that own at least one tab of this session.
-    pub fn agents_with_tabs(&self) -> Vec<String> {
+    pub(crate) fn agents_with_tabs(&self) -> Vec<String> {
         let tabs = self.tabs.lock().expect("tabs lock");
         let mut ids: Vec<String> = tabs
             .filtered(|o| matches!(o, TabOwner::Agent { .. }))

@@ -108,8 +108,6 @@ pub struct AuthPrompts {
 pub enum AuthError {
     #[error("no login prompt {0} is open (it was answered or cancelled, or its page went away)")]
     NoPrompt(String),
-    #[error("send username and password, or cancel: true")]
-    Incomplete,
     #[error(transparent)]
     Session(#[from] SessionError),
 }
@@ -119,7 +117,6 @@ impl AuthError {
     pub fn code(&self) -> &'static str {
         match self {
             AuthError::NoPrompt(_) => "no_auth_prompt",
-            AuthError::Incomplete => "bad_request",
             AuthError::Session(e) => e.code(),
         }
     }
@@ -235,7 +232,7 @@ impl BrowserSession {
     }
 
     /// The login prompts waiting for the person (for a pane that attaches while one is open).
-    pub fn open_auth_prompts(&self) -> Vec<AuthPrompt> {
+    pub(crate) fn open_auth_prompts(&self) -> Vec<AuthPrompt> {
         let open = self.prompts.auth.open.lock().expect("auth lock");
         let mut list: Vec<AuthPrompt> = open.values().cloned().collect();
         list.sort_by(|a, b| a.id.cmp(&b.id));
@@ -243,14 +240,14 @@ impl BrowserSession {
     }
 
     /// The login prompt open in a tab, if any (agents are told to call `request_human`).
-    pub fn auth_prompt_in(&self, target_id: &str) -> Option<AuthPrompt> {
+    pub(crate) fn auth_prompt_in(&self, target_id: &str) -> Option<AuthPrompt> {
         let open = self.prompts.auth.open.lock().expect("auth lock");
         open.values().find(|p| p.target_id == target_id).cloned()
     }
 
     /// Resolves with the login prompt of `target_id` once one is open (at once if one is):
     /// a tool whose navigation is held by a login ends with what to do instead of waiting.
-    pub async fn auth_prompt_opens(&self, target_id: &str) -> AuthPrompt {
+    pub(crate) async fn auth_prompt_opens(&self, target_id: &str) -> AuthPrompt {
         let mut opened = self.prompts.auth.opened.subscribe();
         loop {
             if let Some(prompt) = self.auth_prompt_in(target_id) {
@@ -263,7 +260,7 @@ impl BrowserSession {
     }
 
     /// Answers prompt `id` with credentials, or cancels it (the page shows the server's 401).
-    pub async fn answer_auth(&self, id: &str, answer: AuthAnswer) -> Result<(), AuthError> {
+    pub(crate) async fn answer_auth(&self, id: &str, answer: AuthAnswer) -> Result<(), AuthError> {
         let cancel = matches!(answer, AuthAnswer::Cancel);
         let prompt = self
             .drop_prompts(|p| p.id == id)

@@ -199,7 +199,7 @@ impl BrowserSession {
     }
 
     /// `copy_image {id}`: the image of context menu `id` as PNG, for the pane's clipboard.
-    pub async fn copy_context_image(&self, id: &str) -> Result<PaneMessage, MenuError> {
+    pub(crate) async fn copy_context_image(&self, id: &str) -> Result<PaneMessage, MenuError> {
         let menu = self
             .prompts
             .popups

@@ -93,13 +93,13 @@ impl BrowserSession {
     }
 
     /// The dialog open in a tab, if any.
-    pub fn open_dialog(&self, target_id: &str) -> Option<OpenDialog> {
+    pub(crate) fn open_dialog(&self, target_id: &str) -> Option<OpenDialog> {
         let tabs = self.tabs.lock().expect("tabs lock");
         tabs.entry(target_id).and_then(|e| e.dialog.clone())
     }
 
     /// Every open dialog, by tab (for a pane that attaches while one is open).
-    pub fn open_dialogs(&self) -> Vec<(String, OpenDialog)> {
+    pub(crate) fn open_dialogs(&self) -> Vec<(String, OpenDialog)> {
         let tabs = self.tabs.lock().expect("tabs lock");
         tabs.entries()
             .filter_map(|e| Some((e.tab.target_id.clone(), e.dialog.clone()?)))
@@ -107,7 +107,7 @@ impl BrowserSession {
     }
 
     /// Answers the dialog open in `target_id` (`text` goes into a prompt).
-    pub async fn answer_dialog(
+    pub(crate) async fn answer_dialog(
         &self,
         target_id: &str,
         accept: bool,

@@ -84,7 +84,7 @@ pub const MAX_QUERY: usize = 1000;
 impl BrowserSession {
     /// Finds `query` in the tab behind flat CDP `session` (target `target_id`); returns the
     /// `find_result` for the pane.
-    pub async fn find_in_page(
+    pub(crate) async fn find_in_page(
         &self,
         target_id: &str,
         session: &str,

@@ -47,58 +47,85 @@ fn one() -> u32 {
     1
 }
 
+fn no_button() -> MouseButton {
+    MouseButton::None
+}
+
+/// Where a mouse or wheel event happens and which modifier keys are held: the part every
+/// pointer event shares. Flattened, so on the wire its fields sit beside `input_type`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, utoipa::ToSchema)]
+pub struct Pointer {
+    pub x: f64,
+    pub y: f64,
+    // The CDP modifier bitmask (Alt 1, Ctrl 2, Meta 4, Shift 8); no doc comment, which the
+    // schema would carry into protocol.d.ts.
+    #[serde(default)]
+    pub modifiers: u8,
+}
+
+impl Pointer {
+    pub fn at(x: f64, y: f64, modifiers: u8) -> Self {
+        Self { x, y, modifiers }
+    }
+
+    /// Finite and within [`MAX_COORDINATE`].
+    fn in_range(&self) -> bool {
+        point_ok(self.x, self.y)
+    }
+
+    fn scale(&mut self, scale: f64) {
+        self.x *= scale;
+        self.y *= scale;
+    }
+}
+
 /// One input event from a pane (`{"type":"input","input_type":…}`).
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "input_type", rename_all = "lowercase")]
 pub enum InputEvent {
     Click {
-        x: f64,
-        y: f64,
+        #[serde(flatten)]
+        #[schema(inline)]
+        at: Pointer,
         #[serde(default)]
         button: MouseButton,
         #[serde(default = "one")]
         click_count: u32,
-        #[serde(default)]
-        modifiers: u8,
     },
     Mousedown {
-        x: f64,
-        y: f64,
+        #[serde(flatten)]
+        #[schema(inline)]
+        at: Pointer,
         #[serde(default)]
         button: MouseButton,
         #[serde(default = "one")]
         click_count: u32,
-        #[serde(default)]
-        modifiers: u8,
     },
     Mouseup {
-        x: f64,
-        y: f64,
+        #[serde(flatten)]
+        #[schema(inline)]
+        at: Pointer,
         #[serde(default)]
         button: MouseButton,
         #[serde(default = "one")]
         click_count: u32,
-        #[serde(default)]
-        modifiers: u8,
     },
     Mousemove {
-        x: f64,
-        y: f64,
+        #[serde(flatten)]
+        #[schema(inline)]
+        at: Pointer,
         /// The button held while moving (`none` when just hovering).
         #[serde(default = "no_button")]
         button: MouseButton,
-        #[serde(default)]
-        modifiers: u8,
     },
     Scroll {
-        x: f64,
-        y: f64,
+        #[serde(flatten)]
+        #[schema(inline)]
+        at: Pointer,
         #[serde(default)]
         delta_x: f64,
         #[serde(default)]
         delta_y: f64,
-        #[serde(default)]
-        modifiers: u8,
     },
     Keydown {
         key: String,
@@ -144,43 +171,61 @@ pub enum InputEvent {
     },
 }
 
-fn no_button() -> MouseButton {
-    MouseButton::None
+/// An input event with values serde cannot refuse; the message tells the pane what was wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum InputError {
+    #[error("coordinates ({x}, {y}) are out of range")]
+    Coordinates { x: f64, y: f64 },
+    #[error("scroll position or delta is out of range")]
+    Scroll,
+    #[error("key must not be empty")]
+    EmptyKey,
+    #[error("composition selection {start}..{end} is not within the text's {length} UTF-16 units")]
+    Selection { start: u32, end: u32, length: u32 },
 }
 
 /// Largest coordinate accepted (CSS pixels); anything else is a client bug.
 const MAX_COORDINATE: f64 = 100_000.0;
 
+fn point_ok(x: f64, y: f64) -> bool {
+    x.is_finite() && y.is_finite() && x.abs() <= MAX_COORDINATE && y.abs() <= MAX_COORDINATE
+}
+
 impl InputEvent {
-    /// Checks values serde cannot: finite, sane coordinates and deltas, non-empty keys.
-    pub fn validate(&self) -> Result<(), String> {
-        let point_ok = |x: f64, y: f64| {
-            x.is_finite() && y.is_finite() && x.abs() <= MAX_COORDINATE && y.abs() <= MAX_COORDINATE
-        };
+    /// The pointer of a mouse or wheel event.
+    fn pointer_mut(&mut self) -> Option<&mut Pointer> {
         match self {
-            InputEvent::Click { x, y, .. }
-            | InputEvent::Mousedown { x, y, .. }
-            | InputEvent::Mouseup { x, y, .. }
-            | InputEvent::Mousemove { x, y, .. }
-                if !point_ok(*x, *y) =>
+            InputEvent::Click { at, .. }
+            | InputEvent::Mousedown { at, .. }
+            | InputEvent::Mouseup { at, .. }
+            | InputEvent::Mousemove { at, .. }
+            | InputEvent::Scroll { at, .. } => Some(at),
+            _ => None,
+        }
+    }
+
+    /// Checks values serde cannot: finite, sane coordinates and deltas, non-empty keys.
+    pub fn validate(&self) -> Result<(), InputError> {
+        match self {
+            InputEvent::Click { at, .. }
+            | InputEvent::Mousedown { at, .. }
+            | InputEvent::Mouseup { at, .. }
+            | InputEvent::Mousemove { at, .. }
+                if !at.in_range() =>
             {
-                Err(format!("coordinates ({x}, {y}) are out of range"))
+                Err(InputError::Coordinates { x: at.x, y: at.y })
             }
             InputEvent::Scroll {
-                x,
-                y,
+                at,
                 delta_x,
                 delta_y,
-                ..
-            } if !point_ok(*x, *y) || !point_ok(*delta_x, *delta_y) => {
-                Err("scroll position or delta is out of range".to_string())
-            }
+            } if !at.in_range() || !point_ok(*delta_x, *delta_y) => Err(InputError::Scroll),
             InputEvent::Keydown { key, .. }
             | InputEvent::Keyup { key, .. }
             | InputEvent::Keypress { key, .. }
                 if key.is_empty() =>
             {
-                Err("key must not be empty".to_string())
+                Err(InputError::EmptyKey)
             }
             InputEvent::Composition {
                 text,
@@ -190,31 +235,16 @@ impl InputEvent {
             _ => Ok(()),
         }
     }
-}
 
-impl InputEvent {
     /// This event with its coordinates multiplied by `scale` (`None`: no
-    /// change needed).
+    /// change needed). Wheel deltas stay CSS px under a view scale (Chromium 156: 100
+    /// scrolls 100).
     fn scaled(&self, scale: f64) -> Option<InputEvent> {
         if scale == 1.0 || !scale.is_finite() {
             return None;
         }
         let mut event = self.clone();
-        match &mut event {
-            InputEvent::Click { x, y, .. }
-            | InputEvent::Mousedown { x, y, .. }
-            | InputEvent::Mouseup { x, y, .. }
-            | InputEvent::Mousemove { x, y, .. } => {
-                *x *= scale;
-                *y *= scale;
-            }
-            // Wheel deltas stay CSS px under a view scale (Chromium 156: 100 scrolls 100).
-            InputEvent::Scroll { x, y, .. } => {
-                *x *= scale;
-                *y *= scale;
-            }
-            _ => return None,
-        }
+        event.pointer_mut()?.scale(scale);
         Some(event)
     }
 }
@@ -225,14 +255,12 @@ fn composition_selection(
     text: &str,
     start: Option<u32>,
     end: Option<u32>,
-) -> Result<(u32, u32), String> {
+) -> Result<(u32, u32), InputError> {
     let length = u32::try_from(text.encode_utf16().count()).unwrap_or(u32::MAX);
     let end = end.unwrap_or(length);
     let start = start.unwrap_or(end);
     if start > end || end > length {
-        return Err(format!(
-            "composition selection {start}..{end} is not within the text's {length} UTF-16 units"
-        ));
+        return Err(InputError::Selection { start, end, length });
     }
     Ok((start, end))
 }
@@ -265,112 +293,6 @@ pub async fn dispatch(
     let scaled = event.scaled(scale);
     let event = scaled.as_ref().unwrap_or(event);
     match event {
-        InputEvent::Click {
-            x,
-            y,
-            button,
-            click_count,
-            modifiers,
-        } => {
-            mouse(
-                cdp,
-                session,
-                "mousePressed",
-                *x,
-                *y,
-                *button,
-                *click_count,
-                *modifiers,
-            )
-            .await?;
-            mouse(
-                cdp,
-                session,
-                "mouseReleased",
-                *x,
-                *y,
-                *button,
-                *click_count,
-                *modifiers,
-            )
-            .await?;
-        }
-        InputEvent::Mousedown {
-            x,
-            y,
-            button,
-            click_count,
-            modifiers,
-        } => {
-            mouse(
-                cdp,
-                session,
-                "mousePressed",
-                *x,
-                *y,
-                *button,
-                *click_count,
-                *modifiers,
-            )
-            .await?
-        }
-        InputEvent::Mouseup {
-            x,
-            y,
-            button,
-            click_count,
-            modifiers,
-        } => {
-            mouse(
-                cdp,
-                session,
-                "mouseReleased",
-                *x,
-                *y,
-                *button,
-                *click_count,
-                *modifiers,
-            )
-            .await?
-        }
-        InputEvent::Mousemove {
-            x,
-            y,
-            button,
-            modifiers,
-        } => mouse(cdp, session, "mouseMoved", *x, *y, *button, 0, *modifiers).await?,
-        InputEvent::Scroll {
-            x,
-            y,
-            delta_x,
-            delta_y,
-            modifiers,
-        } => {
-            let params = json!({
-                "type": "mouseWheel", "x": x, "y": y, "deltaX": delta_x, "deltaY": delta_y,
-                "modifiers": modifiers, "pointerType": "mouse",
-            });
-            cdp.call_on(session, "Input.dispatchMouseEvent", params)
-                .await?;
-        }
-        InputEvent::Keydown {
-            key,
-            code,
-            modifiers,
-        } => key_event(cdp, session, true, key, code, *modifiers).await?,
-        InputEvent::Keyup {
-            key,
-            code,
-            modifiers,
-        } => key_event(cdp, session, false, key, code, *modifiers).await?,
-        InputEvent::Keypress {
-            key,
-            code,
-            modifiers,
-        } => {
-            key_event(cdp, session, true, key, code, *modifiers).await?;
-            key_event(cdp, session, false, key, code, *modifiers).await?;
-        }
         InputEvent::Typetext { text } | InputEvent::Paste { text } => {
             cdp.call_on(session, "Input.insertText", json!({ "text": text }))
                 .await?;
@@ -379,46 +301,82 @@ pub async fn dispatch(
             text,
             selection_start,
             selection_end,
-        } => {
-            // Checked by `validate`; a bad one here collapses to the end.
-            let (start, end) = composition_selection(text, *selection_start, *selection_end)
-                .unwrap_or_else(|_| {
-                    let length = text.encode_utf16().count() as u32;
-                    (length, length)
-                });
-            cdp.call_on(
-                session,
-                "Input.imeSetComposition",
-                json!({"text": text, "selectionStart": start, "selectionEnd": end}),
-            )
-            .await?;
-        }
+        } => compose(cdp, session, text, *selection_start, *selection_end).await?,
         InputEvent::Copy {} => return read_selection(cdp, session).await.map(Some),
-        InputEvent::Cut { modifiers } => {
-            let text = read_selection(cdp, session).await?;
-            let mods = if *modifiers == 0 {
-                modifiers::CTRL
-            } else {
-                *modifiers
-            };
-            key_event(cdp, session, true, "x", "KeyX", mods).await?;
-            key_event(cdp, session, false, "x", "KeyX", mods).await?;
-            return Ok(Some(text));
+        InputEvent::Cut { modifiers } => return cut(cdp, session, *modifiers).await.map(Some),
+        InputEvent::Keydown { .. } | InputEvent::Keyup { .. } | InputEvent::Keypress { .. } => {
+            keys(cdp, session, event).await?
         }
+        _ => pointer(cdp, session, event).await?,
     }
     Ok(None)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A mouse or wheel event; any other event sends nothing.
+async fn pointer(cdp: &CdpConnection, session: &str, event: &InputEvent) -> Result<(), CdpError> {
+    match event {
+        InputEvent::Click {
+            at,
+            button,
+            click_count,
+        } => {
+            mouse(cdp, session, "mousePressed", at, *button, *click_count).await?;
+            mouse(cdp, session, "mouseReleased", at, *button, *click_count).await
+        }
+        InputEvent::Mousedown {
+            at,
+            button,
+            click_count,
+        } => mouse(cdp, session, "mousePressed", at, *button, *click_count).await,
+        InputEvent::Mouseup {
+            at,
+            button,
+            click_count,
+        } => mouse(cdp, session, "mouseReleased", at, *button, *click_count).await,
+        InputEvent::Mousemove { at, button } => {
+            mouse(cdp, session, "mouseMoved", at, *button, 0).await
+        }
+        InputEvent::Scroll {
+            at,
+            delta_x,
+            delta_y,
+        } => wheel(cdp, session, at, *delta_x, *delta_y).await,
+        _ => Ok(()),
+    }
+}
+
+/// A key down, up, or both; any other event sends nothing.
+async fn keys(cdp: &CdpConnection, session: &str, event: &InputEvent) -> Result<(), CdpError> {
+    match event {
+        InputEvent::Keydown {
+            key,
+            code,
+            modifiers,
+        } => key_event(cdp, session, true, key, code, *modifiers).await,
+        InputEvent::Keyup {
+            key,
+            code,
+            modifiers,
+        } => key_event(cdp, session, false, key, code, *modifiers).await,
+        InputEvent::Keypress {
+            key,
+            code,
+            modifiers,
+        } => {
+            key_event(cdp, session, true, key, code, *modifiers).await?;
+            key_event(cdp, session, false, key, code, *modifiers).await
+        }
+        _ => Ok(()),
+    }
+}
+
 async fn mouse(
     cdp: &CdpConnection,
     session: &str,
     kind: &str,
-    x: f64,
-    y: f64,
+    at: &Pointer,
     button: MouseButton,
     click_count: u32,
-    modifiers: u8,
 ) -> Result<(), CdpError> {
     let buttons = if kind == "mouseReleased" {
         0
@@ -426,12 +384,64 @@ async fn mouse(
         button.held_mask()
     };
     let params = json!({
-        "type": kind, "x": x, "y": y, "button": button.cdp_name(), "buttons": buttons,
-        "clickCount": click_count, "modifiers": modifiers, "pointerType": "mouse",
+        "type": kind, "x": at.x, "y": at.y, "button": button.cdp_name(), "buttons": buttons,
+        "clickCount": click_count, "modifiers": at.modifiers, "pointerType": "mouse",
     });
     cdp.call_on(session, "Input.dispatchMouseEvent", params)
         .await
         .map(drop)
+}
+
+async fn wheel(
+    cdp: &CdpConnection,
+    session: &str,
+    at: &Pointer,
+    delta_x: f64,
+    delta_y: f64,
+) -> Result<(), CdpError> {
+    let params = json!({
+        "type": "mouseWheel", "x": at.x, "y": at.y, "deltaX": delta_x, "deltaY": delta_y,
+        "modifiers": at.modifiers, "pointerType": "mouse",
+    });
+    cdp.call_on(session, "Input.dispatchMouseEvent", params)
+        .await
+        .map(drop)
+}
+
+/// Shows an IME draft with its selection.
+async fn compose(
+    cdp: &CdpConnection,
+    session: &str,
+    text: &str,
+    selection_start: Option<u32>,
+    selection_end: Option<u32>,
+) -> Result<(), CdpError> {
+    // Checked by `validate`; a bad one here collapses to the end.
+    let (start, end) =
+        composition_selection(text, selection_start, selection_end).unwrap_or_else(|_| {
+            let length = text.encode_utf16().count() as u32;
+            (length, length)
+        });
+    cdp.call_on(
+        session,
+        "Input.imeSetComposition",
+        json!({"text": text, "selectionStart": start, "selectionEnd": end}),
+    )
+    .await
+    .map(drop)
+}
+
+/// Reads the selection, then presses Ctrl+X (or X with the pane's modifiers); the selection.
+async fn cut(cdp: &CdpConnection, session: &str, modifiers: u8) -> Result<String, CdpError> {
+    let text = read_selection(cdp, session).await?;
+    let mods = if modifiers == 0 {
+        modifiers::CTRL
+    } else {
+        modifiers
+    };
+    key_event(cdp, session, true, "x", "KeyX", mods).await?;
+    key_event(cdp, session, false, "x", "KeyX", mods).await?;
+    Ok(text)
 }
 
 async fn key_event(
@@ -492,11 +502,9 @@ mod tests {
         assert_eq!(
             e,
             InputEvent::Click {
-                x: 5.0,
-                y: 6.0,
+                at: Pointer::at(5.0, 6.0, 0),
                 button: MouseButton::Left,
                 click_count: 1,
-                modifiers: 0
             }
         );
         let e: InputEvent = serde_json::from_str(
@@ -504,6 +512,18 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(e, InputEvent::Keydown { modifiers: 2, .. }));
+        let e: InputEvent = serde_json::from_str(
+            r#"{"input_type":"scroll","x":1,"y":2,"delta_y":-3.5,"modifiers":8}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            e,
+            InputEvent::Scroll {
+                at: Pointer::at(1.0, 2.0, 8),
+                delta_x: 0.0,
+                delta_y: -3.5,
+            }
+        );
         assert!(serde_json::from_str::<InputEvent>(r#"{"input_type":"teleport"}"#).is_err());
         assert!(
             serde_json::from_str::<InputEvent>(r#"{"input_type":"click","x":"a","y":1}"#).is_err()
@@ -525,10 +545,8 @@ mod tests {
     #[test]
     fn absurd_coordinates_are_refused() {
         let e = InputEvent::Mousemove {
-            x: f64::NAN,
-            y: 1.0,
+            at: Pointer::at(f64::NAN, 1.0, 0),
             button: MouseButton::None,
-            modifiers: 0,
         };
         assert!(e.validate().is_err());
     }

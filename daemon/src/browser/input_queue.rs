@@ -65,10 +65,12 @@ impl InputQueue {
     }
 
     /// Number of events waiting.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.events.lock().expect("input queue lock").len()
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -79,41 +81,28 @@ impl InputQueue {
 fn merge_into(last: Option<&mut InputEvent>, next: &InputEvent) -> bool {
     match (last, next) {
         (
-            Some(InputEvent::Mousemove {
-                x,
-                y,
-                button,
-                modifiers,
-            }),
+            Some(InputEvent::Mousemove { at, button }),
             InputEvent::Mousemove {
-                x: nx,
-                y: ny,
-                button: nb,
-                modifiers: nm,
+                at: next_at,
+                button: next_button,
             },
-        ) if button == nb && modifiers == nm => {
-            *x = *nx;
-            *y = *ny;
+        ) if button == next_button && at.modifiers == next_at.modifiers => {
+            *at = *next_at;
             true
         }
         (
             Some(InputEvent::Scroll {
-                x,
-                y,
+                at,
                 delta_x,
                 delta_y,
-                modifiers,
             }),
             InputEvent::Scroll {
-                x: nx,
-                y: ny,
+                at: next_at,
                 delta_x: ndx,
                 delta_y: ndy,
-                modifiers: nm,
             },
-        ) if modifiers == nm => {
-            *x = *nx;
-            *y = *ny;
+        ) if at.modifiers == next_at.modifiers => {
+            *at = *next_at;
             *delta_x += ndx;
             *delta_y += ndy;
             true
@@ -125,23 +114,19 @@ fn merge_into(last: Option<&mut InputEvent>, next: &InputEvent) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::browser::input::MouseButton;
+    use crate::browser::input::{MouseButton, Pointer};
 
     fn mv(x: f64) -> InputEvent {
         InputEvent::Mousemove {
-            x,
-            y: 1.0,
+            at: Pointer::at(x, 1.0, 0),
             button: MouseButton::None,
-            modifiers: 0,
         }
     }
     fn wheel(dy: f64) -> InputEvent {
         InputEvent::Scroll {
-            x: 1.0,
-            y: 1.0,
+            at: Pointer::at(1.0, 1.0, 0),
             delta_x: 0.0,
             delta_y: dy,
-            modifiers: 0,
         }
     }
     fn key() -> InputEvent {
@@ -180,10 +165,8 @@ mod tests {
     async fn a_drag_keeps_its_button_apart_from_hover_moves() {
         let queue = InputQueue::new();
         let drag = InputEvent::Mousemove {
-            x: 9.0,
-            y: 9.0,
+            at: Pointer::at(9.0, 9.0, 0),
             button: MouseButton::Left,
-            modifiers: 0,
         };
         queue.push(mv(1.0)).unwrap();
         queue.push(drag.clone()).unwrap();

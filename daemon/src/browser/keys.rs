@@ -6,6 +6,7 @@ pub mod modifiers {
     pub const ALT: u8 = 1;
     pub const CTRL: u8 = 2;
     pub const META: u8 = 4;
+    #[cfg(test)]
     pub const SHIFT: u8 = 8;
 }
 

@@ -28,7 +28,7 @@ impl BrowserSession {
 
     /// Navigates the tab behind the flat CDP `session` for the person in a pane; returns once
     /// the navigation committed (or failed).
-    pub async fn navigate_on(&self, session: &str, url: &str) -> Result<(), SessionError> {
+    pub(crate) async fn navigate_on(&self, session: &str, url: &str) -> Result<(), SessionError> {
         self.navigate_with(session, url, UrlPolicy::Pane, None)
             .await
     }
@@ -37,7 +37,7 @@ impl BrowserSession {
     /// the navigation committed (or failed). A refused URL never reaches Chrome: the page
     /// stays as it was. An agent's `blob:` must be of the origin of `from` (the page the
     /// request comes from; `None`: the tab's own page).
-    pub async fn navigate_with(
+    pub(crate) async fn navigate_with(
         &self,
         session: &str,
         url: &str,
@@ -67,21 +67,19 @@ impl BrowserSession {
         }
     }
 
-    /// Goes one entry back (`-1`) or forward (`1`) in the active tab's history; false when
-    /// there is no such entry.
-    pub async fn go_history(&self, step: i64) -> Result<bool, SessionError> {
-        let (_, session) = self.active_tab()?;
-        self.go_history_on(&session, step).await
-    }
-
-    /// [`Self::go_history`] in the tab behind the flat CDP `session` (for the person).
-    pub async fn go_history_on(&self, session: &str, step: i64) -> Result<bool, SessionError> {
+    /// Goes one entry back (`-1`) or forward (`1`) in the history of the tab behind the flat
+    /// CDP `session` (for the person); false when there is no such entry.
+    pub(crate) async fn go_history_on(
+        &self,
+        session: &str,
+        step: i64,
+    ) -> Result<bool, SessionError> {
         self.go_history_with(session, step, UrlPolicy::Pane).await
     }
 
     /// [`Self::go_history_on`] when `policy` lets the entry's page be shown (an agent never
     /// goes back to a browser-internal page).
-    pub async fn go_history_with(
+    pub(crate) async fn go_history_with(
         &self,
         session: &str,
         step: i64,
@@ -129,7 +127,7 @@ impl BrowserSession {
     }
 
     /// Reloads the tab behind the flat CDP `session`.
-    pub async fn reload_on(&self, session: &str) -> Result<(), SessionError> {
+    pub(crate) async fn reload_on(&self, session: &str) -> Result<(), SessionError> {
         self.cdp.call_on(session, "Page.reload", json!({})).await?;
         Ok(())
     }

@@ -58,7 +58,7 @@ impl BrowserSession {
     /// Chrome answers `Target.closeTarget` before the tab is gone (a tab still loading goes a
     /// moment later, and a close can be lost while it is being set up), so each round closes
     /// what is left, waits for `Target.targetDestroyed`, and asks Chrome's own target list.
-    pub async fn close_own_tabs(&self) -> usize {
+    pub(crate) async fn close_own_tabs(&self) -> usize {
         self.traffic.winding_down.store(true, Ordering::SeqCst);
         // A tab Chrome is still opening for us lands in `opening` or closes itself (see
         // `open_tab`); the caller bounds the wait.

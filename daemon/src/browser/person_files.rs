@@ -276,7 +276,7 @@ impl BrowserSession {
     }
 
     /// The file choosers waiting for the person (for a pane that attaches while one is open).
-    pub fn open_file_choosers(&self) -> Vec<PersonChooser> {
+    pub(crate) fn open_file_choosers(&self) -> Vec<PersonChooser> {
         let open = self.prompts.files.open.lock().expect("choosers lock");
         let mut list: Vec<PersonChooser> = open.values().cloned().collect();
         list.sort_by(|a, b| a.id.cmp(&b.id));
@@ -285,7 +285,7 @@ impl BrowserSession {
 
     /// Answers chooser `id`: sets `files` on its input, or cancels it (`None`). Nothing is set
     /// on an error, and the chooser stays open for another answer unless it is gone.
-    pub async fn answer_file_chooser(
+    pub(crate) async fn answer_file_chooser(
         &self,
         id: &str,
         files: Option<Vec<HandedFile>>,

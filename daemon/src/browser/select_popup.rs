@@ -365,7 +365,7 @@ impl SelectChoice {
 
 impl BrowserSession {
     /// Whether a popup is open in tab `target_id` (a capture of the tab could close it).
-    pub fn popup_open_in(&self, target_id: &str) -> bool {
+    pub(crate) fn popup_open_in(&self, target_id: &str) -> bool {
         self.prompts.popups.open_in(target_id)
     }
 
@@ -432,7 +432,11 @@ impl BrowserSession {
     }
 
     /// A pane's `select_answer`: closes Chrome's popup and makes the choice as a person would.
-    pub async fn answer_select(&self, id: &str, choice: SelectChoice) -> Result<(), SelectError> {
+    pub(crate) async fn answer_select(
+        &self,
+        id: &str,
+        choice: SelectChoice,
+    ) -> Result<(), SelectError> {
         let Some(popup) = self.prompts.popups.take(id) else {
             return Err(SelectError::NotOpen(id.to_string()));
         };

@@ -50,7 +50,7 @@ pub struct SessionOptions {
     pub settle: SettleLimits,
 }
 
-pub use crate::config::SettleLimits;
+pub(crate) use crate::config::SettleLimits;
 
 /// A failed session operation; the message is for a person.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -259,7 +259,7 @@ impl BrowserSession {
     }
 
     /// True while the browser answers and nobody closed the session.
-    pub fn is_alive(&self) -> bool {
+    pub(crate) fn is_alive(&self) -> bool {
         !self.life.closed.is_cancelled() && !self.cdp.is_lost()
     }
 
@@ -289,7 +289,7 @@ impl BrowserSession {
     }
 
     /// Why the session ended (`idle`, `browser_gone`, `profile_reset` …); `None` while it runs.
-    pub fn end_reason(&self) -> Option<String> {
+    pub(crate) fn end_reason(&self) -> Option<String> {
         if self.is_alive() {
             return None;
         }
@@ -328,7 +328,7 @@ impl BrowserSession {
     }
 
     /// Who owns a tracked tab.
-    pub fn owner_of(&self, target_id: &str) -> Option<TabOwner> {
+    pub(crate) fn owner_of(&self, target_id: &str) -> Option<TabOwner> {
         let tabs = self.tabs.lock().expect("tabs lock");
         tabs.get(target_id).map(|t| t.owner.clone())
     }
@@ -339,7 +339,7 @@ impl BrowserSession {
     }
 
     /// The MCP tools' isolated worlds in this session's frames.
-    pub fn worlds(&self) -> &super::worlds::Worlds {
+    pub(crate) fn worlds(&self) -> &super::worlds::Worlds {
         &self.tools.worlds
     }
 
@@ -351,12 +351,12 @@ impl BrowserSession {
 
     /// Tells every pane of the channel (messages of other layers: control, handoffs, agent
     /// activity).
-    pub fn announce(&self, message: PaneMessage) {
+    pub(crate) fn announce(&self, message: PaneMessage) {
         self.notify(message);
     }
 
     /// How many panes follow this session's notices now.
-    pub fn pane_count(&self) -> usize {
+    pub(crate) fn pane_count(&self) -> usize {
         self.notices.receiver_count()
     }
 
@@ -370,7 +370,7 @@ impl BrowserSession {
     }
 
     /// The `tabs` message describing the current list.
-    pub fn tabs_message(&self) -> PaneMessage {
+    pub(crate) fn tabs_message(&self) -> PaneMessage {
         let tabs = self.tabs.lock().expect("tabs lock");
         PaneMessage::Tabs {
             tabs: tabs.infos(),
@@ -379,13 +379,13 @@ impl BrowserSession {
     }
 
     /// Tabs in order, with the active one's id.
-    pub fn tab_infos(&self) -> (Vec<TabInfo>, Option<String>) {
+    pub(crate) fn tab_infos(&self) -> (Vec<TabInfo>, Option<String>) {
         let tabs = self.tabs.lock().expect("tabs lock");
         (tabs.infos(), tabs.active_id().map(str::to_string))
     }
 
     /// `page_info` of a tab.
-    pub fn page_info_of(&self, target_id: &str) -> Option<PaneMessage> {
+    pub(crate) fn page_info_of(&self, target_id: &str) -> Option<PaneMessage> {
         let tabs = self.tabs.lock().expect("tabs lock");
         tabs.get(target_id).map(|tab| PaneMessage::PageInfo {
             target_id: Some(tab.target_id.clone()),
@@ -395,7 +395,7 @@ impl BrowserSession {
     }
 
     /// `(target_id, session_id)` of the active tab.
-    pub fn active_tab(&self) -> Result<(String, String), SessionError> {
+    pub(crate) fn active_tab(&self) -> Result<(String, String), SessionError> {
         if !self.is_alive() {
             return Err(SessionError::Closed);
         }
@@ -406,7 +406,7 @@ impl BrowserSession {
     }
 
     /// Resolves a tab reference: a 1-based index (as `list_tabs` prints) or a target id.
-    pub fn resolve_tab(&self, reference: &str) -> Result<String, SessionError> {
+    pub(crate) fn resolve_tab(&self, reference: &str) -> Result<String, SessionError> {
         let tabs = self.tabs.lock().expect("tabs lock");
         if let Ok(index) = reference.trim().parse::<usize>() {
             return tabs.at(index).map(|t| t.target_id.clone()).ok_or_else(|| {
@@ -505,14 +505,14 @@ impl BrowserSession {
     }
 
     /// Sets the page viewport (CSS px) of the active tab (and of tabs shown later).
-    pub async fn set_viewport(&self, width: u32, height: u32) -> Result<(), SessionError> {
+    pub(crate) async fn set_viewport(&self, width: u32, height: u32) -> Result<(), SessionError> {
         let (_, session) = self.active_tab()?;
         self.set_viewport_on(&session, width, height).await
     }
 
     /// Sets the channel's viewport (CSS px) and lays the tab behind flat CDP `session` out at
     /// it (other tabs follow when they are shown).
-    pub async fn set_viewport_on(
+    pub(crate) async fn set_viewport_on(
         &self,
         session: &str,
         width: u32,
@@ -526,12 +526,16 @@ impl BrowserSession {
     }
 
     /// Lays the tab behind the flat CDP `session` out at the channel's viewport.
-    pub async fn size_tab(&self, session: &str) -> Result<(), SessionError> {
+    pub(crate) async fn size_tab(&self, session: &str) -> Result<(), SessionError> {
         self.size_tab_to(session, self.viewport()).await
     }
 
     /// Lays the tab behind the flat CDP `session` out at `size` (a pane's own size).
-    pub async fn size_tab_to(&self, session: &str, size: (u32, u32)) -> Result<(), SessionError> {
+    pub(crate) async fn size_tab_to(
+        &self,
+        session: &str,
+        size: (u32, u32),
+    ) -> Result<(), SessionError> {
         self.views
             .layouts
             .request(session, size)
@@ -547,7 +551,7 @@ impl BrowserSession {
 
     /// Sends one pane input event to the tab behind flat CDP `session`; copy/cut return the
     /// selected text.
-    pub async fn input_on(
+    pub(crate) async fn input_on(
         &self,
         session: &str,
         event: &InputEvent,

@@ -20,7 +20,7 @@ const TRACK_DEADLINE: Duration = Duration::from_secs(10);
 impl BrowserSession {
     /// Attaches to a page target and starts tracking it as `owner`'s (idempotent: a tab
     /// already tracked keeps its owner).
-    pub async fn track(&self, target_id: &str, owner: TabOwner) -> Result<(), SessionError> {
+    pub(crate) async fn track(&self, target_id: &str, owner: TabOwner) -> Result<(), SessionError> {
         let claimed = self.tabs.lock().expect("tabs lock").begin_attach(target_id);
         if !claimed {
             return self.wait_tracked(target_id).await;

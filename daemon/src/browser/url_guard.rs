@@ -102,7 +102,7 @@ impl Shown {
 
 impl BrowserSession {
     /// Treats every tab as an agent's (a session driven only by tools).
-    pub fn guard_every_tab(&self) {
+    pub(crate) fn guard_every_tab(&self) {
         self.agents
             .url_guard
             .every_tab
@@ -167,7 +167,7 @@ impl BrowserSession {
     }
 
     /// The notes waiting for `agent_id` (each is given once).
-    pub fn take_url_notes(&self, agent_id: &str) -> Vec<String> {
+    pub(crate) fn take_url_notes(&self, agent_id: &str) -> Vec<String> {
         self.agents
             .url_guard
             .notes
@@ -179,7 +179,7 @@ impl BrowserSession {
 
     /// Ok when a tool may run in `target_id`: its page, as Chrome reports it now, is one agents
     /// may use. An agent's tab that is not is closed (see [`Self::guard_landing`]).
-    pub async fn check_tab_for_tools(&self, target_id: &str) -> Result<(), SessionError> {
+    pub(crate) async fn check_tab_for_tools(&self, target_id: &str) -> Result<(), SessionError> {
         let shown = self
             .agents
             .url_guard

@@ -127,7 +127,11 @@ impl CdpConnection {
     /// `to_chrome` is the write end of the pipe Chrome reads as its fd 3, `from_chrome` the
     /// read end of the one it writes as its fd 4. `name` stands in for a URL (`url()`), e.g.
     /// `pipe://chromium/<pid>`; it should be unique while the browser runs.
-    pub fn over_pipe(to_chrome: pipe::Sender, from_chrome: pipe::Receiver, name: &str) -> Self {
+    pub(crate) fn over_pipe(
+        to_chrome: pipe::Sender,
+        from_chrome: pipe::Receiver,
+        name: &str,
+    ) -> Self {
         Self::spawn(Transport::pipe(to_chrome, from_chrome), name)
     }
 
@@ -172,7 +176,7 @@ impl CdpConnection {
     }
 
     /// Commands sent and round trips waited on since the connection opened.
-    pub fn stats(&self) -> CdpStats {
+    pub(crate) fn stats(&self) -> CdpStats {
         use std::sync::atomic::Ordering::Relaxed;
         CdpStats {
             commands: self.stats.commands.load(Relaxed),
@@ -184,7 +188,7 @@ impl CdpConnection {
     /// subscribers with strings cut to `max_bytes` and arrays to 100 items: for events whose
     /// every reader keeps short records, so a page's megabyte URLs or log lines are never
     /// held whole in the event buffer (see [`super::trim`]).
-    pub fn trim_events(&self, methods: &[&str], max_bytes: usize) {
+    pub(crate) fn trim_events(&self, methods: &[&str], max_bytes: usize) {
         for method in methods {
             self.trims.add(method, max_bytes);
         }
@@ -211,7 +215,7 @@ impl CdpConnection {
     }
 
     /// Why the socket is gone, if it is.
-    pub fn lost_reason(&self) -> Option<String> {
+    pub(crate) fn lost_reason(&self) -> Option<String> {
         self.lost.lock().expect("lost reason lock").clone()
     }
 

@@ -13,6 +13,6 @@ mod trim;
 
 pub use connection::{CdpConnection, CdpEvent, CdpStats, DEFAULT_DEADLINE};
 pub use error::CdpError;
-pub use evaluate::thrown;
-pub use stream::next_event;
-pub use trim::cut_text;
+pub(crate) use evaluate::thrown;
+pub(crate) use stream::next_event;
+pub(crate) use trim::cut_text;

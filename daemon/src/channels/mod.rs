@@ -6,6 +6,6 @@ mod service;
 pub use idle::run_idle_monitor;
 pub(crate) use service::{close_session, connect_users_chrome};
 pub use service::{
-    ownership_of, AgentCallGuard, ChannelError, ChannelService, ChannelSettings, ChannelSummary,
-    PaneGuard, StartHook,
+    ownership_of, ChannelError, ChannelService, ChannelSettings, ChannelSummary, PaneGuard,
+    StartHook,
 };

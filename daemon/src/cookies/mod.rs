@@ -120,6 +120,7 @@ impl Browser {
     }
 
     /// macOS: the Keychain generic-password item (service, account) holding the password.
+    #[cfg(target_os = "macos")]
     pub fn keychain_item(self) -> (&'static str, &'static str) {
         match self {
             Browser::Chrome => ("Chrome Safe Storage", "Chrome"),

@@ -57,7 +57,7 @@ pub const BASE_FLAGS: &[&str] = &[
 
 /// Settings of the local provider.
 #[derive(Debug, Clone)]
-pub struct LocalSettings {
+pub(crate) struct LocalSettings {
     /// Chromium binary; searched on PATH when `None`.
     pub chromium_path: Option<PathBuf>,
     /// Directory holding one profile directory per channel.
@@ -79,7 +79,7 @@ struct Running {
 }
 
 /// Launches and stops Chromium child processes.
-pub struct LocalProvider {
+pub(crate) struct LocalProvider {
     settings: LocalSettings,
     /// Short lock, never held across an await.
     running: Mutex<HashMap<ChannelId, Running>>,
@@ -137,61 +137,17 @@ impl LocalProvider {
 
     async fn launch(&self, channel: &ChannelId) -> Result<Running, ProviderError> {
         let chromium = self.chromium()?;
-        let (profile, throwaway) = if self.settings.persist_profile {
-            (self.profile_dir(channel), false)
-        } else {
-            let name = format!("{}-{:08x}", channel, rand::random::<u32>());
-            (
-                self.settings.profiles_dir.join(".throwaway").join(name),
-                true,
-            )
-        };
-        std::fs::create_dir_all(&profile).map_err(|e| {
-            ProviderError::failed(format!(
-                "cannot create the profile directory {} ({}); check that the data directory is writable",
-                profile.display(),
-                super::io_reason(&e)
-            ))
-            .caused_by(e)
-        })?;
+        let (profile, throwaway) = self.profile_for(channel);
+        create_profile(&profile)?;
         clear_stale_lock(&profile);
-
-        let (width, height) = self.settings.screen;
         let pipes = CdpPipes::new().map_err(|e| {
             ProviderError::failed(
                 "cannot open the pipes to talk to Chromium; the daemon may have run out of open files",
             )
             .caused_by(e)
         })?;
-        if self
-            .settings
-            .extra_args
-            .iter()
-            .any(|arg| arg.starts_with("--remote-debugging-port"))
-        {
-            tracing::warn!(
-                event = "local_devtools_port_configured",
-                channel_id = %channel,
-                "browser.chromium_args opens a DevTools TCP port: any local process can drive this browser"
-            );
-        }
-        let mut command = Command::new(&chromium);
-        command
-            .args(BASE_FLAGS)
-            .arg("--remote-debugging-pipe")
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg(format!("--window-size={width},{height}"))
-            .args(&self.settings.extra_args);
-        if nix::unistd::geteuid().is_root() {
-            command.arg("--no-sandbox");
-        }
-        command
-            .arg("about:blank")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
+        self.warn_of_a_devtools_port(channel);
+        let mut command = self.command(&chromium, &profile);
         prepare_child(&mut command, &pipes);
         let mut child = command.spawn().map_err(|e| {
             ProviderError::unavailable(format!(
@@ -213,59 +169,131 @@ impl LocalProvider {
                 );
             }
         };
+        first_answer(&mut child, &cdp, channel).await?;
+        Ok(Running {
+            child,
+            cdp,
+            profile,
+            throwaway,
+        })
+    }
 
-        let stderr = child.stderr.take().expect("stderr is piped");
-        let tail = Arc::new(Mutex::new(Vec::<String>::new()));
-        let stderr_done = tokio::spawn(watch_stderr(
-            BufReader::new(stderr),
-            tail.clone(),
-            channel.clone(),
-        ));
-        let failure = |reason: String| {
-            let tail = tail.lock().expect("stderr tail lock").join("\n");
-            ProviderError::failed(format!(
-                "Chromium did not start: {reason}{}",
-                if tail.is_empty() {
-                    String::new()
-                } else {
-                    format!("; its last output:\n{tail}")
-                }
-            ))
-        };
-        // The first answer on the pipe is the sign that Chromium is up.
-        let version = cdp
-            .call_with(
-                "Browser.getVersion",
-                serde_json::json!({}),
-                None,
-                LAUNCH_DEADLINE,
+    /// The channel's profile directory, and whether it is a throwaway one (profiles not kept).
+    fn profile_for(&self, channel: &ChannelId) -> (PathBuf, bool) {
+        if self.settings.persist_profile {
+            (self.profile_dir(channel), false)
+        } else {
+            let name = format!("{}-{:08x}", channel, rand::random::<u32>());
+            (
+                self.settings.profiles_dir.join(".throwaway").join(name),
+                true,
             )
-            .await;
-        match version {
-            Ok(_) => Ok(Running {
-                child,
-                cdp,
-                profile,
-                throwaway,
-            }),
-            Err(CdpError::Timeout { .. }) => {
-                kill_group(&child);
-                let _ = child.wait().await;
-                Err(failure(format!(
-                    "no answer on its debugging pipe within {LAUNCH_DEADLINE:?}"
-                )))
+        }
+    }
+
+    fn warn_of_a_devtools_port(&self, channel: &ChannelId) {
+        if self
+            .settings
+            .extra_args
+            .iter()
+            .any(|arg| arg.starts_with("--remote-debugging-port"))
+        {
+            tracing::warn!(
+                event = "local_devtools_port_configured",
+                channel_id = %channel,
+                "browser.chromium_args opens a DevTools TCP port: any local process can drive this browser"
+            );
+        }
+    }
+
+    /// Chromium's command line: the base flags, CDP on the pipe, the profile, the configured
+    /// flags; its own process group, stderr piped for the launch's error message.
+    fn command(&self, chromium: &Path, profile: &Path) -> Command {
+        let (width, height) = self.settings.screen;
+        let mut command = Command::new(chromium);
+        command
+            .args(BASE_FLAGS)
+            .arg("--remote-debugging-pipe")
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!("--window-size={width},{height}"))
+            .args(&self.settings.extra_args);
+        if nix::unistd::geteuid().is_root() {
+            command.arg("--no-sandbox");
+        }
+        command
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        command
+    }
+}
+
+fn create_profile(profile: &Path) -> Result<(), ProviderError> {
+    std::fs::create_dir_all(profile).map_err(|e| {
+        ProviderError::failed(format!(
+            "cannot create the profile directory {} ({}); check that the data directory is writable",
+            profile.display(),
+            super::io_reason(&e)
+        ))
+        .caused_by(e)
+    })
+}
+
+/// Waits for Chromium's first answer on the pipe, the sign that it is up; on failure the
+/// process group is killed and the error carries the end of its stderr.
+async fn first_answer(
+    child: &mut Child,
+    cdp: &CdpConnection,
+    channel: &ChannelId,
+) -> Result<(), ProviderError> {
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let tail = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stderr_done = tokio::spawn(watch_stderr(
+        BufReader::new(stderr),
+        tail.clone(),
+        channel.clone(),
+    ));
+    let failure = |reason: String| {
+        let tail = tail.lock().expect("stderr tail lock").join("\n");
+        ProviderError::failed(format!(
+            "Chromium did not start: {reason}{}",
+            if tail.is_empty() {
+                String::new()
+            } else {
+                format!("; its last output:\n{tail}")
             }
-            Err(error) => {
-                kill_group(&child);
-                let status = tokio::time::timeout(STOP_GRACE, child.wait()).await;
-                // Its last words first: the group is gone, so stderr ends at once.
-                let _ = tokio::time::timeout(Duration::from_secs(2), stderr_done).await;
-                Err(failure(match status {
-                    Ok(Ok(status)) => format!("it exited ({status})"),
-                    _ => "its debugging pipe closed".to_string(),
-                })
-                .caused_by(error))
-            }
+        ))
+    };
+    let version = cdp
+        .call_with(
+            "Browser.getVersion",
+            serde_json::json!({}),
+            None,
+            LAUNCH_DEADLINE,
+        )
+        .await;
+    match version {
+        Ok(_) => Ok(()),
+        Err(CdpError::Timeout { .. }) => {
+            kill_group(child);
+            let _ = child.wait().await;
+            Err(failure(format!(
+                "no answer on its debugging pipe within {LAUNCH_DEADLINE:?}"
+            )))
+        }
+        Err(error) => {
+            kill_group(child);
+            let status = tokio::time::timeout(STOP_GRACE, child.wait()).await;
+            // Its last words first: the group is gone, so stderr ends at once.
+            let _ = tokio::time::timeout(Duration::from_secs(2), stderr_done).await;
+            Err(failure(match status {
+                Ok(Ok(status)) => format!("it exited ({status})"),
+                _ => "its debugging pipe closed".to_string(),
+            })
+            .caused_by(error))
         }
     }
 }

@@ -44,7 +44,7 @@ pub struct BrowserTerms {
 
 impl BrowserTerms {
     /// A browser Porthole starts and owns (docker, local).
-    pub const OWNED: BrowserTerms = BrowserTerms {
+    pub(crate) const OWNED: BrowserTerms = BrowserTerms {
         users_own: false,
         connect_deadline: std::time::Duration::from_secs(20),
     };
@@ -109,7 +109,7 @@ pub enum Removed {
 }
 
 /// A progress line for slow work (image builds, first start), shown in the log and to panes.
-pub type ProgressFn = std::sync::Arc<dyn Fn(&str, &str) + Send + Sync>;
+pub(crate) type ProgressFn = std::sync::Arc<dyn Fn(&str, &str) + Send + Sync>;
 
 /// What kind of step failed; the API's status follows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,7 +143,7 @@ impl ProviderError {
     }
 
     /// The browser binary, engine or Chrome instance is not there.
-    pub fn unavailable(message: impl Into<String>) -> Self {
+    pub(crate) fn unavailable(message: impl Into<String>) -> Self {
         Self::new(ProviderErrorKind::Unavailable, message)
     }
 
@@ -158,7 +158,10 @@ impl ProviderError {
     }
 
     /// Keeps `cause` for the log.
-    pub fn caused_by(mut self, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+    pub(crate) fn caused_by(
+        mut self,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
         self.source = Some(std::sync::Arc::new(cause));
         self
     }
@@ -169,7 +172,7 @@ impl ProviderError {
     }
 
     /// The chain of causes, for the log only (`None` without a cause).
-    pub fn detail(&self) -> Option<String> {
+    pub(crate) fn detail(&self) -> Option<String> {
         let mut cause = std::error::Error::source(self)?;
         let mut parts = vec![cause.to_string()];
         while let Some(next) = cause.source() {
@@ -197,7 +200,7 @@ impl std::error::Error for ProviderError {
 /// A cause known only as text (e.g. an engine's build output), kept for the log.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct Detail(pub String);
+pub(crate) struct Detail(pub String);
 
 /// What an OS error means, in words for a person (the raw text goes to the log as the cause).
 pub(crate) fn io_reason(error: &std::io::Error) -> &'static str {

@@ -14,7 +14,7 @@
 
 pub mod changes;
 /// The event type lives below `browser` (panes carry it): no import circle.
-pub use crate::timeline_event as event;
+pub(crate) use crate::timeline_event as event;
 pub mod export;
 pub mod frames;
 mod look;

@@ -395,7 +395,8 @@ impl Store {
             .collect()
     }
 
-    /// The JPEG of frame `id`, if kept.
+    /// The JPEG of frame `id`, if kept (the API reads frames through `frames::read`).
+    #[cfg(test)]
     pub fn frame(&self, id: &str) -> Option<Vec<u8>> {
         super::frames::read(&self.dir, id)
     }

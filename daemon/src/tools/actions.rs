@@ -12,7 +12,7 @@ use super::driver::Tab;
 use super::error::ToolError;
 use super::readback::{self, Expect};
 use super::{page, refs, waits};
-use crate::browser::input::{dispatch, InputEvent, MouseButton};
+use crate::browser::input::{dispatch, InputEvent, MouseButton, Pointer};
 
 /// After `type`: a note when the field (the ref's, else the focused one) does not hold the
 /// text. `read` is what the settle read already (see [`read_back_in_settle`]).
@@ -50,80 +50,26 @@ fn read_back_in_settle(tab: &Tab, args: &ComputerArgs) -> Option<String> {
     }
 }
 
+/// Where a pointer action lands: `(x, y, " on <element>")`.
+type Aim = (f64, f64, String);
+
 /// `computer`.
 pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, ToolError> {
     use ComputerAction as A;
-    let mods = args.modifier_bits().0;
     // wait and screenshot wait first; everything else acts, then waits.
     if args.action.waits_first() {
-        let mut notes = Vec::new();
-        if let Some(wait) = args.wait() {
-            notes.push(waits::wait_for(tab, &wait).await?);
-        } else if let Some(pause) = args.wait_duration() {
-            tokio::time::sleep(pause).await;
-            notes.push(format!("Waited {:.1} s.", pause.as_secs_f64()));
-        }
-        let mut out = if args.action == A::Screenshot {
-            page::capture(tab, None).await?
-        } else {
-            ToolOutput::text(notes.join(" "))
-        };
-        if args.action == A::Screenshot && !notes.is_empty() {
-            out = out.with_text(notes.join(" "));
-        }
-        return Ok(out);
+        return wait_first(tab, args).await;
     }
-    let clicks = matches!(
-        args.action,
-        A::LeftClick | A::RightClick | A::DoubleClick | A::TripleClick
-    ) || (args.action == A::Type && args.target().is_some());
-    // A click's aim and the state before it are read at once (the event subscription that
-    // `before` makes is in place before anything is dispatched); so is a type's at a target.
-    // A single click on a ref in the main frame also arms the page for its release: the
-    // settle then goes out right behind the click (see `waits::arm_release`).
-    let pipelined = pipelines_settle(tab, args);
-    let (before, aimed) = if clicks {
-        let (before, aimed, armed) = tokio::join!(
-            biased;
-            waits::before(tab),
-            aim(tab, args.target()),
-            async {
-                match &pipelined {
-                    Some(r) => waits::arm_release(tab, r).await,
-                    None => false,
-                }
-            }
-        );
-        let mut before = before;
-        if armed {
-            before.settle_after_release();
-        }
-        (before, Some(aimed?))
-    } else {
-        (waits::before(tab).await, None)
-    };
-    let armed = before.is_after_release();
+    let mods = args.modifier_bits().0;
+    let (before, aimed) = before_and_aim(tab, args).await?;
     let done = match args.action {
         A::LeftClick | A::RightClick | A::DoubleClick | A::TripleClick => {
-            let (x, y, what) = aimed.expect("aimed for clicks");
-            let (button, count) = match args.action {
-                A::RightClick => (MouseButton::Right, 1),
-                A::DoubleClick => (MouseButton::Left, 2),
-                A::TripleClick => (MouseButton::Left, 3),
-                _ => (MouseButton::Left, 1),
-            };
-            if armed {
-                // The settle runs on behind the click; its answer is read with the settle's.
-                let then = read_back_in_settle(tab, args);
-                let (clicked, (notes, _)) = tokio::join!(
-                    biased;
-                    click(tab, x, y, button, count, mods),
-                    waits::settle(tab, before, then.as_deref())
-                );
-                clicked?;
-                let done = format!("{} at ({x:.0}, {y:.0}){what}.", args.action.as_str());
-                return finish(tab, args, done, notes).await;
+            let aimed = aimed.expect("aimed for clicks");
+            if before.is_after_release() {
+                return click_then_settle_behind(tab, args, before, aimed, mods).await;
             }
+            let (x, y, what) = aimed;
+            let (button, count) = button_and_count(args.action);
             click(tab, x, y, button, count, mods).await?;
             format!("{} at ({x:.0}, {y:.0}){what}.", args.action.as_str())
         }
@@ -132,82 +78,10 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
             input(tab, mouse_move(x, y, MouseButton::None, mods)).await?;
             format!("Moved the mouse to ({x:.0}, {y:.0}){what}.")
         }
-        A::LeftClickDrag => {
-            let (x0, y0, _) = aim(tab, args.drag_start()).await?;
-            let [x1, y1] = args.coordinate.unwrap_or([x0, y0]);
-            input(tab, mouse_move(x0, y0, MouseButton::None, mods)).await?;
-            input(tab, press(true, x0, y0, MouseButton::Left, 1, mods)).await?;
-            const STEPS: u32 = 8;
-            for i in 1..=STEPS {
-                let t = f64::from(i) / f64::from(STEPS);
-                let (x, y) = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t);
-                input(tab, mouse_move(x, y, MouseButton::Left, mods)).await?;
-            }
-            input(tab, press(false, x1, y1, MouseButton::Left, 1, mods)).await?;
-            format!("Dragged from ({x0:.0}, {y0:.0}) to ({x1:.0}, {y1:.0}).")
-        }
-        A::Scroll => {
-            let (x, y, what) = match args.target() {
-                Some(target) => aim(tab, Some(target)).await?,
-                None => {
-                    let (w, h) = tab.browser.viewport();
-                    (f64::from(w) / 2.0, f64::from(h) / 2.0, String::new())
-                }
-            };
-            let amount = f64::from(args.scroll_amount()) * SCROLL_TICK_PX;
-            let (dx, dy) = match args.scroll_direction.unwrap_or(ScrollDirection::Down) {
-                ScrollDirection::Up => (0.0, -amount),
-                ScrollDirection::Down => (0.0, amount),
-                ScrollDirection::Left => (-amount, 0.0),
-                ScrollDirection::Right => (amount, 0.0),
-            };
-            input(
-                tab,
-                InputEvent::Scroll {
-                    x,
-                    y,
-                    delta_x: dx,
-                    delta_y: dy,
-                    modifiers: mods,
-                },
-            )
-            .await?;
-            format!("Scrolled by ({dx:.0}, {dy:.0}) px at ({x:.0}, {y:.0}){what}.")
-        }
-        A::Type => {
-            let text = args.text.clone().unwrap_or_default();
-            let mut prefix = String::new();
-            let typed = InputEvent::Typetext { text: text.clone() };
-            if let Some((x, y, what)) = aimed {
-                // The click is answered before the text goes: in a cross-origin frame the
-                // click's focus reaches the browser process only then, and text sent in the
-                // same burst went to the frame that had focus before (mcp::nested_frames).
-                click(tab, x, y, MouseButton::Left, 1, 0).await?;
-                prefix = format!("Clicked ({x:.0}, {y:.0}){what}, then typed");
-            }
-            input(tab, typed).await?;
-            if prefix.is_empty() {
-                format!("Typed {text:?}.")
-            } else {
-                format!("{prefix} {text:?}.")
-            }
-        }
-        A::Key => {
-            let text = args.text.clone().unwrap_or_default();
-            for chord in text.split_whitespace() {
-                let (key, chord_mods) = parse_chord(chord)?;
-                input(
-                    tab,
-                    InputEvent::Keypress {
-                        key,
-                        code: String::new(),
-                        modifiers: chord_mods | mods,
-                    },
-                )
-                .await?;
-            }
-            format!("Pressed {text}.")
-        }
+        A::LeftClickDrag => drag(tab, args, mods).await?,
+        A::Scroll => scroll(tab, args, mods).await?,
+        A::Type => type_text(tab, args, aimed).await?,
+        A::Key => press_keys(tab, args, mods).await?,
         A::Wait | A::Screenshot => unreachable!("handled above"),
     };
     let then = read_back_in_settle(tab, args);
@@ -218,6 +92,174 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
         }
     }
     finish(tab, args, done, notes).await
+}
+
+/// `wait` and `screenshot`: the wait (a condition or a pause) first, then the screenshot.
+async fn wait_first(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, ToolError> {
+    let mut notes = Vec::new();
+    if let Some(wait) = args.wait() {
+        notes.push(waits::wait_for(tab, &wait).await?);
+    } else if let Some(pause) = args.wait_duration() {
+        tokio::time::sleep(pause).await;
+        notes.push(format!("Waited {:.1} s.", pause.as_secs_f64()));
+    }
+    let screenshot = args.action == ComputerAction::Screenshot;
+    let mut out = if screenshot {
+        page::capture(tab, None).await?
+    } else {
+        ToolOutput::text(notes.join(" "))
+    };
+    if screenshot && !notes.is_empty() {
+        out = out.with_text(notes.join(" "));
+    }
+    Ok(out)
+}
+
+/// The page's state before the action and, for a click (or a type at a target), where it
+/// lands. A click's aim and the state before it are read at once (the event subscription that
+/// `before` makes is in place before anything is dispatched); so is a type's at a target.
+/// A single click on a ref in the main frame also arms the page for its release: the settle
+/// then goes out right behind the click (see `waits::arm_release`).
+async fn before_and_aim(
+    tab: &Tab,
+    args: &ComputerArgs,
+) -> Result<(waits::Before, Option<Aim>), ToolError> {
+    use ComputerAction as A;
+    let clicks = matches!(
+        args.action,
+        A::LeftClick | A::RightClick | A::DoubleClick | A::TripleClick
+    ) || (args.action == A::Type && args.target().is_some());
+    if !clicks {
+        return Ok((waits::before(tab).await, None));
+    }
+    let pipelined = pipelines_settle(tab, args);
+    let (mut before, aimed, armed) = tokio::join!(
+        biased;
+        waits::before(tab),
+        aim(tab, args.target()),
+        async {
+            match &pipelined {
+                Some(r) => waits::arm_release(tab, r).await,
+                None => false,
+            }
+        }
+    );
+    if armed {
+        before.settle_after_release();
+    }
+    Ok((before, Some(aimed?)))
+}
+
+fn button_and_count(action: ComputerAction) -> (MouseButton, u32) {
+    match action {
+        ComputerAction::RightClick => (MouseButton::Right, 1),
+        ComputerAction::DoubleClick => (MouseButton::Left, 2),
+        ComputerAction::TripleClick => (MouseButton::Left, 3),
+        _ => (MouseButton::Left, 1),
+    }
+}
+
+/// A click whose settle runs on behind it (the page was armed for the release); the settle's
+/// answer, and a `type`'s read-back with it, come back together.
+async fn click_then_settle_behind(
+    tab: &Tab,
+    args: &ComputerArgs,
+    before: waits::Before,
+    (x, y, what): Aim,
+    mods: u8,
+) -> Result<ToolOutput, ToolError> {
+    let (button, count) = button_and_count(args.action);
+    let then = read_back_in_settle(tab, args);
+    let (clicked, (notes, _)) = tokio::join!(
+        biased;
+        click(tab, x, y, button, count, mods),
+        waits::settle(tab, before, then.as_deref())
+    );
+    clicked?;
+    let done = format!("{} at ({x:.0}, {y:.0}){what}.", args.action.as_str());
+    finish(tab, args, done, notes).await
+}
+
+/// `left_click_drag`: press at the start, eight moves with the button held, release at the end.
+async fn drag(tab: &Tab, args: &ComputerArgs, mods: u8) -> Result<String, ToolError> {
+    const STEPS: u32 = 8;
+    let (x0, y0, _) = aim(tab, args.drag_start()).await?;
+    let [x1, y1] = args.coordinate.unwrap_or([x0, y0]);
+    input(tab, mouse_move(x0, y0, MouseButton::None, mods)).await?;
+    input(tab, press(true, x0, y0, MouseButton::Left, 1, mods)).await?;
+    for i in 1..=STEPS {
+        let t = f64::from(i) / f64::from(STEPS);
+        let (x, y) = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t);
+        input(tab, mouse_move(x, y, MouseButton::Left, mods)).await?;
+    }
+    input(tab, press(false, x1, y1, MouseButton::Left, 1, mods)).await?;
+    Ok(format!(
+        "Dragged from ({x0:.0}, {y0:.0}) to ({x1:.0}, {y1:.0})."
+    ))
+}
+
+/// `scroll`: wheel ticks at the target, or at the viewport's centre.
+async fn scroll(tab: &Tab, args: &ComputerArgs, mods: u8) -> Result<String, ToolError> {
+    let (x, y, what) = match args.target() {
+        Some(target) => aim(tab, Some(target)).await?,
+        None => {
+            let (w, h) = tab.browser.viewport();
+            (f64::from(w) / 2.0, f64::from(h) / 2.0, String::new())
+        }
+    };
+    let amount = f64::from(args.scroll_amount()) * SCROLL_TICK_PX;
+    let (dx, dy) = match args.scroll_direction.unwrap_or(ScrollDirection::Down) {
+        ScrollDirection::Up => (0.0, -amount),
+        ScrollDirection::Down => (0.0, amount),
+        ScrollDirection::Left => (-amount, 0.0),
+        ScrollDirection::Right => (amount, 0.0),
+    };
+    let wheel = InputEvent::Scroll {
+        at: Pointer::at(x, y, mods),
+        delta_x: dx,
+        delta_y: dy,
+    };
+    input(tab, wheel).await?;
+    Ok(format!(
+        "Scrolled by ({dx:.0}, {dy:.0}) px at ({x:.0}, {y:.0}){what}."
+    ))
+}
+
+/// `type`: a click on the target first when there is one, then the text.
+async fn type_text(
+    tab: &Tab,
+    args: &ComputerArgs,
+    aimed: Option<Aim>,
+) -> Result<String, ToolError> {
+    let text = args.text.clone().unwrap_or_default();
+    let typed = InputEvent::Typetext { text: text.clone() };
+    let Some((x, y, what)) = aimed else {
+        input(tab, typed).await?;
+        return Ok(format!("Typed {text:?}."));
+    };
+    // The click is answered before the text goes: in a cross-origin frame the click's focus
+    // reaches the browser process only then, and text sent in the same burst went to the
+    // frame that had focus before (mcp::nested_frames).
+    click(tab, x, y, MouseButton::Left, 1, 0).await?;
+    input(tab, typed).await?;
+    Ok(format!(
+        "Clicked ({x:.0}, {y:.0}){what}, then typed {text:?}."
+    ))
+}
+
+/// `key`: each space-separated chord pressed in turn, with the action's modifiers added.
+async fn press_keys(tab: &Tab, args: &ComputerArgs, mods: u8) -> Result<String, ToolError> {
+    let text = args.text.clone().unwrap_or_default();
+    for chord in text.split_whitespace() {
+        let (key, chord_mods) = parse_chord(chord)?;
+        let keypress = InputEvent::Keypress {
+            key,
+            code: String::new(),
+            modifiers: chord_mods | mods,
+        };
+        input(tab, keypress).await?;
+    }
+    Ok(format!("Pressed {text}."))
 }
 
 /// The action's answer: `done`, the settle's notes, and the wait asked for.
@@ -258,8 +300,8 @@ fn pipelines_settle(tab: &Tab, args: &ComputerArgs) -> Option<String> {
     }
 }
 
-/// Resolves where a pointer action lands: `(x, y, " on <element>")`.
-async fn aim(tab: &Tab, target: Option<PointTarget>) -> Result<(f64, f64, String), ToolError> {
+/// Resolves where a pointer action lands.
+async fn aim(tab: &Tab, target: Option<PointTarget>) -> Result<Aim, ToolError> {
     match target {
         Some(PointTarget::Coordinate { x, y }) => {
             let (w, h) = tab.browser.viewport();
@@ -312,10 +354,8 @@ async fn click(
 
 fn mouse_move(x: f64, y: f64, button: MouseButton, modifiers: u8) -> InputEvent {
     InputEvent::Mousemove {
-        x,
-        y,
+        at: Pointer::at(x, y, modifiers),
         button,
-        modifiers,
     }
 }
 
@@ -327,21 +367,18 @@ fn press(
     click_count: u32,
     modifiers: u8,
 ) -> InputEvent {
+    let at = Pointer::at(x, y, modifiers);
     if down {
         InputEvent::Mousedown {
-            x,
-            y,
+            at,
             button,
             click_count,
-            modifiers,
         }
     } else {
         InputEvent::Mouseup {
-            x,
-            y,
+            at,
             button,
             click_count,
-            modifiers,
         }
     }
 }

@@ -41,6 +41,5 @@ mod tabs;
 mod waits;
 mod world;
 
-pub use backend::{run, EngineBackend, ReadySession, SessionSource};
-pub use error::ToolError;
+pub(crate) use backend::{EngineBackend, ReadySession, SessionSource};
 pub use in_tab::run_in_tab;

@@ -22,11 +22,11 @@ use super::engine::{is_conflict, is_not_found, DockerError};
 use super::LABEL_DAEMON;
 
 /// The sidecar's gate port inside the container (bridge network).
-pub const GATE_PORT: u16 = 9222;
+pub(crate) const GATE_PORT: u16 = 9222;
 /// Where the profile volume is mounted and Chromium keeps its user-data dir.
-pub const PROFILE_DIR: &str = "/profile";
+pub(crate) const PROFILE_DIR: &str = "/profile";
 /// Where the browser saves downloads: in the profile volume, so they outlive the container.
-pub const DOWNLOADS_DIR: &str = "/profile/downloads";
+pub(crate) const DOWNLOADS_DIR: &str = "/profile/downloads";
 
 /// How the sidecar's gate is reached: a plain setting, defined with the configuration.
 pub use crate::config::Network;
@@ -61,14 +61,14 @@ pub struct SidecarSpec {
 
 /// The image's unprivileged user (chrome.Dockerfile), named again here so that a rebuilt or
 /// foreign image cannot quietly run the browser as root.
-pub const SIDECAR_USER: &str = "porthole";
+pub(crate) const SIDECAR_USER: &str = "porthole";
 /// Most tasks (processes and threads) a sidecar may have: Chromium with a few tabs runs a few
 /// hundred threads; a fork bomb in the container stops here.
-pub const PIDS_LIMIT: i64 = 2048;
+pub(crate) const PIDS_LIMIT: i64 = 2048;
 /// Writable scratch space on a read-only root filesystem: `/tmp` (Chromium's shared memory
 /// with `--disable-dev-shm-usage`, and the throwaway profile) and the user's home (font and
 /// other caches). The profile volume, when there is one, is its own mount.
-pub const TMPFS: &[(&str, &str)] = &[
+pub(crate) const TMPFS: &[(&str, &str)] = &[
     ("/tmp", "rw,nosuid,nodev,mode=1777,size=1g"),
     (
         "/home/porthole",
@@ -107,7 +107,7 @@ impl SidecarSpec {
     }
 
     /// The create request for the engine.
-    pub fn create_body(&self) -> ContainerCreateBody {
+    pub(crate) fn create_body(&self) -> ContainerCreateBody {
         let mut cmd = vec!["--".to_string()];
         cmd.extend(self.chromium_args());
         let mut env = vec![
@@ -235,7 +235,7 @@ pub fn gate_addr(info: &ContainerInspectResponse) -> Option<GateAddr> {
 }
 
 /// True when the inspected container runs.
-pub fn is_running(info: &ContainerInspectResponse) -> bool {
+pub(crate) fn is_running(info: &ContainerInspectResponse) -> bool {
     info.state.as_ref().and_then(|s| s.running).unwrap_or(false)
 }
 
@@ -292,7 +292,7 @@ pub async fn start(docker: &Docker, id: &str, name: &str) -> Result<(), DockerEr
 
 /// Stops a container (SIGTERM: the sidecar closes Chrome cleanly, cookies flushed; SIGKILL
 /// after `grace`) and removes it. Returns false when there was no such container.
-pub async fn stop_and_remove(
+pub(crate) async fn stop_and_remove(
     docker: &Docker,
     name: &str,
     grace: Duration,
@@ -325,7 +325,7 @@ pub async fn remove_force(docker: &Docker, name: &str) -> Result<bool, DockerErr
 }
 
 /// The last lines the container wrote, for error messages.
-pub async fn log_tail(docker: &Docker, name: &str, lines: usize) -> String {
+pub(crate) async fn log_tail(docker: &Docker, name: &str, lines: usize) -> String {
     let options = LogsOptionsBuilder::new()
         .stdout(true)
         .stderr(true)
@@ -342,13 +342,13 @@ pub async fn log_tail(docker: &Docker, name: &str, lines: usize) -> String {
 /// Label a profile volume gets when a start creates it: a random value of that start's, so
 /// the start can tell from the engine's answer whether it made the volume (and removes it
 /// again if the start fails) or found it.
-pub const LABEL_VOLUME_NONCE: &str = "porthole.volume-nonce";
+pub(crate) const LABEL_VOLUME_NONCE: &str = "porthole.volume-nonce";
 
 /// Makes sure the profile volume `name` exists, in one Engine API call: creating a volume
 /// that exists answers with that volume and its first labels (Docker 20.10 and later), so
 /// [`LABEL_VOLUME_NONCE`] tells who made it. Returns true when this call created it; a volume
 /// of another Porthole daemon is refused.
-pub async fn ensure_volume(
+pub(crate) async fn ensure_volume(
     docker: &Docker,
     name: &str,
     labels: &HashMap<String, String>,
@@ -382,7 +382,7 @@ fn check_volume_owner(
 }
 
 /// Deletes the profile volume. Returns false when there was none.
-pub async fn remove_volume(
+pub(crate) async fn remove_volume(
     docker: &Docker,
     name: &str,
     labels: &HashMap<String, String>,
@@ -401,7 +401,7 @@ pub async fn remove_volume(
 }
 
 /// Asks the gate `GET /<secret>/ready` once.
-pub async fn gate_ready(addr: &GateAddr) -> bool {
+pub(crate) async fn gate_ready(addr: &GateAddr) -> bool {
     let probe = async {
         let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", addr.port))
             .await
@@ -431,7 +431,7 @@ pub async fn gate_ready(addr: &GateAddr) -> bool {
 
 /// Waits until the gate answers ready, failing early (with the container's last log lines)
 /// when the container stops.
-pub async fn wait_ready(
+pub(crate) async fn wait_ready(
     docker: &Docker,
     name: &str,
     addr: &GateAddr,
@@ -475,7 +475,7 @@ const INSPECT_EVERY: Duration = Duration::from_millis(300);
 
 /// Removes what a start created unless disarmed: on the error path call [`Rollback::run`];
 /// if the start is cancelled instead (its future dropped), `Drop` spawns the same cleanup.
-pub struct Rollback {
+pub(crate) struct Rollback {
     docker: Docker,
     container: Option<String>,
     volume: Option<String>,
@@ -501,7 +501,7 @@ impl Rollback {
     }
 
     /// The start succeeded: keep everything.
-    pub fn disarm(mut self) {
+    pub(crate) fn disarm(mut self) {
         self.container = None;
         self.volume = None;
     }

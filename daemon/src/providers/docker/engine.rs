@@ -47,7 +47,7 @@ pub enum DockerError {
 impl DockerError {
     /// The engine's own words (its answer, the connection error, the build output), for the
     /// log only.
-    pub fn detail(&self) -> Option<String> {
+    pub(crate) fn detail(&self) -> Option<String> {
         match self {
             DockerError::Unreachable { detail, .. } => Some(detail.clone()),
             DockerError::BuildFailed { output, .. } => Some(output.clone()),
@@ -73,7 +73,7 @@ impl DockerError {
 }
 
 /// True for an engine answer "404 no such …".
-pub fn is_not_found(error: &bollard::errors::Error) -> bool {
+pub(crate) fn is_not_found(error: &bollard::errors::Error) -> bool {
     matches!(
         error,
         bollard::errors::Error::DockerResponseServerError {
@@ -84,7 +84,7 @@ pub fn is_not_found(error: &bollard::errors::Error) -> bool {
 }
 
 /// True for an engine answer "409 conflict" (name taken, removal already in progress …).
-pub fn is_conflict(error: &bollard::errors::Error) -> bool {
+pub(crate) fn is_conflict(error: &bollard::errors::Error) -> bool {
     matches!(
         error,
         bollard::errors::Error::DockerResponseServerError {
@@ -144,13 +144,13 @@ pub enum EngineKind {
 impl EngineTarget {
     /// True when the engine runs on another machine as far as the daemon knows (anything but
     /// a unix socket): its published ports are not this machine's, so CDP goes by exec.
-    pub fn is_remote(&self) -> bool {
+    pub(crate) fn is_remote(&self) -> bool {
         !matches!(self.kind, EngineKind::Unix)
     }
 
     /// The environment a `docker` CLI needs to reach this engine (for the fix commands we
     /// print), e.g. `DOCKER_HOST=tcp://… DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH=…`.
-    pub fn cli_env(&self) -> String {
+    pub(crate) fn cli_env(&self) -> String {
         let mut env = format!("DOCKER_HOST={}", self.host);
         if let EngineKind::Tls(files) = &self.kind {
             match files.ca.parent() {
@@ -183,7 +183,7 @@ const DEFAULT_SOCKET: &str = "unix:///var/run/docker.sock";
 /// Resolves `browser.docker` (then `DOCKER_HOST`, `DOCKER_TLS_VERIFY`, `DOCKER_CERT_PATH`,
 /// then the local socket) into an engine target; the TLS files are checked here so an error
 /// names the file at fault.
-pub fn resolve(config: &DockerConfig) -> Result<EngineTarget, DockerError> {
+pub(crate) fn resolve(config: &DockerConfig) -> Result<EngineTarget, DockerError> {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     resolve_with(config, env)
 }
@@ -334,7 +334,10 @@ pub async fn connect(
 }
 
 /// Connects to a resolved engine target within `deadline`.
-pub async fn connect_to(target: &EngineTarget, deadline: Duration) -> Result<Docker, DockerError> {
+pub(crate) async fn connect_to(
+    target: &EngineTarget,
+    deadline: Duration,
+) -> Result<Docker, DockerError> {
     const TIMEOUT_SECS: u64 = 120;
     let api = bollard::API_DEFAULT_VERSION;
     let unreachable = |detail: String| DockerError::Unreachable {
@@ -424,7 +427,7 @@ fn tls_failure(detail: &str, files: &TlsFiles, host: &str) -> Option<String> {
 }
 
 /// An error with its sources (TLS failures hide the reason two levels down).
-pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

@@ -27,8 +27,8 @@ use crate::providers::ProgressFn;
 include!(concat!(env!("OUT_DIR"), "/sidecar_context.rs"));
 
 /// `chrome.Dockerfile`'s own defaults for its base images.
-pub const DEFAULT_BASE_IMAGE: &str = "debian:bookworm-slim";
-pub const DEFAULT_BUILDER_IMAGE: &str = "rust:1-slim-bookworm";
+pub(crate) const DEFAULT_BASE_IMAGE: &str = "debian:bookworm-slim";
+pub(crate) const DEFAULT_BUILDER_IMAGE: &str = "rust:1-slim-bookworm";
 /// How long a pull of a base image may take before the local fallback is used.
 const PULL_DEADLINE: Duration = Duration::from_secs(120);
 
@@ -45,7 +45,7 @@ enum PullError {
 
 /// Where the image comes from.
 #[derive(Debug, Clone)]
-pub struct ImageSettings {
+pub(crate) struct ImageSettings {
     /// The tag to build and run, e.g. `porthole-chrome:latest`.
     pub image: String,
     /// Base of the final stage (`None`: [`DEFAULT_BASE_IMAGE`]).
@@ -69,7 +69,7 @@ pub struct ImageSettings {
 
 /// Why the image gets built.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BuildReason {
+pub(crate) enum BuildReason {
     Missing,
     Unlabelled,
     OtherVersion(String),
@@ -94,14 +94,18 @@ impl std::fmt::Display for BuildReason {
 
 /// What to do about the image.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     Use,
     Build(BuildReason),
 }
 
 /// The rebuild rules (DESIGN.md §4): build when the image is missing (`labels` is `None`),
 /// unlabelled or labelled with another version; a dev build uses any image that exists.
-pub fn decide(labels: Option<&HashMap<String, String>>, version: &str, dev: bool) -> Decision {
+pub(crate) fn decide(
+    labels: Option<&HashMap<String, String>>,
+    version: &str,
+    dev: bool,
+) -> Decision {
     let Some(labels) = labels else {
         return Decision::Build(BuildReason::Missing);
     };
@@ -118,10 +122,10 @@ pub fn decide(labels: Option<&HashMap<String, String>>, version: &str, dev: bool
 }
 
 /// The label holding a hash of the build context the image was built from.
-pub const LABEL_SOURCE: &str = "porthole.source";
+pub(crate) const LABEL_SOURCE: &str = "porthole.source";
 
 /// A short hash of the embedded build context (chrome.Dockerfile and the sidecar's sources).
-pub fn source_hash() -> String {
+pub(crate) fn source_hash() -> String {
     use sha2::{Digest, Sha256};
     let mut hasher = Sha256::new();
     for (path, bytes) in SIDECAR_CONTEXT {
@@ -141,7 +145,7 @@ pub fn source_hash() -> String {
 /// [`decide`], plus: an image Porthole built (it carries `porthole.version`) from other
 /// sidecar sources is rebuilt, dev builds included (a sidecar older than the daemon's calls
 /// would not understand them). An image Porthole did not build is never rebuilt by a dev build.
-pub fn decide_with_source(
+pub(crate) fn decide_with_source(
     labels: Option<&HashMap<String, String>>,
     version: &str,
     dev: bool,
@@ -173,7 +177,7 @@ pub struct ImageStatus {
 }
 
 /// Builds and checks the sidecar image.
-pub struct ImageManager {
+pub(crate) struct ImageManager {
     docker: Docker,
     settings: ImageSettings,
     /// Serialises builds.
@@ -238,7 +242,7 @@ impl ImageManager {
 
     /// Makes sure a usable image exists, building it by the rules of [`decide`]. While
     /// another caller builds, waits for that build and passes its progress on.
-    pub async fn ensure(&self, progress: ProgressFn) -> Result<(), DockerError> {
+    pub(crate) async fn ensure(&self, progress: ProgressFn) -> Result<(), DockerError> {
         if self.verified.load(Ordering::SeqCst) {
             return Ok(());
         }
@@ -502,7 +506,7 @@ fn missing_base_message(wanted: &str, local: &str, remote_engine_env: Option<&st
 }
 
 /// A tar of the embedded build context.
-pub fn build_context() -> Vec<u8> {
+pub(crate) fn build_context() -> Vec<u8> {
     let mut tar = Vec::new();
     for (path, bytes) in SIDECAR_CONTEXT {
         append_tar_file(&mut tar, path, bytes);
@@ -538,7 +542,7 @@ fn append_tar_file(tar: &mut Vec<u8>, path: &str, bytes: &[u8]) {
 }
 
 /// `2026-11-30T05:32:50Z`.
-pub fn rfc3339_utc(time: SystemTime) -> String {
+pub(crate) fn rfc3339_utc(time: SystemTime) -> String {
     let secs = time
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap_or_default()
@@ -564,7 +568,7 @@ pub fn rfc3339_utc(time: SystemTime) -> String {
 
 /// A development build of Porthole (debug assertions on): an existing image is used whatever
 /// its labels, so working on Porthole does not rebuild the image on every version bump.
-pub fn is_dev_build() -> bool {
+pub(crate) fn is_dev_build() -> bool {
     cfg!(debug_assertions)
 }
 

@@ -19,51 +19,51 @@
 
 pub mod container;
 pub mod engine;
-pub mod exec;
-pub mod files;
+pub(crate) mod exec;
+pub(crate) mod files;
 pub mod image;
-pub mod provider;
-pub mod reaper;
+pub(crate) mod provider;
+pub(crate) mod reaper;
 pub mod sandbox;
 mod steps;
 
 pub use container::Network;
-pub use engine::{connect, DockerError, EngineKind, EngineTarget};
-pub use image::{ImageManager, ImageSettings, ImageStatus};
-pub use provider::{CdpRoute, DockerProvider, DockerSettings};
+pub(crate) use engine::{connect, DockerError, EngineTarget};
+pub(crate) use image::{ImageManager, ImageSettings, ImageStatus};
+pub(crate) use provider::{CdpRoute, DockerProvider, DockerSettings};
 
 use std::path::Path;
 
 use crate::channel_id::ChannelId;
 
 /// Label naming the channel of a container or volume.
-pub const LABEL_CHANNEL: &str = "porthole.channel";
+pub(crate) const LABEL_CHANNEL: &str = "porthole.channel";
 /// Label naming the daemon (its data dir's id) that owns a container or volume.
-pub const LABEL_DAEMON: &str = "porthole.daemon";
+pub(crate) const LABEL_DAEMON: &str = "porthole.daemon";
 /// Label with the Porthole version that made a container or image.
-pub const LABEL_VERSION: &str = "porthole.version";
+pub(crate) const LABEL_VERSION: &str = "porthole.version";
 /// Label with the build time of an image (RFC 3339, UTC).
-pub const LABEL_BUILT_AT: &str = "porthole.built_at";
+pub(crate) const LABEL_BUILT_AT: &str = "porthole.built_at";
 
 /// This build's version, written into labels.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The container of a channel. Channel ids are already limited to `[A-Za-z0-9_.-]` starting
 /// with a letter or digit (see `channel_id`), which is exactly Docker's name alphabet, and are
 /// used unchanged, so two channels never share a name.
-pub fn container_name(channel: &ChannelId) -> String {
+pub(crate) fn container_name(channel: &ChannelId) -> String {
     format!("porthole-chrome-{channel}")
 }
 
 /// The profile volume of a channel.
-pub fn volume_name(channel: &ChannelId) -> String {
+pub(crate) fn volume_name(channel: &ChannelId) -> String {
     format!("porthole-chrome-profile-{channel}")
 }
 
 /// This daemon's id: random, made on first start and kept in `<data_dir>/daemon_id`, so a
 /// restarted daemon recognises the containers of its predecessor and two daemons with
 /// different data dirs never take each other's.
-pub fn load_or_create_daemon_id(data_dir: &Path) -> std::io::Result<String> {
+pub(crate) fn load_or_create_daemon_id(data_dir: &Path) -> std::io::Result<String> {
     let path = data_dir.join("daemon_id");
     if let Ok(text) = std::fs::read_to_string(&path) {
         let id = text.trim();
@@ -78,7 +78,7 @@ pub fn load_or_create_daemon_id(data_dir: &Path) -> std::io::Result<String> {
 }
 
 /// A random string of `[a-z0-9]`.
-pub fn random_token(len: usize) -> String {
+pub(crate) fn random_token(len: usize) -> String {
     use rand::Rng;
     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
     let mut rng = rand::rng();
@@ -88,10 +88,10 @@ pub fn random_token(len: usize) -> String {
 }
 
 /// How long the engine may take to answer at daemon start before docker mode is off.
-pub const ENGINE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(3);
+pub(crate) const ENGINE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The image settings the config asks for.
-pub fn image_settings(
+pub(crate) fn image_settings(
     config: &crate::config::BrowserConfig,
     engine: &EngineTarget,
 ) -> ImageSettings {
@@ -111,7 +111,7 @@ pub fn image_settings(
 /// How CDP reaches the sidecars of `engine`: `auto` is the published port on this machine's
 /// own engine (a unix socket) and the exec stream on any other, whose published ports are
 /// not this machine's and whose network CDP must never cross in clear text.
-pub fn cdp_route(wanted: crate::config::CdpTransport, engine: &EngineTarget) -> CdpRoute {
+pub(crate) fn cdp_route(wanted: crate::config::CdpTransport, engine: &EngineTarget) -> CdpRoute {
     use crate::config::CdpTransport;
     match wanted {
         CdpTransport::Port => CdpRoute::Port,
@@ -125,7 +125,7 @@ pub fn cdp_route(wanted: crate::config::CdpTransport, engine: &EngineTarget) -> 
 /// when no engine answers (or `browser.docker` is wrong), the reason, for a person, is
 /// logged and returned so a pane asking for docker mode is told it. With `build_now` the
 /// image check (and build, if the rules say so) starts in the background at once.
-pub async fn start_provider(
+pub(crate) async fn start_provider(
     config: &crate::config::BrowserConfig,
     data_dir: &Path,
     screen: (u32, u32),

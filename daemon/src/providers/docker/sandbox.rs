@@ -26,11 +26,11 @@ use futures_util::StreamExt;
 use super::container::{self, Network, SidecarSpec};
 
 /// The sidecar's seccomp profile (Docker's JSON format), sent inline as `seccomp=<json>`.
-pub const SECCOMP_PROFILE: &str = include_str!("sidecar-seccomp.json");
+pub(crate) const SECCOMP_PROFILE: &str = include_str!("sidecar-seccomp.json");
 
 /// The argument that tells the sidecar to leave `--no-sandbox` out (porthole-sidecar's
 /// `chrome::SANDBOX_ARG`).
-pub const SANDBOX_ARG: &str = "--porthole-chromium-sandbox";
+pub(crate) const SANDBOX_ARG: &str = "--porthole-chromium-sandbox";
 
 /// How long the probe's Chromium may take to load a page and exit.
 const PROBE_DEADLINE: Duration = Duration::from_secs(45);
@@ -74,7 +74,7 @@ impl Sandbox {
 }
 
 /// The `SecurityOpt` entries of a sidecar.
-pub fn security_opts(sandbox: bool) -> Vec<String> {
+pub(crate) fn security_opts(sandbox: bool) -> Vec<String> {
     let mut opts = vec!["no-new-privileges:true".to_string()];
     if sandbox {
         opts.push(format!("seccomp={SECCOMP_PROFILE}"));

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 /// Where the user's Chrome accepts its browser-level CDP WebSocket.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostChrome {
+pub(crate) struct HostChrome {
     pub ws_url: String,
     /// The user-data dir whose `DevToolsActivePort` pointed at it (None: found by port).
     pub user_data_dir: Option<PathBuf>,
@@ -17,13 +17,13 @@ pub struct HostChrome {
 
 /// Why no Chrome was found.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum DiscoveryError {
+pub(crate) enum DiscoveryError {
     #[error("no running Chrome with remote debugging was found (looked for DevToolsActivePort in {searched}). Open chrome://inspect/#remote-debugging in Chrome and turn on remote debugging, then try again")]
     NotFound { searched: String },
 }
 
 /// The user-data dirs of Chromium-family browsers on this OS, most common first.
-pub fn default_user_data_dirs(home: &Path) -> Vec<PathBuf> {
+pub(crate) fn default_user_data_dirs(home: &Path) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if cfg!(target_os = "macos") {
         let base = home.join("Library/Application Support");
@@ -84,7 +84,7 @@ pub fn read_active_port(dir: &Path) -> Option<(u16, String)> {
 }
 
 /// True when something accepts TCP connections on 127.0.0.1:`port`.
-pub async fn port_answers(port: u16) -> bool {
+pub(crate) async fn port_answers(port: u16) -> bool {
     let dial = tokio::net::TcpStream::connect(("127.0.0.1", port));
     matches!(
         tokio::time::timeout(Duration::from_millis(800), dial).await,
@@ -94,7 +94,7 @@ pub async fn port_answers(port: u16) -> bool {
 
 /// Finds the user's Chrome: configured dirs first, then the well-known ones; a stale file (its
 /// port does not answer) is skipped. Falls back to `fallback_port` via `/json/version`.
-pub async fn discover(
+pub(crate) async fn discover(
     configured_dirs: &[PathBuf],
     fallback_port: Option<u16>,
 ) -> Result<HostChrome, DiscoveryError> {

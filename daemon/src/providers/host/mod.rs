@@ -2,6 +2,6 @@
 //! session on it without ever stopping Chrome or touching its profile.
 
 pub mod discovery;
-pub mod provider;
+pub(crate) mod provider;
 
 pub use provider::{HostProvider, HostSettings};
