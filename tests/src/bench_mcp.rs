@@ -32,13 +32,6 @@ pub(crate) const STEPS: [&str; 8] = [
     "screenshot",
 ];
 
-/// Totals for the same 8 steps measured elsewhere (DESIGN.md §7), for reference only.
-const PEERS: [(&str, f64); 3] = [
-    ("agent-browser", 966.0),
-    ("Playwright MCP", 1288.0),
-    ("chrome-devtools-mcp", 1561.0),
-];
-
 /// The raw client's stand-in for `read_page`: one walk of the DOM listing interactive
 /// elements with a ref-like index, their name and their centre.
 const RAW_WALK: &str = r#"(() => {
@@ -422,9 +415,8 @@ pub async fn run() {
         complex.len()
     );
     println!(
-        "  for reference only — 8-step totals measured elsewhere, not in this run (DESIGN.md §7):"
+        "  the peers (agent-browser, Playwright MCP, chrome-devtools-mcp) on this script in the \
+         same run: porthole-bench peers (after scripts/setup/bench-peers.sh); porthole here \
+         {total_mcp:.0} ms"
     );
-    for (peer, total) in PEERS {
-        println!("    {peer:<20} {total:7.0} ms   (porthole here {total_mcp:.0} ms)");
-    }
 }

@@ -393,7 +393,9 @@ pub fn parse_chord(chord: &str) -> Result<(String, u8), ToolError> {
     let bits = if mods.is_empty() {
         0
     } else {
-        Modifiers::parse(&mods.join("+")).map_err(ToolError::msg)?.0
+        Modifiers::parse(&mods.join("+"))
+            .map_err(|e| ToolError::msg(e.to_string()))?
+            .0
     };
     let key = match key.to_ascii_lowercase().as_str() {
         "enter" | "return" => "Enter",

@@ -57,13 +57,6 @@ impl From<&str> for Problem {
     }
 }
 
-/// The message, for callers that report it as text (a tool error).
-impl From<Problem> for String {
-    fn from(problem: Problem) -> Self {
-        problem.to_string()
-    }
-}
-
 /// Rules serde cannot express: ranges, arguments an action needs, normalisation.
 pub trait Validate {
     /// Arguments accepted but not shown in the schema (filled in by porthole-mcp, not by models).

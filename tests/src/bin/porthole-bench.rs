@@ -320,7 +320,7 @@ async fn main() {
         }
         Some(other) => {
             eprintln!(
-                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `distance`, `wheel`, `screencast`, `scale`, `timeline` or nothing"
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `distance`, `peers`, `wheel`, `screencast`, `scale`, `timeline` or nothing"
             );
             std::process::exit(2);
         }
