@@ -60,26 +60,26 @@ pub(crate) const DONE_VALUE: &str = "Changed!|hello|g";
 pub(crate) use crate::stream_stats::median_of as median;
 
 /// Step times of one run: each lap ends a step and starts the next.
-struct Laps {
-    times: [f64; 8],
+pub(crate) struct Laps {
+    pub(crate) times: [f64; 8],
     since: Instant,
 }
 
 impl Laps {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         Self {
             times: [0.0; 8],
             since: Instant::now(),
         }
     }
 
-    fn lap(&mut self, step: usize) {
+    pub(crate) fn lap(&mut self, step: usize) {
         self.times[step] = ms(self.since.elapsed());
         self.since = Instant::now();
     }
 
     /// Leaves out what happened since the last lap (the bench's own parsing).
-    fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         self.since = Instant::now();
     }
 }

@@ -15,11 +15,10 @@ use std::time::{Duration, Instant};
 use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
 
-use crate::bench_mcp::{median, serve_pages, Client, DONE, DONE_VALUE, STEPS};
+use crate::bench_mcp::{median, serve_pages, Client, Laps, DONE, DONE_VALUE, STEPS};
 use crate::chromium::{BareChromium, BASE_FLAGS};
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::mcp::{call_within, image, is_error, text, Server};
-use crate::stream_stats::ms;
 use crate::TempDir;
 
 /// Measured runs per step (after one warm-up run).
@@ -385,30 +384,6 @@ fn cut(said: &str) -> String {
         end -= 1;
     }
     said[..end].replace('\n', " ")
-}
-
-/// Step times of one run (a copy of bench_mcp's private `Laps`).
-struct Laps {
-    times: [f64; 8],
-    since: Instant,
-}
-
-impl Laps {
-    fn start() -> Self {
-        Self {
-            times: [0.0; 8],
-            since: Instant::now(),
-        }
-    }
-
-    fn lap(&mut self, step: usize) {
-        self.times[step] = ms(self.since.elapsed());
-        self.since = Instant::now();
-    }
-
-    fn restart(&mut self) {
-        self.since = Instant::now();
-    }
 }
 
 /// Where `scripts/setup/bench-peers.sh` installs the peers.
