@@ -7,7 +7,8 @@
 //! [`RUNS`] runs after a warm-up, the servers taking turns. Every run is checked (the form's
 //! [`DONE`] value, the page after each navigation, an image from the screenshot): a server whose
 //! step did not do its job is reported as failed, never timed. Also the bytes of each one's
-//! snapshot of the shared complex page, and the ratios issue 21 asks for.
+//! snapshot of the shared complex page (each written to `$PORTHOLE_BENCH_SNAPSHOTS/<server>-complex.txt`
+//! when that is set), and the ratios issue 21 asks for.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -350,7 +351,13 @@ impl Peer {
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
-            Ok::<_, String>(self.snapshot().await?.len())
+            let snapshot = self.snapshot().await?;
+            // To compare what each format holds, not only its size.
+            if let Some(dir) = std::env::var_os("PORTHOLE_BENCH_SNAPSHOTS") {
+                let file = Path::new(&dir).join(format!("{}-complex.txt", self.name));
+                let _ = std::fs::write(file, &snapshot);
+            }
+            Ok::<_, String>(snapshot.len())
         };
         match measured.await {
             Ok(bytes) => self.complex_bytes = Some(bytes),
