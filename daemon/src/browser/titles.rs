@@ -12,8 +12,10 @@ use crate::cdp::CdpConnection;
 pub const TITLE_BINDING: &str = "__portholeTitle";
 const WORLD: &str = "porthole-titles";
 
-/// Runs in the isolated world at every document's start.
+/// Runs in the isolated world at every document's start; Chrome runs it in a tab's same-origin
+/// frames too, which have titles of their own: only the top document's is the tab's.
 const OBSERVER: &str = r#"(() => {
+  if (window.top !== window) return;
   let last = null;
   const report = () => {
     const title = document.title;
