@@ -473,3 +473,29 @@ async fn a_last_tab_closed_from_outside_is_replaced_by_a_blank_one() {
     })
     .await;
 }
+
+/// A tab's title is its top document's: a same-origin frame that sets its own title (Chrome
+/// runs the title observer in such frames too) never becomes the tab's title.
+#[tokio::test]
+async fn a_frames_own_title_never_becomes_the_tabs() {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start("framed-title").await;
+    let mark = pane.mark();
+    pane.send(json!({"type": "navigate", "url": pages.url("/framed-title")}));
+    // The top page retitles itself only after the frame has set its title.
+    pane.message_where("the top page's new title", mark, |m| {
+        m.to_string().contains("Top retitled")
+    })
+    .await;
+    let messages = pane.received.lock().unwrap().messages[mark..].to_vec();
+    let leaked: Vec<&serde_json::Value> = messages
+        .iter()
+        .filter(|m| m.to_string().contains("Frame retitled"))
+        .collect();
+    assert!(
+        leaked.is_empty(),
+        "the frame's title reached the pane: {leaked:?}"
+    );
+}
