@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::bench_mcp::{mcp_run, median, serve_pages, Client};
+use crate::bench_mcp::{mcp_run, median, serve_pages, Client, STEPS};
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::mcp::{is_error, text, Server};
 use crate::pane::Pane;
@@ -66,16 +66,21 @@ pub async fn run() {
         mcp_run(agent, &base).await;
     }
     let mut alone = Vec::new();
+    let mut alone_steps = Vec::new();
     for _ in 0..RUNS {
-        alone.push(total(mcp_run(&agents[0], &base).await));
+        let run = mcp_run(&agents[0], &base).await;
+        alone.push(total(run));
+        alone_steps.push(run);
     }
     let mut together = Vec::new();
+    let mut together_steps = Vec::new();
     let mut wall = Vec::new();
     for _ in 0..RUNS {
         let started = Instant::now();
         let runs = futures_util::future::join_all(agents.iter().map(|a| mcp_run(a, &base))).await;
         wall.push(started.elapsed().as_secs_f64() * 1000.0);
-        together.extend(runs.into_iter().map(total));
+        together.extend(runs.iter().copied().map(total));
+        together_steps.extend(runs);
     }
     for agent in agents {
         let _ = agent.cancel().await;
@@ -99,6 +104,7 @@ pub async fn run() {
         each / one.max(0.01),
         median(&wall)
     );
+    print_steps(&alone_steps, &together_steps);
     println!(
         "  stop_agents → a running wait ends: {:6.1} ms; → the next call refused: {:6.1} ms \
          (median of {RUNS}; target under 50 ms, measured at the MCP client, so both include \
@@ -106,6 +112,19 @@ pub async fn run() {
         median(&to_wait_end),
         median(&to_refusal)
     );
+}
+
+/// Each step's median alone and with all agents at once: which step the agents wait on.
+fn print_steps(alone: &[[f64; 8]], together: &[[f64; 8]]) {
+    let step = |runs: &[[f64; 8]], i: usize| median(&runs.iter().map(|r| r[i]).collect::<Vec<_>>());
+    println!("    per step (median ms): alone → {CONCURRENT} at once");
+    for (i, name) in STEPS.iter().enumerate() {
+        let (one, each) = (step(alone, i), step(together, i));
+        println!(
+            "      {name:<14} {one:7.1} → {each:7.1}   ratio {:5.2}",
+            each / one.max(0.01)
+        );
+    }
 }
 
 /// Calls `tool`: (was it an error, its text).

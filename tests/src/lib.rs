@@ -8,6 +8,7 @@ pub mod bench_agents;
 pub mod bench_capacity;
 pub mod bench_distance;
 pub mod bench_docker;
+pub mod bench_fanout;
 pub mod bench_mcp;
 pub mod bench_peers;
 pub mod bench_remote;

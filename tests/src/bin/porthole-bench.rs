@@ -28,17 +28,22 @@
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use bytes::Bytes;
 use porthole::cdp::CdpConnection;
+use porthole_tests::bench_fanout;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::{decode_blocks, PageServer};
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
 use porthole_tests::raw_cdp;
-use porthole_tests::stream_stats::{cpu_seconds, median, pane_stream, Arrivals, Stream};
+use porthole_tests::stream_stats::{cpu_seconds_fine, median, pane_stream, Arrivals, Stream};
 use serde_json::json;
 
 const WINDOW: Duration = Duration::from_secs(4);
+/// One CPU sample, and how many samples of each kind (alternating 1 and 20 panes).
+const CPU_WINDOW: Duration = Duration::from_secs(3);
+const CPU_ROUNDS: usize = 3;
 
 /// A raw CDP screencast on `target` of the browser behind `cdp`.
 async fn raw_stream(cdp: CdpConnection, target: String, window: Duration) -> Stream {
@@ -72,30 +77,82 @@ async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
     porthole_tests::bench_stages::print(&daemon.log(), log_from);
 
     let pid = daemon.child.as_ref().and_then(|c| c.id()).unwrap();
-    let mut cpu = Vec::new();
-    for panes in [1usize, 20] {
-        let mut clients = Vec::new();
-        for _ in 0..panes {
-            let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-            pane.start("bench").await;
-            pane.watch().await;
-            clients.push(pane);
-        }
-        let before = cpu_seconds(pid);
-        let counted: usize = clients.iter().map(|p| p.frame_count()).sum();
-        tokio::time::sleep(WINDOW).await;
-        let used = cpu_seconds(pid) - before;
-        let delivered: usize = clients.iter().map(|p| p.frame_count()).sum::<usize>() - counted;
-        let share = used / secs * 100.0;
-        println!(
-            "  daemon CPU with {panes:2} pane(s): {share:5.1}% of a core, {:.0} frames/s delivered in total",
-            delivered as f64 / secs
-        );
-        cpu.push(share);
+    fanout_cpu(daemon, pid).await;
+}
+
+/// Panes watching the channel "bench": each one connected, started and watching.
+async fn watching_panes(daemon: &TestDaemon, n: usize) -> Vec<Pane> {
+    let mut panes = Vec::new();
+    for _ in 0..n {
+        let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+        pane.start("bench").await;
+        pane.watch().await;
+        panes.push(pane);
     }
+    panes
+}
+
+/// Daemon CPU seconds and frames delivered over one window with `panes` watching.
+async fn cpu_window(pid: u32, panes: &[&Pane]) -> (f64, usize) {
+    let before = cpu_seconds_fine(pid);
+    let counted: usize = panes.iter().map(|p| p.frame_count()).sum();
+    tokio::time::sleep(CPU_WINDOW).await;
+    let used = cpu_seconds_fine(pid) - before;
+    let delivered: usize = panes.iter().map(|p| p.frame_count()).sum::<usize>() - counted;
+    (used, delivered)
+}
+
+/// The daemon's CPU with 1 and with 20 panes on one tab, alternating over [`CPU_ROUNDS`]
+/// rounds (medians), against the floor: a bare WebSocket fan-out of the same frame at the same
+/// rate ([`porthole_tests::bench_fanout`]).
+async fn fanout_cpu(daemon: &TestDaemon, pid: u32) {
+    const MANY: usize = 20;
+    let secs = CPU_WINDOW.as_secs_f64();
+    let first = watching_panes(daemon, 1).await;
+    let (mut one, mut many) = (Vec::new(), Vec::new());
+    for _ in 0..CPU_ROUNDS {
+        one.push(cpu_window(pid, &[&first[0]]).await);
+        let more = watching_panes(daemon, MANY - 1).await;
+        let all: Vec<&Pane> = first.iter().chain(&more).collect();
+        many.push(cpu_window(pid, &all).await);
+    }
+    let frame = Bytes::from(first[0].frames_at_least(first[0].frame_count()).await);
+    let median_of = |runs: &[(f64, usize)], pick: fn(&(f64, usize)) -> f64| {
+        median(&mut runs.iter().map(pick).collect::<Vec<_>>())
+    };
+    let (cpu1, cpu20) = (median_of(&one, |r| r.0), median_of(&many, |r| r.0));
+    let (frames1, frames20) = (
+        median_of(&one, |r| r.1 as f64),
+        median_of(&many, |r| r.1 as f64),
+    );
+    for (panes, cpu, frames) in [(1, cpu1, frames1), (MANY, cpu20, frames20)] {
+        println!(
+            "  daemon CPU with {panes:2} pane(s): {:5.1}% of a core, {:.0} frames/s delivered in total (median of {CPU_ROUNDS})",
+            cpu / secs * 100.0,
+            frames / secs
+        );
+    }
+    let fps = (frames1 / secs).round().max(1.0) as u32;
+    let (mut bare1, mut bare20) = (Vec::new(), Vec::new());
+    for _ in 0..CPU_ROUNDS {
+        bare1.push(bench_fanout::server_cpu(frame.clone(), fps, 1, CPU_WINDOW).await);
+        bare20.push(bench_fanout::server_cpu(frame.clone(), fps, MANY, CPU_WINDOW).await);
+    }
+    let (bare1, bare20) = (median(&mut bare1), median(&mut bare20));
+    let extra_frames = (frames20 - frames1).max(1.0);
+    let per_pane_us = |extra_cpu: f64, frames: f64| extra_cpu / frames * 1e6;
+    let daemon_each = per_pane_us(cpu20 - cpu1, extra_frames);
+    let bare_each = per_pane_us(bare20 - bare1, f64::from(fps) * secs * (MANY - 1) as f64);
     println!(
-        "  CPU ratio 20 panes / 1 pane: {:.2}",
-        cpu[1] / cpu[0].max(0.1)
+        "  per pane and frame beyond the first: daemon {daemon_each:5.1} µs, bare WebSocket \
+         fan-out of the same {} KiB frame {bare_each:5.1} µs (floor)",
+        frame.len() / 1024
+    );
+    let floor_ratio = (cpu1 + (bare20 - bare1) * frames1 / (f64::from(fps) * secs)) / cpu1;
+    println!(
+        "  CPU ratio {MANY} panes / 1 pane: {:.2} (goal ≤ 1.20); with the bare fan-out's per-pane \
+         cost it would be {floor_ratio:.2}",
+        cpu20 / cpu1.max(1e-6)
     );
 }
 
