@@ -116,7 +116,9 @@ async fn pane_at(daemon: &TestDaemon, scale: u32, window: Duration) -> Seen {
 async fn raw_at(cdp: CdpConnection, target: String, scale: u32, window: Duration) -> Seen {
     let params = json!({"format": "jpeg", "quality": 60, "maxWidth": 8192, "maxHeight": 8192});
     decode(
-        crate::raw_cdp::screencast_frames(&cdp, &target, params, window).await,
+        crate::raw_cdp::screencast_frames(&cdp, &target, params, window)
+            .await
+            .0,
         scale,
     )
 }

@@ -5,7 +5,8 @@
 /// The medians of the `frame_stages` lines in `log`, as `(field, microseconds)`, each field's
 /// median taken over the lines (one line per second of streaming).
 pub fn medians(log: &str) -> Vec<(String, f64)> {
-    const FIELDS: [&str; 4] = [
+    const FIELDS: [&str; 5] = [
+        "swap_to_cdp_us",
         "cdp_to_hub_us",
         "decode_us",
         "hub_to_socket_us",
@@ -44,7 +45,8 @@ pub fn print(log: &str, from: usize) {
             .map_or(f64::NAN, |(_, us)| us / 1000.0)
     };
     println!(
-        "  stages in the daemon (median ms): CDP read → hub {:.2}, base64 decode + publish {:.2}, publish → socket written {:.2}; CDP read → socket {:.2}",
+        "  stages in the daemon (median ms): Chrome's swap → CDP read {:.2}, CDP read → hub {:.2}, base64 decode + publish {:.2}, publish → socket written {:.2}; CDP read → socket {:.2}",
+        ms("swap_to_cdp_us"),
         ms("cdp_to_hub_us"),
         ms("decode_us"),
         ms("hub_to_socket_us"),
@@ -60,7 +62,7 @@ mod tests {
                    x INFO other\n\
                    x INFO porthole::browser::frame_stages: median frames=60 writes=60 cdp_to_hub_us=100 decode_us=200 hub_to_socket_us=60 cdp_to_socket_us=400\n";
         let m = super::medians(log);
-        assert_eq!(m.len(), 4);
+        assert_eq!(m.len(), 4, "no swap_to_cdp_us in these lines");
         assert_eq!(m[0], ("cdp_to_hub_us".to_string(), 120.0));
     }
 }

@@ -69,16 +69,18 @@ pub async fn first_frame(events: &mut broadcast::Receiver<CdpEvent>, within: Dur
 }
 
 /// A screencast of `target` with `params` for `window`: each frame acknowledged and stamped
-/// on arrival (`now_ms24`), its JPEG decoded from base64 after the window; then stopped.
+/// on arrival (`now_ms24`), its JPEG decoded from base64 after the window; then stopped. With
+/// the frames, each one's time from Chrome's swap (`metadata.timestamp`) to its arrival, in ms.
 pub async fn screencast_frames(
     cdp: &CdpConnection,
     target: &str,
     params: Value,
     window: Duration,
-) -> Vec<(i64, Vec<u8>)> {
+) -> (Vec<(i64, Vec<u8>)>, Vec<f64>) {
     let session = attach(cdp, target).await;
     let mut events = start_screencast(cdp, &session, params).await;
     let mut encoded: Vec<(i64, String)> = Vec::new();
+    let mut from_swap = Vec::new();
     let end = Instant::now() + window;
     while let Ok(Ok(event)) = tokio::time::timeout_at(end.into(), events.recv()).await {
         let arrived = now_ms24();
@@ -93,13 +95,17 @@ pub async fn screencast_frames(
             json!({"sessionId": event.params["sessionId"]}),
             Some(&session),
         );
+        let swapped = event.params["metadata"]["timestamp"].as_f64();
+        if let Some(since) = porthole::browser::frame_stages::since_swap(swapped, event.received) {
+            from_swap.push(since.as_secs_f64() * 1000.0);
+        }
         let data = event.params["data"].as_str().unwrap_or_default();
         encoded.push((arrived, data.to_string()));
     }
     let _ = cdp
         .call_on(&session, "Page.stopScreencast", json!({}))
         .await;
-    encoded
+    let frames = encoded
         .into_iter()
         .map(|(arrived, data)| {
             let jpeg = base64::engine::general_purpose::STANDARD
@@ -107,5 +113,6 @@ pub async fn screencast_frames(
                 .unwrap_or_default();
             (arrived, jpeg)
         })
-        .collect()
+        .collect();
+    (frames, from_swap)
 }

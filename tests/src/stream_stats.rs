@@ -26,7 +26,7 @@ pub fn median(values: &mut [f64]) -> f64 {
     if values.is_empty() {
         return f64::NAN;
     }
-    values.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    values.sort_by(f64::total_cmp);
     values[values.len() / 2]
 }
 
@@ -55,6 +55,14 @@ pub fn load_average() -> String {
 pub struct Stream {
     pub frames: usize,
     pub latencies: Vec<f64>,
+}
+
+impl Stream {
+    /// Counts `other`'s frames and latencies in with these (turns of one stream).
+    pub fn add(&mut self, other: Stream) {
+        self.frames += other.frames;
+        self.latencies.extend(other.latencies);
+    }
 }
 
 /// Frames as they arrived: the arrival stamp (ms, as the page's clock) taken the moment the

@@ -1,4 +1,5 @@
-//! Bench-only attribution of a screencast frame's time in the daemon, by stage: CDP receive
+//! Bench-only attribution of a screencast frame's time in the daemon, by stage: Chrome's frame
+//! swap → CDP receive
 //! (the whole message read from Chrome) → the hub (the event reached the screencast hub) →
 //! published (decoded once, in the tab's slot) → written (one pane's socket took it).
 //!
@@ -18,6 +19,9 @@ const REPORT_EVERY: Duration = Duration::from_secs(1);
 /// When one frame passed each stage inside the daemon.
 #[derive(Debug, Clone, Copy)]
 pub struct Stamps {
+    /// From Chrome's frame swap (the frame's `metadata.timestamp`, wall clock) to the CDP
+    /// message read whole; `None` when Chrome sent no timestamp.
+    pub from_swap: Option<Duration>,
     /// The CDP message was read whole from Chrome.
     pub received: Instant,
     /// The event reached the screencast hub's task.
@@ -30,6 +34,7 @@ pub struct Stamps {
 #[derive(Default)]
 struct Interval {
     started: Option<Instant>,
+    from_swap: Vec<u64>,
     to_hub: Vec<u64>,
     decode: Vec<u64>,
     to_socket: Vec<u64>,
@@ -55,6 +60,9 @@ fn micros(d: Duration) -> u64 {
 pub fn published(stamps: &Stamps) {
     // Short lock, never held across an await.
     let mut i = interval().lock().expect("frame stages lock");
+    if let Some(from_swap) = stamps.from_swap {
+        i.from_swap.push(micros(from_swap));
+    }
     i.to_hub.push(micros(
         stamps.at_hub.saturating_duration_since(stamps.received),
     ));
@@ -83,6 +91,7 @@ pub fn written(stamps: Option<&Stamps>) {
             event = "frame_stages",
             frames = done.decode.len(),
             writes = done.to_socket.len(),
+            swap_to_cdp_us = median(&mut done.from_swap),
             cdp_to_hub_us = median(&mut done.to_hub),
             decode_us = median(&mut done.decode),
             hub_to_socket_us = median(&mut done.to_socket),
@@ -90,6 +99,17 @@ pub fn written(stamps: Option<&Stamps>) {
             "median time of each stage of a frame in the daemon"
         );
     }
+}
+
+/// How long ago, on the wall clock, Chrome swapped a frame whose `metadata.timestamp` is
+/// `swapped` (seconds since the epoch), as seen at `received`.
+pub fn since_swap(swapped: Option<f64>, received: Instant) -> Option<Duration> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs_f64();
+    let at_read = now - received.elapsed().as_secs_f64();
+    Duration::try_from_secs_f64(at_read - swapped?).ok()
 }
 
 fn median(values: &mut [u64]) -> u64 {

@@ -463,6 +463,7 @@ async fn receive_frames(
         let (width, height) = scales.css_size(session, sizes.view);
         let seq = slot.borrow().as_ref().map_or(0, |f| f.seq) + 1;
         let stamps = frame_stages::on().then(|| frame_stages::Stamps {
+            from_swap: frame_stages::since_swap(metadata["timestamp"].as_f64(), event.received),
             received: event.received,
             at_hub,
             published: std::time::Instant::now(),

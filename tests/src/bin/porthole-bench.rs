@@ -44,11 +44,15 @@ const WINDOW: Duration = Duration::from_secs(4);
 /// One CPU sample, and how many samples of each kind (alternating 1 and 20 panes).
 const CPU_WINDOW: Duration = Duration::from_secs(3);
 const CPU_ROUNDS: usize = 3;
+/// Turns each of the daemon's and the raw screencast take within [`WINDOW`].
+const TURNS: usize = 4;
 
-/// A raw CDP screencast on `target` of the browser behind `cdp`.
-async fn raw_stream(cdp: CdpConnection, target: String, window: Duration) -> Stream {
-    let params = json!({"format": "jpeg", "quality": 60, "maxWidth": 800, "maxHeight": 600});
-    Arrivals(raw_cdp::screencast_frames(&cdp, &target, params, window).await).into_stream()
+/// A raw CDP screencast on `target` of the browser behind `cdp`, and the median time from
+/// Chrome's frame swap to the raw client's read (ms).
+async fn raw_stream(cdp: CdpConnection, target: String, window: Duration) -> (Stream, f64) {
+    let params = json!({"format": "jpeg", "quality": 60, "maxWidth": 8192, "maxHeight": 8192, "everyNthFrame": 1});
+    let (frames, mut from_swap) = raw_cdp::screencast_frames(&cdp, &target, params, window).await;
+    (Arrivals(frames).into_stream(), median(&mut from_swap))
 }
 
 async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
@@ -56,25 +60,38 @@ async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
     let tab = driver.start("bench").await;
     driver.open_page(&pages.url("/clock"), "Clock").await;
     let probe = Probe::connect(&daemon.profile_dir("bench")).await;
-    // One task per stream, so neither client waits on the other.
+    // Taking turns, never at once: Chrome encodes each cast of a tab in turn, so a second cast
+    // running beside the first delays it (measured: the daemon's frames read 13 ms later after
+    // Chrome's swap with a raw cast beside them than alone).
     let (addr, token) = (daemon.addr.clone(), daemon.token.clone());
     let log_from = daemon.log().len();
-    let through = tokio::spawn(async move { pane_stream(&addr, &token, "bench", WINDOW).await });
-    let raw = tokio::spawn(raw_stream(probe.cdp.clone(), tab.clone(), WINDOW));
-    let (mut through, mut raw) = (through.await.unwrap(), raw.await.unwrap());
+    let (mut through, mut raw) = (Stream::default(), Stream::default());
+    let mut raw_from_swap = Vec::new();
+    let turn = WINDOW / TURNS as u32;
+    for _ in 0..TURNS {
+        let daemon_turn = pane_stream(&addr, &token, "bench", turn).await;
+        let (raw_turn, from_swap) = raw_stream(probe.cdp.clone(), tab.clone(), turn).await;
+        through.add(daemon_turn);
+        raw.add(raw_turn);
+        raw_from_swap.push(from_swap);
+    }
     let secs = WINDOW.as_secs_f64();
     let (fps_d, fps_r) = (through.frames as f64 / secs, raw.frames as f64 / secs);
     let (lat_d, lat_r) = (median(&mut through.latencies), median(&mut raw.latencies));
-    println!("screencast, same tab, same {secs:.0} s window:");
+    println!("screencast, same tab, taking turns {TURNS}× over {secs:.0} s each:");
     println!(
         "  frames/s      daemon {fps_d:7.1}   raw CDP {fps_r:7.1}   ratio {:.2}",
         fps_d / fps_r
     );
     println!(
-        "  paint→client  daemon {lat_d:7.1} ms raw CDP {lat_r:7.1} ms added {:.1} ms (median)",
+        "  paint→client  daemon {lat_d:7.1} ms raw CDP {lat_r:7.1} ms added {:.1} ms (median; goal ≤ 2)",
         lat_d - lat_r
     );
     porthole_tests::bench_stages::print(&daemon.log(), log_from);
+    println!(
+        "  raw CDP client: Chrome's swap → read {:.2} ms (median)",
+        median(&mut raw_from_swap)
+    );
 
     let pid = daemon.child.as_ref().and_then(|c| c.id()).unwrap();
     fanout_cpu(daemon, pid).await;
@@ -110,8 +127,13 @@ async fn fanout_cpu(daemon: &TestDaemon, pid: u32) {
     let secs = CPU_WINDOW.as_secs_f64();
     let first = watching_panes(daemon, 1).await;
     let (mut one, mut many) = (Vec::new(), Vec::new());
-    for _ in 0..CPU_ROUNDS {
+    for round in 0..CPU_ROUNDS {
+        let log_from = daemon.log().len();
         one.push(cpu_window(pid, &[&first[0]]).await);
+        if round == 0 {
+            println!("  one pane alone, no raw cast beside it:");
+            porthole_tests::bench_stages::print(&daemon.log(), log_from);
+        }
         let more = watching_panes(daemon, MANY - 1).await;
         let all: Vec<&Pane> = first.iter().chain(&more).collect();
         many.push(cpu_window(pid, &all).await);
