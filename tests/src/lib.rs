@@ -5,6 +5,7 @@
 //! Every wait here has a deadline and waits on an event or polls; nothing sleeps a fixed time.
 
 pub mod bench_agents;
+pub mod bench_bandwidth;
 pub mod bench_capacity;
 pub mod bench_distance;
 pub mod bench_docker;

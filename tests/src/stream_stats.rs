@@ -54,6 +54,9 @@ pub fn load_average() -> String {
 #[derive(Default, Debug)]
 pub struct Stream {
     pub frames: usize,
+    /// Bytes of all frames.
+    pub bytes: usize,
+    /// Paint → arrival of each frame whose painted clock could be read, in arrival order (ms).
     pub latencies: Vec<f64>,
 }
 
@@ -61,6 +64,7 @@ impl Stream {
     /// Counts `other`'s frames and latencies in with these (turns of one stream).
     pub fn add(&mut self, other: Stream) {
         self.frames += other.frames;
+        self.bytes += other.bytes;
         self.latencies.extend(other.latencies);
     }
 }
@@ -75,6 +79,7 @@ impl Arrivals {
     pub fn into_stream(self) -> Stream {
         let mut stream = Stream {
             frames: self.0.len(),
+            bytes: self.0.iter().map(|(_, jpeg)| jpeg.len()).sum(),
             latencies: Vec::new(),
         };
         for (arrived, jpeg) in self.0 {

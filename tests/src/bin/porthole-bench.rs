@@ -389,6 +389,7 @@ async fn main() {
         Some("remote") => return porthole_tests::bench_remote::run().await,
         Some("capacity") => return porthole_tests::bench_capacity::run().await,
         Some("distance") => return porthole_tests::bench_distance::run().await,
+        Some("bandwidth") => return porthole_tests::bench_bandwidth::run().await,
         Some("peers") => return porthole_tests::bench_peers::run().await,
         Some("docker") => return porthole_tests::bench_docker::run().await,
         Some("scale") => return porthole_tests::bench_scale::run().await,
