@@ -13,6 +13,7 @@ use crate::bench_mcp::{mcp_run, median, serve_pages, Client, STEPS};
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::mcp::{is_error, text, Server};
 use crate::pane::Pane;
+use crate::stream_stats::tree_cpu_seconds;
 
 /// Measured runs (after one warm-up run).
 const RUNS: usize = 5;
@@ -67,14 +68,17 @@ pub async fn run() {
     }
     let mut alone = Vec::new();
     let mut alone_steps = Vec::new();
+    let cpu_before = tree_cpu_seconds(std::process::id());
     for _ in 0..RUNS {
         let run = mcp_run(&agents[0], &base).await;
         alone.push(total(run));
         alone_steps.push(run);
     }
+    let cpu_alone = (tree_cpu_seconds(std::process::id()) - cpu_before) / RUNS as f64;
     let mut together = Vec::new();
     let mut together_steps = Vec::new();
     let mut wall = Vec::new();
+    let cpu_before = tree_cpu_seconds(std::process::id());
     for _ in 0..RUNS {
         let started = Instant::now();
         let runs = futures_util::future::join_all(agents.iter().map(|a| mcp_run(a, &base))).await;
@@ -82,6 +86,7 @@ pub async fn run() {
         together.extend(runs.iter().copied().map(total));
         together_steps.extend(runs);
     }
+    let cpu_together = (tree_cpu_seconds(std::process::id()) - cpu_before) / RUNS as f64;
     for agent in agents {
         let _ = agent.cancel().await;
     }
@@ -105,6 +110,7 @@ pub async fn run() {
         median(&wall)
     );
     print_steps(&alone_steps, &together_steps);
+    print_cpu_floor(cpu_alone, cpu_together, one);
     println!(
         "  stop_agents → a running wait ends: {:6.1} ms; → the next call refused: {:6.1} ms \
          (median of {RUNS}; target under 50 ms, measured at the MCP client, so both include \
@@ -125,6 +131,20 @@ fn print_steps(alone: &[[f64; 8]], together: &[[f64; 8]]) {
             each / one.max(0.01)
         );
     }
+}
+
+/// The CPU the script costs (this bench, porthole-mcp, the daemon and Chromium together) and
+/// the ratio that CPU alone forces: four scripts need four times the CPU of one, and this
+/// machine has only so many cores.
+fn print_cpu_floor(alone: f64, together: f64, one_ms: f64) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let floor = (CONCURRENT as f64 * alone * 1000.0 / (cores * one_ms)).max(1.0);
+    println!(
+        "    CPU per script (all processes): {:.0} ms alone, {:.0} ms per agent at once; on \
+         {cores:.0} cores the CPU alone allows no better ratio than {floor:.2}",
+        alone * 1000.0,
+        together * 1000.0 / CONCURRENT as f64,
+    );
 }
 
 /// Calls `tool`: (was it an error, its text).

@@ -9,7 +9,6 @@
 //! host) and all its descendants. Everything is labelled `porthole.test=<tag>` and removed
 //! even when the bench panics. Docker mode is skipped with one line when no engine answers.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -17,7 +16,7 @@ use serde_json::json;
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::docker::{self, unique, DockerCleanup};
 use crate::pane::Pane;
-use crate::stream_stats::{cpu_seconds, median, rss_mib};
+use crate::stream_stats::{cpu_seconds, median, processes, rss_mib, tree};
 
 /// Channel counts measured.
 const COUNTS: [usize; 3] = [1, 5, 10];
@@ -27,45 +26,6 @@ const WINDOW: Duration = Duration::from_secs(5);
 /// A page whose text changes 10 times a second.
 fn ticker_url() -> String {
     crate::pages::data_url(&crate::pages::page("bench/ticker.html"))
-}
-
-/// Every process: pid → (parent pid, command line with spaces).
-fn processes() -> HashMap<u32, (u32, String)> {
-    let mut all = HashMap::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return all;
-    };
-    for entry in dir.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse().ok())
-            .unwrap_or(0);
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
-            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
-            .unwrap_or_default();
-        all.insert(pid, (ppid, cmdline));
-    }
-    all
-}
-
-/// `root` and every descendant of it.
-fn tree(root: u32, all: &HashMap<u32, (u32, String)>) -> Vec<u32> {
-    let mut found = vec![root];
-    let mut i = 0;
-    while i < found.len() {
-        let parent = found[i];
-        found.extend(
-            all.iter()
-                .filter(|(_, (ppid, _))| *ppid == parent)
-                .map(|(pid, _)| *pid),
-        );
-        i += 1;
-    }
-    found
 }
 
 /// Proportional set size of a process in MiB (0 when it is gone).

@@ -3,6 +3,7 @@
 //! (frames per second, paint → client latency), medians, and a process's CPU time and
 //! resident memory from `/proc`.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures_util::{SinkExt, StreamExt};
@@ -152,6 +153,65 @@ pub fn cpu_seconds_fine(pid: u32) -> f64 {
         .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
         .sum();
     ns as f64 / 1e9
+}
+
+/// Every process: pid → (parent pid, command line with spaces).
+pub fn processes() -> HashMap<u32, (u32, String)> {
+    let mut all = HashMap::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return all;
+    };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(0);
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .unwrap_or_default();
+        all.insert(pid, (ppid, cmdline));
+    }
+    all
+}
+
+/// `root` and every descendant of it.
+pub fn tree(root: u32, all: &HashMap<u32, (u32, String)>) -> Vec<u32> {
+    let mut found = vec![root];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(
+            all.iter()
+                .filter(|(_, (ppid, _))| *ppid == parent)
+                .map(|(pid, _)| *pid),
+        );
+        i += 1;
+    }
+    found
+}
+
+/// CPU seconds used so far by `root` and all its descendants, the reaped ones included (a
+/// live process's own time plus what its reaped children used).
+pub fn tree_cpu_seconds(root: u32) -> f64 {
+    let all = processes();
+    tree(root, &all)
+        .into_iter()
+        .map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+            let ticks: f64 = after_name
+                .split_whitespace()
+                .skip(11)
+                .take(4)
+                .filter_map(|v| v.parse::<f64>().ok())
+                .sum();
+            ticks / 100.0
+        })
+        .sum()
 }
 
 /// Resident memory of a process in MiB; 0 when it is gone.
