@@ -659,6 +659,25 @@ fn print_family(peers: &[Peer]) {
     println!("{header}");
     let mut worst: Option<f64> = None;
     let mut failures = Vec::new();
+    // The shared complex page first (also shown when the timed rounds were skipped).
+    let mut line = format!("  {:<8}", "complex");
+    for peer in &shown {
+        let bytes = peer.complex_bytes.map_or("-".into(), |b| b.to_string());
+        line.push_str(&format!(" {bytes:>20}"));
+    }
+    let ours = shown
+        .iter()
+        .find(|p| p.name == "porthole-mcp")
+        .and_then(|p| p.complex_bytes);
+    let smallest = shown
+        .iter()
+        .filter(|p| p.dialect != Dialect::Porthole)
+        .filter_map(|p| p.complex_bytes)
+        .min();
+    if let (Some(ours), Some(theirs)) = (ours, smallest) {
+        line.push_str(&format!(" {:>21.2}×", ours as f64 / theirs.max(1) as f64));
+    }
+    println!("{line}");
     for seed in 0..BENCH_PAGES as usize {
         let mut line = format!("  {seed:<8}");
         for peer in &shown {

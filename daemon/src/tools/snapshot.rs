@@ -73,7 +73,9 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
             }
             ReadPageFilter::All => "(the page is empty)",
         };
-        return Ok(ToolOutput::text(format!("{header}\n{empty}")));
+        // Within max_bytes too (a long title is shortened).
+        let text = read_window::answer(&header, empty, 0, args.max_bytes())?;
+        return Ok(ToolOutput::text(text));
     }
     let body = lines.join("\n");
     let text = read_window::answer(&header, &body, args.offset(), args.max_bytes())?;
