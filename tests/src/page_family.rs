@@ -242,7 +242,7 @@ pub fn page(seed: u64) -> FamilyPage {
     );
     // The long catalogue: a list of links on even seeds (like tests/pages/complex.html), a
     // table on odd ones.
-    if seed % 2 == 0 {
+    if seed.is_multiple_of(2) {
         list(&mut rng, &mut o, h);
     } else {
         table(&mut rng, &mut o, h);
