@@ -483,6 +483,10 @@ mod tests {
     fn pages_are_deterministic_and_differ_by_seed() {
         assert_eq!(page(3).html, page(3).html);
         assert_ne!(page(3).html, page(4).html);
+        // The content itself follows the seed, not only the frame's address.
+        assert_ne!(page(2).actionable, page(4).actionable);
+        assert!(page(2).actionable.iter().any(|n| n.starts_with("Product ")));
+        assert!(page(3).actionable.iter().any(|n| n.starts_with("Pick ")));
         let p = page(5);
         assert!(p.actionable.len() > 40, "{}", p.actionable.len());
         assert!(p.hidden.len() >= 5);
