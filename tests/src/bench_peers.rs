@@ -8,7 +8,9 @@
 //! [`DONE`] value, the page after each navigation, an image from the screenshot): a server whose
 //! step did not do its job is reported as failed, never timed. Also the bytes of each one's
 //! snapshot of the shared complex page (each written to `$PORTHOLE_BENCH_SNAPSHOTS/<server>-complex.txt`
-//! when that is set), and the ratios issue 21 asks for.
+//! when that is set), the bytes per page of the generated family of complex pages
+//! ([`crate::page_family`]), and the ratios issue 21 asks for. `PORTHOLE_BENCH_SIZES_ONLY=1`
+//! skips the timed rounds (the snapshot sizes only).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -20,6 +22,7 @@ use crate::bench_mcp::{median, serve_pages, Client, Laps, DONE, DONE_VALUE, STEP
 use crate::chromium::{BareChromium, BASE_FLAGS};
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::mcp::{call_within, image, is_error, text, Server};
+use crate::page_family::BENCH_PAGES;
 use crate::TempDir;
 
 /// Measured runs per step (after one warm-up run).
@@ -30,6 +33,10 @@ const CALL: Duration = Duration::from_secs(60);
 const CHANNEL: &str = "bench-peers";
 /// The goal of issue 21: porthole-mcp's total at most this share of agent-browser's.
 const GOAL: f64 = 0.35;
+/// A generated page has loaded with its frames (the nested one too).
+const FAMILY_READY: &str = "document.readyState === 'complete' && [...document.querySelectorAll('iframe')]\
+     .every(f => f.contentDocument?.readyState === 'complete' && [...f.contentDocument.querySelectorAll('iframe')]\
+     .every(g => g.contentDocument?.readyState === 'complete'))";
 
 /// How a server names the script's steps.
 #[derive(Clone, Copy, PartialEq)]
@@ -54,6 +61,8 @@ struct Peer {
     /// Bytes of the snapshot of the bench form (last run) and of the complex page.
     form_bytes: usize,
     complex_bytes: Option<usize>,
+    /// Bytes of the snapshot of each generated page (seeds `0..BENCH_PAGES`), or why not.
+    family_bytes: Vec<Result<usize, String>>,
 }
 
 impl Peer {
@@ -81,6 +90,7 @@ impl Peer {
             times: vec![Vec::new(); 8],
             form_bytes: 0,
             complex_bytes: None,
+            family_bytes: Vec::new(),
         }
     }
 
@@ -365,6 +375,44 @@ impl Peer {
         }
     }
 
+    /// The bytes of the snapshot of each generated page (`crate::page_family`), each written to
+    /// `$PORTHOLE_BENCH_SNAPSHOTS/<server>-family-<seed>.txt` when that is set.
+    async fn family(&mut self, base: &str) {
+        if self.client.is_none() || self.failed.as_deref().is_some_and(|f| f.starts_with("not")) {
+            return;
+        }
+        for seed in 0..BENCH_PAGES {
+            let measured = async {
+                self.navigate(&format!("{base}/family/{seed}")).await?;
+                let end = Instant::now() + Duration::from_secs(10);
+                while !self.eval(FAMILY_READY).await?.contains("true") {
+                    if Instant::now() > end {
+                        return Err("the page did not finish loading".to_string());
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                // The whole snapshot: ours is cut at 12 KB by default.
+                let snapshot = match self.dialect {
+                    Dialect::Porthole => {
+                        let args = json!({"max_bytes": 50_000});
+                        text(&self.call("read_page", args).await?)
+                    }
+                    _ => self.snapshot().await?,
+                };
+                if snapshot.contains("\n[Cut:") {
+                    return Err(format!("cut at 50000 bytes ({} bytes)", snapshot.len()));
+                }
+                if let Some(dir) = std::env::var_os("PORTHOLE_BENCH_SNAPSHOTS") {
+                    let file = Path::new(&dir).join(format!("{}-family-{seed}.txt", self.name));
+                    let _ = std::fs::write(file, &snapshot);
+                }
+                Ok::<_, String>(snapshot.len())
+            };
+            let got = measured.await;
+            self.family_bytes.push(got);
+        }
+    }
+
     fn total(&self) -> Option<f64> {
         if self.failed.is_some() || self.times[0].is_empty() {
             return None;
@@ -571,14 +619,21 @@ pub async fn run() {
         devtools().await,
     ];
 
-    // Warm-up (each server's first call starts its browser), then RUNS rounds, taking turns.
-    for round in 0..=RUNS {
+    // Warm-up (each server's first call starts its browser), then RUNS rounds, taking turns;
+    // with PORTHOLE_BENCH_SIZES_ONLY set, only the warm-up and the snapshot sizes.
+    let rounds = if std::env::var_os("PORTHOLE_BENCH_SIZES_ONLY").is_some() {
+        0
+    } else {
+        RUNS
+    };
+    for round in 0..=rounds {
         for peer in &mut peers {
             peer.turn(&base, round > 0).await;
         }
     }
     for peer in &mut peers {
         peer.complex(&base).await;
+        peer.family(&base).await;
     }
     for peer in &mut peers {
         peer.close().await;
@@ -586,6 +641,91 @@ pub async fn run() {
     drop(chromium);
     daemon.stop().await;
     print(&peers);
+    print_family(&peers);
+}
+
+/// Bytes per generated page for every server, and per page ours / the smallest peer's.
+fn print_family(peers: &[Peer]) {
+    let shown: Vec<&Peer> = peers
+        .iter()
+        .filter(|p| !p.family_bytes.is_empty())
+        .collect();
+    println!("Generated pages (tests/src/page_family.rs, seeds 0..{BENCH_PAGES}), snapshot bytes:");
+    let mut header = format!("  {:<8}", "seed");
+    for peer in &shown {
+        header.push_str(&format!(" {:>20}", peer.name));
+    }
+    header.push_str(&format!(" {:>22}", "porthole / smallest"));
+    println!("{header}");
+    let mut worst: Option<f64> = None;
+    let mut failures = Vec::new();
+    // The shared complex page first (also shown when the timed rounds were skipped).
+    let mut line = format!("  {:<8}", "complex");
+    for peer in &shown {
+        let bytes = peer.complex_bytes.map_or("-".into(), |b| b.to_string());
+        line.push_str(&format!(" {bytes:>20}"));
+    }
+    let ours = shown
+        .iter()
+        .find(|p| p.name == "porthole-mcp")
+        .and_then(|p| p.complex_bytes);
+    let smallest = shown
+        .iter()
+        .filter(|p| p.dialect != Dialect::Porthole)
+        .filter_map(|p| p.complex_bytes)
+        .min();
+    if let (Some(ours), Some(theirs)) = (ours, smallest) {
+        line.push_str(&format!(" {:>21.2}×", ours as f64 / theirs.max(1) as f64));
+    }
+    println!("{line}");
+    for seed in 0..BENCH_PAGES as usize {
+        let mut line = format!("  {seed:<8}");
+        for peer in &shown {
+            match peer.family_bytes.get(seed) {
+                Some(Ok(b)) => line.push_str(&format!(" {b:>20}")),
+                Some(Err(why)) => {
+                    line.push_str(&format!(" {:>20}", "failed"));
+                    failures.push(format!("{} seed {seed}: {}", peer.name, cut(why)));
+                }
+                None => line.push_str(&format!(" {:>20}", "-")),
+            }
+        }
+        let bytes = |p: &Peer| {
+            p.family_bytes
+                .get(seed)
+                .and_then(|b| b.as_ref().ok())
+                .copied()
+        };
+        let ours = shown
+            .iter()
+            .find(|p| p.name == "porthole-mcp")
+            .and_then(|p| bytes(p));
+        let smallest = shown
+            .iter()
+            .filter(|p| p.dialect != Dialect::Porthole)
+            .filter_map(|p| bytes(p))
+            .min();
+        match (ours, smallest) {
+            (Some(ours), Some(theirs)) => {
+                let ratio = ours as f64 / theirs.max(1) as f64;
+                worst = Some(worst.map_or(ratio, |w: f64| w.max(ratio)));
+                line.push_str(&format!(" {ratio:>21.2}×"));
+            }
+            _ => line.push_str(&format!(" {:>22}", "-")),
+        }
+        println!("{line}");
+    }
+    for failure in failures {
+        println!("  {failure}");
+    }
+    match worst {
+        Some(w) => println!(
+            "  generated pages: porthole-mcp / smallest peer, worst page {w:.2}× (goal ≤ 1.0× on \
+             every page{})",
+            if w <= 1.0 { ", met" } else { ", NOT met" }
+        ),
+        None => println!("  generated pages: no ratio (porthole-mcp or every peer failed)"),
+    }
 }
 
 fn print(peers: &[Peer]) {

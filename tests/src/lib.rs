@@ -23,6 +23,7 @@ pub mod delay_proxy;
 pub mod docker;
 pub mod http;
 pub mod mcp;
+pub mod page_family;
 pub mod pages;
 pub mod pane;
 pub mod pane_on_page;

@@ -229,6 +229,8 @@ impl PageServer {
             )
             .route("/set/{n}", get(set_cookies))
             .route("/to", get(redirect))
+            .route("/family/{seed}", get(family_page))
+            .route("/family/{seed}/frame", get(family_frame))
             .fallback(file)
             .with_state(pages.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -283,6 +285,16 @@ impl fmt::Display for PageServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.addr.fmt(f)
     }
+}
+
+/// Page `seed` of the generated family (`crate::page_family`).
+async fn family_page(UrlPath(seed): UrlPath<u64>) -> Html<String> {
+    Html(crate::page_family::page(seed).html)
+}
+
+/// The same-origin frame of family page `seed`.
+async fn family_frame(UrlPath(seed): UrlPath<u64>) -> Html<String> {
+    Html(crate::page_family::page(seed).frame)
 }
 
 /// Any other path: a file under the area, then under `tests/pages/` (`/x` may name `x.html`,

@@ -37,6 +37,7 @@ mod read_window;
 mod readback;
 mod refs;
 mod snapshot;
+mod snapshot_lines;
 mod tabs;
 mod waits;
 mod world;

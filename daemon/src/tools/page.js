@@ -16,6 +16,11 @@
     'menuitemcheckbox', 'menuitemradio', 'treeitem']);
   const LANDMARKS = new Set(['main', 'navigation', 'banner', 'contentinfo', 'form', 'dialog',
     'region', 'search', 'complementary', 'heading', 'iframe', 'alertdialog']);
+  // Sections left out of a snapshot when unnamed (their content stays, one level up).
+  const SECTIONS = new Set(['main', 'navigation', 'banner', 'contentinfo', 'form', 'search',
+    'complementary', 'region']);
+  // Ends a snapshot line before its off-screen mark (↑↓←→), which snapshot.rs turns into text.
+  const MARK = '\u0001';
   const clip = (s, n) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n - 1) + '…' : s; };
   const quote = (s) => JSON.stringify(s);
 
@@ -221,16 +226,20 @@
         if (!visible(el) && !el.shadowRoot && tag !== 'slot') continue;
         const r = role(el);
         const interactive = isInteractive(el, r);
-        const show = r === 'iframe' || (all ? (r !== '' || interactive) : (interactive || LANDMARKS.has(r)));
+        let show = r === 'iframe' || (all ? (r !== '' || interactive) : (interactive || LANDMARKS.has(r)));
+        // An unnamed page section (header, main, footer, an unlabelled nav or form) says
+        // little: no line of its own and no indentation for what is inside it.
+        const n = show ? name(el, r) : '';
+        if (show && !n && !interactive && SECTIONS.has(r)) show = false;
         seen.add(el);
         let inner = depth;
         if (show && depth < maxDepth) {
           const ref = refFor(el, opts.base);
-          const n = name(el, r);
           let marks = '';
-          const where = offscreen(el, view);
-          if (where) { marks += ' ' + where; off++; }
           if (prev && !prev.has(el)) { marks += ' new'; fresh++; }
+          // Off-screen: after MARK, for snapshot.rs to mark once per run of lines.
+          const where = offscreen(el, view);
+          if (where) { marks += MARK + where; off++; }
           lines.push(' '.repeat(depth) + '- ' + (r || 'generic') + (n ? ' ' + quote(n) : '') + ' [ref=' + ref + ']' + details(el, r, all) + marks);
           inner = depth + 1;
           if (r === 'iframe') {

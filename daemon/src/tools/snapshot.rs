@@ -2,7 +2,7 @@
 //! ref, across same-origin iframes and open shadow roots (walked by `page.js`) and
 //! out-of-process cross-origin iframes (each snapshotted in its own CDP session and spliced in
 //! under its `<iframe>`), returned in windows of `max_bytes` from `offset` with a note saying
-//! what was cut. A frame's session is kept for the
+//! what was cut, made compact by [`snapshot_lines`]. A frame's session is kept for the
 //! frame's life and reused by later reads; sessions of frames that are gone are detached.
 
 use porthole_mcp::vocabulary::{FindArgs, ReadPageArgs, ReadPageFilter};
@@ -14,6 +14,7 @@ use super::error::ToolError;
 use super::frames;
 use super::read_window;
 use super::refs::{self, FrameRefs};
+use super::snapshot_lines;
 
 /// A placeholder `page.js` leaves where a cross-origin frame's content goes.
 const FRAME_MARK: &str = "\u{0}frame:";
@@ -55,12 +56,13 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
         frames::detach(tab, &gone.target_id, &gone.session_id).await;
     }
     tab.browser.refs().merge(&tab.target_id, next, read, &gone);
+    let (lines, inline_marks) = snapshot_lines::compact(lines);
     let mut header = format!(
         "Page: {} — {}",
         main["title"].as_str().unwrap_or_default(),
         main["url"].as_str().unwrap_or_default()
     );
-    if let Some(legend) = marks.legend() {
+    if let Some(legend) = marks.legend(inline_marks) {
         header.push(' ');
         header.push_str(&legend);
     }
@@ -71,7 +73,9 @@ pub async fn read_page(tab: &Tab, args: &ReadPageArgs) -> Result<ToolOutput, Too
             }
             ReadPageFilter::All => "(the page is empty)",
         };
-        return Ok(ToolOutput::text(format!("{header}\n{empty}")));
+        // Within max_bytes too (a long title is shortened).
+        let text = read_window::answer(&header, empty, 0, args.max_bytes())?;
+        return Ok(ToolOutput::text(text));
     }
     let body = lines.join("\n");
     let text = read_window::answer(&header, &body, args.offset(), args.max_bytes())?;
@@ -146,10 +150,11 @@ impl Marks {
         self.fresh += snapshot["fresh"].as_u64().unwrap_or(0);
     }
 
-    /// The line that explains the marks used, if any.
-    fn legend(&self) -> Option<String> {
+    /// The line that explains the marks used, if any (`inline_off`: some line still carries
+    /// its own off-screen mark; long runs are explained by their own mark line).
+    fn legend(&self, inline_off: bool) -> Option<String> {
         let mut parts = Vec::new();
-        if self.off > 0 {
+        if self.off > 0 && inline_off {
             parts.push("↓↑←→ off-screen");
         }
         if self.fresh > 0 {
