@@ -33,6 +33,8 @@ const RUNS: usize = 3;
 const FIRST_RUNS: usize = 3;
 /// Clicks per case for input → frame.
 const INPUT_RUNS: usize = 5;
+/// What the daemons log: the per-call CDP counts the table prints.
+const LOG_FILTER: &str = "info,porthole::api::action=debug,porthole::tools=debug";
 /// One-way delays of the remote cases, in ms.
 const DELAYS: [u64; 3] = [0, 25, 50];
 
@@ -200,10 +202,13 @@ pub async fn run() {
     for one_way in DELAYS {
         proxies.push(DelayProxy::start(target, Link::delay_ms(one_way)).await);
     }
-    let logged = |options: DaemonOptions| DaemonOptions {
-        rust_log: "info,porthole::api::action=debug",
-        ..options
+    // `PORTHOLE_BENCH_RUST_LOG` widens what the daemons log (e.g. `porthole::cdp=trace` for
+    // every command sent); `PORTHOLE_BENCH_LOGS` names a directory their logs are copied to.
+    let rust_log: &'static str = match std::env::var("PORTHOLE_BENCH_RUST_LOG") {
+        Ok(extra) => Box::leak(format!("{LOG_FILTER},{extra}").into_boxed_str()),
+        Err(_) => LOG_FILTER,
     };
+    let logged = |options: DaemonOptions| DaemonOptions { rust_log, ..options };
     let mut cases = vec![Case {
         name: "local engine (published port)".into(),
         one_way_ms: None,
@@ -292,6 +297,14 @@ pub async fn run() {
     drop(panes);
 
     print(&mut cases);
+    if let Ok(dir) = std::env::var("PORTHOLE_BENCH_LOGS") {
+        for (i, case) in cases.iter().enumerate() {
+            let path = std::path::Path::new(&dir).join(format!("distance-{i}.log"));
+            if let Err(e) = std::fs::write(&path, case.daemon.log()) {
+                println!("  could not write {}: {e}", path.display());
+            }
+        }
+    }
     for case in cases {
         case.daemon.stop().await;
     }

@@ -8,10 +8,12 @@ mod connection;
 mod error;
 mod evaluate;
 mod stream;
+mod tally;
 mod transport;
 mod trim;
 
 pub use connection::{CdpConnection, CdpEvent, CdpStats, DEFAULT_DEADLINE};
+pub use tally::tallied;
 pub use error::CdpError;
 pub(crate) use evaluate::thrown;
 pub(crate) use stream::next_event;

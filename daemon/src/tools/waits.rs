@@ -60,12 +60,26 @@ impl Before {
     }
 }
 
+/// What the DOM-quiet wait sent right behind an input waits for first (see [`arm_release`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arm {
+    /// The mouse button release of a click.
+    Release,
+    /// The text typed into a field after a click on it (its `input` event).
+    Typed,
+}
+
 /// Arms the main frame's helper for the mouse button release a click on ref `r` is about to
 /// cause, so the settle after it can be sent right behind the input (one round trip less):
 /// its DOM-quiet wait begins once the page has seen the release (bounded, in `page.js`).
-/// False when it could not be armed (the ref's element is not of the main document).
-pub async fn arm_release(tab: &Tab, r: &str) -> bool {
-    tab.helper("armRelease", &[Value::from(r)])
+/// False when it could not be armed (the ref's element is not of the main document, or for
+/// [`Arm::Typed`] not a field that takes text).
+pub async fn arm_release(tab: &Tab, r: &str, arm: Arm) -> bool {
+    let kind = match arm {
+        Arm::Release => "mouseup",
+        Arm::Typed => "input",
+    };
+    tab.helper("armRelease", &[Value::from(r), Value::from(kind)])
         .await
         .is_ok_and(|armed| armed == true)
 }
@@ -96,7 +110,9 @@ pub fn before_navigation(tab: &Tab) -> Before {
         title: String::new(),
         tabs,
         events,
-        marks: None,
+        // The new document's marks are read as its first DOM-quiet wait begins: one quiet
+        // frame is enough unless the page asks for more work from then on.
+        marks: Some(Value::from("now")),
         after_release: false,
     }
 }
@@ -158,6 +174,19 @@ impl Seen {
                 if let Some(id) = event.params["requestId"].as_str() {
                     self.requests.remove(id);
                 }
+            }
+            // The tools' world of a new document, learnt here as well as by the session's
+            // event task (which can be a round trip behind, busy with calls of its own): the
+            // DOM-quiet wait after a navigation goes to the new document's world, not to the
+            // old one's, which would fail and cost a round trip more.
+            "Runtime.executionContextsCleared" => tab.browser.worlds().cleared(&tab.session_id),
+            "Runtime.executionContextCreated" => {
+                let context = &event.params["context"];
+                tab.browser
+                    .worlds()
+                    .context_created(&tab.session_id, context, || {
+                        context["auxData"]["frameId"].as_str() == Some(tab.target_id.as_str())
+                    });
             }
             _ => {}
         }
@@ -226,6 +255,7 @@ pub async fn settle(
 pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Option<(String, String)> {
     let mut notes = Vec::new();
     let mut seen = Seen::default();
+    let started = Instant::now();
     // The first event ends the grace at once; a history step with no navigation ends it.
     let grace_end = Instant::now() + NAVIGATION_GRACE;
     while !seen.navigating && !seen.blocked {
@@ -238,13 +268,24 @@ pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Option<(String,
             seen.observe(tab, &event);
         }
     }
+    let first_event = started.elapsed();
     if seen.navigating && !seen.blocked {
         follow_load(tab, &mut before, &mut seen, &mut notes).await;
     }
+    let loaded = started.elapsed();
     if !seen.blocked {
         quiet(tab, &mut before, &mut seen, &mut notes).await;
     }
+    let quiet_done = started.elapsed();
     new_tabs(tab, &before, &mut notes).await;
+    // Where an explicit navigation's settle spends its time, after the command's reply.
+    tracing::debug!(
+        event = "navigation_settled",
+        first_event_ms = first_event.as_millis() as u64,
+        load_ms = (loaded - first_event).as_millis() as u64,
+        quiet_ms = (quiet_done - loaded).as_millis() as u64,
+        located = seen.location.is_some()
+    );
     seen.location
 }
 
@@ -287,6 +328,11 @@ async fn requests_done(
 /// Runs the in-page DOM-quiet wait, answering dialogs that open meanwhile (so it can end) and
 /// noting navigation events; then takes in the events that arrived before its reply.
 async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<String>) {
+    // What arrived so far first (a new document's world among it).
+    take_queued(tab, before, seen, notes).await;
+    if seen.blocked {
+        return;
+    }
     seen.location = None;
     let since = before.marks.take().unwrap_or(Value::Null);
     let after_release = std::mem::take(&mut before.after_release);
@@ -345,6 +391,11 @@ async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<
     }
     // Events are delivered in the order Chrome sent them, so whatever the page did before the
     // reply is queued by now.
+    take_queued(tab, before, seen, notes).await;
+}
+
+/// Takes in the tab's events already received, answering nothing (dialogs are noted).
+async fn take_queued(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<String>) {
     loop {
         match before.events.try_recv() {
             Ok(event) if event.session_id.as_deref() == Some(tab.session_id.as_str()) => {
