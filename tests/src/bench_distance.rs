@@ -10,8 +10,9 @@
 //!   (channel start + navigate), median of [`FIRST_RUNS`];
 //! - pane input → frame: a click on a page that repaints on each click, to the first frame
 //!   after it, median of [`INPUT_RUNS`];
-//! - CDP per tool call, from the daemon's `tool_cdp` log lines: commands sent and round trips
-//!   waited on (`rounds`, see `porthole::cdp::CdpStats`).
+//! - CDP per tool call, from the daemon's `tool_run` log lines: commands sent and replies
+//!   waited on one after another (each a round trip to the engine; `porthole::cdp::tallied`),
+//!   and where each navigation's time went (commit, load, DOM-quiet wait).
 
 use std::time::{Duration, Instant};
 
@@ -46,8 +47,11 @@ struct Case {
     steps: Vec<Vec<f64>>,
     first: Vec<f64>,
     input: Vec<f64>,
-    /// `(tool, commands, rounds)` per call of one counted run.
+    /// `(tool, commands, sequential waits)` per call of one counted run.
     counts: Vec<(String, u64, u64)>,
+    /// `[commit, load, quiet]` ms of the counted run's navigations (navigate, navigate p2,
+    /// go back).
+    phases: Vec<[u64; 3]>,
 }
 
 async fn spawn_agent(daemon: &TestDaemon, channel: &str, name: &str) -> Client {
@@ -112,24 +116,46 @@ async fn script(client: &Client, form: &str, page2: &str) -> [f64; 8] {
     times
 }
 
-/// `(tool, commands, rounds)` of the daemon's `tool_cdp` lines in `log`, in order.
+/// The value of field `name` in a log line (the event's own fields come last: a span before
+/// them may hold `tool=` too).
+fn field(line: &str, name: &str) -> Option<String> {
+    let at = line.rfind(&format!(" {name}="))? + name.len() + 2;
+    let value = line[at..].split_whitespace().next()?;
+    Some(value.trim_matches('"').to_string())
+}
+
+/// `(tool, commands, sequential waits)` of the daemon's `tool_run` lines in `log`, in order:
+/// the commands each tool call sent and the replies it waited on one after another (each a
+/// round trip to the engine), counted for that call alone (`porthole::cdp::tallied`).
 fn cdp_counts(log: &str) -> Vec<(String, u64, u64)> {
-    let field = |line: &str, name: &str| -> Option<String> {
-        // The event's own fields come last (a span before them may hold `tool=` too).
-        let at = line.rfind(&format!(" {name}="))? + name.len() + 2;
-        let value = line[at..].split_whitespace().next()?;
-        Some(value.trim_matches('"').to_string())
-    };
     log.lines()
-        .filter(|l| l.contains("tool_cdp"))
+        .filter(|l| l.contains("event=\"tool_run\""))
         .filter_map(|l| {
             Some((
                 field(l, "tool")?,
                 field(l, "commands")?.parse().ok()?,
-                field(l, "rounds")?.parse().ok()?,
+                field(l, "sequential_waits")?.parse().ok()?,
             ))
         })
         .collect()
+}
+
+/// Where each explicit navigation's time went, in order: `[commit, load, quiet]` in ms —
+/// `Page.navigate` answered (commit), then its load event, then the DOM-quiet wait (its round
+/// trip included) — from the `navigation_committed` and `navigation_settled` lines (a history
+/// step logs no commit: 0).
+fn navigation_phases(log: &str) -> Vec<[u64; 3]> {
+    let mut phases = Vec::new();
+    let mut commit = 0;
+    for line in log.lines() {
+        let number = |name: &str| field(line, name).and_then(|v| v.parse().ok()).unwrap_or(0);
+        if line.contains("event=\"navigation_committed\"") {
+            commit = number("commit_ms");
+        } else if line.contains("event=\"navigation_settled\"") {
+            phases.push([std::mem::take(&mut commit), number("load_ms"), number("quiet_ms")]);
+        }
+    }
+    phases
 }
 
 /// An agent's first call on a channel whose browser is not running: start + navigate, in ms.
@@ -217,6 +243,7 @@ pub async fn run() {
         first: Vec::new(),
         input: Vec::new(),
         counts: Vec::new(),
+        phases: Vec::new(),
     }];
     for proxy in &proxies {
         let via = delay_proxy::via(&engine, proxy);
@@ -228,6 +255,7 @@ pub async fn run() {
             first: Vec::new(),
             input: Vec::new(),
             counts: Vec::new(),
+            phases: Vec::new(),
         });
     }
     // The remote engines cannot reach this machine's page server: pages travel in the URL.
@@ -269,6 +297,7 @@ pub async fn run() {
         let seen = case.daemon.log().len();
         script(&client, &form, &page2).await;
         case.counts = cdp_counts(&case.daemon.log()[seen..]);
+        case.phases = navigation_phases(&case.daemon.log()[seen..]);
         clients.push(client);
     }
     for _ in 0..RUNS {
@@ -336,7 +365,7 @@ fn print(cases: &mut [Case]) {
             .iter()
             .map(|(v, c)| match c {
                 Some((cmds, rounds)) => {
-                    format!("{:>32}", format!("{v:.0} ms ({cmds} cmd, {rounds} rt)"))
+                    format!("{:>32}", format!("{v:.0} ms ({cmds} cmd, {rounds} waits)"))
                 }
                 None => format!("{:>32}", format!("{v:.0} ms")),
             })
@@ -380,6 +409,18 @@ fn print(cases: &mut [Case]) {
             .map(|(t, s)| (*t, Some(*s)))
             .collect(),
     );
+    for (i, name) in ["navigate", "navigate p2", "go back"].iter().enumerate() {
+        let cells: String = cases
+            .iter()
+            .map(|c| match c.phases.get(i) {
+                Some([commit, load, quiet]) => {
+                    format!("{:>32}", format!("{commit}+{load}+{quiet} ms"))
+                }
+                None => format!("{:>32}", "?"),
+            })
+            .collect();
+        println!("  {:<22} {cells}", format!("{name}: commit+load+quiet"));
+    }
     row(
         "first call",
         cases.iter().map(|c| (median(&c.first), None)).collect(),
@@ -418,11 +459,22 @@ fn print(cases: &mut [Case]) {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn reads_tool_cdp_lines() {
-        let log = "2026-12-01T17:00:00Z DEBUG agent_action{channel_id=c tool=navigate}: porthole::api::action: event=\"tool_cdp\" tool=navigate commands=12 rounds=9\nother line\n";
+    fn reads_tool_run_lines() {
+        let log = "2026-12-01T17:00:00Z DEBUG agent_action{channel_id=c tool=navigate}: porthole::tools::backend: event=\"tool_run\" channel_id=c agent_id=\"a\" tool=\"navigate\" ok=true elapsed_ms=80 commands=3 sequential_waits=2\nother line\n";
         assert_eq!(
             super::cdp_counts(log),
-            vec![("navigate".to_string(), 12, 9)]
+            vec![("navigate".to_string(), 3, 2)]
+        );
+    }
+
+    #[test]
+    fn reads_navigation_phases() {
+        let log = "x event=\"navigation_committed\" commit_ms=40\n\
+                   x event=\"navigation_settled\" first_event_ms=0 load_ms=30 quiet_ms=20 located=true\n\
+                   x event=\"navigation_settled\" first_event_ms=0 load_ms=5 quiet_ms=9 located=true\n";
+        assert_eq!(
+            super::navigation_phases(log),
+            vec![[40, 30, 20], [0, 5, 9]]
         );
     }
 }

@@ -274,7 +274,13 @@ pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Option<(String,
     }
     let loaded = started.elapsed();
     if !seen.blocked {
-        quiet(tab, &mut before, &mut seen, &mut notes).await;
+        // The tab's navigation history is asked for beside the DOM-quiet wait (no round trip
+        // of its own) and kept while no navigation follows: a `go_back` next checks and takes
+        // its entry from it instead of asking first.
+        tokio::join!(
+            quiet(tab, &mut before, &mut seen, &mut notes),
+            keep_history(tab)
+        );
     }
     let quiet_done = started.elapsed();
     new_tabs(tab, &before, &mut notes).await;
@@ -287,6 +293,19 @@ pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Option<(String,
         located = seen.location.is_some()
     );
     seen.location
+}
+
+/// Reads the tab's navigation history and keeps it on the session for the next history
+/// step (see `browser::url_guard`), unless a navigation is received after it was asked for.
+async fn keep_history(tab: &Tab) {
+    let asked = Instant::now();
+    let history = tab
+        .cdp()
+        .call_on(&tab.session_id, "Page.getNavigationHistory", serde_json::json!({}))
+        .await;
+    if let Ok(history) = history {
+        tab.browser.keep_history(&tab.target_id, asked, history);
+    }
 }
 
 /// Waits (up to [`LOAD_DEADLINE`]) until the navigation in `seen` loaded.
