@@ -152,7 +152,11 @@ fn navigation_phases(log: &str) -> Vec<[u64; 3]> {
         if line.contains("event=\"navigation_committed\"") {
             commit = number("commit_ms");
         } else if line.contains("event=\"navigation_settled\"") {
-            phases.push([std::mem::take(&mut commit), number("load_ms"), number("quiet_ms")]);
+            phases.push([
+                std::mem::take(&mut commit),
+                number("load_ms"),
+                number("quiet_ms"),
+            ]);
         }
     }
     phases
@@ -234,7 +238,10 @@ pub async fn run() {
         Ok(extra) => Box::leak(format!("{LOG_FILTER},{extra}").into_boxed_str()),
         Err(_) => LOG_FILTER,
     };
-    let logged = |options: DaemonOptions| DaemonOptions { rust_log, ..options };
+    let logged = |options: DaemonOptions| DaemonOptions {
+        rust_log,
+        ..options
+    };
     let mut cases = vec![Case {
         name: "local engine (published port)".into(),
         one_way_ms: None,
@@ -461,10 +468,7 @@ mod tests {
     #[test]
     fn reads_tool_run_lines() {
         let log = "2026-12-01T17:00:00Z DEBUG agent_action{channel_id=c tool=navigate}: porthole::tools::backend: event=\"tool_run\" channel_id=c agent_id=\"a\" tool=\"navigate\" ok=true elapsed_ms=80 commands=3 sequential_waits=2\nother line\n";
-        assert_eq!(
-            super::cdp_counts(log),
-            vec![("navigate".to_string(), 3, 2)]
-        );
+        assert_eq!(super::cdp_counts(log), vec![("navigate".to_string(), 3, 2)]);
     }
 
     #[test]
@@ -472,9 +476,6 @@ mod tests {
         let log = "x event=\"navigation_committed\" commit_ms=40\n\
                    x event=\"navigation_settled\" first_event_ms=0 load_ms=30 quiet_ms=20 located=true\n\
                    x event=\"navigation_settled\" first_event_ms=0 load_ms=5 quiet_ms=9 located=true\n";
-        assert_eq!(
-            super::navigation_phases(log),
-            vec![[40, 30, 20], [0, 5, 9]]
-        );
+        assert_eq!(super::navigation_phases(log), vec![[40, 30, 20], [0, 5, 9]]);
     }
 }

@@ -87,7 +87,9 @@ impl BrowserSession {
     ) -> Result<bool, SessionError> {
         // The history the tools kept after the last navigation, while none happened since
         // (see `url_guard`): the entry is checked and taken from it with no round trip.
-        let kept = self.target_of_session(session).and_then(|t| self.kept_history(&t));
+        let kept = self
+            .target_of_session(session)
+            .and_then(|t| self.kept_history(&t));
         if let Some(history) = kept {
             match self.go_to_entry(session, &history, step, policy).await {
                 // An entry Chrome no longer has: asked afresh below.

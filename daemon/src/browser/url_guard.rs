@@ -134,7 +134,12 @@ impl Shown {
     }
 
     fn get(&self, target_id: &str) -> Option<String> {
-        self.0.lock().expect("shown lock").urls.get(target_id).cloned()
+        self.0
+            .lock()
+            .expect("shown lock")
+            .urls
+            .get(target_id)
+            .cloned()
     }
 
     /// Records what Chrome answered for a target, unless a report came in meanwhile.

@@ -13,8 +13,8 @@ mod transport;
 mod trim;
 
 pub use connection::{CdpConnection, CdpEvent, CdpStats, DEFAULT_DEADLINE};
-pub use tally::tallied;
 pub use error::CdpError;
 pub(crate) use evaluate::thrown;
 pub(crate) use stream::next_event;
+pub use tally::tallied;
 pub(crate) use trim::cut_text;

@@ -374,13 +374,7 @@ async fn click(
 }
 
 /// A click's events: a move there, then each press and release.
-fn click_events(
-    x: f64,
-    y: f64,
-    button: MouseButton,
-    count: u32,
-    mods: u8,
-) -> Vec<InputEvent> {
+fn click_events(x: f64, y: f64, button: MouseButton, count: u32, mods: u8) -> Vec<InputEvent> {
     let mut events = vec![mouse_move(x, y, MouseButton::None, mods)];
     for n in 1..=count {
         events.push(press(true, x, y, button, n, mods));

@@ -301,7 +301,11 @@ async fn keep_history(tab: &Tab) {
     let asked = Instant::now();
     let history = tab
         .cdp()
-        .call_on(&tab.session_id, "Page.getNavigationHistory", serde_json::json!({}))
+        .call_on(
+            &tab.session_id,
+            "Page.getNavigationHistory",
+            serde_json::json!({}),
+        )
         .await;
     if let Ok(history) = history {
         tab.browser.keep_history(&tab.target_id, asked, history);

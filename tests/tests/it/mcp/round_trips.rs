@@ -57,7 +57,13 @@ async fn after_a_navigation_the_tools_find_their_world_made_by_chrome() {
 fn waits_per_call(log: &str) -> Vec<(String, u64, u64)> {
     let field = |line: &str, name: &str| -> Option<String> {
         let at = line.rfind(&format!(" {name}="))? + name.len() + 2;
-        Some(line[at..].split_whitespace().next()?.trim_matches('"').to_string())
+        Some(
+            line[at..]
+                .split_whitespace()
+                .next()?
+                .trim_matches('"')
+                .to_string(),
+        )
     };
     log.lines()
         .filter(|l| l.contains("event=\"tool_run\""))
@@ -185,5 +191,8 @@ async fn go_back_after_the_pages_own_navigation_goes_back_from_where_it_is() {
     )
     .await;
     let t = ok(mcp, "go_back", json!({})).await;
-    assert!(t.contains("Title: Form page"), "went back from the settle page: {t}");
+    assert!(
+        t.contains("Title: Form page"),
+        "went back from the settle page: {t}"
+    );
 }
