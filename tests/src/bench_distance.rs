@@ -10,8 +10,9 @@
 //!   (channel start + navigate), median of [`FIRST_RUNS`];
 //! - pane input → frame: a click on a page that repaints on each click, to the first frame
 //!   after it, median of [`INPUT_RUNS`];
-//! - CDP per tool call, from the daemon's `tool_cdp` log lines: commands sent and round trips
-//!   waited on (`rounds`, see `porthole::cdp::CdpStats`).
+//! - CDP per tool call, from the daemon's `tool_run` log lines: commands sent and replies
+//!   waited on one after another (each a round trip to the engine; `porthole::cdp::tallied`),
+//!   and where each navigation's time went (commit, load, DOM-quiet wait).
 
 use std::time::{Duration, Instant};
 
@@ -33,6 +34,8 @@ const RUNS: usize = 3;
 const FIRST_RUNS: usize = 3;
 /// Clicks per case for input → frame.
 const INPUT_RUNS: usize = 5;
+/// What the daemons log: the per-call CDP counts the table prints.
+const LOG_FILTER: &str = "info,porthole::api::action=debug,porthole::tools=debug";
 /// One-way delays of the remote cases, in ms.
 const DELAYS: [u64; 3] = [0, 25, 50];
 
@@ -44,8 +47,11 @@ struct Case {
     steps: Vec<Vec<f64>>,
     first: Vec<f64>,
     input: Vec<f64>,
-    /// `(tool, commands, rounds)` per call of one counted run.
+    /// `(tool, commands, sequential waits)` per call of one counted run.
     counts: Vec<(String, u64, u64)>,
+    /// `[commit, load, quiet]` ms of the counted run's navigations (navigate, navigate p2,
+    /// go back).
+    phases: Vec<[u64; 3]>,
 }
 
 async fn spawn_agent(daemon: &TestDaemon, channel: &str, name: &str) -> Client {
@@ -110,24 +116,50 @@ async fn script(client: &Client, form: &str, page2: &str) -> [f64; 8] {
     times
 }
 
-/// `(tool, commands, rounds)` of the daemon's `tool_cdp` lines in `log`, in order.
+/// The value of field `name` in a log line (the event's own fields come last: a span before
+/// them may hold `tool=` too).
+fn field(line: &str, name: &str) -> Option<String> {
+    let at = line.rfind(&format!(" {name}="))? + name.len() + 2;
+    let value = line[at..].split_whitespace().next()?;
+    Some(value.trim_matches('"').to_string())
+}
+
+/// `(tool, commands, sequential waits)` of the daemon's `tool_run` lines in `log`, in order:
+/// the commands each tool call sent and the replies it waited on one after another (each a
+/// round trip to the engine), counted for that call alone (`porthole::cdp::tallied`).
 fn cdp_counts(log: &str) -> Vec<(String, u64, u64)> {
-    let field = |line: &str, name: &str| -> Option<String> {
-        // The event's own fields come last (a span before them may hold `tool=` too).
-        let at = line.rfind(&format!(" {name}="))? + name.len() + 2;
-        let value = line[at..].split_whitespace().next()?;
-        Some(value.trim_matches('"').to_string())
-    };
     log.lines()
-        .filter(|l| l.contains("tool_cdp"))
+        .filter(|l| l.contains("event=\"tool_run\""))
         .filter_map(|l| {
             Some((
                 field(l, "tool")?,
                 field(l, "commands")?.parse().ok()?,
-                field(l, "rounds")?.parse().ok()?,
+                field(l, "sequential_waits")?.parse().ok()?,
             ))
         })
         .collect()
+}
+
+/// Where each explicit navigation's time went, in order: `[commit, load, quiet]` in ms —
+/// `Page.navigate` answered (commit), then its load event, then the DOM-quiet wait (its round
+/// trip included) — from the `navigation_committed` and `navigation_settled` lines (a history
+/// step logs no commit: 0).
+fn navigation_phases(log: &str) -> Vec<[u64; 3]> {
+    let mut phases = Vec::new();
+    let mut commit = 0;
+    for line in log.lines() {
+        let number = |name: &str| field(line, name).and_then(|v| v.parse().ok()).unwrap_or(0);
+        if line.contains("event=\"navigation_committed\"") {
+            commit = number("commit_ms");
+        } else if line.contains("event=\"navigation_settled\"") {
+            phases.push([
+                std::mem::take(&mut commit),
+                number("load_ms"),
+                number("quiet_ms"),
+            ]);
+        }
+    }
+    phases
 }
 
 /// An agent's first call on a channel whose browser is not running: start + navigate, in ms.
@@ -200,8 +232,14 @@ pub async fn run() {
     for one_way in DELAYS {
         proxies.push(DelayProxy::start(target, Link::delay_ms(one_way)).await);
     }
+    // `PORTHOLE_BENCH_RUST_LOG` widens what the daemons log (e.g. `porthole::cdp=trace` for
+    // every command sent); `PORTHOLE_BENCH_LOGS` names a directory their logs are copied to.
+    let rust_log: &'static str = match std::env::var("PORTHOLE_BENCH_RUST_LOG") {
+        Ok(extra) => Box::leak(format!("{LOG_FILTER},{extra}").into_boxed_str()),
+        Err(_) => LOG_FILTER,
+    };
     let logged = |options: DaemonOptions| DaemonOptions {
-        rust_log: "info,porthole::api::action=debug",
+        rust_log,
         ..options
     };
     let mut cases = vec![Case {
@@ -212,6 +250,7 @@ pub async fn run() {
         first: Vec::new(),
         input: Vec::new(),
         counts: Vec::new(),
+        phases: Vec::new(),
     }];
     for proxy in &proxies {
         let via = delay_proxy::via(&engine, proxy);
@@ -223,6 +262,7 @@ pub async fn run() {
             first: Vec::new(),
             input: Vec::new(),
             counts: Vec::new(),
+            phases: Vec::new(),
         });
     }
     // The remote engines cannot reach this machine's page server: pages travel in the URL.
@@ -264,6 +304,7 @@ pub async fn run() {
         let seen = case.daemon.log().len();
         script(&client, &form, &page2).await;
         case.counts = cdp_counts(&case.daemon.log()[seen..]);
+        case.phases = navigation_phases(&case.daemon.log()[seen..]);
         clients.push(client);
     }
     for _ in 0..RUNS {
@@ -292,6 +333,14 @@ pub async fn run() {
     drop(panes);
 
     print(&mut cases);
+    if let Ok(dir) = std::env::var("PORTHOLE_BENCH_LOGS") {
+        for (i, case) in cases.iter().enumerate() {
+            let path = std::path::Path::new(&dir).join(format!("distance-{i}.log"));
+            if let Err(e) = std::fs::write(&path, case.daemon.log()) {
+                println!("  could not write {}: {e}", path.display());
+            }
+        }
+    }
     for case in cases {
         case.daemon.stop().await;
     }
@@ -323,7 +372,7 @@ fn print(cases: &mut [Case]) {
             .iter()
             .map(|(v, c)| match c {
                 Some((cmds, rounds)) => {
-                    format!("{:>32}", format!("{v:.0} ms ({cmds} cmd, {rounds} rt)"))
+                    format!("{:>32}", format!("{v:.0} ms ({cmds} cmd, {rounds} waits)"))
                 }
                 None => format!("{:>32}", format!("{v:.0} ms")),
             })
@@ -367,6 +416,18 @@ fn print(cases: &mut [Case]) {
             .map(|(t, s)| (*t, Some(*s)))
             .collect(),
     );
+    for (i, name) in ["navigate", "navigate p2", "go back"].iter().enumerate() {
+        let cells: String = cases
+            .iter()
+            .map(|c| match c.phases.get(i) {
+                Some([commit, load, quiet]) => {
+                    format!("{:>32}", format!("{commit}+{load}+{quiet} ms"))
+                }
+                None => format!("{:>32}", "?"),
+            })
+            .collect();
+        println!("  {:<22} {cells}", format!("{name}: commit+load+quiet"));
+    }
     row(
         "first call",
         cases.iter().map(|c| (median(&c.first), None)).collect(),
@@ -405,11 +466,16 @@ fn print(cases: &mut [Case]) {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn reads_tool_cdp_lines() {
-        let log = "2026-12-01T17:00:00Z DEBUG agent_action{channel_id=c tool=navigate}: porthole::api::action: event=\"tool_cdp\" tool=navigate commands=12 rounds=9\nother line\n";
-        assert_eq!(
-            super::cdp_counts(log),
-            vec![("navigate".to_string(), 12, 9)]
-        );
+    fn reads_tool_run_lines() {
+        let log = "2026-12-01T17:00:00Z DEBUG agent_action{channel_id=c tool=navigate}: porthole::tools::backend: event=\"tool_run\" channel_id=c agent_id=\"a\" tool=\"navigate\" ok=true elapsed_ms=80 commands=3 sequential_waits=2\nother line\n";
+        assert_eq!(super::cdp_counts(log), vec![("navigate".to_string(), 3, 2)]);
+    }
+
+    #[test]
+    fn reads_navigation_phases() {
+        let log = "x event=\"navigation_committed\" commit_ms=40\n\
+                   x event=\"navigation_settled\" first_event_ms=0 load_ms=30 quiet_ms=20 located=true\n\
+                   x event=\"navigation_settled\" first_event_ms=0 load_ms=5 quiet_ms=9 located=true\n";
+        assert_eq!(super::navigation_phases(log), vec![[40, 30, 20], [0, 5, 9]]);
     }
 }

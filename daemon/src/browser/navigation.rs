@@ -85,10 +85,35 @@ impl BrowserSession {
         step: i64,
         policy: UrlPolicy,
     ) -> Result<bool, SessionError> {
+        // The history the tools kept after the last navigation, while none happened since
+        // (see `url_guard`): the entry is checked and taken from it with no round trip.
+        let kept = self
+            .target_of_session(session)
+            .and_then(|t| self.kept_history(&t));
+        if let Some(history) = kept {
+            match self.go_to_entry(session, &history, step, policy).await {
+                // An entry Chrome no longer has: asked afresh below.
+                Err(SessionError::Cdp(crate::cdp::CdpError::Protocol { .. })) => {}
+                done => return done,
+            }
+        }
         let history = self
             .cdp
             .call_on(session, "Page.getNavigationHistory", json!({}))
             .await?;
+        self.go_to_entry(session, &history, step, policy).await
+    }
+
+    /// Goes to the entry `step` away from the current one of `history` (a
+    /// `Page.getNavigationHistory` reply) if `policy` lets its page be shown; false when there
+    /// is no such entry.
+    async fn go_to_entry(
+        &self,
+        session: &str,
+        history: &serde_json::Value,
+        step: i64,
+        policy: UrlPolicy,
+    ) -> Result<bool, SessionError> {
         let current = history["currentIndex"].as_i64().unwrap_or(0);
         let entries = history["entries"].as_array().cloned().unwrap_or_default();
         let Some(entry) = usize::try_from(current + step)
@@ -112,6 +137,12 @@ impl BrowserSession {
             )
             .await?;
         Ok(true)
+    }
+
+    /// The target of the tab behind the flat CDP `session`.
+    fn target_of_session(&self, session: &str) -> Option<String> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.by_session(session).map(|t| t.target_id.clone())
     }
 
     /// The URL Porthole last saw on the tab behind the flat CDP `session`.

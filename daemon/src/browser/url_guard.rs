@@ -4,13 +4,19 @@
 //! next tool result; a tool never runs in a tab that shows one (checked against the URL
 //! Chrome last reported, recorded as reports arrive: no round trip per tool call).
 //!
-//! Owns the notes waiting for agents and marks the tabs it is closing in their records; never
+//! A history step checks the entry it goes to the same way, against a navigation history the
+//! tools read after the last navigation when no navigation happened since (no round trip of
+//! its own), else against one it asks for.
+//!
+//! Owns the notes waiting for agents, the URLs, navigation counts and kept histories it
+//! records, and marks the tabs it is closing in their records; never
 //! touches a tab of the person's (except in a session where every tab is a tool's:
 //! `mcp-host-browser`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 use serde_json::json;
 use tokio::sync::broadcast;
@@ -39,8 +45,27 @@ pub struct UrlGuard {
 /// before it answers any later command, so what a round trip would have said has arrived with
 /// the events already read, and this task does nothing but record them (the session's event
 /// task awaits CDP calls of its own and can fall behind). A target not reported yet is asked.
+///
+/// It also notes when each target's latest main-frame navigation (`Page.frameNavigated`,
+/// `Page.navigatedWithinDocument`) was received, so a navigation history the tools asked for
+/// after a navigation can be kept and trusted while no navigation was received since it was
+/// asked for: `go_back` then checks the entry it goes to against it instead of asking first
+/// (see [`BrowserSession::keep_history`]).
 #[derive(Debug, Clone, Default)]
-struct Shown(Arc<Mutex<HashMap<String, String>>>);
+struct Shown(Arc<Mutex<Seen>>);
+
+#[derive(Debug, Default)]
+struct Seen {
+    /// Each page target's URL.
+    urls: HashMap<String, String>,
+    /// When the latest navigation of each main frame (by its id, which is its target's) was
+    /// received from Chrome.
+    navigated: HashMap<String, Instant>,
+    /// A navigation history per target, and when it was asked for.
+    histories: HashMap<String, (Instant, serde_json::Value)>,
+    /// When reports were last missed (a slow reader): no history asked before is trusted.
+    lagged: Option<Instant>,
+}
 
 impl Shown {
     /// Starts recording from `events` (subscribed before anything is read); the task ends with
@@ -52,9 +77,13 @@ impl Shown {
             loop {
                 let event = match events.recv().await {
                     Ok(event) => event,
-                    // Missed reports: forget everything, so each target is asked again.
+                    // Missed reports: forget everything, so each target is asked again
+                    // (and no kept history is trusted: a navigation may be among them).
                     Err(broadcast::error::RecvError::Lagged(_)) => {
-                        urls.lock().expect("shown lock").clear();
+                        let mut seen = urls.lock().expect("shown lock");
+                        seen.urls.clear();
+                        seen.histories.clear();
+                        seen.lagged = Some(Instant::now());
                         continue;
                     }
                     Err(broadcast::error::RecvError::Closed) => return,
@@ -72,11 +101,29 @@ impl Shown {
                         // Short lock, never held across an await.
                         urls.lock()
                             .expect("shown lock")
+                            .urls
                             .insert(id.to_string(), url.to_string());
                     }
                     "Target.targetDestroyed" => {
                         if let Some(id) = event.params["targetId"].as_str() {
-                            urls.lock().expect("shown lock").remove(id);
+                            let mut seen = urls.lock().expect("shown lock");
+                            seen.urls.remove(id);
+                            seen.navigated.remove(id);
+                            seen.histories.remove(id);
+                        }
+                    }
+                    "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
+                        if let Some(frame) = event.params["frame"]["id"].as_str() {
+                            urls.lock()
+                                .expect("shown lock")
+                                .navigated(frame, event.received);
+                        }
+                    }
+                    "Page.navigatedWithinDocument" => {
+                        if let Some(frame) = event.params["frameId"].as_str() {
+                            urls.lock()
+                                .expect("shown lock")
+                                .navigated(frame, event.received);
                         }
                     }
                     _ => {}
@@ -87,7 +134,12 @@ impl Shown {
     }
 
     fn get(&self, target_id: &str) -> Option<String> {
-        self.0.lock().expect("shown lock").get(target_id).cloned()
+        self.0
+            .lock()
+            .expect("shown lock")
+            .urls
+            .get(target_id)
+            .cloned()
     }
 
     /// Records what Chrome answered for a target, unless a report came in meanwhile.
@@ -95,8 +147,25 @@ impl Shown {
         self.0
             .lock()
             .expect("shown lock")
+            .urls
             .entry(target_id.to_string())
             .or_insert_with(|| url.to_string());
+    }
+}
+
+impl Seen {
+    /// A navigation of frame `frame` (a target's main frame when it has a target's id),
+    /// received at `received`.
+    fn navigated(&mut self, frame: &str, received: Instant) {
+        self.navigated.insert(frame.to_string(), received);
+        self.histories.remove(frame);
+    }
+
+    /// Whether a history of `target_id` asked for at `asked` still holds: no navigation of it
+    /// and no missed report was received since.
+    fn holds(&self, target_id: &str, asked: Instant) -> bool {
+        let after = |at: Option<&Instant>| at.is_some_and(|at| *at >= asked);
+        !after(self.navigated.get(target_id)) && !after(self.lagged.as_ref())
     }
 }
 
@@ -175,6 +244,30 @@ impl BrowserSession {
             .expect("notes lock")
             .remove(agent_id)
             .unwrap_or_default()
+    }
+
+    /// Keeps `history` (a `Page.getNavigationHistory` reply) of `target_id`, asked for at
+    /// `asked`, unless a navigation of it was received since (it may not be in the reply).
+    /// Kept only once the guard follows Chrome's reports (the first tool call starts it).
+    pub(crate) fn keep_history(&self, target_id: &str, asked: Instant, history: serde_json::Value) {
+        let Some(shown) = self.agents.url_guard.shown.get() else {
+            return;
+        };
+        let mut seen = shown.0.lock().expect("shown lock");
+        if seen.holds(target_id, asked) {
+            seen.histories
+                .insert(target_id.to_string(), (asked, history));
+        }
+    }
+
+    /// The navigation history of `target_id` kept by [`Self::keep_history`], while no
+    /// navigation of its main frame was received since it was asked for (a history step's
+    /// entry is then checked and taken from it with no round trip of its own).
+    pub(crate) fn kept_history(&self, target_id: &str) -> Option<serde_json::Value> {
+        let shown = self.agents.url_guard.shown.get()?;
+        let seen = shown.0.lock().expect("shown lock");
+        let (asked, history) = seen.histories.get(target_id)?;
+        seen.holds(target_id, *asked).then(|| history.clone())
     }
 
     /// Ok when a tool may run in `target_id`: its page, as Chrome reports it now, is one agents

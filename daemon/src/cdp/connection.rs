@@ -23,6 +23,7 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_util::sync::CancellationToken;
 
 use super::error::CdpError;
+use super::tally::Waiting;
 use super::transport::{Frame, Transport, MAX_MESSAGE_BYTES};
 use super::trim::Trims;
 
@@ -222,6 +223,7 @@ impl CdpConnection {
     /// Sends a command without waiting for its reply (e.g. screencast frame acks).
     pub fn fire(&self, method: &str, params: Value, session_id: Option<&str>) {
         let (reply, _) = oneshot::channel();
+        Waiting::fired();
         let _ = self.commands.send(Command {
             method: method.to_string(),
             params,
@@ -255,6 +257,7 @@ impl CdpConnection {
         deadline: Duration,
     ) -> Result<Value, CdpError> {
         let (reply, answer) = oneshot::channel();
+        let _waiting = Waiting::start();
         let command = Command {
             method: method.to_string(),
             params,
@@ -346,7 +349,8 @@ impl Actor {
                         break reason;
                     }
                     self.forget_abandoned();
-                    self.count(&command.reply);
+                    let round = self.count(&command.reply);
+                    tracing::trace!(event = "cdp_command", id, method = %command.method, round);
                     self.pending.insert(id, Pending { method: command.method, reply: command.reply });
                 }
                 message = stream.next() => match message {
@@ -428,14 +432,16 @@ impl Actor {
         }));
     }
 
-    /// Counts a command about to be sent; a new round when its caller waits and no other
-    /// awaited reply is outstanding.
-    fn count(&self, reply: &oneshot::Sender<Result<Value, CdpError>>) {
+    /// Counts a command about to be sent; a new round (true) when its caller waits and no
+    /// other awaited reply is outstanding.
+    fn count(&self, reply: &oneshot::Sender<Result<Value, CdpError>>) -> bool {
         use std::sync::atomic::Ordering::Relaxed;
         self.stats.commands.fetch_add(1, Relaxed);
-        if !reply.is_closed() && self.pending.values().all(|p| p.reply.is_closed()) {
+        let round = !reply.is_closed() && self.pending.values().all(|p| p.reply.is_closed());
+        if round {
             self.stats.rounds.fetch_add(1, Relaxed);
         }
+        round
     }
 
     /// Drops entries whose caller gave up (deadline passed) so the map cannot grow forever.

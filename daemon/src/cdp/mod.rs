@@ -8,6 +8,7 @@ mod connection;
 mod error;
 mod evaluate;
 mod stream;
+mod tally;
 mod transport;
 mod trim;
 
@@ -15,4 +16,5 @@ pub use connection::{CdpConnection, CdpEvent, CdpStats, DEFAULT_DEADLINE};
 pub use error::CdpError;
 pub(crate) use evaluate::thrown;
 pub(crate) use stream::next_event;
+pub use tally::tallied;
 pub(crate) use trim::cut_text;

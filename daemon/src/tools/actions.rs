@@ -80,6 +80,10 @@ pub async fn computer(tab: &Tab, args: &ComputerArgs) -> Result<ToolOutput, Tool
         }
         A::LeftClickDrag => drag(tab, args, mods).await?,
         A::Scroll => scroll(tab, args, mods).await?,
+        A::Type if before.is_after_release() => {
+            let aimed = aimed.expect("aimed for a type at a target");
+            return type_then_settle_behind(tab, args, before, aimed).await;
+        }
         A::Type => type_text(tab, args, aimed).await?,
         A::Key => press_keys(tab, args, mods).await?,
         A::Wait | A::Screenshot => unreachable!("handled above"),
@@ -139,7 +143,7 @@ async fn before_and_aim(
         aim(tab, args.target()),
         async {
             match &pipelined {
-                Some(r) => waits::arm_release(tab, r).await,
+                Some((r, arm)) => waits::arm_release(tab, r, *arm).await,
                 None => false,
             }
         }
@@ -177,6 +181,33 @@ async fn click_then_settle_behind(
     );
     clicked?;
     let done = format!("{} at ({x:.0}, {y:.0}){what}.", args.action.as_str());
+    finish(tab, args, done, notes).await
+}
+
+/// A `type` at a ref of the main document's field whose click, text and settle go out back
+/// to back (the page was armed for the text's `input` event): in the main frame's process
+/// the text follows the click's focus in order, so nothing waits for the click's answer.
+/// Its read-back comes with the settle.
+async fn type_then_settle_behind(
+    tab: &Tab,
+    args: &ComputerArgs,
+    before: waits::Before,
+    (x, y, what): Aim,
+) -> Result<ToolOutput, ToolError> {
+    let text = args.text.clone().unwrap_or_default();
+    let then = read_back_in_settle(tab, args);
+    let mut events = click_events(x, y, MouseButton::Left, 1, 0);
+    events.push(InputEvent::Typetext { text: text.clone() });
+    let (typed, (mut notes, read)) = tokio::join!(
+        biased;
+        send_in_order(tab, &events),
+        waits::settle(tab, before, then.as_deref())
+    );
+    typed?;
+    if let Some(note) = read_back(tab, args, &text, read).await {
+        notes.push(note);
+    }
+    let done = format!("Clicked ({x:.0}, {y:.0}){what}, then typed {text:?}.");
     finish(tab, args, done, notes).await
 }
 
@@ -283,18 +314,20 @@ async fn finish(
 /// click on a ref of the main frame's session (the helper then checks that its element is of
 /// the main document, whose window sees the release; a double click's second press would
 /// come after the wait began, and coordinates may land in another frame).
-fn pipelines_settle(tab: &Tab, args: &ComputerArgs) -> Option<String> {
-    if !matches!(
-        args.action,
-        ComputerAction::LeftClick | ComputerAction::RightClick
-    ) {
-        return None;
-    }
+fn pipelines_settle(tab: &Tab, args: &ComputerArgs) -> Option<(String, waits::Arm)> {
+    let arm = match args.action {
+        ComputerAction::LeftClick | ComputerAction::RightClick => waits::Arm::Release,
+        // Text that raises an `input` event; the helper checks that the ref is a field.
+        ComputerAction::Type if args.text.as_deref().is_some_and(|t| !t.is_empty()) => {
+            waits::Arm::Typed
+        }
+        _ => return None,
+    };
     match args.target() {
         Some(PointTarget::Ref(r)) => {
             let r = r.trim();
             let (session, _) = refs::locate(tab, r).ok()?;
-            (session == tab.session_id).then(|| r.to_string())
+            (session == tab.session_id).then(|| (r.to_string(), arm))
         }
         _ => None,
     }
@@ -337,13 +370,23 @@ async fn click(
     count: u32,
     mods: u8,
 ) -> Result<(), ToolError> {
+    send_in_order(tab, &click_events(x, y, button, count, mods)).await
+}
+
+/// A click's events: a move there, then each press and release.
+fn click_events(x: f64, y: f64, button: MouseButton, count: u32, mods: u8) -> Vec<InputEvent> {
     let mut events = vec![mouse_move(x, y, MouseButton::None, mods)];
     for n in 1..=count {
         events.push(press(true, x, y, button, n, mods));
         events.push(press(false, x, y, button, n, mods));
     }
-    // Sent back to back, in order (each is written on its first poll), without waiting for
-    // the renderer's answer to one before sending the next: Chrome queues input in order.
+    events
+}
+
+/// Sends `events` back to back, in order (each is written on its first poll), without
+/// waiting for the renderer's answer to one before sending the next: Chrome queues input in
+/// order.
+async fn send_in_order(tab: &Tab, events: &[InputEvent]) -> Result<(), ToolError> {
     let scale = tab.browser.pixel_scale(&tab.session_id);
     let sends = events
         .iter()

@@ -105,14 +105,18 @@ impl ToolBackend for EngineBackend {
 /// Runs one validated call as `actor` in the tab it acts in (or on its tab list).
 pub async fn run(browser: &Arc<BrowserSession>, call: &ToolCall, actor: &Actor) -> ToolOutput {
     let started = std::time::Instant::now();
-    let result = dispatch(browser, call, actor).await;
+    // The commands the call sent and how many replies it waited on one after another (each
+    // a round trip to a browser far away).
+    let (result, cdp) = crate::cdp::tallied(dispatch(browser, call, actor)).await;
     tracing::debug!(
         event = "tool_run",
         channel_id = %browser.channel(),
         agent_id = actor.id(),
         tool = call.name().as_str(),
         ok = result.is_ok(),
-        elapsed_ms = started.elapsed().as_millis() as u64
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        commands = cdp.commands,
+        sequential_waits = cdp.rounds
     );
     result.unwrap_or_else(|e| ToolOutput::error(e.to_string()))
 }

@@ -519,27 +519,33 @@
   // Where the page is, and its marks, before an action.
   const here = () => ({ url: location.href, title: document.title, marks: marks() });
 
-  // A mouse button release the tools are about to cause, armed before its input is sent, so a
-  // DOM-quiet wait sent right behind the input (not after its answer: one round trip less)
-  // begins once the page has seen it (`quiet`'s `afterRelease`).
+  // A mouse button release the tools are about to cause (or, with `kind` 'input', the text
+  // typed after a click), armed before its input is sent, so a DOM-quiet wait sent right
+  // behind the input (not after its answer: one round trip less) begins once the page has
+  // seen it (`quiet`'s `afterRelease`).
   let release = null;
   const RELEASE_MAX_MS = 400;
+  // A field typed text lands in (and raises `input` in).
+  const NOT_TYPED = ['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image', 'range', 'color'];
+  const typable = (el) => !el.disabled && !el.readOnly && (el.isContentEditable || el.localName === 'textarea' || (el.localName === 'input' && !NOT_TYPED.includes(el.type)));
   // Armed only for an element of this very document (not of a frame inside it, whose events
-  // this window never sees); false otherwise.
-  function armRelease(ref) {
+  // this window never sees), and for text only in a field that takes it; false otherwise.
+  function armRelease(ref, kind) {
     const found = lookup(ref);
     if (!found.el || found.el.ownerDocument !== document) return false;
+    const type = kind === 'input' ? 'input' : 'mouseup';
+    if (type === 'input' && !typable(found.el)) return false;
     if (release) release.off();
     const r = { seen: false, wake: null };
     const on = () => { r.seen = true; if (r.wake) r.wake(); };
-    addEventListener('mouseup', on, { capture: true, once: true });
-    r.off = () => removeEventListener('mouseup', on, { capture: true });
+    addEventListener(type, on, { capture: true, once: true });
+    r.off = () => removeEventListener(type, on, { capture: true });
     release = r;
     return true;
   }
 
   // Resolves once the DOM stayed unchanged through `frames` rendering frames in a row (or after
-  // `maxMs`). With `since` (the `marks()` read before an action) one quiet frame is enough
+  // `maxMs`). With `since` (the `marks()` read before an action, or 'now') one quiet frame is enough
   // while the page has asked for no animation frame, timer or idle callback since then:
   // nothing is scheduled that could change it later. With `afterRelease`, it begins once the
   // armed release was seen (at most RELEASE_MAX_MS later: a page may swallow the event).
@@ -548,7 +554,10 @@
     if (afterRelease) release = null;
     return new Promise((resolve) => {
       let calm = 0, dirty = false, finished = false;
-      let last = since || null, busy = !since;
+      // 'now': the marks as the wait begins (after a navigation, whose new document had none
+      // read before it): work the page asks for from here on still makes it wait longer.
+      const from = since === 'now' ? marks() : since;
+      let last = from || null, busy = !from;
       const saw = (kind, id) => { if (last && id !== last[kind] + 1) busy = true; if (last) last[kind] = id; return id; };
       const probe = () => {
         const r = saw(0, requestAnimationFrame(() => {})); cancelAnimationFrame(r);

@@ -22,9 +22,14 @@ pub use super::evaluate::evaluate;
 /// title; then waits for wait_for_* if asked.
 pub async fn navigate(tab: &Tab, args: &NavigateArgs) -> Result<ToolOutput, ToolError> {
     let before = waits::before_navigation(tab);
+    let started = std::time::Instant::now();
     tab.browser
         .navigate_with(&tab.session_id, &args.url, UrlPolicy::Agent, None)
         .await?;
+    tracing::debug!(
+        event = "navigation_committed",
+        commit_ms = started.elapsed().as_millis() as u64
+    );
     let location = waits::settle_navigation(tab, before).await;
     finish_load(tab, location, "Loaded", args.wait()).await
 }

@@ -60,12 +60,26 @@ impl Before {
     }
 }
 
+/// What the DOM-quiet wait sent right behind an input waits for first (see [`arm_release`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arm {
+    /// The mouse button release of a click.
+    Release,
+    /// The text typed into a field after a click on it (its `input` event).
+    Typed,
+}
+
 /// Arms the main frame's helper for the mouse button release a click on ref `r` is about to
 /// cause, so the settle after it can be sent right behind the input (one round trip less):
 /// its DOM-quiet wait begins once the page has seen the release (bounded, in `page.js`).
-/// False when it could not be armed (the ref's element is not of the main document).
-pub async fn arm_release(tab: &Tab, r: &str) -> bool {
-    tab.helper("armRelease", &[Value::from(r)])
+/// False when it could not be armed (the ref's element is not of the main document, or for
+/// [`Arm::Typed`] not a field that takes text).
+pub async fn arm_release(tab: &Tab, r: &str, arm: Arm) -> bool {
+    let kind = match arm {
+        Arm::Release => "mouseup",
+        Arm::Typed => "input",
+    };
+    tab.helper("armRelease", &[Value::from(r), Value::from(kind)])
         .await
         .is_ok_and(|armed| armed == true)
 }
@@ -96,7 +110,9 @@ pub fn before_navigation(tab: &Tab) -> Before {
         title: String::new(),
         tabs,
         events,
-        marks: None,
+        // The new document's marks are read as its first DOM-quiet wait begins: one quiet
+        // frame is enough unless the page asks for more work from then on.
+        marks: Some(Value::from("now")),
         after_release: false,
     }
 }
@@ -158,6 +174,19 @@ impl Seen {
                 if let Some(id) = event.params["requestId"].as_str() {
                     self.requests.remove(id);
                 }
+            }
+            // The tools' world of a new document, learnt here as well as by the session's
+            // event task (which can be a round trip behind, busy with calls of its own): the
+            // DOM-quiet wait after a navigation goes to the new document's world, not to the
+            // old one's, which would fail and cost a round trip more.
+            "Runtime.executionContextsCleared" => tab.browser.worlds().cleared(&tab.session_id),
+            "Runtime.executionContextCreated" => {
+                let context = &event.params["context"];
+                tab.browser
+                    .worlds()
+                    .context_created(&tab.session_id, context, || {
+                        context["auxData"]["frameId"].as_str() == Some(tab.target_id.as_str())
+                    });
             }
             _ => {}
         }
@@ -226,6 +255,7 @@ pub async fn settle(
 pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Option<(String, String)> {
     let mut notes = Vec::new();
     let mut seen = Seen::default();
+    let started = Instant::now();
     // The first event ends the grace at once; a history step with no navigation ends it.
     let grace_end = Instant::now() + NAVIGATION_GRACE;
     while !seen.navigating && !seen.blocked {
@@ -238,14 +268,48 @@ pub async fn settle_navigation(tab: &Tab, mut before: Before) -> Option<(String,
             seen.observe(tab, &event);
         }
     }
+    let first_event = started.elapsed();
     if seen.navigating && !seen.blocked {
         follow_load(tab, &mut before, &mut seen, &mut notes).await;
     }
+    let loaded = started.elapsed();
     if !seen.blocked {
-        quiet(tab, &mut before, &mut seen, &mut notes).await;
+        // The tab's navigation history is asked for beside the DOM-quiet wait (no round trip
+        // of its own) and kept while no navigation follows: a `go_back` next checks and takes
+        // its entry from it instead of asking first.
+        tokio::join!(
+            quiet(tab, &mut before, &mut seen, &mut notes),
+            keep_history(tab)
+        );
     }
+    let quiet_done = started.elapsed();
     new_tabs(tab, &before, &mut notes).await;
+    // Where an explicit navigation's settle spends its time, after the command's reply.
+    tracing::debug!(
+        event = "navigation_settled",
+        first_event_ms = first_event.as_millis() as u64,
+        load_ms = (loaded - first_event).as_millis() as u64,
+        quiet_ms = (quiet_done - loaded).as_millis() as u64,
+        located = seen.location.is_some()
+    );
     seen.location
+}
+
+/// Reads the tab's navigation history and keeps it on the session for the next history
+/// step (see `browser::url_guard`), unless a navigation is received after it was asked for.
+async fn keep_history(tab: &Tab) {
+    let asked = Instant::now();
+    let history = tab
+        .cdp()
+        .call_on(
+            &tab.session_id,
+            "Page.getNavigationHistory",
+            serde_json::json!({}),
+        )
+        .await;
+    if let Ok(history) = history {
+        tab.browser.keep_history(&tab.target_id, asked, history);
+    }
 }
 
 /// Waits (up to [`LOAD_DEADLINE`]) until the navigation in `seen` loaded.
@@ -287,6 +351,11 @@ async fn requests_done(
 /// Runs the in-page DOM-quiet wait, answering dialogs that open meanwhile (so it can end) and
 /// noting navigation events; then takes in the events that arrived before its reply.
 async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<String>) {
+    // What arrived so far first (a new document's world among it).
+    take_queued(tab, before, seen, notes).await;
+    if seen.blocked {
+        return;
+    }
     seen.location = None;
     let since = before.marks.take().unwrap_or(Value::Null);
     let after_release = std::mem::take(&mut before.after_release);
@@ -345,6 +414,11 @@ async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<
     }
     // Events are delivered in the order Chrome sent them, so whatever the page did before the
     // reply is queued by now.
+    take_queued(tab, before, seen, notes).await;
+}
+
+/// Takes in the tab's events already received, answering nothing (dialogs are noted).
+async fn take_queued(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<String>) {
     loop {
         match before.events.try_recv() {
             Ok(event) if event.session_id.as_deref() == Some(tab.session_id.as_str()) => {
