@@ -102,17 +102,18 @@ impl BrowserSession {
             // The tools' world: gone with its document, made by Chrome in the next one.
             "Runtime.executionContextsCleared" => {
                 if let Some(session) = event.session_id.as_deref() {
-                    self.worlds().cleared(session);
+                    self.worlds().cleared(session, event.received);
                 }
             }
             "Runtime.executionContextCreated" => {
                 if let Some(session) = event.session_id.as_deref() {
                     let context = &event.params["context"];
-                    self.worlds().context_created(session, context, || {
-                        self.main_frame_of(session).is_some_and(|frame| {
-                            context["auxData"]["frameId"].as_str() == Some(frame.as_str())
-                        })
-                    });
+                    self.worlds()
+                        .context_created(session, context, event.received, || {
+                            self.main_frame_of(session).is_some_and(|frame| {
+                                context["auxData"]["frameId"].as_str() == Some(frame.as_str())
+                            })
+                        });
                 }
             }
             "Runtime.bindingCalled" => {

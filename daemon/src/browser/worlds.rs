@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// A frame's isolated world with the tools' helper installed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,9 +27,15 @@ pub struct NewDocumentWorld {
 }
 
 /// The worlds of one session's frames. Short lock, never held across an await.
+///
+/// Two tasks learn worlds from the same CDP events (the session's event task, and a tool's
+/// own wait), each in order but not in step: one can handle a document's
+/// `executionContextsCleared` after the other has already learnt the next document's world.
+/// So each world is kept with when its source was received from Chrome, and a clear removes
+/// only what was learnt before it was received.
 #[derive(Debug, Default)]
 pub struct Worlds {
-    by_session: Mutex<HashMap<String, IsolatedWorld>>,
+    by_session: Mutex<HashMap<String, (IsolatedWorld, Instant)>>,
     /// Tab sessions whose new documents get the world from Chrome (see
     /// [`Worlds::context_created`]).
     on_new_documents: Mutex<HashMap<String, NewDocumentWorld>>,
@@ -41,14 +48,25 @@ impl Worlds {
             .lock()
             .expect("worlds lock")
             .get(session)
-            .cloned()
+            .map(|(world, _)| world.clone())
     }
 
+    /// Keeps `world`, made by the tools just now.
     pub fn remember(&self, session: &str, world: IsolatedWorld) {
-        self.by_session
-            .lock()
-            .expect("worlds lock")
-            .insert(session.to_string(), world);
+        self.learnt(session, world, Instant::now());
+    }
+
+    /// Keeps `world`, learnt from what Chrome sent at `received`, unless a world learnt from
+    /// something later is kept already.
+    fn learnt(&self, session: &str, world: IsolatedWorld, received: Instant) {
+        let mut worlds = self.by_session.lock().expect("worlds lock");
+        if worlds
+            .get(session)
+            .is_some_and(|(_, kept_from)| *kept_from > received)
+        {
+            return;
+        }
+        worlds.insert(session.to_string(), (world, received));
     }
 
     /// Forgets `world` (its context is gone) unless a newer one took its place.
@@ -56,20 +74,27 @@ impl Worlds {
         let mut worlds = self.by_session.lock().expect("worlds lock");
         if worlds
             .get(session)
-            .is_some_and(|w| w.unique_id == world.unique_id)
+            .is_some_and(|(w, _)| w.unique_id == world.unique_id)
         {
             worlds.remove(session);
         }
     }
 
-    /// Forgets the world of a session whose documents went (`Runtime.executionContextsCleared`).
-    pub fn cleared(&self, session: &str) {
-        self.by_session.lock().expect("worlds lock").remove(session);
+    /// Forgets the world of a session whose documents went (`Runtime.executionContextsCleared`,
+    /// received at `received`), unless it was learnt from something received later.
+    pub fn cleared(&self, session: &str, received: Instant) {
+        let mut worlds = self.by_session.lock().expect("worlds lock");
+        if worlds
+            .get(session)
+            .is_some_and(|(_, kept_from)| *kept_from <= received)
+        {
+            worlds.remove(session);
+        }
     }
 
     /// Forgets everything of a session that ended (its tab closed).
     pub fn drop_session(&self, session: &str) {
-        self.cleared(session);
+        self.by_session.lock().expect("worlds lock").remove(session);
         self.on_new_documents
             .lock()
             .expect("worlds lock")
@@ -93,7 +118,8 @@ impl Worlds {
             .insert(session.to_string(), world);
     }
 
-    /// A `Runtime.executionContextCreated` of `session` (`context` its `context` field);
+    /// A `Runtime.executionContextCreated` of `session` (`context` its `context` field,
+    /// `received` when it came);
     /// `main_frame` says whether it is in the tab's main frame (asked only for a context of the
     /// registered world: every frame's contexts pass here). The world Chrome made in a new
     /// document is the session's world from now on, with no round trip to make one.
@@ -101,6 +127,7 @@ impl Worlds {
         &self,
         session: &str,
         context: &serde_json::Value,
+        received: Instant,
         main_frame: impl FnOnce() -> bool,
     ) {
         let Some(registered) = self.on_new_documents(session) else {
@@ -114,13 +141,14 @@ impl Worlds {
         else {
             return;
         };
-        self.remember(
+        self.learnt(
             session,
             IsolatedWorld {
                 unique_id: unique_id.to_string(),
                 context_id,
                 nonce: registered.nonce,
             },
+            received,
         );
     }
 }

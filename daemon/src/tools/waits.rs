@@ -179,14 +179,18 @@ impl Seen {
             // event task (which can be a round trip behind, busy with calls of its own): the
             // DOM-quiet wait after a navigation goes to the new document's world, not to the
             // old one's, which would fail and cost a round trip more.
-            "Runtime.executionContextsCleared" => tab.browser.worlds().cleared(&tab.session_id),
+            "Runtime.executionContextsCleared" => tab
+                .browser
+                .worlds()
+                .cleared(&tab.session_id, event.received),
             "Runtime.executionContextCreated" => {
                 let context = &event.params["context"];
-                tab.browser
-                    .worlds()
-                    .context_created(&tab.session_id, context, || {
-                        context["auxData"]["frameId"].as_str() == Some(tab.target_id.as_str())
-                    });
+                tab.browser.worlds().context_created(
+                    &tab.session_id,
+                    context,
+                    event.received,
+                    || context["auxData"]["frameId"].as_str() == Some(tab.target_id.as_str()),
+                );
             }
             _ => {}
         }
