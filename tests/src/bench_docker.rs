@@ -207,7 +207,8 @@ pub async fn run() {
     let (mut absent, mut after_idle, mut stopped_outside) = (Vec::new(), Vec::new(), Vec::new());
     let (mut bare_run, mut bare_start) = (Vec::new(), Vec::new());
     let mut stopped_found = 0;
-    let (mut absent_steps, mut idle_steps, mut outside_steps) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut absent_steps, mut idle_steps, mut outside_steps) =
+        (Vec::new(), Vec::new(), Vec::new());
     for i in 0..RUNS {
         // Container absent: a new channel, one pane that leaves after the frame; the idle stop
         // stops the container.
@@ -260,7 +261,11 @@ pub async fn run() {
     for (case, runs, steps) in [
         ("container absent (new channel)", &absent, &absent_steps),
         ("second start after an idle stop", &after_idle, &idle_steps),
-        ("container stopped by `docker stop`", &stopped_outside, &outside_steps),
+        (
+            "container stopped by `docker stop`",
+            &stopped_outside,
+            &outside_steps,
+        ),
     ] {
         let d = median(runs);
         println!(
@@ -272,6 +277,7 @@ pub async fn run() {
     }
     print_steps("container absent", &absent_steps);
     print_steps("after an idle stop", &idle_steps);
+    print_steps("after `docker stop`", &outside_steps);
     println!(
         "  an idle or explicit stop keeps the sidecar stopped and the next start starts it again \
          while its spec hash (image id and create request) matches; one stopped outside the \
@@ -313,7 +319,11 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 
 fn start_steps(log: &str) -> StartLog {
     let mut found = StartLog::default();
-    if let Some(line) = log.lines().rev().find(|l| l.contains("sidecar_start_steps")) {
+    if let Some(line) = log
+        .lines()
+        .rev()
+        .find(|l| l.contains("sidecar_start_steps"))
+    {
         found.steps = field(line, "steps")
             .unwrap_or_default()
             .split_whitespace()
@@ -338,7 +348,11 @@ fn requests(runs: &[(f64, StartLog)]) -> String {
         .map(|(_, log)| log.requests.map_or("?".to_string(), |n| n.to_string()))
         .collect();
     let reused = runs.iter().filter(|(_, log)| log.reused).count();
-    format!("{} ({reused} of {} restarted a kept container)", counts.join(", "), runs.len())
+    format!(
+        "{} ({reused} of {} restarted a kept container)",
+        counts.join(", "),
+        runs.len()
+    )
 }
 
 /// Each step's median over `runs`, then the session's opening (CDP connect, session set-up)
@@ -365,7 +379,10 @@ fn print_steps(case: &str, runs: &[(f64, StartLog)]) {
         .filter_map(|(total, log)| Some(total - log.session_ms?))
         .collect();
     if !session.is_empty() {
-        parts.push(format!("CDP connect + session open {:.0}", median(&session)));
+        parts.push(format!(
+            "CDP connect + session open {:.0}",
+            median(&session)
+        ));
         parts.push(format!("then first frame {:.0}", median(&frame)));
     }
     println!("  {case}, per step (median ms): {}", parts.join(", "));

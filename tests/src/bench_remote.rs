@@ -130,8 +130,7 @@ pub async fn run() {
     }
     for run in 0..RUNS {
         for (i, case) in cases.iter_mut().enumerate() {
-            let (ms, requests) =
-                start_to_frame(&case.daemon, &format!("{tag}-c{i}-r{run}")).await;
+            let (ms, requests) = start_to_frame(&case.daemon, &format!("{tag}-c{i}-r{run}")).await;
             case.starts.push(ms);
             case.requests.push(requests);
         }

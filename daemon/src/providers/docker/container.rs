@@ -374,7 +374,11 @@ pub(crate) async fn stop_and_remove(
 
 /// Stops a container (SIGTERM: the sidecar closes Chrome cleanly, cookies flushed; SIGKILL
 /// after `grace`) and keeps it. Returns false when there was no such container.
-pub(crate) async fn stop(docker: &Docker, name: &str, grace: Duration) -> Result<bool, DockerError> {
+pub(crate) async fn stop(
+    docker: &Docker,
+    name: &str,
+    grace: Duration,
+) -> Result<bool, DockerError> {
     let options = StopContainerOptionsBuilder::new()
         .t(grace.as_secs() as i32)
         .build();
@@ -425,10 +429,7 @@ pub(crate) const LABEL_VOLUME_NONCE: &str = "porthole.volume-nonce";
 /// [`LABEL_VOLUME_NONCE`].
 pub(crate) fn volume_labels(labels: &HashMap<String, String>) -> HashMap<String, String> {
     let mut asked = labels.clone();
-    asked.insert(
-        LABEL_VOLUME_NONCE.to_string(),
-        super::random_token(16),
-    );
+    asked.insert(LABEL_VOLUME_NONCE.to_string(), super::random_token(16));
     asked
 }
 

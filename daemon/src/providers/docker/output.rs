@@ -13,8 +13,11 @@ use futures_util::{Stream, StreamExt};
 
 use super::engine::DockerError;
 
-/// The sidecar's line when its browser is ready (porthole-sidecar's `hub`).
-const READY_LINE: &str = "[sidecar] chrome_ready";
+/// The sidecar's event when its browser is ready (porthole-sidecar's `hub` logs
+/// `[sidecar] chrome_ready …`). Looked for as a word anywhere, not as a line: Chrome writes to
+/// the same stderr, and the sidecar's line is several writes, so Chrome's output can land in
+/// the middle of it (seen under load); the event name itself is one write.
+const READY_WORD: &str = "chrome_ready";
 /// How much of the output is kept for an error message.
 const KEEP: usize = 4000;
 
@@ -78,9 +81,13 @@ impl Output {
                 | LogOutput::Console { message } => message,
                 LogOutput::StdIn { .. } => continue,
             };
-            let searched_from = self.text.rfind('\n').map_or(0, |i| i + 1);
+            // The word may straddle two chunks.
+            let mut searched_from = self.text.len().saturating_sub(READY_WORD.len());
+            while !self.text.is_char_boundary(searched_from) {
+                searched_from -= 1;
+            }
             self.text.push_str(&String::from_utf8_lossy(&bytes));
-            if has_ready_line(&self.text[searched_from..]) {
+            if has_ready_word(&self.text[searched_from..]) {
                 return Ok(true);
             }
             if self.text.len() > KEEP {
@@ -100,23 +107,33 @@ impl Output {
     }
 }
 
-/// Whether `text` holds a whole ready line (the line may arrive in pieces).
-fn has_ready_line(text: &str) -> bool {
-    text.split_inclusive('\n')
-        .any(|line| line.ends_with('\n') && line.trim_start().starts_with(READY_LINE))
+/// Whether `text` holds the ready event as a word (not e.g. `chrome_not_ready`).
+fn has_ready_word(text: &str) -> bool {
+    text.match_indices(READY_WORD).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + READY_WORD.len()..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !word(before) && !word(after)
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::has_ready_line;
+    use super::has_ready_word;
 
     #[test]
-    fn only_a_whole_ready_line_counts() {
-        assert!(has_ready_line(
+    fn the_ready_word_counts_even_with_chromes_output_inside_the_line() {
+        assert!(has_ready_word(
             "[sidecar] listening addr=0.0.0.0:9222\n[sidecar] chrome_ready transport=pipe after_ms=310\n"
         ));
-        assert!(!has_ready_line("[sidecar] chrome_ready transport=pi"));
-        assert!(!has_ready_line("page said [sidecar] chrome_ready\n"));
-        assert!(!has_ready_line("[sidecar] chrome_started pid=7\n"));
+        // Seen under load: Chrome's stderr between the pieces of the sidecar's line.
+        assert!(has_ready_word(
+            "[sidecar] [7:37:ERROR:dbus/bus.cc:405] Failed\nchrome_ready[7:7:ERROR:dbus] x\n transport=pipe\n"
+        ));
+        assert!(!has_ready_word(
+            "[sidecar] request_refused reason=chrome_not_ready\n"
+        ));
+        assert!(!has_ready_word("[sidecar] chrome_started pid=7\n"));
+        assert!(!has_ready_word("chrome_readyish"));
     }
 }

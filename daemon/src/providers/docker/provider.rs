@@ -38,6 +38,11 @@ use crate::providers::{
 
 /// How long a new sidecar may take until its browser answers.
 const READY_DEADLINE: Duration = Duration::from_secs(45);
+/// How long a start that found its container exited waits for the rest of its output.
+const EXIT_OUTPUT_DEADLINE: Duration = Duration::from_secs(5);
+/// How often a start asks the gate while it waits for the sidecar's ready event (a safety net:
+/// the event normally comes first).
+const GATE_SAFETY_NET: Duration = Duration::from_secs(1);
 /// SIGTERM-to-SIGKILL time on stop (the sidecar's own grace is 8 s).
 const STOP_GRACE: Duration = Duration::from_secs(10);
 
@@ -240,10 +245,7 @@ impl DockerProvider {
             sandbox: self.sandbox().await.is_on(),
         };
         steps.mark("sandbox_probe");
-        let image_id = self
-            .images
-            .image_id()
-            .unwrap_or_else(|| spec.image.clone());
+        let image_id = self.images.image_id().unwrap_or_else(|| spec.image.clone());
         let hash = spec.spec_hash(&image_id);
         spec.labels.insert(LABEL_SPEC.to_string(), hash.clone());
         if let Sandbox::Off { reason } = self.sandbox().await {
@@ -275,7 +277,9 @@ impl DockerProvider {
             steps.requests(1);
             container::remove_force(&self.docker, &kept.id).await?;
         }
-        let id = self.create_with_volume(&mut spec, progress, rollback, steps).await?;
+        let id = self
+            .create_with_volume(&mut spec, progress, rollback, steps)
+            .await?;
         tracing::info!(event = "sidecar_created", container = %name, id = %id);
         self.boot(&id, &name, steps).await
     }
@@ -366,9 +370,34 @@ impl DockerProvider {
                 ))
             })
         };
-        let (addr, ready) = tokio::join!(gate, output.ready(name, READY_DEADLINE));
-        ready?;
-        let addr = addr?;
+        // The inspect answers long before Chrome is up; the output stream keeps what the
+        // sidecar writes meanwhile.
+        let addr = match gate.await {
+            Ok(addr) => addr,
+            // A container that exited has no published port: its output says why.
+            Err(error) => {
+                return Err(match output.ready(name, EXIT_OUTPUT_DEADLINE).await {
+                    Err(said @ DockerError::NotReady(_)) => said,
+                    _ => error,
+                }
+                .into())
+            }
+        };
+        // The event decides; the gate is asked now and then only as a safety net, should the
+        // engine's stream lose the line.
+        let asked = async {
+            loop {
+                tokio::time::sleep(GATE_SAFETY_NET).await;
+                if container::gate_ready(&addr).await {
+                    tracing::warn!(event = "sidecar_ready_by_gate", container = %name, "the sidecar's ready line did not arrive on the attach stream; its gate answered");
+                    return;
+                }
+            }
+        };
+        tokio::select! {
+            ready = output.ready(name, READY_DEADLINE) => ready?,
+            () = asked => {}
+        }
         steps.mark("chrome_ready");
         let ws_url = addr.ws_url();
         Ok((Some(addr), CdpAddress::WebSocket(ws_url)))
@@ -410,7 +439,11 @@ impl DockerProvider {
         };
         let spec = container::label(&info, LABEL_SPEC).map(str::to_string);
         let this_version = container::label(&info, LABEL_VERSION) == Some(VERSION);
-        match (keep && this_version && container::is_running(&info), spec, info.id) {
+        match (
+            keep && this_version && container::is_running(&info),
+            spec,
+            info.id,
+        ) {
             (true, Some(spec), Some(id)) => {
                 let stopped = container::stop(&self.docker, &id, STOP_GRACE).await?;
                 if stopped {

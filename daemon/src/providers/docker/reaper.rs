@@ -14,8 +14,8 @@ use bollard::query_parameters::ListContainersOptionsBuilder;
 use bollard::Docker;
 
 use super::container::{self, GateAddr, LABEL_SPEC};
-use super::provider::Kept;
 use super::engine::DockerError;
+use super::provider::Kept;
 use super::{container_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION};
 use crate::channel_id::ChannelId;
 
