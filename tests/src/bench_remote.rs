@@ -41,15 +41,29 @@ struct Case {
     name: &'static str,
     daemon: TestDaemon,
     starts: Vec<f64>,
+    /// Engine API requests of each start (the daemon's `sidecar_start_steps` line).
+    requests: Vec<String>,
 }
 
-/// Start → first frame of a new channel, in ms; the pane leaves (idle stop follows).
-async fn start_to_frame(daemon: &TestDaemon, channel: &str) -> f64 {
+/// Start → first frame of a new channel, in ms, and the Engine API requests the start made;
+/// the pane leaves (idle stop follows).
+async fn start_to_frame(daemon: &TestDaemon, channel: &str) -> (f64, String) {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    let from = daemon.log().len();
     let started = Instant::now();
     pane.start(channel).await;
     pane.watch().await;
-    started.elapsed().as_secs_f64() * 1000.0
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    let log = daemon.log();
+    let requests = log[from..]
+        .lines()
+        .rev()
+        .find(|l| l.contains("sidecar_start_steps"))
+        .and_then(|line| line.split(" engine_requests=").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or("?")
+        .to_string();
+    (ms, requests)
 }
 
 /// Opens the clock page on `channel` and keeps a pane on it (the caller drops it).
@@ -90,6 +104,7 @@ pub async fn run() {
             name: "local engine · published port",
             daemon: TestDaemon::start_with(with_idle(docker::options(&tag, json!({})))).await,
             starts: Vec::new(),
+            requests: Vec::new(),
         },
         Case {
             name: "local engine · exec stream",
@@ -99,12 +114,14 @@ pub async fn run() {
             )))
             .await,
             starts: Vec::new(),
+            requests: Vec::new(),
         },
         Case {
             name: "remote engine (TLS) · exec",
             daemon: TestDaemon::start_with(with_idle(remote::options(&engine, &tag, json!({}))))
                 .await,
             starts: Vec::new(),
+            requests: Vec::new(),
         },
     ];
     // Warm-up: each daemon's first start (engine connection, image check).
@@ -113,8 +130,9 @@ pub async fn run() {
     }
     for run in 0..RUNS {
         for (i, case) in cases.iter_mut().enumerate() {
-            let ms = start_to_frame(&case.daemon, &format!("{tag}-c{i}-r{run}")).await;
+            let (ms, requests) = start_to_frame(&case.daemon, &format!("{tag}-c{i}-r{run}")).await;
             case.starts.push(ms);
+            case.requests.push(requests);
         }
     }
     println!(
@@ -139,11 +157,13 @@ pub async fn run() {
         let (b_start, b_fps, b_lat) = *baseline.get_or_insert((start, fps, lat));
         println!(
             "  {:<31} start→frame {start:6.0} ms ({:.2}×)   {fps:5.1} frames/s ({:.2}×)   \
-             paint→pane {lat:6.1} ms (added {:+.1} ms)   daemon CPU {cpu:5.1}%",
+             paint→pane {lat:6.1} ms (added {:+.1} ms)   daemon CPU {cpu:5.1}%   \
+             engine requests per start {}",
             case.name,
             start / b_start,
             fps / b_fps.max(0.1),
             lat - b_lat,
+            case.requests.join(", "),
         );
     }
     println!(

@@ -24,16 +24,21 @@ fn volume(channel: &str) -> String {
     format!("porthole-chrome-profile-{channel}")
 }
 
-async fn gone(name: String) {
+/// Waits until the container `name` exists and no longer runs (an idle stop keeps it).
+async fn stopped_and_kept(name: String) -> Value {
     porthole_tests::eventually(
-        &format!("container {name} to be removed"),
+        &format!("container {name} to be stopped and kept"),
         Duration::from_secs(30),
         || {
             let name = name.clone();
-            async move { inspect_container(&name).is_none().then_some(()) }
+            async move { inspect_container(&name).filter(|info| info["State"]["Running"] == false) }
         },
     )
-    .await;
+    .await
+}
+
+fn is_running(name: &str) -> bool {
+    inspect_container(name).is_some_and(|info| info["State"]["Running"] == true)
 }
 
 /// Navigates the pane's active tab and waits for the page title.
@@ -122,7 +127,7 @@ async fn a_sidecar_streams_frames_and_its_gate_is_loopback_only_and_secret() {
 }
 
 #[tokio::test]
-async fn a_profile_survives_idle_removal_and_restarts_and_reset_and_delete_remove_it() {
+async fn a_profile_survives_idle_stops_and_restarts_and_reset_and_delete_remove_it() {
     ensure_image().await;
     let tag = unique("dk-profile");
     let _cleanup = DockerCleanup::new(&tag);
@@ -145,17 +150,17 @@ async fn a_profile_survives_idle_removal_and_restarts_and_reset_and_delete_remov
     drop(probe);
     let first_id = inspect_container(&container(&tag)).unwrap()["Id"].clone();
 
-    // Idle: the container is stopped and removed, the volume stays.
+    // Idle: the container is stopped and kept, the volume stays.
     drop(pane);
-    gone(container(&tag)).await;
+    stopped_and_kept(container(&tag)).await;
     assert!(volume_exists(&volume(&tag)));
 
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = pane.start(&tag).await;
-    assert_ne!(
+    assert_eq!(
         inspect_container(&container(&tag)).unwrap()["Id"],
         first_id,
-        "a new container"
+        "the kept container, started again"
     );
     navigate(&pane, &pages.url("/second"), "Second page").await;
     let probe = docker::probe(&container(&tag)).await;
@@ -166,7 +171,7 @@ async fn a_profile_survives_idle_removal_and_restarts_and_reset_and_delete_remov
     // Daemon shutdown stops its sidecars; a restart finds the profile again.
     let data = daemon.stop().await;
     assert!(
-        inspect_container(&container(&tag)).is_none(),
+        !is_running(&container(&tag)),
         "the sidecar outlived the daemon"
     );
     let daemon = TestDaemon::start_in(data, options).await;
@@ -567,4 +572,109 @@ async fn an_image_build_is_token_protected_and_a_missing_base_is_a_clear_error()
     let (_, doc) = daemon.get("/api/openapi.json").await;
     assert!(doc["paths"]["/api/browser/image"].is_object());
     assert!(doc["paths"]["/api/browser/image/build"].is_object());
+}
+
+/// Sets a persistent cookie through a second CDP connection to the channel's browser.
+async fn set_cookie(channel: &str) {
+    let probe = docker::probe(&container(channel)).await;
+    probe
+        .cdp
+        .call(
+            "Storage.setCookies",
+            json!({"cookies": [{"name": "kept", "value": "yes", "domain": "keep.example",
+                "path": "/", "expires": 4_102_444_800i64}]}),
+        )
+        .await
+        .expect("set a cookie");
+}
+
+/// Whether the channel's browser has the cookie of [`set_cookie`].
+async fn has_cookie(channel: &str) -> bool {
+    let probe = docker::probe(&container(channel)).await;
+    let cookies = probe
+        .cdp
+        .call("Storage.getCookies", json!({}))
+        .await
+        .expect("read cookies");
+    cookies["cookies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["name"] == "kept" && c["value"] == "yes")
+}
+
+/// A sidecar the daemon stopped (idle) is kept and started again — the same container, the
+/// same profile — while its spec matches, also by the next daemon on the same data dir; a
+/// changed spec (another memory cap) replaces it on the same profile volume. The image check
+/// and the sandbox probe run once per daemon, not once per start.
+#[tokio::test]
+async fn a_kept_sidecar_restarts_while_its_spec_matches_and_is_replaced_when_it_changes() {
+    ensure_image().await;
+    let tag = unique("dk-keep");
+    let _cleanup = DockerCleanup::new(&tag);
+    let options = DaemonOptions {
+        idle_timeout_secs: 1,
+        ..docker::options(&tag, json!({}))
+    };
+    let daemon = TestDaemon::start_with(options.clone()).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(&tag).await;
+    pane.watch().await;
+    set_cookie(&tag).await;
+    let first_id = inspect_container(&container(&tag)).unwrap()["Id"].clone();
+    drop(pane);
+    let kept = stopped_and_kept(container(&tag)).await;
+    assert_eq!(kept["Id"], first_id);
+
+    // Same daemon, same spec: the kept container starts again, profile and all.
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(&tag).await;
+    pane.watch().await;
+    let again = inspect_container(&container(&tag)).unwrap();
+    assert_eq!(again["Id"], first_id, "the kept container, started again");
+    assert_eq!(again["State"]["Running"], true);
+    assert!(has_cookie(&tag).await, "the profile is kept");
+    let log = daemon.log();
+    assert!(log.contains("sidecar_restarted"), "{log}");
+    // Two starts, one image check and one sandbox probe.
+    assert_eq!(log.matches("sidecar_image_checked").count(), 1, "{log}");
+    assert_eq!(log.matches("sidecar_sandbox").count(), 1, "{log}");
+    drop(pane);
+    stopped_and_kept(container(&tag)).await;
+
+    // The next daemon on the same data dir, same config: still the same container.
+    let data = daemon.stop().await;
+    let daemon = TestDaemon::start_in(data, options.clone()).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(&tag).await;
+    pane.watch().await;
+    assert_eq!(
+        inspect_container(&container(&tag)).unwrap()["Id"],
+        first_id,
+        "kept across a daemon restart"
+    );
+    drop(pane);
+    stopped_and_kept(container(&tag)).await;
+
+    // Another memory cap: the kept container no longer matches and is replaced; the profile
+    // volume (and the cookie in it) stays.
+    let data = daemon.stop().await;
+    let changed = DaemonOptions {
+        idle_timeout_secs: 1,
+        ..docker::options(&tag, json!({"memory_mb": 1536}))
+    };
+    let daemon = TestDaemon::start_in(data, changed).await;
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(&tag).await;
+    pane.watch().await;
+    let replaced = inspect_container(&container(&tag)).unwrap();
+    assert_ne!(replaced["Id"], first_id, "a new container for the new spec");
+    assert_eq!(
+        replaced["HostConfig"]["Memory"],
+        1536u64 * 1024 * 1024,
+        "{replaced}"
+    );
+    assert!(has_cookie(&tag).await, "the profile volume is kept");
+    let log = daemon.log();
+    assert!(log.contains("sidecar_spec_changed"), "{log}");
 }

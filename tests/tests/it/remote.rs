@@ -202,15 +202,21 @@ async fn profile_survives_and_sidecar_is_adopted(distance: Distance) {
     drop(probe);
     let first_id = engine.inspect_container(&container(&tag)).unwrap()["Id"].clone();
 
-    // Idle stop: the pane leaves, the container goes, the volume stays.
+    // Idle stop: the pane leaves, the container stops (kept for the next start), the volume
+    // stays.
     drop(pane);
     porthole_tests::eventually(
-        "the idle sidecar to be removed from the remote engine",
+        "the idle sidecar to stop on the remote engine",
         Duration::from_secs(60),
         || {
             let engine = engine.clone();
             let name = container(&tag);
-            async move { engine.inspect_container(&name).is_none().then_some(()) }
+            async move {
+                engine
+                    .inspect_container(&name)
+                    .is_none_or(|info| info["State"]["Running"] != true)
+                    .then_some(())
+            }
         },
     )
     .await;
@@ -223,7 +229,7 @@ async fn profile_survives_and_sidecar_is_adopted(distance: Distance) {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(&tag).await;
     let second = engine.inspect_container(&container(&tag)).unwrap();
-    assert_ne!(second["Id"], first_id, "a new container");
+    assert_eq!(second["Id"], first_id, "the kept container, started again");
     let probe = engine.probe(&container(&tag)).await;
     let cookies = probe
         .cdp

@@ -1,14 +1,15 @@
 //! One sidecar container: what it looks like ([`SidecarSpec`], pure and unit-tested), the
-//! engine calls that create, inspect, stop and remove it and its volume, where its gate
-//! listens, the readiness wait, and the [`Rollback`] guard of a failed start.
+//! engine calls that create, inspect, stop and remove it and its volume, its spec hash (when a
+//! stopped one may be started again), where its gate listens, the gate's one-shot readiness
+//! check, and the [`Rollback`] guard of a failed start.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bollard::models::{
-    ContainerCreateBody, ContainerInspectResponse, HostConfig, Mount, MountType, PortBinding,
-    VolumeCreateRequest,
+    ContainerCreateBody, ContainerInspectResponse, HostConfig, Mount, MountType,
+    MountVolumeOptions, PortBinding, VolumeCreateRequest,
 };
 use bollard::query_parameters::{
     CreateContainerOptionsBuilder, LogsOptionsBuilder, RemoveContainerOptionsBuilder,
@@ -47,6 +48,9 @@ pub struct SidecarSpec {
     pub publish: bool,
     /// The profile volume, when the profile persists.
     pub volume: Option<String>,
+    /// Labels the profile volume gets when the container's create makes it (a create that
+    /// mounts a missing named volume creates it); empty: none asked for.
+    pub volume_labels: HashMap<String, String>,
     /// Host directories of unpacked extensions, in load order.
     pub extensions: Vec<PathBuf>,
     pub screen: (u32, u32),
@@ -123,6 +127,10 @@ impl SidecarSpec {
                 source: Some(volume.clone()),
                 typ: Some(MountType::VOLUME),
                 read_only: Some(false),
+                volume_options: (!self.volume_labels.is_empty()).then(|| MountVolumeOptions {
+                    labels: Some(self.volume_labels.clone()),
+                    ..Default::default()
+                }),
                 ..Default::default()
             });
         }
@@ -185,6 +193,65 @@ impl SidecarSpec {
             host_config: Some(host),
             ..Default::default()
         }
+    }
+}
+
+/// Label with [`SidecarSpec::spec_hash`] of the spec a container was made from: a stopped
+/// sidecar is started again only while its label equals the hash of what a new one would be.
+pub(crate) const LABEL_SPEC: &str = "porthole.spec";
+
+impl SidecarSpec {
+    /// A short hash of everything that decides the container, on the image `image_id`: the
+    /// create request without what differs per container and not per spec (the secret, the
+    /// host-network port, the volume's creation labels) and without [`LABEL_SPEC`] itself.
+    pub(crate) fn spec_hash(&self, image_id: &str) -> String {
+        use sha2::{Digest, Sha256};
+        let mut neutral = SidecarSpec {
+            secret: String::new(),
+            host_port: None,
+            volume_labels: HashMap::new(),
+            ..self.clone()
+        };
+        neutral.labels.remove(LABEL_SPEC);
+        let body = serde_json::to_value(neutral.create_body()).unwrap_or_default();
+        let mut text = format!("{image_id}\n");
+        canonical_json(&body, &mut text);
+        Sha256::digest(text.as_bytes())
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+}
+
+/// `value` as JSON text with object keys sorted, whatever order its maps keep.
+fn canonical_json(value: &serde_json::Value, out: &mut String) {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::Value::String(key.clone()).to_string());
+                out.push(':');
+                canonical_json(&map[key], out);
+            }
+            out.push('}');
+        }
+        serde_json::Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical_json(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
     }
 }
 
@@ -297,19 +364,33 @@ pub(crate) async fn stop_and_remove(
     name: &str,
     grace: Duration,
 ) -> Result<bool, DockerError> {
+    match stop(docker, name, grace).await {
+        Ok(false) => return Ok(false),
+        Ok(true) => {}
+        Err(e) => tracing::warn!(event = "container_stop_failed", container = name, error = %e),
+    }
+    remove_force(docker, name).await
+}
+
+/// Stops a container (SIGTERM: the sidecar closes Chrome cleanly, cookies flushed; SIGKILL
+/// after `grace`) and keeps it. Returns false when there was no such container.
+pub(crate) async fn stop(
+    docker: &Docker,
+    name: &str,
+    grace: Duration,
+) -> Result<bool, DockerError> {
     let options = StopContainerOptionsBuilder::new()
         .t(grace.as_secs() as i32)
         .build();
     match docker.stop_container(name, Some(options)).await {
-        Ok(()) => {}
-        Err(e) if is_not_found(&e) => return Ok(false),
+        Ok(()) => Ok(true),
+        Err(e) if is_not_found(&e) => Ok(false),
         // 304: already stopped.
         Err(bollard::errors::Error::DockerResponseServerError {
             status_code: 304, ..
-        }) => {}
-        Err(e) => tracing::warn!(event = "container_stop_failed", container = name, error = %e),
+        }) => Ok(true),
+        Err(e) => Err(DockerError::engine(format!("stop container {name}"), e)),
     }
-    remove_force(docker, name).await
 }
 
 /// Removes a container at once, running or not. Returns false when there was none.
@@ -344,28 +425,35 @@ pub(crate) async fn log_tail(docker: &Docker, name: &str, lines: usize) -> Strin
 /// again if the start fails) or found it.
 pub(crate) const LABEL_VOLUME_NONCE: &str = "porthole.volume-nonce";
 
+/// The labels a start asks its profile volume to be created with: `labels` plus a fresh
+/// [`LABEL_VOLUME_NONCE`].
+pub(crate) fn volume_labels(labels: &HashMap<String, String>) -> HashMap<String, String> {
+    let mut asked = labels.clone();
+    asked.insert(LABEL_VOLUME_NONCE.to_string(), super::random_token(16));
+    asked
+}
+
 /// Makes sure the profile volume `name` exists, in one Engine API call: creating a volume
 /// that exists answers with that volume and its first labels (Docker 20.10 and later), so
-/// [`LABEL_VOLUME_NONCE`] tells who made it. Returns true when this call created it; a volume
-/// of another Porthole daemon is refused.
+/// [`LABEL_VOLUME_NONCE`] tells who made it. `asked` comes from [`volume_labels`]; the
+/// container's create may run at the same time with the same labels (whichever makes the
+/// volume gives it this start's nonce). Returns true when this start created it; a volume of
+/// another Porthole daemon is refused.
 pub(crate) async fn ensure_volume(
     docker: &Docker,
     name: &str,
-    labels: &HashMap<String, String>,
+    asked: &HashMap<String, String>,
 ) -> Result<bool, DockerError> {
-    let nonce = super::random_token(16);
-    let mut asked = labels.clone();
-    asked.insert(LABEL_VOLUME_NONCE.to_string(), nonce.clone());
     let volume = docker
         .create_volume(VolumeCreateRequest {
             name: Some(name.to_string()),
-            labels: Some(asked),
+            labels: Some(asked.clone()),
             ..Default::default()
         })
         .await
         .map_err(|e| DockerError::engine(format!("create volume {name}"), e))?;
-    check_volume_owner(name, &volume.labels, labels)?;
-    Ok(volume.labels.get(LABEL_VOLUME_NONCE) == Some(&nonce))
+    check_volume_owner(name, &volume.labels, asked)?;
+    Ok(volume.labels.get(LABEL_VOLUME_NONCE) == asked.get(LABEL_VOLUME_NONCE))
 }
 
 fn check_volume_owner(
@@ -428,50 +516,6 @@ pub(crate) async fn gate_ready(addr: &GateAddr) -> bool {
         Ok(Some(true))
     )
 }
-
-/// Waits until the gate answers ready, failing early (with the container's last log lines)
-/// when the container stops.
-pub(crate) async fn wait_ready(
-    docker: &Docker,
-    name: &str,
-    addr: &GateAddr,
-    within: Duration,
-) -> Result<(), DockerError> {
-    let deadline = Instant::now() + within;
-    // The gate answers on loopback in well under a millisecond, so it is asked often (a
-    // backoff to 500 ms left up to half a second between Chrome being ready and the daemon
-    // noticing); the engine is asked whether the container still runs only now and then.
-    let mut next_inspect = Instant::now();
-    loop {
-        if gate_ready(addr).await {
-            return Ok(());
-        }
-        let running = if Instant::now() >= next_inspect {
-            next_inspect = Instant::now() + INSPECT_EVERY;
-            inspect(docker, name).await?.is_some_and(|i| is_running(&i))
-        } else {
-            true
-        };
-        if !running {
-            let tail = log_tail(docker, name, 20).await;
-            return Err(DockerError::NotReady(format!(
-                "the sidecar container {name} stopped before its browser was ready; its last output:\n{tail}"
-            )));
-        }
-        if Instant::now() >= deadline {
-            let tail = log_tail(docker, name, 20).await;
-            return Err(DockerError::NotReady(format!(
-                "the browser in {name} was not ready within {within:?}; its last output:\n{tail}"
-            )));
-        }
-        tokio::time::sleep(READY_POLL).await;
-    }
-}
-
-/// How often [`wait_ready`] asks the gate.
-const READY_POLL: Duration = Duration::from_millis(20);
-/// How often [`wait_ready`] asks the engine whether the container still runs.
-const INSPECT_EVERY: Duration = Duration::from_millis(300);
 
 /// Removes what a start created unless disarmed: on the error path call [`Rollback::run`];
 /// if the start is cancelled instead (its future dropped), `Drop` spawns the same cleanup.
@@ -556,6 +600,7 @@ mod tests {
             host_port: None,
             publish: true,
             volume: Some("porthole-chrome-profile-a".into()),
+            volume_labels: HashMap::new(),
             extensions: Vec::new(),
             screen: (800, 600),
             memory_mb: 512,
@@ -721,6 +766,45 @@ mod tests {
                 secret: "s3cret".into()
             })
         );
+    }
+
+    #[test]
+    fn the_spec_hash_ignores_the_secret_and_follows_the_image_and_the_config() {
+        let base = spec().spec_hash("sha256:one");
+        let other_secret = SidecarSpec {
+            secret: "another".into(),
+            volume_labels: HashMap::from([("n".into(), "1".into())]),
+            ..spec()
+        };
+        assert_eq!(other_secret.spec_hash("sha256:one"), base);
+        let mut labelled = spec();
+        labelled.labels.insert(LABEL_SPEC.into(), base.clone());
+        assert_eq!(labelled.spec_hash("sha256:one"), base);
+        assert_ne!(spec().spec_hash("sha256:two"), base);
+        let bigger = SidecarSpec {
+            memory_mb: 1024,
+            ..spec()
+        };
+        assert_ne!(bigger.spec_hash("sha256:one"), base);
+        let wider = SidecarSpec {
+            screen: (1024, 600),
+            ..spec()
+        };
+        assert_ne!(wider.spec_hash("sha256:one"), base);
+    }
+
+    #[test]
+    fn a_create_makes_a_missing_volume_with_the_starts_labels() {
+        let asked = volume_labels(&HashMap::from([(LABEL_DAEMON.into(), "me".into())]));
+        assert!(asked.contains_key(LABEL_VOLUME_NONCE));
+        let body = SidecarSpec {
+            volume_labels: asked.clone(),
+            ..spec()
+        }
+        .create_body();
+        let mounts = body.host_config.unwrap().mounts.unwrap();
+        let options = mounts[0].volume_options.as_ref().unwrap();
+        assert_eq!(options.labels.as_ref(), Some(&asked));
     }
 
     #[test]

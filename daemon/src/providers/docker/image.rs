@@ -187,6 +187,9 @@ pub(crate) struct ImageManager {
     /// round trip to a remote engine. Cleared by [`ImageManager::forget`] when a create
     /// finds the image gone, and while a rebuild runs.
     verified: AtomicBool,
+    /// The id of the image found usable or built (short lock): part of a container's spec
+    /// hash, so a rebuilt image is never run through an old container.
+    id: Mutex<Option<String>>,
     /// Short lock.
     last_error: Mutex<Option<String>>,
     progress: broadcast::Sender<(String, String)>,
@@ -201,6 +204,7 @@ impl ImageManager {
             lock: tokio::sync::Mutex::new(()),
             building: AtomicBool::new(false),
             verified: AtomicBool::new(false),
+            id: Mutex::new(None),
             last_error: Mutex::new(None),
             progress,
         }
@@ -209,6 +213,11 @@ impl ImageManager {
     /// The image tag containers run.
     pub fn image(&self) -> &str {
         &self.settings.image
+    }
+
+    /// The id of the image last found usable or built (`None` before [`ImageManager::ensure`]).
+    pub fn image_id(&self) -> Option<String> {
+        self.id.lock().expect("image id lock").clone()
     }
 
     /// Labels of the image, `None` when it does not exist.
@@ -269,21 +278,32 @@ impl ImageManager {
         };
         let work = async {
             let _build = self.lock.lock().await;
-            let decision = if force {
-                Decision::Build(BuildReason::Requested)
+            let (decision, found_id) = if force {
+                (Decision::Build(BuildReason::Requested), None)
             } else {
-                let labels = self.labels().await?.map(|(_, labels)| labels);
-                decide_with_source(labels.as_ref(), VERSION, self.settings.dev, &source_hash())
+                let found = self.labels().await?;
+                tracing::info!(event = "sidecar_image_checked", image = %self.settings.image, present = found.is_some());
+                let (id, labels) = found.unzip();
+                let decision =
+                    decide_with_source(labels.as_ref(), VERSION, self.settings.dev, &source_hash());
+                (decision, id)
             };
             match decision {
                 Decision::Use => {
+                    *self.id.lock().expect("image id lock") = found_id;
                     self.verified.store(true, Ordering::SeqCst);
                     Ok(())
                 }
                 Decision::Build(reason) => {
                     self.verified.store(false, Ordering::SeqCst);
                     self.building.store(true, Ordering::SeqCst);
-                    let result = self.build(&reason).await;
+                    *self.id.lock().expect("image id lock") = None;
+                    let mut result = self.build(&reason).await;
+                    if result.is_ok() {
+                        result = self.labels().await.map(|found| {
+                            *self.id.lock().expect("image id lock") = found.map(|(id, _)| id);
+                        });
+                    }
                     self.building.store(false, Ordering::SeqCst);
                     self.verified.store(result.is_ok(), Ordering::SeqCst);
                     *self.last_error.lock().expect("last error lock") =

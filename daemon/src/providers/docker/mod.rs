@@ -8,6 +8,7 @@
 //! - [`files`]: the browser's downloads read back through the engine's archive API.
 //! - [`exec`]: CDP carried inside the Docker API connection (an exec of the sidecar's
 //!   `cdp-pipe`), for engines on another machine: nothing published.
+//! - [`output`]: a starting sidecar's output on the attach stream: readiness as an event.
 //! - [`image`]: the sidecar image: rebuild rules, the embedded build context, the build.
 //! - [`reaper`]: at daemon start, adopt this daemon's running sidecars, remove stale ones.
 //! - [`sandbox`]: the seccomp profile that lets Chromium's own sandbox run, and its probe.
@@ -22,6 +23,7 @@ pub mod engine;
 pub(crate) mod exec;
 pub(crate) mod files;
 pub mod image;
+mod output;
 pub(crate) mod provider;
 pub(crate) mod reaper;
 pub mod sandbox;

@@ -1,9 +1,14 @@
 //! [`DockerProvider`]: a channel's browser as the sidecar container `porthole-chrome-<channel>`.
 //!
-//! Start: image ready → stale container of ours removed → profile volume → container created
-//! and started → gate found by inspect → readiness with a deadline. A failed start removes the
-//! container and any volume it created ([`Rollback`]). Stop: SIGTERM (the sidecar closes
-//! Chrome cleanly, cookies flushed), then the container is removed; the volume stays until a
+//! Start: image ready (checked once per daemon) → a sidecar this daemon stopped and kept is
+//! started again when its spec hash label still equals the spec's ([`Kept`]); else the profile
+//! volume and the container are created at once (the create makes a missing volume itself,
+//! with the same labels) → attached to its output → started → ready when the sidecar says so on
+//! that stream, while the gate's port is read by one inspect ([`super::output`]); no polling.
+//! A failed start removes the container and any volume it created ([`Rollback`]). Stop:
+//! SIGTERM (the sidecar closes Chrome cleanly, cookies flushed); the container is kept,
+//! stopped, for the next start, and removed on a profile reset, a channel delete, daemon
+//! shutdown, or when it stopped without being asked (killed, crashed). The volume stays until a
 //! profile reset or channel delete. Per-channel serialisation is the caller's
 //! (`ChannelService` holds a lifecycle lock per channel and mode).
 
@@ -15,7 +20,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use bollard::Docker;
 
-use super::container::{self, GateAddr, Network, Rollback, SidecarSpec};
+use super::container::{self, GateAddr, Network, Rollback, SidecarSpec, LABEL_SPEC};
 use super::engine::{is_conflict, DockerError};
 use super::image::ImageManager;
 use super::reaper;
@@ -33,6 +38,11 @@ use crate::providers::{
 
 /// How long a new sidecar may take until its browser answers.
 const READY_DEADLINE: Duration = Duration::from_secs(45);
+/// How long a start that found its container exited waits for the rest of its output.
+const EXIT_OUTPUT_DEADLINE: Duration = Duration::from_secs(5);
+/// How often a start asks the gate while it waits for the sidecar's ready event (a safety net:
+/// the event normally comes first).
+const GATE_SAFETY_NET: Duration = Duration::from_secs(1);
 /// SIGTERM-to-SIGKILL time on stop (the sidecar's own grace is 8 s).
 const STOP_GRACE: Duration = Duration::from_secs(10);
 
@@ -68,6 +78,15 @@ pub enum CdpRoute {
 /// How long an exec into a sidecar that already runs may take to answer.
 const EXEC_RECONNECT_DEADLINE: Duration = Duration::from_secs(10);
 
+/// A sidecar this daemon stopped cleanly (or found stopped at its start) and kept: started
+/// again by the next start of its channel while `spec` equals that start's spec hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Kept {
+    pub id: String,
+    /// Its [`LABEL_SPEC`].
+    pub spec: String,
+}
+
 #[derive(Debug, Clone)]
 struct Running {
     container: String,
@@ -84,6 +103,8 @@ pub struct DockerProvider {
     running: Mutex<HashMap<ChannelId, Running>>,
     /// Whether Chromium's own sandbox works here: probed once, before the first sidecar.
     sandbox: tokio::sync::OnceCell<Sandbox>,
+    /// Stopped sidecars kept for their channel's next start (short lock).
+    kept: Mutex<HashMap<ChannelId, Kept>>,
 }
 
 impl DockerProvider {
@@ -91,17 +112,20 @@ impl DockerProvider {
     /// ones removed (see [`reaper`]).
     pub async fn new(docker: Docker, images: Arc<ImageManager>, settings: DockerSettings) -> Self {
         let mut running = HashMap::new();
+        let mut kept = HashMap::new();
         match reaper::reap(&docker, &settings.daemon_id).await {
             Ok(reaped) => {
                 tracing::info!(
                     event = "docker_reaped",
                     adopted = reaped.adopted.len(),
+                    kept = reaped.kept.len(),
                     removed = reaped.removed.len()
                 );
                 for (channel, addr) in reaped.adopted {
                     let container = container_name(&channel);
                     running.insert(channel, Running { container, addr });
                 }
+                kept = reaped.kept;
             }
             Err(error) => tracing::warn!(event = "docker_reap_failed", %error),
         }
@@ -111,6 +135,7 @@ impl DockerProvider {
             settings,
             running: Mutex::new(running),
             sandbox: tokio::sync::OnceCell::new(),
+            kept: Mutex::new(kept),
         }
     }
 
@@ -158,10 +183,14 @@ impl DockerProvider {
         &self,
         spec: &SidecarSpec,
         progress: &ProgressFn,
+        requests: &std::sync::atomic::AtomicU32,
     ) -> Result<String, ProviderError> {
+        use std::sync::atomic::Ordering::Relaxed;
+        requests.fetch_add(1, Relaxed);
         match container::create(&self.docker, spec).await {
             Ok(id) => return Ok(id),
             Err(DockerError::Engine { source, .. }) if is_conflict(&source) => {
+                requests.fetch_add(2, Relaxed);
                 let info = container::inspect(&self.docker, &spec.name).await?;
                 if info.as_ref().is_some_and(|info| !self.is_ours(info)) {
                     let name = &spec.name;
@@ -179,10 +208,12 @@ impl DockerProvider {
             }
             Err(error) => return Err(error.into()),
         }
+        requests.fetch_add(1, Relaxed);
         Ok(container::create(&self.docker, spec).await?)
     }
 
-    /// Creates and starts the container; records what it created in `rollback`.
+    /// Starts the channel's kept sidecar when its spec still matches, else creates one (and
+    /// its volume) and starts it; records what it created in `rollback`.
     async fn launch(
         &self,
         channel: &ChannelId,
@@ -193,29 +224,20 @@ impl DockerProvider {
     ) -> Result<(Option<GateAddr>, CdpAddress), ProviderError> {
         let name = container_name(channel);
         let labels = self.labels(channel);
-        let volume = if self.settings.persist_profile {
-            let volume = volume_name(channel);
-            if container::ensure_volume(&self.docker, &volume, &labels).await? {
-                rollback.volume(&volume);
-            }
-            Some(volume)
-        } else {
-            None
-        };
-        steps.mark("volume");
         let host_port = match self.settings.network {
             Network::Host => Some(free_loopback_port()?),
             Network::Bridge => None,
         };
-        let spec = SidecarSpec {
+        let mut spec = SidecarSpec {
             name: name.clone(),
             image: self.images.image().to_string(),
-            labels,
+            labels: labels.clone(),
             secret: random_token(32),
             network: self.settings.network,
             host_port,
             publish: self.settings.cdp_route == CdpRoute::Port,
-            volume,
+            volume: self.settings.persist_profile.then(|| volume_name(channel)),
+            volume_labels: HashMap::new(),
             extensions,
             screen: self.settings.screen,
             memory_mb: self.settings.memory_mb,
@@ -223,10 +245,9 @@ impl DockerProvider {
             sandbox: self.sandbox().await.is_on(),
         };
         steps.mark("sandbox_probe");
-        let id = self.create(&spec, progress).await?;
-        steps.mark("create");
-        rollback.container(&name);
-        tracing::info!(event = "sidecar_created", container = %name, id = %id);
+        let image_id = self.images.image_id().unwrap_or_else(|| spec.image.clone());
+        let hash = spec.spec_hash(&image_id);
+        spec.labels.insert(LABEL_SPEC.to_string(), hash.clone());
         if let Sandbox::Off { reason } = self.sandbox().await {
             tracing::info!(
                 event = "sidecar_chromium_unsandboxed",
@@ -235,13 +256,94 @@ impl DockerProvider {
                 "Chromium in the sidecar runs with --no-sandbox"
             );
         }
-        container::start(&self.docker, &id, &name).await?;
-        steps.mark("start");
+        let kept = self.kept.lock().expect("kept lock").remove(channel);
+        if let Some(kept) = kept {
+            // A kept sidecar that does not come up again is removed, like a new one would be.
+            rollback.container(&name);
+            if kept.spec == hash {
+                match self.boot(&kept.id, &name, steps).await {
+                    Ok(found) => {
+                        tracing::info!(event = "sidecar_restarted", container = %name, id = %kept.id);
+                        steps.reused();
+                        return Ok(found);
+                    }
+                    Err(error) => {
+                        tracing::warn!(event = "sidecar_restart_failed", container = %name, %error, "creating a new one");
+                    }
+                }
+            } else {
+                tracing::info!(event = "sidecar_spec_changed", container = %name, was = %kept.spec, now = %hash, "the kept sidecar is replaced");
+            }
+            steps.requests(1);
+            container::remove_force(&self.docker, &kept.id).await?;
+        }
+        let id = self
+            .create_with_volume(&mut spec, progress, rollback, steps)
+            .await?;
+        tracing::info!(event = "sidecar_created", container = %name, id = %id);
+        self.boot(&id, &name, steps).await
+    }
+
+    /// Creates the container and its profile volume at once: the volume create (which tells
+    /// whether this start made the volume, and whose it is) runs beside the container's create,
+    /// which makes a missing volume itself with the same labels.
+    async fn create_with_volume(
+        &self,
+        spec: &mut SidecarSpec,
+        progress: &ProgressFn,
+        rollback: &mut Rollback,
+        steps: &mut Steps,
+    ) -> Result<String, ProviderError> {
+        let asked = spec.volume.as_ref().map(|_| {
+            let mut labels = spec.labels.clone();
+            labels.remove(LABEL_SPEC);
+            container::volume_labels(&labels)
+        });
+        spec.volume_labels = asked.clone().unwrap_or_default();
+        let requests = std::sync::atomic::AtomicU32::new(0);
+        let volume = async {
+            match (&spec.volume, &asked) {
+                (Some(volume), Some(asked)) => {
+                    requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    container::ensure_volume(&self.docker, volume, asked)
+                        .await
+                        .map(|made| made.then(|| volume.clone()))
+                }
+                _ => Ok(None),
+            }
+        };
+        let (made, created) = tokio::join!(volume, self.create(spec, progress, &requests));
+        steps.requests(requests.into_inner());
+        if let Ok(Some(volume)) = &made {
+            rollback.volume(volume);
+        }
+        if created.is_ok() {
+            rollback.container(&spec.name);
+        }
+        made?;
+        let id = created?;
+        steps.mark("volume_and_create");
+        Ok(id)
+    }
+
+    /// Starts a created or stopped sidecar and waits until its browser is ready: by exec (the
+    /// relay waits for Chrome), or on the published gate, ready when the sidecar's output
+    /// says so (attached before the start) and found by one inspect meanwhile.
+    async fn boot(
+        &self,
+        id: &str,
+        name: &str,
+        steps: &mut Steps,
+    ) -> Result<(Option<GateAddr>, CdpAddress), ProviderError> {
         if self.settings.cdp_route == CdpRoute::Exec {
-            let cdp = match super::exec::connect(&self.docker, &name, READY_DEADLINE).await {
+            steps.requests(1);
+            container::start(&self.docker, id, name).await?;
+            steps.mark("start");
+            steps.requests(2);
+            let cdp = match super::exec::connect(&self.docker, name, READY_DEADLINE).await {
                 Ok(cdp) => cdp,
                 Err(error) => {
-                    let tail = container::log_tail(&self.docker, &name, 20).await;
+                    let tail = container::log_tail(&self.docker, name, 20).await;
                     return Err(DockerError::NotReady(format!(
                         "{error}; the container's last output:\n{tail}"
                     ))
@@ -251,19 +353,52 @@ impl DockerProvider {
             steps.mark("exec_cdp_ready");
             return Ok((None, CdpAddress::Connected(cdp)));
         }
-        let info = container::inspect(&self.docker, &id)
-            .await?
-            .ok_or_else(|| {
+        steps.requests(1);
+        let output = super::output::attach(&self.docker, id, name).await?;
+        steps.mark("attach");
+        steps.requests(1);
+        container::start(&self.docker, id, name).await?;
+        steps.mark("start");
+        steps.requests(1);
+        let gate = async {
+            let info = container::inspect(&self.docker, id).await?.ok_or_else(|| {
                 DockerError::NotReady(format!("container {name} vanished after start"))
             })?;
-        let addr = container::gate_addr(&info).ok_or_else(|| {
-            DockerError::NotReady(format!(
-                "container {name} has no gate port published on 127.0.0.1"
-            ))
-        })?;
-        steps.mark("inspect");
-        container::wait_ready(&self.docker, &name, &addr, READY_DEADLINE).await?;
-        steps.mark("gate_ready");
+            container::gate_addr(&info).ok_or_else(|| {
+                DockerError::NotReady(format!(
+                    "container {name} has no gate port published on 127.0.0.1"
+                ))
+            })
+        };
+        // The inspect answers long before Chrome is up; the output stream keeps what the
+        // sidecar writes meanwhile.
+        let addr = match gate.await {
+            Ok(addr) => addr,
+            // A container that exited has no published port: its output says why.
+            Err(error) => {
+                return Err(match output.ready(name, EXIT_OUTPUT_DEADLINE).await {
+                    Err(said @ DockerError::NotReady(_)) => said,
+                    _ => error,
+                }
+                .into())
+            }
+        };
+        // The event decides; the gate is asked now and then only as a safety net, should the
+        // engine's stream lose the line.
+        let asked = async {
+            loop {
+                tokio::time::sleep(GATE_SAFETY_NET).await;
+                if container::gate_ready(&addr).await {
+                    tracing::warn!(event = "sidecar_ready_by_gate", container = %name, "the sidecar's ready line did not arrive on the attach stream; its gate answered");
+                    return;
+                }
+            }
+        };
+        tokio::select! {
+            ready = output.ready(name, READY_DEADLINE) => ready?,
+            () = asked => {}
+        }
+        steps.mark("chrome_ready");
         let ws_url = addr.ws_url();
         Ok((Some(addr), CdpAddress::WebSocket(ws_url)))
     }
@@ -292,14 +427,55 @@ impl DockerProvider {
         }
     }
 
-    async fn stop_container(&self, channel: &ChannelId) -> Result<bool, DockerError> {
+    /// Stops the channel's sidecar if it is ours. With `keep`, a running sidecar of this
+    /// version is stopped and kept for the next start ([`Kept`]); every other one (asked to
+    /// go, or one that stopped without being asked: killed, crashed) is removed.
+    async fn stop_container(&self, channel: &ChannelId, keep: bool) -> Result<bool, DockerError> {
         let name = container_name(channel);
-        match container::inspect(&self.docker, &name).await? {
-            Some(info) if self.is_ours(&info) => {
-                container::stop_and_remove(&self.docker, &name, STOP_GRACE).await
+        self.kept.lock().expect("kept lock").remove(channel);
+        let info = match container::inspect(&self.docker, &name).await? {
+            Some(info) if self.is_ours(&info) => info,
+            _ => return Ok(false),
+        };
+        let spec = container::label(&info, LABEL_SPEC).map(str::to_string);
+        let this_version = container::label(&info, LABEL_VERSION) == Some(VERSION);
+        match (
+            keep && this_version && container::is_running(&info),
+            spec,
+            info.id,
+        ) {
+            (true, Some(spec), Some(id)) => {
+                let stopped = container::stop(&self.docker, &id, STOP_GRACE).await?;
+                if stopped {
+                    tracing::info!(event = "sidecar_kept", container = %name, "stopped, kept for the next start");
+                    self.kept
+                        .lock()
+                        .expect("kept lock")
+                        .insert(channel.clone(), Kept { id, spec });
+                }
+                Ok(stopped)
             }
-            _ => Ok(false),
+            _ => container::stop_and_remove(&self.docker, &name, STOP_GRACE).await,
         }
+    }
+
+    /// Stops the channel's browser; `keep` as in [`DockerProvider::stop_container`].
+    async fn halt(&self, channel: &ChannelId, keep: bool) -> Result<Stopped, ProviderError> {
+        let registered = self
+            .running
+            .lock()
+            .expect("docker registry lock")
+            .remove(channel)
+            .is_some();
+        let stopped = self.stop_container(channel, keep).await?;
+        if stopped {
+            tracing::info!(event = "sidecar_stopped", channel_id = %channel, kept = keep);
+        }
+        Ok(if stopped || registered {
+            Stopped::Stopped
+        } else {
+            Stopped::NotRunning
+        })
     }
 }
 
@@ -355,7 +531,7 @@ impl BrowserProvider for DockerProvider {
         {
             Ok((addr, address)) => {
                 rollback.disarm();
-                tracing::info!(event = "sidecar_start_steps", channel_id = %channel, steps = %steps.summary(), "milliseconds per step");
+                tracing::info!(event = "sidecar_start_steps", channel_id = %channel, steps = ?steps.summary(), engine_requests = steps.request_count(), reused = steps.was_reused(), "milliseconds per step");
                 tracing::info!(event = "sidecar_ready", channel_id = %channel, container = %name, port = ?addr.as_ref().map(|a| a.port), route = ?self.settings.cdp_route);
                 self.running.lock().expect("docker registry lock").insert(
                     channel.clone(),
@@ -378,25 +554,11 @@ impl BrowserProvider for DockerProvider {
     }
 
     async fn stop_browser(&self, channel: &ChannelId) -> Result<Stopped, ProviderError> {
-        let registered = self
-            .running
-            .lock()
-            .expect("docker registry lock")
-            .remove(channel)
-            .is_some();
-        let removed = self.stop_container(channel).await?;
-        if removed {
-            tracing::info!(event = "sidecar_stopped", channel_id = %channel);
-        }
-        Ok(if removed || registered {
-            Stopped::Stopped
-        } else {
-            Stopped::NotRunning
-        })
+        self.halt(channel, true).await
     }
 
     async fn remove_profile(&self, channel: &ChannelId) -> Result<Removed, ProviderError> {
-        self.stop_browser(channel).await?;
+        self.halt(channel, false).await?;
         let volume = volume_name(channel);
         let removed =
             container::remove_volume(&self.docker, &volume, &self.labels(channel)).await?;
@@ -416,7 +578,7 @@ impl BrowserProvider for DockerProvider {
             .keys()
             .cloned()
             .collect();
-        let stops = channels.iter().map(|channel| self.stop_browser(channel));
+        let stops = channels.iter().map(|channel| self.halt(channel, false));
         for result in futures_util::future::join_all(stops).await {
             if let Err(error) = result {
                 tracing::warn!(event = "sidecar_shutdown_failed", %error);

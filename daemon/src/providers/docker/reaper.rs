@@ -1,17 +1,21 @@
 //! At daemon start: find the containers labelled with this daemon's id, adopt the running
 //! sidecars of this version that still answer (a daemon killed with SIGKILL leaves them
 //! running) through their published gate or, for sidecars that publish nothing (CDP by exec),
-//! through an exec of `cdp-pipe`, and remove every other one. Containers without this daemon's label are never
+//! through an exec of `cdp-pipe`, keep the stopped sidecars of this version that carry a spec
+//! hash (the next start of their channel restarts one whose spec still matches), and remove
+//! every other one. Containers without this daemon's label are never
 //! looked at: the engine filters by label.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
+use bollard::models::ContainerSummaryStateEnum;
 use bollard::query_parameters::ListContainersOptionsBuilder;
 use bollard::Docker;
 
-use super::container::{self, GateAddr};
+use super::container::{self, GateAddr, LABEL_SPEC};
 use super::engine::DockerError;
+use super::provider::Kept;
 use super::{container_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION};
 use crate::channel_id::ChannelId;
 
@@ -21,6 +25,8 @@ pub struct Reaped {
     /// Running sidecars taken over, by channel, with their published gate (`None`: reached
     /// by exec).
     pub adopted: HashMap<ChannelId, Option<GateAddr>>,
+    /// Stopped sidecars kept for their channel's next start.
+    pub kept: HashMap<ChannelId, Kept>,
     /// Names of the containers removed.
     pub removed: Vec<String>,
 }
@@ -53,6 +59,12 @@ pub async fn reap(docker: &Docker, daemon_id: &str) -> Result<Reaped, DockerErro
             .unwrap_or_default()
             .trim_start_matches('/')
             .to_string();
+        let exited = summary.state == Some(ContainerSummaryStateEnum::EXITED);
+        if let Some((channel, kept)) = keepable(exited, &id, &name, &labels) {
+            tracing::info!(event = "sidecar_kept", channel_id = %channel, container = %name, "stopped, kept for the next start");
+            reaped.kept.insert(channel, kept);
+            continue;
+        }
         if let Some((channel, addr)) = adoptable(docker, &id, &name, &labels).await {
             tracing::info!(event = "sidecar_adopted", channel_id = %channel, container = %name);
             reaped.adopted.insert(channel, addr);
@@ -69,6 +81,30 @@ pub async fn reap(docker: &Docker, daemon_id: &str) -> Result<Reaped, DockerErro
         }
     }
     Ok(reaped)
+}
+
+/// A stopped container is kept when it is this version's sidecar of a valid channel, under
+/// the channel's own name, with a spec hash label.
+fn keepable(
+    exited: bool,
+    id: &str,
+    name: &str,
+    labels: &HashMap<String, String>,
+) -> Option<(ChannelId, Kept)> {
+    let channel = ChannelId::parse(labels.get(LABEL_CHANNEL)?).ok()?;
+    let spec = labels.get(LABEL_SPEC)?;
+    (exited
+        && labels.get(LABEL_VERSION).map(String::as_str) == Some(VERSION)
+        && name == container_name(&channel))
+    .then(|| {
+        (
+            channel,
+            Kept {
+                id: id.to_string(),
+                spec: spec.clone(),
+            },
+        )
+    })
 }
 
 /// A container is adopted when it is this version's sidecar of a valid channel, under the

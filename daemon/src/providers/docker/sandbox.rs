@@ -128,6 +128,7 @@ async fn try_sandbox(
         network: Network::Bridge,
         host_port: None,
         volume: None,
+        volume_labels: HashMap::new(),
         extensions: Vec::new(),
         screen: (800, 600),
         memory_mb: 0,

@@ -1,6 +1,7 @@
-//! How long each step of one sidecar start took (image check, stale container check, volume,
-//! create, start, gate ready), logged as one `sidecar_start_steps` line at `info` when the
-//! start succeeds, so a slow start can be read step by step (`porthole-bench docker` prints it).
+//! How long each step of one sidecar start took (image check, volume and create, attach,
+//! start, browser ready) and how many Engine API requests it made, logged as one
+//! `sidecar_start_steps` line at `info` when the start succeeds, so a slow start can be read
+//! step by step (`porthole-bench docker` prints it).
 
 use std::time::Instant;
 
@@ -8,6 +9,8 @@ use std::time::Instant;
 pub(super) struct Steps {
     last: Instant,
     done: Vec<(&'static str, u128)>,
+    requests: u32,
+    reused: bool,
 }
 
 impl Steps {
@@ -15,7 +18,28 @@ impl Steps {
         Self {
             last: Instant::now(),
             done: Vec::new(),
+            requests: 0,
+            reused: false,
         }
+    }
+
+    /// `n` more Engine API requests were made.
+    pub(super) fn requests(&mut self, n: u32) {
+        self.requests += n;
+    }
+
+    /// The start restarted a kept container instead of creating one.
+    pub(super) fn reused(&mut self) {
+        self.reused = true;
+    }
+
+    pub(super) fn was_reused(&self) -> bool {
+        self.reused
+    }
+
+    /// Engine API requests so far.
+    pub(super) fn request_count(&self) -> u32 {
+        self.requests
     }
 
     /// The step `name` ended now.
