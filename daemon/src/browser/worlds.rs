@@ -162,3 +162,55 @@ impl super::BrowserSession {
         tabs.by_session(session).map(|t| t.target_id.clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use serde_json::json;
+
+    use super::{NewDocumentWorld, Worlds};
+
+    fn worlds() -> Worlds {
+        let worlds = Worlds::default();
+        worlds.register_new_documents(
+            "s",
+            NewDocumentWorld {
+                name: "tools".into(),
+                nonce: "n".into(),
+            },
+        );
+        worlds
+    }
+
+    fn created(worlds: &Worlds, unique_id: &str, received: Instant) {
+        let context = json!({"name": "tools", "uniqueId": unique_id, "id": 7});
+        worlds.context_created("s", &context, received, || true);
+    }
+
+    #[test]
+    fn a_clear_handled_late_keeps_the_world_learnt_after_it() {
+        let worlds = worlds();
+        let t0 = Instant::now();
+        let (cleared_at, created_at) = (t0, t0 + Duration::from_millis(1));
+        // One task saw the clear and the new document's world; the other handles the clear now.
+        created(&worlds, "new", created_at);
+        worlds.cleared("s", cleared_at);
+        assert_eq!(worlds.get("s").map(|w| w.unique_id), Some("new".into()));
+        // The same events handled again by the lagging task change nothing.
+        created(&worlds, "new", created_at);
+        assert_eq!(worlds.get("s").map(|w| w.unique_id), Some("new".into()));
+        // A later document's clear removes it.
+        worlds.cleared("s", created_at + Duration::from_millis(1));
+        assert_eq!(worlds.get("s"), None);
+    }
+
+    #[test]
+    fn an_older_world_never_replaces_a_newer_one() {
+        let worlds = worlds();
+        let t0 = Instant::now();
+        created(&worlds, "newer", t0 + Duration::from_millis(2));
+        created(&worlds, "older", t0);
+        assert_eq!(worlds.get("s").map(|w| w.unique_id), Some("newer".into()));
+    }
+}
