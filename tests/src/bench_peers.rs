@@ -586,12 +586,11 @@ fn native_arch() -> &'static str {
     }
 }
 
-/// Runs the peers bench and prints it.
-pub async fn run() {
-    let base = serve_pages().await;
-    let scratch = TempDir::new("bench-peers");
+/// A local daemon with `config` merged in, and `porthole-mcp` on it with an agent's token.
+async fn porthole_proxy(config: Value) -> (TestDaemon, Client) {
     let daemon = TestDaemon::start_with(DaemonOptions {
         rust_log: "info",
+        config,
         ..Default::default()
     })
     .await;
@@ -602,6 +601,16 @@ pub async fn run() {
         .quiet()
         .connect()
         .await;
+    (daemon, proxy)
+}
+
+/// Runs the peers bench and prints it.
+pub async fn run() {
+    let base = serve_pages().await;
+    let scratch = TempDir::new("bench-peers");
+    let (daemon, proxy) = porthole_proxy(json!({})).await;
+    // The same without the timeline: what recording each call (a capture a second) costs.
+    let (quiet_daemon, quiet_proxy) = porthole_proxy(json!({"timeline": {"enabled": false}})).await;
     let chromium = BareChromium::launch().await;
     let host = Server::binary("porthole")
         .arg("mcp-host-browser")
@@ -613,6 +622,7 @@ pub async fn run() {
 
     let mut peers = vec![
         Peer::new("porthole-mcp", Dialect::Porthole, proxy),
+        Peer::new("mcp, no timeline", Dialect::Porthole, quiet_proxy),
         Peer::new("mcp-host-browser", Dialect::Porthole, host),
         agent_browser(scratch.path()).await,
         playwright(scratch.path()).await,
@@ -640,6 +650,7 @@ pub async fn run() {
     }
     drop(chromium);
     daemon.stop().await;
+    quiet_daemon.stop().await;
     print(&peers);
     print_family(&peers);
 }
