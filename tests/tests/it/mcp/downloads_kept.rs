@@ -160,7 +160,7 @@ async fn downloads_from_frames_are_the_agents_and_outlive_its_tab() {
 
 /// Docker mode: the browser saves into its profile volume, inside the container; the daemon
 /// lists the download and reads it back through the engine's archive API, byte-exact, also
-/// from the next container after an idle stop.
+/// from the same container after an idle stop, and from a new one after an outside stop.
 #[tokio::test]
 async fn docker_mode_downloads_are_read_back_from_the_container_across_an_idle_stop() {
     use porthole_tests::docker::{self, ensure_image, inspect_container, unique, DockerCleanup};
@@ -195,22 +195,45 @@ async fn docker_mode_downloads_are_read_back_from_the_container_across_an_idle_s
         .collect();
     assert_eq!(names, vec!["index.json".to_string()], "{}", dir.display());
 
-    // Idle stop removes the container; the next one has the file in the same volume.
+    // Idle stop stops the container and keeps it; started again, it still has the file.
     let container = format!("porthole-chrome-{tag}");
     let first = inspect_container(&container).unwrap()["Id"].clone();
     drop(owner);
     porthole_tests::eventually(
-        "the idle container removed",
+        "the idle container stopped",
         std::time::Duration::from_secs(30),
         || {
             let container = container.clone();
-            async move { inspect_container(&container).is_none().then_some(()) }
+            async move {
+                let state = inspect_container(&container)?;
+                (state["State"]["Running"] == false).then_some(())
+            }
         },
     )
     .await;
     let owner = owner_proxy(&daemon, &tag, &[]).await;
     ok(&owner, "page_info", json!({})).await;
-    assert_ne!(inspect_container(&container).unwrap()["Id"], first);
+    assert_eq!(inspect_container(&container).unwrap()["Id"], first);
+    assert_eq!(bytes_of(&owner, "d1").await, report_bytes());
+
+    // Stopped from outside the daemon, the container is replaced: the new one has the file in
+    // the same volume.
+    drop(owner);
+    assert!(docker::docker(&["stop", "-t", "2", &container]).0);
+    let owner = owner_proxy(&daemon, &tag, &[]).await;
+    porthole_tests::eventually(
+        "a new container after the outside stop",
+        std::time::Duration::from_secs(60),
+        || {
+            let (owner, container, first) = (&owner, container.clone(), first.clone());
+            async move {
+                let _ = call(owner, "page_info", json!({})).await;
+                let now = inspect_container(&container)?;
+                (now["Id"] != first && now["State"]["Running"] == true).then_some(())
+            }
+        },
+    )
+    .await;
     assert_eq!(bytes_of(&owner, "d1").await, report_bytes());
     let e = err(&owner, "get_download", json!({"id": "d9"})).await;
     assert!(e.contains("No download d9"), "{e}");
