@@ -127,7 +127,7 @@ fn field(line: &str, name: &str) -> Option<String> {
 /// `(tool, commands, sequential waits)` of the daemon's `tool_run` lines in `log`, in order:
 /// the commands each tool call sent and the replies it waited on one after another (each a
 /// round trip to the engine), counted for that call alone (`porthole::cdp::tallied`).
-fn cdp_counts(log: &str) -> Vec<(String, u64, u64)> {
+pub fn cdp_counts(log: &str) -> Vec<(String, u64, u64)> {
     log.lines()
         .filter(|l| l.contains("event=\"tool_run\""))
         .filter_map(|l| {

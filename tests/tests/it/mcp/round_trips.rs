@@ -53,30 +53,6 @@ async fn after_a_navigation_the_tools_find_their_world_made_by_chrome() {
     );
 }
 
-/// `(tool, commands, sequential_waits)` of each tool call the server logged (`tool_run`).
-fn waits_per_call(log: &str) -> Vec<(String, u64, u64)> {
-    let field = |line: &str, name: &str| -> Option<String> {
-        let at = line.rfind(&format!(" {name}="))? + name.len() + 2;
-        Some(
-            line[at..]
-                .split_whitespace()
-                .next()?
-                .trim_matches('"')
-                .to_string(),
-        )
-    };
-    log.lines()
-        .filter(|l| l.contains("event=\"tool_run\""))
-        .filter_map(|l| {
-            Some((
-                field(l, "tool")?,
-                field(l, "commands")?.parse().ok()?,
-                field(l, "sequential_waits")?.parse().ok()?,
-            ))
-        })
-        .collect()
-}
-
 /// The bench's 8-step script (issues 21, 22) on `data:` pages: each step's tool call waits on
 /// at most a couple of CDP replies one after another — `navigate` on its commit and one
 /// settle, a click on its aim and its settle, `go_back` on the history step and its settle
@@ -131,7 +107,7 @@ async fn the_bench_script_waits_on_few_round_trips_per_call() {
     script().await;
     let seen = host.log().len();
     script().await;
-    let counted = waits_per_call(&host.log()[seen..]);
+    let counted = porthole_tests::bench_distance::cdp_counts(&host.log()[seen..]);
     // Most replies each call may wait on one after another (the check `evaluate` is the
     // agent's code: compiled, then run).
     let most = [
