@@ -134,14 +134,16 @@ fn print_steps(alone: &[[f64; 8]], together: &[[f64; 8]]) {
 }
 
 /// The CPU the script costs (this bench, porthole-mcp, the daemon and Chromium together) and
-/// the ratio that CPU alone forces: four scripts need four times the CPU of one, and this
-/// machine has only so many cores.
+/// the ratio that CPU alone forces: the scripts run at once need the CPU they were measured to
+/// use at once, and this machine has only so many cores. (Not four times the CPU of one alone:
+/// part of one script's CPU is shared work, such as Chromium's compositor, that four scripts
+/// pay once.)
 fn print_cpu_floor(alone: f64, together: f64, one_ms: f64) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
-    let floor = (CONCURRENT as f64 * alone * 1000.0 / (cores * one_ms)).max(1.0);
+    let floor = (together * 1000.0 / (cores * one_ms)).max(1.0);
     println!(
         "    CPU per script (all processes): {:.0} ms alone, {:.0} ms per agent at once; on \
-         {cores:.0} cores the CPU alone allows no better ratio than {floor:.2}",
+         {cores:.0} cores the CPU used at once allows no better ratio than {floor:.2}",
         alone * 1000.0,
         together * 1000.0 / CONCURRENT as f64,
     );

@@ -129,7 +129,6 @@ async fn run(
     let panes = channels.pane_count(&channel);
     let summary = crate::timeline::summary::of_call(&request.tool, &request.args);
     let began = std::time::Instant::now();
-    let cdp_before = session.cdp().stats();
     let mut output = crate::oversight::supervise::run(
         &oversight,
         &session,
@@ -140,8 +139,6 @@ async fn run(
         panes,
     )
     .await;
-    let cdp = session.cdp().stats() - cdp_before;
-    tracing::debug!(event = "tool_cdp", tool = %request.tool, commands = cdp.commands, rounds = cdp.rounds);
     state.inner.timeline.tool_call(
         &session,
         &actor,

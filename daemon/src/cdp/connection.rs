@@ -63,35 +63,7 @@ pub struct CdpConnection {
     gone: CancellationToken,
     /// Which events lose their long strings before they are published.
     trims: Arc<Trims>,
-    /// Commands sent and round trips waited on (see [`CdpStats`]).
-    stats: Arc<StatsCounters>,
     url: Arc<str>,
-}
-
-/// What a connection has sent so far: `commands` (every command, fired ones included) and
-/// `rounds` — how many times a caller started waiting on a reply while no other awaited reply
-/// was outstanding. Over a slow link each round costs one round trip, so the difference of two
-/// readings says how many round trips the work in between waited on.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CdpStats {
-    pub commands: u64,
-    pub rounds: u64,
-}
-
-impl std::ops::Sub for CdpStats {
-    type Output = CdpStats;
-    fn sub(self, earlier: CdpStats) -> CdpStats {
-        CdpStats {
-            commands: self.commands.saturating_sub(earlier.commands),
-            rounds: self.rounds.saturating_sub(earlier.rounds),
-        }
-    }
-}
-
-#[derive(Debug, Default)]
-struct StatsCounters {
-    commands: std::sync::atomic::AtomicU64,
-    rounds: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for CdpConnection {
@@ -154,13 +126,11 @@ impl CdpConnection {
         let lost = Arc::new(Mutex::new(None));
         let gone = CancellationToken::new();
         let trims = Arc::new(Trims::default());
-        let stats = Arc::new(StatsCounters::default());
         let actor = Actor {
             events: events.clone(),
             lost: lost.clone(),
             gone: gone.clone(),
             trims: trims.clone(),
-            stats: stats.clone(),
             pending: HashMap::new(),
             next_id: 1,
         };
@@ -171,17 +141,7 @@ impl CdpConnection {
             lost,
             gone,
             trims,
-            stats,
             url: url.into(),
-        }
-    }
-
-    /// Commands sent and round trips waited on since the connection opened.
-    pub(crate) fn stats(&self) -> CdpStats {
-        use std::sync::atomic::Ordering::Relaxed;
-        CdpStats {
-            commands: self.stats.commands.load(Relaxed),
-            rounds: self.stats.rounds.load(Relaxed),
         }
     }
 
@@ -319,7 +279,6 @@ struct Actor {
     lost: Arc<Mutex<Option<String>>>,
     gone: CancellationToken,
     trims: Arc<Trims>,
-    stats: Arc<StatsCounters>,
     pending: HashMap<u64, Pending>,
     next_id: u64,
 }
@@ -349,7 +308,7 @@ impl Actor {
                         break reason;
                     }
                     self.forget_abandoned();
-                    let round = self.count(&command.reply);
+                    let round = self.starts_round(&command.reply);
                     tracing::trace!(event = "cdp_command", id, method = %command.method, round);
                     self.pending.insert(id, Pending { method: command.method, reply: command.reply });
                 }
@@ -432,16 +391,11 @@ impl Actor {
         }));
     }
 
-    /// Counts a command about to be sent; a new round (true) when its caller waits and no
-    /// other awaited reply is outstanding.
-    fn count(&self, reply: &oneshot::Sender<Result<Value, CdpError>>) -> bool {
-        use std::sync::atomic::Ordering::Relaxed;
-        self.stats.commands.fetch_add(1, Relaxed);
-        let round = !reply.is_closed() && self.pending.values().all(|p| p.reply.is_closed());
-        if round {
-            self.stats.rounds.fetch_add(1, Relaxed);
-        }
-        round
+    /// Whether a command about to be sent starts a new round: its caller waits and no other
+    /// awaited reply is outstanding (over a slow link, each round is one round trip). Only
+    /// traced; [`super::tally`] counts per tool call.
+    fn starts_round(&self, reply: &oneshot::Sender<Result<Value, CdpError>>) -> bool {
+        !reply.is_closed() && self.pending.values().all(|p| p.reply.is_closed())
     }
 
     /// Drops entries whose caller gave up (deadline passed) so the map cannot grow forever.

@@ -12,9 +12,9 @@ mod tally;
 mod transport;
 mod trim;
 
-pub use connection::{CdpConnection, CdpEvent, CdpStats, DEFAULT_DEADLINE};
+pub use connection::{CdpConnection, CdpEvent, DEFAULT_DEADLINE};
 pub use error::CdpError;
 pub(crate) use evaluate::thrown;
 pub(crate) use stream::next_event;
-pub use tally::tallied;
+pub use tally::{tallied, CdpStats};
 pub(crate) use trim::cut_text;

@@ -6,7 +6,13 @@
 
 use std::sync::Arc;
 
-use super::connection::CdpStats;
+/// What one piece of work sent: `commands` (every command, fired ones included) and `rounds`,
+/// the replies it waited on one after another (each a round trip to a browser far away).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CdpStats {
+    pub commands: u64,
+    pub rounds: u64,
+}
 
 tokio::task_local! {
     /// The tally of the work running in [`tallied`] (one tool call), if any.
