@@ -5,15 +5,26 @@
 //! pane's `stop_agents` to the end of an agent's running wait and to the refusal of its next
 //! call (DESIGN.md §12; target under 50 ms).
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+
+/// Navigations in one run of the script (navigate, navigate p2, go back).
+const NAVIGATIONS_PER_SCRIPT: f64 = 3.0;
+
+/// Below this share of a core the channel counts as quiet, and the longest wait for it.
+const QUIET_SHARE: f64 = 0.1;
+const QUIET_WAIT_MAX: Duration = Duration::from_secs(15);
+
+/// How long the channel is watched with no call running.
+const IDLE_WINDOW: Duration = Duration::from_secs(2);
 
 use crate::bench_mcp::{mcp_run, median, serve_pages, Client, STEPS};
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::mcp::{is_error, text, Server};
 use crate::pane::Pane;
-use crate::stream_stats::tree_cpu_seconds;
+use crate::stream_stats::{tree_cpu_by_kind, tree_cpu_seconds};
 
 /// Measured runs (after one warm-up run).
 const RUNS: usize = 5;
@@ -38,6 +49,11 @@ pub async fn run() {
     let base = serve_pages().await;
     let daemon = TestDaemon::start_with(DaemonOptions {
         rust_log: "info",
+        config: if std::env::var_os("PORTHOLE_BENCH_NO_TIMELINE").is_some() {
+            json!({"timeline": {"enabled": false}})
+        } else {
+            json!({})
+        },
         ..Default::default()
     })
     .await;
@@ -66,19 +82,29 @@ pub async fn run() {
     for agent in &agents {
         mcp_run(agent, &base).await;
     }
+    // Chromium keeps working for seconds after the warm-up (each new tab's first pages): what
+    // it burns with no call running, then a wait until it is quiet, so that work does not fall
+    // on the runs measured alone.
+    let idle_before = tree_cpu_by_kind(std::process::id());
+    tokio::time::sleep(IDLE_WINDOW).await;
+    let idle = kinds_since(&idle_before, 1);
+    let quiet_after = until_quiet().await;
     let mut alone = Vec::new();
     let mut alone_steps = Vec::new();
     let cpu_before = tree_cpu_seconds(std::process::id());
+    let kinds_before = tree_cpu_by_kind(std::process::id());
     for _ in 0..RUNS {
         let run = mcp_run(&agents[0], &base).await;
         alone.push(total(run));
         alone_steps.push(run);
     }
     let cpu_alone = (tree_cpu_seconds(std::process::id()) - cpu_before) / RUNS as f64;
+    let kinds_alone = kinds_since(&kinds_before, RUNS);
     let mut together = Vec::new();
     let mut together_steps = Vec::new();
     let mut wall = Vec::new();
     let cpu_before = tree_cpu_seconds(std::process::id());
+    let kinds_before = tree_cpu_by_kind(std::process::id());
     for _ in 0..RUNS {
         let started = Instant::now();
         let runs = futures_util::future::join_all(agents.iter().map(|a| mcp_run(a, &base))).await;
@@ -87,11 +113,13 @@ pub async fn run() {
         together_steps.extend(runs);
     }
     let cpu_together = (tree_cpu_seconds(std::process::id()) - cpu_before) / RUNS as f64;
+    let kinds_together = kinds_since(&kinds_before, RUNS * CONCURRENT);
     for agent in agents {
         let _ = agent.cancel().await;
     }
 
     let (to_wait_end, to_refusal) = stop_latency(&daemon, &base).await;
+    let bare_navigation = crate::bench_nav_cpu::bare_navigation_cpu_ms(&base).await;
 
     let (u, t) = (median(&unix), median(&tcp));
     println!(
@@ -111,6 +139,9 @@ pub async fn run() {
     );
     print_steps(&alone_steps, &together_steps);
     print_cpu_floor(cpu_alone, cpu_together, one);
+    print_cpu_kinds(&kinds_alone, &kinds_together);
+    print_idle(&idle, quiet_after);
+    print_navigation_floor(bare_navigation, one);
     println!(
         "  stop_agents → a running wait ends: {:6.1} ms; → the next call refused: {:6.1} ms \
          (median of {RUNS}; target under 50 ms, measured at the MCP client, so both include \
@@ -146,6 +177,79 @@ fn print_cpu_floor(alone: f64, together: f64, one_ms: f64) {
          {cores:.0} cores the CPU used at once allows no better ratio than {floor:.2}",
         alone * 1000.0,
         together * 1000.0 / CONCURRENT as f64,
+    );
+}
+
+/// CPU ms per script by kind of process since `before`, over `scripts` scripts.
+fn kinds_since(before: &BTreeMap<String, f64>, scripts: usize) -> BTreeMap<String, f64> {
+    tree_cpu_by_kind(std::process::id())
+        .into_iter()
+        .map(|(kind, now)| {
+            let used = now - before.get(&kind).copied().unwrap_or(0.0);
+            (kind, used * 1000.0 / scripts as f64)
+        })
+        .collect()
+}
+
+/// Where one script's CPU goes, alone and per agent at once: which process to make cheaper.
+fn print_cpu_kinds(alone: &BTreeMap<String, f64>, together: &BTreeMap<String, f64>) {
+    let line: Vec<String> = alone
+        .iter()
+        .filter(|(kind, ms)| **ms >= 5.0 || together.get(*kind).is_some_and(|t| *t >= 5.0))
+        .map(|(kind, ms)| {
+            let at_once = together.get(kind).copied().unwrap_or(0.0);
+            format!("{kind} {ms:.0} → {at_once:.0}")
+        })
+        .collect();
+    println!(
+        "    CPU ms per script by process, alone → per agent at once: {}",
+        line.join(", ")
+    );
+}
+
+/// The CPU the channel used while no call ran, as % of a core, by process, and how much longer
+/// it took to fall quiet.
+fn print_idle(idle: &BTreeMap<String, f64>, quiet_after: Option<Duration>) {
+    let secs = IDLE_WINDOW.as_secs_f64();
+    let total: f64 = idle.values().sum::<f64>() / 10.0 / secs;
+    let line: Vec<String> = idle
+        .iter()
+        .filter(|(_, ms)| **ms >= 10.0)
+        .map(|(kind, ms)| format!("{kind} {:.1}%", ms / 10.0 / secs))
+        .collect();
+    let quiet = match quiet_after {
+        Some(after) => format!("quiet {:.1} s later", after.as_secs_f64()),
+        None => format!("still busy {} s later", QUIET_WAIT_MAX.as_secs()),
+    };
+    println!(
+        "    after the warm-up, no call running, the first {secs:.0} s: {total:.1}% of a core \
+         ({}); {quiet}; the runs alone started then",
+        line.join(", ")
+    );
+}
+
+/// Waits until the bench's processes use under [`QUIET_SHARE`] of a core over half a second
+/// (at most [`QUIET_WAIT_MAX`]); how long that took, `None` if they never did.
+async fn until_quiet() -> Option<Duration> {
+    let started = Instant::now();
+    while started.elapsed() < QUIET_WAIT_MAX {
+        let before = tree_cpu_seconds(std::process::id());
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        if (tree_cpu_seconds(std::process::id()) - before) / 0.5 < QUIET_SHARE {
+            return Some(started.elapsed());
+        }
+    }
+    None
+}
+
+/// The floor the script's three navigations alone set, at what a bare Chromium spends on one.
+fn print_navigation_floor(bare_ms: f64, one_ms: f64) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let floor = (CONCURRENT as f64 * NAVIGATIONS_PER_SCRIPT * bare_ms / (cores * one_ms)).max(1.0);
+    println!(
+        "    a bare Chromium (raw CDP, Page domain only) spends {bare_ms:.0} ms of CPU per \
+         navigation of these pages; the script's {NAVIGATIONS_PER_SCRIPT:.0} navigations alone, \
+         {CONCURRENT} agents at once on {cores:.0} cores, allow no better ratio than {floor:.2}"
     );
 }
 

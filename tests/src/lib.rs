@@ -11,6 +11,7 @@ pub mod bench_distance;
 pub mod bench_docker;
 pub mod bench_fanout;
 pub mod bench_mcp;
+pub mod bench_nav_cpu;
 pub mod bench_peers;
 pub mod bench_remote;
 pub mod bench_scale;

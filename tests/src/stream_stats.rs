@@ -200,18 +200,55 @@ pub fn tree_cpu_seconds(root: u32) -> f64 {
     let all = processes();
     tree(root, &all)
         .into_iter()
-        .map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
-            let ticks: f64 = after_name
-                .split_whitespace()
-                .skip(11)
-                .take(4)
-                .filter_map(|v| v.parse::<f64>().ok())
-                .sum();
-            ticks / 100.0
-        })
+        .map(cpu_seconds_with_reaped)
         .sum()
+}
+
+/// CPU seconds used so far by `root` and its descendants, by kind of process: the bench itself,
+/// the daemon, porthole-mcp, Chromium's browser process and each `--type=` of its children (a
+/// zygote's figure includes the renderers it reaped). Two readings subtracted say where the
+/// CPU in between went.
+pub fn tree_cpu_by_kind(root: u32) -> std::collections::BTreeMap<String, f64> {
+    let all = processes();
+    let mut by_kind = std::collections::BTreeMap::new();
+    for pid in tree(root, &all) {
+        let kind = if pid == root {
+            "bench".to_string()
+        } else {
+            process_kind(&all[&pid].1)
+        };
+        *by_kind.entry(kind).or_insert(0.0) += cpu_seconds_with_reaped(pid);
+    }
+    by_kind
+}
+
+/// What a command line runs, for [`tree_cpu_by_kind`].
+fn process_kind(cmdline: &str) -> String {
+    let program = cmdline.split_whitespace().next().unwrap_or("");
+    let name = program.rsplit('/').next().unwrap_or(program);
+    if name.contains("chrom") {
+        match cmdline.split("--type=").nth(1) {
+            Some(rest) => format!("chromium {}", rest.split_whitespace().next().unwrap_or("")),
+            None => "chromium browser".into(),
+        }
+    } else if name == "porthole" {
+        "daemon".into()
+    } else {
+        name.to_string()
+    }
+}
+
+/// A process's own CPU seconds plus its reaped children's.
+fn cpu_seconds_with_reaped(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+    let ticks: f64 = after_name
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .filter_map(|v| v.parse::<f64>().ok())
+        .sum();
+    ticks / 100.0
 }
 
 /// Resident memory of a process in MiB; 0 when it is gone.
