@@ -47,7 +47,7 @@ pub async fn bare_navigation_cpu_ms(base: &str) -> f64 {
 }
 
 fn page(i: usize) -> &'static str {
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         "page2"
     } else {
         "form"
