@@ -241,8 +241,7 @@ async fn stream_through(daemon: &TestDaemon, pane: &Pane, probe: &Probe, tab: &s
     // read the frame from Chrome before. After the final offset the page paints nothing more.
     let frame = writes(log)
         .into_iter()
-        .filter(|w| w.received_us <= client_us)
-        .last();
+        .rfind(|w| w.received_us <= client_us);
     run.to_read = ms(last_us, final_dispatch.read_us);
     run.queued = ms(final_dispatch.read_us, final_dispatch.popped_us);
     run.slot = ms(final_dispatch.popped_us, final_dispatch.sent_us);
