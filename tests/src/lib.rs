@@ -17,6 +17,8 @@ pub mod bench_remote;
 pub mod bench_scale;
 pub mod bench_stages;
 pub mod bench_timeline;
+pub mod bench_wheel;
+pub mod bench_wheel_raw;
 pub mod chromium;
 pub mod cookie_profiles;
 pub mod daemon;

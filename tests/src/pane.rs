@@ -51,7 +51,8 @@ impl Pane {
     pub async fn connect_request(
         request: tokio_tungstenite::tungstenite::handshake::client::Request,
     ) -> Result<Self, tokio_tungstenite::tungstenite::Error> {
-        let (socket, _) = tokio_tungstenite::connect_async(request).await?;
+        // No Nagle delay on small writes (input events), as a browser's WebSocket.
+        let (socket, _) = tokio_tungstenite::connect_async_with_config(request, None, true).await?;
         let (mut sink, mut stream) = socket.split();
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
         tokio::spawn(async move {

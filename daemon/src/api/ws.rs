@@ -19,7 +19,7 @@ use tokio::task::JoinHandle;
 
 use super::ws_protocol::ClientMessage;
 use super::AppState;
-use crate::browser::input_pipeline::InputPipeline;
+use crate::browser::input_pipeline::{InputPipeline, Next};
 use crate::browser::input_queue::InputQueue;
 use crate::browser::screencast::{Frame, Watching};
 use crate::browser::{BrowserSession, PaneMessage, PaneView, SessionError};
@@ -730,7 +730,14 @@ async fn dispatch_input(
     use crate::browser::input::InputEvent;
     let mut pipeline = InputPipeline::new();
     loop {
-        let event = queue.pop().await;
+        let queued = match pipeline.next(&queue).await {
+            Next::Event(queued) => queued,
+            Next::Answer(answer) => {
+                tell_input_answers(&out, vec![answer]).await;
+                continue;
+            }
+        };
+        let event = &queued.event;
         let acts = !matches!(
             event,
             InputEvent::Mousemove { .. }
@@ -749,21 +756,29 @@ async fn dispatch_input(
             }
         }
         if let Ok((target_id, _)) = &tab {
-            timeline.human_input(session, target_id, &event);
+            timeline.human_input(session, target_id, event);
         }
         let answers = match &tab {
-            Ok((_, tab_session)) => pipeline.send(session, tab_session, event).await,
+            Ok((_, tab_session)) => pipeline.send(session, tab_session, queued).await,
             Err(error) => vec![Err(error.clone())],
         };
-        for answer in answers {
-            let message = match answer {
-                Ok(Some(text)) => Some(PaneMessage::Clipboard { text }),
-                Ok(None) => None,
-                Err(error) => error_for_pane(&error),
-            };
-            if let Some(message) = message {
-                let _ = out.send(Outgoing::Json(message)).await;
-            }
+        tell_input_answers(&out, answers).await;
+    }
+}
+
+/// Copy/cut answers go to the pane as `clipboard`, failures as `error`.
+async fn tell_input_answers(
+    out: &mpsc::Sender<Outgoing>,
+    answers: Vec<crate::browser::input_pipeline::Dispatched>,
+) {
+    for answer in answers {
+        let message = match answer {
+            Ok(Some(text)) => Some(PaneMessage::Clipboard { text }),
+            Ok(None) => None,
+            Err(error) => error_for_pane(&error),
+        };
+        if let Some(message) = message {
+            let _ = out.send(Outgoing::Json(message)).await;
         }
     }
 }

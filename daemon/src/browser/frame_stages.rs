@@ -77,6 +77,7 @@ pub fn written(stamps: Option<&Stamps>) {
         return;
     };
     let now = Instant::now();
+    super::input_stages::frame_written(stamps.from_swap, stamps.received);
     let report = {
         let mut i = interval().lock().expect("frame stages lock");
         i.to_socket

@@ -1,13 +1,16 @@
 //! How a pane's queued input reaches Chrome: continuous input (wheel, moves) is pipelined,
 //! everything else waits its turn.
 //!
-//! `Input.dispatchMouseEvent` answers only once the renderer has handled the event (~20–40 ms
-//! on a loaded machine). Waiting for each answer before sending the next wheel event puts a
-//! whole round trip between a person's last wheel tick and Chrome hearing of it, on top of the
-//! round trip already under way. So up to [`MAX_IN_FLIGHT`] wheel and move events travel at
-//! once (Chrome's own input router coalesces those it has not delivered yet), while a click, a
-//! key or a clipboard action first waits for every event in flight: order is kept where it
-//! matters, and barriers are never merged, dropped or overtaken.
+//! `Input.dispatchMouseEvent` answers only once the renderer has handled the event; while a
+//! page scrolls Chrome answers wheel events in batches about every two frames (~30 ms
+//! measured, loaded 2-core machine). Waiting for each answer before sending the next wheel
+//! event puts a whole round trip between a person's last wheel tick and Chrome hearing of it.
+//! So up to [`MAX_IN_FLIGHT`] wheel and move events travel at once (Chrome's own input router
+//! coalesces those it has not delivered yet). Only when every slot is taken does an event wait,
+//! in the queue, where newer deltas still merge into it (`input_queue`), and it is taken when
+//! a slot frees, with every delta read until then. A click, a key or a clipboard action first
+//! waits for every event in flight: order is kept where it matters, and barriers are never
+//! merged, dropped or overtaken. Answers are taken as Chrome gives them, not at the next event.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -16,15 +19,29 @@ use std::sync::Arc;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
 use super::input::InputEvent;
+use super::input_queue::{InputQueue, Queued};
+use super::input_stages;
 use super::session::{BrowserSession, SessionError};
 
-/// Most continuous events waiting for Chrome's answer at once.
-pub const MAX_IN_FLIGHT: usize = 3;
+/// Most continuous events waiting for Chrome's answer at once: more than a 120 Hz wheel sends
+/// between two of Chrome's answer batches (4 in ~30 ms), so the last tick of a stream is sent
+/// when read, not after a slot frees (`porthole-bench wheel`: 3 slots left it waiting 11–21 ms
+/// in 3 runs of 5).
+pub const MAX_IN_FLIGHT: usize = 8;
 
 /// What one dispatched event came to: copy/cut give the selected text.
 pub type Dispatched = Result<Option<String>, SessionError>;
 
 type InFlight = Pin<Box<dyn Future<Output = Dispatched> + Send>>;
+
+/// What the dispatcher handles next.
+#[derive(Debug)]
+pub enum Next {
+    /// An event taken from the queue, to [`InputPipeline::send`].
+    Event(Queued),
+    /// The answer of an event in flight, as soon as Chrome gave it.
+    Answer(Dispatched),
+}
 
 /// The events of one pane on their way to Chrome.
 #[derive(Default)]
@@ -41,22 +58,70 @@ impl InputPipeline {
         Self::default()
     }
 
-    /// Sends `event` to the tab behind flat CDP session `tab`; returns what finished meanwhile
+    /// Waits for the next event of `queue` or the next answer of an event in flight,
+    /// whichever comes first (answers first when both are ready). While every slot is taken
+    /// only answers are awaited: an event is taken from the queue once it can be sent at once.
+    pub async fn next(&mut self, queue: &InputQueue) -> Next {
+        if self.in_flight.len() >= MAX_IN_FLIGHT {
+            // Every slot taken: the queued event waits in the queue, where newer deltas and
+            // moves still merge into it, rather than in hand, where they could not.
+            if let Some(done) = self.in_flight.next().await {
+                return Next::Answer(done);
+            }
+        }
+        if self.in_flight.is_empty() {
+            return Next::Event(queue.pop().await);
+        }
+        tokio::select! {
+            biased;
+            Some(done) = self.in_flight.next() => Next::Answer(done),
+            queued = queue.pop() => Next::Event(queued),
+        }
+    }
+
+    /// Sends `queued` to the tab behind flat CDP session `tab`; returns what finished meanwhile
     /// (this event's answer for a barrier, the answers of earlier continuous events).
     pub async fn send(
         &mut self,
         session: &Arc<BrowserSession>,
         tab: &str,
-        event: InputEvent,
+        queued: Queued,
     ) -> Vec<Dispatched> {
+        let (session, tab) = (session.clone(), tab.to_string());
+        self.send_with(queued, move |event| -> InFlight {
+            Box::pin(async move { session.input_on(&tab, &event).await })
+        })
+        .await
+    }
+
+    /// [`InputPipeline::send`] with `dispatch` making the future that sends an event and
+    /// waits for its answer (its first poll sends the command).
+    async fn send_with(
+        &mut self,
+        queued: Queued,
+        dispatch: impl FnOnce(InputEvent) -> InFlight,
+    ) -> Vec<Dispatched> {
+        let Queued { event, trace } = queued;
         let mut finished = Vec::new();
         if is_continuous(&event) {
             while self.in_flight.len() >= MAX_IN_FLIGHT {
                 finished.extend(self.in_flight.next().await);
             }
-            let (session, tab) = (session.clone(), tab.to_string());
-            let mut sending: InFlight =
-                Box::pin(async move { session.input_on(&tab, &event).await });
+            let wheel_delta = match &event {
+                InputEvent::Scroll { delta_y, .. } => Some(*delta_y),
+                _ => None,
+            };
+            let in_flight = self.in_flight.len();
+            let answer = dispatch(event);
+            let mut sending: InFlight = match (trace, wheel_delta) {
+                (Some(_), Some(delta_y)) => Box::pin(async move {
+                    let sent_us = input_stages::now_us();
+                    let done = answer.await;
+                    input_stages::wheel_answered(trace, sent_us, delta_y, in_flight);
+                    done
+                }),
+                _ => answer,
+            };
             // The first poll sends the command (`CdpConnection::call_with` queues it before
             // it first waits).
             match futures_util::poll!(sending.as_mut()) {
@@ -65,7 +130,7 @@ impl InputPipeline {
             }
         } else {
             finished.extend(self.drain().await);
-            finished.push(session.input_on(tab, &event).await);
+            finished.push(dispatch(event).await);
         }
         finished
     }
@@ -87,4 +152,127 @@ fn is_continuous(event: &InputEvent) -> bool {
         event,
         InputEvent::Scroll { .. } | InputEvent::Mousemove { .. }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    use tokio::sync::oneshot;
+
+    use super::*;
+    use crate::browser::input::Pointer;
+
+    /// Chrome as the pipeline sees it: records what was sent (on the first poll, as a CDP
+    /// call sends) and answers only when the test says.
+    #[derive(Default)]
+    struct FakeChrome {
+        sent: Arc<Mutex<Vec<InputEvent>>>,
+        answers: Arc<Mutex<VecDeque<oneshot::Sender<()>>>>,
+    }
+
+    impl FakeChrome {
+        fn dispatch(&self) -> impl FnOnce(InputEvent) -> InFlight {
+            let (sent, answers) = (self.sent.clone(), self.answers.clone());
+            move |event| {
+                let (answer, answered) = oneshot::channel();
+                answers.lock().unwrap().push_back(answer);
+                Box::pin(async move {
+                    sent.lock().unwrap().push(event);
+                    let _ = answered.await;
+                    Ok(None)
+                })
+            }
+        }
+
+        fn answer_oldest(&self) {
+            let answer = self
+                .answers
+                .lock()
+                .unwrap()
+                .pop_front()
+                .expect("an event in flight");
+            let _ = answer.send(());
+        }
+
+        fn sent(&self) -> Vec<InputEvent> {
+            self.sent.lock().unwrap().clone()
+        }
+    }
+
+    fn wheel(dy: f64) -> InputEvent {
+        InputEvent::Scroll {
+            at: Pointer::at(1.0, 1.0, 0),
+            delta_x: 0.0,
+            delta_y: dy,
+        }
+    }
+
+    async fn next_event(pipeline: &mut InputPipeline, queue: &InputQueue) -> Queued {
+        match pipeline.next(queue).await {
+            Next::Event(queued) => queued,
+            Next::Answer(answer) => panic!("expected an event, got the answer {answer:?}"),
+        }
+    }
+
+    /// Every slot taken by a wheel event Chrome has not answered.
+    async fn fill_slots(pipeline: &mut InputPipeline, queue: &InputQueue, chrome: &FakeChrome) {
+        for _ in 0..MAX_IN_FLIGHT {
+            queue.push(wheel(10.0)).unwrap();
+            let queued = next_event(pipeline, queue).await;
+            assert!(pipeline
+                .send_with(queued, chrome.dispatch())
+                .await
+                .is_empty());
+        }
+    }
+
+    #[tokio::test]
+    async fn a_wheel_waiting_for_a_slot_takes_the_deltas_read_meanwhile() {
+        let (queue, chrome) = (InputQueue::new(), FakeChrome::default());
+        let mut pipeline = InputPipeline::new();
+        fill_slots(&mut pipeline, &queue, &chrome).await;
+        queue.push(wheel(1.0)).unwrap();
+        {
+            let mut next = std::pin::pin!(pipeline.next(&queue));
+            // Every slot is taken: the queued delta stays in the queue, where newer ones join it.
+            assert!(futures_util::poll!(next.as_mut()).is_pending());
+            queue.push(wheel(2.0)).unwrap();
+            chrome.answer_oldest();
+            assert!(matches!(next.await, Next::Answer(Ok(None))));
+        }
+        let queued = next_event(&mut pipeline, &queue).await;
+        assert_eq!(queued.event, wheel(3.0));
+        assert!(pipeline
+            .send_with(queued, chrome.dispatch())
+            .await
+            .is_empty());
+        // Nothing lost: the deltas Chrome got sum to what was scrolled.
+        let summed: f64 = chrome
+            .sent()
+            .iter()
+            .map(|e| match e {
+                InputEvent::Scroll { delta_y, .. } => *delta_y,
+                _ => 0.0,
+            })
+            .sum();
+        assert_eq!(summed, 10.0 * MAX_IN_FLIGHT as f64 + 3.0);
+    }
+
+    #[tokio::test]
+    async fn an_answer_is_taken_when_chrome_gives_it_without_waiting_for_more_input() {
+        let (queue, chrome) = (InputQueue::new(), FakeChrome::default());
+        let mut pipeline = InputPipeline::new();
+        queue.push(wheel(10.0)).unwrap();
+        let queued = next_event(&mut pipeline, &queue).await;
+        assert!(pipeline
+            .send_with(queued, chrome.dispatch())
+            .await
+            .is_empty());
+        chrome.answer_oldest();
+        let next = tokio::time::timeout(Duration::from_secs(10), pipeline.next(&queue)).await;
+        assert!(matches!(next, Ok(Next::Answer(Ok(None)))));
+    }
 }

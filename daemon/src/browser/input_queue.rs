@@ -10,12 +10,20 @@ use std::sync::Mutex;
 use tokio::sync::Notify;
 
 use super::input::InputEvent;
+use super::input_stages::{self, Trace};
 
 /// Events waiting for dispatch; bounded so a runaway client cannot grow it without limit.
 pub struct InputQueue {
     /// Short lock, never held across an await.
-    events: Mutex<VecDeque<InputEvent>>,
+    events: Mutex<VecDeque<Queued>>,
     ready: Notify,
+}
+
+/// One queue entry: an event (maybe several merged) and, for the bench, when it was read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Queued {
+    pub event: InputEvent,
+    pub trace: Option<Trace>,
 }
 
 /// Most events a queue keeps; barrier events past this are refused.
@@ -42,12 +50,20 @@ impl InputQueue {
 
     /// Queues an event, merging it into the last one where that loses nothing a user sees.
     pub fn push(&self, event: InputEvent) -> Result<(), QueueFull> {
+        let trace = Trace::read();
         let mut events = self.events.lock().expect("input queue lock");
-        if !merge_into(events.back_mut(), &event) {
+        let merged = events.back_mut().is_some_and(|last| {
+            let merged = merge_into(&mut last.event, &event);
+            if let (true, Some(last)) = (merged, &mut last.trace) {
+                last.merged(trace);
+            }
+            merged
+        });
+        if !merged {
             if events.len() >= MAX_QUEUED {
                 return Err(QueueFull);
             }
-            events.push_back(event);
+            events.push_back(Queued { event, trace });
         }
         drop(events);
         self.ready.notify_one();
@@ -55,10 +71,13 @@ impl InputQueue {
     }
 
     /// Waits for the next event.
-    pub async fn pop(&self) -> InputEvent {
+    pub async fn pop(&self) -> Queued {
         loop {
-            if let Some(event) = self.events.lock().expect("input queue lock").pop_front() {
-                return event;
+            if let Some(mut queued) = self.events.lock().expect("input queue lock").pop_front() {
+                if let Some(trace) = &mut queued.trace {
+                    trace.popped_us = input_stages::now_us();
+                }
+                return queued;
             }
             self.ready.notified().await;
         }
@@ -78,10 +97,10 @@ impl InputQueue {
 
 /// Folds `next` into `last` when both are moves (same button and modifiers) or both are wheel
 /// events (same modifiers). Returns true when merged.
-fn merge_into(last: Option<&mut InputEvent>, next: &InputEvent) -> bool {
+fn merge_into(last: &mut InputEvent, next: &InputEvent) -> bool {
     match (last, next) {
         (
-            Some(InputEvent::Mousemove { at, button }),
+            InputEvent::Mousemove { at, button },
             InputEvent::Mousemove {
                 at: next_at,
                 button: next_button,
@@ -91,11 +110,11 @@ fn merge_into(last: Option<&mut InputEvent>, next: &InputEvent) -> bool {
             true
         }
         (
-            Some(InputEvent::Scroll {
+            InputEvent::Scroll {
                 at,
                 delta_x,
                 delta_y,
-            }),
+            },
             InputEvent::Scroll {
                 at: next_at,
                 delta_x: ndx,
@@ -153,11 +172,11 @@ mod tests {
             queue.push(event).unwrap();
         }
         assert_eq!(queue.len(), 5);
-        assert_eq!(queue.pop().await, mv(3.0));
-        assert_eq!(queue.pop().await, wheel(15.0));
-        assert_eq!(queue.pop().await, key());
-        assert_eq!(queue.pop().await, wheel(1.0));
-        assert_eq!(queue.pop().await, mv(4.0));
+        assert_eq!(queue.pop().await.event, mv(3.0));
+        assert_eq!(queue.pop().await.event, wheel(15.0));
+        assert_eq!(queue.pop().await.event, key());
+        assert_eq!(queue.pop().await.event, wheel(1.0));
+        assert_eq!(queue.pop().await.event, mv(4.0));
         assert!(queue.is_empty());
     }
 
@@ -182,7 +201,7 @@ mod tests {
         });
         tokio::task::yield_now().await;
         queue.push(key()).unwrap();
-        assert_eq!(waiter.await.unwrap(), key());
+        assert_eq!(waiter.await.unwrap().event, key());
     }
 
     #[test]

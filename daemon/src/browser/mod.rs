@@ -15,6 +15,7 @@ pub mod frame_stages;
 pub(crate) mod input;
 pub(crate) mod input_pipeline;
 pub(crate) mod input_queue;
+pub(crate) mod input_stages;
 pub(crate) mod keys;
 mod layouts;
 pub(crate) mod logs;

@@ -6,7 +6,8 @@
 //! 2. Daemon CPU with 1 and with 20 panes watching one channel.
 //! 3. Local mode start-to-first-frame vs a bare Chromium launch + CDP + first frame.
 //! 4. A 2 s, 120 Hz wheel stream: last event to the frame that shows the final scroll, through
-//!    the daemon (coalescing) vs raw CDP dispatching every event.
+//!    the daemon, by stage, vs one event alone through raw CDP (the floor) and raw CDP
+//!    dispatching every event ([`porthole_tests::bench_wheel`]).
 //! 5. The MCP tools: an 8-step agent script through `porthole mcp-host-browser` vs the same
 //!    steps in raw CDP ([`porthole_tests::bench_mcp`]).
 //! 6. Agents: the same script through `porthole-mcp` with an agent token over the agent Unix
@@ -27,13 +28,12 @@
 
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use bytes::Bytes;
 use porthole::cdp::CdpConnection;
 use porthole_tests::bench_fanout;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
-use porthole_tests::pages::{decode_blocks, PageServer};
+use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
 use porthole_tests::raw_cdp;
@@ -205,141 +205,6 @@ async fn start_to_first_frame(daemon: &TestDaemon) {
     );
 }
 
-const WHEEL_EVENTS: u32 = 240;
-const WHEEL_DELTA: u32 = 10;
-
-async fn wheel_through_daemon(daemon: &TestDaemon, pages: &PageServer) -> Duration {
-    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-    pane.start("wheel").await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": pages.url("/scroll")}));
-    pane.message_where("scroll page", mark, |m| {
-        m["type"] == "page_info" && m["title"] == "Scroll"
-    })
-    .await;
-    pane.watch().await;
-    let mut tick = tokio::time::interval(Duration::from_micros(1_000_000 / 120));
-    for _ in 0..WHEEL_EVENTS {
-        tick.tick().await;
-        pane.input(
-            "scroll",
-            json!({"x": 400, "y": 300, "delta_y": WHEEL_DELTA}),
-        );
-    }
-    let last = Instant::now();
-    let target = WHEEL_EVENTS * WHEEL_DELTA;
-    // The frame's arrival time (stamped by the pane's reader), not when the check decoded it.
-    let arrived = pane
-        .wait(
-            "the final scroll in a frame",
-            Duration::from_secs(60),
-            |r| {
-                r.frames
-                    .iter()
-                    .zip(&r.frame_times)
-                    .find(|(f, _)| decode_blocks(f) == Some(target))
-                    .map(|(_, at)| *at)
-            },
-        )
-        .await;
-    arrived.saturating_duration_since(last)
-}
-
-async fn wheel_raw(pages: &PageServer) -> Duration {
-    let chromium = BareChromium::launch().await;
-    let cdp = CdpConnection::connect(&chromium.ws_url, Duration::from_secs(10))
-        .await
-        .unwrap();
-    let created = cdp
-        .call("Target.createTarget", json!({"url": pages.url("/scroll")}))
-        .await
-        .unwrap();
-    let session = raw_cdp::attach(&cdp, created["targetId"].as_str().unwrap()).await;
-    cdp.call(
-        "Target.activateTarget",
-        json!({"targetId": created["targetId"]}),
-    )
-    .await
-    .unwrap();
-    cdp.call_on(
-        &session,
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": 800, "height": 600, "deviceScaleFactor": 1, "mobile": false}),
-    )
-    .await
-    .unwrap();
-    let mut events = cdp.subscribe();
-    cdp.call_on(
-        &session,
-        "Page.startScreencast",
-        json!({"format": "jpeg", "quality": 60}),
-    )
-    .await
-    .unwrap();
-    // A naive client: every wheel event is a CDP round trip, in order, none merged.
-    let sender = {
-        let cdp = cdp.clone();
-        let session = session.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_micros(1_000_000 / 120));
-            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
-            let dispatcher = tokio::spawn(async move {
-                while rx.recv().await.is_some() {
-                    let _ = cdp
-                        .call_on(&session, "Input.dispatchMouseEvent", json!({"type": "mouseWheel", "x": 400, "y": 300, "deltaX": 0, "deltaY": WHEEL_DELTA}))
-                        .await;
-                }
-            });
-            for _ in 0..WHEEL_EVENTS {
-                tick.tick().await;
-                let _ = tx.send(());
-            }
-            let last = Instant::now();
-            drop(tx);
-            let _ = dispatcher.await;
-            last
-        })
-    };
-    let target = WHEEL_EVENTS * WHEEL_DELTA;
-    // This task stamps and acks; a decoder task finds the frame, so decoding never delays
-    // the reading of the next frame.
-    let (frames_tx, mut frames_rx) = tokio::sync::mpsc::unbounded_channel::<(Instant, String)>();
-    let decoder = tokio::spawn(async move {
-        while let Some((arrived, data)) = frames_rx.recv().await {
-            let jpeg = base64::engine::general_purpose::STANDARD
-                .decode(data)
-                .unwrap_or_default();
-            if decode_blocks(&jpeg) == Some(target) {
-                return arrived;
-            }
-        }
-        panic!("the screencast ended before the final scroll");
-    });
-    while !decoder.is_finished() {
-        let Ok(Ok(event)) = tokio::time::timeout(Duration::from_millis(200), events.recv()).await
-        else {
-            continue;
-        };
-        let arrived = Instant::now();
-        if event.method != "Page.screencastFrame" {
-            continue;
-        }
-        cdp.fire(
-            "Page.screencastFrameAck",
-            json!({"sessionId": event.params["sessionId"]}),
-            Some(&session),
-        );
-        let data = event.params["data"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let _ = frames_tx.send((arrived, data));
-    }
-    let done = decoder.await.unwrap();
-    let last = sender.await.unwrap();
-    done.saturating_duration_since(last)
-}
-
 /// The daemon as a user runs it: at `info` (debug logging costs milliseconds per frame), with
 /// the bench-only frame stage log on (one flag load per stage when off; a short lock when on).
 fn bench_daemon() -> porthole_tests::daemon::DaemonOptions {
@@ -367,19 +232,6 @@ async fn with_local_daemon(
     daemon.stop().await;
 }
 
-/// Part 4: the wheel stream through the daemon, then raw.
-async fn wheel_against_raw(daemon: &TestDaemon, pages: &PageServer) {
-    let through = wheel_through_daemon(daemon, pages).await;
-    let raw = wheel_raw(pages).await;
-    println!("2 s of 120 Hz wheel events, last event → frame with the final scroll:");
-    println!(
-        "  daemon {:6.0} ms   raw CDP (one round trip per event) {:6.0} ms   ratio {:.2}",
-        through.as_secs_f64() * 1000.0,
-        raw.as_secs_f64() * 1000.0,
-        through.as_secs_f64() / raw.as_secs_f64().max(0.001)
-    );
-}
-
 #[tokio::main(flavor = "multi_thread", worker_threads = 4)]
 async fn main() {
     // `porthole-bench <part>` runs one part alone.
@@ -394,7 +246,9 @@ async fn main() {
         Some("docker") => return porthole_tests::bench_docker::run().await,
         Some("scale") => return porthole_tests::bench_scale::run().await,
         Some("timeline") => return porthole_tests::bench_timeline::run().await,
-        Some("wheel") => return with_local_daemon(|d, p| Box::pin(wheel_against_raw(d, p))).await,
+        Some("wheel") => {
+            return with_local_daemon(|d, p| Box::pin(porthole_tests::bench_wheel::run(d, p))).await
+        }
         Some("screencast") => {
             return with_local_daemon(|d, p| Box::pin(screencast_and_cpu(d, p))).await
         }
@@ -412,7 +266,7 @@ async fn main() {
     println!("Porthole bench — ratios against a baseline measured in the same run\n");
     screencast_and_cpu(&daemon, &pages).await;
     start_to_first_frame(&daemon).await;
-    wheel_against_raw(&daemon, &pages).await;
+    porthole_tests::bench_wheel::run(&daemon, &pages).await;
     daemon.stop().await;
     println!();
     porthole_tests::bench_mcp::run().await;
