@@ -26,3 +26,5 @@ mod settings_documented;
 mod timeline;
 mod trust;
 mod web_panel;
+mod docker_start;
+mod remote_start;
