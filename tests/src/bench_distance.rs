@@ -197,7 +197,10 @@ impl FirstCounts {
 /// waits (session open + navigate)`.
 fn first_counts_text(runs: &[FirstCounts]) -> String {
     let med = |pick: fn(&FirstCounts) -> Option<u64>| {
-        let values: Vec<f64> = runs.iter().filter_map(|c| pick(c).map(|v| v as f64)).collect();
+        let values: Vec<f64> = runs
+            .iter()
+            .filter_map(|c| pick(c).map(|v| v as f64))
+            .collect();
         if values.is_empty() {
             "?".to_string()
         } else {
@@ -235,7 +238,9 @@ async fn first_call(
             None
         }
     };
-    let connections = proxy.zip(connections).map(|(p, before)| p.connections() - before);
+    let connections = proxy
+        .zip(connections)
+        .map(|(p, before)| p.connections() - before);
     let counts = FirstCounts::read(&daemon.log()[seen..], connections);
     let _ = client.cancel().await;
     let (status, body) = daemon

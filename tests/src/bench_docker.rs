@@ -14,8 +14,12 @@
 //!
 //! Also printed for reference: a bare start (Engine API) of a stopped container + CDP + frame,
 //! what restarting a kept container costs without the daemon; and for each case the Engine API
-//! requests the daemon's start made (its `sidecar_start_steps` line) and, for new channels,
-//! each step's time, the session's opening and the first frame after it.
+//! requests the daemon's start made (its `sidecar_start_steps` line) and every part of the
+//! start → first frame, from the daemon's log: the provider's steps, the lifecycle lock wait,
+//! the CDP connect, the session's opening (with the CDP replies it waited on in sequence), the
+//! start hook, the cast from its request to its first frame, and what is left (the pane's
+//! messages until it asks for frames, the frame's way to the pane) — per part as medians, and
+//! the median run part by part, which adds up to its total.
 //!
 //! Everything created carries `porthole.test=<tag>` and is removed by a [`DockerCleanup`] guard,
 //! also when the bench panics. Skipped with one line when no Docker engine answers.
@@ -434,7 +438,10 @@ fn print_steps(case: &str, runs: &[(f64, StartLog)]) {
     let mut parts = Vec::new();
     let mut sum = 0.0;
     for name in &names {
-        let values: Vec<f64> = runs.iter().filter_map(|(_, log)| value(log, name)).collect();
+        let values: Vec<f64> = runs
+            .iter()
+            .filter_map(|(_, log)| value(log, name))
+            .collect();
         let m = median(&values);
         sum += m;
         parts.push(format!("{name} {m:.0}"));
@@ -450,7 +457,11 @@ fn print_steps(case: &str, runs: &[(f64, StartLog)]) {
          session open waited on {} CDP replies in sequence",
         parts.join(", "),
         median(&totals),
-        if waits.is_empty() { "?".to_string() } else { format!("{:.0}", median(&waits)) }
+        if waits.is_empty() {
+            "?".to_string()
+        } else {
+            format!("{:.0}", median(&waits))
+        }
     );
     // Medians of parts need not add up to the median total (each part's median can come
     // from another run): the run whose total is the median, part by part, adds up exactly.

@@ -406,7 +406,14 @@ impl ChannelService {
             let (opened, cdp) = crate::cdp::tallied(opening).await;
             match opened {
                 Ok((session, connect_ms, open_ms)) => {
-                    break (session, endpoint.fresh, provider_ms, connect_ms, open_ms, cdp)
+                    break (
+                        session,
+                        endpoint.fresh,
+                        provider_ms,
+                        connect_ms,
+                        open_ms,
+                        cdp,
+                    )
                 }
                 Err(error) => {
                     tracing::warn!(event = "session_open_failed", fresh = endpoint.fresh, %error);

@@ -37,7 +37,11 @@ async fn start(daemon: &TestDaemon, channel: &str) -> (Pane, StartLog) {
     porthole_tests::eventually(
         "the first frame's log line",
         Duration::from_secs(10),
-        || async { daemon.log()[from..].contains("screencast_first_frame").then_some(()) },
+        || async {
+            daemon.log()[from..]
+                .contains("screencast_first_frame")
+                .then_some(())
+        },
     )
     .await;
     (pane, start_log(&daemon.log()[from..]))
@@ -76,7 +80,10 @@ async fn a_docker_start_logs_each_step_to_the_first_frame_new_and_kept() {
     let (pane, new) = start(&daemon, &tag).await;
     check("a new container", &new);
     assert!(!new.reused, "{new:?}");
-    assert!(new.steps.iter().any(|(name, _)| name == "volume_and_create"));
+    assert!(new
+        .steps
+        .iter()
+        .any(|(name, _)| name == "volume_and_create"));
     drop(pane);
     let name = format!("porthole-chrome-{tag}");
     porthole_tests::eventually("the idle stop", Duration::from_secs(30), || async {

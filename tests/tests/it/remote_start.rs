@@ -33,7 +33,9 @@ async fn a_remote_start_makes_its_engine_requests_on_few_connections() {
     pane.start(&tag).await;
     let opened = proxy.connections() - before;
     let log = start_log(&daemon.log()[from..]);
-    let requests = log.requests.expect("the start's engine requests are logged");
+    let requests = log
+        .requests
+        .expect("the start's engine requests are logged");
     // volume ‖ create, start, exec create, exec start: the parallel create may need a second
     // connection, the rest go on kept ones.
     assert!(requests >= 5, "{log:?}");

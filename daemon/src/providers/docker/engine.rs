@@ -386,10 +386,8 @@ fn pooled_tls(
     api: &bollard::ClientVersion,
 ) -> Result<Docker, bollard::errors::Error> {
     use hyper_util::client::legacy::{connect::HttpConnector, Client};
-    let config = tls_client_config(files).map_err(|reason| {
-        bollard::errors::Error::IOError {
-            err: std::io::Error::other(reason),
-        }
+    let config = tls_client_config(files).map_err(|reason| bollard::errors::Error::IOError {
+        err: std::io::Error::other(reason),
     })?;
     let mut http = HttpConnector::new();
     http.enforce_http(false);
