@@ -114,7 +114,7 @@ impl Daemon {
         let state = app_state(&config, &token, docker, &channels, &shutdown)
             .with_images(browsers.docker.map(|p| p.images().clone()))
             .with_timeline(timeline.clone());
-        let mut running = vec![servers::spawn(
+        let mut running = vec![servers::spawn_tcp(
             listener,
             api::app(state.clone()),
             shutdown.clone(),

@@ -46,6 +46,8 @@ struct Case {
     daemon: TestDaemon,
     steps: Vec<Vec<f64>>,
     first: Vec<f64>,
+    /// What each first call waited on, by kind.
+    first_counts: Vec<FirstCounts>,
     input: Vec<f64>,
     /// `(tool, commands, sequential waits)` per call of one counted run.
     counts: Vec<(String, u64, u64)>,
@@ -162,10 +164,70 @@ fn navigation_phases(log: &str) -> Vec<[u64; 3]> {
     phases
 }
 
-/// An agent's first call on a channel whose browser is not running: start + navigate, in ms.
+/// What one first call waited on, by kind: Engine API requests of the sidecar's start (its
+/// `sidecar_start_steps` line), TCP connections opened to the engine (counted by the delay
+/// proxy: each also a TLS handshake), CDP replies waited on in sequence while the session
+/// opened and while the `navigate` ran (each a round trip to the engine).
+#[derive(Debug, Default, Clone, Copy)]
+struct FirstCounts {
+    engine_requests: Option<u64>,
+    connections: Option<u64>,
+    open_waits: Option<u64>,
+    navigate_waits: Option<u64>,
+}
+
+impl FirstCounts {
+    fn read(log: &str, connections: Option<u64>) -> Self {
+        let last = |event: &str| log.lines().rev().find(|l| l.contains(event));
+        let number =
+            |line: Option<&str>, name: &str| -> Option<u64> { field(line?, name)?.parse().ok() };
+        Self {
+            engine_requests: number(last("sidecar_start_steps"), "engine_requests"),
+            connections,
+            open_waits: number(last("event=\"session_started\""), "open_sequential_waits"),
+            navigate_waits: cdp_counts(log)
+                .into_iter()
+                .find(|(tool, _, _)| tool == "navigate")
+                .map(|(_, _, waits)| waits),
+        }
+    }
+}
+
+/// The median of each count over `runs`, as `E engine requests, C connections, S + N CDP
+/// waits (session open + navigate)`.
+fn first_counts_text(runs: &[FirstCounts]) -> String {
+    let med = |pick: fn(&FirstCounts) -> Option<u64>| {
+        let values: Vec<f64> = runs
+            .iter()
+            .filter_map(|c| pick(c).map(|v| v as f64))
+            .collect();
+        if values.is_empty() {
+            "?".to_string()
+        } else {
+            format!("{:.0}", median(&values))
+        }
+    };
+    format!(
+        "{} req, {} conn, {}+{} CDP waits",
+        med(|c| c.engine_requests),
+        med(|c| c.connections),
+        med(|c| c.open_waits),
+        med(|c| c.navigate_waits)
+    )
+}
+
+/// An agent's first call on a channel whose browser is not running: start + navigate, in ms,
+/// and what it waited on (`proxy`: the delay proxy to the engine, which counts connections).
 /// The channel is deleted afterwards (container and volume go).
-async fn first_call(daemon: &TestDaemon, channel: &str, url: &str) -> Option<f64> {
+async fn first_call(
+    daemon: &TestDaemon,
+    proxy: Option<&DelayProxy>,
+    channel: &str,
+    url: &str,
+) -> (Option<f64>, FirstCounts) {
     let client = spawn_agent(daemon, channel, "first").await;
+    let seen = daemon.log().len();
+    let connections = proxy.map(DelayProxy::connections);
     let started = Instant::now();
     // A start slower than the tool call's deadline (a loaded engine) is printed, not fatal.
     let result = crate::mcp::request(&client, "navigate", json!({ "url": url })).await;
@@ -176,12 +238,16 @@ async fn first_call(daemon: &TestDaemon, channel: &str, url: &str) -> Option<f64
             None
         }
     };
+    let connections = proxy
+        .zip(connections)
+        .map(|(p, before)| p.connections() - before);
+    let counts = FirstCounts::read(&daemon.log()[seen..], connections);
     let _ = client.cancel().await;
     let (status, body) = daemon
         .delete(&format!("/api/browser/channels/{channel}"))
         .await;
     assert!(status < 300, "delete {channel}: {status} {body}");
-    took
+    (took, counts)
 }
 
 /// A pane on `channel` watching the flip page.
@@ -248,6 +314,7 @@ pub async fn run() {
         daemon: TestDaemon::start_with(logged(docker::options(&tag, json!({})))).await,
         steps: vec![Vec::new(); 8],
         first: Vec::new(),
+        first_counts: Vec::new(),
         input: Vec::new(),
         counts: Vec::new(),
         phases: Vec::new(),
@@ -260,6 +327,7 @@ pub async fn run() {
             daemon: TestDaemon::start_with(logged(remote::options(&via, &tag, json!({})))).await,
             steps: vec![Vec::new(); 8],
             first: Vec::new(),
+            first_counts: Vec::new(),
             input: Vec::new(),
             counts: Vec::new(),
             phases: Vec::new(),
@@ -285,8 +353,11 @@ pub async fn run() {
     }
     for run in 0..FIRST_RUNS {
         for (i, case) in cases.iter_mut().enumerate() {
-            let took = first_call(&case.daemon, &format!("{tag}-f{i}-{run}"), &form).await;
+            let proxy = i.checked_sub(1).map(|p| &proxies[p]);
+            let channel = format!("{tag}-f{i}-{run}");
+            let (took, counts) = first_call(&case.daemon, proxy, &channel, &form).await;
             case.first.extend(took);
+            case.first_counts.push(counts);
         }
     }
 
@@ -432,6 +503,11 @@ fn print(cases: &mut [Case]) {
         "first call",
         cases.iter().map(|c| (median(&c.first), None)).collect(),
     );
+    let cells: String = cases
+        .iter()
+        .map(|c| format!("{:>32}", first_counts_text(&c.first_counts)))
+        .collect();
+    println!("  {:<22} {cells}", "first call waited on");
     row(
         "pane input → frame",
         cases.iter().map(|c| (median(&c.input), None)).collect(),

@@ -14,8 +14,12 @@
 //!
 //! Also printed for reference: a bare start (Engine API) of a stopped container + CDP + frame,
 //! what restarting a kept container costs without the daemon; and for each case the Engine API
-//! requests the daemon's start made (its `sidecar_start_steps` line) and, for new channels,
-//! each step's time, the session's opening and the first frame after it.
+//! requests the daemon's start made (its `sidecar_start_steps` line) and every part of the
+//! start → first frame, from the daemon's log: the provider's steps, the lifecycle lock wait,
+//! the CDP connect, the session's opening (with the CDP replies it waited on in sequence), the
+//! start hook, the cast from its request to its first frame, and what is left (the pane's
+//! messages until it asks for frames, the frame's way to the pane) — per part as medians, and
+//! the median run part by part, which adds up to its total.
 //!
 //! Everything created carries `porthole.test=<tag>` and is removed by a [`DockerCleanup`] guard,
 //! also when the bench panics. Skipped with one line when no Docker engine answers.
@@ -185,8 +189,16 @@ pub async fn run() {
     // Declared before the daemon so it runs after the daemon is dropped (locals drop in
     // reverse order), also when a step panics.
     let _cleanup = DockerCleanup::new(&tag);
+    // `PORTHOLE_BENCH_RUST_LOG` widens what the daemon logs (e.g. `porthole::cdp=trace`);
+    // `PORTHOLE_BENCH_LOGS` names a directory its log is copied to.
+    let defaults = DaemonOptions::default();
+    let rust_log: &'static str = match std::env::var("PORTHOLE_BENCH_RUST_LOG") {
+        Ok(extra) => Box::leak(format!("{},{extra}", defaults.rust_log).into_boxed_str()),
+        Err(_) => defaults.rust_log,
+    };
     let daemon = TestDaemon::start_with(DaemonOptions {
         idle_timeout_secs: 1,
+        rust_log,
         ..docker::options(&tag, json!({}))
     })
     .await;
@@ -217,7 +229,7 @@ pub async fn run() {
         let from = daemon.log().len();
         let total = through_daemon(&pane, &channel).await;
         absent.push(total);
-        absent_steps.push((total, start_steps(&daemon.log()[from..])));
+        absent_steps.push((total, start_log(&daemon.log()[from..])));
         drop(pane);
         stopped(&container(&channel)).await;
 
@@ -226,7 +238,7 @@ pub async fn run() {
         let from = daemon.log().len();
         let total = through_daemon(&pane, &idle).await;
         after_idle.push(total);
-        idle_steps.push((total, start_steps(&daemon.log()[from..])));
+        idle_steps.push((total, start_log(&daemon.log()[from..])));
 
         // Container stopped outside the daemon: the pane sees the browser go, then starts again.
         let mark = pane.mark();
@@ -241,13 +253,19 @@ pub async fn run() {
         let from = daemon.log().len();
         let total = through_daemon(&pane, &idle).await;
         stopped_outside.push(total);
-        outside_steps.push((total, start_steps(&daemon.log()[from..])));
+        outside_steps.push((total, start_log(&daemon.log()[from..])));
         drop(pane);
         stopped(&container(&idle)).await;
 
         let (run, start) = bare(&engine, sandbox, &tag, &format!("{tag}-bare{i}")).await;
         bare_run.push(run);
         bare_start.push(start);
+    }
+    if let Ok(dir) = std::env::var("PORTHOLE_BENCH_LOGS") {
+        let path = std::path::Path::new(&dir).join("docker.log");
+        if let Err(e) = std::fs::write(&path, daemon.log()) {
+            println!("  could not write {}: {e}", path.display());
+        }
     }
     daemon.stop().await;
 
@@ -297,14 +315,26 @@ pub async fn run() {
 }
 
 /// What the daemon logged about one start: the `name=ms` pairs of its `sidecar_start_steps`
-/// line, its Engine API requests, whether it restarted a kept container, and the session's
-/// `elapsed_ms` (provider start + CDP connect + session open).
+/// line, its Engine API requests, whether it restarted a kept container, the rest of the
+/// channel's start (`session_started`, `channel_started`), the cast's first frame
+/// (`screencast_first_frame`), and the CDP replies the session's opening and the cast's start
+/// waited on one after another.
 #[derive(Debug, Default, Clone)]
-struct StartLog {
-    steps: Vec<(String, f64)>,
-    requests: Option<u32>,
-    reused: bool,
-    session_ms: Option<f64>,
+pub struct StartLog {
+    pub steps: Vec<(String, f64)>,
+    pub requests: Option<u32>,
+    pub reused: bool,
+    /// `name=ms` of the channel's start outside the provider, in order.
+    pub parts: Vec<(&'static str, f64)>,
+    /// CDP replies the session's opening waited on one after another.
+    pub open_waits: Option<f64>,
+    /// CDP replies the cast's start waited on one after another.
+    pub cast_waits: Option<f64>,
+}
+
+/// The numbers of one `key=value` log line, by key.
+fn number(line: &str, key: &str) -> Option<f64> {
+    field(line, key).and_then(|n| n.parse().ok())
 }
 
 /// The value of `key=` in a log line (quotes trimmed).
@@ -317,7 +347,8 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     rest.split_whitespace().next()
 }
 
-fn start_steps(log: &str) -> StartLog {
+/// Reads the last start in `log` (a daemon's log from before the start).
+pub fn start_log(log: &str) -> StartLog {
     let mut found = StartLog::default();
     if let Some(line) = log
         .lines()
@@ -335,9 +366,32 @@ fn start_steps(log: &str) -> StartLog {
         found.requests = field(line, "engine_requests").and_then(|n| n.parse().ok());
         found.reused = field(line, "reused") == Some("true");
     }
-    if let Some(line) = log.lines().rev().find(|l| l.contains("session_started")) {
-        found.session_ms = field(line, "elapsed_ms").and_then(|n| n.parse().ok());
+    let last = |event: &str| log.lines().rev().find(|l| l.contains(event));
+    let mut parts = Vec::new();
+    if let Some(line) = last("event=\"channel_started\"") {
+        parts.push(("lock wait", number(line, "waited_ms")));
     }
+    if let Some(line) = last("session_started") {
+        let provider = number(line, "provider_ms");
+        let steps: f64 = found.steps.iter().map(|(_, v)| v).sum();
+        parts.push(("provider other", provider.map(|p| p - steps)));
+        parts.push(("CDP connect", number(line, "connect_ms")));
+        parts.push(("session open", number(line, "open_ms")));
+        found.open_waits = number(line, "open_sequential_waits");
+    }
+    if let Some(line) = last("event=\"channel_started\"") {
+        parts.push(("start hook", number(line, "hook_ms")));
+    }
+    if let Some(line) = last("event=\"screencast_started\"") {
+        found.cast_waits = number(line, "sequential_waits");
+    }
+    if let Some(line) = last("screencast_first_frame") {
+        parts.push(("cast asked → first frame", number(line, "frame_ms")));
+    }
+    found.parts = parts
+        .into_iter()
+        .filter_map(|(name, ms)| Some((name, ms?)))
+        .collect();
     found
 }
 
@@ -355,35 +409,77 @@ fn requests(runs: &[(f64, StartLog)]) -> String {
     )
 }
 
-/// Each step's median over `runs`, then the session's opening (CDP connect, session set-up)
-/// and the first frame after it.
+/// Each step's median over `runs`: the provider's steps, then the rest of the channel's
+/// start (lock wait, CDP connect, session open, start hook), the pane's messages until it asks
+/// for frames (`pane reply → cast`: the `started` and `tabs` messages, the resize to the
+/// pane's size, the pane's `screencast`), the cast's start and its first frame; and the sum of
+/// the medians beside the median total, so nothing is unattributed.
 fn print_steps(case: &str, runs: &[(f64, StartLog)]) {
     let Some((_, first)) = runs.first() else {
         return;
     };
+    let mut names: Vec<String> = first.steps.iter().map(|(n, _)| n.clone()).collect();
+    let value = |log: &StartLog, name: &str| -> Option<f64> {
+        log.steps
+            .iter()
+            .map(|(n, v)| (n.as_str(), *v))
+            .chain(log.parts.iter().map(|(n, v)| (*n, *v)))
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+    };
+    names.extend(first.parts.iter().map(|(n, _)| n.to_string()));
+    // What the daemon did not account for: the pane's messages between the start and its
+    // request for frames, and the frame's way to the pane.
+    let rest = |total: f64, log: &StartLog| {
+        total
+            - log.steps.iter().map(|(_, v)| v).sum::<f64>()
+            - log.parts.iter().map(|(_, v)| v).sum::<f64>()
+    };
     let mut parts = Vec::new();
-    for (name, _) in &first.steps {
+    let mut sum = 0.0;
+    for name in &names {
         let values: Vec<f64> = runs
             .iter()
-            .filter_map(|(_, log)| log.steps.iter().find(|(n, _)| n == name).map(|(_, v)| *v))
+            .filter_map(|(_, log)| value(log, name))
             .collect();
-        parts.push(format!("{name} {:.0}", median(&values)));
+        let m = median(&values);
+        sum += m;
+        parts.push(format!("{name} {m:.0}"));
     }
-    let provider = |log: &StartLog| log.steps.iter().map(|(_, v)| v).sum::<f64>();
-    let session: Vec<f64> = runs
+    let rests: Vec<f64> = runs.iter().map(|(total, log)| rest(*total, log)).collect();
+    let m = median(&rests);
+    sum += m;
+    parts.push(format!("pane reply → cast and frame to pane {m:.0}"));
+    let totals: Vec<f64> = runs.iter().map(|(total, _)| *total).collect();
+    let waits: Vec<f64> = runs.iter().filter_map(|(_, l)| l.open_waits).collect();
+    println!(
+        "  {case}, per step (median ms): {}; sum of these medians {sum:.0}, median total {:.0}; \
+         session open waited on {} CDP replies in sequence",
+        parts.join(", "),
+        median(&totals),
+        if waits.is_empty() {
+            "?".to_string()
+        } else {
+            format!("{:.0}", median(&waits))
+        }
+    );
+    // Medians of parts need not add up to the median total (each part's median can come
+    // from another run): the run whose total is the median, part by part, adds up exactly.
+    let mut order: Vec<&(f64, StartLog)> = runs.iter().collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (total, log) = order[order.len() / 2];
+    let mut parts: Vec<String> = names
         .iter()
-        .filter_map(|(_, log)| Some(log.session_ms? - provider(log)))
+        .filter_map(|name| Some(format!("{name} {:.0}", value(log, name)?)))
         .collect();
-    let frame: Vec<f64> = runs
-        .iter()
-        .filter_map(|(total, log)| Some(total - log.session_ms?))
-        .collect();
-    if !session.is_empty() {
-        parts.push(format!(
-            "CDP connect + session open {:.0}",
-            median(&session)
-        ));
-        parts.push(format!("then first frame {:.0}", median(&frame)));
-    }
-    println!("  {case}, per step (median ms): {}", parts.join(", "));
+    parts.push(format!(
+        "pane reply → cast and frame to pane {:.0}",
+        rest(*total, log)
+    ));
+    let each: Vec<String> = totals.iter().map(|t| format!("{t:.0}")).collect();
+    println!(
+        "    its median run ({total:.0} ms; runs {}): {}",
+        each.join(", "),
+        parts.join(", ")
+    );
 }

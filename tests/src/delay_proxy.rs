@@ -41,6 +41,8 @@ pub struct DelayProxy {
     /// Where to connect instead of the target.
     pub addr: SocketAddr,
     pub link: Link,
+    /// Connections accepted so far (each a TCP connect and, to a TLS engine, a handshake).
+    accepted: std::sync::Arc<std::sync::atomic::AtomicU64>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -55,6 +57,8 @@ impl DelayProxy {
             .await
             .expect("bind the delay proxy");
         let addr = listener.local_addr().expect("the proxy's address");
+        let accepted = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let count = accepted.clone();
         let task = tokio::spawn(async move {
             // Owned here: aborting the accept loop drops every connection's tasks.
             let mut connections = JoinSet::new();
@@ -62,13 +66,24 @@ impl DelayProxy {
                 tokio::select! {
                     accepted = listener.accept() => {
                         let Ok((client, _)) = accepted else { continue };
+                        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                         connections.spawn(relay(client, target, link));
                     }
                     Some(_) = connections.join_next(), if !connections.is_empty() => {}
                 }
             }
         });
-        Self { addr, link, task }
+        Self {
+            addr,
+            link,
+            accepted,
+            task,
+        }
+    }
+
+    /// Connections accepted so far.
+    pub fn connections(&self) -> u64 {
+        self.accepted.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// `tcp://127.0.0.1:<port>` of the proxy (for `browser.docker.host`).

@@ -312,34 +312,69 @@ impl Caster {
     }
 
     async fn start(&self, params: Params) -> Result<(), crate::cdp::CdpError> {
-        // A tab that is not the active one of its window paints nothing (DESIGN.md §3).
-        if self.activate {
-            let _ = self
-                .cdp
-                .call(
-                    "Target.activateTarget",
-                    json!({ "targetId": self.target_id }),
-                )
-                .await;
-        }
+        let asked = std::time::Instant::now();
+        // Sees only frames from now on.
+        let first = self.frames.subscribe();
         self.set_casting(true);
         let request = json!({
             "format": "jpeg", "quality": params.quality, "everyNthFrame": 1,
             "maxWidth": FRAME_CAP.0, "maxHeight": FRAME_CAP.1,
         });
-        let started = self
-            .cdp
-            .call_on(&self.session_id, "Page.startScreencast", request)
-            .await;
+        // Sent at once, in this order (one round trip, not three): the tab to the front (a
+        // tab that is not the active one of its window paints nothing, DESIGN.md §3), the
+        // cast, and a repaint nudge so a first frame comes now, at the view's current size,
+        // even on a still page (harmless when the start fails).
+        let activate = async {
+            if self.activate {
+                let target = json!({ "targetId": self.target_id });
+                let _ = self.cdp.call("Target.activateTarget", target).await;
+            }
+        };
+        let ((_, started, _), cdp) = crate::cdp::tallied(async {
+            tokio::join!(
+                biased;
+                activate,
+                self.cdp
+                    .call_on(&self.session_id, "Page.startScreencast", request),
+                super::layouts::repaint(&self.cdp, &self.session_id),
+            )
+        })
+        .await;
         if started.is_err() {
             self.set_casting(false);
         } else {
-            tracing::debug!(event = "screencast_started", target_id = %self.target_id);
-            // A first frame now, at the view's current size, even on a still page.
-            super::layouts::repaint(&self.cdp, &self.session_id).await;
+            tracing::debug!(
+                event = "screencast_started",
+                target_id = %self.target_id,
+                commands = cdp.commands,
+                sequential_waits = cdp.rounds
+            );
+            log_first_frame(first, asked, self.target_id.clone());
         }
         started.map(drop)
     }
+}
+
+/// Logs `screencast_first_frame` when the cast started at `asked` sends its first frame:
+/// how long its start's replies took (`started_ms`: activate, start, repaint nudge) and the
+/// time from `asked` to that frame (`frame_ms`), for `porthole-bench docker`'s breakdown.
+fn log_first_frame(
+    mut frames: watch::Receiver<Option<Arc<Frame>>>,
+    asked: std::time::Instant,
+    target_id: String,
+) {
+    let started_ms = asked.elapsed().as_millis() as u64;
+    tokio::spawn(async move {
+        let wait = tokio::time::timeout(std::time::Duration::from_secs(30), frames.changed());
+        if let Ok(Ok(())) = wait.await {
+            tracing::debug!(
+                event = "screencast_first_frame",
+                %target_id,
+                started_ms,
+                frame_ms = asked.elapsed().as_millis() as u64
+            );
+        }
+    });
 }
 
 /// Brings Chrome in line with what one tab's watchers want, one change at a time.

@@ -213,15 +213,37 @@ impl BrowserSession {
             }
         );
         discover?;
+        // The first page becomes the active tab: brought to the front while it is attached
+        // (its activation sent beside the attach, not after the tracking: one round trip
+        // less before a pane's first frame).
+        let mut activated = None;
         if let Some(targets) = targets {
             let targets = targets?;
-            for info in targets["targetInfos"].as_array().into_iter().flatten() {
-                if info["type"] == "page" {
-                    if let Some(id) = info["targetId"].as_str() {
-                        session.track(id, TabOwner::Human).await?;
-                    }
+            let pages: Vec<&str> = targets["targetInfos"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|info| info["type"] == "page")
+                .filter_map(|info| info["targetId"].as_str())
+                .collect();
+            let activate = async {
+                match pages.first() {
+                    Some(first) => cdp
+                        .call("Target.activateTarget", json!({ "targetId": first }))
+                        .await
+                        .map(|_| Some(first.to_string())),
+                    None => Ok(None),
                 }
-            }
+            };
+            let track = async {
+                for id in &pages {
+                    session.track(id, TabOwner::Human).await?;
+                }
+                Ok::<_, SessionError>(())
+            };
+            let (active, tracked) = tokio::join!(biased; activate, track);
+            tracked?;
+            activated = active?;
         }
         tokio::spawn(session.clone().follow_events(events));
         if session.tab_count() == 0 {
@@ -233,7 +255,8 @@ impl BrowserSession {
                 .expect("tabs lock")
                 .active_id()
                 .map(str::to_string);
-            if let Some(active) = active {
+            // The first tracked tab is active and laid out already (`track`).
+            if let Some(active) = active.filter(|a| activated.as_ref() != Some(a)) {
                 session.switch_tab(&active).await?;
             }
         }

@@ -3,6 +3,7 @@
 //! tracked, forgetting a closed one, and opening a new tab for an owner (safely against a
 //! stop that lands while Chrome is still creating it).
 
+use std::future::Future;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -60,10 +61,33 @@ impl BrowserSession {
         //   files);
         // - every tab behaves as the focused one: panes and agents each type into a tab of
         //   their own, in windows that cannot all have the focus at once;
-        // - console and network logs from the moment the tab is ours (see `logs`).
+        // - console and network logs from the moment the tab is ours (see `logs`);
+        // - the title observer, the pane's world and the file-picker hook, installed in this
+        //   document and every later one: sent here, in this order, but not waited on (the
+        //   page runs them; their failures were only ever logged), so a pane's first frame
+        //   does not wait for a just-started renderer to run three scripts.
         let cdp = &self.cdp;
         let on = |method: &'static str, params: Value| cdp.call_on(&session_id, method, params);
-        let (_, _, _, _, _, _, _, _, info) = tokio::join!(
+        // In a tally of their own: not waited on by the work that tracks the tab, so not
+        // counted among its round trips.
+        let mut scripts = Box::pin({
+            let (cdp, session) = (cdp.clone(), session_id.clone());
+            crate::cdp::tallied(async move {
+                tokio::join!(
+                    biased;
+                    super::titles::watch(&cdp, &session),
+                    super::pane_world::watch(&cdp, &session),
+                    super::file_pickers::install(&cdp, &session),
+                );
+            })
+        });
+        let mut scripts_done = false;
+        let send_scripts = std::future::poll_fn(|cx| {
+            // One poll sends their commands (in order, after the ones above).
+            scripts_done = scripts.as_mut().poll(cx).is_ready();
+            std::task::Poll::Ready(())
+        });
+        let (_, _, _, _, _, (), info) = tokio::join!(
             biased;
             on("Page.enable", json!({})),
             on(
@@ -76,11 +100,12 @@ impl BrowserSession {
             ),
             on("Runtime.enable", json!({})),
             on("Network.enable", json!({})),
-            super::titles::watch(cdp, &session_id),
-            super::pane_world::watch(cdp, &session_id),
-            super::file_pickers::install(cdp, &session_id),
+            send_scripts,
             cdp.call("Target.getTargetInfo", json!({"targetId": target_id})),
         );
+        if !scripts_done {
+            tokio::spawn(scripts);
+        }
         let info = info.unwrap_or(Value::Null);
         let tab = Tab {
             target_id: target_id.to_string(),

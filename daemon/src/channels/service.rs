@@ -317,11 +317,13 @@ impl ChannelService {
         let mode = mode.unwrap_or_else(|| self.mode_of(channel));
         let provider = self.provider(mode)?;
         let entry = self.entry(channel, mode);
+        let asked = Instant::now();
         let _lifecycle = entry.lifecycle.lock().await;
         if let Some(session) = entry.live_session() {
             self.remember_mode(channel, mode);
             return Ok(session);
         }
+        let waited = asked.elapsed();
         // A session that ended on its own (the browser crashed or was killed).
         let dead = entry.session.lock().expect("session slot lock").take();
         if let Some(dead) = dead {
@@ -335,10 +337,23 @@ impl ChannelService {
             .instrument(span.clone())
             .await?;
         self.remember_mode(channel, mode);
+        let hooked = Instant::now();
         if let (true, Some(hook)) = (fresh, self.start_hook.get()) {
             // Under the lifecycle lock: nobody gets the browser before the hook is done.
-            hook(session.clone(), progress).instrument(span).await;
+            hook(session.clone(), progress)
+                .instrument(span.clone())
+                .await;
         }
+        // The start's time outside `session_started`: waiting for the lifecycle lock (a stop
+        // of this channel still running) and the start hook (`porthole-bench docker`).
+        span.in_scope(|| {
+            tracing::info!(
+                event = "channel_started",
+                waited_ms = waited.as_millis() as u64,
+                hook_ms = hooked.elapsed().as_millis() as u64,
+                fresh
+            )
+        });
         if let Some(timeline) = self.timeline.get() {
             timeline.watch_session(&session);
         }
@@ -361,6 +376,7 @@ impl ChannelService {
         let mut retried = false;
         let terms = provider.terms();
         let session = loop {
+            let asked = Instant::now();
             let endpoint = provider
                 .ensure_browser(channel, progress.clone())
                 .await
@@ -368,6 +384,7 @@ impl ChannelService {
                     // The person sees `error`; the engine's own words stay here.
                     tracing::warn!(event = "browser_start_failed", channel_id = %channel, %error, detail = error.detail().unwrap_or_default());
                 })?;
+            let provider_ms = asked.elapsed().as_millis() as u64;
             progress("connecting", "Connecting to the browser");
             // A browser we did not just start should answer at once; if it does not, it is a
             // dying one (crashed, killed) and gets replaced by a fresh start. The user's own
@@ -377,18 +394,27 @@ impl ChannelService {
             } else {
                 STALE_BROWSER_DEADLINE
             };
-            match self
-                .open_session(
-                    channel,
-                    mode,
-                    terms,
-                    provider.downloads(channel),
-                    &endpoint.address,
-                    deadline,
-                )
-                .await
-            {
-                Ok(session) => break (session, endpoint.fresh),
+            let opening = self.open_session(
+                channel,
+                mode,
+                terms,
+                provider.downloads(channel),
+                &endpoint.address,
+                deadline,
+            );
+            // The CDP the opening waited on, in sequence (each a round trip to a far engine).
+            let (opened, cdp) = crate::cdp::tallied(opening).await;
+            match opened {
+                Ok((session, connect_ms, open_ms)) => {
+                    break (
+                        session,
+                        endpoint.fresh,
+                        provider_ms,
+                        connect_ms,
+                        open_ms,
+                        cdp,
+                    )
+                }
                 Err(error) => {
                     tracing::warn!(event = "session_open_failed", fresh = endpoint.fresh, %error);
                     let _ = provider.stop_browser(channel).await;
@@ -400,11 +426,17 @@ impl ChannelService {
                 }
             }
         };
+        let (session, fresh, provider_ms, connect_ms, open_ms, cdp) = session;
         tracing::info!(
             event = "session_started",
-            elapsed_ms = started.elapsed().as_millis() as u64
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            provider_ms,
+            connect_ms,
+            open_ms,
+            open_commands = cdp.commands,
+            open_sequential_waits = cdp.rounds
         );
-        Ok(session)
+        Ok((session, fresh))
     }
 
     async fn open_session(
@@ -415,7 +447,8 @@ impl ChannelService {
         downloads: crate::providers::DownloadPlace,
         address: &CdpAddress,
         deadline: Duration,
-    ) -> Result<Arc<BrowserSession>, ChannelError> {
+    ) -> Result<(Arc<BrowserSession>, u64, u64), ChannelError> {
+        let connecting = Instant::now();
         let cdp = match address {
             CdpAddress::Connected(cdp) => cdp.clone(),
             CdpAddress::WebSocket(ws_url) if terms.users_own => {
@@ -431,7 +464,10 @@ impl ChannelService {
             download_limits: self.settings.download_limits.clone(),
             settle: self.settings.settle,
         };
-        Ok(BrowserSession::open(channel.clone(), mode, cdp, options).await?)
+        let connect_ms = connecting.elapsed().as_millis() as u64;
+        let opening = Instant::now();
+        let session = BrowserSession::open(channel.clone(), mode, cdp, options).await?;
+        Ok((session, connect_ms, opening.elapsed().as_millis() as u64))
     }
 
     /// Counts a pane on (channel, mode) until the guard drops.

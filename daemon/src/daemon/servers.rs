@@ -28,6 +28,30 @@ where
     })
 }
 
+/// Serves `app` on a TCP `listener` like [`spawn`], each connection without Nagle's
+/// algorithm ([`no_delay`]).
+pub(super) fn spawn_tcp(
+    listener: TcpListener,
+    app: axum::Router,
+    shutdown: CancellationToken,
+) -> Server {
+    spawn(no_delay(listener), app, shutdown)
+}
+
+/// `listener` with Nagle's algorithm off on every connection it accepts: a pane's socket
+/// writes a small message (`viewport`) right before a frame, and with Nagle on the frame
+/// waited for the peer's delayed ACK of the message (up to 40 ms).
+fn no_delay(
+    listener: TcpListener,
+) -> impl axum::serve::Listener<Io = tokio::net::TcpStream, Addr = SocketAddr> {
+    use axum::serve::ListenerExt;
+    listener.tap_io(|tcp| {
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::debug!(event = "tcp_nodelay_failed", %error);
+        }
+    })
+}
+
 /// The owner API's listener: the one handed in (tests), else `server.listen`.
 pub(super) async fn bind_api(
     config: &Config,
@@ -89,5 +113,22 @@ pub(super) async fn agent_tcp(
     let bound = tcp.local_addr().map_err(listen_error)?;
     let app = api::app_on(state.clone(), Listener::AgentTcp(bound));
     tracing::info!(event = "agent_tcp_listening", addr = %bound);
-    Ok(Some((bound, spawn(tcp, app, shutdown.clone()))))
+    Ok(Some((bound, spawn_tcp(tcp, app, shutdown.clone()))))
+}
+
+#[cfg(test)]
+mod tests {
+    #[tokio::test]
+    async fn accepted_connections_send_without_waiting_for_acks() {
+        use axum::serve::Listener;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut listener = super::no_delay(listener);
+        let (_client, (accepted, _)) =
+            tokio::join!(tokio::net::TcpStream::connect(addr), listener.accept());
+        assert!(
+            accepted.nodelay().unwrap(),
+            "Nagle is off on the pane's socket"
+        );
+    }
 }

@@ -347,14 +347,7 @@ pub(crate) async fn connect_to(
     let docker = match &target.kind {
         EngineKind::Unix => Docker::connect_with_unix(&target.host, TIMEOUT_SECS, api),
         EngineKind::PlainTcp => Docker::connect_with_http(&target.host, TIMEOUT_SECS, api),
-        EngineKind::Tls(files) => Docker::connect_with_ssl(
-            &target.host,
-            &files.key,
-            &files.cert,
-            &files.ca,
-            TIMEOUT_SECS,
-            api,
-        ),
+        EngineKind::Tls(files) => pooled_tls(&target.host, files, TIMEOUT_SECS, api),
         EngineKind::Ssh => Docker::connect_with_ssh(&target.host, TIMEOUT_SECS, api, None),
     }
     .map_err(|e| unreachable(e.to_string()))?;
@@ -377,6 +370,74 @@ pub(crate) async fn connect_to(
         Ok(result) => result,
         Err(_) => Err(unreachable(format!("no answer within {deadline:?}"))),
     }
+}
+
+/// How long an idle connection to a TLS engine is kept for the next request.
+const POOL_IDLE: Duration = Duration::from_secs(60);
+
+/// A client of the TLS engine at `host` (`tcp://…`) that keeps its connections: bollard's own
+/// TLS transport opens a new one for every request (a TCP connect and a TLS handshake, two
+/// round trips more to an engine far away); here a request takes an idle connection when
+/// there is one. Attach and exec streams take theirs out of the pool (upgraded).
+fn pooled_tls(
+    host: &str,
+    files: &TlsFiles,
+    timeout: u64,
+    api: &bollard::ClientVersion,
+) -> Result<Docker, bollard::errors::Error> {
+    use hyper_util::client::legacy::{connect::HttpConnector, Client};
+    let config = tls_client_config(files).map_err(|reason| bollard::errors::Error::IOError {
+        err: std::io::Error::other(reason),
+    })?;
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    http.set_nodelay(true);
+    let https = hyper_rustls::HttpsConnector::from((http, config));
+    let client = std::sync::Arc::new(
+        Client::builder(hyper_util::rt::TokioExecutor::new())
+            .pool_idle_timeout(POOL_IDLE)
+            .pool_timer(hyper_util::rt::TokioTimer::new())
+            .build(https),
+    );
+    let address = host.replacen("tcp://", "https://", 1);
+    Docker::connect_with_custom_transport(
+        move |request: bollard::BollardRequest| {
+            let client = client.clone();
+            async move {
+                client
+                    .request(request)
+                    .await
+                    .map_err(bollard::errors::Error::from)
+            }
+        },
+        Some(address),
+        timeout,
+        api,
+    )
+}
+
+/// The TLS client settings of `files`: the engine's CA, the client certificate and key (ring,
+/// as bollard's own transport).
+fn tls_client_config(files: &TlsFiles) -> Result<rustls::ClientConfig, String> {
+    use rustls_pki_types::pem::PemObject;
+    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+    let read = |path: &Path| std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()));
+    let certs = |path: &Path| -> Result<Vec<CertificateDer<'static>>, String> {
+        CertificateDer::pem_slice_iter(&read(path)?)
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add_parsable_certificates(certs(&files.ca)?);
+    let key = PrivateKeyDer::from_pem_slice(&read(&files.key)?)
+        .map_err(|e| format!("{}: {e}", files.key.display()))?;
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_client_auth_cert(certs(&files.cert)?, key)
+        .map_err(|e| e.to_string())
 }
 
 /// Which TLS file a failed handshake points at, for a person; `None` when it was not TLS.

@@ -502,6 +502,7 @@ impl BrowserProvider for DockerProvider {
         channel: &ChannelId,
         progress: ProgressFn,
     ) -> Result<Endpoint, ProviderError> {
+        let mut steps = Steps::start();
         if let Some(running) = self.registered(channel) {
             if let Some(address) = self.reach(&running).await {
                 return Ok(Endpoint {
@@ -517,8 +518,10 @@ impl BrowserProvider for DockerProvider {
             container::remove_force(&self.docker, &running.container)
                 .await
                 .map_err(ProviderError::from)?;
+            steps.requests(1);
+            // Asked the gate (or the exec) of the sidecar it had, and removed that one.
+            steps.mark("lost_sidecar_removed");
         }
-        let mut steps = Steps::start();
         self.images.ensure(progress.clone()).await?;
         steps.mark("image");
         let name = container_name(channel);
