@@ -84,6 +84,11 @@ async fn serve(
     let (publish, frames) = watch::channel(frame.clone());
     for _ in 0..clients {
         let (stream, _) = listener.accept().await.expect("accept a floor client");
+        // As the daemon's pane sockets (daemon/servers.rs): no Nagle, so the floor does the
+        // same work per frame.
+        stream
+            .set_nodelay(true)
+            .expect("no-delay on a floor client");
         let mut socket = tokio_tungstenite::accept_async(stream)
             .await
             .expect("floor handshake");
