@@ -411,6 +411,11 @@ fn serves_cdp_from_the_pipe_to_every_client_and_closes_chrome_cleanly() {
     // both using id 1: Chrome sees two ids, each client gets its own reply back.
     let mut ws = WsClient::connect(sidecar.port, &format!("/{SECRET}/devtools/browser"));
     let mut relay = Relay::start(&profile);
+    // The relay's own probe comes first; its answer is not passed on.
+    let (_, probe) = chrome.command("Browser.getVersion");
+    chrome.send(&format!(
+        r#"{{"id":{probe},"result":{{"product":"Fake"}}}}"#
+    ));
     ws.send(r#"{"id":1,"method":"Target.getTargets"}"#);
     let (_, ws_call) = chrome.command("Target.getTargets");
     relay.send(r#"{"id":1,"method":"Browser.getVersion"}"#);

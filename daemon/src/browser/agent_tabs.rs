@@ -30,12 +30,11 @@ impl BrowserSession {
         if let Some(found) = self.current_agent_tab(id) {
             return Ok(found);
         }
-        let target_id = self.open_tab(None, actor.as_owner(), true).await?;
+        let target_id = self.open_tab_laid_out(actor.as_owner()).await?;
         self.set_agent_tab(id, &target_id);
         let session_id = self
             .tab_session(&target_id)
             .ok_or_else(|| SessionError::UnknownTab(target_id.clone()))?;
-        self.size_tab(&session_id).await?;
         tracing::info!(event = "agent_tab_opened", channel_id = %self.channel(), agent_id = %id, target_id = %target_id);
         Ok((target_id, session_id))
     }
@@ -135,11 +134,8 @@ impl BrowserSession {
                 if open >= crate::bounds::get().max_tabs {
                     return Err(SessionError::TabLimit { open });
                 }
-                let target_id = self.open_tab(None, actor.as_owner(), true).await?;
+                let target_id = self.open_tab_laid_out(actor.as_owner()).await?;
                 self.set_agent_tab(id, &target_id);
-                if let Some(session) = self.tab_session(&target_id) {
-                    self.size_tab(&session).await?;
-                }
                 Ok(target_id)
             }
         }

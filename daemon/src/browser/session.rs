@@ -196,6 +196,7 @@ impl BrowserSession {
             agents: AgentState::default(),
             prompts: Prompts::default(),
         });
+        session.follow_shown_urls();
         tokio::spawn(session.clone().follow_person_files(cdp.subscribe()));
         tokio::spawn(session.clone().follow_auth(cdp.subscribe()));
         let events = cdp.subscribe();

@@ -22,9 +22,21 @@ impl BrowserSession {
     /// Attaches to a page target and starts tracking it as `owner`'s (idempotent: a tab
     /// already tracked keeps its owner).
     pub(crate) async fn track(&self, target_id: &str, owner: TabOwner) -> Result<(), SessionError> {
+        self.track_laid_out(target_id, owner, None).await.map(drop)
+    }
+
+    /// [`Self::track`], laying the tab out at `size` with its preparation (no round trip of
+    /// its own) when given. True when it did; false when the tab was tracked by another call
+    /// (which did not lay it out).
+    pub(crate) async fn track_laid_out(
+        &self,
+        target_id: &str,
+        owner: TabOwner,
+        size: Option<(u32, u32)>,
+    ) -> Result<bool, SessionError> {
         let claimed = self.tabs.lock().expect("tabs lock").begin_attach(target_id);
         if !claimed {
-            return self.wait_tracked(target_id).await;
+            return self.wait_tracked(target_id).await.map(|()| false);
         }
         let attached = self
             .cdp
@@ -87,7 +99,17 @@ impl BrowserSession {
             scripts_done = scripts.as_mut().poll(cx).is_ready();
             std::task::Poll::Ready(())
         });
-        let (_, _, _, _, _, (), info) = tokio::join!(
+        // - the layout asked for (an agent's tab, in a window of its own), after the scripts.
+        let lay_out = async {
+            match size {
+                Some(size) => {
+                    let requested = self.views.layouts.request(&session_id, size);
+                    Some(requested.apply(cdp).await)
+                }
+                None => None,
+            }
+        };
+        let (_, _, _, _, _, (), laid_out, info) = tokio::join!(
             biased;
             on("Page.enable", json!({})),
             on(
@@ -101,6 +123,7 @@ impl BrowserSession {
             on("Runtime.enable", json!({})),
             on("Network.enable", json!({})),
             send_scripts,
+            lay_out,
             cdp.call("Target.getTargetInfo", json!({"targetId": target_id})),
         );
         if !scripts_done {
@@ -140,7 +163,8 @@ impl BrowserSession {
         }
         // A popup of an agent's page can open on a page agents may not use.
         self.guard_landing(target_id, &landed_on);
-        Ok(())
+        // A layout that failed is asked again by the caller, which reports its error.
+        Ok(matches!(laid_out, Some(Ok(()))))
     }
 
     async fn wait_tracked(&self, target_id: &str) -> Result<(), SessionError> {
@@ -194,6 +218,24 @@ impl BrowserSession {
         owner: TabOwner,
         own_window: bool,
     ) -> Result<String, SessionError> {
+        self.open_tab_with(url, owner, own_window, None).await
+    }
+
+    /// Opens and tracks a tab of `owner`'s in a window of its own (an agent's), laid out at
+    /// the channel's viewport with its preparation; returns its target id.
+    pub(super) async fn open_tab_laid_out(&self, owner: TabOwner) -> Result<String, SessionError> {
+        self.open_tab_with(None, owner, true, Some(self.viewport()))
+            .await
+    }
+
+    /// [`Self::open_tab`], laying the tab out at `size` when given.
+    async fn open_tab_with(
+        &self,
+        url: Option<&str>,
+        owner: TabOwner,
+        own_window: bool,
+        size: Option<(u32, u32)>,
+    ) -> Result<String, SessionError> {
         let url = match url {
             Some(url) => super::navigation::check_url(url)?,
             None => "about:blank".to_string(),
@@ -221,7 +263,8 @@ impl BrowserSession {
             self.traffic.opening.clone(),
             self.traffic.winding_down.clone(),
         );
-        let created = tokio::spawn(async move {
+        // Its round trip is the caller's (counted in the caller's tally).
+        let created = tokio::spawn(crate::cdp::carried(async move {
             let created = cdp.call("Target.createTarget", params).await;
             let mut stopped_meanwhile = None;
             if let Some(id) = created.as_ref().ok().and_then(|r| r["targetId"].as_str()) {
@@ -242,7 +285,7 @@ impl BrowserSession {
             }
             creating.send_modify(|n| *n = n.saturating_sub(1));
             created.map_err(SessionError::from)
-        })
+        }))
         .await
         .map_err(|_| SessionError::Closed)??;
         let target_id = created["targetId"]
@@ -260,13 +303,21 @@ impl BrowserSession {
             // A stop is closing our tabs: this one is in `opening`, so it goes with them.
             return Err(SessionError::Closed);
         }
-        let tracked = self.track(&target_id, owner.clone()).await;
+        let tracked = self.track_laid_out(&target_id, owner.clone(), size).await;
         self.traffic
             .opening
             .lock()
             .expect("opening lock")
             .remove(&target_id);
-        tracked?;
+        let laid_out = tracked?;
+        if let (Some(size), false) = (size, laid_out) {
+            // Tracked by the target-created event before this call could (or its layout
+            // failed): laid out now.
+            let session = self
+                .tab_session(&target_id)
+                .ok_or_else(|| SessionError::UnknownTab(target_id.clone()))?;
+            self.size_tab_to(&session, size).await?;
+        }
         // The target-created event may have won the attach and recorded another owner.
         let changed = {
             let mut tabs = self.tabs.lock().expect("tabs lock");

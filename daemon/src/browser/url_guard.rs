@@ -35,7 +35,8 @@ pub struct UrlGuard {
     /// Notes for agents' next tool results, by agent id. Short lock, never held across an await.
     notes: Mutex<HashMap<String, Vec<String>>>,
     /// Each page target's URL as Chrome last reported it, kept by a task of its own (see
-    /// [`Shown`]); started by the first tool call.
+    /// [`Shown`]); started as the session opens (before target discovery, so each target's
+    /// creation is seen), or by the first tool call.
     shown: OnceLock<Shown>,
 }
 
@@ -248,7 +249,7 @@ impl BrowserSession {
 
     /// Keeps `history` (a `Page.getNavigationHistory` reply) of `target_id`, asked for at
     /// `asked`, unless a navigation of it was received since (it may not be in the reply).
-    /// Kept only once the guard follows Chrome's reports (the first tool call starts it).
+    /// Kept only once the guard follows Chrome's reports (from the session's opening on).
     pub(crate) fn keep_history(&self, target_id: &str, asked: Instant, history: serde_json::Value) {
         let Some(shown) = self.agents.url_guard.shown.get() else {
             return;
@@ -268,6 +269,16 @@ impl BrowserSession {
         let seen = shown.0.lock().expect("shown lock");
         let (asked, history) = seen.histories.get(target_id)?;
         seen.holds(target_id, *asked).then(|| history.clone())
+    }
+
+    /// Starts following the URL each target shows: called before target discovery is on, so
+    /// every target's creation is seen and the first tool call in a tab needs no
+    /// `Target.getTargetInfo` of its own.
+    pub(super) fn follow_shown_urls(&self) {
+        self.agents
+            .url_guard
+            .shown
+            .get_or_init(|| Shown::follow(self.cdp.subscribe()));
     }
 
     /// Ok when a tool may run in `target_id`: its page, as Chrome reports it now, is one agents

@@ -16,5 +16,5 @@ pub use connection::{CdpConnection, CdpEvent, DEFAULT_DEADLINE};
 pub use error::CdpError;
 pub(crate) use evaluate::thrown;
 pub(crate) use stream::next_event;
-pub use tally::{tallied, CdpStats};
+pub use tally::{carried, tallied, CdpStats};
 pub(crate) use trim::cut_text;

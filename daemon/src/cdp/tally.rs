@@ -43,6 +43,18 @@ pub async fn tallied<F: std::future::Future>(work: F) -> (F::Output, CdpStats) {
     (output, stats)
 }
 
+/// `work` counted in the tally of the work that calls this, if any: for a task that work
+/// spawns and waits on (its calls are that work's round trips too).
+pub fn carried<F: std::future::Future>(work: F) -> impl std::future::Future<Output = F::Output> {
+    let tally = TALLY.try_with(Arc::clone).ok();
+    async move {
+        match tally {
+            Some(tally) => TALLY.scope(tally, work).await,
+            None => work.await,
+        }
+    }
+}
+
 /// A reply being waited on, for the tally of the work it belongs to; the wait ends when it
 /// is dropped (answered, timed out or abandoned).
 pub(super) struct Waiting(Option<Arc<Tally>>);

@@ -144,6 +144,8 @@ async fn dispatch(
     let tab = Tab::for_actor(browser, actor).await?;
     // Never on a browser-internal page (an agent's tab there is closed).
     browser.check_tab_for_tools(&tab.target_id).await?;
+    // Tools use this tab: the helper's world in each of its new documents from now on.
+    super::world::in_new_documents(browser, &tab.session_id);
     if let ToolCall::HandleDialog(a) = call {
         return dialogs::handle_dialog(&tab, a).await;
     }

@@ -58,6 +58,18 @@ async fn world_then(
     Ok((world, reply))
 }
 
+/// Has Chrome make the helper's world in each new document of the tab behind `session` from
+/// now on, unless it does already (sent without waiting): called as a tab's tool call begins,
+/// so a first call that navigates finds the world made in its new document, not made after
+/// it (one round trip less).
+pub fn in_new_documents(browser: &BrowserSession, session: &str) {
+    if browser.main_frame_of(session).is_some()
+        && browser.worlds().on_new_documents(session).is_none()
+    {
+        made_in_new_documents(browser, session);
+    }
+}
+
 /// From now on Chrome makes the world, helper installed, in each new document of the tab
 /// behind `session` (`Page.addScriptToEvaluateOnNewDocument`, sent without waiting), and the
 /// session learns its id from the context's report (`Worlds::context_created`): a tool after

@@ -8,6 +8,7 @@ use porthole_tests::bench_docker::start_log;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::delay_proxy::{self, DelayProxy, Link};
 use porthole_tests::docker::unique;
+use porthole_tests::pages;
 use porthole_tests::pane::Pane;
 use porthole_tests::remote::{self, RemoteCleanup};
 use serde_json::json;
@@ -45,4 +46,74 @@ async fn a_remote_start_makes_its_engine_requests_on_few_connections() {
     );
     let frame = pane.watch().await;
     assert!(frame.starts_with(&[0xff, 0xd8]), "a JPEG frame");
+}
+
+/// An agent's first call on a channel whose remote browser is not running, 25 ms away each
+/// way: the relay in the sidecar says when Chrome answers (a round trip before the daemon's
+/// own check when Chrome is up first), the session opens in 3 waits, and the `navigate`
+/// waits on few CDP replies in sequence: its layout and the tools' world go with the new
+/// tab's preparation, its URL is known from discovery.
+#[tokio::test]
+async fn an_agents_first_call_on_a_remote_channel_waits_on_few_round_trips() {
+    let engine = remote::engine().await;
+    remote::ensure_image(&engine).await;
+    let tag = unique("rm-first");
+    let _cleanup = RemoteCleanup {
+        engine: engine.clone(),
+        tag: tag.clone(),
+    };
+    let proxy = DelayProxy::start(delay_proxy::tcp_addr(&engine.host), Link::delay_ms(25)).await;
+    let reach = delay_proxy::via(&engine, &proxy);
+    let daemon = TestDaemon::start_with(remote::options(&reach, &tag, json!({}))).await;
+    // The daemon's first start (image check, sandbox probe) from a pane, which waits longer.
+    let warm = format!("{tag}-warm");
+    Pane::connect(&daemon.addr, &daemon.token)
+        .await
+        .start(&warm)
+        .await;
+
+    let (_, token) = daemon.add_agent(&tag, "first", &[]).await;
+    let from = daemon.log().len();
+    let page = pages::data_url("<title>First</title><p>far away</p>");
+    let (status, body) = daemon
+        .socket_request(
+            Some(&token),
+            "POST",
+            "/api/browser/action",
+            Some(&json!({"tool": "navigate", "args": {"url": page}})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_ne!(body["isError"], true, "{body}");
+    assert!(body.to_string().contains("Title: First"), "{body}");
+    let log = &daemon.log()[from..];
+    let line = |event: &str| {
+        log.lines()
+            .find(|l| l.contains(&format!("event=\"{event}\"")))
+            .unwrap_or_else(|| panic!("no {event} line in:\n{log}"))
+            .to_string()
+    };
+    // The relay's word and the daemon's own check race when Chrome boots slower than a round
+    // trip (both wait in the pipe for it): that the relay speaks is what is checked here.
+    assert!(
+        log.contains("line=\"[sidecar] cdp_pipe_ready\""),
+        "the relay says when Chrome answers:\n{log}"
+    );
+    line("cdp_exec_ready");
+    let waits = |line: &str, field: &str| -> u64 {
+        let at = line.find(&format!("{field}=")).expect(field) + field.len() + 1;
+        line[at..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("a number")
+    };
+    let opened = line("session_started");
+    assert!(waits(&opened, "open_sequential_waits") <= 3, "{opened}");
+    let navigated = log
+        .lines()
+        .find(|l| l.contains("event=\"tool_run\"") && l.contains("tool=\"navigate\""))
+        .unwrap_or_else(|| panic!("no navigate tool_run in:\n{log}"));
+    // 5 while the tools' world was made after the navigation.
+    assert!(waits(navigated, "sequential_waits") <= 4, "{navigated}");
 }

@@ -21,6 +21,8 @@ use crate::cdp::CdpConnection;
 
 /// The sidecar binary in the image (chrome.Dockerfile).
 const SIDECAR: &str = "/usr/local/bin/porthole-sidecar";
+/// What the relay writes on stderr once Chrome answered its probe (`sidecar/src/pipe.rs`).
+const READY_LINE: &str = "[sidecar] cdp_pipe_ready";
 /// How much of the relay's stderr is kept for an error message.
 const STDERR_KEEP: usize = 2000;
 /// How often the engine is asked whether the relay still runs. Needed: the engine here
@@ -55,8 +57,8 @@ impl From<ExecStreamError> for std::io::Error {
 }
 
 /// Opens a browser-level CDP connection to the sidecar `container` through an exec stream and
-/// checks it with `Browser.getVersion`, all within `deadline` (the relay itself waits for a
-/// starting Chrome).
+/// checks that Chrome answers on it (the relay's `cdp_pipe_ready`, or `Browser.getVersion`),
+/// all within `deadline` (the relay itself waits for a starting Chrome).
 pub async fn connect(
     docker: &Docker,
     container: &str,
@@ -94,8 +96,10 @@ pub async fn connect(
             )));
         };
         let stderr = Arc::new(Mutex::new(String::new()));
+        let said_ready = Arc::new(tokio::sync::Notify::new());
         let chunks = output.filter_map({
             let stderr = stderr.clone();
+            let said_ready = said_ready.clone();
             let container = container.to_string();
             move |item| {
                 let out = match item {
@@ -110,6 +114,9 @@ pub async fn connect(
                         if let Some(end) = kept.rfind('\n') {
                             for line in kept[before..end].lines().filter(|l| !l.trim().is_empty()) {
                                 tracing::debug!(event = "cdp_exec_stderr", container = %container, line);
+                                if line.trim_end() == READY_LINE {
+                                    said_ready.notify_one();
+                                }
                             }
                         }
                         if kept.len() > STDERR_KEEP {
@@ -144,11 +151,23 @@ pub async fn connect(
         let name = format!("docker-exec://{container}");
         let chunks = futures_util::stream::select(chunks.chain(ended), exited);
         let cdp = CdpConnection::over_byte_stream(input, Box::pin(chunks), &name);
-        // A deadline for the whole check; the relay waits for Chrome itself.
-        match cdp
-            .call_with("Browser.getVersion", json!({}), None, deadline)
-            .await
-        {
+        // A deadline for the whole check; the relay waits for Chrome itself. The relay says
+        // when Chrome answered its own probe (no round trip of ours); a relay from an older
+        // image does not, and the daemon's own `Browser.getVersion` answers instead.
+        let version = cdp.call_with("Browser.getVersion", json!({}), None, deadline);
+        let answered = tokio::select! {
+            answered = version => answered.map(|_| "get_version"),
+            () = said_ready.notified() => Ok("relay"),
+        };
+        if let Ok(by) = answered {
+            tracing::debug!(
+                event = "cdp_exec_ready",
+                container,
+                by,
+                "Chrome answers on the exec stream"
+            );
+        }
+        match answered {
             Ok(_) => Ok(cdp),
             Err(error) => {
                 let said = stderr.lock().expect("exec stderr lock").trim().to_string();
