@@ -62,6 +62,9 @@ impl BrowserSession {
                         .await;
                     return;
                 }
+                if !opener_is_ours && self.tracked_by_its_opener(id).await {
+                    return;
+                }
                 if self.ownership == Ownership::AllTabs || opener_is_ours {
                     let owner = opener_owner.unwrap_or(super::owner::TabOwner::Human);
                     if self.refuse_popup_over_limit(&owner, id).await {

@@ -167,6 +167,42 @@ impl BrowserSession {
         Ok(matches!(laid_out, Some(Ok(()))))
     }
 
+    /// Whether `target_id`, just reported created, was tracked by the call of ours that asked
+    /// Chrome for it (which lays an agent's tab out with its preparation). Chrome reports a
+    /// target before it answers its creator, so this waits for the calls creating tabs to be
+    /// answered, then for that call to track it (each at most [`TRACK_DEADLINE`]). False
+    /// when no call of ours made it, or its call gave up: the caller tracks it then.
+    pub(super) async fn tracked_by_its_opener(&self, target_id: &str) -> bool {
+        if *self.traffic.creating.borrow() == 0 && !self.is_opening(target_id) {
+            return false;
+        }
+        let mut creating = self.traffic.creating.subscribe();
+        let answered = creating.wait_for(|n| *n == 0);
+        let _ = tokio::time::timeout(TRACK_DEADLINE, answered).await;
+        let mut version = self.traffic.version.subscribe();
+        let tracked = async {
+            loop {
+                if self.tabs.lock().expect("tabs lock").contains(target_id) {
+                    return true;
+                }
+                if !self.is_opening(target_id) || version.changed().await.is_err() {
+                    return false;
+                }
+            }
+        };
+        tokio::time::timeout(TRACK_DEADLINE, tracked)
+            .await
+            .unwrap_or(false)
+    }
+
+    fn is_opening(&self, target_id: &str) -> bool {
+        self.traffic
+            .opening
+            .lock()
+            .expect("opening lock")
+            .contains(target_id)
+    }
+
     async fn wait_tracked(&self, target_id: &str) -> Result<(), SessionError> {
         let mut version = self.traffic.version.subscribe();
         let wait = async {
@@ -311,11 +347,10 @@ impl BrowserSession {
             .remove(&target_id);
         let laid_out = tracked?;
         if let (Some(size), false) = (size, laid_out) {
-            // Tracked by the target-created event before this call could (or its layout
-            // failed): laid out now.
             let session = self
                 .tab_session(&target_id)
                 .ok_or_else(|| SessionError::UnknownTab(target_id.clone()))?;
+            // Tracked by another call meanwhile, or its layout failed: laid out now.
             self.size_tab_to(&session, size).await?;
         }
         // The target-created event may have won the attach and recorded another owner.
