@@ -1,6 +1,7 @@
 //! Per-channel CDP state: the browser session (tabs, active tab, notices), the screencast hub,
 //! each pane's view, navigation and input. Knows nothing about HTTP, panes' sockets or how browsers are started.
 
+mod adoption;
 mod agent_tabs;
 pub(crate) mod auth;
 pub(crate) mod context_menu;

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::adoption::Adopting;
 use super::files::SessionFiles;
 use super::layouts::Layouts;
 use super::logs::TabLogs;
@@ -41,6 +42,8 @@ pub(super) struct TabTraffic {
     /// Targets Chrome created for us that are not tracked yet (their creator may have been
     /// cancelled mid-way): a host-mode stop closes them too. Short lock.
     pub opening: Arc<Mutex<HashSet<String>>>,
+    /// Targets whose creating call is tracking them now: the event loop leaves them to it.
+    pub adopting: Adopting,
 }
 
 impl Default for TabTraffic {
@@ -50,6 +53,7 @@ impl Default for TabTraffic {
             winding_down: Arc::default(),
             creating: Arc::new(watch::channel(0).0),
             opening: Arc::default(),
+            adopting: Adopting::default(),
         }
     }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::adoption::Adoption;
 use super::notice::PaneMessage;
 use super::owner::TabOwner;
 use super::session::{BrowserSession, Ownership, SessionError};
@@ -171,9 +172,10 @@ impl BrowserSession {
     /// Chrome for it (which lays an agent's tab out with its preparation). Chrome reports a
     /// target before it answers its creator, so this waits for the calls creating tabs to be
     /// answered, then for that call to track it (each at most [`TRACK_DEADLINE`]). False
-    /// when no call of ours made it, or its call gave up: the caller tracks it then.
+    /// when no call of ours made it, or its call ended without tracking it (failed or
+    /// cancelled: its [`Adoption`] lets the target go at once): the caller tracks it then.
     pub(super) async fn tracked_by_its_opener(&self, target_id: &str) -> bool {
-        if *self.traffic.creating.borrow() == 0 && !self.is_opening(target_id) {
+        if *self.traffic.creating.borrow() == 0 && !self.traffic.adopting.contains(target_id) {
             return false;
         }
         let mut creating = self.traffic.creating.subscribe();
@@ -185,7 +187,7 @@ impl BrowserSession {
                 if self.tabs.lock().expect("tabs lock").contains(target_id) {
                     return true;
                 }
-                if !self.is_opening(target_id) || version.changed().await.is_err() {
+                if !self.traffic.adopting.contains(target_id) || version.changed().await.is_err() {
                     return false;
                 }
             }
@@ -193,14 +195,6 @@ impl BrowserSession {
         tokio::time::timeout(TRACK_DEADLINE, tracked)
             .await
             .unwrap_or(false)
-    }
-
-    fn is_opening(&self, target_id: &str) -> bool {
-        self.traffic
-            .opening
-            .lock()
-            .expect("opening lock")
-            .contains(target_id)
     }
 
     async fn wait_tracked(&self, target_id: &str) -> Result<(), SessionError> {
@@ -293,11 +287,14 @@ impl BrowserSession {
         // it when the stop already looked (`winding_down` is read under the `opening` lock
         // that `close_own_tabs` drains under, so every created tab meets one or the other).
         self.traffic.creating.send_modify(|n| *n += 1);
-        let (cdp, creating, opening, winding_down) = (
+        // This call tracks the new target itself, for as long as it lives.
+        let adoption = Adoption::new(&self.traffic.adopting, &self.traffic.version);
+        let (cdp, creating, opening, winding_down, claim) = (
             self.cdp.clone(),
             self.traffic.creating.clone(),
             self.traffic.opening.clone(),
             self.traffic.winding_down.clone(),
+            adoption.claim(),
         );
         // Its round trip is the caller's (counted in the caller's tally).
         let created = tokio::spawn(crate::cdp::carried(async move {
@@ -309,6 +306,7 @@ impl BrowserSession {
                     stopped_meanwhile = Some(id.to_string());
                 } else {
                     opening.insert(id.to_string());
+                    claim.made(id);
                 }
             }
             if let Some(id) = stopped_meanwhile {

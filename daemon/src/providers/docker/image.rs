@@ -278,6 +278,10 @@ impl ImageManager {
         };
         let work = async {
             let _build = self.lock.lock().await;
+            // A caller that waited on the lock for another's check takes that check's answer.
+            if !force && self.verified.load(Ordering::SeqCst) {
+                return Ok(());
+            }
             let (decision, found_id) = if force {
                 (Decision::Build(BuildReason::Requested), None)
             } else {
