@@ -32,8 +32,9 @@ const RUNS: usize = 3;
 /// First calls per case (each starts a new channel's browser); three, so the median is not
 /// an average of two when one start stalls.
 const FIRST_RUNS: usize = 3;
-/// Clicks per case for input → frame.
-const INPUT_RUNS: usize = 5;
+/// Clicks per case for input → frame: fifteen, as a frame waits for Chrome's next paint (up
+/// to a 60 Hz frame, 17 ms) and a median of five moved by half that between runs.
+const INPUT_RUNS: usize = 15;
 /// What the daemons log: the per-call CDP counts the table prints.
 const LOG_FILTER: &str = "info,porthole::api::action=debug,porthole::tools=debug";
 /// One-way delays of the remote cases, in ms.
