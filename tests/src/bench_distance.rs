@@ -290,10 +290,7 @@ pub async fn run() {
     remote::ensure_image(&engine).await;
     let tag = unique("bench-dist");
     let _local_cleanup = DockerCleanup::new(&tag);
-    let _remote_cleanup = RemoteCleanup {
-        engine: engine.clone(),
-        tag: tag.clone(),
-    };
+    let _remote_cleanup = RemoteCleanup::new(&engine, &tag);
     let target = delay_proxy::tcp_addr(&engine.host);
     let mut proxies = Vec::new();
     for one_way in DELAYS {

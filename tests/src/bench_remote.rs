@@ -91,10 +91,7 @@ pub async fn run() {
     remote::ensure_image_with(LOCAL_EXEC_IMAGE, json!({})).await;
     let tag = unique("bench-rm");
     let _local_cleanup = DockerCleanup::new(&tag);
-    let _remote_cleanup = RemoteCleanup {
-        engine: engine.clone(),
-        tag: tag.clone(),
-    };
+    let _remote_cleanup = RemoteCleanup::new(&engine, &tag);
     let with_idle = |options: DaemonOptions| DaemonOptions {
         idle_timeout_secs: 2,
         ..options

@@ -1,8 +1,9 @@
 //! The second, real Docker engine that stands in for a remote host (issue 13): started once
 //! per test process by `scripts/setup/remote-dockerd.sh` (idempotent), reached over
-//! `tcp://127.0.0.1:<port>` with mutual TLS. The `docker` CLI against it, a cleanup guard for
-//! what a test labelled there, the sidecar image built on it, daemon options that point docker
-//! mode at it, and a CDP probe that goes the way the daemon does: `docker exec … cdp-pipe`.
+//! `tcp://127.0.0.1:<port>` with mutual TLS. The `docker` CLI against it, a test's ground
+//! there ([`RemoteTest`]: a tag, an optional delaying proxy, the cleanup of what it
+//! labelled), the sidecar image built on it, daemon options that point docker mode at it,
+//! and a CDP probe that goes the way the daemon does: `docker exec … cdp-pipe`.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -13,6 +14,7 @@ use serde_json::{json, Value};
 use tokio::io::AsyncReadExt;
 
 use crate::daemon::DaemonOptions;
+use crate::delay_proxy::{self, DelayProxy, Link};
 use crate::probe::Probe;
 use crate::TempDir;
 
@@ -207,11 +209,67 @@ pub fn options(engine: &RemoteEngine, tag: &str, browser: Value) -> DaemonOption
     options
 }
 
+/// One test's ground on the remote engine: the engine for the test's own `docker` CLI
+/// (direct), the engine as the daemon is told to reach it (through [`DelayProxy`] when a
+/// [`Link`] is asked for: keep this as long as the daemon runs), a unique tag, and the removal
+/// of everything labelled with it when dropped (even when the test fails).
+pub struct RemoteTest {
+    pub engine: RemoteEngine,
+    pub reach: RemoteEngine,
+    pub proxy: Option<DelayProxy>,
+    pub tag: String,
+    _cleanup: RemoteCleanup,
+}
+
+impl RemoteTest {
+    /// A test that starts sidecars: the image is made sure of first.
+    pub async fn with_image(prefix: &str, link: Option<Link>) -> Self {
+        let test = Self::new(prefix, link).await;
+        ensure_image(&test.engine).await;
+        test
+    }
+
+    /// A test that needs no sidecar image (TLS material, failing builds).
+    pub async fn new(prefix: &str, link: Option<Link>) -> Self {
+        let engine = engine().await;
+        let proxy = match link {
+            Some(link) => Some(DelayProxy::start(delay_proxy::tcp_addr(&engine.host), link).await),
+            None => None,
+        };
+        let reach = match &proxy {
+            Some(proxy) => delay_proxy::via(&engine, proxy),
+            None => engine.clone(),
+        };
+        let tag = crate::docker::unique(prefix);
+        Self {
+            _cleanup: RemoteCleanup::new(&engine, &tag),
+            engine,
+            reach,
+            proxy,
+            tag,
+        }
+    }
+
+    /// Daemon options for docker mode on the engine as reached, labelled with the tag.
+    pub fn options(&self, browser: Value) -> DaemonOptions {
+        options(&self.reach, &self.tag, browser)
+    }
+}
+
 /// Removes every container and volume labelled `porthole.test=<tag>` on the remote engine
 /// when dropped (even when the test fails).
 pub struct RemoteCleanup {
-    pub engine: RemoteEngine,
-    pub tag: String,
+    engine: RemoteEngine,
+    tag: String,
+}
+
+impl RemoteCleanup {
+    pub fn new(engine: &RemoteEngine, tag: &str) -> Self {
+        Self {
+            engine: engine.clone(),
+            tag: tag.to_string(),
+        }
+    }
 }
 
 impl Drop for RemoteCleanup {

@@ -231,18 +231,12 @@ async fn a_download_in_a_docker_pane_is_fetched_byte_exact() {
 
 #[tokio::test]
 async fn a_download_in_a_remote_engine_pane_is_fetched_byte_exact() {
-    let engine = porthole_tests::remote::engine().await;
-    porthole_tests::remote::ensure_image(&engine).await;
-    let tag = unique("rm-dl");
-    let _cleanup = porthole_tests::remote::RemoteCleanup {
-        engine: engine.clone(),
-        tag: tag.clone(),
-    };
+    let test = porthole_tests::remote::RemoteTest::with_image("rm-dl", None).await;
+    let tag = test.tag.clone();
     // The remote engine's containers cannot reach this machine's page server: the page
     // travels in the URL and makes the bytes itself.
     let page = data_url(&blob_download_page());
-    let daemon =
-        TestDaemon::start_with(porthole_tests::remote::options(&engine, &tag, json!({}))).await;
+    let daemon = TestDaemon::start_with(test.options(json!({}))).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     download_in_pane(&daemon, &pane, &tag, &page).await;
 }

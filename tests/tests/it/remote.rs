@@ -4,20 +4,20 @@
 //!
 //! Each test that reaches the engine runs twice (issue 22): `direct`, and
 //! `at_50ms_round_trip` with the daemon (and `docker-build`) reaching the engine through a
-//! [`DelayProxy`] that adds 25 ms each way — behaviour at distance, never timings; the test's
+//! delaying proxy that adds 25 ms each way — behaviour at distance, never timings; the test's
 //! own `docker` CLI goes direct.
 //!
 //! Everything a test creates carries `porthole.test=<tag>` and is removed from the remote
-//! engine by a [`RemoteCleanup`] guard even when the test fails.
+//! engine by its [`RemoteTest`] even when the test fails.
 
 use std::time::Duration;
 
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
-use porthole_tests::delay_proxy::{self, DelayProxy, Link};
+use porthole_tests::delay_proxy::Link;
 use porthole_tests::docker::{self, unique};
 use porthole_tests::pages;
 use porthole_tests::pane::Pane;
-use porthole_tests::remote::{self, RemoteCleanup, RemoteEngine};
+use porthole_tests::remote::RemoteTest;
 use serde_json::{json, Value};
 
 /// How far the engine is from the daemon.
@@ -28,17 +28,12 @@ enum Distance {
     Away(u64),
 }
 
-/// The engine for the test's own CLI (direct), the engine as the daemon is told to reach it
-/// (through a proxy when away), and the proxy (keep it as long as the daemon runs).
-async fn engines(distance: Distance) -> (RemoteEngine, RemoteEngine, Option<DelayProxy>) {
-    let engine = remote::engine().await;
-    match distance {
-        Distance::Direct => (engine.clone(), engine, None),
-        Distance::Away(ms) => {
-            let proxy =
-                DelayProxy::start(delay_proxy::tcp_addr(&engine.host), Link::delay_ms(ms)).await;
-            let reach = delay_proxy::via(&engine, &proxy);
-            (engine, reach, Some(proxy))
+impl Distance {
+    /// The link the daemon reaches the engine by: `None` for direct.
+    fn link(self) -> Option<Link> {
+        match self {
+            Distance::Direct => None,
+            Distance::Away(ms) => Some(Link::delay_ms(ms)),
         }
     }
 }
@@ -108,14 +103,9 @@ async fn docker_build(config: Value) -> (bool, String) {
 }
 
 async fn channel_runs_and_publishes_nothing(distance: Distance) {
-    let (engine, reach, _proxy) = engines(distance).await;
-    remote::ensure_image(&engine).await;
-    let tag = unique("rm-frames");
-    let _cleanup = RemoteCleanup {
-        engine: engine.clone(),
-        tag: tag.clone(),
-    };
-    let daemon = TestDaemon::start_with(remote::options(&reach, &tag, json!({}))).await;
+    let test = RemoteTest::with_image("rm-frames", distance.link()).await;
+    let (engine, tag) = (&test.engine, test.tag.clone());
+    let daemon = TestDaemon::start_with(test.options(json!({}))).await;
     let (_, health) = daemon.get("/api/health").await;
     assert_eq!(health["docker"], true, "{health}");
 
@@ -174,16 +164,11 @@ async fn channel_runs_and_publishes_nothing(distance: Distance) {
 }
 
 async fn profile_survives_and_sidecar_is_adopted(distance: Distance) {
-    let (engine, reach, _proxy) = engines(distance).await;
-    remote::ensure_image(&engine).await;
-    let tag = unique("rm-profile");
-    let _cleanup = RemoteCleanup {
-        engine: engine.clone(),
-        tag: tag.clone(),
-    };
+    let test = RemoteTest::with_image("rm-profile", distance.link()).await;
+    let (engine, tag) = (&test.engine, test.tag.clone());
     let options = DaemonOptions {
         idle_timeout_secs: 1,
-        ..remote::options(&reach, &tag, json!({}))
+        ..test.options(json!({}))
     };
     let mut daemon = TestDaemon::start_with(options.clone()).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
@@ -297,8 +282,8 @@ async fn profile_survives_and_sidecar_is_adopted(distance: Distance) {
 }
 
 async fn wrong_tls_material_is_named(distance: Distance) {
-    let (_, reach, _proxy) = engines(distance).await;
-    let tag = unique("rm-tls");
+    let test = RemoteTest::new("rm-tls", distance.link()).await;
+    let (reach, tag) = (&test.reach, test.tag.clone());
     let dir = porthole_tests::TempDir::new("bad-tls");
     let bad_key = dir.path().join("not-a-key.pem");
     std::fs::write(&bad_key, "this is not PEM\n").unwrap();
@@ -330,7 +315,8 @@ async fn wrong_tls_material_is_named(distance: Distance) {
 }
 
 async fn tls_material_that_does_not_fit(distance: Distance) {
-    let (_, reach, _proxy) = engines(distance).await;
+    let test = RemoteTest::new("rm-ca", distance.link()).await;
+    let reach = &test.reach;
     let dir = porthole_tests::TempDir::new("other-ca");
     let (other_cert, other_key) = (
         dir.path().join("other.pem"),
@@ -406,8 +392,8 @@ async fn an_unreachable_engine_is_told_to_the_pane_and_local_channels_still_work
 }
 
 async fn no_base_images_names_the_fix(distance: Distance) {
-    let (engine, reach, _proxy) = engines(distance).await;
-    let tag = unique("rm-nobase");
+    let test = RemoteTest::new("rm-nobase", distance.link()).await;
+    let (engine, reach, tag) = (&test.engine, &test.reach, test.tag.clone());
     let missing = format!("porthole-test-missing-base:{tag}");
     let mut browser = json!({
         "image_pull": false,
@@ -428,14 +414,9 @@ async fn no_base_images_names_the_fix(distance: Distance) {
 }
 
 async fn dropped_stream_is_told_and_reconnects(distance: Distance) {
-    let (engine, reach, _proxy) = engines(distance).await;
-    remote::ensure_image(&engine).await;
-    let tag = unique("rm-drop");
-    let _cleanup = RemoteCleanup {
-        engine: engine.clone(),
-        tag: tag.clone(),
-    };
-    let daemon = TestDaemon::start_with(remote::options(&reach, &tag, json!({}))).await;
+    let test = RemoteTest::with_image("rm-drop", distance.link()).await;
+    let (engine, tag) = (&test.engine, test.tag.clone());
+    let daemon = TestDaemon::start_with(test.options(json!({}))).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(&tag).await;
     pane.watch().await;
@@ -499,14 +480,9 @@ fn ref_on(snapshot: &str, needle: &str) -> String {
 /// The MCP tools on a browser of the remote engine: every step does what it says (the
 /// page's own state is read back), history works, a browser-internal page is refused.
 async fn agents_tools_drive_a_remote_browser(distance: Distance) {
-    let (engine, reach, _proxy) = engines(distance).await;
-    remote::ensure_image(&engine).await;
-    let tag = unique("rm-tools");
-    let _cleanup = RemoteCleanup {
-        engine: engine.clone(),
-        tag: tag.clone(),
-    };
-    let daemon = TestDaemon::start_with(remote::options(&reach, &tag, json!({}))).await;
+    let test = RemoteTest::with_image("rm-tools", distance.link()).await;
+    let tag = test.tag.clone();
+    let daemon = TestDaemon::start_with(test.options(json!({}))).await;
     // The browser starts on the first call (a container start can be slow on a loaded machine:
     // a pane waits longer than a tool call).
     Pane::connect(&daemon.addr, &daemon.token)

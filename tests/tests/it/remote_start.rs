@@ -1,30 +1,22 @@
 //! A channel's start on a remote engine (issue 22) reuses its connections to the engine: the
-//! daemon reaches the second dockerd (mutual TLS) through a [`DelayProxy`] that counts the
+//! daemon reaches the second dockerd (mutual TLS) through a [`DelayProxy`](porthole_tests::delay_proxy::DelayProxy) that counts the
 //! connections it accepts, and a start makes its Engine API requests on fewer connections
 //! than requests (each new one is a TCP connect and a TLS handshake: round trips to an engine
 //! far away). Counts, never times.
 
 use porthole_tests::bench_docker::start_log;
 use porthole_tests::daemon::TestDaemon;
-use porthole_tests::delay_proxy::{self, DelayProxy, Link};
-use porthole_tests::docker::unique;
+use porthole_tests::delay_proxy::Link;
 use porthole_tests::pages;
 use porthole_tests::pane::Pane;
-use porthole_tests::remote::{self, RemoteCleanup};
+use porthole_tests::remote::RemoteTest;
 use serde_json::json;
 
 #[tokio::test]
 async fn a_remote_start_makes_its_engine_requests_on_few_connections() {
-    let engine = remote::engine().await;
-    remote::ensure_image(&engine).await;
-    let proxy = DelayProxy::start(delay_proxy::tcp_addr(&engine.host), Link::delay_ms(0)).await;
-    let reach = delay_proxy::via(&engine, &proxy);
-    let tag = unique("rm-conns");
-    let _cleanup = RemoteCleanup {
-        engine: engine.clone(),
-        tag: tag.clone(),
-    };
-    let daemon = TestDaemon::start_with(remote::options(&reach, &tag, json!({}))).await;
+    let test = RemoteTest::with_image("rm-conns", Some(Link::delay_ms(0))).await;
+    let (proxy, tag) = (test.proxy.as_ref().unwrap(), test.tag.clone());
+    let daemon = TestDaemon::start_with(test.options(json!({}))).await;
     // The daemon's first start also checks the image and probes the sandbox: count a second.
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(&format!("{tag}-first")).await;
@@ -55,16 +47,9 @@ async fn a_remote_start_makes_its_engine_requests_on_few_connections() {
 /// tab's preparation, its URL is known from discovery.
 #[tokio::test]
 async fn an_agents_first_call_on_a_remote_channel_waits_on_few_round_trips() {
-    let engine = remote::engine().await;
-    remote::ensure_image(&engine).await;
-    let tag = unique("rm-first");
-    let _cleanup = RemoteCleanup {
-        engine: engine.clone(),
-        tag: tag.clone(),
-    };
-    let proxy = DelayProxy::start(delay_proxy::tcp_addr(&engine.host), Link::delay_ms(25)).await;
-    let reach = delay_proxy::via(&engine, &proxy);
-    let daemon = TestDaemon::start_with(remote::options(&reach, &tag, json!({}))).await;
+    let test = RemoteTest::with_image("rm-first", Some(Link::delay_ms(25))).await;
+    let tag = test.tag.clone();
+    let daemon = TestDaemon::start_with(test.options(json!({}))).await;
     // The daemon's first start (image check, sandbox probe) from a pane, which waits longer.
     let warm = format!("{tag}-warm");
     Pane::connect(&daemon.addr, &daemon.token)

@@ -254,16 +254,9 @@ async fn docker_mode_downloads_are_read_back_from_the_container_across_an_idle_s
 /// back through that engine's archive API, byte-exact.
 #[tokio::test]
 async fn remote_engine_downloads_are_read_back_through_that_engine() {
-    use porthole_tests::docker::unique;
-    use porthole_tests::remote::{self, RemoteCleanup};
-    let engine = remote::engine().await;
-    remote::ensure_image(&engine).await;
-    let tag = unique("rm-downloads");
-    let _cleanup = RemoteCleanup {
-        engine: engine.clone(),
-        tag: tag.clone(),
-    };
-    let daemon = TestDaemon::start_with(remote::options(&engine, &tag, json!({}))).await;
+    let test = porthole_tests::remote::RemoteTest::with_image("rm-downloads", None).await;
+    let tag = test.tag.clone();
+    let daemon = TestDaemon::start_with(test.options(json!({}))).await;
     // The sidecar starts on the remote engine first, through the daemon's own route: a start
     // there beside a loaded full run outlasted the proxy's 40 s `navigate` deadline.
     let (status, out) = daemon
