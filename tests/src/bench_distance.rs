@@ -8,8 +8,8 @@
 //!   this machine's loopback), per step, median of [`RUNS`] after a warm-up;
 //! - the first call: an agent's `navigate` on a channel whose browser is not running yet
 //!   (channel start + navigate), median of [`FIRST_RUNS`];
-//! - pane input → frame: a click on a page that repaints on each click, to the first frame
-//!   after it, median of [`INPUT_RUNS`];
+//! - pane input → frame: a click (press and release, as the web panel sends it) on a page that
+//!   repaints on each `click` event, to the first frame after it, median of [`INPUT_RUNS`];
 //! - CDP per tool call, from the daemon's `tool_run` log lines: commands sent and replies
 //!   waited on one after another (each a round trip to the engine; `porthole::cdp::tallied`),
 //!   and where each navigation's time went (commit, load, DOM-quiet wait).
@@ -261,14 +261,14 @@ async fn flip_pane(daemon: &TestDaemon, channel: &str) -> Pane {
     pane
 }
 
-/// One click → the first frame after it, in ms.
+/// One click as the web panel sends it (a press and a release) → the first frame after it, in
+/// ms. The page repaints on `click`, which fires at the release, as most pages' buttons do.
 async fn input_to_frame(pane: &Pane) -> f64 {
     let before = pane.frame_count();
     let sent = Instant::now();
-    pane.input(
-        "click",
-        json!({"x": 200, "y": 200, "button": "left", "click_count": 1}),
-    );
+    let at = json!({"x": 200, "y": 200, "button": "left", "click_count": 1});
+    pane.input("mousedown", at.clone());
+    pane.input("mouseup", at);
     let arrived = pane
         .wait("a frame after the click", Duration::from_secs(30), |r| {
             (r.frame_count > before).then(|| *r.frame_times.last().expect("a frame time"))

@@ -320,8 +320,14 @@ async fn pointer(cdp: &CdpConnection, session: &str, event: &InputEvent) -> Resu
             button,
             click_count,
         } => {
-            mouse(cdp, session, "mousePressed", at, *button, *click_count).await?;
-            mouse(cdp, session, "mouseReleased", at, *button, *click_count).await
+            // Both leave at once (Chrome's input router keeps their order): waiting for the
+            // press's answer put a round trip to the engine before the release.
+            futures_util::future::try_join(
+                mouse(cdp, session, "mousePressed", at, *button, *click_count),
+                mouse(cdp, session, "mouseReleased", at, *button, *click_count),
+            )
+            .await
+            .map(drop)
         }
         InputEvent::Mousedown {
             at,
@@ -363,8 +369,13 @@ async fn keys(cdp: &CdpConnection, session: &str, event: &InputEvent) -> Result<
             code,
             modifiers,
         } => {
-            key_event(cdp, session, true, key, code, *modifiers).await?;
-            key_event(cdp, session, false, key, code, *modifiers).await
+            // Down and up leave at once, as a click's press and release do.
+            futures_util::future::try_join(
+                key_event(cdp, session, true, key, code, *modifiers),
+                key_event(cdp, session, false, key, code, *modifiers),
+            )
+            .await
+            .map(drop)
         }
         _ => Ok(()),
     }

@@ -1,5 +1,5 @@
-//! How a pane's queued input reaches Chrome: continuous input (wheel, moves) is pipelined,
-//! everything else waits its turn.
+//! How a pane's queued input reaches Chrome: pointer and key input is pipelined, clipboard
+//! and text input waits its turn.
 //!
 //! `Input.dispatchMouseEvent` answers only once the renderer has handled the event; while a
 //! page scrolls Chrome answers wheel events in batches about every two frames (~30 ms
@@ -8,9 +8,14 @@
 //! So up to [`MAX_IN_FLIGHT`] wheel and move events travel at once (Chrome's own input router
 //! coalesces those it has not delivered yet). Only when every slot is taken does an event wait,
 //! in the queue, where newer deltas still merge into it (`input_queue`), and it is taken when
-//! a slot frees, with every delta read until then. A click, a key or a clipboard action first
-//! waits for every event in flight: order is kept where it matters, and barriers are never
-//! merged, dropped or overtaken. Answers are taken as Chrome gives them, not at the next event.
+//! a slot frees, with every delta read until then. Buttons and keys are pipelined the same
+//! way (never merged: the queue keeps them whole): they reach Chrome's input router in the
+//! order sent, which keeps that order, so a release waits for no answer to its press (at a
+//! remote engine that wait was a round trip before every click's `click` event). Clipboard and
+//! text actions (copy, cut, paste, typed text, composition) first wait for every event in
+//! flight: a copy reads the selection the events before it made, through `Runtime.evaluate`,
+//! which does not queue behind input. Order is kept where it matters, and events are never
+//! dropped or overtaken. Answers are taken as Chrome gives them, not at the next event.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -23,7 +28,7 @@ use super::input_queue::{InputQueue, Queued};
 use super::input_stages;
 use super::session::{BrowserSession, SessionError};
 
-/// Most continuous events waiting for Chrome's answer at once: more than a 120 Hz wheel sends
+/// Most events waiting for Chrome's answer at once: more than a 120 Hz wheel sends
 /// between two of Chrome's answer batches (4 in ~30 ms), so the last tick of a stream is sent
 /// when read, not after a slot frees (`porthole-bench wheel`: 3 slots left it waiting 11–21 ms
 /// in 3 runs of 5).
@@ -80,7 +85,7 @@ impl InputPipeline {
     }
 
     /// Sends `queued` to the tab behind flat CDP session `tab`; returns what finished meanwhile
-    /// (this event's answer for a barrier, the answers of earlier continuous events).
+    /// (this event's answer for a clipboard or text action, the answers of earlier events).
     pub async fn send(
         &mut self,
         session: &Arc<BrowserSession>,
@@ -103,7 +108,7 @@ impl InputPipeline {
     ) -> Vec<Dispatched> {
         let Queued { event, trace } = queued;
         let mut finished = Vec::new();
-        if is_continuous(&event) {
+        if is_pipelined(&event) {
             while self.in_flight.len() >= MAX_IN_FLIGHT {
                 finished.extend(self.in_flight.next().await);
             }
@@ -145,12 +150,19 @@ impl InputPipeline {
     }
 }
 
-/// Wheel and pointer moves: the events a person sends in streams, where only the latest
-/// position and the summed deltas matter.
-fn is_continuous(event: &InputEvent) -> bool {
+/// Pointer and key input: sent without waiting for the answers of the events before it
+/// (Chrome's input router delivers them in the order sent).
+fn is_pipelined(event: &InputEvent) -> bool {
     matches!(
         event,
-        InputEvent::Scroll { .. } | InputEvent::Mousemove { .. }
+        InputEvent::Scroll { .. }
+            | InputEvent::Mousemove { .. }
+            | InputEvent::Mousedown { .. }
+            | InputEvent::Mouseup { .. }
+            | InputEvent::Click { .. }
+            | InputEvent::Keydown { .. }
+            | InputEvent::Keyup { .. }
+            | InputEvent::Keypress { .. }
     )
 }
 
@@ -163,7 +175,7 @@ mod tests {
     use tokio::sync::oneshot;
 
     use super::*;
-    use crate::browser::input::Pointer;
+    use crate::browser::input::{MouseButton, Pointer};
 
     /// Chrome as the pipeline sees it: records what was sent (on the first poll, as a CDP
     /// call sends) and answers only when the test says.
@@ -259,6 +271,81 @@ mod tests {
             })
             .sum();
         assert_eq!(summed, 10.0 * MAX_IN_FLIGHT as f64 + 3.0);
+    }
+
+    fn button(down: bool) -> InputEvent {
+        let (at, button, click_count) = (Pointer::at(5.0, 5.0, 0), MouseButton::Left, 1);
+        match down {
+            true => InputEvent::Mousedown {
+                at,
+                button,
+                click_count,
+            },
+            false => InputEvent::Mouseup {
+                at,
+                button,
+                click_count,
+            },
+        }
+    }
+
+    /// Takes the next event of `queue` and sends it; what finished meanwhile.
+    async fn send_next(
+        pipeline: &mut InputPipeline,
+        queue: &InputQueue,
+        chrome: &FakeChrome,
+    ) -> Vec<Dispatched> {
+        let queued = next_event(pipeline, queue).await;
+        pipeline.send_with(queued, chrome.dispatch()).await
+    }
+
+    #[tokio::test]
+    async fn a_release_and_a_key_leave_before_the_press_is_answered_in_order() {
+        let (queue, chrome) = (InputQueue::new(), FakeChrome::default());
+        let mut pipeline = InputPipeline::new();
+        let key = InputEvent::Keypress {
+            key: "a".into(),
+            code: "KeyA".into(),
+            modifiers: 0,
+        };
+        for event in [button(true), button(false), key.clone()] {
+            queue.push(event).unwrap();
+            let sent = tokio::time::timeout(
+                Duration::from_secs(10),
+                send_next(&mut pipeline, &queue, &chrome),
+            )
+            .await;
+            assert!(sent.is_ok(), "an unanswered event held the next one back");
+        }
+        assert_eq!(chrome.sent(), vec![button(true), button(false), key]);
+    }
+
+    #[tokio::test]
+    async fn a_copy_waits_for_the_answers_of_the_events_before_it() {
+        let (queue, chrome) = (InputQueue::new(), FakeChrome::default());
+        let mut pipeline = InputPipeline::new();
+        queue.push(button(false)).unwrap();
+        let sent = tokio::time::timeout(
+            Duration::from_secs(10),
+            send_next(&mut pipeline, &queue, &chrome),
+        )
+        .await;
+        assert!(sent.is_ok_and(|finished| finished.is_empty()));
+        queue.push(InputEvent::Copy {}).unwrap();
+        let queued = next_event(&mut pipeline, &queue).await;
+        let mut copying = std::pin::pin!(pipeline.send_with(queued, chrome.dispatch()));
+        assert!(futures_util::poll!(copying.as_mut()).is_pending());
+        assert_eq!(chrome.sent(), vec![button(false)], "the copy left early");
+        chrome.answer_oldest();
+        // The release answered: the copy leaves and waits for its own answer.
+        assert!(futures_util::poll!(copying.as_mut()).is_pending());
+        assert_eq!(chrome.sent(), vec![button(false), InputEvent::Copy {}]);
+        chrome.answer_oldest();
+        assert_eq!(
+            copying.await.len(),
+            2,
+            "the release's answer and the copy's"
+        );
     }
 
     #[tokio::test]
