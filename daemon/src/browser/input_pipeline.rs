@@ -1,5 +1,5 @@
-//! How a pane's queued input reaches Chrome: pointer and key input is pipelined, clipboard
-//! and text input waits its turn.
+//! How a pane's queued input reaches Chrome: pointer, key and text input is pipelined; copy
+//! and cut wait their turn.
 //!
 //! `Input.dispatchMouseEvent` answers only once the renderer has handled the event; while a
 //! page scrolls Chrome answers wheel events in batches about every two frames (~30 ms
@@ -8,14 +8,14 @@
 //! So up to [`MAX_IN_FLIGHT`] wheel and move events travel at once (Chrome's own input router
 //! coalesces those it has not delivered yet). Only when every slot is taken does an event wait,
 //! in the queue, where newer deltas still merge into it (`input_queue`), and it is taken when
-//! a slot frees, with every delta read until then. Buttons and keys are pipelined the same
-//! way (never merged: the queue keeps them whole): they reach Chrome's input router in the
-//! order sent, which keeps that order, so a release waits for no answer to its press (at a
-//! remote engine that wait was a round trip before every click's `click` event). Clipboard and
-//! text actions (copy, cut, paste, typed text, composition) first wait for every event in
-//! flight: a copy reads the selection the events before it made, through `Runtime.evaluate`,
-//! which does not queue behind input. Order is kept where it matters, and events are never
-//! dropped or overtaken. Answers are taken as Chrome gives them, not at the next event.
+//! a slot frees, with every delta read until then. Buttons, keys, typed and pasted text and IME
+//! compositions are pipelined the same way (never merged: the queue keeps them whole): Chrome
+//! hands them all to the tab's widget input handler in the order sent, which keeps that order,
+//! so a release waits for no answer to its press (at a remote engine that wait was a round trip
+//! before every click's `click` event, and before every key after an IME draft step). Copy and
+//! cut first wait for every event in flight: they read the selection the events before them
+//! made through `Runtime.evaluate`, which does not queue behind input. Events are never dropped
+//! or overtaken. Answers are taken as Chrome gives them, not at the next event.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -85,7 +85,7 @@ impl InputPipeline {
     }
 
     /// Sends `queued` to the tab behind flat CDP session `tab`; returns what finished meanwhile
-    /// (this event's answer for a clipboard or text action, the answers of earlier events).
+    /// (this event's answer for a copy or a cut, the answers of earlier events).
     pub async fn send(
         &mut self,
         session: &Arc<BrowserSession>,
@@ -150,20 +150,10 @@ impl InputPipeline {
     }
 }
 
-/// Pointer and key input: sent without waiting for the answers of the events before it
-/// (Chrome's input router delivers them in the order sent).
+/// Every event but copy and cut: sent without waiting for the answers of the events before
+/// it (Chrome delivers them to the tab's widget in the order sent).
 fn is_pipelined(event: &InputEvent) -> bool {
-    matches!(
-        event,
-        InputEvent::Scroll { .. }
-            | InputEvent::Mousemove { .. }
-            | InputEvent::Mousedown { .. }
-            | InputEvent::Mouseup { .. }
-            | InputEvent::Click { .. }
-            | InputEvent::Keydown { .. }
-            | InputEvent::Keyup { .. }
-            | InputEvent::Keypress { .. }
-    )
+    !matches!(event, InputEvent::Copy { .. } | InputEvent::Cut { .. })
 }
 
 #[cfg(test)]
@@ -300,7 +290,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_release_and_a_key_leave_before_the_press_is_answered_in_order() {
+    async fn a_release_a_key_and_text_leave_before_the_press_is_answered_in_order() {
         let (queue, chrome) = (InputQueue::new(), FakeChrome::default());
         let mut pipeline = InputPipeline::new();
         let key = InputEvent::Keypress {
@@ -308,7 +298,14 @@ mod tests {
             code: "KeyA".into(),
             modifiers: 0,
         };
-        for event in [button(true), button(false), key.clone()] {
+        let draft = InputEvent::Composition {
+            text: "に".into(),
+            selection_start: None,
+            selection_end: None,
+        };
+        let commit = InputEvent::Typetext { text: "日".into() };
+        let events = [button(true), button(false), key, draft, commit];
+        for event in events.clone() {
             queue.push(event).unwrap();
             let sent = tokio::time::timeout(
                 Duration::from_secs(10),
@@ -317,7 +314,7 @@ mod tests {
             .await;
             assert!(sent.is_ok(), "an unanswered event held the next one back");
         }
-        assert_eq!(chrome.sent(), vec![button(true), button(false), key]);
+        assert_eq!(chrome.sent(), events);
     }
 
     #[tokio::test]
