@@ -411,7 +411,8 @@ pub async fn run() {
     );
     println!(
         "  token budget: tools/list {tools_list_bytes} bytes of JSON (budget 12000); read_page \
-         of the complex page (iframe, shadow root, 100 rows): {} bytes (smallest peer 5900)",
+         of the complex page (iframe, shadow root, 100 rows): {} bytes (the peers' bytes of it: \
+         porthole-bench peers)",
         complex.len()
     );
     println!(
