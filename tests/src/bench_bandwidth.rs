@@ -15,10 +15,10 @@ use porthole::browser::frame_stages;
 
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::delay_proxy::{self, DelayProxy, Link};
-use crate::docker::{self, unique, DockerCleanup};
+use crate::docker::{self, DockerCleanup};
 use crate::pages::{data_url, page};
 use crate::pane::Pane;
-use crate::remote::{self, RemoteCleanup};
+use crate::remote::{self, RemoteTest};
 use crate::stream_stats::{load_average, median_of, pane_stream_with, Stream};
 
 /// Each direction's delay.
@@ -84,11 +84,9 @@ pub async fn run() {
         );
         return;
     }
-    let engine = remote::engine().await;
-    remote::ensure_image(&engine).await;
-    let tag = unique("bench-bw");
+    let remote_test = RemoteTest::with_image("bench-bw", None).await;
+    let (engine, tag) = (&remote_test.engine, remote_test.tag.clone());
     let _local_cleanup = DockerCleanup::new(&tag);
-    let _remote_cleanup = RemoteCleanup::new(&engine, &tag);
     let target = delay_proxy::tcp_addr(&engine.host);
     println!(
         "Bandwidth: a pane watching a page that repaints noise every frame, remote engine \
@@ -101,7 +99,7 @@ pub async fn run() {
             bytes_per_sec: limit,
         };
         let proxy = DelayProxy::start(target, link).await;
-        let via = delay_proxy::via(&engine, &proxy);
+        let via = delay_proxy::via(engine, &proxy);
         let daemon = TestDaemon::start_with(DaemonOptions {
             rust_log: "info",
             env: vec![(frame_stages::ENV.to_string(), "1".to_string())],

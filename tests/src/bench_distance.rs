@@ -21,10 +21,10 @@ use serde_json::json;
 use crate::bench_mcp::{call, median, ref_of, text, Client, DONE, DONE_VALUE, STEPS};
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::delay_proxy::{self, DelayProxy, Link};
-use crate::docker::{self, unique, DockerCleanup};
+use crate::docker::{self, DockerCleanup};
 use crate::pages::{data_url, page};
 use crate::pane::Pane;
-use crate::remote::{self, RemoteCleanup};
+use crate::remote::{self, RemoteTest};
 use crate::stream_stats::{load_average, ms};
 
 /// Measured script runs per case (after one warm-up run).
@@ -285,12 +285,10 @@ pub async fn run() {
         );
         return;
     }
-    let engine = remote::engine().await;
     docker::ensure_image().await;
-    remote::ensure_image(&engine).await;
-    let tag = unique("bench-dist");
+    let remote_test = RemoteTest::with_image("bench-dist", None).await;
+    let (engine, tag) = (&remote_test.engine, remote_test.tag.clone());
     let _local_cleanup = DockerCleanup::new(&tag);
-    let _remote_cleanup = RemoteCleanup::new(&engine, &tag);
     let target = delay_proxy::tcp_addr(&engine.host);
     let mut proxies = Vec::new();
     for one_way in DELAYS {
@@ -318,7 +316,7 @@ pub async fn run() {
         phases: Vec::new(),
     }];
     for proxy in &proxies {
-        let via = delay_proxy::via(&engine, proxy);
+        let via = delay_proxy::via(engine, proxy);
         cases.push(Case {
             name: format!("remote, {} ms each way", proxy.link.one_way.as_millis()),
             one_way_ms: Some(proxy.link.one_way.as_millis() as u64),

@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::daemon::{DaemonOptions, TestDaemon};
-use crate::docker::{self, unique, DockerCleanup};
+use crate::docker::{self, DockerCleanup};
 use crate::pane::Pane;
-use crate::remote::{self, RemoteCleanup};
+use crate::remote::{self, RemoteTest};
 use crate::stream_stats::{cpu_seconds, median, pane_stream};
 
 /// Start runs per case.
@@ -85,13 +85,11 @@ pub async fn run() {
         println!("remote engine vs local: skipped, the local Docker engine does not answer (scripts/setup/docker.sh)");
         return;
     }
-    let engine = remote::engine().await;
     docker::ensure_image().await;
-    remote::ensure_image(&engine).await;
+    let remote_test = RemoteTest::with_image("bench-rm", None).await;
     remote::ensure_image_with(LOCAL_EXEC_IMAGE, json!({})).await;
-    let tag = unique("bench-rm");
+    let (engine, tag) = (&remote_test.engine, remote_test.tag.clone());
     let _local_cleanup = DockerCleanup::new(&tag);
-    let _remote_cleanup = RemoteCleanup::new(&engine, &tag);
     let with_idle = |options: DaemonOptions| DaemonOptions {
         idle_timeout_secs: 2,
         ..options
@@ -115,7 +113,7 @@ pub async fn run() {
         },
         Case {
             name: "remote engine (TLS) · exec",
-            daemon: TestDaemon::start_with(with_idle(remote::options(&engine, &tag, json!({}))))
+            daemon: TestDaemon::start_with(with_idle(remote::options(engine, &tag, json!({}))))
                 .await,
             starts: Vec::new(),
             requests: Vec::new(),

@@ -258,13 +258,13 @@ impl RemoteTest {
 
 /// Removes every container and volume labelled `porthole.test=<tag>` on the remote engine
 /// when dropped (even when the test fails).
-pub struct RemoteCleanup {
+struct RemoteCleanup {
     engine: RemoteEngine,
     tag: String,
 }
 
 impl RemoteCleanup {
-    pub fn new(engine: &RemoteEngine, tag: &str) -> Self {
+    fn new(engine: &RemoteEngine, tag: &str) -> Self {
         Self {
             engine: engine.clone(),
             tag: tag.to_string(),
