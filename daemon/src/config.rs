@@ -242,6 +242,10 @@ pub struct BrowserConfig {
     pub pane_upload_max_mb: u64,
     /// A browser with no pane watching for this long is stopped.
     pub idle_timeout_secs: u64,
+    /// Docker mode: how long an idle-stopped sidecar stays paused (frozen: no CPU, its memory
+    /// kept) so that the channel's next start resumes it at once; then it is stopped. 0 stops
+    /// it at the idle stop.
+    pub idle_pause_secs: u64,
     /// Memory cap of a sidecar container, in MiB (0 = no cap).
     pub memory_mb: u64,
     /// CPU cap of a sidecar container (0 = no cap).
@@ -281,6 +285,7 @@ impl Default for BrowserConfig {
             screen: "1280,800".to_string(),
             pane_upload_max_mb: 100,
             idle_timeout_secs: 300,
+            idle_pause_secs: 600,
             memory_mb: 2048,
             cpus: 2.0,
             chromium_path: None,

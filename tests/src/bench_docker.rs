@@ -7,8 +7,11 @@
 //!
 //! Cases through the daemon:
 //! - container absent: a new channel (no container, no profile volume yet);
-//! - second start after an idle stop: the daemon stopped the sidecar and kept it, so this
-//!   starts the same container again (its spec unchanged);
+//! - second start after an idle stop: the daemon left the browser on one blank tab and paused
+//!   the sidecar (`browser.idle_pause_secs`), so this thaws the same running container;
+//! - after an explicit stop (the pane's `stop`, or the end of the pause window): the daemon
+//!   stopped the sidecar and kept it, so this starts the same container again (its spec
+//!   unchanged);
 //! - container stopped outside the daemon (`docker stop`): the daemon finds it stopped without
 //!   having asked, removes it and creates a new one.
 //!
@@ -63,14 +66,16 @@ fn container(channel: &str) -> String {
     format!("porthole-chrome-{channel}")
 }
 
-/// Waits until the container `name` no longer runs (stopped and kept, or removed).
+/// Waits until the container `name` no longer runs (paused, stopped and kept, or removed).
 async fn stopped(name: &str) {
     crate::eventually(
         &format!("container {name} to stop"),
         Duration::from_secs(60),
         || async {
             inspect_container(name)
-                .is_none_or(|info| info["State"]["Running"] != true)
+                .is_none_or(|info| {
+                    info["State"]["Running"] != true || info["State"]["Paused"] == true
+                })
                 .then_some(())
         },
     )
@@ -217,6 +222,7 @@ pub async fn run() {
     stopped(&container(&idle)).await;
 
     let (mut absent, mut after_idle, mut stopped_outside) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut after_stop, mut stop_steps) = (Vec::new(), Vec::new());
     let (mut bare_run, mut bare_start) = (Vec::new(), Vec::new());
     let mut stopped_found = 0;
     let (mut absent_steps, mut idle_steps, mut outside_steps) =
@@ -254,6 +260,15 @@ pub async fn run() {
         let total = through_daemon(&pane, &idle).await;
         stopped_outside.push(total);
         outside_steps.push((total, start_log(&daemon.log()[from..])));
+
+        // Stopped by the daemon and kept (a pane's stop; the end of a pause window alike).
+        let mark = pane.mark();
+        pane.send(json!({"type": "stop", "channel_id": idle}));
+        pane.next_of("stopped", mark).await;
+        let from = daemon.log().len();
+        let total = through_daemon(&pane, &idle).await;
+        after_stop.push(total);
+        stop_steps.push((total, start_log(&daemon.log()[from..])));
         drop(pane);
         stopped(&container(&idle)).await;
 
@@ -279,6 +294,7 @@ pub async fn run() {
     for (case, runs, steps) in [
         ("container absent (new channel)", &absent, &absent_steps),
         ("second start after an idle stop", &after_idle, &idle_steps),
+        ("after a stop (kept container)", &after_stop, &stop_steps),
         (
             "container stopped by `docker stop`",
             &stopped_outside,
@@ -295,12 +311,15 @@ pub async fn run() {
     }
     print_steps("container absent", &absent_steps);
     print_steps("after an idle stop", &idle_steps);
+    print_steps("after a stop", &stop_steps);
     print_steps("after `docker stop`", &outside_steps);
     println!(
-        "  an idle or explicit stop keeps the sidecar stopped and the next start starts it again \
-         while its spec hash (image id and create request) matches; one stopped outside the \
-         daemon, killed or crashed is removed and created anew; the bare start makes 3 requests \
-         (create, start, inspect) and polls its gate for CDP"
+        "  an idle stop leaves the browser on one blank tab and pauses the sidecar, the next \
+         start thaws it; an explicit stop (or the end of the pause window) keeps the sidecar \
+         stopped and the next start starts it again while its spec hash (image id and create \
+         request) matches; one stopped outside the daemon, killed or crashed is removed and \
+         created anew; the bare start makes 3 requests (create, start, inspect) and polls its \
+         gate for CDP"
     );
     println!(
         "  after `docker stop` the stopped container was still there at the next start in \
@@ -403,7 +422,7 @@ fn requests(runs: &[(f64, StartLog)]) -> String {
         .collect();
     let reused = runs.iter().filter(|(_, log)| log.reused).count();
     format!(
-        "{} ({reused} of {} restarted a kept container)",
+        "{} ({reused} of {} restarted or resumed a kept container)",
         counts.join(", "),
         runs.len()
     )

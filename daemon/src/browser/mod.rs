@@ -4,6 +4,7 @@
 mod adoption;
 mod agent_tabs;
 pub(crate) mod auth;
+mod blank_slate;
 pub(crate) mod context_menu;
 mod cursor;
 mod dialogs;

@@ -631,10 +631,57 @@ impl ChannelService {
             .collect();
         for (channel, mode) in idle {
             tracing::info!(event = "idle_stop", channel_id = %channel, %mode);
-            if let Err(error) = self.stop(&channel, mode, "idle").await {
+            if let Err(error) = self.idle_stop(&channel, mode).await {
                 tracing::warn!(event = "idle_stop_failed", channel_id = %channel, %error);
             }
         }
+        let paused: Vec<(ChannelId, Mode, Arc<dyn BrowserProvider>)> = self
+            .providers
+            .iter()
+            .flat_map(|(mode, provider)| {
+                provider
+                    .paused_too_long()
+                    .into_iter()
+                    .map(|channel| (channel, *mode, provider.clone()))
+            })
+            .collect();
+        for (channel, mode, provider) in paused {
+            let entry = self.entry(&channel, mode);
+            let _lifecycle = entry.lifecycle.lock().await;
+            if let Err(error) = provider.stop_paused(&channel).await {
+                tracing::warn!(event = "paused_stop_failed", channel_id = %channel, %error);
+            }
+        }
+    }
+
+    /// The idle stop of (channel, mode): the session closes (its agents hear why) and the
+    /// browser is paused where the provider does that and the browser could be left on one
+    /// blank tab, else stopped.
+    async fn idle_stop(&self, channel: &ChannelId, mode: Mode) -> Result<(), ChannelError> {
+        let provider = self.provider(mode)?;
+        let entry = self.entry(channel, mode);
+        let _lifecycle = entry.lifecycle.lock().await;
+        // A pane or an agent came while the lock was awaited: no longer idle.
+        if entry.panes.load(Ordering::SeqCst) > 0 || entry.agent_calls.load(Ordering::SeqCst) > 0 {
+            return Ok(());
+        }
+        let session = entry.session.lock().expect("session slot lock").take();
+        let Some(session) = session else {
+            provider.stop_browser(channel).await?;
+            return Ok(());
+        };
+        let why = session.end_reason().unwrap_or_else(|| "idle".to_string());
+        self.retire(&session, &why);
+        let pause = provider.pauses_when_idle()
+            && session.is_alive()
+            && session.leave_one_blank_tab().await;
+        close_session(&session, "idle").await;
+        if pause {
+            provider.idle_browser(channel).await?;
+        } else {
+            provider.stop_browser(channel).await?;
+        }
+        Ok(())
     }
 
     /// How often the idle monitor looks.

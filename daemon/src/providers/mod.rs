@@ -243,6 +243,30 @@ pub trait BrowserProvider: Send + Sync + 'static {
     /// Stops the channel's browser (host mode: forgets it, never stops the user's Chrome).
     async fn stop_browser(&self, channel: &ChannelId) -> Result<Stopped, ProviderError>;
 
+    /// Whether the idle stop pauses this provider's browsers instead of stopping them (the
+    /// caller leaves the browser on one blank tab first). Default: no.
+    fn pauses_when_idle(&self) -> bool {
+        false
+    }
+
+    /// The idle stop: pauses the channel's browser where this provider does (see
+    /// [`BrowserProvider::pauses_when_idle`]), else stops it.
+    async fn idle_browser(&self, channel: &ChannelId) -> Result<Stopped, ProviderError> {
+        self.stop_browser(channel).await
+    }
+
+    /// Channels whose browser has been paused for the provider's whole pause window: the
+    /// idle monitor stops them with [`BrowserProvider::stop_paused`].
+    fn paused_too_long(&self) -> Vec<ChannelId> {
+        Vec::new()
+    }
+
+    /// Stops the channel's browser if it is still paused (a start since then resumed it:
+    /// nothing to do).
+    async fn stop_paused(&self, _channel: &ChannelId) -> Result<Stopped, ProviderError> {
+        Ok(Stopped::NotRunning)
+    }
+
     /// Deletes the channel's persistent profile; the browser must be stopped first.
     async fn remove_profile(&self, channel: &ChannelId) -> Result<Removed, ProviderError>;
 

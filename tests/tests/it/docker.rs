@@ -134,7 +134,7 @@ async fn a_profile_survives_idle_stops_and_restarts_and_reset_and_delete_remove_
     let pages = PageServer::start().await;
     let options = DaemonOptions {
         idle_timeout_secs: 1,
-        ..docker::options(&tag, json!({"network": "host"}))
+        ..docker::options(&tag, json!({"network": "host", "idle_pause_secs": 0}))
     };
     let daemon = TestDaemon::start_with(options.clone()).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
@@ -614,7 +614,7 @@ async fn a_kept_sidecar_restarts_while_its_spec_matches_and_is_replaced_when_it_
     let _cleanup = DockerCleanup::new(&tag);
     let options = DaemonOptions {
         idle_timeout_secs: 1,
-        ..docker::options(&tag, json!({}))
+        ..docker::options(&tag, json!({"idle_pause_secs": 0}))
     };
     let daemon = TestDaemon::start_with(options.clone()).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
@@ -661,7 +661,7 @@ async fn a_kept_sidecar_restarts_while_its_spec_matches_and_is_replaced_when_it_
     let data = daemon.stop().await;
     let changed = DaemonOptions {
         idle_timeout_secs: 1,
-        ..docker::options(&tag, json!({"memory_mb": 1536}))
+        ..docker::options(&tag, json!({"memory_mb": 1536, "idle_pause_secs": 0}))
     };
     let daemon = TestDaemon::start_in(data, changed).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;

@@ -73,7 +73,7 @@ async fn a_docker_start_logs_each_step_to_the_first_frame_new_and_kept() {
     let _cleanup = DockerCleanup::new(&tag);
     let daemon = TestDaemon::start_with(DaemonOptions {
         idle_timeout_secs: 1,
-        ..docker::options(&tag, json!({}))
+        ..docker::options(&tag, json!({"idle_pause_secs": 0}))
     })
     .await;
 

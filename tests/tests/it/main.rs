@@ -5,6 +5,7 @@ mod api;
 mod cdp;
 mod cookies;
 mod docker;
+mod docker_pause;
 mod docker_start;
 mod fuzz;
 mod hardening;

@@ -168,7 +168,7 @@ async fn profile_survives_and_sidecar_is_adopted(distance: Distance) {
     let (engine, tag) = (&test.engine, test.tag.clone());
     let options = DaemonOptions {
         idle_timeout_secs: 1,
-        ..test.options(json!({}))
+        ..test.options(json!({"idle_pause_secs": 0}))
     };
     let mut daemon = TestDaemon::start_with(options.clone()).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;

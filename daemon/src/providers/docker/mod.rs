@@ -10,6 +10,7 @@
 //!   `cdp-pipe`), for engines on another machine: nothing published.
 //! - [`output`]: a starting sidecar's output on the attach stream: readiness as an event.
 //! - [`image`]: the sidecar image: rebuild rules, the embedded build context, the build.
+//! - [`pause`]: sidecars frozen at an idle stop and resumed by the next start.
 //! - [`reaper`]: at daemon start, adopt this daemon's running sidecars, remove stale ones.
 //! - [`sandbox`]: the seccomp profile that lets Chromium's own sandbox run, and its probe.
 //! - [`provider`]: [`DockerProvider`], the `BrowserProvider` tying these together.
@@ -24,6 +25,7 @@ pub(crate) mod exec;
 pub(crate) mod files;
 pub mod image;
 mod output;
+pub(crate) mod pause;
 pub(crate) mod provider;
 pub(crate) mod reaper;
 pub mod sandbox;
@@ -170,6 +172,7 @@ pub(crate) async fn start_provider(
             cpus: config.cpus,
             extra_labels: config.container_labels.clone().into_iter().collect(),
             cdp_route: cdp_route(config.docker.cdp_transport, &target),
+            idle_pause: std::time::Duration::from_secs(config.idle_pause_secs),
         },
     )
     .await;

@@ -9,7 +9,9 @@
 //! SIGTERM (the sidecar closes Chrome cleanly, cookies flushed); the container is kept,
 //! stopped, for the next start, and removed on a profile reset, a channel delete, daemon
 //! shutdown, or when it stopped without being asked (killed, crashed). The volume stays until a
-//! profile reset or channel delete. Per-channel serialisation is the caller's
+//! profile reset or channel delete. An idle stop pauses the sidecar instead while
+//! `browser.idle_pause_secs` allows, and the next start resumes it ([`super::pause`]); a
+//! paused sidecar asked to stop or go is thawed first. Per-channel serialisation is the caller's
 //! (`ChannelService` holds a lifecycle lock per channel and mode).
 
 use std::collections::HashMap;
@@ -23,6 +25,7 @@ use bollard::Docker;
 use super::container::{self, GateAddr, Network, Rollback, SidecarSpec, LABEL_SPEC};
 use super::engine::{is_conflict, DockerError};
 use super::image::ImageManager;
+use super::pause::{self, Paused, PausedSidecars};
 use super::reaper;
 use super::sandbox::{self, Sandbox};
 use super::steps::Steps;
@@ -62,6 +65,9 @@ pub struct DockerSettings {
     pub extra_labels: HashMap<String, String>,
     /// How the daemon reaches each browser's CDP.
     pub cdp_route: CdpRoute,
+    /// How long an idle-stopped sidecar stays paused before it is stopped (zero: stopped at
+    /// the idle stop; see [`super::pause`]).
+    pub idle_pause: Duration,
 }
 
 /// How the daemon reaches a sidecar's CDP.
@@ -105,6 +111,8 @@ pub struct DockerProvider {
     sandbox: tokio::sync::OnceCell<Sandbox>,
     /// Stopped sidecars kept for their channel's next start (short lock).
     kept: Mutex<HashMap<ChannelId, Kept>>,
+    /// Sidecars paused at an idle stop, resumed by their channel's next start.
+    paused: PausedSidecars,
 }
 
 impl DockerProvider {
@@ -113,12 +121,14 @@ impl DockerProvider {
     pub async fn new(docker: Docker, images: Arc<ImageManager>, settings: DockerSettings) -> Self {
         let mut running = HashMap::new();
         let mut kept = HashMap::new();
+        let paused = PausedSidecars::default();
         match reaper::reap(&docker, &settings.daemon_id).await {
             Ok(reaped) => {
                 tracing::info!(
                     event = "docker_reaped",
                     adopted = reaped.adopted.len(),
                     kept = reaped.kept.len(),
+                    paused = reaped.paused.len(),
                     removed = reaped.removed.len()
                 );
                 for (channel, addr) in reaped.adopted {
@@ -126,6 +136,9 @@ impl DockerProvider {
                     running.insert(channel, Running { container, addr });
                 }
                 kept = reaped.kept;
+                for (channel, found) in reaped.paused {
+                    paused.insert(channel, found);
+                }
             }
             Err(error) => tracing::warn!(event = "docker_reap_failed", %error),
         }
@@ -136,6 +149,7 @@ impl DockerProvider {
             running: Mutex::new(running),
             sandbox: tokio::sync::OnceCell::new(),
             kept: Mutex::new(kept),
+            paused,
         }
     }
 
@@ -255,6 +269,20 @@ impl DockerProvider {
                 %reason,
                 "Chromium in the sidecar runs with --no-sandbox"
             );
+        }
+        if let Some(paused) = self.paused.take(channel) {
+            if paused.spec.as_deref() == Some(hash.as_str()) {
+                match self.resume(channel, &paused, steps).await {
+                    Ok(address) => return Ok((paused.addr, address)),
+                    Err(error) => {
+                        tracing::warn!(event = "sidecar_resume_failed", container = %name, %error, "creating a new one");
+                    }
+                }
+            } else {
+                tracing::info!(event = "sidecar_spec_changed", container = %name, was = ?paused.spec, now = %hash, "the paused sidecar is replaced");
+            }
+            steps.requests(1);
+            container::remove_force(&self.docker, &paused.id).await?;
         }
         let kept = self.kept.lock().expect("kept lock").remove(channel);
         if let Some(kept) = kept {
@@ -437,6 +465,10 @@ impl DockerProvider {
             Some(info) if self.is_ours(&info) => info,
             _ => return Ok(false),
         };
+        if pause::is_paused(&info) {
+            // A frozen process takes no signal: thawed first, then stopped like any other.
+            pause::unpause(&self.docker, info.id.as_deref().unwrap_or(&name), &name).await?;
+        }
         let spec = container::label(&info, LABEL_SPEC).map(str::to_string);
         let this_version = container::label(&info, LABEL_VERSION) == Some(VERSION);
         match (
@@ -466,7 +498,8 @@ impl DockerProvider {
             .lock()
             .expect("docker registry lock")
             .remove(channel)
-            .is_some();
+            .is_some()
+            | self.paused.take(channel).is_some();
         let stopped = self.stop_container(channel, keep).await?;
         if stopped {
             tracing::info!(event = "sidecar_stopped", channel_id = %channel, kept = keep);
@@ -476,6 +509,90 @@ impl DockerProvider {
         } else {
             Stopped::NotRunning
         })
+    }
+}
+
+impl DockerProvider {
+    /// Freezes the channel's running sidecar (see [`super::pause`]); false when there is none
+    /// of this daemon's and version running to freeze, or the engine refused.
+    async fn pause_running(&self, channel: &ChannelId) -> bool {
+        let Some(running) = self
+            .running
+            .lock()
+            .expect("docker registry lock")
+            .remove(channel)
+        else {
+            return false;
+        };
+        let name = running.container.clone();
+        let paused = async {
+            let info = container::inspect(&self.docker, &name).await?;
+            let Some(info) = info.filter(|info| {
+                self.is_ours(info)
+                    && container::label(info, LABEL_VERSION) == Some(VERSION)
+                    && container::is_running(info)
+                    && !pause::is_paused(info)
+            }) else {
+                return Ok(None);
+            };
+            let spec = container::label(&info, LABEL_SPEC).map(str::to_string);
+            let Some(id) = info.id else { return Ok(None) };
+            pause::pause(&self.docker, &id, &name).await?;
+            Ok::<_, DockerError>(Some((id, spec)))
+        };
+        match paused.await {
+            Ok(Some((id, spec))) => {
+                tracing::info!(event = "sidecar_paused", channel_id = %channel, container = %name, window_secs = self.settings.idle_pause.as_secs(), "frozen until the next start or the end of the pause window");
+                self.paused.insert(
+                    channel.clone(),
+                    Paused {
+                        id,
+                        container: name,
+                        addr: running.addr,
+                        spec,
+                        since: std::time::Instant::now(),
+                    },
+                );
+                true
+            }
+            Ok(None) => false,
+            Err(error) => {
+                tracing::warn!(event = "sidecar_pause_failed", channel_id = %channel, %error, "stopping it instead");
+                false
+            }
+        }
+    }
+
+    /// Thaws a paused sidecar and reaches its browser: one Engine API request on the
+    /// published gate (Chrome never stopped), an exec more when CDP goes by exec.
+    async fn resume(
+        &self,
+        channel: &ChannelId,
+        paused: &Paused,
+        steps: &mut Steps,
+    ) -> Result<CdpAddress, DockerError> {
+        steps.requests(1);
+        if !pause::unpause(&self.docker, &paused.id, &paused.container).await? {
+            return Err(DockerError::NotReady(format!(
+                "the paused container {} is gone",
+                paused.container
+            )));
+        }
+        steps.mark("unpause");
+        let address = match &paused.addr {
+            Some(addr) => CdpAddress::WebSocket(addr.ws_url()),
+            None => {
+                steps.requests(2);
+                let cdp =
+                    super::exec::connect(&self.docker, &paused.container, EXEC_RECONNECT_DEADLINE)
+                        .await?;
+                steps.mark("exec_cdp_ready");
+                CdpAddress::Connected(cdp)
+            }
+        };
+        steps.reused();
+        tracing::info!(event = "sidecar_resumed", channel_id = %channel, container = %paused.container, paused_ms = paused.since.elapsed().as_millis() as u64);
+        Ok(address)
     }
 }
 
@@ -560,6 +677,29 @@ impl BrowserProvider for DockerProvider {
         self.halt(channel, true).await
     }
 
+    fn pauses_when_idle(&self) -> bool {
+        !self.settings.idle_pause.is_zero()
+    }
+
+    async fn idle_browser(&self, channel: &ChannelId) -> Result<Stopped, ProviderError> {
+        if self.pauses_when_idle() && self.pause_running(channel).await {
+            return Ok(Stopped::Stopped);
+        }
+        self.halt(channel, true).await
+    }
+
+    fn paused_too_long(&self) -> Vec<ChannelId> {
+        self.paused.older_than(self.settings.idle_pause)
+    }
+
+    async fn stop_paused(&self, channel: &ChannelId) -> Result<Stopped, ProviderError> {
+        if !self.paused.contains(channel) {
+            return Ok(Stopped::NotRunning);
+        }
+        tracing::info!(event = "sidecar_pause_ended", channel_id = %channel, "paused for the whole window: stopped");
+        self.halt(channel, true).await
+    }
+
     async fn remove_profile(&self, channel: &ChannelId) -> Result<Removed, ProviderError> {
         self.halt(channel, false).await?;
         let volume = volume_name(channel);
@@ -574,13 +714,14 @@ impl BrowserProvider for DockerProvider {
     }
 
     async fn shutdown(&self) {
-        let channels: Vec<ChannelId> = self
+        let mut channels: Vec<ChannelId> = self
             .running
             .lock()
             .expect("docker registry lock")
             .keys()
             .cloned()
             .collect();
+        channels.extend(self.paused.channels());
         let stops = channels.iter().map(|channel| self.halt(channel, false));
         for result in futures_util::future::join_all(stops).await {
             if let Err(error) = result {

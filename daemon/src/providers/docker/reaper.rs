@@ -2,8 +2,9 @@
 //! sidecars of this version that still answer (a daemon killed with SIGKILL leaves them
 //! running) through their published gate or, for sidecars that publish nothing (CDP by exec),
 //! through an exec of `cdp-pipe`, keep the stopped sidecars of this version that carry a spec
-//! hash (the next start of their channel restarts one whose spec still matches), and remove
-//! every other one. Containers without this daemon's label are never
+//! hash (the next start of their channel restarts one whose spec still matches), keep the
+//! paused ones (an idle stop froze them; the next start resumes one, the pause window counts
+//! from this daemon's start), and remove every other one. Containers without this daemon's label are never
 //! looked at: the engine filters by label.
 
 use std::collections::HashMap;
@@ -15,6 +16,7 @@ use bollard::Docker;
 
 use super::container::{self, GateAddr, LABEL_SPEC};
 use super::engine::DockerError;
+use super::pause::Paused;
 use super::provider::Kept;
 use super::{container_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION};
 use crate::channel_id::ChannelId;
@@ -27,6 +29,8 @@ pub struct Reaped {
     pub adopted: HashMap<ChannelId, Option<GateAddr>>,
     /// Stopped sidecars kept for their channel's next start.
     pub kept: HashMap<ChannelId, Kept>,
+    /// Sidecars an idle stop paused, resumed by their channel's next start.
+    pub paused: HashMap<ChannelId, Paused>,
     /// Names of the containers removed.
     pub removed: Vec<String>,
 }
@@ -60,6 +64,13 @@ pub async fn reap(docker: &Docker, daemon_id: &str) -> Result<Reaped, DockerErro
             .trim_start_matches('/')
             .to_string();
         let exited = summary.state == Some(ContainerSummaryStateEnum::EXITED);
+        if summary.state == Some(ContainerSummaryStateEnum::PAUSED) {
+            if let Some((channel, paused)) = pausable(docker, &id, &name, &labels).await {
+                tracing::info!(event = "sidecar_paused_found", channel_id = %channel, container = %name, "paused, resumed by the next start");
+                reaped.paused.insert(channel, paused);
+                continue;
+            }
+        }
         if let Some((channel, kept)) = keepable(exited, &id, &name, &labels) {
             tracing::info!(event = "sidecar_kept", channel_id = %channel, container = %name, "stopped, kept for the next start");
             reaped.kept.insert(channel, kept);
@@ -105,6 +116,31 @@ fn keepable(
             },
         )
     })
+}
+
+/// A paused container is kept paused when it is this version's sidecar of a valid channel,
+/// under the channel's own name.
+async fn pausable(
+    docker: &Docker,
+    id: &str,
+    name: &str,
+    labels: &HashMap<String, String>,
+) -> Option<(ChannelId, Paused)> {
+    let channel = ChannelId::parse(labels.get(LABEL_CHANNEL)?).ok()?;
+    if labels.get(LABEL_VERSION).map(String::as_str) != Some(VERSION)
+        || name != container_name(&channel)
+    {
+        return None;
+    }
+    let info = container::inspect(docker, id).await.ok()??;
+    let paused = Paused {
+        id: id.to_string(),
+        container: name.to_string(),
+        addr: container::gate_addr(&info),
+        spec: labels.get(LABEL_SPEC).cloned(),
+        since: std::time::Instant::now(),
+    };
+    Some((channel, paused))
 }
 
 /// A container is adopted when it is this version's sidecar of a valid channel, under the

@@ -170,7 +170,7 @@ async fn docker_mode_downloads_are_read_back_from_the_container_across_an_idle_s
     let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let daemon = TestDaemon::start_with(DaemonOptions {
         idle_timeout_secs: 1,
-        ..docker::options(&tag, json!({"network": "host"}))
+        ..docker::options(&tag, json!({"network": "host", "idle_pause_secs": 0}))
     })
     .await;
     let owner = owner_proxy(&daemon, &tag, &[]).await;
