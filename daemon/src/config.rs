@@ -246,6 +246,9 @@ pub struct BrowserConfig {
     /// kept) so that the channel's next start resumes it at once; then it is stopped. 0 stops
     /// it at the idle stop.
     pub idle_pause_secs: u64,
+    /// Docker mode: keep one sidecar booted and paused for the next new channel, which takes
+    /// it over instead of creating and starting its own.
+    pub warm_spare: bool,
     /// Memory cap of a sidecar container, in MiB (0 = no cap).
     pub memory_mb: u64,
     /// CPU cap of a sidecar container (0 = no cap).
@@ -286,6 +289,7 @@ impl Default for BrowserConfig {
             pane_upload_max_mb: 100,
             idle_timeout_secs: 300,
             idle_pause_secs: 600,
+            warm_spare: true,
             memory_mb: 2048,
             cpus: 2.0,
             chromium_path: None,

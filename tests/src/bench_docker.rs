@@ -6,7 +6,9 @@
 //! them alike.
 //!
 //! Cases through the daemon:
-//! - container absent: a new channel (no container, no profile volume yet);
+//! - container absent: a new channel (no container, no profile volume yet), which takes over
+//!   the daemon's warm spare (`browser.warm_spare`: a sidecar booted and paused ahead) when
+//!   one is ready;
 //! - second start after an idle stop: the daemon left the browser on one blank tab and paused
 //!   the sidecar (`browser.idle_pause_secs`), so this thaws the same running container;
 //! - after an explicit stop (the pane's `stop`, or the end of the pause window): the daemon
@@ -204,7 +206,7 @@ pub async fn run() {
     let daemon = TestDaemon::start_with(DaemonOptions {
         idle_timeout_secs: 1,
         rust_log,
-        ..docker::options(&tag, json!({}))
+        ..docker::options(&tag, json!({"warm_spare": true}))
     })
     .await;
 
@@ -421,8 +423,12 @@ fn requests(runs: &[(f64, StartLog)]) -> String {
         .map(|(_, log)| log.requests.map_or("?".to_string(), |n| n.to_string()))
         .collect();
     let reused = runs.iter().filter(|(_, log)| log.reused).count();
+    let spares = runs
+        .iter()
+        .filter(|(_, log)| log.steps.iter().any(|(name, _)| name == "spare_claimed"))
+        .count();
     format!(
-        "{} ({reused} of {} restarted or resumed a kept container)",
+        "{} ({reused} of {} restarted or resumed a kept container, {spares} took the warm spare)",
         counts.join(", "),
         runs.len()
     )

@@ -67,7 +67,9 @@ impl TestDaemon {
         let socket = data.path().join("run").join("agents.sock");
         let mut config = serde_json::json!({
             "server": {"agent_socket": socket},
-            "browser": {"screen": "800,600", "chromium_args": ["--disable-gpu"]}
+            // A warm spare is a second Chrome booting beside every test daemon that has an
+            // engine: only the tests (and benches) that ask for one get it.
+            "browser": {"screen": "800,600", "chromium_args": ["--disable-gpu"], "warm_spare": false}
         });
         merge(&mut config, &options.config);
         if options.probe_port && options.mode == "local" {

@@ -6,6 +6,7 @@ mod cdp;
 mod cookies;
 mod docker;
 mod docker_pause;
+mod docker_spare;
 mod docker_start;
 mod fuzz;
 mod hardening;

@@ -202,17 +202,23 @@ pub(crate) const LABEL_SPEC: &str = "porthole.spec";
 
 impl SidecarSpec {
     /// A short hash of everything that decides the container, on the image `image_id`: the
-    /// create request without what differs per container and not per spec (the secret, the
-    /// host-network port, the volume's creation labels) and without [`LABEL_SPEC`] itself.
+    /// create request without what differs per container and not per spec (its name, its
+    /// channel and spare labels, its volume's name and creation labels, the secret, the
+    /// host-network port) and without [`LABEL_SPEC`] itself. A warm spare and the channel
+    /// that takes it over therefore hash alike.
     pub(crate) fn spec_hash(&self, image_id: &str) -> String {
         use sha2::{Digest, Sha256};
         let mut neutral = SidecarSpec {
+            name: String::new(),
             secret: String::new(),
             host_port: None,
+            volume: self.volume.as_ref().map(|_| "profile".to_string()),
             volume_labels: HashMap::new(),
             ..self.clone()
         };
-        neutral.labels.remove(LABEL_SPEC);
+        for label in [LABEL_SPEC, super::LABEL_CHANNEL, super::LABEL_SPARE] {
+            neutral.labels.remove(label);
+        }
         let body = serde_json::to_value(neutral.create_body()).unwrap_or_default();
         let mut text = format!("{image_id}\n");
         canonical_json(&body, &mut text);
@@ -791,6 +797,35 @@ mod tests {
             ..spec()
         };
         assert_ne!(wider.spec_hash("sha256:one"), base);
+    }
+
+    #[test]
+    fn a_warm_spare_and_the_channel_that_takes_it_over_hash_alike() {
+        let mut channel = spec();
+        channel.name = "porthole-chrome-work".into();
+        channel.volume = Some("porthole-chrome-profile-work".into());
+        channel
+            .labels
+            .insert(super::super::LABEL_CHANNEL.into(), "work".into());
+        let mut spare = spec();
+        spare.name = "porthole-spare-abc".into();
+        spare.volume = Some("porthole-spare-profile-abc".into());
+        spare
+            .labels
+            .insert(super::super::LABEL_SPARE.into(), "1".into());
+        assert_eq!(
+            channel.spec_hash("sha256:one"),
+            spare.spec_hash("sha256:one")
+        );
+        let throwaway = SidecarSpec {
+            volume: None,
+            ..channel.clone()
+        };
+        assert_ne!(
+            throwaway.spec_hash("sha256:one"),
+            channel.spec_hash("sha256:one"),
+            "a profile volume or none still differs"
+        );
     }
 
     #[test]

@@ -11,6 +11,9 @@
 //! - [`output`]: a starting sidecar's output on the attach stream: readiness as an event.
 //! - [`image`]: the sidecar image: rebuild rules, the embedded build context, the build.
 //! - [`pause`]: sidecars frozen at an idle stop and resumed by the next start.
+//! - [`spare`]: one booted, paused sidecar kept ready for the next new channel.
+//! - [`volumes`]: which volume holds each channel's profile (a spare's, for a channel that took
+//!   one over).
 //! - [`reaper`]: at daemon start, adopt this daemon's running sidecars, remove stale ones.
 //! - [`sandbox`]: the seccomp profile that lets Chromium's own sandbox run, and its probe.
 //! - [`provider`]: [`DockerProvider`], the `BrowserProvider` tying these together.
@@ -29,7 +32,9 @@ pub(crate) mod pause;
 pub(crate) mod provider;
 pub(crate) mod reaper;
 pub mod sandbox;
+mod spare;
 mod steps;
+mod volumes;
 
 pub use container::Network;
 pub(crate) use engine::{connect, DockerError, EngineTarget};
@@ -42,6 +47,8 @@ use crate::channel_id::ChannelId;
 
 /// Label naming the channel of a container or volume.
 pub(crate) const LABEL_CHANNEL: &str = "porthole.channel";
+/// Label of a container (and its volume) made as a warm spare, before its channel was known.
+pub(crate) const LABEL_SPARE: &str = "porthole.spare";
 /// Label naming the daemon (its data dir's id) that owns a container or volume.
 pub(crate) const LABEL_DAEMON: &str = "porthole.daemon";
 /// Label with the Porthole version that made a container or image.
@@ -173,9 +180,15 @@ pub(crate) async fn start_provider(
             extra_labels: config.container_labels.clone().into_iter().collect(),
             cdp_route: cdp_route(config.docker.cdp_transport, &target),
             idle_pause: std::time::Duration::from_secs(config.idle_pause_secs),
+            warm_spare: config.warm_spare,
+            data_dir: data_dir.to_path_buf(),
         },
     )
     .await;
+    if build_now {
+        // Docker is the default mode: the first channel need not wait for its sidecar either.
+        provider.refill_spare();
+    }
     if build_now {
         tokio::spawn(async move {
             // Progress is logged by the manager; a failure is shown again on the next start.
@@ -184,7 +197,7 @@ pub(crate) async fn start_provider(
                 .await;
         });
     }
-    Ok(std::sync::Arc::new(provider))
+    Ok(provider)
 }
 
 #[cfg(test)]

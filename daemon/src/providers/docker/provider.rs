@@ -28,10 +28,10 @@ use super::image::ImageManager;
 use super::pause::{self, Paused, PausedSidecars};
 use super::reaper;
 use super::sandbox::{self, Sandbox};
+use super::spare::SpareSlot;
 use super::steps::Steps;
-use super::{
-    container_name, random_token, volume_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION,
-};
+use super::volumes::ProfileVolumes;
+use super::{container_name, random_token, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION};
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
 use crate::providers::{
@@ -68,6 +68,10 @@ pub struct DockerSettings {
     /// How long an idle-stopped sidecar stays paused before it is stopped (zero: stopped at
     /// the idle stop; see [`super::pause`]).
     pub idle_pause: Duration,
+    /// Keep one booted, paused sidecar for the next new channel (see [`super::spare`]).
+    pub warm_spare: bool,
+    /// The daemon's data dir (where [`ProfileVolumes`] keeps its file).
+    pub data_dir: PathBuf,
 }
 
 /// How the daemon reaches a sidecar's CDP.
@@ -94,31 +98,41 @@ pub(crate) struct Kept {
 }
 
 #[derive(Debug, Clone)]
-struct Running {
-    container: String,
+pub(super) struct Running {
+    pub(super) container: String,
     /// The published gate; `None` when CDP goes by exec.
-    addr: Option<GateAddr>,
+    pub(super) addr: Option<GateAddr>,
 }
 
 /// Runs each channel's browser in its own sidecar container.
 pub struct DockerProvider {
-    docker: Docker,
-    images: Arc<ImageManager>,
-    settings: DockerSettings,
+    pub(super) docker: Docker,
+    pub(super) images: Arc<ImageManager>,
+    pub(super) settings: DockerSettings,
     /// Short lock, never held across an await.
-    running: Mutex<HashMap<ChannelId, Running>>,
+    pub(super) running: Mutex<HashMap<ChannelId, Running>>,
     /// Whether Chromium's own sandbox works here: probed once, before the first sidecar.
     sandbox: tokio::sync::OnceCell<Sandbox>,
     /// Stopped sidecars kept for their channel's next start (short lock).
     kept: Mutex<HashMap<ChannelId, Kept>>,
     /// Sidecars paused at an idle stop, resumed by their channel's next start.
     paused: PausedSidecars,
+    /// Which volume holds each channel's profile.
+    pub(super) volumes: ProfileVolumes,
+    /// The warm spare a new channel takes over (see [`super::spare`]).
+    pub(super) spare: SpareSlot,
+    /// This provider, for the tasks it spawns (made with `Arc::new_cyclic`).
+    pub(super) me: std::sync::Weak<DockerProvider>,
 }
 
 impl DockerProvider {
     /// Creates the provider and reaps: this daemon's running sidecars are adopted, its stale
     /// ones removed (see [`reaper`]).
-    pub async fn new(docker: Docker, images: Arc<ImageManager>, settings: DockerSettings) -> Self {
+    pub async fn new(
+        docker: Docker,
+        images: Arc<ImageManager>,
+        settings: DockerSettings,
+    ) -> Arc<Self> {
         let mut running = HashMap::new();
         let mut kept = HashMap::new();
         let paused = PausedSidecars::default();
@@ -142,7 +156,8 @@ impl DockerProvider {
             }
             Err(error) => tracing::warn!(event = "docker_reap_failed", %error),
         }
-        Self {
+        let volumes = ProfileVolumes::load(settings.data_dir.join("profile_volumes.json"));
+        Arc::new_cyclic(|me| Self {
             docker,
             images,
             settings,
@@ -150,7 +165,10 @@ impl DockerProvider {
             sandbox: tokio::sync::OnceCell::new(),
             kept: Mutex::new(kept),
             paused,
-        }
+            volumes,
+            spare: SpareSlot::default(),
+            me: me.clone(),
+        })
     }
 
     /// The image manager (for the image endpoints).
@@ -167,7 +185,7 @@ impl DockerProvider {
     }
 
     /// The sandbox probe's outcome (run on the first call; see [`sandbox`]).
-    async fn sandbox(&self) -> &Sandbox {
+    pub(super) async fn sandbox(&self) -> &Sandbox {
         self.sandbox
             .get_or_init(|| async {
                 let mut labels = self.settings.extra_labels.clone();
@@ -237,31 +255,14 @@ impl DockerProvider {
         steps: &mut Steps,
     ) -> Result<(Option<GateAddr>, CdpAddress), ProviderError> {
         let name = container_name(channel);
-        let labels = self.labels(channel);
-        let host_port = match self.settings.network {
-            Network::Host => Some(free_loopback_port()?),
-            Network::Bridge => None,
-        };
-        let mut spec = SidecarSpec {
-            name: name.clone(),
-            image: self.images.image().to_string(),
-            labels: labels.clone(),
-            secret: random_token(32),
-            network: self.settings.network,
-            host_port,
-            publish: self.settings.cdp_route == CdpRoute::Port,
-            volume: self.settings.persist_profile.then(|| volume_name(channel)),
-            volume_labels: HashMap::new(),
-            extensions,
-            screen: self.settings.screen,
-            memory_mb: self.settings.memory_mb,
-            cpus: self.settings.cpus,
-            sandbox: self.sandbox().await.is_on(),
-        };
+        let volume = self
+            .settings
+            .persist_profile
+            .then(|| self.volumes.volume_of(channel));
+        let (mut spec, hash) = self
+            .spec(name.clone(), self.labels(channel), volume, extensions)
+            .await?;
         steps.mark("sandbox_probe");
-        let image_id = self.images.image_id().unwrap_or_else(|| spec.image.clone());
-        let hash = spec.spec_hash(&image_id);
-        spec.labels.insert(LABEL_SPEC.to_string(), hash.clone());
         if let Sandbox::Off { reason } = self.sandbox().await {
             tracing::info!(
                 event = "sidecar_chromium_unsandboxed",
@@ -305,6 +306,9 @@ impl DockerProvider {
             steps.requests(1);
             container::remove_force(&self.docker, &kept.id).await?;
         }
+        if let Some(found) = self.claim_spare(channel, &hash, steps).await {
+            return Ok(found);
+        }
         let id = self
             .create_with_volume(&mut spec, progress, rollback, steps)
             .await?;
@@ -312,10 +316,45 @@ impl DockerProvider {
         self.boot(&id, &name, steps).await
     }
 
+    /// The spec of a sidecar named `name` with `labels` and its profile on `volume`, under
+    /// this daemon's settings, and its spec hash (also set as its [`LABEL_SPEC`] label).
+    pub(super) async fn spec(
+        &self,
+        name: String,
+        labels: HashMap<String, String>,
+        volume: Option<String>,
+        extensions: Vec<PathBuf>,
+    ) -> Result<(SidecarSpec, String), DockerError> {
+        let host_port = match self.settings.network {
+            Network::Host => Some(free_loopback_port()?),
+            Network::Bridge => None,
+        };
+        let mut spec = SidecarSpec {
+            name,
+            image: self.images.image().to_string(),
+            labels,
+            secret: random_token(32),
+            network: self.settings.network,
+            host_port,
+            publish: self.settings.cdp_route == CdpRoute::Port,
+            volume,
+            volume_labels: HashMap::new(),
+            extensions,
+            screen: self.settings.screen,
+            memory_mb: self.settings.memory_mb,
+            cpus: self.settings.cpus,
+            sandbox: self.sandbox().await.is_on(),
+        };
+        let image_id = self.images.image_id().unwrap_or_else(|| spec.image.clone());
+        let hash = spec.spec_hash(&image_id);
+        spec.labels.insert(LABEL_SPEC.to_string(), hash.clone());
+        Ok((spec, hash))
+    }
+
     /// Creates the container and its profile volume at once: the volume create (which tells
     /// whether this start made the volume, and whose it is) runs beside the container's create,
     /// which makes a missing volume itself with the same labels.
-    async fn create_with_volume(
+    pub(super) async fn create_with_volume(
         &self,
         spec: &mut SidecarSpec,
         progress: &ProgressFn,
@@ -357,7 +396,7 @@ impl DockerProvider {
     /// Starts a created or stopped sidecar and waits until its browser is ready: by exec (the
     /// relay waits for Chrome), or on the published gate, ready when the sidecar's output
     /// says so (attached before the start) and found by one inspect meanwhile.
-    async fn boot(
+    pub(super) async fn boot(
         &self,
         id: &str,
         name: &str,
@@ -702,9 +741,10 @@ impl BrowserProvider for DockerProvider {
 
     async fn remove_profile(&self, channel: &ChannelId) -> Result<Removed, ProviderError> {
         self.halt(channel, false).await?;
-        let volume = volume_name(channel);
+        let volume = self.volumes.volume_of(channel);
         let removed =
             container::remove_volume(&self.docker, &volume, &self.labels(channel)).await?;
+        self.volumes.forget(channel);
         tracing::info!(event = "profile_volume_removed", channel_id = %channel, volume = %volume, removed);
         Ok(if removed {
             Removed::Removed
@@ -723,7 +763,9 @@ impl BrowserProvider for DockerProvider {
             .collect();
         channels.extend(self.paused.channels());
         let stops = channels.iter().map(|channel| self.halt(channel, false));
-        for result in futures_util::future::join_all(stops).await {
+        let (results, ()) =
+            tokio::join!(futures_util::future::join_all(stops), self.remove_spare());
+        for result in results {
             if let Err(error) = result {
                 tracing::warn!(event = "sidecar_shutdown_failed", %error);
             }
@@ -733,7 +775,7 @@ impl BrowserProvider for DockerProvider {
 
 /// Every configured extension directory, absolute, checked to be a readable directory with a
 /// `manifest.json`; the error names the directory.
-fn check_extensions(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, DockerError> {
+pub(super) fn check_extensions(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, DockerError> {
     dirs.iter()
         .enumerate()
         .map(|(i, dir)| check_extension(i, dir))

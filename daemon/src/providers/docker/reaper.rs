@@ -18,7 +18,8 @@ use super::container::{self, GateAddr, LABEL_SPEC};
 use super::engine::DockerError;
 use super::pause::Paused;
 use super::provider::Kept;
-use super::{container_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION};
+use super::spare::{spare_volume, SPARE_PREFIX};
+use super::{container_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_SPARE, LABEL_VERSION, VERSION};
 use crate::channel_id::ChannelId;
 
 /// What the reaper found.
@@ -63,6 +64,10 @@ pub async fn reap(docker: &Docker, daemon_id: &str) -> Result<Reaped, DockerErro
             .unwrap_or_default()
             .trim_start_matches('/')
             .to_string();
+        if name.starts_with(SPARE_PREFIX) {
+            remove_spare(docker, &id, &name, daemon_id, &mut reaped).await;
+            continue;
+        }
         let exited = summary.state == Some(ContainerSummaryStateEnum::EXITED);
         if summary.state == Some(ContainerSummaryStateEnum::PAUSED) {
             if let Some((channel, paused)) = pausable(docker, &id, &name, &labels).await {
@@ -94,6 +99,34 @@ pub async fn reap(docker: &Docker, daemon_id: &str) -> Result<Reaped, DockerErro
     Ok(reaped)
 }
 
+/// The channel of a sidecar: its label, or for a warm spare a channel took over (made before
+/// its channel was known, then renamed), its name.
+fn channel_of(name: &str, labels: &HashMap<String, String>) -> Option<ChannelId> {
+    match labels.get(LABEL_CHANNEL) {
+        Some(channel) => ChannelId::parse(channel).ok(),
+        None if labels.contains_key(LABEL_SPARE) => {
+            ChannelId::parse(name.strip_prefix("porthole-chrome-")?).ok()
+        }
+        None => None,
+    }
+}
+
+/// Removes a spare nobody took (its daemon was killed) and its volume.
+async fn remove_spare(docker: &Docker, id: &str, name: &str, daemon_id: &str, reaped: &mut Reaped) {
+    if let Err(error) = container::remove_force(docker, id).await {
+        tracing::warn!(event = "stale_sidecar_remove_failed", container = %name, %error);
+        return;
+    }
+    if let Some(volume) = spare_volume(name) {
+        let labels = HashMap::from([(LABEL_DAEMON.to_string(), daemon_id.to_string())]);
+        if let Err(error) = container::remove_volume(docker, &volume, &labels).await {
+            tracing::warn!(event = "spare_volume_remove_failed", %volume, %error);
+        }
+    }
+    tracing::info!(event = "stale_spare_removed", container = %name);
+    reaped.removed.push(name.to_string());
+}
+
 /// A stopped container is kept when it is this version's sidecar of a valid channel, under
 /// the channel's own name, with a spec hash label.
 fn keepable(
@@ -102,7 +135,7 @@ fn keepable(
     name: &str,
     labels: &HashMap<String, String>,
 ) -> Option<(ChannelId, Kept)> {
-    let channel = ChannelId::parse(labels.get(LABEL_CHANNEL)?).ok()?;
+    let channel = channel_of(name, labels)?;
     let spec = labels.get(LABEL_SPEC)?;
     (exited
         && labels.get(LABEL_VERSION).map(String::as_str) == Some(VERSION)
@@ -126,7 +159,7 @@ async fn pausable(
     name: &str,
     labels: &HashMap<String, String>,
 ) -> Option<(ChannelId, Paused)> {
-    let channel = ChannelId::parse(labels.get(LABEL_CHANNEL)?).ok()?;
+    let channel = channel_of(name, labels)?;
     if labels.get(LABEL_VERSION).map(String::as_str) != Some(VERSION)
         || name != container_name(&channel)
     {
@@ -151,7 +184,7 @@ async fn adoptable(
     name: &str,
     labels: &HashMap<String, String>,
 ) -> Option<(ChannelId, Option<GateAddr>)> {
-    let channel = ChannelId::parse(labels.get(LABEL_CHANNEL)?).ok()?;
+    let channel = channel_of(name, labels)?;
     if labels.get(LABEL_VERSION).map(String::as_str) != Some(VERSION)
         || name != container_name(&channel)
     {

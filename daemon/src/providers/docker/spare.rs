@@ -1,0 +1,269 @@
+//! The warm spare (`browser.warm_spare`): one sidecar created, booted and then paused before
+//! any channel asks for it, named `porthole-spare-<id>` with its profile on the new, empty
+//! volume `porthole-spare-profile-<id>` and the label `porthole.spare`. A new channel (no
+//! container, no profile volume yet) takes it over: its volume is written down as the
+//! channel's ([`super::volumes`]), the container renamed to the channel's and thawed — two
+//! Engine API requests instead of a create, a start and Chrome's boot. A new spare is then
+//! made in the background. Its spec hash is the channel's (the hash leaves out names and
+//! channel labels), so a spare made under another image or config is never taken: it is
+//! removed and made again.
+//!
+//! Shutdown removes an untaken spare with its volume; the reaper of the next daemon removes one
+//! a killed daemon left (by name: a taken spare has been renamed).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::container::{self, GateAddr, Rollback};
+use super::engine::DockerError;
+use super::pause;
+use super::provider::DockerProvider;
+use super::steps::Steps;
+use super::{
+    container_name, random_token, volume_name, LABEL_DAEMON, LABEL_SPARE, LABEL_VERSION, VERSION,
+};
+use crate::channel_id::ChannelId;
+use crate::providers::CdpAddress;
+
+/// Name prefix of an untaken spare's container.
+pub(crate) const SPARE_PREFIX: &str = "porthole-spare-";
+/// Name prefix of an untaken spare's profile volume.
+const SPARE_VOLUME_PREFIX: &str = "porthole-spare-profile-";
+/// How long a thawed spare's exec may take to answer (CDP by exec).
+const EXEC_DEADLINE: Duration = Duration::from_secs(10);
+
+/// A booted, paused sidecar no channel owns yet.
+#[derive(Debug, Clone)]
+pub(crate) struct Spare {
+    id: String,
+    name: String,
+    volume: Option<String>,
+    addr: Option<GateAddr>,
+    /// Its spec hash.
+    spec: String,
+}
+
+/// The spare, if one is ready, and whether one is being made.
+#[derive(Debug, Default)]
+pub(crate) struct SpareSlot {
+    ready: Mutex<Option<Spare>>,
+    making: AtomicBool,
+    /// Set at shutdown: a spare finished after it removes itself.
+    closed: AtomicBool,
+}
+
+impl SpareSlot {
+    fn take(&self) -> Option<Spare> {
+        self.ready.lock().expect("spare lock").take()
+    }
+
+    fn put(&self, spare: Spare) {
+        *self.ready.lock().expect("spare lock") = Some(spare);
+    }
+}
+
+/// The volume of the spare container `name` (made with it).
+pub(crate) fn spare_volume(name: &str) -> Option<String> {
+    name.strip_prefix(SPARE_PREFIX)
+        .map(|id| format!("{SPARE_VOLUME_PREFIX}{id}"))
+}
+
+impl DockerProvider {
+    /// Makes a spare in the background unless one is ready or being made (or spares are off).
+    pub(crate) fn refill_spare(&self) {
+        if !self.settings.warm_spare
+            || self.spare.closed.load(Ordering::SeqCst)
+            || self.spare.ready.lock().expect("spare lock").is_some()
+            || self.spare.making.swap(true, Ordering::SeqCst)
+        {
+            return;
+        }
+        let Some(me) = self.me.upgrade() else {
+            self.spare.making.store(false, Ordering::SeqCst);
+            return;
+        };
+        tokio::spawn(async move {
+            let made = me.make_spare().await;
+            me.spare.making.store(false, Ordering::SeqCst);
+            match made {
+                Ok(spare) if me.spare.closed.load(Ordering::SeqCst) => {
+                    discard(&me, spare).await;
+                }
+                Ok(spare) => {
+                    tracing::info!(event = "spare_ready", container = %spare.name);
+                    me.spare.put(spare);
+                }
+                Err(error) => {
+                    tracing::warn!(event = "spare_failed", %error, "new channels start without a spare")
+                }
+            }
+        });
+    }
+
+    /// Creates, boots and pauses a spare.
+    async fn make_spare(self: &Arc<Self>) -> Result<Spare, DockerError> {
+        self.images.ensure(Arc::new(|_: &str, _: &str| {})).await?;
+        let id = random_token(12);
+        let name = format!("{SPARE_PREFIX}{id}");
+        let volume = self
+            .settings
+            .persist_profile
+            .then(|| format!("{SPARE_VOLUME_PREFIX}{id}"));
+        let mut labels = self.settings.extra_labels.clone();
+        labels.insert(LABEL_DAEMON.to_string(), self.settings.daemon_id.clone());
+        labels.insert(LABEL_VERSION.to_string(), VERSION.to_string());
+        labels.insert(LABEL_SPARE.to_string(), "1".to_string());
+        let extensions = super::provider::check_extensions(&self.settings.extensions)?;
+        let (mut spec, hash) = self
+            .spec(name.clone(), labels, volume.clone(), extensions)
+            .await?;
+        let mut steps = Steps::start();
+        let mut rollback = Rollback::new(self.docker.clone());
+        let progress: crate::providers::ProgressFn = Arc::new(|_: &str, _: &str| {});
+        let made = async {
+            let id = self
+                .create_with_volume(&mut spec, &progress, &mut rollback, &mut steps)
+                .await?;
+            let (addr, _) = self.boot(&id, &name, &mut steps).await?;
+            pause::pause(&self.docker, &id, &name).await?;
+            Ok::<_, crate::providers::ProviderError>((id, addr))
+        };
+        match made.await {
+            Ok((id, addr)) => {
+                rollback.disarm();
+                tracing::info!(event = "spare_made", container = %name, steps = ?steps.summary());
+                Ok(Spare {
+                    id,
+                    name,
+                    volume,
+                    addr,
+                    spec: hash,
+                })
+            }
+            Err(error) => {
+                rollback.run().await;
+                Err(DockerError::NotReady(error.to_string()))
+            }
+        }
+    }
+
+    /// Hands the spare to `channel` when it is new (no profile volume yet) and the spare's spec
+    /// is `hash`: written down, renamed, thawed. `None`: the start makes its own sidecar.
+    pub(super) async fn claim_spare(
+        &self,
+        channel: &ChannelId,
+        hash: &str,
+        steps: &mut Steps,
+    ) -> Option<(Option<GateAddr>, CdpAddress)> {
+        if !self.settings.warm_spare {
+            return None;
+        }
+        let spare = self.spare.take();
+        let Some(spare) = spare else {
+            self.refill_spare();
+            return None;
+        };
+        if self.volumes.is_mapped(channel) || self.has_profile(channel, steps).await {
+            self.spare.put(spare);
+            return None;
+        }
+        if spare.spec != hash {
+            tracing::info!(event = "spare_outdated", container = %spare.name, "made under another image or config: replaced");
+            discard(self, spare).await;
+            self.refill_spare();
+            return None;
+        }
+        let name = container_name(channel);
+        let taken = self.take_over(channel, &spare, &name, steps).await;
+        self.refill_spare();
+        match taken {
+            Ok(address) => {
+                tracing::info!(event = "spare_claimed", channel_id = %channel, container = %name, volume = ?spare.volume);
+                Some((spare.addr, address))
+            }
+            Err(error) => {
+                tracing::warn!(event = "spare_claim_failed", channel_id = %channel, %error, "creating a new sidecar");
+                self.volumes.forget(channel);
+                discard(self, spare).await;
+                None
+            }
+        }
+    }
+
+    /// The channel's own profile volume exists (a reset channel has none: it may take a spare).
+    async fn has_profile(&self, channel: &ChannelId, steps: &mut Steps) -> bool {
+        if !self.settings.persist_profile {
+            return false;
+        }
+        steps.requests(1);
+        !matches!(
+            self.docker.inspect_volume(&volume_name(channel)).await,
+            Err(ref e) if super::engine::is_not_found(e)
+        )
+    }
+
+    async fn take_over(
+        &self,
+        channel: &ChannelId,
+        spare: &Spare,
+        name: &str,
+        steps: &mut Steps,
+    ) -> Result<CdpAddress, DockerError> {
+        if let Some(volume) = &spare.volume {
+            self.volumes.assign(channel, volume).map_err(|e| {
+                DockerError::Invalid(format!(
+                    "cannot write down the channel's profile volume: {e}"
+                ))
+            })?;
+        }
+        steps.requests(2);
+        self.docker
+            .rename_container(
+                &spare.id,
+                bollard::query_parameters::RenameContainerOptionsBuilder::new()
+                    .name(name)
+                    .build(),
+            )
+            .await
+            .map_err(|e| {
+                DockerError::engine(format!("rename container {} to {name}", spare.name), e)
+            })?;
+        pause::unpause(&self.docker, &spare.id, name).await?;
+        steps.mark("spare_claimed");
+        Ok(match &spare.addr {
+            Some(addr) => CdpAddress::WebSocket(addr.ws_url()),
+            None => {
+                steps.requests(2);
+                let cdp = super::exec::connect(&self.docker, name, EXEC_DEADLINE).await?;
+                steps.mark("exec_cdp_ready");
+                CdpAddress::Connected(cdp)
+            }
+        })
+    }
+
+    /// Removes an untaken spare and its volume (shutdown); a spare still being made removes
+    /// itself when done.
+    pub(super) async fn remove_spare(&self) {
+        self.spare.closed.store(true, Ordering::SeqCst);
+        if let Some(spare) = self.spare.take() {
+            discard(self, spare).await;
+        }
+    }
+}
+
+/// Removes a spare's container and volume.
+async fn discard(provider: &DockerProvider, spare: Spare) {
+    if let Err(error) = container::remove_force(&provider.docker, &spare.id).await {
+        tracing::warn!(event = "spare_remove_failed", container = %spare.name, %error);
+    }
+    if let Some(volume) = &spare.volume {
+        let labels = std::collections::HashMap::from([(
+            LABEL_DAEMON.to_string(),
+            provider.settings.daemon_id.clone(),
+        )]);
+        if let Err(error) = container::remove_volume(&provider.docker, volume, &labels).await {
+            tracing::warn!(event = "spare_volume_remove_failed", %volume, %error);
+        }
+    }
+}
