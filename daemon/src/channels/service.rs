@@ -672,10 +672,11 @@ impl ChannelService {
         };
         let why = session.end_reason().unwrap_or_else(|| "idle".to_string());
         self.retire(&session, &why);
-        let pause = provider.pauses_when_idle()
-            && session.is_alive()
-            && session.leave_one_blank_tab().await;
+        let alive = session.is_alive();
         close_session(&session, "idle").await;
+        // After the close: its tab tracking and the timeline have stopped following it, so the
+        // tabs closed here are nobody's events; its CDP connection lives until it is dropped.
+        let pause = provider.pauses_when_idle() && alive && session.leave_one_blank_tab().await;
         if pause {
             provider.idle_browser(channel).await?;
         } else {

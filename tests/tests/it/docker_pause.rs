@@ -121,6 +121,22 @@ async fn paused_and_resumed(transport: &str) {
     let log = daemon.log();
     assert!(log.contains("sidecar_paused"), "{log}");
     assert!(log.contains("sidecar_resumed"), "{log}");
+    // The tabs closed for the pause are nobody's doing: the timeline does not show them.
+    let (status, timeline) = daemon
+        .get(&format!(
+            "/api/browser/channels/{tag}/timeline?since_seq=0&limit=500"
+        ))
+        .await;
+    assert_eq!(status, 200, "{timeline}");
+    let events = timeline["events"].as_array().cloned().unwrap_or_default();
+    assert!(
+        events.iter().any(|e| e["kind"] == "tab_opened"),
+        "the timeline follows the channel: {timeline}"
+    );
+    assert!(
+        !events.iter().any(|e| e["kind"] == "tab_closed"),
+        "{timeline}"
+    );
 }
 
 #[tokio::test]
