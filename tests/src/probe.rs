@@ -61,6 +61,33 @@ impl Probe {
         .await
     }
 
+    /// Sets the cookie `name=value` on `domain` in the browser's store: persistent (it
+    /// outlives the browser, on the profile) with `persistent`, else a session cookie.
+    pub async fn set_cookie(&self, name: &str, value: &str, domain: &str, persistent: bool) {
+        let mut cookie = json!({"name": name, "value": value, "domain": domain, "path": "/"});
+        if persistent {
+            cookie["expires"] = json!(4_102_444_800i64);
+        }
+        self.cdp
+            .call("Storage.setCookies", json!({ "cookies": [cookie] }))
+            .await
+            .expect("set a cookie");
+    }
+
+    /// Whether the browser's store has the cookie `name=value`.
+    pub async fn has_cookie(&self, name: &str, value: &str) -> bool {
+        let cookies = self
+            .cdp
+            .call("Storage.getCookies", json!({}))
+            .await
+            .expect("read cookies");
+        cookies["cookies"]
+            .as_array()
+            .expect("a cookie list")
+            .iter()
+            .any(|c| c["name"] == name && c["value"] == value)
+    }
+
     /// Page targets of the browser.
     pub async fn pages(&self) -> Vec<Value> {
         let targets = self

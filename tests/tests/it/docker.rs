@@ -577,30 +577,13 @@ async fn an_image_build_is_token_protected_and_a_missing_base_is_a_clear_error()
 /// Sets a persistent cookie through a second CDP connection to the channel's browser.
 async fn set_cookie(channel: &str) {
     let probe = docker::probe(&container(channel)).await;
-    probe
-        .cdp
-        .call(
-            "Storage.setCookies",
-            json!({"cookies": [{"name": "kept", "value": "yes", "domain": "keep.example",
-                "path": "/", "expires": 4_102_444_800i64}]}),
-        )
-        .await
-        .expect("set a cookie");
+    probe.set_cookie("kept", "yes", "keep.example", true).await;
 }
 
 /// Whether the channel's browser has the cookie of [`set_cookie`].
 async fn has_cookie(channel: &str) -> bool {
     let probe = docker::probe(&container(channel)).await;
-    let cookies = probe
-        .cdp
-        .call("Storage.getCookies", json!({}))
-        .await
-        .expect("read cookies");
-    cookies["cookies"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|c| c["name"] == "kept" && c["value"] == "yes")
+    probe.has_cookie("kept", "yes").await
 }
 
 /// A sidecar the daemon stopped (idle) is kept and started again — the same container, the

@@ -40,28 +40,13 @@ async fn start(daemon: &TestDaemon, channel: &str) -> (Pane, Value) {
 async fn set_session_cookie(channel: &str) {
     let probe = docker::probe(&container(channel)).await;
     probe
-        .cdp
-        .call(
-            "Storage.setCookies",
-            json!({"cookies": [{"name": "session", "value": "live", "domain": "pause.example",
-                "path": "/"}]}),
-        )
-        .await
-        .expect("set a cookie");
+        .set_cookie("session", "live", "pause.example", false)
+        .await;
 }
 
 async fn has_session_cookie(channel: &str) -> bool {
     let probe = docker::probe(&container(channel)).await;
-    let cookies = probe
-        .cdp
-        .call("Storage.getCookies", json!({}))
-        .await
-        .expect("read cookies");
-    cookies["cookies"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|c| c["name"] == "session" && c["value"] == "live")
+    probe.has_cookie("session", "live").await
 }
 
 /// Pause at the idle stop, resume at the next start, over `transport`.

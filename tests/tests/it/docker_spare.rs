@@ -48,29 +48,12 @@ fn profile_volume(info: &Value) -> String {
 
 async fn set_cookie(channel: &str) {
     let probe = docker::probe(&container(channel)).await;
-    probe
-        .cdp
-        .call(
-            "Storage.setCookies",
-            json!({"cookies": [{"name": "kept", "value": "yes", "domain": "spare.example",
-                "path": "/", "expires": 4_102_444_800i64}]}),
-        )
-        .await
-        .expect("set a cookie");
+    probe.set_cookie("kept", "yes", "spare.example", true).await;
 }
 
 async fn has_cookie(channel: &str) -> bool {
     let probe = docker::probe(&container(channel)).await;
-    let cookies = probe
-        .cdp
-        .call("Storage.getCookies", json!({}))
-        .await
-        .expect("read cookies");
-    cookies["cookies"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|c| c["name"] == "kept" && c["value"] == "yes")
+    probe.has_cookie("kept", "yes").await
 }
 
 #[tokio::test]

@@ -176,14 +176,8 @@ async fn profile_survives_and_sidecar_is_adopted(distance: Distance) {
     // A persistent cookie, set through a second exec stream (the daemon's own path).
     let probe = engine.probe(&container(&tag)).await;
     probe
-        .cdp
-        .call(
-            "Storage.setCookies",
-            json!({"cookies": [{"name": "kept", "value": "yes", "domain": "remote.example",
-                "path": "/", "expires": 4_102_444_800i64}]}),
-        )
-        .await
-        .expect("set a cookie");
+        .set_cookie("kept", "yes", "remote.example", true)
+        .await;
     drop(probe);
     let first_id = engine.inspect_container(&container(&tag)).unwrap()["Id"].clone();
 

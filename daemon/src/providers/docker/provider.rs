@@ -177,11 +177,37 @@ impl DockerProvider {
     }
 
     fn labels(&self, channel: &ChannelId) -> HashMap<String, String> {
-        let mut labels = self.settings.extra_labels.clone();
+        let mut labels = self.sidecar_labels();
         labels.insert(LABEL_CHANNEL.to_string(), channel.to_string());
+        labels
+    }
+
+    /// The labels of every sidecar of this daemon, before its channel's (a spare has none).
+    pub(super) fn sidecar_labels(&self) -> HashMap<String, String> {
+        let mut labels = self.settings.extra_labels.clone();
         labels.insert(LABEL_DAEMON.to_string(), self.settings.daemon_id.clone());
         labels.insert(LABEL_VERSION.to_string(), VERSION.to_string());
         labels
+    }
+
+    /// The CDP address of a sidecar that was paused and is thawed now (its browser never
+    /// stopped): its published gate, else a new exec stream.
+    pub(super) async fn thawed_address(
+        &self,
+        container: &str,
+        addr: &Option<GateAddr>,
+        steps: &mut Steps,
+    ) -> Result<CdpAddress, DockerError> {
+        Ok(match addr {
+            Some(addr) => CdpAddress::WebSocket(addr.ws_url()),
+            None => {
+                steps.requests(2);
+                let cdp =
+                    super::exec::connect(&self.docker, container, EXEC_RECONNECT_DEADLINE).await?;
+                steps.mark("exec_cdp_ready");
+                CdpAddress::Connected(cdp)
+            }
+        })
     }
 
     /// The sandbox probe's outcome (run on the first call; see [`sandbox`]).
@@ -618,17 +644,9 @@ impl DockerProvider {
             )));
         }
         steps.mark("unpause");
-        let address = match &paused.addr {
-            Some(addr) => CdpAddress::WebSocket(addr.ws_url()),
-            None => {
-                steps.requests(2);
-                let cdp =
-                    super::exec::connect(&self.docker, &paused.container, EXEC_RECONNECT_DEADLINE)
-                        .await?;
-                steps.mark("exec_cdp_ready");
-                CdpAddress::Connected(cdp)
-            }
-        };
+        let address = self
+            .thawed_address(&paused.container, &paused.addr, steps)
+            .await?;
         steps.reused();
         tracing::info!(event = "sidecar_resumed", channel_id = %channel, container = %paused.container, paused_ms = paused.since.elapsed().as_millis() as u64);
         Ok(address)

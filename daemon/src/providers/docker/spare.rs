@@ -13,16 +13,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use super::container::{self, GateAddr, Rollback};
 use super::engine::DockerError;
 use super::pause;
 use super::provider::DockerProvider;
 use super::steps::Steps;
-use super::{
-    container_name, random_token, volume_name, LABEL_DAEMON, LABEL_SPARE, LABEL_VERSION, VERSION,
-};
+use super::{container_name, random_token, volume_name, LABEL_DAEMON, LABEL_SPARE};
 use crate::channel_id::ChannelId;
 use crate::providers::CdpAddress;
 
@@ -30,8 +27,6 @@ use crate::providers::CdpAddress;
 pub(crate) const SPARE_PREFIX: &str = "porthole-spare-";
 /// Name prefix of an untaken spare's profile volume.
 const SPARE_VOLUME_PREFIX: &str = "porthole-spare-profile-";
-/// How long a thawed spare's exec may take to answer (CDP by exec).
-const EXEC_DEADLINE: Duration = Duration::from_secs(10);
 
 /// A booted, paused sidecar no channel owns yet.
 #[derive(Debug, Clone)]
@@ -110,9 +105,7 @@ impl DockerProvider {
             .settings
             .persist_profile
             .then(|| format!("{SPARE_VOLUME_PREFIX}{id}"));
-        let mut labels = self.settings.extra_labels.clone();
-        labels.insert(LABEL_DAEMON.to_string(), self.settings.daemon_id.clone());
-        labels.insert(LABEL_VERSION.to_string(), VERSION.to_string());
+        let mut labels = self.sidecar_labels();
         labels.insert(LABEL_SPARE.to_string(), "1".to_string());
         let extensions = super::provider::check_extensions(&self.settings.extensions)?;
         let (mut spec, hash) = self
@@ -231,15 +224,7 @@ impl DockerProvider {
             })?;
         pause::unpause(&self.docker, &spare.id, name).await?;
         steps.mark("spare_claimed");
-        Ok(match &spare.addr {
-            Some(addr) => CdpAddress::WebSocket(addr.ws_url()),
-            None => {
-                steps.requests(2);
-                let cdp = super::exec::connect(&self.docker, name, EXEC_DEADLINE).await?;
-                steps.mark("exec_cdp_ready");
-                CdpAddress::Connected(cdp)
-            }
-        })
+        self.thawed_address(name, &spare.addr, steps).await
     }
 
     /// Removes an untaken spare and its volume (shutdown); a spare still being made removes
