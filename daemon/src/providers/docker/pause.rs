@@ -74,12 +74,68 @@ pub(crate) fn is_paused(info: &ContainerInspectResponse) -> bool {
     info.state.as_ref().and_then(|s| s.paused).unwrap_or(false)
 }
 
-/// Freezes a running container.
+/// How long to wait before asking again each time runc answers "unable to freeze" (about
+/// 6 s in all). On cgroup v1 runc gives up after about a thousand quick tries and thaws the
+/// container again; a browser that is still starting processes, or a machine under load,
+/// can outlast that, and the same request a little later succeeds (seen in CI on 2 cores).
+const FREEZE_RETRY_DELAYS: [Duration; 6] = [
+    Duration::from_millis(100),
+    Duration::from_millis(200),
+    Duration::from_millis(400),
+    Duration::from_millis(800),
+    Duration::from_millis(1600),
+    Duration::from_millis(3200),
+];
+
+/// Freezes a running container, asking again while runc could not freeze it in time.
 pub(crate) async fn pause(docker: &Docker, id: &str, name: &str) -> Result<(), DockerError> {
-    docker
-        .pause_container(id)
+    retry_while_unfrozen(name, &FREEZE_RETRY_DELAYS, || docker.pause_container(id))
         .await
         .map_err(|e| DockerError::engine(format!("pause container {name}"), e))
+}
+
+/// Runs `attempt` until it succeeds, fails otherwise than "unable to freeze", or `delays`
+/// run out (then the last answer is the error).
+async fn retry_while_unfrozen<F, Fut>(
+    name: &str,
+    delays: &[Duration],
+    mut attempt: F,
+) -> Result<(), bollard::errors::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<(), bollard::errors::Error>>,
+{
+    let mut delays = delays.iter();
+    let mut refusals = 0;
+    loop {
+        match attempt().await {
+            Ok(()) => {
+                if refusals > 0 {
+                    tracing::info!(event = "sidecar_freeze_retried", container = %name, refusals, "frozen after runc could not freeze it at first");
+                }
+                return Ok(());
+            }
+            Err(error) if is_unable_to_freeze(&error) => match delays.next() {
+                Some(delay) => {
+                    refusals += 1;
+                    tracing::debug!(event = "sidecar_freeze_refused", container = %name, refusals, retry_ms = delay.as_millis() as u64);
+                    tokio::time::sleep(*delay).await;
+                }
+                None => return Err(error),
+            },
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// True for the engine's answer when runc's freezer saw the container still FREEZING after
+/// its own tries: transient, the container is left running and thawed.
+fn is_unable_to_freeze(error: &bollard::errors::Error) -> bool {
+    matches!(
+        error,
+        bollard::errors::Error::DockerResponseServerError { status_code: 500, message }
+            if message.contains("unable to freeze")
+    )
 }
 
 /// Thaws a paused container. False when there is no such container.
@@ -94,6 +150,70 @@ pub(crate) async fn unpause(docker: &Docker, id: &str, name: &str) -> Result<boo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// The engine's answer when runc gave up freezing, as docker 20.10 words it.
+    fn unable_to_freeze() -> bollard::errors::Error {
+        bollard::errors::Error::DockerResponseServerError {
+            status_code: 500,
+            message:
+                "Cannot pause container c255: OCI runtime pause failed: unable to freeze: unknown"
+                    .into(),
+        }
+    }
+
+    /// An engine that refuses to freeze `refusals` times, then freezes.
+    async fn freeze_after(
+        refusals: u32,
+        delays: &[Duration],
+    ) -> (Result<(), bollard::errors::Error>, u32) {
+        let calls = AtomicU32::new(0);
+        let result = retry_while_unfrozen("c", delays, || {
+            let call = calls.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if call < refusals {
+                    Err(unable_to_freeze())
+                } else {
+                    Ok(())
+                }
+            }
+        })
+        .await;
+        (result, calls.load(Ordering::SeqCst))
+    }
+
+    #[tokio::test]
+    async fn a_container_runc_could_not_freeze_at_first_is_frozen_on_a_later_try() {
+        let delays = [Duration::from_millis(1); 3];
+        let (result, calls) = freeze_after(3, &delays).await;
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(calls, 4, "three refusals, then the freeze");
+    }
+
+    #[tokio::test]
+    async fn a_pause_gives_up_when_the_retries_run_out() {
+        let delays = [Duration::from_millis(1); 2];
+        let (result, calls) = freeze_after(10, &delays).await;
+        assert!(is_unable_to_freeze(&result.unwrap_err()));
+        assert_eq!(calls, 3, "the first try and one per delay");
+    }
+
+    #[tokio::test]
+    async fn other_engine_errors_are_not_retried() {
+        let calls = AtomicU32::new(0);
+        let result = retry_while_unfrozen("c", &[Duration::from_millis(1)], || {
+            calls.fetch_add(1, Ordering::SeqCst);
+            async {
+                Err(bollard::errors::Error::DockerResponseServerError {
+                    status_code: 409,
+                    message: "Container c255 is not running".into(),
+                })
+            }
+        })
+        .await;
+        assert!(result.is_err());
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
 
     fn paused(since: Instant) -> Paused {
         Paused {
