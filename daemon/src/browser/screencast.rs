@@ -526,12 +526,29 @@ struct Sizes {
 
 /// Whether Chrome's capture kept its old size while the view changed size. Chrome sizes its
 /// capture from the next frame painted after the change, and a still page paints none (seen
-/// on Chromium 156 after a pixel-scale change): restarting the cast sizes it afresh.
+/// on Chromium 156 after a pixel-scale change): restarting the cast sizes it afresh. Two
+/// signs, each looked at only when the view is new (a session's first frame, or a changed
+/// view), so a cast is restarted at most once per size: the JPEG kept the last frame's size,
+/// or it is not of the view's shape (a cast started while a resize was still being laid out
+/// sent its one frame of a still page at the old size under the new metadata: seen once in
+/// `make test`, a 640×480 view in a frame of the old size and no frame after it).
 fn stale_capture(before: Option<&Sizes>, now: &Sizes) -> bool {
+    let Some(jpeg) = now.jpeg else { return false };
     match before {
-        Some(before) => before.view != now.view && now.jpeg.is_some() && before.jpeg == now.jpeg,
-        None => false,
+        Some(before) if before.view == now.view => false,
+        Some(before) if before.jpeg == now.jpeg => true,
+        _ => !same_shape(now.view, jpeg),
     }
+}
+
+/// Whether `jpeg` has the aspect ratio of `view`, within 2 % (rounding of scaled sizes).
+fn same_shape(view: (u32, u32), jpeg: (u32, u32)) -> bool {
+    if view.0 == 0 || view.1 == 0 || jpeg.0 == 0 || jpeg.1 == 0 {
+        return true;
+    }
+    let across = u64::from(jpeg.0) * u64::from(view.1);
+    let down = u64::from(jpeg.1) * u64::from(view.0);
+    across.abs_diff(down) * 50 <= across.max(down)
 }
 
 /// Width and height from a JPEG's start-of-frame header.
@@ -578,6 +595,38 @@ mod tests {
             &frame((800, 600), (800, 600))
         ));
         assert!(!stale_capture(None, &frame((1600, 1200), (800, 600))));
+    }
+
+    #[test]
+    fn a_first_frame_not_of_the_views_shape_is_stale_once() {
+        let frame = |view, jpeg| Sizes {
+            view,
+            jpeg: Some(jpeg),
+        };
+        // A 640×480 view whose one frame still has the old 1280×720 capture.
+        let first = frame((640, 480), (1280, 720));
+        assert!(stale_capture(None, &first));
+        // Not again at the same view: a cast is restarted at most once per size.
+        assert!(!stale_capture(
+            Some(&first),
+            &frame((640, 480), (1280, 720))
+        ));
+        // Frames of the view's shape, scaled or rounded, are not stale.
+        assert!(!stale_capture(None, &frame((640, 480), (1280, 960))));
+        assert!(!stale_capture(None, &frame((641, 481), (962, 722))));
+        assert!(!stale_capture(None, &frame((0, 0), (1280, 720))));
+        assert!(!stale_capture(
+            None,
+            &Sizes {
+                view: (640, 480),
+                jpeg: None
+            }
+        ));
+        // A changed view whose new frame is of another shape.
+        assert!(stale_capture(
+            Some(&frame((800, 800), (800, 800))),
+            &frame((640, 480), (1280, 720))
+        ));
     }
 
     #[test]
