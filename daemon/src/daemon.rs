@@ -203,7 +203,7 @@ fn channel_service(
             idle_timeout: Duration::from_secs(config.browser.idle_timeout_secs),
             docker_unavailable: browsers.docker_unavailable.clone(),
             downloads_root: Some(paths.data_dir.join("downloads")),
-            download_limits: crate::browser::files::DownloadLimits::from_mb(
+            download_limits: crate::browser::DownloadLimits::from_mb(
                 config.browser.downloads_max_mb,
             ),
             settle: config.tools.settle_limits(),

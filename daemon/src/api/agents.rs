@@ -10,7 +10,7 @@ use super::auth::Caller;
 use super::error::{ApiError, ApiJson};
 use super::AppState;
 use crate::agents::{AgentError, AgentIdentity};
-use crate::browser::owner::OWNER_AGENT;
+use crate::browser::OWNER_AGENT;
 
 /// `POST /api/browser/agents` body.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]

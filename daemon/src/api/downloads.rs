@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
 use super::AppState;
-use crate::browser::files::DownloadState;
+use crate::browser::DownloadState;
 use crate::channel_id::ChannelId;
 
 /// A finished download's bytes.

@@ -14,8 +14,6 @@ mod openapi;
 mod panel;
 mod timeline;
 mod ws;
-mod ws_person;
-mod ws_protocol;
 
 use std::sync::Arc;
 
@@ -25,7 +23,7 @@ use axum::Router;
 use tokio_util::sync::CancellationToken;
 
 pub use auth::Listener;
-pub use ws_protocol::ClientMessage;
+pub use ws::ClientMessage;
 
 use crate::agents::Agents;
 use crate::channels::ChannelService;

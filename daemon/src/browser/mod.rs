@@ -1,51 +1,45 @@
 //! Per-channel CDP state: the browser session (tabs, active tab, notices), the screencast hub,
-//! each pane's view, navigation and input. Knows nothing about HTTP, panes' sockets or how browsers are started.
+//! each pane's view, navigation and input. Knows nothing about HTTP, panes' sockets or how
+//! browsers are started.
+//!
+//! Rooms, each owning one part of a session: `session` (the handle, its life, the one CDP
+//! event dispatch), `tabs` (the record per tab and everything kept per tab), `view` (what panes
+//! see), `input` (what panes send), `prompts` (what waits for the person), `files` (downloads,
+//! uploads, print), `guard` (which URLs agents may open) and `protocol` (the pane messages).
+//! The rooms are private: the rest of the daemon uses only what this list re-exports.
 
-mod adoption;
-mod agent_tabs;
-pub(crate) mod auth;
-mod blank_slate;
-pub(crate) mod context_menu;
-mod cursor;
-mod dialogs;
-mod download_notices;
-mod events;
-mod file_pickers;
-pub(crate) mod files;
-pub(crate) mod find;
-pub mod frame_stages;
-pub(crate) mod input;
-pub(crate) mod input_pipeline;
-pub(crate) mod input_queue;
-pub(crate) mod input_stages;
-pub(crate) mod keys;
-mod layouts;
-pub(crate) mod logs;
-mod navigation;
-pub(crate) mod notice;
-mod own_tabs;
-pub(crate) mod owner;
-pub(crate) mod pane_view;
-mod pane_world;
-pub(crate) mod person_files;
-pub(crate) mod pickers;
-pub(crate) mod print;
-pub(crate) mod refs_store;
-pub(crate) mod screencast;
-pub(crate) mod select_popup;
+mod error;
+mod files;
+mod guard;
+mod input;
+mod prompts;
+mod protocol;
 mod session;
-mod session_parts;
-mod tab_entry;
 mod tabs;
-mod titles;
-mod tracking;
-mod url_guard;
-pub(crate) mod url_policy;
-pub(crate) mod worlds;
+mod view;
 
-pub(crate) use notice::{ActivityPhase, DownloadPhase, Holder, PaneMessage, TabInfo};
-pub(crate) use owner::Actor;
-pub(crate) use pane_view::PaneView;
-pub use session::{BrowserSession, Ownership, SessionOptions};
-pub(crate) use session::{SessionError, SettleLimits};
-pub(crate) use url_policy::UrlPolicy;
+pub(crate) use error::SessionError;
+pub(crate) use files::print::print_to_download;
+pub(crate) use files::transfers::{
+    Download, DownloadLimits, DownloadState, DownloadTracking, ReadBack,
+};
+pub(crate) use guard::policy::{check_url_for, UrlPolicy};
+pub(crate) use input::events::{dispatch as dispatch_input, InputEvent, MouseButton, Pointer};
+#[cfg(test)]
+pub(crate) use input::keys;
+pub(crate) use input::pipeline::{Dispatched, InputPipeline, Next};
+pub(crate) use input::queue::InputQueue;
+pub(crate) use prompts::auth::AuthAnswer;
+pub(crate) use prompts::person_files::{safe_name, HandedFile};
+pub(crate) use prompts::select_popup::SelectChoice;
+pub(crate) use protocol::{ActivityPhase, DownloadPhase, Holder, PaneMessage, TabInfo};
+pub(crate) use session::handle::SettleLimits;
+pub use session::handle::{BrowserSession, Ownership, SessionOptions};
+pub(crate) use tabs::owner::{Actor, HUMAN, OWNER_AGENT};
+pub(crate) use tabs::refs::{FrameRefs, RefBook};
+pub(crate) use tabs::worlds::{IsolatedWorld, NewDocumentWorld};
+pub(crate) use view::find::MAX_QUERY as MAX_FIND_QUERY;
+/// Bench-only attribution of a frame's time by stage (used by `porthole-bench`).
+pub use view::frame_stages;
+pub(crate) use view::pane_view::PaneView;
+pub(crate) use view::screencast::{Frame, Watching};

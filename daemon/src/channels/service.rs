@@ -82,7 +82,7 @@ pub struct ChannelSettings {
     /// Where channels' download directories go (`<data_dir>/downloads`).
     pub downloads_root: Option<std::path::PathBuf>,
     /// `browser.downloads_max_mb`.
-    pub download_limits: crate::browser::files::DownloadLimits,
+    pub download_limits: crate::browser::DownloadLimits,
     /// How long the tools' settle waits (`tools.*`).
     pub settle: crate::browser::SettleLimits,
 }

@@ -14,8 +14,8 @@ use tokio::time::Instant;
 
 use super::look::Picture;
 use super::Timeline;
-use crate::browser::screencast::Frame;
 use crate::browser::BrowserSession;
+use crate::browser::Frame;
 
 /// At most one frame per channel this often.
 pub const MIN_INTERVAL: Duration = Duration::from_secs(1);

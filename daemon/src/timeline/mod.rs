@@ -34,7 +34,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::browser::input::InputEvent;
+use crate::browser::InputEvent;
 use crate::browser::{Actor, BrowserSession};
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::event::{now_ms, Draft, EventActor, EventKind};
 use super::pace::Pace;
 use super::store::{Limits, Store, StoreError};
-use crate::browser::input::InputEvent;
+use crate::browser::InputEvent;
 use crate::browser::{BrowserSession, PaneMessage};
 use crate::channel_id::ChannelId;
 

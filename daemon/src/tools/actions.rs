@@ -12,7 +12,7 @@ use super::driver::Tab;
 use super::error::ToolError;
 use super::readback::{self, Expect};
 use super::{page, refs, waits};
-use crate::browser::input::{dispatch, InputEvent, MouseButton, Pointer};
+use crate::browser::{dispatch_input as dispatch, InputEvent, MouseButton, Pointer};
 
 /// After `type`: a note when the field (the ref's, else the focused one) does not hold the
 /// text. `read` is what the settle read already (see [`read_back_in_settle`]).

@@ -20,8 +20,8 @@ use serde_json::{json, Value};
 use super::driver::{helper_on, Tab};
 use super::error::ToolError;
 use super::refs;
-use crate::browser::files::{Download, DownloadState, DownloadTracking, ReadBack};
 use crate::browser::{Actor, BrowserSession};
+use crate::browser::{Download, DownloadState, DownloadTracking, ReadBack};
 use crate::cdp::CdpError;
 
 /// The largest download `get_download` returns inline; a larger one is named by path only.

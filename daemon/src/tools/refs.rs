@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::driver::{helper_on, Tab};
 use super::error::ToolError;
-pub use crate::browser::refs_store::{FrameRefs, RefBook};
+pub(crate) use crate::browser::{FrameRefs, RefBook};
 
 /// The tab's book (kept on the session, per tab).
 pub fn book(tab: &Tab) -> RefBook {

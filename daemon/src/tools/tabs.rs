@@ -10,7 +10,7 @@ use porthole_mcp::ToolOutput;
 use super::driver::Tab;
 use super::error::ToolError;
 use super::waits;
-use crate::browser::url_policy::check_url_for;
+use crate::browser::check_url_for;
 use crate::browser::{Actor, BrowserSession, SessionError, UrlPolicy};
 
 /// `list_tabs`.
@@ -32,7 +32,7 @@ fn listing(browser: &BrowserSession, actor: &Actor) -> String {
             ""
         };
         let owner = match actor {
-            Actor::Owner if t.owner != crate::browser::owner::HUMAN => {
+            Actor::Owner if t.owner != crate::browser::HUMAN => {
                 format!(" (agent {})", t.owner_name)
             }
             _ => String::new(),

@@ -22,8 +22,8 @@ use tokio::sync::broadcast;
 
 use super::driver::PAGE_JS;
 use super::error::ToolError;
-use crate::browser::worlds::NewDocumentWorld;
 use crate::browser::BrowserSession;
+use crate::browser::NewDocumentWorld;
 use crate::cdp::{CdpConnection, CdpError, CdpEvent};
 
 /// Name of the world in every frame.
@@ -31,7 +31,7 @@ const WORLD_NAME: &str = "porthole-tools";
 /// The helper's API object, as the isolated world's own code reaches it.
 pub const HELPER: &str = "globalThis[Symbol.for('porthole.tools')]";
 /// A frame's isolated world with the helper installed (kept on the session).
-pub type World = crate::browser::worlds::IsolatedWorld;
+pub type World = crate::browser::IsolatedWorld;
 
 /// The helper's world in the frame behind `session`, made when there is none yet.
 pub async fn world(browser: &BrowserSession, session: &str) -> Result<World, ToolError> {

@@ -1,0 +1,29 @@
+//! The error of a session operation, a leaf: returning one does not import the session.
+
+use crate::cdp::CdpError;
+
+/// A failed session operation; the message is for a person.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Cdp(#[from] CdpError),
+    #[error("no tab {0} in this channel")]
+    UnknownTab(String),
+    #[error("{0}")]
+    BadUrl(String),
+    #[error("navigation to {url} failed: {reason}")]
+    Navigation { url: String, reason: String },
+    #[error("this channel's browser session is closed; send start again")]
+    Closed,
+    #[error("no dialog is open in tab {0}")]
+    NoDialog(String),
+    /// The tab belongs to someone else (an agent touching another owner's tab).
+    #[error("tab {target_id} belongs to {owner}; you may only use your own tabs (call list_tabs to see them, or new_tab to open one)")]
+    NotYours { target_id: String, owner: String },
+    /// A download of the person's (a print) could not be made or stored.
+    #[error("{0}")]
+    Download(String),
+    /// The agent has as many tabs as one agent may (`agents.max_tabs`).
+    #[error("you have {open} tabs open, the most one agent may have (the setting {}); close one with close_tab first", crate::bounds::MAX_TABS_KEY)]
+    TabLimit { open: usize },
+}

@@ -1,0 +1,830 @@
+//! Files in and out of a session's browser. Uploads: a temporary directory per session
+//! (`uploads/<n>/<name>`, kept while the page may still read them, removed when the session
+//! ends). Downloads: where the provider says ([`DownloadPlace`]): the channel's own directory
+//! `<data_dir>/downloads/<channel>/` (local mode), or a directory in the browser's container
+//! read back through the engine (docker mode), with the list (`index.json`) always in the
+//! channel's directory on the daemon's side (a temporary one without a data dir). Both outlive
+//! the session, so a browser stop or restart loses neither the files nor the list.
+//!
+//! `Browser.setDownloadBehavior {allowAndName, eventsEnabled}` points the browser at the
+//! directory, and the recorder follows `Browser.downloadWillBegin` / `downloadProgress` into a
+//! list the tools read; each download remembers the frame that started it, and the tools
+//! record which owner's tab that was. In host mode ([`DownloadPlace::Watch`]) the behaviour
+//! stays Chrome's `default` (the user's Chrome keeps its own download folder) with events on,
+//! and only the downloads of the session's own tabs are listed, where Chrome says it saved
+//! them. Reading and answering for tools is `tools::files`; the person's `download` messages
+//! are `download_notices`.
+//!
+//! `browser.downloads_max_mb` caps the channel's downloads on disk: a download that would
+//! take them over is cancelled (`Browser.cancelDownload`), its partial file removed, and the
+//! list says why.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use super::download_notices::DownloadNotices;
+use crate::browser::protocol::PaneMessage;
+use crate::cdp::{CdpConnection, CdpEvent};
+use crate::providers::{BrowserFiles, DownloadPlace};
+
+/// Where a download stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum DownloadState {
+    InProgress,
+    Completed,
+    Canceled,
+}
+
+impl DownloadState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DownloadState::InProgress => "in progress",
+            DownloadState::Completed => "completed",
+            DownloadState::Canceled => "canceled",
+        }
+    }
+}
+
+/// The list file in a downloads directory.
+const INDEX: &str = "index.json";
+
+/// One download of the session's browser.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Download {
+    /// `d1`, `d2`, … in the order they began.
+    pub id: String,
+    /// Chrome's id; the file is `downloads/<guid>`.
+    pub guid: String,
+    /// The name the page suggested.
+    pub name: String,
+    pub url: String,
+    pub state: DownloadState,
+    pub received: u64,
+    /// 0 when the server did not say.
+    pub total: u64,
+    /// Where the finished file is, as the browser sees it (in its container in docker mode).
+    pub path: PathBuf,
+    /// The frame that started it (a tab's target id for its main frame).
+    #[serde(default)]
+    pub frame_id: String,
+    /// The id of the owner of the tab it came from (`human` or an agent id), once known.
+    #[serde(default)]
+    pub owner: Option<String>,
+    /// The tab it came from, once known.
+    #[serde(default)]
+    pub target_id: Option<String>,
+    /// The file is on the daemon's side even when the browser's downloads are not (a print).
+    #[serde(default)]
+    pub on_daemon: bool,
+    /// Why the daemon cancelled it (a bound), for `list_downloads`.
+    #[serde(default)]
+    pub why: Option<String>,
+}
+
+/// Why a download's bytes cannot be had or kept.
+#[derive(Debug, thiserror::Error)]
+pub enum DownloadError {
+    /// Its file is no longer where it was saved, or could not be read back.
+    #[error("Download {id} ({name}) is gone: {reason}")]
+    Gone {
+        id: String,
+        name: String,
+        reason: String,
+    },
+    /// The channel keeps no downloads of its own (the user's Chrome keeps them).
+    #[error("this channel has no directory for downloads")]
+    NoDirectory,
+    /// Over `browser.downloads_max_mb`; the text says by how much.
+    #[error("{0}")]
+    OverCap(String),
+    /// Writing it to the daemon's disk failed.
+    #[error("could not store {name} ({reason})")]
+    NotStored { name: String, reason: String },
+}
+
+/// A download's bytes, for the API to stream.
+pub struct DownloadBody {
+    /// The bytes as they arrive: from the daemon's disk, or from the browser's own
+    /// filesystem through its provider.
+    pub reader: crate::providers::FileReader,
+    /// How many bytes the reader gives.
+    pub size: u64,
+}
+
+/// What `browser.downloads_max_mb` says, and where the channel's downloads go.
+#[derive(Debug, Clone)]
+pub struct DownloadLimits {
+    /// The most the channel's downloads may take on disk, in bytes (0: no cap).
+    pub max_bytes: u64,
+}
+
+impl DownloadLimits {
+    /// The cap from `browser.downloads_max_mb`.
+    pub fn from_mb(mb: u64) -> Self {
+        Self {
+            max_bytes: mb.saturating_mul(1024 * 1024),
+        }
+    }
+}
+
+impl Default for DownloadLimits {
+    fn default() -> Self {
+        Self::from_mb(1024)
+    }
+}
+
+/// Work a download event leaves for the follower (it needs the browser: an await).
+enum Effect {
+    /// Over the cap: cancel it and remove what it left.
+    Cancel(Download),
+    /// Cancelled by the daemon and now ended: remove what is left.
+    Remove(Download),
+}
+
+/// A download's bytes as read back.
+#[derive(Debug)]
+pub enum ReadBack {
+    Bytes(Vec<u8>),
+    /// Over the limit asked for: its size.
+    TooBig(u64),
+}
+
+/// A file chooser a page opened (intercepted, never shown), waiting for `upload_file`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chooser {
+    /// The `<input type=file>` it is for.
+    pub backend_node_id: i64,
+    /// It takes several files.
+    pub multiple: bool,
+}
+
+/// Whether downloads are followed for this session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DownloadTracking {
+    /// Downloads land in [`SessionFiles::downloads_dir`] and are listed.
+    On,
+    /// Not followed; the text says why.
+    Off(String),
+}
+
+/// A download's `downloadWillBegin` and last `downloadProgress`, held until its owner is known.
+type Held = (Value, Option<Value>);
+
+/// The session's file directory and download list.
+pub struct SessionFiles {
+    /// Removed (with everything in it) when the session is dropped; `None` when it could not
+    /// be created (uploads and downloads then say so).
+    root: Option<tempfile::TempDir>,
+    /// The channel's downloads directory on the daemon's side (outlives the session; holds
+    /// the list, and the files in local mode), when one could be made.
+    downloads_dir: Option<PathBuf>,
+    /// Where the browser saves downloads, as it sees the path.
+    browser_dir: Option<PathBuf>,
+    /// Reads the files back when they are on the browser's own filesystem (docker mode);
+    /// `None`: they are on ours.
+    reader: Option<Arc<dyn BrowserFiles>>,
+    /// Short lock, never held across an await.
+    downloads: Mutex<Vec<Download>>,
+    uploads: AtomicU64,
+    tracking: Mutex<DownloadTracking>,
+    /// The last file chooser each tab (flat session id) opened. Short lock.
+    choosers: Mutex<HashMap<String, Chooser>>,
+    /// Owners settled before their download was recorded (guid → owner id, tab). Short lock.
+    pending_owners: Mutex<HashMap<String, (String, Option<String>)>>,
+    /// `download` messages to the session's panes.
+    notices: DownloadNotices,
+    limits: DownloadLimits,
+    /// Only downloads of the session's own tabs are listed ([`DownloadPlace::Watch`]): the
+    /// events of the others are kept here (guid → begin, last progress) until an owner is
+    /// settled, never listed. Short lock.
+    unowned: Option<Mutex<HashMap<String, Held>>>,
+}
+
+impl std::fmt::Debug for SessionFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionFiles")
+            .field("root", &self.root.as_ref().map(|r| r.path().to_path_buf()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionFiles {
+    /// Creates the session's directory and, unless `place` is off, points the browser's
+    /// downloads at their place and follows them until `closed` is cancelled. `downloads_root`:
+    /// where channels' download directories go (`<data_dir>/downloads`); without one the list
+    /// (and local files) go to a temporary directory removed with the session.
+    pub fn spawn(
+        cdp: &CdpConnection,
+        channel: &str,
+        place: DownloadPlace,
+        downloads_root: Option<&Path>,
+        closed: CancellationToken,
+        notices: broadcast::Sender<PaneMessage>,
+        limits: DownloadLimits,
+    ) -> Arc<Self> {
+        let watch = matches!(place, DownloadPlace::Watch);
+        let (tracking, browser_side, reader) = match place {
+            DownloadPlace::Daemon => (DownloadTracking::On, None, None),
+            DownloadPlace::Browser { dir, files } => {
+                (DownloadTracking::On, Some(PathBuf::from(dir)), Some(files))
+            }
+            // Chrome names the place of each file; nothing is pointed anywhere.
+            DownloadPlace::Watch => (DownloadTracking::On, Some(PathBuf::new()), None),
+            DownloadPlace::Off(why) => (DownloadTracking::Off(why), None, None),
+        };
+        let root = tempfile::Builder::new()
+            .prefix(&format!("porthole-files-{channel}-"))
+            .tempdir();
+        let downloads_dir = match (&root, downloads_root) {
+            (_, Some(shared)) => Ok(shared.join(channel)),
+            (Ok(root), None) => Ok(root.path().join("downloads")),
+            (Err(e), None) => Err(std::io::Error::new(e.kind(), e.to_string())),
+        }
+        .and_then(|dir| std::fs::create_dir_all(&dir).map(|()| dir));
+        let root = root
+            .inspect_err(|e| tracing::warn!(event = "session_files_unavailable", error = %e))
+            .ok();
+        let (downloads_dir, tracking) = match downloads_dir {
+            Ok(dir) => (Some(dir), tracking),
+            Err(e) => {
+                tracing::warn!(event = "downloads_dir_unavailable", error = %e);
+                let why = format!("no directory for the browser's downloads could be made ({e})");
+                (None, DownloadTracking::Off(why))
+            }
+        };
+        let earlier = downloads_dir.as_deref().map(load_index).unwrap_or_default();
+        let browser_dir = browser_side.or_else(|| downloads_dir.clone());
+        let files = Arc::new(Self {
+            root,
+            downloads_dir,
+            browser_dir,
+            reader,
+            downloads: Mutex::new(earlier),
+            uploads: AtomicU64::new(0),
+            tracking: Mutex::new(tracking.clone()),
+            choosers: Mutex::new(HashMap::new()),
+            pending_owners: Mutex::new(HashMap::new()),
+            notices: DownloadNotices::new(notices),
+            limits,
+            unowned: watch.then(|| Mutex::new(HashMap::new())),
+        });
+        let downloads = match (&tracking, &files.browser_dir) {
+            (DownloadTracking::On, Some(dir)) if files.downloads_dir.is_some() => Some(dir.clone()),
+            _ => None,
+        };
+        let events = cdp.subscribe();
+        tokio::spawn(files.clone().follow(cdp.clone(), events, downloads, closed));
+        files
+    }
+
+    /// The channel's downloads directory on the daemon's side.
+    pub fn downloads_dir(&self) -> Option<PathBuf> {
+        self.downloads_dir.clone()
+    }
+
+    /// Whether the browser keeps its own download place and only our tabs' are listed
+    /// (host mode).
+    pub fn watches(&self) -> bool {
+        self.unowned.is_some()
+    }
+
+    /// Where a download's file is, in words (a path on this machine, or in the browser's
+    /// container).
+    pub fn where_saved(&self, download: &Download) -> String {
+        match self.reader {
+            None => format!("saved at {}", download.path.display()),
+            Some(_) => format!(
+                "saved in the browser's container at {}",
+                download.path.display()
+            ),
+        }
+    }
+
+    /// The bytes of a finished download, or its size when it is over `limit`.
+    pub async fn read_download(
+        &self,
+        download: &Download,
+        limit: u64,
+    ) -> Result<ReadBack, DownloadError> {
+        let gone = |e: &dyn std::fmt::Display| DownloadError::Gone {
+            id: download.id.clone(),
+            name: download.name.clone(),
+            reason: e.to_string(),
+        };
+        match self.reader.as_ref().filter(|_| !download.on_daemon) {
+            None => {
+                let size = tokio::fs::metadata(&download.path)
+                    .await
+                    .map_err(|e| gone(&crate::providers::io_reason(&e)))?
+                    .len();
+                if size > limit {
+                    return Ok(ReadBack::TooBig(size));
+                }
+                let bytes = tokio::fs::read(&download.path)
+                    .await
+                    .map_err(|e| gone(&crate::providers::io_reason(&e)))?;
+                Ok(ReadBack::Bytes(bytes))
+            }
+            Some(reader) => {
+                if download.received > limit {
+                    return Ok(ReadBack::TooBig(download.received));
+                }
+                let path = download.path.display().to_string();
+                let bytes = reader.read(&path, limit).await.map_err(|e| {
+                    tracing::warn!(event = "download_unreadable", id = %download.id, %e, detail = e.detail().unwrap_or_default());
+                    gone(&e)
+                })?;
+                Ok(ReadBack::Bytes(bytes))
+            }
+        }
+    }
+
+    /// The bytes of a finished download for the API: the open file when it is on the
+    /// daemon's disk, else read back from the browser's (at most the channel's cap).
+    pub async fn open_download(&self, download: &Download) -> Result<DownloadBody, DownloadError> {
+        let gone = |e: &dyn std::fmt::Display| DownloadError::Gone {
+            id: download.id.clone(),
+            name: download.name.clone(),
+            reason: e.to_string(),
+        };
+        let Some(reader) = self.reader.as_ref().filter(|_| !download.on_daemon) else {
+            let file = tokio::fs::File::open(&download.path)
+                .await
+                .map_err(|e| gone(&crate::providers::io_reason(&e)))?;
+            let size = file
+                .metadata()
+                .await
+                .map_err(|e| gone(&crate::providers::io_reason(&e)))?
+                .len();
+            return Ok(DownloadBody {
+                reader: Box::new(file),
+                size,
+            });
+        };
+        let limit = match self.limits.max_bytes {
+            0 => u64::MAX / 2,
+            cap => cap,
+        };
+        let path = download.path.display().to_string();
+        let (reader, size) = reader.open(&path, limit).await.map_err(|e| {
+            tracing::warn!(event = "download_unreadable", id = %download.id, %e, detail = e.detail().unwrap_or_default());
+            gone(&e)
+        })?;
+        Ok(DownloadBody { reader, size })
+    }
+
+    /// Records who owns the download `guid` (its tab's owner, and the tab): at once when it
+    /// is listed, else kept until its `downloadWillBegin` is recorded (both follow the same
+    /// events). Panes hear of the person's downloads from here or from that record,
+    /// whichever comes second.
+    pub fn set_owner_of(&self, guid: &str, owner: &str, target_id: Option<&str>) {
+        let mut downloads = self.downloads.lock().expect("downloads lock");
+        match downloads.iter_mut().find(|d| d.guid == guid) {
+            Some(d) => {
+                d.owner = Some(owner.to_string());
+                d.target_id = target_id.map(str::to_string);
+                self.notices.started(d);
+                self.save(&downloads);
+            }
+            None => {
+                self.pending_owners
+                    .lock()
+                    .expect("pending owners lock")
+                    .insert(
+                        guid.to_string(),
+                        (owner.to_string(), target_id.map(str::to_string)),
+                    );
+                // Host mode: a download of one of our tabs, seen before its owner was.
+                let held = self
+                    .unowned
+                    .as_ref()
+                    .and_then(|unowned| unowned.lock().expect("unowned lock").remove(guid));
+                drop(downloads);
+                if let Some((begin, progress)) = held {
+                    let dir = PathBuf::new();
+                    self.apply("Browser.downloadWillBegin", &begin, &dir);
+                    if let Some(progress) = progress {
+                        self.apply("Browser.downloadProgress", &progress, &dir);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stores `bytes` as a finished download of the person's (a print of tab `target_id`),
+    /// on the daemon's side, and tells panes. Refused over `browser.downloads_max_mb`.
+    pub fn add_file(
+        &self,
+        name: &str,
+        target_id: &str,
+        bytes: &[u8],
+    ) -> Result<Download, DownloadError> {
+        let Some(dir) = &self.downloads_dir else {
+            return Err(DownloadError::NoDirectory);
+        };
+        let size = bytes.len() as u64;
+        let mut downloads = self.downloads.lock().expect("downloads lock");
+        if let Some(why) = self.over_cap(&downloads, "", size) {
+            return Err(DownloadError::OverCap(why));
+        }
+        let n = downloads.len() + 1;
+        let guid = format!("print-{n}-{}", std::process::id());
+        let mut download = Download {
+            id: format!("d{n}"),
+            guid: guid.clone(),
+            name: name.to_string(),
+            url: String::new(),
+            state: DownloadState::Completed,
+            received: size,
+            total: size,
+            path: dir.join(&guid),
+            frame_id: target_id.to_string(),
+            owner: Some(
+                crate::browser::tabs::owner::TabOwner::Human
+                    .id()
+                    .to_string(),
+            ),
+            target_id: Some(target_id.to_string()),
+            on_daemon: true,
+            why: None,
+        };
+        // A small synchronous write under the short lock (never an await), so ids stay in order.
+        if let Err(e) = std::fs::write(&download.path, bytes) {
+            download.state = DownloadState::Canceled;
+            self.notices.failed(&download);
+            return Err(DownloadError::NotStored {
+                name: name.to_string(),
+                reason: e.to_string(),
+            });
+        }
+        downloads.push(download.clone());
+        self.notices.started(&download);
+        self.save(&downloads);
+        Ok(download)
+    }
+
+    /// Why `size` more bytes for download `guid` would take the channel over its cap.
+    fn over_cap(&self, downloads: &[Download], guid: &str, size: u64) -> Option<String> {
+        let cap = self.limits.max_bytes;
+        if cap == 0 || self.unowned.is_some() {
+            return None;
+        }
+        let others: u64 = downloads
+            .iter()
+            .filter(|d| d.guid != guid && d.state != DownloadState::Canceled)
+            .map(|d| d.received)
+            .sum();
+        (others.saturating_add(size) > cap).then(|| {
+            format!(
+                "canceled by Porthole: it would take this channel's downloads over                  browser.downloads_max_mb ({} MB; {others} bytes are already taken); raise that                  setting in the daemon's config to allow more",
+                cap / (1024 * 1024)
+            )
+        })
+    }
+
+    /// Writes the list beside the files (best effort; a failure is logged). Called with the
+    /// list's lock held: it is a small synchronous write, never an await.
+    fn save(&self, downloads: &[Download]) {
+        let Some(dir) = &self.downloads_dir else {
+            return;
+        };
+        let write = serde_json::to_vec_pretty(downloads)
+            .map_err(std::io::Error::other)
+            .and_then(|json| {
+                let tmp = dir.join(format!("{INDEX}.tmp"));
+                std::fs::write(&tmp, json)?;
+                std::fs::rename(tmp, dir.join(INDEX))
+            });
+        if let Err(e) = write {
+            tracing::warn!(event = "downloads_index_not_saved", error = %e);
+        }
+    }
+
+    /// Whether downloads are followed.
+    pub fn tracking(&self) -> DownloadTracking {
+        self.tracking.lock().expect("tracking lock").clone()
+    }
+
+    /// A new, empty directory for one upload's files (kept for the session's life: the page
+    /// reads the files when it submits or reads them, not when they are set).
+    pub fn upload_dir(&self) -> std::io::Result<PathBuf> {
+        let root = self
+            .root
+            .as_ref()
+            .ok_or_else(|| std::io::Error::other("the session has no directory for files"))?;
+        let n = self.uploads.fetch_add(1, Ordering::Relaxed) + 1;
+        let dir = root.path().join("uploads").join(n.to_string());
+        std::fs::create_dir_all(&dir)?;
+        Ok(dir)
+    }
+
+    /// Takes the file chooser the tab behind `session` opened last, if one is waiting.
+    pub fn take_chooser(&self, session: &str) -> Option<Chooser> {
+        self.choosers.lock().expect("choosers lock").remove(session)
+    }
+
+    /// The downloads so far, oldest first.
+    pub fn downloads(&self) -> Vec<Download> {
+        self.downloads.lock().expect("downloads lock").clone()
+    }
+
+    /// A download by its id (`d1`) or Chrome's guid.
+    pub fn download(&self, id: &str) -> Option<Download> {
+        let id = id.trim();
+        self.downloads
+            .lock()
+            .expect("downloads lock")
+            .iter()
+            .find(|d| d.id == id || d.guid == id)
+            .cloned()
+    }
+
+    async fn follow(
+        self: Arc<Self>,
+        cdp: CdpConnection,
+        mut events: broadcast::Receiver<CdpEvent>,
+        downloads: Option<PathBuf>,
+        closed: CancellationToken,
+    ) {
+        if let Some(dir) = &downloads {
+            self.allow_downloads(&cdp, dir).await;
+        }
+        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "files").await {
+            match (event.method.as_str(), event.session_id.as_deref()) {
+                ("Page.fileChooserOpened", Some(session)) => {
+                    let Some(id) = event.params["backendNodeId"].as_i64() else {
+                        continue;
+                    };
+                    let chooser = Chooser {
+                        backend_node_id: id,
+                        multiple: event.params["mode"] == "selectMultiple",
+                    };
+                    self.choosers
+                        .lock()
+                        .expect("choosers lock")
+                        .insert(session.to_string(), chooser);
+                }
+                (method, None) if method.starts_with("Browser.download") => {
+                    let Some(dir) = &downloads else {
+                        continue;
+                    };
+                    match self.apply(method, &event.params, dir) {
+                        Some(Effect::Cancel(d)) => {
+                            let cancel = cdp
+                                .call("Browser.cancelDownload", json!({"guid": d.guid}))
+                                .await;
+                            if let Err(e) = cancel {
+                                tracing::warn!(event = "download_cancel_failed", id = %d.id, error = %e);
+                            }
+                            self.remove_partial(&d).await;
+                        }
+                        Some(Effect::Remove(d)) => self.remove_partial(&d).await,
+                        None => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Removes what a download the daemon cancelled left on the daemon's disk (the file and
+    /// Chrome's `.crdownload`); in a container Chrome removes its own partial file.
+    async fn remove_partial(&self, d: &Download) {
+        if self.reader.is_some() || self.unowned.is_some() {
+            return;
+        }
+        let mut partial = d.path.clone().into_os_string();
+        partial.push(".crdownload");
+        for path in [d.path.clone(), PathBuf::from(partial)] {
+            match tokio::fs::remove_file(&path).await {
+                Ok(()) => tracing::info!(event = "download_partial_removed", id = %d.id),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    tracing::warn!(event = "download_partial_not_removed", id = %d.id, error = %e)
+                }
+            }
+        }
+    }
+
+    /// Points the browser's downloads at `dir`, with events (host mode: Chrome's own place,
+    /// events only); tracking goes off if refused.
+    async fn allow_downloads(&self, cdp: &CdpConnection, dir: &Path) {
+        let behavior = if self.unowned.is_some() {
+            json!({"behavior": "default", "eventsEnabled": true})
+        } else {
+            json!({
+                "behavior": "allowAndName",
+                "downloadPath": dir.display().to_string(),
+                "eventsEnabled": true,
+            })
+        };
+        let set = cdp.call("Browser.setDownloadBehavior", behavior).await;
+        if let Err(e) = set {
+            tracing::warn!(event = "downloads_not_followed", error = %e);
+            *self.tracking.lock().expect("tracking lock") =
+                DownloadTracking::Off(format!("the browser refused to report downloads ({e})"));
+        }
+    }
+
+    /// Records one download event; says what is left to do with the browser.
+    fn apply(&self, method: &str, p: &Value, dir: &Path) -> Option<Effect> {
+        let guid = p["guid"].as_str().unwrap_or_default();
+        if guid.is_empty() {
+            return None;
+        }
+        let mut downloads = self.downloads.lock().expect("downloads lock");
+        match method {
+            "Browser.downloadWillBegin" => {
+                if downloads.iter().any(|d| d.guid == guid) {
+                    return None;
+                }
+                let owner = self
+                    .pending_owners
+                    .lock()
+                    .expect("pending owners lock")
+                    .remove(guid);
+                if let (None, Some(unowned)) = (&owner, &self.unowned) {
+                    // Host mode: listed only once it is known to be one of our tabs'.
+                    let mut unowned = unowned.lock().expect("unowned lock");
+                    unowned.insert(guid.to_string(), (p.clone(), None));
+                    return None;
+                }
+                let id = format!("d{}", downloads.len() + 1);
+                tracing::info!(event = "download_began", id, guid);
+                let frame_id = p["frameId"].as_str().unwrap_or_default().to_string();
+                let (owner, target_id) = owner.unzip();
+                let download = Download {
+                    id,
+                    guid: guid.to_string(),
+                    name: p["suggestedFilename"]
+                        .as_str()
+                        .unwrap_or("download")
+                        .to_string(),
+                    url: p["url"].as_str().unwrap_or_default().to_string(),
+                    state: DownloadState::InProgress,
+                    received: 0,
+                    total: 0,
+                    path: dir.join(guid),
+                    frame_id,
+                    owner,
+                    target_id: target_id.flatten(),
+                    on_daemon: false,
+                    why: None,
+                };
+                self.notices.started(&download);
+                downloads.push(download);
+                self.save(&downloads);
+                None
+            }
+            "Browser.downloadProgress" => {
+                let Some(at) = downloads.iter().position(|d| d.guid == guid) else {
+                    if let Some(unowned) = &self.unowned {
+                        if let Some(held) = unowned.lock().expect("unowned lock").get_mut(guid) {
+                            held.1 = Some(p.clone());
+                        }
+                    }
+                    return None;
+                };
+                let was = downloads[at].state;
+                let received = p["receivedBytes"]
+                    .as_u64()
+                    .unwrap_or(downloads[at].received);
+                let total = p["totalBytes"].as_u64().unwrap_or(downloads[at].total);
+                let state = match p["state"].as_str() {
+                    Some("completed") => DownloadState::Completed,
+                    Some("canceled") => DownloadState::Canceled,
+                    _ => DownloadState::InProgress,
+                };
+                // Over the cap: cancelled here, so panes and the list say so at once.
+                let over = (state == DownloadState::InProgress && downloads[at].why.is_none())
+                    .then(|| self.over_cap(&downloads, guid, received.max(total)))
+                    .flatten();
+                let d = &mut downloads[at];
+                if was != DownloadState::InProgress {
+                    // Chrome confirms a cancel of ours: remove what it may have left.
+                    let ours = d.why.is_some() && state == DownloadState::Canceled;
+                    return ours.then(|| Effect::Remove(d.clone()));
+                }
+                d.received = received;
+                d.total = total;
+                d.state = state;
+                if let Some(path) = p["filePath"].as_str().filter(|p| !p.is_empty()) {
+                    d.path = PathBuf::from(path);
+                }
+                let effect = match over {
+                    Some(why) => {
+                        tracing::info!(event = "download_over_cap", id = %d.id, bytes = d.received);
+                        d.why = Some(why);
+                        d.state = DownloadState::Canceled;
+                        Some(Effect::Cancel(d.clone()))
+                    }
+                    None => None,
+                };
+                self.notices.moved(d);
+                if d.state != DownloadState::InProgress {
+                    tracing::info!(event = "download_ended", id = %d.id, state = d.state.as_str(), bytes = d.received);
+                    self.save(&downloads);
+                }
+                effect
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The list an earlier session left in `dir`; downloads it left running were cut off with
+/// its browser and count as canceled.
+fn load_index(dir: &Path) -> Vec<Download> {
+    let Ok(json) = std::fs::read(dir.join(INDEX)) else {
+        return Vec::new();
+    };
+    let mut list: Vec<Download> = serde_json::from_slice(&json).unwrap_or_else(|e| {
+        tracing::warn!(event = "downloads_index_unreadable", error = %e);
+        Vec::new()
+    });
+    for d in &mut list {
+        if d.state == DownloadState::InProgress {
+            d.state = DownloadState::Canceled;
+        }
+    }
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn download_events_make_a_list() {
+        let root = tempfile::tempdir().unwrap();
+        let files = SessionFiles {
+            downloads_dir: Some(root.path().join("downloads")),
+            browser_dir: Some(root.path().join("downloads")),
+            reader: None,
+            root: Some(root),
+            downloads: Mutex::new(Vec::new()),
+            uploads: AtomicU64::new(0),
+            tracking: Mutex::new(DownloadTracking::On),
+            choosers: Mutex::new(HashMap::new()),
+            pending_owners: Mutex::new(HashMap::new()),
+            notices: DownloadNotices::new(broadcast::channel(16).0),
+            limits: DownloadLimits::default(),
+            unowned: None,
+        };
+        let dir = files.downloads_dir().unwrap();
+        files.apply(
+            "Browser.downloadWillBegin",
+            &json!({"guid": "g1", "url": "http://x/a.txt", "suggestedFilename": "a.txt"}),
+            &dir,
+        );
+        files.apply(
+            "Browser.downloadProgress",
+            &json!({"guid": "g1", "receivedBytes": 3, "totalBytes": 5, "state": "inProgress"}),
+            &dir,
+        );
+        assert_eq!(
+            files.download("d1").unwrap().state,
+            DownloadState::InProgress
+        );
+        files.apply(
+            "Browser.downloadProgress",
+            &json!({"guid": "g1", "receivedBytes": 5, "totalBytes": 5, "state": "completed"}),
+            &dir,
+        );
+        let d = files.download("g1").unwrap();
+        assert_eq!(
+            (d.id.as_str(), d.received, d.state),
+            ("d1", 5, DownloadState::Completed)
+        );
+        assert_eq!(d.path, dir.join("g1"));
+        assert!(files.download("d2").is_none());
+        // The list outlives the session, beside the files.
+        std::fs::create_dir_all(&dir).unwrap();
+        files.set_owner_of("g1", "agent-7", None);
+        let again = load_index(&dir);
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0].owner.as_deref(), Some("agent-7"));
+        assert_eq!(again[0].state, DownloadState::Completed);
+        // An owner settled before the download is recorded is kept for it.
+        files.set_owner_of("g2", "agent-9", None);
+        files.apply(
+            "Browser.downloadWillBegin",
+            &json!({"guid": "g2", "url": "http://x/b.txt", "suggestedFilename": "b.txt"}),
+            &dir,
+        );
+        assert_eq!(
+            files.download("d2").unwrap().owner.as_deref(),
+            Some("agent-9")
+        );
+        let a = files.upload_dir().unwrap();
+        let b = files.upload_dir().unwrap();
+        assert_ne!(a, b);
+        assert!(a.is_dir());
+    }
+}

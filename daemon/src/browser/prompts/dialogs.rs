@@ -1,0 +1,134 @@
+//! JavaScript dialogs (alert, confirm, prompt, beforeunload) of a session's tabs: which one is
+//! open in which tab, told to every pane, and answered only when a person (`dialog_answer`)
+//! or an agent (`handle_dialog`) says so — never on anyone's behalf.
+//!
+//! While a dialog is open its page is blocked: nothing evaluates there until it is answered.
+
+use serde_json::json;
+
+use crate::browser::error::SessionError;
+use crate::browser::protocol::{DialogKind, PaneMessage};
+use crate::browser::session::handle::BrowserSession;
+use crate::cdp::CdpEvent;
+
+/// A dialog open in a tab.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenDialog {
+    pub kind: DialogKind,
+    pub message: String,
+    pub default_prompt: Option<String>,
+}
+
+impl OpenDialog {
+    /// How a tool result names it.
+    pub fn describe(&self) -> String {
+        format!(
+            "A {} dialog is open in this tab saying {:?}. The page waits until it is answered: \
+             call handle_dialog {{accept: true or false{}}} (the person at the browser may \
+             answer it too).",
+            self.kind.as_str(),
+            self.message,
+            if self.kind == DialogKind::Prompt {
+                ", text"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+impl BrowserSession {
+    /// Records dialogs opening and closing (from the session's event loop).
+    pub(in crate::browser) fn follow_dialog(&self, event: &CdpEvent) {
+        let opening = event.method == "Page.javascriptDialogOpening";
+        let closed = event.method == "Page.javascriptDialogClosed";
+        if !opening && !closed {
+            return;
+        }
+        let Some(target_id) = event.session_id.as_deref().and_then(|session| {
+            let tabs = self.tabs.lock().expect("tabs lock");
+            tabs.by_session(session).map(|t| t.target_id.clone())
+        }) else {
+            return;
+        };
+        if opening {
+            let dialog = OpenDialog {
+                kind: DialogKind::from_cdp(event.params["type"].as_str().unwrap_or("alert")),
+                message: event.params["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                default_prompt: event.params["defaultPrompt"]
+                    .as_str()
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string),
+            };
+            tracing::info!(event = "dialog_opened", channel_id = %self.channel(), %target_id, kind = dialog.kind.as_str());
+            if let Some(entry) = self.tabs.lock().expect("tabs lock").entry_mut(&target_id) {
+                entry.dialog = Some(dialog.clone());
+            }
+            self.notify(PaneMessage::Dialog {
+                target_id,
+                kind: dialog.kind,
+                message: dialog.message,
+                default_prompt: dialog.default_prompt,
+            });
+        } else {
+            self.forget_dialog(&target_id);
+        }
+    }
+
+    fn forget_dialog(&self, target_id: &str) {
+        let was_open = self
+            .tabs
+            .lock()
+            .expect("tabs lock")
+            .entry_mut(target_id)
+            .and_then(|e| e.dialog.take())
+            .is_some();
+        if was_open {
+            self.notify(PaneMessage::DialogClosed {
+                target_id: target_id.to_string(),
+            });
+        }
+    }
+
+    /// The dialog open in a tab, if any.
+    pub(crate) fn open_dialog(&self, target_id: &str) -> Option<OpenDialog> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.entry(target_id).and_then(|e| e.dialog.clone())
+    }
+
+    /// Every open dialog, by tab (for a pane that attaches while one is open).
+    pub(crate) fn open_dialogs(&self) -> Vec<(String, OpenDialog)> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.entries()
+            .filter_map(|e| Some((e.tab.target_id.clone(), e.dialog.clone()?)))
+            .collect()
+    }
+
+    /// Answers the dialog open in `target_id` (`text` goes into a prompt).
+    pub(crate) async fn answer_dialog(
+        &self,
+        target_id: &str,
+        accept: bool,
+        text: Option<&str>,
+    ) -> Result<OpenDialog, SessionError> {
+        let dialog = self
+            .open_dialog(target_id)
+            .ok_or_else(|| SessionError::NoDialog(target_id.to_string()))?;
+        let session = self
+            .tab_session(target_id)
+            .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
+        let mut params = json!({ "accept": accept });
+        if let Some(text) = text.or(dialog.default_prompt.as_deref()) {
+            params["promptText"] = json!(text);
+        }
+        self.cdp
+            .call_on(&session, "Page.handleJavaScriptDialog", params)
+            .await?;
+        tracing::info!(event = "dialog_answered", channel_id = %self.channel(), %target_id, accept);
+        self.forget_dialog(target_id);
+        Ok(dialog)
+    }
+}

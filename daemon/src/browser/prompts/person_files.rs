@@ -1,0 +1,569 @@
+//! Files the person at a pane hands a page: the file choosers a page opens in the person's
+//! tabs (`file_chooser` → `file_chooser_answer`) and files dropped from the person's desktop
+//! onto the pane (`drop_files`, a real drag and drop through `Input.dispatchDragEvent`).
+//!
+//! Choosers stay intercepted (`tracking` turns interception on for every tab); this module
+//! tells panes of those opened in a tab the person owns (an agent's tab keeps them for
+//! `upload_file`, see `files`). Where the bytes go: local and host modes write them to a fresh
+//! directory of the session's (the browser reads the daemon's disk), removed when their tab
+//! closes or the session ends; docker mode, whose browser cannot see the daemon's disk, builds
+//! the files in the page from their bytes (in an isolated world) as `upload_file` does.
+//! Checking sizes against `browser.pane_upload_max_mb` is the API's; this module takes
+//! decoded bytes.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use base64::Engine as _;
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+
+use crate::browser::error::SessionError;
+use crate::browser::protocol::PaneMessage;
+use crate::browser::session::handle::BrowserSession;
+use crate::browser::tabs::owner::TabOwner;
+use crate::cdp::{CdpError, CdpEvent};
+use crate::mode::Mode;
+
+/// One file the person hands a page, decoded.
+#[derive(Clone)]
+pub struct HandedFile {
+    /// A plain file name (see [`safe_name`]).
+    pub name: String,
+    /// Its MIME type, maybe empty.
+    pub mime_type: String,
+    pub bytes: Vec<u8>,
+}
+
+impl std::fmt::Debug for HandedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HandedFile")
+            .field("name", &self.name)
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
+/// A file chooser waiting for the person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PersonChooser {
+    pub id: String,
+    pub target_id: String,
+    /// The tab's flat CDP session.
+    session_id: String,
+    /// The frame the input is in.
+    frame_id: String,
+    backend_node_id: i64,
+    pub multiple: bool,
+    pub accept: String,
+}
+
+impl PersonChooser {
+    /// The `file_chooser` message for panes.
+    pub fn message(&self) -> PaneMessage {
+        PaneMessage::FileChooser {
+            id: self.id.clone(),
+            target_id: self.target_id.clone(),
+            multiple: self.multiple,
+            accept: self.accept.clone(),
+        }
+    }
+}
+
+/// The open choosers of a session and the directories of files handed to its tabs.
+#[derive(Debug, Default)]
+pub struct PersonFiles {
+    /// By chooser id. Short lock, never held across an await.
+    open: Mutex<HashMap<String, PersonChooser>>,
+    /// Directories of files handed to each tab (target id → dirs), removed when it closes.
+    /// Short lock.
+    dirs: Mutex<HashMap<String, Vec<PathBuf>>>,
+    next: AtomicU64,
+}
+
+/// Why handing files failed; the text is for the person.
+#[derive(Debug, thiserror::Error)]
+pub enum HandError {
+    #[error("no file chooser {0} is open (it was answered or cancelled, or its page went away)")]
+    NoChooser(String),
+    #[error("this file chooser takes one file (its input has no `multiple` attribute); got {0}")]
+    OneFileOnly(usize),
+    #[error("send at least one file, or cancel: true")]
+    NoFiles,
+    #[error("the input whose chooser this was is gone (its page changed); click it again")]
+    InputGone,
+    #[error("the files could not be stored where the browser reads them ({0})")]
+    Store(String),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+}
+
+impl HandError {
+    /// A stable snake_case code for panes.
+    pub fn code(&self) -> &'static str {
+        match self {
+            HandError::NoChooser(_) => "no_file_chooser",
+            HandError::OneFileOnly(_) | HandError::NoFiles => "bad_request",
+            HandError::InputGone => "file_input_gone",
+            HandError::Store(_) => "files_unavailable",
+            HandError::Session(e) => e.code(),
+        }
+    }
+}
+
+impl From<CdpError> for HandError {
+    fn from(error: CdpError) -> Self {
+        HandError::Session(error.into())
+    }
+}
+
+/// A name safe to write as one path component: the last component of what the pane sent,
+/// `file` when nothing usable is left.
+pub fn safe_name(name: &str) -> String {
+    let last = name.rsplit(['/', '\\']).next().unwrap_or_default();
+    let cleaned: String = last.chars().filter(|c| !c.is_control()).collect();
+    match cleaned.trim() {
+        "" | "." | ".." => "file".to_string(),
+        name => name.chars().take(200).collect(),
+    }
+}
+
+/// Sets files built from their bytes on `this` (a file input), as if the person picked them.
+const SET_FILES_JS: &str = r#"function (files) {
+  const dt = new DataTransfer();
+  for (const f of files) {
+    const raw = atob(f.data);
+    const bytes = new Uint8Array(raw.length);
+    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    dt.items.add(new File([bytes], f.name, { type: f.type }));
+  }
+  this.files = dt.files;
+  this.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return this.files.length;
+}"#;
+
+/// Drops files built from their bytes on the element at (x, y), as a drag from the desktop.
+const DROP_FILES_JS: &str = r#"function (x, y, files) {
+  const target = document.elementFromPoint(x, y) || document.body;
+  const dt = new DataTransfer();
+  for (const f of files) {
+    const raw = atob(f.data);
+    const bytes = new Uint8Array(raw.length);
+    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    dt.items.add(new File([bytes], f.name, { type: f.type }));
+  }
+  const init = { bubbles: true, cancelable: true, composed: true, clientX: x, clientY: y, dataTransfer: dt };
+  for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, init));
+  return true;
+}"#;
+
+impl BrowserSession {
+    /// Follows file choosers opening and tabs closing until the session ends.
+    pub(in crate::browser) async fn follow_person_files(
+        self: Arc<Self>,
+        mut events: broadcast::Receiver<CdpEvent>,
+    ) {
+        let closed = self.life.closed.clone();
+        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "person_files").await {
+            match event.method.as_str() {
+                "Page.fileChooserOpened" => self.chooser_opened(&event).await,
+                "Target.targetDestroyed" | "Target.detachedFromTarget" => {
+                    if let Some(target) = event.params["targetId"].as_str() {
+                        self.forget_person_files(target);
+                    }
+                }
+                // A new document in a tab: the input of its chooser is gone.
+                "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
+                    if let Some(session) = event.session_id.as_deref() {
+                        self.close_choosers(|c| c.session_id == session);
+                    }
+                }
+                _ => {}
+            }
+        }
+        // The session's directory (with every file in it) goes with the session.
+    }
+
+    async fn chooser_opened(&self, event: &CdpEvent) {
+        let Some(session) = event.session_id.as_deref() else {
+            return;
+        };
+        let tab = {
+            let tabs = self.tabs.lock().expect("tabs lock");
+            tabs.by_session(session)
+                .map(|t| (t.target_id.clone(), t.owner.clone()))
+        };
+        // An agent's tab keeps its chooser for `upload_file`.
+        let Some((target_id, TabOwner::Human)) = tab else {
+            return;
+        };
+        let Some(backend_node_id) = event.params["backendNodeId"].as_i64() else {
+            return;
+        };
+        let accept = self
+            .cdp
+            .call_on(
+                session,
+                "DOM.describeNode",
+                json!({ "backendNodeId": backend_node_id }),
+            )
+            .await
+            .ok()
+            .and_then(|reply| attribute(&reply["node"]["attributes"], "accept"))
+            .unwrap_or_default();
+        let n = self.prompts.files.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let chooser = PersonChooser {
+            id: format!("f{n}"),
+            target_id: target_id.clone(),
+            session_id: session.to_string(),
+            frame_id: event.params["frameId"]
+                .as_str()
+                .unwrap_or(&target_id)
+                .to_string(),
+            backend_node_id,
+            multiple: event.params["mode"] == "selectMultiple",
+            accept,
+        };
+        // One chooser per tab, as a browser shows: a new one replaces the last.
+        self.close_choosers(|c| c.target_id == target_id);
+        tracing::info!(event = "file_chooser_opened", channel_id = %self.channel(), id = %chooser.id, %target_id, multiple = chooser.multiple);
+        self.prompts
+            .files
+            .open
+            .lock()
+            .expect("choosers lock")
+            .insert(chooser.id.clone(), chooser.clone());
+        self.notify(chooser.message());
+    }
+
+    /// Closes the choosers `which` picks, telling panes.
+    fn close_choosers(&self, which: impl Fn(&PersonChooser) -> bool) {
+        let closed: Vec<String> = {
+            let mut open = self.prompts.files.open.lock().expect("choosers lock");
+            let ids: Vec<String> = open
+                .values()
+                .filter(|c| which(c))
+                .map(|c| c.id.clone())
+                .collect();
+            for id in &ids {
+                open.remove(id);
+            }
+            ids
+        };
+        for id in closed {
+            self.notify(PaneMessage::FileChooserClosed { id });
+        }
+    }
+
+    /// A closed tab's choosers and handed files go.
+    fn forget_person_files(&self, target_id: &str) {
+        self.close_choosers(|c| c.target_id == target_id);
+        let dirs = self
+            .prompts
+            .files
+            .dirs
+            .lock()
+            .expect("dirs lock")
+            .remove(target_id)
+            .unwrap_or_default();
+        for dir in dirs {
+            if let Err(error) = std::fs::remove_dir_all(&dir) {
+                tracing::debug!(event = "handed_files_not_removed", dir = %dir.display(), %error);
+            }
+        }
+    }
+
+    /// The file choosers waiting for the person (for a pane that attaches while one is open).
+    pub(crate) fn open_file_choosers(&self) -> Vec<PersonChooser> {
+        let open = self.prompts.files.open.lock().expect("choosers lock");
+        let mut list: Vec<PersonChooser> = open.values().cloned().collect();
+        list.sort_by(|a, b| a.id.cmp(&b.id));
+        list
+    }
+
+    /// Answers chooser `id`: sets `files` on its input, or cancels it (`None`). Nothing is set
+    /// on an error, and the chooser stays open for another answer unless it is gone.
+    pub(crate) async fn answer_file_chooser(
+        &self,
+        id: &str,
+        files: Option<Vec<HandedFile>>,
+    ) -> Result<(), HandError> {
+        let chooser = self
+            .prompts
+            .files
+            .open
+            .lock()
+            .expect("choosers lock")
+            .get(id)
+            .cloned()
+            .ok_or_else(|| HandError::NoChooser(id.to_string()))?;
+        if let Some(files) = &files {
+            if files.is_empty() {
+                return Err(HandError::NoFiles);
+            }
+            if files.len() > 1 && !chooser.multiple {
+                return Err(HandError::OneFileOnly(files.len()));
+            }
+            let set = self.set_chooser_files(&chooser, files).await;
+            if matches!(set, Err(HandError::InputGone)) {
+                self.close_choosers(|c| c.id == id);
+            }
+            set?;
+        } else {
+            self.cancel_chooser_input(&chooser).await;
+        }
+        // Any agent-side record of the same chooser is answered too.
+        self.files().take_chooser(&chooser.session_id);
+        tracing::info!(event = "file_chooser_answered", channel_id = %self.channel(), %id, files = files.as_ref().map_or(0, Vec::len), cancelled = files.is_none());
+        self.close_choosers(|c| c.id == id);
+        Ok(())
+    }
+
+    /// Fires `cancel` on a cancelled chooser's input, as a browser does when the person
+    /// dismisses its dialog (a page's `showOpenFilePicker` rejects on it, see `file_pickers`).
+    /// Best effort: an input already gone has nobody to tell.
+    async fn cancel_chooser_input(&self, chooser: &PersonChooser) {
+        let cancel = super::file_pickers::CANCEL_JS;
+        let _ = self.call_on_chooser_input(chooser, cancel, json!([])).await;
+    }
+
+    /// Runs `function` on the chooser's input in an isolated world with `arguments` (CDP
+    /// call arguments), releasing the input's handle afterwards; returns the call's reply.
+    async fn call_on_chooser_input(
+        &self,
+        chooser: &PersonChooser,
+        function: &str,
+        arguments: Value,
+    ) -> Result<Value, HandError> {
+        let session = chooser.session_id.as_str();
+        let object = self
+            .resolve_in_world(session, &chooser.frame_id, chooser.backend_node_id)
+            .await?;
+        let reply = self
+            .cdp
+            .call_on(
+                session,
+                "Runtime.callFunctionOn",
+                json!({
+                    "objectId": object,
+                    "functionDeclaration": function,
+                    "arguments": arguments,
+                    "returnByValue": true,
+                }),
+            )
+            .await;
+        let release = json!({ "objectId": object });
+        let _ = self
+            .cdp
+            .call_on(session, "Runtime.releaseObject", release)
+            .await;
+        Ok(reply?)
+    }
+
+    async fn set_chooser_files(
+        &self,
+        chooser: &PersonChooser,
+        files: &[HandedFile],
+    ) -> Result<(), HandError> {
+        if self.mode() == Mode::Docker {
+            let arguments = json!([{ "value": inline(files) }]);
+            let reply = self
+                .call_on_chooser_input(chooser, SET_FILES_JS, arguments)
+                .await?;
+            if let Some(thrown) = crate::cdp::thrown(&reply) {
+                tracing::warn!(event = "file_chooser_set_failed", %thrown);
+                return Err(HandError::InputGone);
+            }
+            return Ok(());
+        }
+        let paths = self.store(&chooser.target_id, files).await?;
+        self.cdp
+            .call_on(
+                &chooser.session_id,
+                "DOM.setFileInputFiles",
+                json!({ "files": paths, "backendNodeId": chooser.backend_node_id }),
+            )
+            .await
+            .map_err(|_| HandError::InputGone)?;
+        Ok(())
+    }
+
+    /// Drops `files` at (`x`, `y`) of the tab behind `session`: dragEnter, dragOver and drop
+    /// with the files, as when the person drags them from the desktop.
+    pub async fn drop_files(
+        &self,
+        session: &str,
+        x: f64,
+        y: f64,
+        files: &[HandedFile],
+    ) -> Result<(), HandError> {
+        if files.is_empty() {
+            return Err(HandError::NoFiles);
+        }
+        let target_id = {
+            let tabs = self.tabs.lock().expect("tabs lock");
+            tabs.by_session(session).map(|t| t.target_id.clone())
+        }
+        .ok_or(HandError::Session(SessionError::Closed))?;
+        if self.mode() == Mode::Docker {
+            let world = self
+                .cdp
+                .call_on(
+                    session,
+                    "Page.createIsolatedWorld",
+                    json!({ "frameId": target_id, "worldName": "porthole-person-files" }),
+                )
+                .await?;
+            let reply = self
+                .cdp
+                .call_on(
+                    session,
+                    "Runtime.callFunctionOn",
+                    json!({
+                        "executionContextId": world["executionContextId"],
+                        "functionDeclaration": DROP_FILES_JS,
+                        "arguments": [{ "value": x }, { "value": y }, { "value": inline(files) }],
+                        "returnByValue": true,
+                    }),
+                )
+                .await?;
+            if let Some(thrown) = crate::cdp::thrown(&reply) {
+                tracing::warn!(event = "drop_failed", %thrown);
+                return Err(HandError::InputGone);
+            }
+        } else {
+            let paths = self.store(&target_id, files).await?;
+            let data = json!({ "items": [], "files": paths, "dragOperationsMask": 1 });
+            for kind in ["dragEnter", "dragOver", "drop"] {
+                self.cdp
+                    .call_on(
+                        session,
+                        "Input.dispatchDragEvent",
+                        json!({ "type": kind, "x": x, "y": y, "data": data }),
+                    )
+                    .await?;
+            }
+        }
+        tracing::info!(event = "files_dropped", channel_id = %self.channel(), %target_id, files = files.len());
+        Ok(())
+    }
+
+    /// Writes `files` to a fresh directory of the session's (one folder per file, so two of
+    /// the same name both go), remembered for `target_id` so it goes when the tab closes.
+    async fn store(&self, target_id: &str, files: &[HandedFile]) -> Result<Vec<String>, HandError> {
+        let dir = self
+            .files()
+            .upload_dir()
+            .map_err(|e| HandError::Store(crate::providers::io_reason(&e).to_string()))?;
+        self.prompts
+            .files
+            .dirs
+            .lock()
+            .expect("dirs lock")
+            .entry(target_id.to_string())
+            .or_default()
+            .push(dir.clone());
+        let mut paths = Vec::with_capacity(files.len());
+        for (i, file) in files.iter().enumerate() {
+            let folder = dir.join(i.to_string());
+            let path = folder.join(safe_name(&file.name));
+            let written = async {
+                tokio::fs::create_dir_all(&folder).await?;
+                tokio::fs::write(&path, &file.bytes).await
+            };
+            written.await.map_err(|e| {
+                tracing::warn!(event = "handed_file_not_stored", error = %e);
+                HandError::Store(crate::providers::io_reason(&e).to_string())
+            })?;
+            paths.push(path.display().to_string());
+        }
+        Ok(paths)
+    }
+
+    /// The node's object in an isolated world of `frame_id` (a page cannot see or forge it).
+    async fn resolve_in_world(
+        &self,
+        session: &str,
+        frame_id: &str,
+        backend_node_id: i64,
+    ) -> Result<String, HandError> {
+        let world = self
+            .cdp
+            .call_on(
+                session,
+                "Page.createIsolatedWorld",
+                json!({ "frameId": frame_id, "worldName": "porthole-person-files" }),
+            )
+            .await?;
+        let params = json!({
+            "backendNodeId": backend_node_id,
+            "executionContextId": world["executionContextId"],
+        });
+        let mut resolved = self
+            .cdp
+            .call_on(session, "DOM.resolveNode", params.clone())
+            .await;
+        if resolved.is_err() {
+            let _ = self.cdp.call_on(session, "DOM.enable", json!({})).await;
+            resolved = self.cdp.call_on(session, "DOM.resolveNode", params).await;
+        }
+        resolved
+            .ok()
+            .and_then(|r| r["object"]["objectId"].as_str().map(str::to_string))
+            .ok_or(HandError::InputGone)
+    }
+}
+
+/// The files as the page builds them.
+fn inline(files: &[HandedFile]) -> Value {
+    let engine = base64::engine::general_purpose::STANDARD;
+    Value::from(
+        files
+            .iter()
+            .map(|f| {
+                json!({
+                    "name": safe_name(&f.name),
+                    "type": f.mime_type,
+                    "data": engine.encode(&f.bytes),
+                })
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// An attribute's value from `DOM.Node.attributes` (`[name, value, name, value, …]`).
+fn attribute(attributes: &Value, name: &str) -> Option<String> {
+    let list = attributes.as_array()?;
+    list.chunks(2)
+        .find(|pair| pair[0].as_str() == Some(name))
+        .and_then(|pair| pair.get(1)?.as_str().map(str::to_string))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_stay_one_plain_component() {
+        assert_eq!(safe_name("report.pdf"), "report.pdf");
+        assert_eq!(safe_name("../../etc/passwd"), "passwd");
+        assert_eq!(safe_name("C:\\Users\\ann\\scan.png"), "scan.png");
+        assert_eq!(safe_name(".."), "file");
+        assert_eq!(safe_name("dir/"), "file");
+        assert_eq!(safe_name("a\u{0}b\nc"), "abc");
+    }
+
+    #[test]
+    fn attributes_are_read_by_name() {
+        let attributes = json!(["type", "file", "accept", ".txt,image/*", "multiple", ""]);
+        assert_eq!(
+            attribute(&attributes, "accept").as_deref(),
+            Some(".txt,image/*")
+        );
+        assert_eq!(attribute(&attributes, "multiple").as_deref(), Some(""));
+        assert_eq!(attribute(&attributes, "capture"), None);
+    }
+}

@@ -1,0 +1,602 @@
+//! `<select>` popups for the person (DESIGN.md §15 "Popups"). Chrome's screencast paints no
+//! popup widget, so an open `<select>` is invisible in frames. The pane's world (see
+//! `pane_world`) notices a select opening after the person's mousedown or keydown on it (it
+//! matches `:open`, verified on Chromium 156 headless), and the daemon tells panes
+//! `select_popup` with the options; a pane draws the list and answers `select_answer`. The
+//! answer closes Chrome's own popup (an Escape while it is open, which changes nothing), then
+//! sets the choice and fires `input` and `change` as a real choice does (only when the choice
+//! differs). Keys sent as input while the popup is open still drive Chrome's popup; when it
+//! closes by any means panes get `select_popup_closed`.
+//!
+//! Owns the open popups of a session (by public id) and answering them.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::pickers::{PopupKind, MAX_VALUE};
+use crate::browser::error::SessionError;
+use crate::browser::protocol::PaneMessage;
+use crate::browser::session::handle::BrowserSession;
+
+/// Part of the pane world's script (`report` is in scope): watches selects open and close,
+/// and offers `window.__portholeSelects` to the daemon for answers.
+pub(in crate::browser) const SCRIPT: &str = r#"
+ const selects = new Map(); const answering = new Map(); let selectSeq = 0;
+ const PICKERS = /^(date|time|datetime-local|month|week|color)$/;
+ const isOpen = (el) => { try { return el.matches(':open'); } catch (_) { return false; } };
+ const frameOffset = () => {
+   let x = 0, y = 0, w = window;
+   try { while (w.frameElement) { const f = w.frameElement, r = f.getBoundingClientRect();
+     x += r.left + f.clientLeft; y += r.top + f.clientTop; w = w.parent; } } catch (_) {}
+   return {x, y};
+ };
+ const pickerOf = (el) => el instanceof HTMLSelectElement ? 'select'
+   : el instanceof HTMLInputElement ? (PICKERS.test(el.type) ? el.type : (el.list ? 'datalist' : null)) : null;
+ const describe = (el) => {
+   const picker = pickerOf(el), options = [], selected = [];
+   if (picker === 'select') Array.from(el.options).forEach((o, i) => {
+     const g = o.parentElement && o.parentElement.tagName === 'OPTGROUP' ? o.parentElement : null;
+     const option = {label: o.label || o.text, value: o.value, disabled: o.disabled || !!(g && g.disabled)};
+     if (g) option.group = g.label;
+     options.push(option);
+     if (o.selected) selected.push(i);
+   });
+   const r = el.getBoundingClientRect(), off = frameOffset();
+   const out = {picker, rect: {x: r.left + off.x, y: r.top + off.y, width: r.width, height: r.height},
+           options, selected, multiple: picker === 'select' && el.multiple};
+   if (picker === 'datalist') {
+     const st = window.__portholeLists && window.__portholeLists.lists.get(el);
+     if (st) { out.options = st.shown; if (st.active >= 0) out.selected = [st.active]; }
+   }
+   if (picker !== 'select') {
+     out.value = el.value;
+     for (const k of ['min', 'max', 'step']) { const v = el.getAttribute(k); if (v) out[k] = v; }
+   }
+   return out;
+ };
+ const followSelect = (id, el) => {
+   const timer = setInterval(() => {
+     if (!selects.has(id)) { clearInterval(timer); return; }
+     if (!el.isConnected || !isOpen(el)) {
+       clearInterval(timer); selects.delete(id); report({kind: 'select_closed', id});
+     }
+   }, 100);
+ };
+ const waitOpen = (el) => {
+   for (const open of selects.values()) if (open === el) return;
+   let tries = 0;
+   const check = () => {
+     for (const open of selects.values()) if (open === el) return;
+     if (isOpen(el)) {
+       const id = 's' + (++selectSeq);
+       selects.set(id, el);
+       report(Object.assign({kind: 'select_open', id}, describe(el)));
+       followSelect(id, el);
+     } else if (++tries < 20) setTimeout(check, 50);
+   };
+   setTimeout(check, 0);
+ };
+ const onSelectInput = (e) => {
+   const el = e.composedPath()[0];
+   const target = el instanceof HTMLSelectElement ? el
+     : el instanceof HTMLInputElement && PICKERS.test(el.type) ? el
+     : (el && el.closest ? el.closest('select') : null);
+   if (target && !target.disabled && !target.readOnly) waitOpen(target);
+ };
+ addEventListener('mousedown', onSelectInput, true);
+ addEventListener('keydown', onSelectInput, true);
+ // Whether `value` is one the field takes: the browser's own parsing, and min/max.
+ const valueRefusal = (el, value) => {
+   const probe = document.createElement('input');
+   probe.type = el.type;
+   if (value && (probe.value = value, probe.value === '')) return value + ' is not a valid ' + el.type;
+   for (const k of ['min', 'max']) { const v = el.getAttribute(k); if (v) probe.setAttribute(k, v); }
+   if (probe.validity.rangeUnderflow) return value + ' is before the field\'s min ' + probe.min;
+   if (probe.validity.rangeOverflow) return value + ' is after the field\'s max ' + probe.max;
+   return null;
+ };
+ window.__portholeSelects = {
+   take(id, answer) {
+     const el = selects.get(id);
+     if (!el || !el.isConnected) return {error: 'gone'};
+     const picker = pickerOf(el);
+     let value = null, indices = null;
+     if (answer && picker === 'select') {
+       indices = answer.indices;
+       const n = el.options.length;
+       if (!el.multiple && indices.length > 1) return {error: 'this select takes one option, not ' + indices.length};
+       for (const i of indices) {
+         if (!(i >= 0 && i < n)) return {error: 'there is no option ' + i + ' (the list has ' + n + ', counted from 0)'};
+         const o = el.options[i], g = o.parentElement;
+         if (o.disabled || (g && g.tagName === 'OPTGROUP' && g.disabled)) return {error: 'option ' + i + ' (' + o.label + ') is disabled'};
+       }
+     } else if (answer && picker === 'datalist') {
+       if (answer.indices) {
+         const st = window.__portholeLists.lists.get(el), shown = st ? st.shown : [], i = answer.indices[0];
+         if (answer.indices.length > 1) return {error: 'a suggestion list takes one index'};
+         if (!(i >= 0 && i < shown.length)) return {error: 'there is no suggestion ' + i + ' (the list has ' + shown.length + ', counted from 0)'};
+         value = shown[i].value;
+       } else value = answer.value;
+     } else if (answer) {
+       const refusal = valueRefusal(el, answer.value);
+       if (refusal) return {error: refusal};
+       value = answer.value;
+     }
+     selects.delete(id);
+     if (picker === 'datalist') window.__portholeLists.lists.delete(el);
+     answering.set(id, {el, picker, value, indices});
+     return {open: isOpen(el)};
+   },
+   stillOpen(id) { const a = answering.get(id); return !!a && isOpen(a.el); },
+   choose(id) {
+     const a = answering.get(id); answering.delete(id);
+     if (!a || (a.value === null && !a.indices)) return false;
+     const el = a.el;
+     if (a.picker !== 'select') return window.__portholeLists.setValue(el, a.value);
+     const before = Array.from(el.options).map((o) => o.selected).join();
+     if (el.multiple) Array.from(el.options).forEach((o, i) => { o.selected = a.indices.includes(i); });
+     else el.selectedIndex = a.indices[0];
+     if (Array.from(el.options).map((o) => o.selected).join() === before) return false;
+     el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+     el.dispatchEvent(new Event('change', {bubbles: true}));
+     return true;
+   },
+ };
+"#;
+
+/// How many Escapes an answer sends at most to close Chrome's own popup.
+const ESCAPE_TRIES: usize = 4;
+
+/// Where the select sits, in CSS px of the tab's viewport.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PopupRect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+/// One option of a select popup, in the select's order (indices count these, from 0).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SelectOption {
+    pub label: String,
+    pub value: String,
+    pub disabled: bool,
+    /// The label of the `<optgroup>` it is in, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+/// What the world reports when a select or an input's popup opens (or a datalist's
+/// suggestions change).
+#[derive(Debug, Deserialize)]
+struct Opened {
+    id: String,
+    #[serde(default)]
+    picker: Option<String>,
+    rect: PopupRect,
+    options: Vec<SelectOption>,
+    selected: Vec<u32>,
+    multiple: bool,
+    #[serde(default)]
+    value: Option<String>,
+    #[serde(default)]
+    min: Option<String>,
+    #[serde(default)]
+    max: Option<String>,
+    #[serde(default)]
+    step: Option<String>,
+}
+
+/// An open popup: where its select lives.
+#[derive(Debug, Clone)]
+struct OpenPopup {
+    target_id: String,
+    session: String,
+    context: i64,
+    /// The world's own id for it.
+    local_id: String,
+    kind: PopupKind,
+}
+
+/// The open popups of a session by public id, and the latest context menu of each tab (see
+/// `context_menu`). Short locks, never held across an await.
+#[derive(Debug, Default)]
+pub struct OpenPopups {
+    by_id: Mutex<HashMap<String, OpenPopup>>,
+    menus: Mutex<HashMap<String, super::context_menu::OpenMenu>>,
+}
+
+impl OpenPopups {
+    fn insert(&self, id: String, popup: OpenPopup) {
+        self.by_id.lock().expect("popups lock").insert(id, popup);
+    }
+
+    fn take(&self, id: &str) -> Option<OpenPopup> {
+        self.by_id.lock().expect("popups lock").remove(id)
+    }
+
+    /// The public id of the popup the world knows as `local_id` in `context`, if open.
+    fn find_local(&self, session: &str, context: i64, local_id: &str) -> Option<String> {
+        let by_id = self.by_id.lock().expect("popups lock");
+        by_id
+            .iter()
+            .find(|(_, p)| p.session == session && p.context == context && p.local_id == local_id)
+            .map(|(id, _)| id.clone())
+    }
+
+    /// Removes the popup the world knows as `local_id` in `context`; returns its public id.
+    fn take_local(&self, session: &str, context: i64, local_id: &str) -> Option<(String, String)> {
+        let mut by_id = self.by_id.lock().expect("popups lock");
+        let id = by_id
+            .iter()
+            .find(|(_, p)| p.session == session && p.context == context && p.local_id == local_id)
+            .map(|(id, _)| id.clone())?;
+        by_id.remove(&id).map(|p| (id, p.target_id))
+    }
+
+    /// Whether a popup (a `<select>`'s list, a date, time or colour picker …) is open in tab
+    /// `target_id`.
+    pub fn open_in(&self, target_id: &str) -> bool {
+        let by_id = self.by_id.lock().expect("popups lock");
+        by_id.values().any(|p| p.target_id == target_id)
+    }
+
+    /// Forgets the popups and menus of a tab that closed.
+    pub fn forget_tab(&self, target_id: &str) {
+        self.by_id
+            .lock()
+            .expect("popups lock")
+            .retain(|_, p| p.target_id != target_id);
+        self.menus
+            .lock()
+            .expect("menus lock")
+            .retain(|_, m| m.target_id != target_id);
+    }
+
+    /// Keeps `menu` as its tab's latest context menu (an older one of the tab goes).
+    pub(in crate::browser) fn set_menu(&self, id: String, menu: super::context_menu::OpenMenu) {
+        let mut menus = self.menus.lock().expect("menus lock");
+        menus.retain(|_, m| m.target_id != menu.target_id);
+        menus.insert(id, menu);
+    }
+
+    pub(in crate::browser) fn menu(&self, id: &str) -> Option<super::context_menu::OpenMenu> {
+        self.menus.lock().expect("menus lock").get(id).cloned()
+    }
+}
+
+/// How a pane answers a popup.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SelectChoice {
+    /// These option indices (one for a single select or a datalist's suggestion).
+    Options(Vec<u32>),
+    /// This value (a datalist's free text, a picker's date, time or colour).
+    Value(String),
+    /// Close it, changing nothing.
+    Cancel,
+}
+
+/// A refused answer; the message is for a person.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SelectError {
+    #[error("no select popup {0} is open (it was answered, closed, or never opened)")]
+    NotOpen(String),
+    #[error("select_answer {id}: {reason}")]
+    BadChoice { id: String, reason: ChoiceMismatch },
+    #[error("select_answer needs one of \"index\", \"indices\", \"value\" or \"cancel\": true")]
+    NoChoice,
+    #[error(transparent)]
+    Session(#[from] SessionError),
+}
+
+/// Why a choice does not fit its popup (the popup stays open and answerable).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ChoiceMismatch {
+    /// An option index for a popup that takes a value (date, time, colour).
+    #[error("a {name} popup takes \"value\" ({shape}), not an index", name = kind.name(), shape = kind.shape())]
+    IndexForValue { kind: PopupKind },
+    /// A value for a `<select>`, which takes option indices.
+    #[error("a select popup takes \"index\" or \"indices\", not a value")]
+    ValueForSelect,
+    /// A value over [`MAX_VALUE`] characters.
+    #[error("the value is longer than {MAX_VALUE} characters")]
+    TooLong,
+    /// A value not written in the popup's shape (`shown`: its first 40 characters).
+    #[error("{shown:?} is not a {name} value (write it as {shape})", name = kind.name(), shape = kind.shape())]
+    WrongShape { shown: String, kind: PopupKind },
+    /// The page refused the choice (e.g. an index past the last option); its words.
+    #[error("{0}")]
+    Page(String),
+}
+
+impl SelectError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            SelectError::NotOpen(_) => "no_select_popup",
+            SelectError::BadChoice { .. } | SelectError::NoChoice => "bad_request",
+            SelectError::Session(error) => error.code(),
+        }
+    }
+}
+
+impl SelectChoice {
+    /// From `select_answer`'s fields.
+    pub fn from_answer(
+        index: Option<u32>,
+        indices: Option<Vec<u32>>,
+        value: Option<String>,
+        cancel: bool,
+    ) -> Result<Self, SelectError> {
+        match (cancel, index, indices, value) {
+            (true, None, None, None) => Ok(SelectChoice::Cancel),
+            (false, Some(index), None, None) => Ok(SelectChoice::Options(vec![index])),
+            (false, None, Some(indices), None) if !indices.is_empty() => {
+                Ok(SelectChoice::Options(indices))
+            }
+            (false, None, None, Some(value)) => Ok(SelectChoice::Value(value)),
+            _ => Err(SelectError::NoChoice),
+        }
+    }
+
+    /// Refuses a choice of the wrong form for a popup of `kind` (an index for a date, a value
+    /// for a `<select>`, a value written in the wrong shape).
+    fn fits(&self, kind: PopupKind) -> Result<(), ChoiceMismatch> {
+        match (self, kind) {
+            (SelectChoice::Cancel, _) => Ok(()),
+            (SelectChoice::Options(_), PopupKind::Select | PopupKind::Datalist) => Ok(()),
+            (SelectChoice::Options(_), kind) => Err(ChoiceMismatch::IndexForValue { kind }),
+            (SelectChoice::Value(_), PopupKind::Select) => Err(ChoiceMismatch::ValueForSelect),
+            (SelectChoice::Value(value), _) if value.chars().count() > MAX_VALUE => {
+                Err(ChoiceMismatch::TooLong)
+            }
+            (SelectChoice::Value(value), kind) if !kind.value_fits(value) => {
+                Err(ChoiceMismatch::WrongShape {
+                    shown: value.chars().take(40).collect(),
+                    kind,
+                })
+            }
+            (SelectChoice::Value(_), _) => Ok(()),
+        }
+    }
+}
+
+impl BrowserSession {
+    /// Whether a popup is open in tab `target_id` (a capture of the tab could close it).
+    pub(crate) fn popup_open_in(&self, target_id: &str) -> bool {
+        self.prompts.popups.open_in(target_id)
+    }
+
+    /// The world saw a select open: remember it and tell panes.
+    pub(in crate::browser) fn select_opened(
+        &self,
+        target_id: &str,
+        session: &str,
+        context: i64,
+        report: &Value,
+    ) {
+        let Ok(opened) = serde_json::from_value::<Opened>(report.clone()) else {
+            tracing::debug!(event = "select_report_unreadable");
+            return;
+        };
+        let kind = opened
+            .picker
+            .as_deref()
+            .map_or(Some(PopupKind::Select), PopupKind::from_report);
+        let Some(kind) = kind else { return };
+        // A datalist's suggestions change as the person types: same popup, same id.
+        let id = match self.prompts.popups.find_local(session, context, &opened.id) {
+            Some(id) => id,
+            None => {
+                let id = format!("sel_{:08x}", rand::random::<u32>());
+                self.prompts.popups.insert(
+                    id.clone(),
+                    OpenPopup {
+                        target_id: target_id.to_string(),
+                        session: session.to_string(),
+                        context,
+                        local_id: opened.id,
+                        kind,
+                    },
+                );
+                id
+            }
+        };
+        tracing::debug!(event = "select_popup_opened", %id, target_id, kind = kind.name(), options = opened.options.len());
+        let text = |v: Option<String>| v.map(|v| v.chars().take(MAX_VALUE).collect::<String>());
+        self.notify(PaneMessage::SelectPopup {
+            id,
+            target_id: target_id.to_string(),
+            rect: opened.rect,
+            options: opened.options,
+            selected: opened.selected,
+            multiple: opened.multiple,
+            kind,
+            value: text(opened.value.filter(|_| kind != PopupKind::Select)),
+            min: text(opened.min).map(Box::new),
+            max: text(opened.max).map(Box::new),
+            step: text(opened.step).map(Box::new),
+        });
+    }
+
+    /// The world saw a select's popup close (a key, a click elsewhere, the page).
+    pub(in crate::browser) fn select_closed(&self, session: &str, context: i64, report: &Value) {
+        let Some(local_id) = report["id"].as_str() else {
+            return;
+        };
+        if let Some((id, target_id)) = self.prompts.popups.take_local(session, context, local_id) {
+            self.notify(PaneMessage::SelectPopupClosed { id, target_id });
+        }
+    }
+
+    /// A pane's `select_answer`: closes Chrome's popup and makes the choice as a person would.
+    pub(crate) async fn answer_select(
+        &self,
+        id: &str,
+        choice: SelectChoice,
+    ) -> Result<(), SelectError> {
+        let Some(popup) = self.prompts.popups.take(id) else {
+            return Err(SelectError::NotOpen(id.to_string()));
+        };
+        if let Err(reason) = choice.fits(popup.kind) {
+            self.prompts.popups.insert(id.to_string(), popup);
+            return Err(SelectError::BadChoice {
+                id: id.to_string(),
+                reason,
+            });
+        }
+        let answer = match &choice {
+            SelectChoice::Options(indices) => json!({ "indices": indices }),
+            SelectChoice::Value(value) => json!({ "value": value }),
+            SelectChoice::Cancel => Value::Null,
+        };
+        let local = json!(popup.local_id);
+        let taken = match self
+            .in_world(
+                &popup,
+                &format!("__portholeSelects.take({local}, {answer})"),
+            )
+            .await
+        {
+            Ok(taken) => taken,
+            Err(error) => return Err(SelectError::Session(error)),
+        };
+        if let Some(reason) = taken["error"].as_str() {
+            if reason == "gone" {
+                return Err(SelectError::NotOpen(id.to_string()));
+            }
+            // A bad index: the popup stays open and answerable.
+            self.prompts.popups.insert(id.to_string(), popup);
+            return Err(SelectError::BadChoice {
+                id: id.to_string(),
+                reason: ChoiceMismatch::Page(reason.to_string()),
+            });
+        }
+        // Escape closes Chrome's popup and changes nothing; the page never sees the key. A
+        // picker that is still opening (Chrome opens one on the click's release) can miss the
+        // first, so it is sent until the popup is closed, a few times at most.
+        let mut open = taken["open"] == true;
+        for _ in 0..ESCAPE_TRIES {
+            if !open {
+                break;
+            }
+            for kind in ["rawKeyDown", "keyUp"] {
+                self.cdp
+                    .call_on(
+                        &popup.session,
+                        "Input.dispatchKeyEvent",
+                        json!({"type": kind, "key": "Escape", "code": "Escape",
+                               "windowsVirtualKeyCode": 27, "nativeVirtualKeyCode": 27}),
+                    )
+                    .await
+                    .map_err(SessionError::from)?;
+            }
+            open = self
+                .in_world(&popup, &format!("__portholeSelects.stillOpen({local})"))
+                .await?
+                == true;
+            if open {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+        self.in_world(&popup, &format!("__portholeSelects.choose({local})"))
+            .await?;
+        self.notify(PaneMessage::SelectPopupClosed {
+            id: id.to_string(),
+            target_id: popup.target_id,
+        });
+        Ok(())
+    }
+
+    /// Evaluates `expression` in the pane's world where the popup's select lives.
+    async fn in_world(&self, popup: &OpenPopup, expression: &str) -> Result<Value, SessionError> {
+        self.evaluate_in(&popup.session, &Value::from(popup.context), expression)
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_need_exactly_one_kind_of_choice() {
+        assert_eq!(
+            SelectChoice::from_answer(Some(5), None, None, false).unwrap(),
+            SelectChoice::Options(vec![5])
+        );
+        assert_eq!(
+            SelectChoice::from_answer(None, None, None, true).unwrap(),
+            SelectChoice::Cancel
+        );
+        assert_eq!(
+            SelectChoice::from_answer(None, None, Some("x".into()), false).unwrap(),
+            SelectChoice::Value("x".into())
+        );
+        assert!(SelectChoice::from_answer(None, None, None, false).is_err());
+        assert!(SelectChoice::from_answer(Some(1), None, None, true).is_err());
+        assert!(SelectChoice::from_answer(None, Some(vec![]), None, false).is_err());
+        assert!(SelectChoice::from_answer(Some(1), Some(vec![1]), None, false).is_err());
+        assert!(SelectChoice::from_answer(Some(1), None, Some("x".into()), false).is_err());
+    }
+
+    #[test]
+    fn choices_must_fit_the_popups_kind() {
+        let value = |v: &str| SelectChoice::Value(v.into());
+        assert!(SelectChoice::Options(vec![1])
+            .fits(PopupKind::Select)
+            .is_ok());
+        assert!(SelectChoice::Options(vec![1])
+            .fits(PopupKind::Datalist)
+            .is_ok());
+        assert!(SelectChoice::Options(vec![1])
+            .fits(PopupKind::Date)
+            .is_err());
+        assert!(value("1").fits(PopupKind::Select).is_err());
+        assert!(value("2026-12-01").fits(PopupKind::Date).is_ok());
+        let refused = value("tomorrow").fits(PopupKind::Date).unwrap_err();
+        assert!(refused.to_string().contains("YYYY-MM-DD"), "{refused}");
+        assert!(value("#00ff00").fits(PopupKind::Color).is_ok());
+        assert!(SelectChoice::Cancel.fits(PopupKind::Color).is_ok());
+        assert!(value("any text").fits(PopupKind::Datalist).is_ok());
+        let long = value(&"x".repeat(MAX_VALUE + 1)).fits(PopupKind::Datalist);
+        assert_eq!(
+            long.unwrap_err().to_string(),
+            format!("the value is longer than {MAX_VALUE} characters")
+        );
+        assert_eq!(
+            SelectChoice::Options(vec![1])
+                .fits(PopupKind::Date)
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "a date popup takes \"value\" ({}), not an index",
+                PopupKind::Date.shape()
+            )
+        );
+    }
+
+    #[test]
+    fn a_closed_report_finds_the_popup_by_its_world_id() {
+        let popups = OpenPopups::default();
+        let popup = |local: &str| OpenPopup {
+            target_id: "T".into(),
+            session: "S".into(),
+            context: 3,
+            local_id: local.into(),
+            kind: PopupKind::Select,
+        };
+        assert!(!popups.open_in("T"));
+        popups.insert("sel_a".into(), popup("s1"));
+        popups.insert("sel_b".into(), popup("s2"));
+        assert!(popups.open_in("T") && !popups.open_in("U"));
+        assert_eq!(popups.take_local("S", 3, "s2").unwrap().0, "sel_b");
+        assert!(popups.take_local("S", 4, "s1").is_none());
+        popups.forget_tab("T");
+        assert!(popups.take("sel_a").is_none());
+        assert!(!popups.open_in("T"));
+    }
+}

@@ -1,0 +1,216 @@
+//! Following Chrome's events for a BrowserSession: tabs appearing and disappearing, URL and
+//! title changes, main-frame navigations (which restart the screencast), and the browser
+//! going away. Runs as one task per session; it only updates session state and notifies.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+
+use super::handle::{BrowserSession, Ownership};
+use crate::browser::protocol::PaneMessage;
+use crate::cdp::CdpEvent;
+
+impl BrowserSession {
+    /// Follows Chrome's target events until the session ends.
+    pub(in crate::browser) async fn follow_events(
+        self: Arc<Self>,
+        mut events: broadcast::Receiver<CdpEvent>,
+    ) {
+        loop {
+            let event = tokio::select! {
+                _ = self.life.closed.cancelled() => return,
+                _ = self.cdp.lost() => {
+                    let reason = self.cdp.lost_reason().unwrap_or_default();
+                    tracing::warn!(event = "browser_lost", channel_id = %self.channel, %reason);
+                    self.notify(PaneMessage::error("browser_gone", self.gone_message(&reason)));
+                    self.close("browser_gone");
+                    return;
+                }
+                event = events.recv() => match event {
+                    Ok(event) => event,
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::warn!(event = "browser_events_lagged", channel_id = %self.channel, missed);
+                        continue;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+            };
+            self.handle_event(&event).await;
+        }
+    }
+
+    async fn handle_event(&self, event: &CdpEvent) {
+        self.follow_dialog(event);
+        let info = &event.params["targetInfo"];
+        match event.method.as_str() {
+            "Target.targetCreated" if info["type"] == "page" => {
+                let id = info["targetId"].as_str().unwrap_or_default();
+                // A popup belongs to whoever owns the tab that opened it.
+                let opener_owner = info["openerId"].as_str().and_then(|opener| {
+                    let tabs = self.tabs.lock().expect("tabs lock");
+                    tabs.get(opener).map(|t| t.owner.clone())
+                });
+                let opener_is_ours = opener_owner.is_some();
+                let winding_down = self
+                    .traffic
+                    .winding_down
+                    .load(std::sync::atomic::Ordering::SeqCst);
+                if winding_down && opener_is_ours && self.ownership == Ownership::OwnTabs {
+                    // A popup of ours while a host-mode stop closes our tabs: it goes too.
+                    let _ = self
+                        .cdp
+                        .call("Target.closeTarget", json!({ "targetId": id }))
+                        .await;
+                    return;
+                }
+                if !opener_is_ours && self.tracked_by_its_opener(id).await {
+                    return;
+                }
+                if self.ownership == Ownership::AllTabs || opener_is_ours {
+                    let owner =
+                        opener_owner.unwrap_or(crate::browser::tabs::owner::TabOwner::Human);
+                    if self.refuse_popup_over_limit(&owner, id).await {
+                        return;
+                    }
+                    if let Err(error) = self.track(id, owner).await {
+                        tracing::debug!(event = "tab_attach_failed", channel_id = %self.channel, %error);
+                    }
+                }
+            }
+            "Target.targetInfoChanged" => self.apply_info(info),
+            "Page.frameAttached" => {
+                if let (Some(session), Some(frame)) = (
+                    event.session_id.as_deref(),
+                    event.params["frameId"].as_str(),
+                ) {
+                    let mut tabs = self.tabs.lock().expect("tabs lock");
+                    tabs.frame_attached(session, frame);
+                }
+            }
+            // A frame swapped into another process is still on its page.
+            "Page.frameDetached" if event.params["reason"] != "swap" => {
+                if let Some(frame) = event.params["frameId"].as_str() {
+                    self.tabs.lock().expect("tabs lock").frame_detached(frame);
+                }
+            }
+            // A download is its tab's owner's, settled while the tab is surely open.
+            "Browser.downloadWillBegin" => {
+                let owner = event.params["frameId"].as_str().and_then(|frame| {
+                    let tabs = self.tabs.lock().expect("tabs lock");
+                    tabs.tab_of_frame(frame)
+                        .map(|t| (t.owner.id().to_string(), t.target_id.clone()))
+                });
+                if let (Some(guid), Some((owner, tab))) = (event.params["guid"].as_str(), owner) {
+                    self.files().set_owner_of(guid, &owner, Some(&tab));
+                }
+            }
+            // The tools' world: gone with its document, made by Chrome in the next one.
+            "Runtime.executionContextsCleared" => {
+                if let Some(session) = event.session_id.as_deref() {
+                    self.worlds().cleared(session, event.received);
+                }
+            }
+            "Runtime.executionContextCreated" => {
+                if let Some(session) = event.session_id.as_deref() {
+                    let context = &event.params["context"];
+                    self.worlds()
+                        .context_created(session, context, event.received, || {
+                            self.main_frame_of(session).is_some_and(|frame| {
+                                context["auxData"]["frameId"].as_str() == Some(frame.as_str())
+                            })
+                        });
+                }
+            }
+            "Runtime.bindingCalled" => {
+                self.title_reported(event.session_id.as_deref(), &event.params);
+                self.pane_world_reported(event.session_id.as_deref(), &event.params);
+            }
+            // A cross-process navigation can end a running screencast without a word.
+            "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
+                if let Some(session) = event.session_id.as_deref() {
+                    self.views.hub.restart(session);
+                }
+            }
+            "Page.domContentEventFired"
+            | "Page.loadEventFired"
+            | "Page.navigatedWithinDocument" => {
+                let target = event.session_id.as_deref().and_then(|session| {
+                    let tabs = self.tabs.lock().expect("tabs lock");
+                    tabs.by_session(session).map(|t| t.target_id.clone())
+                });
+                if let (Some(target_id), Some(session)) = (target, event.session_id.as_deref()) {
+                    self.refresh_info(&target_id, session).await;
+                }
+            }
+            "Target.targetDestroyed" | "Target.detachedFromTarget" => {
+                if let Some(id) = event.params["targetId"].as_str() {
+                    self.untrack(id);
+                    // Closed from outside (a page's window.close(), the user in their own
+                    // Chrome): a channel always keeps one tab to show and drive.
+                    let winding_down = self
+                        .traffic
+                        .winding_down
+                        .load(std::sync::atomic::Ordering::SeqCst);
+                    if self.tab_count() == 0 && self.is_alive() && !winding_down {
+                        tracing::info!(event = "last_tab_replaced", channel_id = %self.channel);
+                        if let Err(error) = self.new_tab(None).await {
+                            tracing::warn!(event = "last_tab_replace_failed", channel_id = %self.channel, %error);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Re-reads a tab's url and title from Chrome.
+    ///
+    /// Chrome learns a document's title over a different channel than the page's load events,
+    /// so right after a load `Target.getTargetInfo` can still show the old title; the page's
+    /// own `document.title` is asked as well and wins when it has one.
+    async fn refresh_info(&self, target_id: &str, session_id: &str) {
+        // Both asked at once: one round trip to a distant engine, not two.
+        let (reply, title) = tokio::join!(
+            self.cdp
+                .call("Target.getTargetInfo", json!({ "targetId": target_id })),
+            self.cdp.call_with(
+                "Runtime.evaluate",
+                json!({"expression": "document.title", "returnByValue": true}),
+                Some(session_id),
+                Duration::from_secs(2),
+            )
+        );
+        let Ok(reply) = reply else {
+            return;
+        };
+        let mut info = reply["targetInfo"].clone();
+        if let Some(title) = title
+            .ok()
+            .and_then(|r| r["result"]["value"].as_str().map(str::to_string))
+            .filter(|t| !t.trim().is_empty())
+        {
+            info["title"] = Value::String(title);
+        }
+        self.apply_info(&info);
+    }
+
+    /// Records a `TargetInfo`'s url and title; tells panes when they changed.
+    pub(in crate::browser) fn apply_info(&self, info: &Value) {
+        let id = info["targetId"].as_str().unwrap_or_default();
+        let url = info["url"].as_str().unwrap_or_default();
+        let title = info["title"].as_str().unwrap_or_default();
+        let changed = self.tabs.lock().expect("tabs lock").update(id, url, title);
+        self.guard_landing(id, url);
+        if changed {
+            // Every tab's: each pane keeps those of the tab it watches.
+            self.notify(PaneMessage::PageInfo {
+                target_id: Some(id.to_string()),
+                url: url.to_string(),
+                title: title.to_string(),
+            });
+            self.notify(self.tabs_message());
+        }
+    }
+}

@@ -1,0 +1,591 @@
+//! BrowserSession: the CDP state of one channel in one mode — one browser-level connection,
+//! per-tab flat sessions, the active tab, the screencast hub, and notices to panes.
+//!
+//! Tab changes made by anyone (a pane, an agent, a page opening a popup) reach every pane as
+//! the same messages. Attaching to and opening tabs is `tracking`; each pane's own view is
+//! `pane_view`. This module never starts or stops a browser process; providers do.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use super::parts::{AgentState, Life, Prompts, TabTraffic, ToolState, Views};
+use crate::browser::files::transfers::SessionFiles;
+use crate::browser::input::events::InputEvent;
+use crate::browser::protocol::{PaneMessage, TabInfo};
+use crate::browser::tabs::list::{Tab, TabList};
+use crate::browser::tabs::logs::TabLogs;
+use crate::browser::tabs::owner::TabOwner;
+use crate::browser::tabs::refs::RefBooks;
+use crate::browser::view::screencast::ScreencastHub;
+use crate::browser::SessionError;
+use crate::cdp::{CdpConnection, CdpError};
+use crate::channel_id::ChannelId;
+use crate::mode::Mode;
+
+/// Which targets a session shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ownership {
+    /// Every page of the browser (docker and local modes: the browser is ours).
+    AllTabs,
+    /// Only tabs this session created, and popups they opened (host mode: the rest is the
+    /// user's).
+    OwnTabs,
+}
+
+/// What a session is opened with, beside its browser connection.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    pub ownership: Ownership,
+    /// The viewport (CSS px) tabs are laid out at until a pane asks for another.
+    pub screen: (u32, u32),
+    /// Where the browser saves downloads (the provider says).
+    pub downloads: crate::providers::DownloadPlace,
+    /// Where channels' download directories go on the daemon's side (`<data_dir>/downloads`).
+    pub downloads_root: Option<std::path::PathBuf>,
+    /// `browser.downloads_max_mb`.
+    pub download_limits: crate::browser::files::transfers::DownloadLimits,
+    /// How long the tools' settle waits (`tools.*` settings).
+    pub settle: SettleLimits,
+}
+
+pub(crate) use crate::config::SettleLimits;
+
+impl SessionError {
+    /// A stable snake_case code for APIs.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SessionError::Cdp(CdpError::Lost { .. }) | SessionError::Closed => "browser_gone",
+            SessionError::Cdp(CdpError::Timeout { .. }) => "browser_timeout",
+            SessionError::Cdp(_) => "browser_error",
+            SessionError::UnknownTab(_) => "unknown_tab",
+            SessionError::BadUrl(_) => "bad_url",
+            SessionError::Navigation { .. } => "navigation_failed",
+            SessionError::NotYours { .. } => "not_your_tab",
+            SessionError::NoDialog(_) => "no_dialog",
+            SessionError::Download(_) => "download_failed",
+            SessionError::TabLimit { .. } => "tab_limit",
+        }
+    }
+}
+
+/// The CDP state of one (channel, mode).
+pub struct BrowserSession {
+    /// The channel this session is of.
+    pub(in crate::browser) channel: ChannelId,
+    /// The mode (docker, local, host) its browser runs in.
+    mode: Mode,
+    /// Which targets it shows.
+    pub(in crate::browser) ownership: Ownership,
+    /// The browser-level connection (tabs are flat sessions on it).
+    pub(in crate::browser) cdp: CdpConnection,
+    /// The tracked tabs, each with its record (see `tab_entry`). Short lock, never held
+    /// across an await.
+    pub(in crate::browser) tabs: Mutex<TabList>,
+    /// Tabs coming and going (waits for tracking, what a host-mode stop closes).
+    pub(in crate::browser) traffic: TabTraffic,
+    /// Whether and why the session ended.
+    pub(in crate::browser) life: Life,
+    /// Notices to every pane of the channel.
+    notices: broadcast::Sender<PaneMessage>,
+    /// What panes see: screencasts, layouts, the channel's viewport.
+    pub(in crate::browser) views: Views,
+    /// The MCP tools' logs, worlds, files and settle limits.
+    pub(in crate::browser) tools: ToolState,
+    /// Agents' current tabs, their locks and the URL guard.
+    pub(in crate::browser) agents: AgentState,
+    /// What waits for the person: file choosers, auth prompts, popups and menus.
+    pub(in crate::browser) prompts: Prompts,
+}
+
+impl std::fmt::Debug for BrowserSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrowserSession")
+            .field("channel", &self.channel)
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BrowserSession {
+    /// Takes over a connected browser: tracks its tabs (creating one when it has none) and
+    /// starts following its events.
+    pub async fn open(
+        channel: ChannelId,
+        mode: Mode,
+        cdp: CdpConnection,
+        options: SessionOptions,
+    ) -> Result<Arc<Self>, SessionError> {
+        let SessionOptions {
+            ownership,
+            screen,
+            downloads,
+            downloads_root,
+            download_limits,
+            settle,
+        } = options;
+        let (notices, _) = broadcast::channel(256);
+        let closed = CancellationToken::new();
+        let layouts = Arc::new(crate::browser::view::layouts::Layouts::default());
+        let hub = Arc::new(ScreencastHub::spawn(
+            cdp.clone(),
+            closed.clone(),
+            ownership == Ownership::AllTabs,
+            layouts.applied().clone(),
+        ));
+        let logs = TabLogs::spawn(&cdp, closed.clone());
+        let files = SessionFiles::spawn(
+            &cdp,
+            channel.as_str(),
+            downloads,
+            downloads_root.as_deref(),
+            closed.clone(),
+            notices.clone(),
+            download_limits,
+        );
+        let session = Arc::new(Self {
+            channel,
+            mode,
+            ownership,
+            cdp: cdp.clone(),
+            tabs: Mutex::new(TabList::default()),
+            traffic: TabTraffic::default(),
+            life: Life {
+                closed,
+                end_reason: Mutex::new(None),
+            },
+            notices,
+            views: Views {
+                hub,
+                layouts,
+                viewport: Mutex::new(screen),
+            },
+            tools: ToolState {
+                logs,
+                worlds: Default::default(),
+                files,
+                settle,
+            },
+            agents: AgentState::default(),
+            prompts: Prompts::default(),
+        });
+        session.follow_shown_urls();
+        tokio::spawn(session.clone().follow_person_files(cdp.subscribe()));
+        tokio::spawn(session.clone().follow_auth(cdp.subscribe()));
+        let events = cdp.subscribe();
+        // Discovery on and the tabs listed, sent together (one round trip): the list comes
+        // after discovery began, so a tab opening meanwhile is in one or the other.
+        let all_tabs = ownership == Ownership::AllTabs;
+        let (discover, targets) = tokio::join!(
+            biased;
+            cdp.call("Target.setDiscoverTargets", json!({"discover": true})),
+            async {
+                match all_tabs {
+                    true => Some(cdp.call("Target.getTargets", json!({})).await),
+                    false => None,
+                }
+            }
+        );
+        discover?;
+        // The first page becomes the active tab: brought to the front while it is attached
+        // (its activation sent beside the attach, not after the tracking: one round trip
+        // less before a pane's first frame).
+        let mut activated = None;
+        if let Some(targets) = targets {
+            let targets = targets?;
+            let pages: Vec<&str> = targets["targetInfos"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|info| info["type"] == "page")
+                .filter_map(|info| info["targetId"].as_str())
+                .collect();
+            let activate = async {
+                match pages.first() {
+                    Some(first) => cdp
+                        .call("Target.activateTarget", json!({ "targetId": first }))
+                        .await
+                        .map(|_| Some(first.to_string())),
+                    None => Ok(None),
+                }
+            };
+            let track = async {
+                for id in &pages {
+                    session.track(id, TabOwner::Human).await?;
+                }
+                Ok::<_, SessionError>(())
+            };
+            let (active, tracked) = tokio::join!(biased; activate, track);
+            tracked?;
+            activated = active?;
+        }
+        tokio::spawn(session.clone().follow_events(events));
+        if session.tab_count() == 0 {
+            session.new_tab(None).await?;
+        } else {
+            let active = session
+                .tabs
+                .lock()
+                .expect("tabs lock")
+                .active_id()
+                .map(str::to_string);
+            // The first tracked tab is active and laid out already (`track`).
+            if let Some(active) = active.filter(|a| activated.as_ref() != Some(a)) {
+                session.switch_tab(&active).await?;
+            }
+        }
+        Ok(session)
+    }
+
+    pub fn channel(&self) -> &ChannelId {
+        &self.channel
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Which targets this session shows.
+    pub fn ownership(&self) -> Ownership {
+        self.ownership
+    }
+
+    /// The browser-level connection (for tools that need raw CDP).
+    pub fn cdp(&self) -> &CdpConnection {
+        &self.cdp
+    }
+
+    /// True while the browser answers and nobody closed the session.
+    pub(crate) fn is_alive(&self) -> bool {
+        !self.life.closed.is_cancelled() && !self.cdp.is_lost()
+    }
+
+    /// Resolves when the session is closed or its browser is gone.
+    pub async fn ended(&self) {
+        tokio::select! {
+            _ = self.life.closed.cancelled() => {}
+            _ = self.cdp.lost() => {}
+        }
+    }
+
+    /// Closes the session: panes get `stopped`, the screencast ends. The browser itself is the
+    /// provider's business.
+    pub fn close(&self, reason: &str) {
+        if !self.life.closed.is_cancelled() {
+            self.life
+                .end_reason
+                .lock()
+                .expect("end reason lock")
+                .get_or_insert_with(|| reason.to_string());
+            self.life.closed.cancel();
+            self.notify(PaneMessage::Stopped {
+                channel_id: self.channel.to_string(),
+                reason: reason.to_string(),
+            });
+        }
+    }
+
+    /// Why the session ended (`idle`, `browser_gone`, `profile_reset` …); `None` while it runs.
+    pub(crate) fn end_reason(&self) -> Option<String> {
+        if self.is_alive() {
+            return None;
+        }
+        let recorded = self
+            .life
+            .end_reason
+            .lock()
+            .expect("end reason lock")
+            .clone();
+        Some(recorded.unwrap_or_else(|| "browser_gone".to_string()))
+    }
+
+    /// Receives every notice for panes from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<PaneMessage> {
+        self.notices.subscribe()
+    }
+
+    /// The screencast hub of this channel.
+    pub fn screencast(&self) -> &ScreencastHub {
+        &self.views.hub
+    }
+
+    /// The console and network logs of this session's tabs.
+    pub fn logs(&self) -> &TabLogs {
+        &self.tools.logs
+    }
+
+    /// Uploaded files and downloads of this session's browser.
+    pub fn files(&self) -> &SessionFiles {
+        &self.tools.files
+    }
+
+    /// The MCP tools' element-ref books of this session's tabs.
+    pub fn refs(&self) -> RefBooks<'_> {
+        RefBooks::new(&self.tabs)
+    }
+
+    /// Who owns a tracked tab.
+    pub(crate) fn owner_of(&self, target_id: &str) -> Option<TabOwner> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.get(target_id).map(|t| t.owner.clone())
+    }
+
+    /// How long the tools' settle waits after an action.
+    pub fn settle_limits(&self) -> SettleLimits {
+        self.tools.settle
+    }
+
+    /// The MCP tools' isolated worlds in this session's frames.
+    pub(crate) fn worlds(&self) -> &crate::browser::tabs::worlds::Worlds {
+        &self.tools.worlds
+    }
+
+    /// The flat CDP session id of a tracked tab.
+    pub fn tab_session(&self, target_id: &str) -> Option<String> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.get(target_id).map(|t| t.session_id.clone())
+    }
+
+    /// Tells every pane of the channel (messages of other layers: control, handoffs, agent
+    /// activity).
+    pub(crate) fn announce(&self, message: PaneMessage) {
+        self.notify(message);
+    }
+
+    /// How many panes follow this session's notices now.
+    pub(crate) fn pane_count(&self) -> usize {
+        self.notices.receiver_count()
+    }
+
+    pub(in crate::browser) fn notify(&self, message: PaneMessage) {
+        // No pane listening is fine.
+        let _ = self.notices.send(message);
+    }
+
+    pub fn tab_count(&self) -> usize {
+        self.tabs.lock().expect("tabs lock").len()
+    }
+
+    /// The `tabs` message describing the current list.
+    pub(crate) fn tabs_message(&self) -> PaneMessage {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        PaneMessage::Tabs {
+            tabs: tabs.infos(),
+            active_target_id: tabs.active_id().map(str::to_string),
+        }
+    }
+
+    /// Tabs in order, with the active one's id.
+    pub(crate) fn tab_infos(&self) -> (Vec<TabInfo>, Option<String>) {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        (tabs.infos(), tabs.active_id().map(str::to_string))
+    }
+
+    /// `page_info` of a tab.
+    pub(crate) fn page_info_of(&self, target_id: &str) -> Option<PaneMessage> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.get(target_id).map(|tab| PaneMessage::PageInfo {
+            target_id: Some(tab.target_id.clone()),
+            url: tab.url.clone(),
+            title: tab.title.clone(),
+        })
+    }
+
+    /// `(target_id, session_id)` of the active tab.
+    pub(crate) fn active_tab(&self) -> Result<(String, String), SessionError> {
+        if !self.is_alive() {
+            return Err(SessionError::Closed);
+        }
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.active()
+            .map(|t| (t.target_id.clone(), t.session_id.clone()))
+            .ok_or(SessionError::Closed)
+    }
+
+    /// Resolves a tab reference: a 1-based index (as `list_tabs` prints) or a target id.
+    pub(crate) fn resolve_tab(&self, reference: &str) -> Result<String, SessionError> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        if let Ok(index) = reference.trim().parse::<usize>() {
+            return tabs.at(index).map(|t| t.target_id.clone()).ok_or_else(|| {
+                SessionError::UnknownTab(format!(
+                    "{index} (there are {} tabs; call list_tabs)",
+                    tabs.len()
+                ))
+            });
+        }
+        tabs.get(reference)
+            .map(|t| t.target_id.clone())
+            .ok_or_else(|| SessionError::UnknownTab(reference.to_string()))
+    }
+
+    /// Lays the active tab out at the channel's size.
+    pub(in crate::browser) fn size_active(&self) {
+        let active = self
+            .tabs
+            .lock()
+            .expect("tabs lock")
+            .active()
+            .map(|t| t.session_id.clone());
+        if let Some(session) = active {
+            let size = self.viewport();
+            self.lay_out_later(&session, size);
+        }
+    }
+
+    /// Records `size` for the tab behind `session` now and sends it from a task (a later
+    /// request for the tab still wins).
+    pub(in crate::browser) fn lay_out_later(&self, session: &str, size: (u32, u32)) {
+        let requested = self.views.layouts.request(session, size);
+        let cdp = self.cdp.clone();
+        tokio::spawn(async move {
+            let _ = requested.apply(&cdp).await;
+        });
+    }
+
+    /// Opens a tab of the person at the pane (about:blank by default, in a window of its own
+    /// so it paints while another pane watches another tab) and makes it active.
+    pub async fn new_tab(&self, url: Option<&str>) -> Result<TabInfo, SessionError> {
+        let target_id = self.open_tab(url, TabOwner::Human, true).await?;
+        self.switch_tab(&target_id).await?;
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.get(&target_id)
+            .map(Tab::info)
+            .ok_or(SessionError::UnknownTab(target_id))
+    }
+
+    /// Makes a tracked tab the active one (brought to front so it renders at full speed): the
+    /// tab new panes start on and the owner token acts in. Panes' views are their own
+    /// ([`super::pane_view`]); this moves none of them.
+    pub async fn switch_tab(&self, target_id: &str) -> Result<(), SessionError> {
+        let session_id = {
+            let mut tabs = self.tabs.lock().expect("tabs lock");
+            if !tabs.set_active(target_id) {
+                return Err(SessionError::UnknownTab(target_id.to_string()));
+            }
+            tabs.get(target_id).map(|t| t.session_id.clone())
+        };
+        // Activating raises the tab's window and takes focus. Our own browser: always (a
+        // hidden tab sends no frames). The user's Chrome: each Porthole tab sits in a
+        // background window of its own where it already paints, so only a tab that is hidden
+        // (a popup that opened over its opener) is activated, and only in Porthole's window.
+        let activate = match (self.ownership, session_id) {
+            (Ownership::OwnTabs, Some(session)) => self.is_hidden(&session).await,
+            _ => true,
+        };
+        if activate {
+            self.cdp
+                .call("Target.activateTarget", json!({ "targetId": target_id }))
+                .await?;
+        }
+        self.size_active();
+        Ok(())
+    }
+
+    /// Closes a tracked tab; closing the last one leaves a fresh about:blank tab.
+    pub async fn close_tab(&self, target_id: &str) -> Result<(), SessionError> {
+        let count = {
+            let tabs = self.tabs.lock().expect("tabs lock");
+            if !tabs.contains(target_id) {
+                return Err(SessionError::UnknownTab(target_id.to_string()));
+            }
+            tabs.len()
+        };
+        if count == 1 {
+            // The active tab's context dies with it: make the replacement first.
+            self.new_tab(None).await?;
+        }
+        self.cdp
+            .call("Target.closeTarget", json!({ "targetId": target_id }))
+            .await?;
+        self.untrack(target_id);
+        Ok(())
+    }
+
+    /// Sets the page viewport (CSS px) of the active tab (and of tabs shown later).
+    pub(crate) async fn set_viewport(&self, width: u32, height: u32) -> Result<(), SessionError> {
+        let (_, session) = self.active_tab()?;
+        self.set_viewport_on(&session, width, height).await
+    }
+
+    /// Sets the channel's viewport (CSS px) and lays the tab behind flat CDP `session` out at
+    /// it (other tabs follow when they are shown).
+    pub(crate) async fn set_viewport_on(
+        &self,
+        session: &str,
+        width: u32,
+        height: u32,
+    ) -> Result<(), SessionError> {
+        let requested = self.views.layouts.request(session, (width, height));
+        *self.views.viewport.lock().expect("viewport lock") =
+            crate::browser::view::layouts::clamp((width, height));
+        requested.apply(&self.cdp).await?;
+        Ok(())
+    }
+
+    /// Lays the tab behind the flat CDP `session` out at the channel's viewport.
+    pub(crate) async fn size_tab(&self, session: &str) -> Result<(), SessionError> {
+        self.size_tab_to(session, self.viewport()).await
+    }
+
+    /// Lays the tab behind the flat CDP `session` out at `size` (a pane's own size).
+    pub(crate) async fn size_tab_to(
+        &self,
+        session: &str,
+        size: (u32, u32),
+    ) -> Result<(), SessionError> {
+        self.views
+            .layouts
+            .request(session, size)
+            .apply(&self.cdp)
+            .await?;
+        Ok(())
+    }
+
+    /// The viewport requested for this channel.
+    pub fn viewport(&self) -> (u32, u32) {
+        *self.views.viewport.lock().expect("viewport lock")
+    }
+
+    /// Sends one pane input event to the tab behind flat CDP `session`; copy/cut return the
+    /// selected text.
+    pub(crate) async fn input_on(
+        &self,
+        session: &str,
+        event: &InputEvent,
+    ) -> Result<Option<String>, SessionError> {
+        if !self.is_alive() {
+            return Err(SessionError::Closed);
+        }
+        let scale = self.pixel_scale(session);
+        Ok(crate::browser::input::events::dispatch(&self.cdp, session, event, scale).await?)
+    }
+
+    /// Evaluates `expression` in execution context `context` of the tab behind flat CDP
+    /// `session` (an isolated world of the daemon's) and returns its JSON value; a thrown
+    /// exception is an error with its text.
+    pub(in crate::browser) async fn evaluate_in(
+        &self,
+        session: &str,
+        context: &Value,
+        expression: &str,
+    ) -> Result<Value, SessionError> {
+        let reply = self
+            .cdp
+            .call_on(
+                session,
+                "Runtime.evaluate",
+                json!({"expression": expression, "contextId": context, "returnByValue": true}),
+            )
+            .await?;
+        if let Some(text) = crate::cdp::thrown(&reply) {
+            return Err(SessionError::Cdp(CdpError::Protocol {
+                method: "Runtime.evaluate".into(),
+                code: 0,
+                message: text,
+            }));
+        }
+        Ok(reply["result"]["value"].clone())
+    }
+}

@@ -1,0 +1,249 @@
+//! Tabs per agent: which tab an [`Actor`] acts in, which tabs it may see and touch, opening
+//! an agent's first tab (in a window of its own, so it paints beside everyone else's), giving
+//! a person's tab to an agent. (Panes follow agents through their own views: `pane_view`.)
+//!
+//! An agent may have at most `agents.max_tabs` tabs ([`crate::bounds`]), its pages' popups
+//! included: `new_tab` past that is refused, and a popup past it is closed as it opens (the
+//! agent sees it missing from `list_tabs`; the daemon logs `agent_popup_refused`).
+//!
+//! The owner token ([`Actor::Owner`]) keeps the first release's behaviour: it acts on the
+//! session's active tab (the person's last choice in a pane) and sees every tab. Agents never see or touch another owner's tab.
+
+use std::sync::Arc;
+
+use super::owner::{Actor, TabOwner};
+use crate::browser::error::SessionError;
+use crate::browser::protocol::TabInfo;
+use crate::browser::session::handle::BrowserSession;
+
+impl BrowserSession {
+    /// `(target_id, session_id)` of the tab `actor` acts in; an agent without a tab gets a new
+    /// one of its own (one at a time per agent, so racing calls share it).
+    pub(crate) async fn tab_for(&self, actor: &Actor) -> Result<(String, String), SessionError> {
+        let Actor::Agent { id, .. } = actor else {
+            return self.active_tab();
+        };
+        if !self.is_alive() {
+            return Err(SessionError::Closed);
+        }
+        let lock = self.agent_lock(id);
+        let _one_at_a_time = lock.lock().await;
+        if let Some(found) = self.current_agent_tab(id) {
+            return Ok(found);
+        }
+        let target_id = self.open_tab_laid_out(actor.as_owner()).await?;
+        self.set_agent_tab(id, &target_id);
+        let session_id = self
+            .tab_session(&target_id)
+            .ok_or_else(|| SessionError::UnknownTab(target_id.clone()))?;
+        tracing::info!(event = "agent_tab_opened", channel_id = %self.channel(), agent_id = %id, target_id = %target_id);
+        Ok((target_id, session_id))
+    }
+
+    fn agent_lock(&self, agent_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        self.agents
+            .locks
+            .lock()
+            .expect("agent locks lock")
+            .entry(agent_id.to_string())
+            .or_default()
+            .clone()
+    }
+
+    /// The agent's current tab when it is still its own; else its newest own tab, if any.
+    fn current_agent_tab(&self, agent_id: &str) -> Option<(String, String)> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        let mut current = self.agents.tabs.lock().expect("agent tabs lock");
+        let still_ours = current
+            .get(agent_id)
+            .and_then(|id| tabs.get(id))
+            .filter(|t| t.owner.id() == agent_id);
+        let tab = match still_ours {
+            Some(tab) => tab,
+            None => {
+                let tab = *tabs.filtered(|o| o.id() == agent_id).last()?;
+                current.insert(agent_id.to_string(), tab.target_id.clone());
+                tab
+            }
+        };
+        Some((tab.target_id.clone(), tab.session_id.clone()))
+    }
+
+    fn set_agent_tab(&self, agent_id: &str, target_id: &str) {
+        self.agents
+            .tabs
+            .lock()
+            .expect("agent tabs lock")
+            .insert(agent_id.to_string(), target_id.to_string());
+    }
+
+    /// The tab `actor` acts in now, without opening one.
+    pub(crate) fn current_tab_of(&self, actor: &Actor) -> Option<String> {
+        match actor {
+            Actor::Owner => self.active_tab().ok().map(|(id, _)| id),
+            Actor::Agent { id, .. } => self.current_agent_tab(id).map(|(id, _)| id),
+        }
+    }
+
+    /// The tabs `actor` may see, in display order.
+    pub(crate) fn visible_tabs(&self, actor: &Actor) -> Vec<TabInfo> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.filtered(|owner| actor.may_touch(owner))
+            .into_iter()
+            .map(|t| t.info())
+            .collect()
+    }
+
+    /// Ok when `actor` may act on the tracked tab `target_id`.
+    pub(crate) fn check_access(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        let tab = tabs
+            .get(target_id)
+            .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
+        if actor.may_touch(&tab.owner) {
+            Ok(())
+        } else {
+            Err(SessionError::NotYours {
+                target_id: target_id.to_string(),
+                owner: tab.owner.described(),
+            })
+        }
+    }
+
+    /// Makes `target_id` the tab `actor` acts in (the owner: the tab the panes show).
+    pub(crate) async fn use_tab(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
+        self.check_access(actor, target_id)?;
+        match actor {
+            Actor::Owner => self.switch_tab(target_id).await,
+            Actor::Agent { id, .. } => {
+                self.set_agent_tab(id, target_id);
+                Ok(())
+            }
+        }
+    }
+
+    /// Opens a tab of `actor`'s and makes it the tab it acts in; returns its target id.
+    pub(crate) async fn new_tab_for(&self, actor: &Actor) -> Result<String, SessionError> {
+        match actor {
+            Actor::Owner => {
+                let target_id = self.open_tab(None, actor.as_owner(), false).await?;
+                self.switch_tab(&target_id).await?;
+                Ok(target_id)
+            }
+            Actor::Agent { id, .. } => {
+                let open = self.agent_tab_count(id);
+                if open >= crate::bounds::get().max_tabs {
+                    return Err(SessionError::TabLimit { open });
+                }
+                let target_id = self.open_tab_laid_out(actor.as_owner()).await?;
+                self.set_agent_tab(id, &target_id);
+                Ok(target_id)
+            }
+        }
+    }
+
+    /// How many tabs agent `agent_id` has.
+    fn agent_tab_count(&self, agent_id: &str) -> usize {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.filtered(|o| matches!(o, TabOwner::Agent { id, .. } if id == agent_id))
+            .len()
+    }
+
+    /// Closes popup `target_id` when `owner` is an agent with all the tabs it may have; true
+    /// when it did (the popup must then not be tracked).
+    pub(in crate::browser) async fn refuse_popup_over_limit(
+        &self,
+        owner: &TabOwner,
+        target_id: &str,
+    ) -> bool {
+        let TabOwner::Agent { id, .. } = owner else {
+            return false;
+        };
+        let open = self.agent_tab_count(id);
+        let max = crate::bounds::get().max_tabs;
+        if open < max {
+            return false;
+        }
+        tracing::info!(event = "agent_popup_refused", channel_id = %self.channel(), agent_id = %id, %target_id, open, max);
+        let closed = self
+            .cdp
+            .call(
+                "Target.closeTarget",
+                serde_json::json!({ "targetId": target_id }),
+            )
+            .await;
+        if let Err(error) = closed {
+            tracing::debug!(event = "agent_popup_close_failed", %target_id, %error);
+        }
+        true
+    }
+
+    /// Closes a tab `actor` may touch.
+    pub(crate) async fn close_tab_for(
+        &self,
+        actor: &Actor,
+        target_id: &str,
+    ) -> Result<(), SessionError> {
+        self.check_access(actor, target_id)?;
+        self.close_tab(target_id).await?;
+        if let Actor::Agent { id, .. } = actor {
+            let mut current = self.agents.tabs.lock().expect("agent tabs lock");
+            if current.get(id).map(String::as_str) == Some(target_id) {
+                current.remove(id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands a person's tab to an agent (they logged in; the agent goes on there).
+    pub fn give_tab(
+        &self,
+        target_id: &str,
+        agent_id: &str,
+        name: &str,
+    ) -> Result<(), SessionError> {
+        {
+            let mut tabs = self.tabs.lock().expect("tabs lock");
+            let tab = tabs
+                .get(target_id)
+                .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
+            if tab.owner != TabOwner::Human {
+                return Err(SessionError::NotYours {
+                    target_id: target_id.to_string(),
+                    owner: tab.owner.described(),
+                });
+            }
+            // An agent never gets a tab on a browser-internal page (the person's to keep).
+            if !crate::browser::guard::policy::agent_may_stay_on(&tab.url) {
+                return Err(SessionError::BadUrl(format!(
+                    "the tab shows {}, a page of the browser itself that agents may not use",
+                    tab.url
+                )));
+            }
+            tabs.set_owner(
+                target_id,
+                TabOwner::Agent {
+                    id: agent_id.to_string(),
+                    name: name.to_string(),
+                },
+            );
+        }
+        self.set_agent_tab(agent_id, target_id);
+        tracing::info!(event = "tab_given", channel_id = %self.channel(), %agent_id, %target_id);
+        self.notify(self.tabs_message());
+        Ok(())
+    }
+
+    /// Agents (the owner included) that own at least one tab of this session.
+    pub(crate) fn agents_with_tabs(&self) -> Vec<String> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        let mut ids: Vec<String> = tabs
+            .filtered(|o| matches!(o, TabOwner::Agent { .. }))
+            .into_iter()
+            .map(|t| t.owner.id().to_string())
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+}

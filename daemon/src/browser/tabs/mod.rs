@@ -1,0 +1,17 @@
+//! Everything kept per tab: the tab list and the one record per tab (`list`, `entry`), who owns
+//! a tab (`owner`), attaching and preparing tabs (`tracking`, `adoption`), host mode's own tabs,
+//! agents' tabs, navigation, titles, element refs, the tools' isolated worlds and the console and
+//! network logs.
+
+pub(crate) mod adoption;
+pub(crate) mod agent_tabs;
+pub(crate) mod entry;
+pub(crate) mod list;
+pub(crate) mod logs;
+pub(crate) mod navigation;
+pub(crate) mod own_tabs;
+pub(crate) mod owner;
+pub mod refs;
+pub(crate) mod titles;
+pub(crate) mod tracking;
+pub(crate) mod worlds;

@@ -1,0 +1,133 @@
+//! What a session does differently on the user's own Chrome (`Ownership::OwnTabs`): closing
+//! only Porthole's tabs, telling whether a tab paints, and saying what to enable when Chrome
+//! goes away. Never touches a tab the session does not track.
+
+use std::collections::HashSet;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::sync::broadcast;
+
+use crate::browser::session::handle::{BrowserSession, Ownership};
+use crate::cdp::CdpEvent;
+
+/// How long one round of closes waits for Chrome to report the tabs destroyed.
+const CLOSE_ROUND: Duration = Duration::from_millis(500);
+/// Rounds of closes before giving up on a tab Chrome keeps (the caller bounds the time too).
+const CLOSE_ROUNDS: usize = 8;
+
+/// Waits up to `within` for `Target.targetDestroyed` of every id in `left`, removing each.
+async fn wait_destroyed(
+    events: &mut broadcast::Receiver<CdpEvent>,
+    left: &mut HashSet<String>,
+    within: Duration,
+) {
+    let deadline = tokio::time::Instant::now() + within;
+    while !left.is_empty() {
+        let event = match tokio::time::timeout_at(deadline, events.recv()).await {
+            Err(_) | Ok(Err(broadcast::error::RecvError::Closed)) => return,
+            Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
+            Ok(Ok(event)) => event,
+        };
+        if event.method == "Target.targetDestroyed" {
+            if let Some(id) = event.params["targetId"].as_str() {
+                left.remove(id);
+            }
+        }
+    }
+}
+
+impl BrowserSession {
+    /// True when the page behind `session` reports `document.visibilityState == "hidden"`.
+    pub(in crate::browser) async fn is_hidden(&self, session: &str) -> bool {
+        self.cdp
+            .call_on(
+                session,
+                "Runtime.evaluate",
+                json!({"expression": "document.visibilityState", "returnByValue": true}),
+            )
+            .await
+            .is_ok_and(|reply| reply["result"]["value"] == "hidden")
+    }
+
+    /// Closes every tab Porthole opened or was opening in this session, without a
+    /// replacement (host-mode stop: Porthole's own tabs go, the user's stay), and returns once
+    /// Chrome no longer lists them. Returns how many it closed.
+    ///
+    /// Chrome answers `Target.closeTarget` before the tab is gone (a tab still loading goes a
+    /// moment later, and a close can be lost while it is being set up), so each round closes
+    /// what is left, waits for `Target.targetDestroyed`, and asks Chrome's own target list.
+    pub(crate) async fn close_own_tabs(&self) -> usize {
+        self.traffic.winding_down.store(true, Ordering::SeqCst);
+        // A tab Chrome is still opening for us lands in `opening` or closes itself (see
+        // `open_tab`); the caller bounds the wait.
+        let mut creating = self.traffic.creating.subscribe();
+        let _ = creating.wait_for(|n| *n == 0).await;
+        let mut events = self.cdp.subscribe();
+        let mut asked: HashSet<String> = HashSet::new();
+        let mut left: HashSet<String> = HashSet::new();
+        for round in 0..CLOSE_ROUNDS {
+            // Opened for us but not tracked yet, then what is tracked (in this order: a tab
+            // leaves `opening` only once it is tracked), popups that appeared meanwhile too.
+            left.extend(self.traffic.opening.lock().expect("opening lock").drain());
+            left.extend(self.tracked_ids());
+            if left.is_empty() {
+                break;
+            }
+            for id in &left {
+                asked.insert(id.clone());
+                if let Err(error) = self
+                    .cdp
+                    .call("Target.closeTarget", json!({ "targetId": id }))
+                    .await
+                {
+                    tracing::debug!(event = "own_tab_close_failed", channel_id = %self.channel(), target_id = %id, round, %error);
+                }
+            }
+            wait_destroyed(&mut events, &mut left, CLOSE_ROUND).await;
+            // Chrome's own list is the truth (a lagging event reader can miss a destroy).
+            if !left.is_empty() {
+                if let Ok(targets) = self.cdp.call("Target.getTargets", json!({})).await {
+                    let listed: HashSet<&str> = targets["targetInfos"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|t| t["targetId"].as_str())
+                        .collect();
+                    left.retain(|id| listed.contains(id.as_str()));
+                }
+            }
+            for id in asked.iter().filter(|id| !left.contains(*id)) {
+                self.untrack(id);
+            }
+            if left.is_empty() {
+                break;
+            }
+        }
+        if !left.is_empty() {
+            tracing::warn!(event = "own_tabs_left_open", channel_id = %self.channel(), left = left.len());
+        }
+        asked.len() - left.len()
+    }
+
+    /// Target ids of the tabs this session tracks.
+    fn tracked_ids(&self) -> Vec<String> {
+        let tabs = self.tabs.lock().expect("tabs lock");
+        tabs.infos().into_iter().map(|t| t.target_id).collect()
+    }
+
+    /// What a person reads when the browser went away.
+    pub(in crate::browser) fn gone_message(&self, reason: &str) -> String {
+        match self.ownership() {
+            Ownership::OwnTabs => format!(
+                "Your Chrome closed or stopped allowing remote debugging ({reason}). Reopen Chrome with remote debugging on (chrome://inspect/#remote-debugging) and start again, or switch channel {} back to another mode.",
+                self.channel()
+            ),
+            Ownership::AllTabs => format!(
+                "The browser of channel {} went away ({reason}); send start to bring it back.",
+                self.channel()
+            ),
+        }
+    }
+}

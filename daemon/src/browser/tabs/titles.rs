@@ -1,0 +1,76 @@
+//! Titles a page sets from script (`document.title = …`), which Chrome reports neither as a
+//! `Target.targetInfoChanged` nor as a page event (verified on Chromium 156: a title set after
+//! load never reached the tab list). A tiny observer in an isolated world of every tracked tab
+//! watches `<head>` and calls a CDP binding when the title changes; the page cannot see either.
+
+use serde_json::{json, Value};
+
+use crate::browser::session::handle::BrowserSession;
+use crate::cdp::CdpConnection;
+
+/// The binding the observer calls, and the isolated world it lives in.
+pub const TITLE_BINDING: &str = "__portholeTitle";
+const WORLD: &str = "porthole-titles";
+
+/// Runs in the isolated world at every document's start; Chrome runs it in a tab's same-origin
+/// frames too, which have titles of their own: only the top document's is the tab's.
+const OBSERVER: &str = r#"(() => {
+  if (window.top !== window) return;
+  let last = null;
+  const report = () => {
+    const title = document.title;
+    if (title !== last) { last = title; __portholeTitle(title); }
+  };
+  const watch = () => {
+    const root = document.head || document.documentElement;
+    if (!root) return false;
+    new MutationObserver(report).observe(root, {subtree: true, childList: true, characterData: true});
+    report();
+    return true;
+  };
+  if (!watch()) document.addEventListener('DOMContentLoaded', watch, {once: true});
+})();"#;
+
+/// Starts watching the titles of the tab behind flat CDP `session` (best effort: a tab that
+/// refuses keeps the titles its load events give).
+pub async fn watch(cdp: &CdpConnection, session: &str) {
+    // Sent together: one round trip to a browser far away.
+    let (binding, script) = tokio::join!(
+        biased;
+        cdp.call_on(
+            session,
+            "Runtime.addBinding",
+            json!({"name": TITLE_BINDING, "executionContextName": WORLD}),
+        ),
+        cdp.call_on(
+            session,
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": OBSERVER, "worldName": WORLD, "runImmediately": true}),
+        )
+    );
+    if let Err(error) = binding.and(script) {
+        tracing::debug!(event = "title_watch_failed", %error);
+    }
+}
+
+impl BrowserSession {
+    /// A `Runtime.bindingCalled` from a tab's title observer: records the new title.
+    pub(in crate::browser) fn title_reported(&self, session: Option<&str>, params: &Value) {
+        if params["name"] != TITLE_BINDING {
+            return;
+        }
+        // An empty title leaves Chrome's own (the URL) in place, as a load does.
+        let title = params["payload"].as_str().filter(|t| !t.trim().is_empty());
+        let (Some(session), Some(title)) = (session, title) else {
+            return;
+        };
+        let found = {
+            let tabs = self.tabs.lock().expect("tabs lock");
+            tabs.by_session(session)
+                .map(|t| (t.target_id.clone(), t.url.clone()))
+        };
+        if let Some((target_id, url)) = found {
+            self.apply_info(&json!({"targetId": target_id, "url": url, "title": title}));
+        }
+    }
+}

@@ -1,0 +1,369 @@
+//! Tracking a session's tabs: attaching to a page target and preparing it (page events, file
+//! chooser interception, focus emulation, logs, title observer), waiting for a target to be
+//! tracked, forgetting a closed one, and opening a new tab for an owner (safely against a
+//! stop that lands while Chrome is still creating it).
+
+use std::future::Future;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::adoption::Adoption;
+use super::entry::{Held, TabEntry};
+use super::list::Tab;
+use super::owner::TabOwner;
+use crate::browser::error::SessionError;
+use crate::browser::protocol::PaneMessage;
+use crate::browser::session::handle::{BrowserSession, Ownership};
+use crate::cdp::CdpError;
+
+/// How long to wait for a target we created to show up as attached.
+const TRACK_DEADLINE: Duration = Duration::from_secs(10);
+
+impl BrowserSession {
+    /// Attaches to a page target and starts tracking it as `owner`'s (idempotent: a tab
+    /// already tracked keeps its owner).
+    pub(crate) async fn track(&self, target_id: &str, owner: TabOwner) -> Result<(), SessionError> {
+        self.track_laid_out(target_id, owner, None).await.map(drop)
+    }
+
+    /// [`Self::track`], laying the tab out at `size` with its preparation (no round trip of
+    /// its own) when given. True when it did; false when the tab was tracked by another call
+    /// (which did not lay it out).
+    pub(crate) async fn track_laid_out(
+        &self,
+        target_id: &str,
+        owner: TabOwner,
+        size: Option<(u32, u32)>,
+    ) -> Result<bool, SessionError> {
+        let claimed = self.tabs.lock().expect("tabs lock").begin_attach(target_id);
+        if !claimed {
+            return self.wait_tracked(target_id).await.map(|()| false);
+        }
+        let attached = self
+            .cdp
+            .call(
+                "Target.attachToTarget",
+                json!({"targetId": target_id, "flatten": true}),
+            )
+            .await;
+        let session_id = match attached {
+            Ok(reply) => reply["sessionId"].as_str().unwrap_or_default().to_string(),
+            Err(error) => {
+                self.tabs
+                    .lock()
+                    .expect("tabs lock")
+                    .abandon_attach(target_id);
+                self.traffic.version.send_modify(|v| *v += 1);
+                return Err(error.into());
+            }
+        };
+        // The tab's record starts here: its logs fill from the domains enabled below, and its
+        // places in the registries kept by session or target id are left when it drops.
+        let held = vec![
+            Held::Logs(self.tools.logs.open(&session_id)),
+            Held::Cast(self.views.hub.clone(), target_id.to_string()),
+            Held::Layout(self.views.layouts.clone(), session_id.clone()),
+            Held::World(self.tools.worlds.clone(), session_id.clone()),
+            Held::Popups(self.prompts.popups.clone(), target_id.to_string()),
+        ];
+        // The tab's preparation, sent at once and in this order (Chrome runs a session's
+        // commands in order), so a browser far away costs one round trip for all of it, not
+        // one per command:
+        // - page events tell us when a document loaded (titles arrive with no Target event);
+        // - a file chooser the page opens is reported to us, never shown (upload_file sets
+        //   files);
+        // - every tab behaves as the focused one: panes and agents each type into a tab of
+        //   their own, in windows that cannot all have the focus at once;
+        // - console and network logs from the moment the tab is ours (see `logs`);
+        // - the title observer, the pane's world and the file-picker hook, installed in this
+        //   document and every later one: sent here, in this order, but not waited on (the
+        //   page runs them; their failures were only ever logged), so a pane's first frame
+        //   does not wait for a just-started renderer to run three scripts.
+        let cdp = &self.cdp;
+        let on = |method: &'static str, params: Value| cdp.call_on(&session_id, method, params);
+        // In a tally of their own: not waited on by the work that tracks the tab, so not
+        // counted among its round trips.
+        let mut scripts = Box::pin({
+            let (cdp, session) = (cdp.clone(), session_id.clone());
+            crate::cdp::tallied(async move {
+                tokio::join!(
+                    biased;
+                    super::titles::watch(&cdp, &session),
+                    crate::browser::view::pane_world::watch(&cdp, &session),
+                    crate::browser::prompts::file_pickers::install(&cdp, &session),
+                );
+            })
+        });
+        let mut scripts_done = false;
+        let send_scripts = std::future::poll_fn(|cx| {
+            // One poll sends their commands (in order, after the ones above).
+            scripts_done = scripts.as_mut().poll(cx).is_ready();
+            std::task::Poll::Ready(())
+        });
+        // - the layout asked for (an agent's tab, in a window of its own), after the scripts.
+        let lay_out = async {
+            match size {
+                Some(size) => {
+                    let requested = self.views.layouts.request(&session_id, size);
+                    Some(requested.apply(cdp).await)
+                }
+                None => None,
+            }
+        };
+        let (_, _, _, _, _, (), laid_out, info) = tokio::join!(
+            biased;
+            on("Page.enable", json!({})),
+            on(
+                "Page.setInterceptFileChooserDialog",
+                json!({"enabled": true})
+            ),
+            on(
+                "Emulation.setFocusEmulationEnabled",
+                json!({"enabled": true})
+            ),
+            on("Runtime.enable", json!({})),
+            on("Network.enable", json!({})),
+            send_scripts,
+            lay_out,
+            cdp.call("Target.getTargetInfo", json!({"targetId": target_id})),
+        );
+        if !scripts_done {
+            tokio::spawn(scripts);
+        }
+        let info = info.unwrap_or(Value::Null);
+        let tab = Tab {
+            target_id: target_id.to_string(),
+            session_id,
+            url: info["targetInfo"]["url"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            title: info["targetInfo"]["title"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            owner,
+        };
+        let landed_on = tab.url.clone();
+        let created = PaneMessage::TabCreated {
+            target_id: tab.target_id.clone(),
+            url: tab.url.clone(),
+            title: tab.title.clone(),
+            opener_id: info["targetInfo"]["openerId"].as_str().map(str::to_string),
+        };
+        let became_active = {
+            let mut tabs = self.tabs.lock().expect("tabs lock");
+            tabs.add(TabEntry::new(tab, held));
+            tabs.len() == 1
+        };
+        self.traffic.version.send_modify(|v| *v += 1);
+        self.notify(created);
+        self.notify(self.tabs_message());
+        if became_active {
+            self.size_active();
+        }
+        // A popup of an agent's page can open on a page agents may not use.
+        self.guard_landing(target_id, &landed_on);
+        // A layout that failed is asked again by the caller, which reports its error.
+        Ok(matches!(laid_out, Some(Ok(()))))
+    }
+
+    /// Whether `target_id`, just reported created, was tracked by the call of ours that asked
+    /// Chrome for it (which lays an agent's tab out with its preparation). Chrome reports a
+    /// target before it answers its creator, so this waits for the calls creating tabs to be
+    /// answered, then for that call to track it (each at most [`TRACK_DEADLINE`]). False
+    /// when no call of ours made it, or its call ended without tracking it (failed or
+    /// cancelled: its [`Adoption`] lets the target go at once): the caller tracks it then.
+    pub(in crate::browser) async fn tracked_by_its_opener(&self, target_id: &str) -> bool {
+        if *self.traffic.creating.borrow() == 0 && !self.traffic.adopting.contains(target_id) {
+            return false;
+        }
+        let mut creating = self.traffic.creating.subscribe();
+        let answered = creating.wait_for(|n| *n == 0);
+        let _ = tokio::time::timeout(TRACK_DEADLINE, answered).await;
+        let mut version = self.traffic.version.subscribe();
+        let tracked = async {
+            loop {
+                if self.tabs.lock().expect("tabs lock").contains(target_id) {
+                    return true;
+                }
+                if !self.traffic.adopting.contains(target_id) || version.changed().await.is_err() {
+                    return false;
+                }
+            }
+        };
+        tokio::time::timeout(TRACK_DEADLINE, tracked)
+            .await
+            .unwrap_or(false)
+    }
+
+    async fn wait_tracked(&self, target_id: &str) -> Result<(), SessionError> {
+        let mut version = self.traffic.version.subscribe();
+        let wait = async {
+            loop {
+                {
+                    let tabs = self.tabs.lock().expect("tabs lock");
+                    if tabs.contains(target_id) {
+                        return Ok(());
+                    }
+                    if !tabs.is_attaching(target_id) {
+                        return Err(SessionError::UnknownTab(target_id.to_string()));
+                    }
+                }
+                if version.changed().await.is_err() {
+                    return Err(SessionError::Closed);
+                }
+            }
+        };
+        tokio::time::timeout(TRACK_DEADLINE, wait)
+            .await
+            .unwrap_or_else(|_| Err(SessionError::UnknownTab(target_id.to_string())))
+    }
+
+    /// Stops tracking a tab (it was closed or detached); picks a new active tab if needed.
+    /// Removing its record is all the forgetting: everything kept about the tab is in it
+    /// (see `tab_entry`), dropped here, outside the tabs lock.
+    pub(in crate::browser) fn untrack(&self, target_id: &str) {
+        let (removed, switched) = self.tabs.lock().expect("tabs lock").remove(target_id);
+        self.traffic.version.send_modify(|v| *v += 1);
+        let Some(removed) = removed else {
+            return;
+        };
+        drop(removed);
+        self.notify(PaneMessage::TabClosed {
+            target_id: target_id.to_string(),
+        });
+        if switched.is_some() {
+            self.size_active();
+        }
+        self.notify(self.tabs_message());
+    }
+
+    /// Opens and tracks a tab of `owner` (about:blank by default) without making it the tab
+    /// panes show; `own_window` puts it in a window of its own, where it is the active tab and
+    /// paints. Returns its target id.
+    pub(in crate::browser) async fn open_tab(
+        &self,
+        url: Option<&str>,
+        owner: TabOwner,
+        own_window: bool,
+    ) -> Result<String, SessionError> {
+        self.open_tab_with(url, owner, own_window, None).await
+    }
+
+    /// Opens and tracks a tab of `owner`'s in a window of its own (an agent's), laid out at
+    /// the channel's viewport with its preparation; returns its target id.
+    pub(in crate::browser) async fn open_tab_laid_out(
+        &self,
+        owner: TabOwner,
+    ) -> Result<String, SessionError> {
+        self.open_tab_with(None, owner, true, Some(self.viewport()))
+            .await
+    }
+
+    /// [`Self::open_tab`], laying the tab out at `size` when given.
+    async fn open_tab_with(
+        &self,
+        url: Option<&str>,
+        owner: TabOwner,
+        own_window: bool,
+        size: Option<(u32, u32)>,
+    ) -> Result<String, SessionError> {
+        let url = match url {
+            Some(url) => super::navigation::check_url(url)?,
+            None => "about:blank".to_string(),
+        };
+        if !self.is_alive() {
+            return Err(SessionError::Closed);
+        }
+        let mut params = json!({ "url": url });
+        if self.ownership == Ownership::OwnTabs || own_window {
+            // The user's Chrome: a window of Porthole's own, opened without taking focus, so
+            // the tab is active (it paints) without covering or hiding anything of the user's.
+            // An agent's tab: a window of its own, so it paints beside everyone else's.
+            params["newWindow"] = json!(true);
+            params["background"] = json!(true);
+            params["focus"] = json!(false);
+        }
+        // Created in a task of its own: a caller cancelled mid-way (a pane's stop aborts its
+        // queued commands) still leaves the new target's id where a stop finds it, or closes
+        // it when the stop already looked (`winding_down` is read under the `opening` lock
+        // that `close_own_tabs` drains under, so every created tab meets one or the other).
+        self.traffic.creating.send_modify(|n| *n += 1);
+        // This call tracks the new target itself, for as long as it lives.
+        let adoption = Adoption::new(&self.traffic.adopting, &self.traffic.version);
+        let (cdp, creating, opening, winding_down, claim) = (
+            self.cdp.clone(),
+            self.traffic.creating.clone(),
+            self.traffic.opening.clone(),
+            self.traffic.winding_down.clone(),
+            adoption.claim(),
+        );
+        // Its round trip is the caller's (counted in the caller's tally).
+        let created = tokio::spawn(crate::cdp::carried(async move {
+            let created = cdp.call("Target.createTarget", params).await;
+            let mut stopped_meanwhile = None;
+            if let Some(id) = created.as_ref().ok().and_then(|r| r["targetId"].as_str()) {
+                let mut opening = opening.lock().expect("opening lock");
+                if winding_down.load(std::sync::atomic::Ordering::SeqCst) {
+                    stopped_meanwhile = Some(id.to_string());
+                } else {
+                    opening.insert(id.to_string());
+                    claim.made(id);
+                }
+            }
+            if let Some(id) = stopped_meanwhile {
+                // Stopped while Chrome was opening it: close it rather than leave it behind.
+                let _ = cdp
+                    .call("Target.closeTarget", json!({ "targetId": id }))
+                    .await;
+                creating.send_modify(|n| *n = n.saturating_sub(1));
+                return Err(SessionError::Closed);
+            }
+            creating.send_modify(|n| *n = n.saturating_sub(1));
+            created.map_err(SessionError::from)
+        }))
+        .await
+        .map_err(|_| SessionError::Closed)??;
+        let target_id = created["targetId"]
+            .as_str()
+            .ok_or_else(|| CdpError::Shape {
+                method: "Target.createTarget".into(),
+                detail: "no targetId".into(),
+            })?
+            .to_string();
+        if self
+            .traffic
+            .winding_down
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            // A stop is closing our tabs: this one is in `opening`, so it goes with them.
+            return Err(SessionError::Closed);
+        }
+        let tracked = self.track_laid_out(&target_id, owner.clone(), size).await;
+        self.traffic
+            .opening
+            .lock()
+            .expect("opening lock")
+            .remove(&target_id);
+        let laid_out = tracked?;
+        if let (Some(size), false) = (size, laid_out) {
+            let session = self
+                .tab_session(&target_id)
+                .ok_or_else(|| SessionError::UnknownTab(target_id.clone()))?;
+            // Tracked by another call meanwhile, or its layout failed: laid out now.
+            self.size_tab_to(&session, size).await?;
+        }
+        // The target-created event may have won the attach and recorded another owner.
+        let changed = {
+            let mut tabs = self.tabs.lock().expect("tabs lock");
+            let differs = tabs.get(&target_id).is_some_and(|t| t.owner != owner);
+            differs && tabs.set_owner(&target_id, owner)
+        };
+        if changed {
+            self.notify(self.tabs_message());
+        }
+        Ok(target_id)
+    }
+}

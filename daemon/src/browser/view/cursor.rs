@@ -1,0 +1,65 @@
+//! The mouse cursor under the person's pointer (DESIGN.md §15 "Cursor"). Frames carry no
+//! cursor, so the pane's world (see `pane_world`) reads the computed CSS `cursor` of the element
+//! under each mousemove (its `auto` resolved as a browser would: `pointer` on links, `text` on
+//! editable fields and text) and reports it when it changes (read at each move, never by a
+//! timer: see the script); panes get `{"type":"cursor","target_id","cursor"}` with a CSS
+//! cursor name.
+//!
+//! Owns the cursor part of the world's script and turning its reports into messages.
+
+use serde_json::Value;
+
+use crate::browser::protocol::PaneMessage;
+use crate::browser::session::handle::BrowserSession;
+
+/// Part of the pane world's script (`report` is in scope).
+pub(in crate::browser) const SCRIPT: &str = r#"
+ let lastCursor = null;
+ const hasText = (el) => Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim());
+ const TEXT_INPUTS = /^(text|search|email|url|tel|password|number|date|time|datetime-local|month|week)$/;
+ const cursorOf = (el) => {
+   if (!el || el.nodeType !== 1) return 'default';
+   const css = getComputedStyle(el).cursor || 'auto';
+   if (css !== 'auto') return css.split(',').pop().trim();
+   if (el.closest('a[href], area[href]')) return 'pointer';
+   if (el.isContentEditable) return 'text';
+   if (el.tagName === 'TEXTAREA') return el.disabled ? 'default' : 'text';
+   if (el.tagName === 'INPUT') return TEXT_INPUTS.test(el.type) && !el.disabled ? 'text' : 'default';
+   if (hasText(el) && !el.closest('button, select, label, [role=button]')) return 'text';
+   return 'default';
+ };
+ // Read at once, never by a timer: a timer here would count as work the page scheduled and
+ // make every agent click wait for extra frames (tools' settle, `page_scheduled`). Moves from
+ // a pane come collapsed (one per input dispatch), so a style read per move is cheap.
+ addEventListener('mousemove', (e) => {
+   const cursor = cursorOf(e.composedPath()[0]);
+   if (cursor !== lastCursor) { lastCursor = cursor; report({kind: 'cursor', cursor}); }
+ }, true);
+"#;
+
+/// Longest cursor value passed on (CSS cursor names are short; `url(…)` values are cut off).
+const MAX_CURSOR: usize = 64;
+
+impl BrowserSession {
+    /// The world saw the cursor under the pointer change.
+    pub(in crate::browser) fn cursor_changed(&self, target_id: &str, report: &Value) {
+        let Some(cursor) = report["cursor"].as_str() else {
+            return;
+        };
+        // An image cursor (`url(…) x y, pointer`) is reduced to its fallback by the script;
+        // anything still long or odd becomes `default`.
+        let cursor = if cursor.len() <= MAX_CURSOR
+            && cursor
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            cursor
+        } else {
+            "default"
+        };
+        self.notify(PaneMessage::Cursor {
+            target_id: target_id.to_string(),
+            cursor: cursor.to_string(),
+        });
+    }
+}

@@ -1,0 +1,10 @@
+//! What panes see: the shared screencast hub, the size each tab is laid out at, each pane's
+//! view, the cursor, find in page, the pane's isolated world, and the bench-only frame stages.
+
+pub(crate) mod cursor;
+pub(crate) mod find;
+pub mod frame_stages;
+pub(crate) mod layouts;
+pub(crate) mod pane_view;
+pub(crate) mod pane_world;
+pub(crate) mod screencast;

@@ -1,0 +1,82 @@
+//! The pane's isolated world in every tracked tab: a small script that watches what
+//! Chrome's screencast cannot show a person — a `<select>` popup opening and closing (see
+//! `select_popup`), an `<input>`'s suggestions or picker (see `pickers`), the mouse cursor
+//! under the pointer (see `cursor`), the person's right click (see `context_menu`) — and
+//! reports it through one CDP binding, and offers find in page (see `find`). The page sees
+//! neither the world nor the binding.
+//!
+//! Owns installing the script and routing its reports; what each report means lives in the
+//! modules named above.
+
+use serde_json::{json, Value};
+
+use crate::browser::session::handle::BrowserSession;
+use crate::cdp::CdpConnection;
+
+/// The binding the script calls with a JSON report, and the isolated world it lives in.
+pub const BINDING: &str = "__portholePane";
+pub const WORLD: &str = "porthole-pane";
+
+/// Runs in the isolated world of every frame at every document's start.
+fn script() -> String {
+    format!(
+        "(() => {{\n if (window.__portholePaneWorld) return;\n window.__portholePaneWorld = true;\n \
+         const report = (o) => {{ try {{ {BINDING}(JSON.stringify(o)); }} catch (_) {{}} }};\n{}\n{}\n{}\n{}\n{}\n}})();",
+        crate::browser::prompts::select_popup::SCRIPT,
+        crate::browser::prompts::pickers::SCRIPT,
+        super::cursor::SCRIPT,
+        super::find::SCRIPT,
+        crate::browser::prompts::context_menu::script(),
+    )
+}
+
+/// Installs the world's script and binding in the tab behind flat CDP `session` (best effort:
+/// a tab that refuses shows no popups and no cursor, and works otherwise).
+pub async fn watch(cdp: &CdpConnection, session: &str) {
+    // Sent together: one round trip to a browser far away.
+    let (binding, script) = tokio::join!(
+        biased;
+        cdp.call_on(
+            session,
+            "Runtime.addBinding",
+            json!({"name": BINDING, "executionContextName": WORLD}),
+        ),
+        cdp.call_on(
+            session,
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": script(), "worldName": WORLD, "runImmediately": true}),
+        )
+    );
+    if let Err(error) = binding.and(script) {
+        tracing::debug!(event = "pane_world_failed", %error);
+    }
+}
+
+impl BrowserSession {
+    /// A `Runtime.bindingCalled` from the pane's world: routes the report by its `kind`.
+    pub(in crate::browser) fn pane_world_reported(&self, session: Option<&str>, params: &Value) {
+        if params["name"] != BINDING {
+            return;
+        }
+        let Some(session) = session else { return };
+        let Some(report) = params["payload"]
+            .as_str()
+            .and_then(|p| serde_json::from_str::<Value>(p).ok())
+        else {
+            return;
+        };
+        let target_id = {
+            let tabs = self.tabs.lock().expect("tabs lock");
+            tabs.by_session(session).map(|t| t.target_id.clone())
+        };
+        let Some(target_id) = target_id else { return };
+        let context = params["executionContextId"].as_i64().unwrap_or_default();
+        match report["kind"].as_str() {
+            Some("select_open") => self.select_opened(&target_id, session, context, &report),
+            Some("select_closed") => self.select_closed(session, context, &report),
+            Some("cursor") => self.cursor_changed(&target_id, &report),
+            Some("context_menu") => self.context_menu_opened(&target_id, session, context, &report),
+            _ => {}
+        }
+    }
+}
