@@ -183,9 +183,8 @@ impl BrowserSession {
     /// The agent id to tell when the tracked tab `target_id` must leave an internal page;
     /// `None` when it is the person's tab (or not tracked).
     fn guarded_by(&self, target_id: &str) -> Option<String> {
-        let tabs = self.tabs.lock().expect("tabs lock");
-        match &tabs.get(target_id)?.owner {
-            TabOwner::Agent { id, .. } => Some(id.clone()),
+        match self.tabs.owner_of(target_id)? {
+            TabOwner::Agent { id, .. } => Some(id),
             TabOwner::Human if self.agents.url_guard.every_tab.load(Ordering::SeqCst) => {
                 Some(OWNER_AGENT.to_string())
             }
@@ -202,11 +201,7 @@ impl BrowserSession {
         let Some(agent_id) = self.guarded_by(target_id) else {
             return false;
         };
-        let first = {
-            let mut tabs = self.tabs.lock().expect("tabs lock");
-            tabs.entry_mut(target_id)
-                .is_some_and(|e| !std::mem::replace(&mut e.guard_closing, true))
-        };
+        let first = self.tabs.begin_guard_close(target_id);
         if !first {
             return true;
         }

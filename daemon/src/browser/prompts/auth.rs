@@ -183,13 +183,10 @@ impl BrowserSession {
             return;
         };
         let frame = p["frameId"].as_str().unwrap_or_default();
-        let target_id = {
-            let tabs = self.tabs.lock().expect("tabs lock");
-            tabs.tab_of_frame(frame)
-                .or_else(|| tabs.get(frame))
-                .map(|t| t.target_id.clone())
-        }
-        .unwrap_or_else(|| frame.to_string());
+        let target_id = self
+            .tabs
+            .tab_of_frame(frame)
+            .map_or_else(|| frame.to_string(), |t| t.target_id);
         let challenge = &p["authChallenge"];
         let n = self.prompts.auth.next.fetch_add(1, Ordering::Relaxed) + 1;
         let prompt = AuthPrompt {

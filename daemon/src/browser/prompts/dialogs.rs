@@ -45,10 +45,11 @@ impl BrowserSession {
         if !opening && !closed {
             return;
         }
-        let Some(target_id) = event.session_id.as_deref().and_then(|session| {
-            let tabs = self.tabs.lock().expect("tabs lock");
-            tabs.by_session(session).map(|t| t.target_id.clone())
-        }) else {
+        let Some(target_id) = event
+            .session_id
+            .as_deref()
+            .and_then(|session| self.tabs.target_of_session(session))
+        else {
             return;
         };
         if opening {
@@ -64,9 +65,7 @@ impl BrowserSession {
                     .map(str::to_string),
             };
             tracing::info!(event = "dialog_opened", channel_id = %self.channel(), %target_id, kind = dialog.kind.as_str());
-            if let Some(entry) = self.tabs.lock().expect("tabs lock").entry_mut(&target_id) {
-                entry.dialog = Some(dialog.clone());
-            }
+            self.tabs.set_dialog(&target_id, dialog.clone());
             self.notify(PaneMessage::Dialog {
                 target_id,
                 kind: dialog.kind,
@@ -79,13 +78,7 @@ impl BrowserSession {
     }
 
     fn forget_dialog(&self, target_id: &str) {
-        let was_open = self
-            .tabs
-            .lock()
-            .expect("tabs lock")
-            .entry_mut(target_id)
-            .and_then(|e| e.dialog.take())
-            .is_some();
+        let was_open = self.tabs.take_dialog(target_id);
         if was_open {
             self.notify(PaneMessage::DialogClosed {
                 target_id: target_id.to_string(),
@@ -95,16 +88,12 @@ impl BrowserSession {
 
     /// The dialog open in a tab, if any.
     pub(crate) fn open_dialog(&self, target_id: &str) -> Option<OpenDialog> {
-        let tabs = self.tabs.lock().expect("tabs lock");
-        tabs.entry(target_id).and_then(|e| e.dialog.clone())
+        self.tabs.dialog(target_id)
     }
 
     /// Every open dialog, by tab (for a pane that attaches while one is open).
     pub(crate) fn open_dialogs(&self) -> Vec<(String, OpenDialog)> {
-        let tabs = self.tabs.lock().expect("tabs lock");
-        tabs.entries()
-            .filter_map(|e| Some((e.tab.target_id.clone(), e.dialog.clone()?)))
-            .collect()
+        self.tabs.dialogs()
     }
 
     /// Answers the dialog open in `target_id` (`text` goes into a prompt).

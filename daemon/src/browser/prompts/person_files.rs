@@ -192,9 +192,9 @@ impl BrowserSession {
             return;
         };
         let tab = {
-            let tabs = self.tabs.lock().expect("tabs lock");
-            tabs.by_session(session)
-                .map(|t| (t.target_id.clone(), t.owner.clone()))
+            self.tabs
+                .by_session(session)
+                .map(|t| (t.target_id, t.owner))
         };
         // An agent's tab keeps its chooser for `upload_file`.
         let Some((target_id, TabOwner::Human)) = tab else {
@@ -403,11 +403,8 @@ impl BrowserSession {
         if files.is_empty() {
             return Err(HandError::NoFiles);
         }
-        let target_id = {
-            let tabs = self.tabs.lock().expect("tabs lock");
-            tabs.by_session(session).map(|t| t.target_id.clone())
-        }
-        .ok_or(HandError::Session(SessionError::Closed))?;
+        let target_id = { self.tabs.target_of_session(session) }
+            .ok_or(HandError::Session(SessionError::Closed))?;
         if self.mode() == Mode::Docker {
             let world = self
                 .cdp

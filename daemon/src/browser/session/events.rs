@@ -48,10 +48,9 @@ impl BrowserSession {
             "Target.targetCreated" if info["type"] == "page" => {
                 let id = info["targetId"].as_str().unwrap_or_default();
                 // A popup belongs to whoever owns the tab that opened it.
-                let opener_owner = info["openerId"].as_str().and_then(|opener| {
-                    let tabs = self.tabs.lock().expect("tabs lock");
-                    tabs.get(opener).map(|t| t.owner.clone())
-                });
+                let opener_owner = info["openerId"]
+                    .as_str()
+                    .and_then(|opener| self.tabs.owner_of(opener));
                 let opener_is_ours = opener_owner.is_some();
                 let winding_down = self
                     .traffic
@@ -85,22 +84,21 @@ impl BrowserSession {
                     event.session_id.as_deref(),
                     event.params["frameId"].as_str(),
                 ) {
-                    let mut tabs = self.tabs.lock().expect("tabs lock");
-                    tabs.frame_attached(session, frame);
+                    self.tabs.frame_attached(session, frame);
                 }
             }
             // A frame swapped into another process is still on its page.
             "Page.frameDetached" if event.params["reason"] != "swap" => {
                 if let Some(frame) = event.params["frameId"].as_str() {
-                    self.tabs.lock().expect("tabs lock").frame_detached(frame);
+                    self.tabs.frame_detached(frame);
                 }
             }
             // A download is its tab's owner's, settled while the tab is surely open.
             "Browser.downloadWillBegin" => {
                 let owner = event.params["frameId"].as_str().and_then(|frame| {
-                    let tabs = self.tabs.lock().expect("tabs lock");
-                    tabs.tab_of_frame(frame)
-                        .map(|t| (t.owner.id().to_string(), t.target_id.clone()))
+                    self.tabs
+                        .tab_of_child_frame(frame)
+                        .map(|t| (t.owner.id().to_string(), t.target_id))
                 });
                 if let (Some(guid), Some((owner, tab))) = (event.params["guid"].as_str(), owner) {
                     self.files().set_owner_of(guid, &owner, Some(&tab));
@@ -136,10 +134,10 @@ impl BrowserSession {
             "Page.domContentEventFired"
             | "Page.loadEventFired"
             | "Page.navigatedWithinDocument" => {
-                let target = event.session_id.as_deref().and_then(|session| {
-                    let tabs = self.tabs.lock().expect("tabs lock");
-                    tabs.by_session(session).map(|t| t.target_id.clone())
-                });
+                let target = event
+                    .session_id
+                    .as_deref()
+                    .and_then(|session| self.tabs.target_of_session(session));
                 if let (Some(target_id), Some(session)) = (target, event.session_id.as_deref()) {
                     self.refresh_info(&target_id, session).await;
                 }
@@ -201,7 +199,7 @@ impl BrowserSession {
         let id = info["targetId"].as_str().unwrap_or_default();
         let url = info["url"].as_str().unwrap_or_default();
         let title = info["title"].as_str().unwrap_or_default();
-        let changed = self.tabs.lock().expect("tabs lock").update(id, url, title);
+        let changed = self.tabs.update(id, url, title);
         self.guard_landing(id, url);
         if changed {
             // Every tab's: each pane keeps those of the tab it watches.

@@ -15,10 +15,10 @@ use super::parts::{AgentState, Life, Prompts, TabTraffic, ToolState, Views};
 use crate::browser::files::transfers::SessionFiles;
 use crate::browser::input::events::InputEvent;
 use crate::browser::protocol::{PaneMessage, TabInfo};
-use crate::browser::tabs::list::{Tab, TabList};
 use crate::browser::tabs::logs::TabLogs;
 use crate::browser::tabs::owner::TabOwner;
 use crate::browser::tabs::refs::RefBooks;
+use crate::browser::tabs::store::Tabs;
 use crate::browser::view::screencast::ScreencastHub;
 use crate::browser::SessionError;
 use crate::cdp::{CdpConnection, CdpError};
@@ -83,7 +83,7 @@ pub struct BrowserSession {
     pub(in crate::browser) cdp: CdpConnection,
     /// The tracked tabs, each with its record (see `tab_entry`). Short lock, never held
     /// across an await.
-    pub(in crate::browser) tabs: Mutex<TabList>,
+    pub(in crate::browser) tabs: Tabs,
     /// Tabs coming and going (waits for tracking, what a host-mode stop closes).
     pub(in crate::browser) traffic: TabTraffic,
     /// Whether and why the session ended.
@@ -150,7 +150,7 @@ impl BrowserSession {
             mode,
             ownership,
             cdp: cdp.clone(),
-            tabs: Mutex::new(TabList::default()),
+            tabs: Tabs::default(),
             traffic: TabTraffic::default(),
             life: Life {
                 closed,
@@ -225,12 +225,7 @@ impl BrowserSession {
         if session.tab_count() == 0 {
             session.new_tab(None).await?;
         } else {
-            let active = session
-                .tabs
-                .lock()
-                .expect("tabs lock")
-                .active_id()
-                .map(str::to_string);
+            let active = session.tabs.active_id();
             // The first tracked tab is active and laid out already (`track`).
             if let Some(active) = active.filter(|a| activated.as_ref() != Some(a)) {
                 session.switch_tab(&active).await?;
@@ -328,8 +323,7 @@ impl BrowserSession {
 
     /// Who owns a tracked tab.
     pub(crate) fn owner_of(&self, target_id: &str) -> Option<TabOwner> {
-        let tabs = self.tabs.lock().expect("tabs lock");
-        tabs.get(target_id).map(|t| t.owner.clone())
+        self.tabs.owner_of(target_id)
     }
 
     /// How long the tools' settle waits after an action.
@@ -344,8 +338,7 @@ impl BrowserSession {
 
     /// The flat CDP session id of a tracked tab.
     pub fn tab_session(&self, target_id: &str) -> Option<String> {
-        let tabs = self.tabs.lock().expect("tabs lock");
-        tabs.get(target_id).map(|t| t.session_id.clone())
+        self.tabs.session_of(target_id)
     }
 
     /// Tells every pane of the channel (messages of other layers: control, handoffs, agent
@@ -365,32 +358,26 @@ impl BrowserSession {
     }
 
     pub fn tab_count(&self) -> usize {
-        self.tabs.lock().expect("tabs lock").len()
+        self.tabs.len()
     }
 
     /// The `tabs` message describing the current list.
     pub(crate) fn tabs_message(&self) -> PaneMessage {
-        let tabs = self.tabs.lock().expect("tabs lock");
+        let (tabs, active_target_id) = self.tabs.infos();
         PaneMessage::Tabs {
-            tabs: tabs.infos(),
-            active_target_id: tabs.active_id().map(str::to_string),
+            tabs,
+            active_target_id,
         }
     }
 
     /// Tabs in order, with the active one's id.
     pub(crate) fn tab_infos(&self) -> (Vec<TabInfo>, Option<String>) {
-        let tabs = self.tabs.lock().expect("tabs lock");
-        (tabs.infos(), tabs.active_id().map(str::to_string))
+        self.tabs.infos()
     }
 
     /// `page_info` of a tab.
     pub(crate) fn page_info_of(&self, target_id: &str) -> Option<PaneMessage> {
-        let tabs = self.tabs.lock().expect("tabs lock");
-        tabs.get(target_id).map(|tab| PaneMessage::PageInfo {
-            target_id: Some(tab.target_id.clone()),
-            url: tab.url.clone(),
-            title: tab.title.clone(),
-        })
+        self.tabs.page_info(target_id)
     }
 
     /// `(target_id, session_id)` of the active tab.
@@ -398,36 +385,20 @@ impl BrowserSession {
         if !self.is_alive() {
             return Err(SessionError::Closed);
         }
-        let tabs = self.tabs.lock().expect("tabs lock");
-        tabs.active()
-            .map(|t| (t.target_id.clone(), t.session_id.clone()))
+        self.tabs
+            .active()
+            .map(|t| (t.target_id, t.session_id))
             .ok_or(SessionError::Closed)
     }
 
     /// Resolves a tab reference: a 1-based index (as `list_tabs` prints) or a target id.
     pub(crate) fn resolve_tab(&self, reference: &str) -> Result<String, SessionError> {
-        let tabs = self.tabs.lock().expect("tabs lock");
-        if let Ok(index) = reference.trim().parse::<usize>() {
-            return tabs.at(index).map(|t| t.target_id.clone()).ok_or_else(|| {
-                SessionError::UnknownTab(format!(
-                    "{index} (there are {} tabs; call list_tabs)",
-                    tabs.len()
-                ))
-            });
-        }
-        tabs.get(reference)
-            .map(|t| t.target_id.clone())
-            .ok_or_else(|| SessionError::UnknownTab(reference.to_string()))
+        self.tabs.resolve(reference)
     }
 
     /// Lays the active tab out at the channel's size.
     pub(in crate::browser) fn size_active(&self) {
-        let active = self
-            .tabs
-            .lock()
-            .expect("tabs lock")
-            .active()
-            .map(|t| t.session_id.clone());
+        let active = self.tabs.active().map(|t| t.session_id);
         if let Some(session) = active {
             let size = self.viewport();
             self.lay_out_later(&session, size);
@@ -449,9 +420,9 @@ impl BrowserSession {
     pub async fn new_tab(&self, url: Option<&str>) -> Result<TabInfo, SessionError> {
         let target_id = self.open_tab(url, TabOwner::Human, true).await?;
         self.switch_tab(&target_id).await?;
-        let tabs = self.tabs.lock().expect("tabs lock");
-        tabs.get(&target_id)
-            .map(Tab::info)
+        self.tabs
+            .get(&target_id)
+            .map(|t| t.info())
             .ok_or(SessionError::UnknownTab(target_id))
     }
 
@@ -459,20 +430,16 @@ impl BrowserSession {
     /// tab new panes start on and the owner token acts in. Panes' views are their own
     /// ([`super::pane_view`]); this moves none of them.
     pub async fn switch_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        let session_id = {
-            let mut tabs = self.tabs.lock().expect("tabs lock");
-            if !tabs.set_active(target_id) {
-                return Err(SessionError::UnknownTab(target_id.to_string()));
-            }
-            tabs.get(target_id).map(|t| t.session_id.clone())
+        let Some(session_id) = self.tabs.set_active(target_id) else {
+            return Err(SessionError::UnknownTab(target_id.to_string()));
         };
         // Activating raises the tab's window and takes focus. Our own browser: always (a
         // hidden tab sends no frames). The user's Chrome: each Porthole tab sits in a
         // background window of its own where it already paints, so only a tab that is hidden
         // (a popup that opened over its opener) is activated, and only in Porthole's window.
-        let activate = match (self.ownership, session_id) {
-            (Ownership::OwnTabs, Some(session)) => self.is_hidden(&session).await,
-            _ => true,
+        let activate = match self.ownership {
+            Ownership::OwnTabs => self.is_hidden(&session_id).await,
+            Ownership::AllTabs => true,
         };
         if activate {
             self.cdp
@@ -485,12 +452,8 @@ impl BrowserSession {
 
     /// Closes a tracked tab; closing the last one leaves a fresh about:blank tab.
     pub async fn close_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        let count = {
-            let tabs = self.tabs.lock().expect("tabs lock");
-            if !tabs.contains(target_id) {
-                return Err(SessionError::UnknownTab(target_id.to_string()));
-            }
-            tabs.len()
+        let Some(count) = self.tabs.len_if_tracked(target_id) else {
+            return Err(SessionError::UnknownTab(target_id.to_string()));
         };
         if count == 1 {
             // The active tab's context dies with it: make the replacement first.

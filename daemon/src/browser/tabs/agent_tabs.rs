@@ -52,7 +52,7 @@ impl BrowserSession {
 
     /// The agent's current tab when it is still its own; else its newest own tab, if any.
     fn current_agent_tab(&self, agent_id: &str) -> Option<(String, String)> {
-        let tabs = self.tabs.lock().expect("tabs lock");
+        let tabs = self.tabs.list();
         let mut current = self.agents.tabs.lock().expect("agent tabs lock");
         let still_ours = current
             .get(agent_id)
@@ -87,7 +87,7 @@ impl BrowserSession {
 
     /// The tabs `actor` may see, in display order.
     pub(crate) fn visible_tabs(&self, actor: &Actor) -> Vec<TabInfo> {
-        let tabs = self.tabs.lock().expect("tabs lock");
+        let tabs = self.tabs.list();
         tabs.filtered(|owner| actor.may_touch(owner))
             .into_iter()
             .map(|t| t.info())
@@ -96,7 +96,7 @@ impl BrowserSession {
 
     /// Ok when `actor` may act on the tracked tab `target_id`.
     pub(crate) fn check_access(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
-        let tabs = self.tabs.lock().expect("tabs lock");
+        let tabs = self.tabs.list();
         let tab = tabs
             .get(target_id)
             .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
@@ -144,7 +144,7 @@ impl BrowserSession {
 
     /// How many tabs agent `agent_id` has.
     fn agent_tab_count(&self, agent_id: &str) -> usize {
-        let tabs = self.tabs.lock().expect("tabs lock");
+        let tabs = self.tabs.list();
         tabs.filtered(|o| matches!(o, TabOwner::Agent { id, .. } if id == agent_id))
             .len()
     }
@@ -203,7 +203,7 @@ impl BrowserSession {
         name: &str,
     ) -> Result<(), SessionError> {
         {
-            let mut tabs = self.tabs.lock().expect("tabs lock");
+            let mut tabs = self.tabs.list();
             let tab = tabs
                 .get(target_id)
                 .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
@@ -236,7 +236,7 @@ impl BrowserSession {
 
     /// Agents (the owner included) that own at least one tab of this session.
     pub(crate) fn agents_with_tabs(&self) -> Vec<String> {
-        let tabs = self.tabs.lock().expect("tabs lock");
+        let tabs = self.tabs.list();
         let mut ids: Vec<String> = tabs
             .filtered(|o| matches!(o, TabOwner::Agent { .. }))
             .into_iter()

@@ -12,6 +12,7 @@ pub(crate) mod navigation;
 pub(crate) mod own_tabs;
 pub(crate) mod owner;
 pub mod refs;
+pub(crate) mod store;
 pub(crate) mod titles;
 pub(crate) mod tracking;
 pub(crate) mod worlds;

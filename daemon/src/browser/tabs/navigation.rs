@@ -142,13 +142,13 @@ impl BrowserSession {
 
     /// The target of the tab behind the flat CDP `session`.
     fn target_of_session(&self, session: &str) -> Option<String> {
-        let tabs = self.tabs.lock().expect("tabs lock");
+        let tabs = self.tabs.list();
         tabs.by_session(session).map(|t| t.target_id.clone())
     }
 
     /// The URL Porthole last saw on the tab behind the flat CDP `session`.
     fn url_of_session(&self, session: &str) -> Option<String> {
-        let tabs = self.tabs.lock().expect("tabs lock");
+        let tabs = self.tabs.list();
         tabs.by_session(session).map(|t| t.url.clone())
     }
 

@@ -113,7 +113,7 @@ impl BrowserSession {
 
     /// Target ids of the tabs this session tracks.
     fn tracked_ids(&self) -> Vec<String> {
-        let tabs = self.tabs.lock().expect("tabs lock");
+        let tabs = self.tabs.list();
         tabs.infos().into_iter().map(|t| t.target_id).collect()
     }
 

@@ -8,9 +8,8 @@
 //! different tabs never touch the same book. What refs mean is the tools' business
 //! (`tools::refs`); this module only keeps the numbers.
 
-use std::sync::Mutex;
-
 use super::list::TabList;
+use super::store::Tabs;
 
 /// An out-of-process frame and the refs issued in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,11 +55,11 @@ impl Default for RefBook {
 #[derive(Debug, Clone, Copy)]
 pub struct RefBooks<'a> {
     /// Short lock, never held across an await.
-    tabs: &'a Mutex<TabList>,
+    tabs: &'a Tabs,
 }
 
 impl<'a> RefBooks<'a> {
-    pub(in crate::browser) fn new(tabs: &'a Mutex<TabList>) -> Self {
+    pub(in crate::browser) fn new(tabs: &'a Tabs) -> Self {
         Self { tabs }
     }
 
@@ -99,7 +98,7 @@ impl<'a> RefBooks<'a> {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'a, TabList> {
-        self.tabs.lock().expect("tabs lock")
+        self.tabs.list()
     }
 }
 
@@ -136,8 +135,8 @@ mod tests {
         }
     }
 
-    fn tracked(ids: &[&str]) -> Mutex<TabList> {
-        let mut list = TabList::default();
+    fn tracked(ids: &[&str]) -> Tabs {
+        let list = Tabs::default();
         for id in ids {
             let tab = crate::browser::tabs::list::Tab {
                 target_id: id.to_string(),
@@ -148,7 +147,7 @@ mod tests {
             };
             list.add(crate::browser::tabs::list::TabEntry::new(tab, Vec::new()));
         }
-        Mutex::new(list)
+        list
     }
 
     #[test]
@@ -167,7 +166,7 @@ mod tests {
         books.merge("B", 9, vec![frame("F", 9, 12)], &["G".into()]);
         let b = books.get("B");
         assert_eq!(b.frames, vec![frame("F", 9, 12)]);
-        drop(list.lock().unwrap().remove("A"));
+        drop(list.list().remove("A"));
         assert_eq!(books.tabs(), vec!["B".to_string()]);
         assert_eq!(books.get("A").next, 1);
         books.advance("C", 5);

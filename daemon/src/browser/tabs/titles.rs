@@ -65,7 +65,7 @@ impl BrowserSession {
             return;
         };
         let found = {
-            let tabs = self.tabs.lock().expect("tabs lock");
+            let tabs = self.tabs.list();
             tabs.by_session(session)
                 .map(|t| (t.target_id.clone(), t.url.clone()))
         };

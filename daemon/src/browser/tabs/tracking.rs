@@ -36,7 +36,7 @@ impl BrowserSession {
         owner: TabOwner,
         size: Option<(u32, u32)>,
     ) -> Result<bool, SessionError> {
-        let claimed = self.tabs.lock().expect("tabs lock").begin_attach(target_id);
+        let claimed = self.tabs.list().begin_attach(target_id);
         if !claimed {
             return self.wait_tracked(target_id).await.map(|()| false);
         }
@@ -50,10 +50,7 @@ impl BrowserSession {
         let session_id = match attached {
             Ok(reply) => reply["sessionId"].as_str().unwrap_or_default().to_string(),
             Err(error) => {
-                self.tabs
-                    .lock()
-                    .expect("tabs lock")
-                    .abandon_attach(target_id);
+                self.tabs.list().abandon_attach(target_id);
                 self.traffic.version.send_modify(|v| *v += 1);
                 return Err(error.into());
             }
@@ -152,11 +149,7 @@ impl BrowserSession {
             title: tab.title.clone(),
             opener_id: info["targetInfo"]["openerId"].as_str().map(str::to_string),
         };
-        let became_active = {
-            let mut tabs = self.tabs.lock().expect("tabs lock");
-            tabs.add(TabEntry::new(tab, held));
-            tabs.len() == 1
-        };
+        let became_active = self.tabs.add(TabEntry::new(tab, held));
         self.traffic.version.send_modify(|v| *v += 1);
         self.notify(created);
         self.notify(self.tabs_message());
@@ -185,7 +178,7 @@ impl BrowserSession {
         let mut version = self.traffic.version.subscribe();
         let tracked = async {
             loop {
-                if self.tabs.lock().expect("tabs lock").contains(target_id) {
+                if self.tabs.list().contains(target_id) {
                     return true;
                 }
                 if !self.traffic.adopting.contains(target_id) || version.changed().await.is_err() {
@@ -203,7 +196,7 @@ impl BrowserSession {
         let wait = async {
             loop {
                 {
-                    let tabs = self.tabs.lock().expect("tabs lock");
+                    let tabs = self.tabs.list();
                     if tabs.contains(target_id) {
                         return Ok(());
                     }
@@ -225,7 +218,7 @@ impl BrowserSession {
     /// Removing its record is all the forgetting: everything kept about the tab is in it
     /// (see `tab_entry`), dropped here, outside the tabs lock.
     pub(in crate::browser) fn untrack(&self, target_id: &str) {
-        let (removed, switched) = self.tabs.lock().expect("tabs lock").remove(target_id);
+        let (removed, switched) = self.tabs.list().remove(target_id);
         self.traffic.version.send_modify(|v| *v += 1);
         let Some(removed) = removed else {
             return;
@@ -357,7 +350,7 @@ impl BrowserSession {
         }
         // The target-created event may have won the attach and recorded another owner.
         let changed = {
-            let mut tabs = self.tabs.lock().expect("tabs lock");
+            let mut tabs = self.tabs.list();
             let differs = tabs.get(&target_id).is_some_and(|t| t.owner != owner);
             differs && tabs.set_owner(&target_id, owner)
         };

@@ -65,10 +65,7 @@ impl BrowserSession {
         else {
             return;
         };
-        let target_id = {
-            let tabs = self.tabs.lock().expect("tabs lock");
-            tabs.by_session(session).map(|t| t.target_id.clone())
-        };
+        let target_id = { self.tabs.target_of_session(session) };
         let Some(target_id) = target_id else { return };
         let context = params["executionContextId"].as_i64().unwrap_or_default();
         match report["kind"].as_str() {
