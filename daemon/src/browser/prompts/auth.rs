@@ -152,11 +152,6 @@ impl BrowserSession {
             match event.method.as_str() {
                 "Fetch.requestPaused" => self.continue_paused(&event),
                 "Fetch.authRequired" => self.auth_required(&event),
-                "Target.targetDestroyed" | "Target.detachedFromTarget" => {
-                    if let Some(target) = event.params["targetId"].as_str() {
-                        self.drop_prompts(|p| p.target_id == target);
-                    }
-                }
                 _ => {}
             }
         }
@@ -214,6 +209,11 @@ impl BrowserSession {
     }
 
     /// Forgets the prompts `which` picks, telling panes.
+    /// Closes the login prompts of a tab that went away (see `tabs::tracking::untrack`).
+    pub(in crate::browser) fn forget_auth_prompts(&self, target_id: &str) {
+        self.drop_prompts(|p| p.target_id == target_id);
+    }
+
     fn drop_prompts(&self, which: impl Fn(&AuthPrompt) -> bool) -> Vec<AuthPrompt> {
         let dropped: Vec<AuthPrompt> = {
             let mut open = self.prompts.auth.open.lock().expect("auth lock");

@@ -161,7 +161,8 @@ const DROP_FILES_JS: &str = r#"function (x, y, files) {
 }"#;
 
 impl BrowserSession {
-    /// Follows file choosers opening and tabs closing until the session ends.
+    /// Follows file choosers opening and documents changing until the session ends (a closed
+    /// tab's are forgotten by `untrack`).
     pub(in crate::browser) async fn follow_person_files(
         self: Arc<Self>,
         mut events: broadcast::Receiver<CdpEvent>,
@@ -170,11 +171,6 @@ impl BrowserSession {
         while let Some(event) = crate::cdp::next_event(&mut events, &closed, "person_files").await {
             match event.method.as_str() {
                 "Page.fileChooserOpened" => self.chooser_opened(&event).await,
-                "Target.targetDestroyed" | "Target.detachedFromTarget" => {
-                    if let Some(target) = event.params["targetId"].as_str() {
-                        self.forget_person_files(target);
-                    }
-                }
                 // A new document in a tab: the input of its chooser is gone.
                 "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
                     if let Some(session) = event.session_id.as_deref() {
@@ -259,7 +255,9 @@ impl BrowserSession {
     }
 
     /// A closed tab's choosers and handed files go.
-    fn forget_person_files(&self, target_id: &str) {
+    /// Closes a tab's file choosers and removes the files handed to it (see
+    /// `tabs::tracking::untrack`).
+    pub(in crate::browser) fn forget_person_files(&self, target_id: &str) {
         self.close_choosers(|c| c.target_id == target_id);
         let dirs = self
             .prompts

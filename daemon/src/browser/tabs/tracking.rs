@@ -215,11 +215,15 @@ impl BrowserSession {
     }
 
     /// Stops tracking a tab (it was closed or detached); picks a new active tab if needed.
-    /// Removing its record is all the forgetting: everything kept about the tab is in it
-    /// (see `tab_entry`), dropped here, outside the tabs lock.
+    /// Removing its record is the forgetting: everything kept about the tab is in it (see
+    /// `entry`), dropped here, outside the tabs lock; what waits for the person in it (login
+    /// prompts, file choosers and the files handed to it) is closed here too, whether or not
+    /// the tab was tracked yet. The one place a closed tab is forgotten.
     pub(in crate::browser) fn untrack(&self, target_id: &str) {
         let (removed, switched) = self.tabs.list().remove(target_id);
         self.traffic.version.send_modify(|v| *v += 1);
+        self.forget_auth_prompts(target_id);
+        self.forget_person_files(target_id);
         let Some(removed) = removed else {
             return;
         };
