@@ -1,5 +1,12 @@
 //! Channel ids: validated once at the edge so every later use (paths, container and volume
 //! names, log fields) can trust them.
+//!
+//! An id is used as given for its directories (`profiles/<id>`, `timeline/<id>`,
+//! `downloads/<id>`), so on a case-insensitive file system (macOS's default) `Work` and `work`
+//! would share them. The daemon therefore refuses a new channel whose [`ChannelId::folded`] form
+//! equals a recorded channel's (`StateDb::claim_channel`, `ChannelService::start`): among the
+//! channels it keeps, the directory name is injective even under case folding, and existing
+//! channels' directories never move.
 
 use serde::{Deserialize, Serialize};
 
@@ -39,6 +46,18 @@ impl ChannelId {
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// The id as a case-insensitive file system sees it (ASCII lowercase). Two channels whose
+    /// folded forms are equal would share their directories there, so only one is allowed.
+    pub fn folded(&self) -> String {
+        self.0.to_ascii_lowercase()
+    }
+
+    /// True when `self` and `other` are different ids that a case-insensitive file system
+    /// would take for one name.
+    pub fn clashes_with(&self, other: &ChannelId) -> bool {
+        self != other && self.folded() == other.folded()
     }
 }
 
@@ -83,5 +102,18 @@ mod tests {
         ] {
             assert!(ChannelId::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn ids_differing_only_in_case_clash_and_no_others_do() {
+        let id = |s: &str| ChannelId::parse(s).unwrap();
+        assert!(id("Work").clashes_with(&id("work")));
+        assert!(id("work").clashes_with(&id("WORK")));
+        assert!(id("a.B-c_D").clashes_with(&id("A.b-C_d")));
+        assert!(!id("work").clashes_with(&id("work")), "the same channel");
+        assert!(!id("work").clashes_with(&id("work2")));
+        assert!(!id("work").clashes_with(&id("w0rk")));
+        // Existing lowercase ids keep their folded (on-disk) form unchanged.
+        assert_eq!(id("team-1.dev_x").folded(), "team-1.dev_x");
     }
 }

@@ -145,6 +145,8 @@ pub struct AgentsConfig {
     pub allow_host_mode: bool,
     /// The most tabs one agent may have open in a channel, its pages' popups included.
     pub max_tabs: usize,
+    /// The most tool calls one agent may have running at once; one more is refused at once.
+    pub max_calls_in_flight: usize,
 }
 
 impl Default for AgentsConfig {
@@ -155,6 +157,7 @@ impl Default for AgentsConfig {
             human_quiet_secs: 20,
             allow_host_mode: false,
             max_tabs: crate::bounds::DEFAULT_MAX_TABS,
+            max_calls_in_flight: crate::agents::DEFAULT_MAX_CALLS_IN_FLIGHT,
         }
     }
 }
@@ -451,6 +454,15 @@ impl Config {
                 reason: format!("{} is not between 1 and 1000", self.agents.max_tabs),
             });
         }
+        if !(1..=1000).contains(&self.agents.max_calls_in_flight) {
+            return Err(ConfigError::Invalid {
+                key: crate::agents::MAX_CALLS_IN_FLIGHT_KEY,
+                reason: format!(
+                    "{} is not between 1 and 1000",
+                    self.agents.max_calls_in_flight
+                ),
+            });
+        }
         if !(1..=1024).contains(&self.browser.cdp_message_max_mb) {
             return Err(ConfigError::Invalid {
                 key: crate::bounds::CDP_MESSAGE_KEY,
@@ -515,6 +527,10 @@ mod tests {
             (
                 serde_json::json!({"agents": {"max_tabs": 0}}),
                 "agents.max_tabs",
+            ),
+            (
+                serde_json::json!({"agents": {"max_calls_in_flight": 0}}),
+                "agents.max_calls_in_flight",
             ),
             (
                 serde_json::json!({"browser": {"cdp_message_max_mb": 2048}}),

@@ -31,6 +31,18 @@ pub struct CookieChoice {
     pub domains: Vec<String>,
 }
 
+/// What [`StateDb::claim_channel`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// The channel was not recorded; now it is.
+    Recorded,
+    /// The channel was already recorded.
+    Known,
+    /// Refused: this recorded channel differs from the asked one only in case, and the two
+    /// would share their directories on a case-insensitive file system.
+    CaseClash(ChannelId),
+}
+
 /// The open state database.
 pub struct StateDb {
     /// Short lock, never held across an await.
@@ -39,6 +51,8 @@ pub struct StateDb {
 }
 
 const SCHEMA: &str = "
+-- Every channel the daemon knows (a channel exists when it has a row here). `mode` is
+-- 'default' for a channel made by adding an agent to it: it follows the daemon's default mode.
 CREATE TABLE IF NOT EXISTS channel_mode (
     channel_id TEXT PRIMARY KEY,
     mode TEXT NOT NULL
@@ -60,6 +74,9 @@ CREATE TABLE IF NOT EXISTS agents (
     allow_host_mode INTEGER NOT NULL DEFAULT 0
 );
 ";
+
+/// The `channel_mode.mode` of a channel that follows the daemon's default mode.
+const DEFAULT_MODE: &str = "default";
 
 /// Columns added to `agents` after its first release: `(name, definition)`. A database made
 /// by an older daemon gets them at open (`ALTER TABLE … ADD COLUMN`), with their defaults.
@@ -157,6 +174,82 @@ impl StateDb {
             }
         }
         Ok(out)
+    }
+
+    /// True when the channel is recorded (it exists).
+    pub(crate) fn is_recorded(&self, channel: &ChannelId) -> Result<bool, StateError> {
+        let conn = self.conn.lock().expect("state lock");
+        conn.query_row(
+            "SELECT 1 FROM channel_mode WHERE channel_id = ?1",
+            params![channel.as_str()],
+            |_| Ok(()),
+        )
+        .optional()
+        .map(|row| row.is_some())
+        .map_err(|e| self.wrap(e))
+    }
+
+    /// The saved mode of a channel, if it is recorded with one.
+    pub(crate) fn mode_of(&self, channel: &ChannelId) -> Result<Option<Mode>, StateError> {
+        let conn = self.conn.lock().expect("state lock");
+        let mode: Option<String> = conn
+            .query_row(
+                "SELECT mode FROM channel_mode WHERE channel_id = ?1",
+                params![channel.as_str()],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| self.wrap(e))?;
+        Ok(mode.and_then(|m| serde_json::from_value(serde_json::Value::String(m)).ok()))
+    }
+
+    /// A recorded channel that differs from `channel` only in case, if any.
+    pub(crate) fn case_clash(&self, channel: &ChannelId) -> Result<Option<ChannelId>, StateError> {
+        let conn = self.conn.lock().expect("state lock");
+        let other: Option<String> = conn
+            .query_row(
+                "SELECT channel_id FROM channel_mode
+                 WHERE channel_id = ?1 COLLATE NOCASE AND channel_id != ?1 LIMIT 1",
+                params![channel.as_str()],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| self.wrap(e))?;
+        Ok(other.and_then(|o| ChannelId::parse(&o).ok()))
+    }
+
+    /// Records `channel` (in `mode`; `None`: the daemon's default mode) unless it is recorded
+    /// already; refuses an id that differs from a recorded one only in case. Under one lock,
+    /// so two claims of `Work` and `work` cannot both win.
+    pub fn claim_channel(
+        &self,
+        channel: &ChannelId,
+        mode: Option<Mode>,
+    ) -> Result<Claim, StateError> {
+        let conn = self.conn.lock().expect("state lock");
+        let found: Option<String> = conn
+            .query_row(
+                "SELECT channel_id FROM channel_mode WHERE channel_id = ?1 COLLATE NOCASE
+                 ORDER BY channel_id = ?1 DESC LIMIT 1",
+                params![channel.as_str()],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|e| self.wrap(e))?;
+        match found {
+            Some(same) if same == channel.as_str() => Ok(Claim::Known),
+            Some(other) => Ok(ChannelId::parse(&other)
+                .map(Claim::CaseClash)
+                .unwrap_or(Claim::Known)),
+            None => {
+                conn.execute(
+                    "INSERT INTO channel_mode (channel_id, mode) VALUES (?1, ?2)",
+                    params![channel.as_str(), mode.map_or(DEFAULT_MODE, Mode::as_str)],
+                )
+                .map_err(|e| self.wrap(e))?;
+                Ok(Claim::Recorded)
+            }
+        }
     }
 
     /// Saves the mode of a channel.
@@ -303,17 +396,23 @@ impl StateDb {
         rows.collect::<Result<_, _>>().map_err(|e| self.wrap(e))
     }
 
-    /// Forgets everything about a channel.
-    pub fn forget(&self, channel: &ChannelId) -> Result<(), StateError> {
+    /// Forgets everything about a channel, its agents included (their tokens stop working at
+    /// once). Returns how many agents were removed.
+    pub fn forget(&self, channel: &ChannelId) -> Result<usize, StateError> {
         let conn = self.conn.lock().expect("state lock");
-        for table in ["channel_mode", "cookie_choice"] {
-            conn.execute(
-                &format!("DELETE FROM {table} WHERE channel_id = ?1"),
-                params![channel.as_str()],
-            )
-            .map_err(|e| self.wrap(e))?;
+        let mut agents = 0;
+        for table in ["agents", "channel_mode", "cookie_choice"] {
+            let n = conn
+                .execute(
+                    &format!("DELETE FROM {table} WHERE channel_id = ?1"),
+                    params![channel.as_str()],
+                )
+                .map_err(|e| self.wrap(e))?;
+            if table == "agents" {
+                agents = n;
+            }
         }
-        Ok(())
+        Ok(agents)
     }
 }
 
@@ -471,6 +570,56 @@ mod tests {
             .map(|e| e.path())
             .filter(|p| p.to_string_lossy().contains("state.sqlite3.corrupt-"))
             .collect()
+    }
+
+    #[test]
+    fn a_channel_differing_only_in_case_is_refused_and_forget_takes_its_agents() {
+        let db = StateDb::in_memory().unwrap();
+        let id = |s: &str| ChannelId::parse(s).unwrap();
+        assert_eq!(
+            db.claim_channel(&id("work"), Some(Mode::Local)).unwrap(),
+            Claim::Recorded
+        );
+        assert_eq!(
+            db.claim_channel(&id("work"), Some(Mode::Docker)).unwrap(),
+            Claim::Known
+        );
+        assert_eq!(db.mode_of(&id("work")).unwrap(), Some(Mode::Local));
+        for other in ["Work", "WORK", "wOrK"] {
+            assert_eq!(
+                db.claim_channel(&id(other), None).unwrap(),
+                Claim::CaseClash(id("work")),
+                "{other}"
+            );
+            assert_eq!(db.case_clash(&id(other)).unwrap(), Some(id("work")));
+            assert_eq!(db.mode_of(&id(other)).unwrap(), None);
+        }
+        assert_eq!(db.case_clash(&id("work")).unwrap(), None);
+        assert_eq!(
+            db.claim_channel(&id("work2"), None).unwrap(),
+            Claim::Recorded
+        );
+        assert!(db.is_recorded(&id("work2")).unwrap());
+        assert_eq!(db.mode_of(&id("work2")).unwrap(), None, "the default mode");
+        assert_eq!(db.modes().unwrap(), vec![(id("work"), Mode::Local)]);
+        let agent = AgentRow {
+            agent_id: "ag1".into(),
+            channel_id: "work".into(),
+            name: "alpha".into(),
+            deny_tools: vec![],
+            last_seen: None,
+            allow_host_mode: false,
+        };
+        db.add_agent(&agent, "hash1").unwrap();
+        assert_eq!(db.forget(&id("work")).unwrap(), 1);
+        assert_eq!(db.agent_by_token("hash1").unwrap(), None);
+        assert_eq!(db.mode_of(&id("work")).unwrap(), None);
+        // Once `work` is gone, `Work` may be made.
+        assert_eq!(
+            db.claim_channel(&id("Work"), None).unwrap(),
+            Claim::Recorded
+        );
+        assert!(!db.is_recorded(&id("work")).unwrap());
     }
 
     #[test]

@@ -18,7 +18,7 @@ use porthole_mcp::ToolName;
 use sha2::{Digest, Sha256};
 
 use crate::channel_id::ChannelId;
-use crate::state::{AgentRow, StateDb, StateError};
+use crate::state::{AgentRow, Claim, StateDb, StateError};
 
 /// What agent tokens start with (owner tokens are bare hex), so a misplaced one is recognisable.
 pub(crate) const AGENT_TOKEN_PREFIX: &str = "pha_";
@@ -71,6 +71,11 @@ pub enum AgentError {
     BadName,
     #[error(transparent)]
     BadChannel(#[from] crate::channel_id::InvalidChannelId),
+    #[error("channel {asked} differs from the existing channel {existing} only in case; on a case-insensitive file system the two would share one profile, so use {existing} or another name")]
+    CaseClash {
+        asked: ChannelId,
+        existing: ChannelId,
+    },
     #[error(transparent)]
     State(#[from] StateError),
 }
@@ -121,6 +126,42 @@ pub struct Agents {
     seen: Mutex<HashMap<String, Instant>>,
     /// Agents recorded as having tabs open (mirrors the database). Short lock.
     tabs_open: Mutex<std::collections::HashSet<String>>,
+    /// `agents.max_calls_in_flight`: tool calls one agent may have running at once.
+    max_calls_in_flight: usize,
+    /// Each agent's tool calls running now. Short lock.
+    in_flight: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+/// Held while one of an agent's tool calls runs (see [`Agents::begin_call`]).
+#[derive(Debug)]
+pub struct CallSlot {
+    agent_id: String,
+    in_flight: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+impl Drop for CallSlot {
+    fn drop(&mut self) {
+        let mut in_flight = self.in_flight.lock().expect("in flight lock");
+        if let Some(n) = in_flight.get_mut(&self.agent_id) {
+            *n -= 1;
+            if *n == 0 {
+                in_flight.remove(&self.agent_id);
+            }
+        }
+    }
+}
+
+/// The setting that bounds an agent's calls in flight (named in every refusal).
+pub(crate) const MAX_CALLS_IN_FLIGHT_KEY: &str = "agents.max_calls_in_flight";
+
+/// Default of `agents.max_calls_in_flight`.
+pub(crate) const DEFAULT_MAX_CALLS_IN_FLIGHT: usize = 8;
+
+/// An agent already has `max` tool calls running.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("this agent already has {max} tool calls running, the most one agent may have at once ({MAX_CALLS_IN_FLIGHT_KEY} in the daemon's config); nothing was done. Wait for one to finish and call again.")]
+pub struct TooManyCalls {
+    pub max: usize,
 }
 
 impl Agents {
@@ -131,7 +172,32 @@ impl Agents {
             host_mode_for_all: false,
             seen: Mutex::new(HashMap::new()),
             tabs_open: Mutex::new(Default::default()),
+            max_calls_in_flight: DEFAULT_MAX_CALLS_IN_FLIGHT,
+            in_flight: Arc::new(Mutex::new(HashMap::new())),
         }
+    }
+
+    /// Bounds the tool calls one agent may have running at once (`agents.max_calls_in_flight`).
+    pub(crate) fn with_max_calls_in_flight(mut self, max: usize) -> Self {
+        self.max_calls_in_flight = max;
+        self
+    }
+
+    /// Counts one of `agent_id`'s tool calls until the slot drops; refused at once when the
+    /// agent already has `agents.max_calls_in_flight` running.
+    pub(crate) fn begin_call(&self, agent_id: &str) -> Result<CallSlot, TooManyCalls> {
+        let mut in_flight = self.in_flight.lock().expect("in flight lock");
+        let running = in_flight.entry(agent_id.to_string()).or_insert(0);
+        if *running >= self.max_calls_in_flight {
+            return Err(TooManyCalls {
+                max: self.max_calls_in_flight,
+            });
+        }
+        *running += 1;
+        Ok(CallSlot {
+            agent_id: agent_id.to_string(),
+            in_flight: self.in_flight.clone(),
+        })
     }
 
     /// Lets every agent act in host mode (`agents.allow_host_mode`).
@@ -175,6 +241,13 @@ impl Agents {
             return Err(AgentError::BadName);
         }
         let deny_tools = check_tools(deny_tools)?;
+        // Adding an agent makes its channel exist (an agent's own calls never create one).
+        if let Claim::CaseClash(existing) = self.state.claim_channel(&channel, None)? {
+            return Err(AgentError::CaseClash {
+                asked: channel,
+                existing,
+            });
+        }
         let id_bytes: [u8; 6] = rand::random();
         let token_bytes: [u8; 32] = rand::random();
         let token = format!("{AGENT_TOKEN_PREFIX}{}", hex(&token_bytes));
@@ -345,6 +418,41 @@ mod tests {
         assert!(error.to_string().contains("read_page"), "{error}");
         assert!(agents.add("bad id!", None, &[], false).is_err());
         assert!(agents.add("chan", Some(""), &[], false).is_err());
+    }
+
+    #[test]
+    fn calls_in_flight_are_bounded_per_agent() {
+        let agents = registry().with_max_calls_in_flight(2);
+        let first = agents.begin_call("a").unwrap();
+        let _second = agents.begin_call("a").unwrap();
+        let refused = agents.begin_call("a").unwrap_err();
+        assert!(
+            refused.to_string().contains(MAX_CALLS_IN_FLIGHT_KEY),
+            "{refused}"
+        );
+        let _other = agents
+            .begin_call("b")
+            .expect("another agent is not affected");
+        drop(first);
+        let _again = agents
+            .begin_call("a")
+            .expect("a finished call frees its slot");
+    }
+
+    #[test]
+    fn adding_an_agent_records_its_channel_and_refuses_a_case_clash() {
+        let agents = registry();
+        agents.add("work", None, &[], false).unwrap();
+        let work = ChannelId::parse("work").unwrap();
+        assert!(agents.state.is_recorded(&work).unwrap());
+        assert_eq!(
+            agents.state.mode_of(&work).unwrap(),
+            None,
+            "the daemon's default"
+        );
+        let error = agents.add("Work", None, &[], false).unwrap_err();
+        assert!(matches!(error, AgentError::CaseClash { .. }), "{error}");
+        assert_eq!(agents.list().unwrap().len(), 1);
     }
 
     #[test]

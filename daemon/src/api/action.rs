@@ -8,10 +8,16 @@
 //! counts as activity for the idle rule, and an agent whose tabs went away since its last call
 //! (idle stop, crash, reset, daemon restart) is told so first. Tool failures and refusals are `isError` results
 //! (HTTP 200); only a bad body or channel are HTTP errors.
+//!
+//! An agent's call never creates a channel: one that does not exist (deleted, or never made
+//! by the owner) answers 404 `unknown_channel`. One agent may have at most
+//! `agents.max_calls_in_flight` calls running; one more is answered 429 at once, before its
+//! body is read.
 
 use std::sync::Arc;
 
-use axum::extract::State;
+use axum::extract::{FromRequestParts, State};
+use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use porthole_mcp::{ActionRequest, Content, ToolOutput};
@@ -20,9 +26,10 @@ use tracing::Instrument;
 use super::auth::Caller;
 use super::error::{ApiError, ApiJson};
 use super::AppState;
-use crate::agents::host_mode_refusal;
+use crate::agents::{host_mode_refusal, CallSlot};
 use crate::browser::Actor;
 use crate::channel_id::ChannelId;
+use crate::channels::ChannelError;
 use crate::mode::Mode;
 use crate::tools::{EngineBackend, ReadySession};
 
@@ -39,12 +46,15 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
         (status = 400, description = "bad channel id or body"),
         (status = 401, description = "no or unknown token"),
         (status = 403, description = "an agent token naming another channel"),
+        (status = 404, description = "an agent token whose channel does not exist (an agent never creates one)"),
+        (status = 429, description = "the agent already has agents.max_calls_in_flight calls running"),
     ),
     security(("token" = []))
 )]
 pub async fn action(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
+    _slot: AgentCallSlot,
     ApiJson(request): ApiJson<ActionRequest>,
 ) -> Result<Json<ToolOutput>, ApiError> {
     let (channel, actor, agent) = match &caller {
@@ -70,6 +80,9 @@ pub async fn action(
                         ),
                     ));
                 }
+            }
+            if !state.inner.channels.exists(&own) {
+                return Err(ChannelError::UnknownChannel(own).into());
             }
             let actor = Actor::Agent {
                 id: agent.agent_id.clone(),
@@ -106,8 +119,13 @@ async fn run(
     let progress: crate::providers::ProgressFn = Arc::new(move |stage: &str, message: &str| {
         tracing::info!(event = "progress", channel_id = %progress_channel, stage, message);
     });
-    let session = match channels.start(&channel, None, progress).await {
+    let started = match &actor {
+        Actor::Agent { .. } => channels.start_existing(&channel, progress).await,
+        _ => channels.start(&channel, None, progress).await,
+    };
+    let session = match started {
         Ok(session) => session,
+        Err(error @ ChannelError::UnknownChannel(_)) => return Err(error.into()),
         Err(error) => {
             return Ok(ToolOutput::error(format!(
                 "The browser of channel {channel} could not be started: {error}"
@@ -163,6 +181,31 @@ async fn run(
         );
     }
     Ok(output)
+}
+
+/// One of the calling agent's slots in `agents.max_calls_in_flight` (none for the owner
+/// token), taken before the body is read and held until the answer is made.
+pub struct AgentCallSlot(#[allow(dead_code)] Option<CallSlot>);
+
+impl FromRequestParts<AppState> for AgentCallSlot {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let Some(Caller::Agent(agent)) = parts.extensions.get::<Caller>() else {
+            return Ok(Self(None));
+        };
+        match state.inner.agents.begin_call(&agent.agent_id) {
+            Ok(slot) => Ok(Self(Some(slot))),
+            Err(refused) => {
+                tracing::info!(event = "agent_calls_in_flight_refused", agent_id = %agent.agent_id, channel_id = %agent.channel_id, max = refused.max);
+                Err(ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too_many_calls_in_flight",
+                    refused.to_string(),
+                ))
+            }
+        }
+    }
 }
 
 /// The refusal of an agent without `allow_host_mode` in a channel in host mode.

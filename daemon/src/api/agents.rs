@@ -62,18 +62,21 @@ pub struct Me {
 
 impl From<AgentError> for ApiError {
     fn from(error: AgentError) -> Self {
-        match error {
+        match &error {
             AgentError::State(state) => {
                 ApiError::internal("state_unavailable", "the daemon could not save its state; check the data directory (disk full, permissions) and try again", state.to_string())
             }
-            AgentError::BadChannel(e) => e.into(),
+            AgentError::BadChannel(e) => e.clone().into(),
+            AgentError::CaseClash { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "channel_id_case_clash", error.to_string())
+            }
             other => ApiError::new(StatusCode::BAD_REQUEST, "bad_request", other.to_string()),
         }
     }
 }
 
 /// Creates an agent bound to one channel; the token in the answer is never shown again.
-#[utoipa::path(post, path = "/api/browser/agents", request_body = NewAgentRequest, responses((status = 201, body = CreatedAgent), (status = 400, description = "bad channel id, name or tool name"), (status = 401, description = "no or unknown token"), (status = 403, description = "an agent token"), (status = 503, description = "state not writable")), security(("token" = [])))]
+#[utoipa::path(post, path = "/api/browser/agents", request_body = NewAgentRequest, responses((status = 201, body = CreatedAgent), (status = 400, description = "bad channel id, name or tool name"), (status = 401, description = "no or unknown token"), (status = 403, description = "an agent token"), (status = 409, description = "the channel id differs from an existing channel's only in case"), (status = 503, description = "state not writable")), security(("token" = [])))]
 pub async fn create(
     State(state): State<AppState>,
     ApiJson(request): ApiJson<NewAgentRequest>,
@@ -84,6 +87,10 @@ pub async fn create(
         &request.deny_tools,
         request.allow_host_mode,
     )?;
+    // The channel exists from now on; the daemon's list shows it.
+    if let Ok(channel) = crate::channel_id::ChannelId::parse(&new.identity.channel_id) {
+        state.inner.channels.exists(&channel);
+    }
     Ok((
         StatusCode::CREATED,
         Json(CreatedAgent {

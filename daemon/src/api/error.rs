@@ -85,17 +85,24 @@ impl From<ChannelError> for ApiError {
             ChannelError::ModeUnavailable { .. } => (StatusCode::CONFLICT, "mode_unavailable"),
             ChannelError::HostProfile(_) => (StatusCode::CONFLICT, "host_mode"),
             ChannelError::UnknownChannel(_) => (StatusCode::NOT_FOUND, "unknown_channel"),
+            ChannelError::CaseClash { .. } => (StatusCode::CONFLICT, "channel_id_case_clash"),
+            ChannelError::State(_) => (StatusCode::SERVICE_UNAVAILABLE, "state_unavailable"),
             ChannelError::Provider(provider) => match provider.kind {
                 ProviderErrorKind::Unavailable => {
                     (StatusCode::SERVICE_UNAVAILABLE, "browser_unavailable")
                 }
                 ProviderErrorKind::Refused => (StatusCode::CONFLICT, "refused"),
+                // The client's environment (no Chrome of theirs answers), not a server fault.
+                ProviderErrorKind::HostBrowserNotFound => {
+                    (StatusCode::CONFLICT, "host_browser_not_found")
+                }
                 ProviderErrorKind::Failed => (StatusCode::BAD_GATEWAY, "browser_failed"),
             },
             ChannelError::Session(session) => return session_error(session),
         };
         let internal = match &error {
             ChannelError::Provider(provider) => provider.detail(),
+            ChannelError::State(state) => Some(state.to_string()),
             _ => None,
         };
         ApiError {

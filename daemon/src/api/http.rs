@@ -56,7 +56,7 @@ pub struct ModeChange {
 }
 
 /// Switches the mode a channel's panes and agents use from now on.
-#[utoipa::path(post, path = "/api/browser/mode", request_body = ModeChange, responses((status = 200, body = ModeChange), (status = 409, description = "mode not available"), (status = 503, description = "host mode: no Chrome with remote debugging answers")), security(("token" = [])))]
+#[utoipa::path(post, path = "/api/browser/mode", request_body = ModeChange, responses((status = 200, body = ModeChange), (status = 400, description = "bad channel id or body"), (status = 409, description = "mode not available (mode_unavailable); host mode: no Chrome of yours with remote debugging answers (host_browser_not_found); the channel id differs from an existing one's only in case (channel_id_case_clash)"), (status = 503, description = "the mode's browser engine does not answer")), security(("token" = [])))]
 pub async fn set_mode(
     State(state): State<AppState>,
     ApiJson(change): ApiJson<ModeChange>,
@@ -100,7 +100,7 @@ pub async fn reset_profile(
 }
 
 /// Stops the channel's browsers, deletes its profile and forgets it.
-#[utoipa::path(delete, path = "/api/browser/channels/{channel_id}", params(("channel_id" = String, Path)), responses((status = 204), (status = 409, description = "host mode")), security(("token" = [])))]
+#[utoipa::path(delete, path = "/api/browser/channels/{channel_id}", params(("channel_id" = String, Path)), responses((status = 204, description = "the channel, its profiles and its agents are gone (their tokens answer 401)"), (status = 409, description = "host mode"), (status = 503, description = "state not writable")), security(("token" = [])))]
 pub async fn delete_channel(
     State(state): State<AppState>,
     Path(channel_id): Path<String>,

@@ -3,6 +3,12 @@
 //!
 //! Slow start work is serialised per (channel, mode) with its own async lock, so one channel's
 //! start never stalls another; the registry itself sits behind a short std mutex.
+//!
+//! A channel exists while it is recorded in the state database (`channel_mode`): a pane or the
+//! owner token starting it, a mode switch, or an agent added to it records it; `delete` forgets
+//! it with its agents. An agent's call never records one ([`ChannelService::start_existing`]),
+//! and a new channel whose id differs from a recorded one only in case is refused (the two
+//! would share directories on a case-insensitive file system).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,8 +38,15 @@ pub enum ChannelError {
     Session(#[from] SessionError),
     #[error("channel {0} is in host mode: its profile is your own Chrome's, so Porthole will not reset, delete or import into it; switch the channel to docker mode first")]
     HostProfile(ChannelId),
-    #[error("channel {0} is not known")]
+    #[error("channel {0} does not exist: it was deleted, or nobody opened it or added an agent to it. An agent cannot create a channel; ask the person who runs Porthole to open it (or add the agent again)")]
     UnknownChannel(ChannelId),
+    #[error("channel {asked} differs from the existing channel {existing} only in case; on a case-insensitive file system the two would share one profile, so use {existing} or another name")]
+    CaseClash {
+        asked: ChannelId,
+        existing: ChannelId,
+    },
+    #[error("the daemon could not save its state; check the data directory (disk full, permissions) and try again")]
+    State(#[source] Arc<crate::state::StateError>),
 }
 
 /// One row of `GET /api/browser/channels`.
@@ -269,8 +282,71 @@ impl ChannelService {
     /// Records the mode a channel uses from now on.
     pub fn set_mode(&self, channel: &ChannelId, mode: Mode) -> Result<(), ChannelError> {
         self.provider(mode)?;
+        self.check_new_id(channel)?;
         self.remember_mode(channel, mode);
         Ok(())
+    }
+
+    /// True when the channel exists (see the module doc): recorded by this daemon, or in the
+    /// state database by `porthole agent add` since the daemon started.
+    pub fn exists(&self, channel: &ChannelId) -> bool {
+        if self.modes.lock().expect("modes lock").contains_key(channel) {
+            return true;
+        }
+        let recorded = self.state.is_recorded(channel).and_then(|recorded| {
+            Ok(match recorded {
+                true => Some(self.state.mode_of(channel)?),
+                false => None,
+            })
+        });
+        match recorded {
+            Ok(Some(mode)) => {
+                let mode = mode.unwrap_or(self.settings.default_mode);
+                self.modes
+                    .lock()
+                    .expect("modes lock")
+                    .entry(channel.clone())
+                    .or_insert(mode);
+                true
+            }
+            Ok(None) => false,
+            Err(error) => {
+                tracing::warn!(event = "state_unreadable", %error);
+                false
+            }
+        }
+    }
+
+    /// Refuses a channel that does not exist yet when its id differs from an existing one's
+    /// only in case.
+    fn check_new_id(&self, channel: &ChannelId) -> Result<(), ChannelError> {
+        if self.exists(channel) {
+            return Ok(());
+        }
+        let known = self
+            .modes
+            .lock()
+            .expect("modes lock")
+            .keys()
+            .find(|k| k.clashes_with(channel))
+            .cloned();
+        let existing = match known {
+            Some(known) => Some(known),
+            None => self.state.case_clash(channel).unwrap_or_else(|error| {
+                tracing::warn!(event = "state_unreadable", %error);
+                None
+            }),
+        };
+        match existing {
+            Some(existing) => {
+                tracing::info!(event = "channel_case_clash", channel_id = %channel, %existing);
+                Err(ChannelError::CaseClash {
+                    asked: channel.clone(),
+                    existing,
+                })
+            }
+            None => Ok(()),
+        }
     }
 
     /// Switches a channel's mode when that mode can run now (host: a Chrome with remote
@@ -307,18 +383,49 @@ impl ChannelService {
     }
 
     /// Returns the running session of a channel in `mode` (its current mode when `None`),
-    /// starting the browser when it does not run.
+    /// starting the browser when it does not run; a channel that does not exist is made (the
+    /// owner's pane or token).
     pub async fn start(
         &self,
         channel: &ChannelId,
         mode: Option<Mode>,
         progress: ProgressFn,
     ) -> Result<Arc<BrowserSession>, ChannelError> {
+        self.check_new_id(channel)?;
+        self.start_in(channel, mode, progress, true).await
+    }
+
+    /// As [`ChannelService::start`] in the channel's current mode, but a channel that does not
+    /// exist (never made, or deleted, even while this call waited) is an error, never made:
+    /// an agent's call.
+    pub async fn start_existing(
+        &self,
+        channel: &ChannelId,
+        progress: ProgressFn,
+    ) -> Result<Arc<BrowserSession>, ChannelError> {
+        if !self.exists(channel) {
+            return Err(ChannelError::UnknownChannel(channel.clone()));
+        }
+        self.start_in(channel, None, progress, false).await
+    }
+
+    async fn start_in(
+        &self,
+        channel: &ChannelId,
+        mode: Option<Mode>,
+        progress: ProgressFn,
+        create: bool,
+    ) -> Result<Arc<BrowserSession>, ChannelError> {
         let mode = mode.unwrap_or_else(|| self.mode_of(channel));
         let provider = self.provider(mode)?;
         let entry = self.entry(channel, mode);
         let asked = Instant::now();
         let _lifecycle = entry.lifecycle.lock().await;
+        // Under the lifecycle lock: a delete that ran while this call waited forgot the
+        // channel first, so an agent's call cannot bring it back.
+        if !create && !self.exists(channel) {
+            return Err(ChannelError::UnknownChannel(channel.clone()));
+        }
         if let Some(session) = entry.live_session() {
             self.remember_mode(channel, mode);
             return Ok(session);
@@ -538,16 +645,35 @@ impl ChannelService {
         Ok(())
     }
 
-    /// Stops the channel's browser and deletes its profile (never the user's own).
+    /// Stops the channel's browsers and deletes its profiles in every mode that has one of
+    /// ours (a mode switch keeps the other mode's browser and profile, so a reset made in one
+    /// mode must clear the other's too); refused in host mode, whose profile is the user's.
+    /// `Removed` when any profile was there.
     pub async fn reset_profile(&self, channel: &ChannelId) -> Result<Removed, ChannelError> {
         self.check_profile_is_ours(channel)?;
-        let mode = self.mode_of(channel);
-        self.stop(channel, mode, "profile_reset").await?;
-        let provider = self.provider(mode)?;
-        let removed = provider.remove_profile(channel).await?;
+        let mut removed = Removed::NotFound;
+        for provider in self.own_profile_providers() {
+            self.stop(channel, provider.mode(), "profile_reset").await?;
+            if provider.remove_profile(channel).await? == Removed::Removed {
+                removed = Removed::Removed;
+            }
+        }
         self.forget_downloads(channel);
         self.forget_timeline(channel);
         Ok(removed)
+    }
+
+    /// The providers whose profiles are Porthole's own (not the user's Chrome), in a fixed
+    /// order.
+    fn own_profile_providers(&self) -> Vec<Arc<dyn BrowserProvider>> {
+        let mut providers: Vec<_> = self
+            .providers
+            .values()
+            .filter(|p| !p.terms().users_own)
+            .cloned()
+            .collect();
+        providers.sort_by_key(|p| p.mode().as_str());
+        providers
     }
 
     /// Removes the channel's downloads and their list (they go with its profile).
@@ -564,10 +690,13 @@ impl ChannelService {
         }
     }
 
-    /// Stops every browser of the channel, deletes its profiles (never the user's own) and
-    /// forgets it.
+    /// Forgets the channel and its agents (their tokens stop working at once); then stops
+    /// every browser of the channel and deletes its profiles (never the user's own). Forgotten
+    /// first, so an agent call in flight cannot start it again meanwhile; forgotten again at
+    /// the end, in case such a call's start was already under way.
     pub async fn delete(&self, channel: &ChannelId) -> Result<(), ChannelError> {
         self.check_profile_is_ours(channel)?;
+        self.forget_record(channel)?;
         let providers: Vec<_> = self.providers.values().cloned().collect();
         for provider in providers {
             self.stop(channel, provider.mode(), "channel_deleted")
@@ -578,14 +707,26 @@ impl ChannelService {
         }
         self.forget_downloads(channel);
         self.forget_timeline(channel);
-        self.modes.lock().expect("modes lock").remove(channel);
-        if let Err(error) = self.state.forget(channel) {
-            tracing::warn!(event = "state_write_failed", %error);
+        if let Err(error) = self.forget_record(channel) {
+            tracing::warn!(event = "state_write_failed", channel_id = %channel, %error);
         }
         self.entries
             .lock()
             .expect("entries lock")
             .retain(|(id, _), _| id != channel);
+        Ok(())
+    }
+
+    /// Removes the channel's record and its agents.
+    fn forget_record(&self, channel: &ChannelId) -> Result<(), ChannelError> {
+        self.modes.lock().expect("modes lock").remove(channel);
+        let agents = self
+            .state
+            .forget(channel)
+            .map_err(|error| ChannelError::State(Arc::new(error)))?;
+        if agents > 0 {
+            tracing::info!(event = "channel_agents_removed", channel_id = %channel, agents);
+        }
         Ok(())
     }
 

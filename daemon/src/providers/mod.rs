@@ -120,6 +120,9 @@ pub enum ProviderErrorKind {
     Failed,
     /// The operation makes no sense for this provider (e.g. removing the user's own profile).
     Refused,
+    /// Host mode: no Chrome of the user's with remote debugging answers. The client's
+    /// environment, not a fault of the daemon (HTTP 409 `host_browser_not_found`).
+    HostBrowserNotFound,
 }
 
 /// A failed lifecycle step. `Display` is the message for a person (what happened, what to do)
@@ -150,6 +153,11 @@ impl ProviderError {
     /// The browser started but did not come up, or the engine failed a step.
     pub fn failed(message: impl Into<String>) -> Self {
         Self::new(ProviderErrorKind::Failed, message)
+    }
+
+    /// No Chrome of the user's with remote debugging answers (host mode).
+    pub(crate) fn host_browser_not_found(message: impl Into<String>) -> Self {
+        Self::new(ProviderErrorKind::HostBrowserNotFound, message)
     }
 
     /// The operation makes no sense for this provider.

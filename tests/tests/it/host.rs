@@ -296,7 +296,7 @@ async fn chrome_going_away_is_a_clear_error_and_the_pane_recovers() {
 
     // Host mode cannot come back while Chrome is away: a clear error, nothing changes.
     let error = start_in(&pane, "gone", Some("host")).await.unwrap_err();
-    assert_eq!(error["code"], "browser_unavailable", "{error}");
+    assert_eq!(error["code"], "host_browser_not_found", "{error}");
     let message = error["message"].as_str().unwrap();
     assert!(
         message.contains("chrome://inspect/#remote-debugging")
@@ -309,7 +309,8 @@ async fn chrome_going_away_is_a_clear_error_and_the_pane_recovers() {
             &json!({"channel_id": "gone", "mode": "host"}),
         )
         .await;
-    assert_eq!(status, 503, "{body}");
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["error"]["code"], "host_browser_not_found", "{body}");
     assert!(body["error"]["message"]
         .as_str()
         .unwrap()

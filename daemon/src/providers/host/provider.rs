@@ -54,7 +54,7 @@ impl HostProvider {
             .await
             .map_err(|DiscoveryError::NotFound { searched }| {
                 tracing::info!(event = "host_chrome_not_found", %searched);
-                ProviderError::unavailable(not_found_message(&searched))
+                ProviderError::host_browser_not_found(not_found_message(&searched))
             })
     }
 }
@@ -174,7 +174,11 @@ mod tests {
             .ensure_browser(&channel("a"), progress)
             .await
             .unwrap_err();
-        assert_eq!(error.kind, ProviderErrorKind::Unavailable, "{error:?}");
+        assert_eq!(
+            error.kind,
+            ProviderErrorKind::HostBrowserNotFound,
+            "{error:?}"
+        );
         let message = error.message();
         assert!(
             message.contains("chrome://inspect/#remote-debugging"),
