@@ -285,10 +285,29 @@ impl Pane {
     pub async fn open_page(&self, url: &str, title: &str) -> Value {
         let mark = self.mark();
         self.send(json!({"type": "navigate", "url": url}));
+        self.title_is(mark, title).await
+    }
+
+    /// Waits for a `page_info` titled `title` among the messages after `mark`; returns it.
+    pub async fn title_is(&self, mark: usize, title: &str) -> Value {
         self.message_where(&format!("the page {title:?}"), mark, |m| {
             m["type"] == "page_info" && m["title"] == title
         })
         .await
+    }
+
+    /// Waits until the newest `page_info` of all is titled `title` (for a page whose title
+    /// says its state, when an earlier state had the same title).
+    pub async fn newest_title_is(&self, title: &str) {
+        self.wait(
+            &format!("the title {title:?}"),
+            Duration::from_secs(30),
+            |r| {
+                let info = r.messages.iter().rev().find(|m| m["type"] == "page_info")?;
+                (info["title"] == title).then_some(())
+            },
+        )
+        .await;
     }
 }
 

@@ -14,16 +14,6 @@ use porthole_tests::pages::{
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
 
-/// Navigates the pane's tab and waits for the page's title.
-async fn navigate(pane: &Pane, url: &str, title: &str) {
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": url}));
-    pane.message_where(&format!("page {title:?}"), mark, |m| {
-        m["type"] == "page_info" && m["title"] == title
-    })
-    .await;
-}
-
 /// The `download` messages so far, in order.
 fn download_messages(pane: &Pane, since: usize) -> Vec<Value> {
     let received = pane.received.lock().unwrap();
@@ -39,7 +29,7 @@ fn download_messages(pane: &Pane, since: usize) -> Vec<Value> {
 async fn download_in_pane(daemon: &TestDaemon, pane: &Pane, channel: &str, page: &str) -> String {
     let tab = pane.start(channel).await;
     pane.watch().await;
-    navigate(pane, page, "Download page").await;
+    pane.open_page(page, "Download page").await;
     let mark = pane.mark();
     pane.input("click", json!({"x": 100, "y": 40}));
     let done = pane
@@ -131,7 +121,8 @@ async fn an_endless_download_is_stopped_at_the_cap_with_nothing_left_on_disk() {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start("dl-cap").await;
     pane.watch().await;
-    navigate(&pane, &pages.url("/endless-page"), "Endless page").await;
+    pane.open_page(&pages.url("/endless-page"), "Endless page")
+        .await;
     let mark = pane.mark();
     pane.input("click", json!({"x": 100, "y": 40}));
     let canceled = pane
@@ -169,14 +160,11 @@ async fn an_endless_download_is_stopped_at_the_cap_with_nothing_left_on_disk() {
     .await;
 
     // list_downloads says why, naming the setting.
-    let (status, result) = daemon
-        .post(
-            "/api/browser/action",
-            &json!({"channel_id": "dl-cap", "tool": "list_downloads", "args": {}}),
-        )
+    let result = daemon
+        .owner_on("dl-cap")
+        .act("list_downloads", json!({}))
         .await;
     let text = result.to_string();
-    assert_eq!(status, 200, "{text}");
     assert!(text.contains("endless.bin"), "{text}");
     assert!(text.contains("canceled"), "{text}");
     assert!(text.contains("browser.downloads_max_mb"), "{text}");
@@ -188,7 +176,7 @@ async fn print_keeps_a_pdf_download_of_the_watched_tab() {
     let pages = PageServer::start().await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = pane.start("dl-print").await;
-    navigate(&pane, &pages.url("/second"), "Second page").await;
+    pane.open_page(&pages.url("/second"), "Second page").await;
     let mark = pane.mark();
     pane.send(json!({"type": "print"}));
     let done = pane

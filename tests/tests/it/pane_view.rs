@@ -238,20 +238,6 @@ async fn frame_of(pane: &Pane, mark: usize, size: (u32, u32)) {
     );
 }
 
-/// Waits until the scale page's title (its devicePixelRatio, size and where mousedowns
-/// landed) is `title`.
-async fn title_is(pane: &Pane, title: &str) {
-    pane.wait(
-        &format!("the title {title:?}"),
-        std::time::Duration::from_secs(30),
-        |r| {
-            let info = r.messages.iter().rev().find(|m| m["type"] == "page_info")?;
-            (info["title"] == title).then_some(())
-        },
-    )
-    .await;
-}
-
 /// On the scale page (a still page): frames at scale× the pixels through 2 → 1 → 2, the page
 /// at 800×600 CSS px with devicePixelRatio = scale, and clicks landing in CSS px.
 pub(crate) async fn frames_follow_the_scale(pane: &Pane) {
@@ -261,13 +247,13 @@ pub(crate) async fn frames_follow_the_scale(pane: &Pane) {
             json!({"type": "screencast", "width": 800, "height": 600, "quality": 60, "scale": scale}),
         );
         frame_of(pane, mark, size).await;
-        title_is(pane, &format!("{scale} 800x600")).await;
+        pane.newest_title_is(&format!("{scale} 800x600")).await;
     }
     // The button at CSS (500..600, 400..450) gets a click at CSS (550, 425); (280, 215) is
     // the body (a doubled coordinate would be the button).
     pane.input("click", json!({"x": 550, "y": 425}));
     click(pane, 280.0, 215.0);
-    title_is(pane, "2 800x600 550,425,btn;280,215,").await;
+    pane.newest_title_is("2 800x600 550,425,btn;280,215,").await;
 }
 
 #[tokio::test]
@@ -289,12 +275,12 @@ async fn two_panes_at_different_scales_get_the_scale_asked_last() {
         .send(json!({"type": "screencast", "width": 800, "height": 600, "scale": 2}));
     frame_of(&s.pane, mark, (1600, 1200)).await;
     frame_of(&other, other_mark, (1600, 1200)).await;
-    title_is(&other, "2 800x600").await;
+    other.newest_title_is("2 800x600").await;
     let (mark, other_mark) = (s.pane.frame_count(), other.frame_count());
     other.send(json!({"type": "screencast", "width": 800, "height": 600, "scale": 1}));
     frame_of(&s.pane, mark, (800, 600)).await;
     frame_of(&other, other_mark, (800, 600)).await;
-    title_is(&s.pane, "1 800x600").await;
+    s.pane.newest_title_is("1 800x600").await;
 }
 
 /// `zoom {factor}` zooms like Chrome's Ctrl +/-: the page lays out at pane size / factor
@@ -305,11 +291,11 @@ async fn zoom_lays_the_page_out_smaller_with_a_larger_pixel_ratio() {
     let s = setup("pv-zoom", "/scale", "1 800x600").await;
     let mark = s.pane.frame_count();
     s.pane.send(json!({"type": "zoom", "factor": 2}));
-    title_is(&s.pane, "2 400x300").await;
+    s.pane.newest_title_is("2 400x300").await;
     // Frames keep the pane's size; pane (560, 430) is CSS (280, 215) of the zoomed page.
     frame_of(&s.pane, mark, (800, 600)).await;
     click(&s.pane, 560.0, 430.0);
-    title_is(&s.pane, "2 400x300 280,215,").await;
+    s.pane.newest_title_is("2 400x300 280,215,").await;
     for bad in [json!(0), json!(10), json!(-1), json!(0.1)] {
         let mark = s.pane.mark();
         s.pane.send(json!({"type": "zoom", "factor": bad}));
@@ -321,16 +307,16 @@ async fn zoom_lays_the_page_out_smaller_with_a_larger_pixel_ratio() {
         );
     }
     s.pane.send(json!({"type": "zoom", "factor": 0.5}));
-    title_is(&s.pane, "0.5 1600x1200 280,215,").await;
+    s.pane.newest_title_is("0.5 1600x1200 280,215,").await;
     // With a pixel scale: both multiply the ratio, frames are the pane's size × scale.
     let mark = s.pane.frame_count();
     s.pane
         .send(json!({"type": "screencast", "width": 800, "height": 600, "scale": 2}));
     s.pane.send(json!({"type": "zoom", "factor": 1.5}));
-    title_is(&s.pane, "3 533x400 280,215,").await;
+    s.pane.newest_title_is("3 533x400 280,215,").await;
     frame_of(&s.pane, mark, (1600, 1200)).await;
     click(&s.pane, 300.0, 150.0);
-    title_is(&s.pane, "3 533x400 280,215,;200,100,").await;
+    s.pane.newest_title_is("3 533x400 280,215,;200,100,").await;
 }
 
 /// The same in docker mode (Chromium in the sidecar image).
@@ -346,7 +332,7 @@ async fn docker_mode_scale_two_gives_1600_by_1200_frames_with_css_clicks() {
     pane.start(&tag).await;
     pane.watch().await;
     pane.send(json!({"type": "navigate", "url": format!("{base}/scale")}));
-    title_is(&pane, "1 800x600").await;
+    pane.newest_title_is("1 800x600").await;
     frames_follow_the_scale(&pane).await;
 }
 

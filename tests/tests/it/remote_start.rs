@@ -4,12 +4,12 @@
 //! than requests (each new one is a TCP connect and a TLS handshake: round trips to an engine
 //! far away). Counts, never times.
 
-use porthole_tests::bench_docker::start_log;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::delay_proxy::Link;
 use porthole_tests::pages;
 use porthole_tests::pane::Pane;
 use porthole_tests::remote::RemoteTest;
+use porthole_tests::start_log::start_log;
 use serde_json::json;
 
 #[tokio::test]
@@ -60,16 +60,11 @@ async fn an_agents_first_call_on_a_remote_channel_waits_on_few_round_trips() {
     let (_, token) = daemon.add_agent(&tag, "first", &[]).await;
     let from = daemon.log().len();
     let page = pages::data_url("<title>First</title><p>far away</p>");
-    let (status, body) = daemon
-        .socket_request(
-            Some(&token),
-            "POST",
-            "/api/browser/action",
-            Some(&json!({"tool": "navigate", "args": {"url": page}})),
-        )
+    let body = daemon
+        .caller(&token)
+        .over_socket()
+        .act_ok("navigate", json!({ "url": page }))
         .await;
-    assert_eq!(status, 200, "{body}");
-    assert_ne!(body["isError"], true, "{body}");
     assert!(body.to_string().contains("Title: First"), "{body}");
     let log = &daemon.log()[from..];
     let line = |event: &str| {

@@ -77,13 +77,10 @@ async fn host_mode_is_for_agents_allowed_it_and_refused_to_the_others() {
     );
     // The command line's `--host` sets the same.
     let data = daemon.data.path();
-    let added = std::process::Command::new(porthole_tests::workspace_binary("porthole"))
-        .arg("--config")
-        .arg(data.join("config.json"))
-        .arg("--data-dir")
-        .arg(data)
+    let added = porthole_tests::cli::porthole_in(data)
         .args(["agent", "add", CHANNEL, "--name", "cli", "--host"])
         .output()
+        .await
         .expect("porthole agent add --host");
     let printed = String::from_utf8_lossy(&added.stdout);
     assert!(added.status.success(), "{printed}");
@@ -151,11 +148,7 @@ async fn host_mode_is_for_agents_allowed_it_and_refused_to_the_others() {
 /// `porthole serve` on `data`'s config and data dir with stdout and stderr captured; waits for
 /// it to exit (at most `within`), `None` when it still runs then (it is killed).
 async fn second_daemon(data: &Path, within: Duration) -> Option<std::process::Output> {
-    let child = tokio::process::Command::new(porthole_tests::workspace_binary("porthole"))
-        .arg("--config")
-        .arg(data.join("config.json"))
-        .arg("--data-dir")
-        .arg(data)
+    let child = porthole_tests::cli::porthole_in(data)
         .args(["serve", "--listen", "127.0.0.1:0", "--mode", "local"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -246,13 +239,10 @@ async fn a_container_with_the_printed_mount_cannot_move_the_socket() {
     use porthole_tests::docker::{docker, unique, DockerCleanup};
     let daemon = TestDaemon::start().await;
     let data = daemon.data.path();
-    let added = std::process::Command::new(porthole_tests::workspace_binary("porthole"))
-        .arg("--config")
-        .arg(data.join("config.json"))
-        .arg("--data-dir")
-        .arg(data)
+    let added = porthole_tests::cli::porthole_in(data)
         .args(["agent", "add", "trust-mount", "--name", "boxed"])
         .output()
+        .await
         .expect("porthole agent add");
     let printed = String::from_utf8_lossy(&added.stdout).to_string();
     assert!(added.status.success(), "{printed}");
@@ -332,11 +322,7 @@ async fn the_owner_token_never_reaches_the_log_or_a_piped_stdout() {
         json!({"server": {"agent_socket": data.path().join("run/agents.sock")}}).to_string(),
     )
     .unwrap();
-    let mut child = tokio::process::Command::new(porthole_tests::workspace_binary("porthole"))
-        .arg("--config")
-        .arg(&config)
-        .arg("--data-dir")
-        .arg(data.path())
+    let mut child = porthole_tests::cli::porthole(&config, data.path())
         .args(["serve", "--listen", "127.0.0.1:0", "--mode", "local"])
         .env("RUST_LOG", "porthole=trace,info")
         .stdin(Stdio::null())

@@ -35,19 +35,10 @@ async fn a_print_is_offered_in_the_pane_and_saved_in_the_persons_browser() {
         .await;
     assert_eq!(size, json!(1));
     // Click Save with the mouse, as the person would.
-    let point = panel
-        .until(
-            "the Save link's place",
-            &format!(
-                "(() => {{ const e = {PANE}.querySelector('.download-save'); const r = e.getBoundingClientRect(); \
-                 return r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null; }})()"
-            ),
-        )
+    let save = panel
+        .center_of("the Save link's place", ".download-save")
         .await;
-    let (x, y) = (point[0].as_f64().unwrap(), point[1].as_f64().unwrap());
-    panel.mouse("mouseMoved", x, y).await;
-    panel.mouse("mousePressed", x, y).await;
-    panel.mouse("mouseReleased", x, y).await;
+    panel.click_at(save).await;
 
     let saved = porthole_tests::eventually(
         "the PDF saved by the person's browser",

@@ -18,12 +18,10 @@ const STRIP: &str = "document.querySelector('porthole-pane').timeline.snapshot()
 
 /// Runs `navigate` to `url` as the agent whose token is `token`.
 async fn agent_navigates(daemon: &TestDaemon, token: &str, url: &str) {
-    let body = json!({"tool": "navigate", "args": {"url": url}});
-    let (status, out) = daemon
-        .request_as(Some(token), "POST", "/api/browser/action", Some(&body))
+    daemon
+        .caller(token)
+        .act_ok("navigate", json!({ "url": url }))
         .await;
-    assert_eq!(status, 200, "{out}");
-    assert_ne!(out["isError"], true, "navigate: {out}");
 }
 
 #[tokio::test]
@@ -68,18 +66,12 @@ async fn the_strip_shows_who_did_what_with_its_frame_and_exports_it() {
         "{strip}"
     );
     let mark = panel
-        .until(
+        .center_of_element(
             "the last mark's place",
-            &format!(
-                "(() => {{ const m = [...{PANE}.querySelectorAll('.timeline-mark')].at(-1); \
-                 const r = m && m.getBoundingClientRect(); return r && r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null; }})()"
-            ),
+            &format!("[...{PANE}.querySelectorAll('.timeline-mark')].at(-1)"),
         )
         .await;
-    let (x, y) = (mark[0].as_f64().unwrap(), mark[1].as_f64().unwrap());
-    panel.mouse("mouseMoved", x, y).await;
-    panel.mouse("mousePressed", x, y).await;
-    panel.mouse("mouseReleased", x, y).await;
+    panel.click_at(mark).await;
     let line = panel
         .until(
             "the picked event's line and frame",
