@@ -16,6 +16,8 @@ pub struct Received {
     pub frames: Vec<Vec<u8>>,
     /// When each of `frames` arrived (same order, same length).
     pub frame_times: Vec<std::time::Instant>,
+    /// How many of `messages` had arrived before each of `frames` (same order, same length).
+    pub frame_after_messages: Vec<usize>,
     pub frame_count: usize,
     pub closed: Option<String>,
 }
@@ -88,9 +90,12 @@ impl Pane {
                             r.frame_count += 1;
                             r.frames.push(bytes.to_vec());
                             r.frame_times.push(std::time::Instant::now());
+                            let before = r.messages.len();
+                            r.frame_after_messages.push(before);
                             if r.frames.len() > 8 {
                                 r.frames.remove(0);
                                 r.frame_times.remove(0);
+                                r.frame_after_messages.remove(0);
                             }
                         }
                         Ok(Message::Close(frame)) => {
