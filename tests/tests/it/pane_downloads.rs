@@ -123,6 +123,9 @@ async fn an_endless_download_is_stopped_at_the_cap_with_nothing_left_on_disk() {
     pane.watch().await;
     pane.open_page(&pages.url("/endless-page"), "Endless page")
         .await;
+    // Watched from before the click: the partial file the download writes as it goes.
+    let dir = daemon.data.path().join("downloads").join("dl-cap");
+    let partials = PartialFiles::watch(&dir);
     let mark = pane.mark();
     pane.input("click", json!({"x": 100, "y": 40}));
     let canceled = pane
@@ -131,6 +134,12 @@ async fn an_endless_download_is_stopped_at_the_cap_with_nothing_left_on_disk() {
         })
         .await;
     assert_eq!(canceled["name"], "endless.bin", "{canceled}");
+    let seen = partials.stop();
+    assert!(
+        seen.values().any(|&size| size > 0),
+        "no partial file was ever written in {}: {seen:?}",
+        dir.display()
+    );
 
     // The browser let go of the download...
     porthole_tests::eventually(
@@ -140,7 +149,6 @@ async fn an_endless_download_is_stopped_at_the_cap_with_nothing_left_on_disk() {
     )
     .await;
     // ...and nothing but the list is left in the channel's downloads directory.
-    let dir = daemon.data.path().join("downloads").join("dl-cap");
     porthole_tests::eventually(
         "the partial file to be removed",
         Duration::from_secs(20),
@@ -227,4 +235,40 @@ async fn a_download_in_a_remote_engine_pane_is_fetched_byte_exact() {
     let daemon = TestDaemon::start_with(test.options(json!({}))).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     download_in_pane(&daemon, &pane, &tag, &page).await;
+}
+
+/// The files other than `index.json` seen in a downloads directory while it is watched, each
+/// with the largest size seen. Polls until stopped (a partial lives a fraction of a second).
+struct PartialFiles {
+    seen: std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<String, u64>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl PartialFiles {
+    fn watch(dir: &std::path::Path) -> Self {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::new()));
+        let (dir, found) = (dir.to_path_buf(), seen.clone());
+        let task = tokio::spawn(async move {
+            loop {
+                for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                    let name = entry.file_name().to_string_lossy().to_string();
+                    if name == "index.json" {
+                        continue;
+                    }
+                    let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                    let mut found = found.lock().unwrap();
+                    let largest = found.entry(name).or_insert(0);
+                    *largest = (*largest).max(size);
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        });
+        Self { seen, task }
+    }
+
+    /// Stops watching; returns what was seen.
+    fn stop(self) -> std::collections::BTreeMap<String, u64> {
+        self.task.abort();
+        self.seen.lock().unwrap().clone()
+    }
 }
