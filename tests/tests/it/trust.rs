@@ -370,8 +370,14 @@ async fn the_owner_token_never_reaches_the_log_or_a_piped_stdout() {
     }
     child.wait().await.unwrap();
     let stderr = stderr.await.unwrap();
-    let log_file =
-        std::fs::read_to_string(data.path().join("logs/porthole.log")).unwrap_or_default();
+    let log_file = std::fs::read_to_string(data.path().join("logs/porthole.log"))
+        .expect("the daemon's log file, logs/porthole.log");
+    // The file holds what the daemon logged of this run (its channel's start), so a token
+    // written there would show.
+    assert!(
+        log_file.contains("trust-token"),
+        "logs/porthole.log holds nothing of this run:\n{log_file}"
+    );
     for (what, text) in [
         ("stdout", printed.as_str()),
         ("stderr", stderr.as_str()),
