@@ -24,16 +24,22 @@ async fn a_print_is_offered_in_the_pane_and_saved_in_the_persons_browser() {
     panel
         .eval("document.querySelector('porthole-pane').printPage()")
         .await;
-    let size = panel
+    // Once the print is offered to save, the list holds it once: one row in all.
+    let rows = panel
         .until(
             "the print offered to save",
             &format!(
                 "(() => {{ const r = {PANE}.querySelector('.download[data-state=completed]'); \
-                 return r && r.textContent.includes('Second page.pdf') && r.querySelector('.download-save') ? 1 : 0; }})()"
+                 if (!(r && r.textContent.includes('Second page.pdf') && r.querySelector('.download-save'))) return null; \
+                 return [...{PANE}.querySelectorAll('.download')].map((d) => d.textContent); }})()"
             ),
         )
         .await;
-    assert_eq!(size, json!(1));
+    assert_eq!(
+        rows.as_array().map(Vec::len),
+        Some(1),
+        "one print, one row: {rows}"
+    );
     // Click Save with the mouse, as the person would.
     let save = panel
         .center_of("the Save link's place", ".download-save")
