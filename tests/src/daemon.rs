@@ -139,6 +139,22 @@ impl TestDaemon {
         std::fs::read_to_string(&self.log_path).unwrap_or_default()
     }
 
+    /// The log lines of the stable event `name` (logged as `event="name"`), in order: what a
+    /// test synchronises on, rather than a message's free text.
+    pub fn events_logged(&self, name: &str) -> Vec<String> {
+        let field = format!("event=\"{name}\"");
+        self.log()
+            .lines()
+            .filter(|line| line.contains(&field))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Whether the daemon logged the event `name` (see [`TestDaemon::events_logged`]).
+    pub fn logged(&self, name: &str) -> bool {
+        !self.events_logged(name).is_empty()
+    }
+
     /// Profile dir of a local-mode channel.
     pub fn profile_dir(&self, channel: &str) -> PathBuf {
         self.data.path().join("profiles").join(channel)
