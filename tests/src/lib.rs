@@ -38,6 +38,7 @@ pub mod remote;
 pub mod sockets;
 pub mod start_log;
 pub mod stream_stats;
+pub mod tool_runs;
 pub mod typescript;
 
 use std::time::{Duration, Instant};
