@@ -26,6 +26,7 @@ use crate::pages::{data_url, page};
 use crate::pane::Pane;
 use crate::remote::{self, RemoteTest};
 use crate::stream_stats::{load_average, ms};
+use crate::tool_runs::{cdp_counts, field};
 
 /// Measured script runs per case (after one warm-up run).
 const RUNS: usize = 3;
@@ -117,30 +118,6 @@ async fn script(client: &Client, form: &str, page2: &str) -> [f64; 8] {
     call(client, "screenshot", json!({})).await;
     lap(7, &mut since);
     times
-}
-
-/// The value of field `name` in a log line (the event's own fields come last: a span before
-/// them may hold `tool=` too).
-fn field(line: &str, name: &str) -> Option<String> {
-    let at = line.rfind(&format!(" {name}="))? + name.len() + 2;
-    let value = line[at..].split_whitespace().next()?;
-    Some(value.trim_matches('"').to_string())
-}
-
-/// `(tool, commands, sequential waits)` of the daemon's `tool_run` lines in `log`, in order:
-/// the commands each tool call sent and the replies it waited on one after another (each a
-/// round trip to the engine), counted for that call alone (`porthole::cdp::tallied`).
-pub fn cdp_counts(log: &str) -> Vec<(String, u64, u64)> {
-    log.lines()
-        .filter(|l| l.contains("event=\"tool_run\""))
-        .filter_map(|l| {
-            Some((
-                field(l, "tool")?,
-                field(l, "commands")?.parse().ok()?,
-                field(l, "sequential_waits")?.parse().ok()?,
-            ))
-        })
-        .collect()
 }
 
 /// Where each explicit navigation's time went, in order: `[commit, load, quiet]` in ms —
@@ -537,12 +514,6 @@ fn print(cases: &mut [Case]) {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn reads_tool_run_lines() {
-        let log = "2026-12-01T17:00:00Z DEBUG agent_action{channel_id=c tool=navigate}: porthole::tools::backend: event=\"tool_run\" channel_id=c agent_id=\"a\" tool=\"navigate\" ok=true elapsed_ms=80 commands=3 sequential_waits=2\nother line\n";
-        assert_eq!(super::cdp_counts(log), vec![("navigate".to_string(), 3, 2)]);
-    }
-
     #[test]
     fn reads_navigation_phases() {
         let log = "x event=\"navigation_committed\" commit_ms=40\n\

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
+use crate::action::Caller;
 use crate::TempDir;
 
 /// Options for a test daemon.
@@ -80,11 +81,7 @@ impl TestDaemon {
         std::fs::write(&config_path, config.to_string()).expect("write config");
         let log_path = data.path().join("stderr.log");
         let log = std::fs::File::create(&log_path).expect("log file");
-        let mut child = Command::new(crate::workspace_binary("porthole"))
-            .arg("--config")
-            .arg(&config_path)
-            .arg("--data-dir")
-            .arg(data.path())
+        let mut child = crate::cli::porthole(&config_path, data.path())
             .args(["serve", "--listen", "127.0.0.1:0", "--mode", options.mode])
             .arg("--idle-timeout-secs")
             .arg(options.idle_timeout_secs.to_string())
@@ -142,6 +139,22 @@ impl TestDaemon {
         std::fs::read_to_string(&self.log_path).unwrap_or_default()
     }
 
+    /// The log lines of the stable event `name` (logged as `event="name"`), in order: what a
+    /// test synchronises on, rather than a message's free text.
+    pub fn events_logged(&self, name: &str) -> Vec<String> {
+        let field = format!("event=\"{name}\"");
+        self.log()
+            .lines()
+            .filter(|line| line.contains(&field))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Whether the daemon logged the event `name` (see [`TestDaemon::events_logged`]).
+    pub fn logged(&self, name: &str) -> bool {
+        !self.events_logged(name).is_empty()
+    }
+
     /// Profile dir of a local-mode channel.
     pub fn profile_dir(&self, channel: &str) -> PathBuf {
         self.data.path().join("profiles").join(channel)
@@ -179,6 +192,23 @@ impl TestDaemon {
             None,
         )
         .await
+    }
+
+    /// A caller of tools with `token` (an agent's, or the owner's with [`Caller::on`]).
+    pub fn caller(&self, token: &str) -> Caller {
+        Caller::new(&self.addr, self.agent_socket(), Some(token))
+    }
+
+    /// The owner calling tools on `channel`.
+    pub fn owner_on(&self, channel: &str) -> Caller {
+        self.caller(&self.token).on(channel)
+    }
+
+    /// One tool call with `token` on `POST /api/browser/action` (status 200 asserted); returns
+    /// the tool's result. An agent's token needs no channel; the owner's goes through
+    /// [`TestDaemon::owner_on`].
+    pub async fn act(&self, token: &str, tool: &str, args: Value) -> Value {
+        self.caller(token).act(tool, args).await
     }
 
     /// The agent Unix socket (as the harness configures it).

@@ -8,6 +8,8 @@
 //! Everything runs on loopback; dropping the proxy closes the listener and every connection.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -43,6 +45,8 @@ pub struct DelayProxy {
     pub link: Link,
     /// Connections accepted so far (each a TCP connect and, to a TLS engine, a handshake).
     accepted: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Client flights so far: data from the client after the target spoke (or first).
+    flights: std::sync::Arc<std::sync::atomic::AtomicU64>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -58,7 +62,8 @@ impl DelayProxy {
             .expect("bind the delay proxy");
         let addr = listener.local_addr().expect("the proxy's address");
         let accepted = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let count = accepted.clone();
+        let flights = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let (count, flight_count) = (accepted.clone(), flights.clone());
         let task = tokio::spawn(async move {
             // Owned here: aborting the accept loop drops every connection's tasks.
             let mut connections = JoinSet::new();
@@ -67,7 +72,7 @@ impl DelayProxy {
                     accepted = listener.accept() => {
                         let Ok((client, _)) = accepted else { continue };
                         count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        connections.spawn(relay(client, target, link));
+                        connections.spawn(relay(client, target, link, flight_count.clone()));
                     }
                     Some(_) = connections.join_next(), if !connections.is_empty() => {}
                 }
@@ -77,6 +82,7 @@ impl DelayProxy {
             addr,
             link,
             accepted,
+            flights,
             task,
         }
     }
@@ -84,6 +90,14 @@ impl DelayProxy {
     /// Connections accepted so far.
     pub fn connections(&self) -> u64 {
         self.accepted.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Client flights so far, over every connection: each time a client sent data first or
+    /// after the target had answered. An HTTP/1.1 request on a connection is at least one (a
+    /// client waits for a response before its next request); a TLS handshake is one or two.
+    /// Read on the wire, whatever the client says it did.
+    pub fn client_flights(&self) -> u64 {
+        self.flights.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// `tcp://127.0.0.1:<port>` of the proxy (for `browser.docker.host`).
@@ -106,7 +120,7 @@ pub fn tcp_addr(docker_host: &str) -> SocketAddr {
         .unwrap_or_else(|e| panic!("{docker_host} is not tcp://ip:port: {e}"))
 }
 
-async fn relay(client: TcpStream, target: SocketAddr, link: Link) {
+async fn relay(client: TcpStream, target: SocketAddr, link: Link, flights: Arc<AtomicU64>) {
     let Ok(server) = TcpStream::connect(target).await else {
         return;
     };
@@ -114,14 +128,45 @@ async fn relay(client: TcpStream, target: SocketAddr, link: Link) {
     let _ = server.set_nodelay(true);
     let (client_read, client_write) = client.into_split();
     let (server_read, server_write) = server.into_split();
+    // Whether the target spoke last on this connection (true before anyone spoke).
+    let turn = Arc::new(AtomicBool::new(true));
+    let client_turn = Turn {
+        target_spoke: turn.clone(),
+        flights: Some(flights),
+    };
+    let server_turn = Turn {
+        target_spoke: turn,
+        flights: None,
+    };
     tokio::join!(
-        direction(client_read, server_write, link),
-        direction(server_read, client_write, link),
+        direction(client_read, server_write, link, client_turn),
+        direction(server_read, client_write, link, server_turn),
     );
 }
 
+/// Who spoke last on a connection: the client's side counts a flight when it speaks after
+/// the target; the target's side notes that it spoke.
+struct Turn {
+    target_spoke: Arc<AtomicBool>,
+    /// The proxy's flight count, on the client's side only.
+    flights: Option<Arc<AtomicU64>>,
+}
+
+impl Turn {
+    fn spoke(&self) {
+        match &self.flights {
+            Some(flights) => {
+                if self.target_spoke.swap(false, Ordering::SeqCst) {
+                    flights.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+            None => self.target_spoke.store(true, Ordering::SeqCst),
+        }
+    }
+}
+
 /// One direction: a reader stamps each chunk with when it may leave; a writer sends it then.
-async fn direction(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, link: Link) {
+async fn direction(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, link: Link, turn: Turn) {
     let (tx, mut rx) = mpsc::unbounded_channel::<(Instant, Vec<u8>)>();
     let reader = async move {
         let mut buf = vec![0u8; 64 * 1024];
@@ -129,6 +174,7 @@ async fn direction(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, link: Link) 
             match from.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
+                    turn.spoke();
                     if tx
                         .send((Instant::now() + link.one_way, buf[..n].to_vec()))
                         .is_err()

@@ -102,11 +102,7 @@ pub async fn ensure_image() {
             let browser = json!({"chrome_image": image_under_test()});
             std::fs::write(&config, json!({ "browser": browser }).to_string())
                 .expect("write config");
-            let status = tokio::process::Command::new(crate::workspace_binary("porthole"))
-                .arg("--config")
-                .arg(&config)
-                .arg("--data-dir")
-                .arg(dir.path())
+            let status = crate::cli::porthole(&config, dir.path())
                 .args(["docker-build", "--if-needed"])
                 .status()
                 .await

@@ -4,6 +4,7 @@
 //!
 //! Every wait here has a deadline and waits on an event or polls; nothing sleeps a fixed time.
 
+pub mod action;
 pub mod bench_agents;
 pub mod bench_bandwidth;
 pub mod bench_capacity;
@@ -20,6 +21,7 @@ pub mod bench_timeline;
 pub mod bench_wheel;
 pub mod bench_wheel_raw;
 pub mod chromium;
+pub mod cli;
 pub mod cookie_profiles;
 pub mod daemon;
 pub mod delay_proxy;
@@ -34,26 +36,81 @@ pub mod probe;
 pub mod raw_cdp;
 pub mod remote;
 pub mod sockets;
+pub mod start_log;
 pub mod stream_stats;
+pub mod tool_runs;
 pub mod typescript;
 
 use std::time::{Duration, Instant};
 
 /// Polls `check` every 50 ms until it returns `Some` or `deadline` passes.
-pub async fn eventually<T, F, Fut>(what: &str, deadline: Duration, mut check: F) -> T
+pub async fn eventually<T, F, Fut>(what: &str, deadline: Duration, check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let end = Instant::now() + deadline;
-    loop {
-        if let Some(value) = check().await {
-            return value;
+    Poll::new(what, deadline).until(check).await
+}
+
+/// The harness's one polling loop: asks a check every `every` until it answers `Some` or the
+/// deadline passes, then panics naming what it waited for (and, with [`Poll::explained`], what
+/// was there instead).
+pub struct Poll<'a> {
+    what: &'a str,
+    deadline: Duration,
+    every: Duration,
+}
+
+impl<'a> Poll<'a> {
+    /// Every 50 ms until `deadline`.
+    pub fn new(what: &'a str, deadline: Duration) -> Self {
+        Self {
+            what,
+            deadline,
+            every: Duration::from_millis(50),
         }
-        if Instant::now() > end {
-            panic!("timed out after {deadline:?} waiting for {what}");
+    }
+
+    /// Asks every `every` instead.
+    pub fn every(mut self, every: Duration) -> Self {
+        self.every = every;
+        self
+    }
+
+    /// Polls `check` until it returns `Some`.
+    pub async fn until<T, F, Fut>(self, check: F) -> T
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Option<T>>,
+    {
+        self.explained(check, || async { None }).await
+    }
+
+    /// Polls `check` until it returns `Some`; on timeout the panic adds what `explain` says
+    /// was there instead.
+    pub async fn explained<T, F, Fut, E, EFut>(self, mut check: F, explain: E) -> T
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Option<T>>,
+        E: FnOnce() -> EFut,
+        EFut: std::future::Future<Output = Option<String>>,
+    {
+        let end = Instant::now() + self.deadline;
+        loop {
+            if let Some(value) = check().await {
+                return value;
+            }
+            if Instant::now() > end {
+                let (what, deadline) = (self.what, self.deadline);
+                match explain().await {
+                    Some(shown) => {
+                        panic!("timed out after {deadline:?} waiting for {what}; {shown}")
+                    }
+                    None => panic!("timed out after {deadline:?} waiting for {what}"),
+                }
+            }
+            tokio::time::sleep(self.every).await;
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 

@@ -16,6 +16,8 @@ pub struct Received {
     pub frames: Vec<Vec<u8>>,
     /// When each of `frames` arrived (same order, same length).
     pub frame_times: Vec<std::time::Instant>,
+    /// How many of `messages` had arrived before each of `frames` (same order, same length).
+    pub frame_after_messages: Vec<usize>,
     pub frame_count: usize,
     pub closed: Option<String>,
 }
@@ -88,9 +90,12 @@ impl Pane {
                             r.frame_count += 1;
                             r.frames.push(bytes.to_vec());
                             r.frame_times.push(std::time::Instant::now());
+                            let before = r.messages.len();
+                            r.frame_after_messages.push(before);
                             if r.frames.len() > 8 {
                                 r.frames.remove(0);
                                 r.frame_times.remove(0);
+                                r.frame_after_messages.remove(0);
                             }
                         }
                         Ok(Message::Close(frame)) => {
@@ -285,10 +290,29 @@ impl Pane {
     pub async fn open_page(&self, url: &str, title: &str) -> Value {
         let mark = self.mark();
         self.send(json!({"type": "navigate", "url": url}));
+        self.title_is(mark, title).await
+    }
+
+    /// Waits for a `page_info` titled `title` among the messages after `mark`; returns it.
+    pub async fn title_is(&self, mark: usize, title: &str) -> Value {
         self.message_where(&format!("the page {title:?}"), mark, |m| {
             m["type"] == "page_info" && m["title"] == title
         })
         .await
+    }
+
+    /// Waits until the newest `page_info` of all is titled `title` (for a page whose title
+    /// says its state, when an earlier state had the same title).
+    pub async fn newest_title_is(&self, title: &str) {
+        self.wait(
+            &format!("the title {title:?}"),
+            Duration::from_secs(30),
+            |r| {
+                let info = r.messages.iter().rev().find(|m| m["type"] == "page_info")?;
+                (info["title"] == title).then_some(())
+            },
+        )
+        .await;
     }
 }
 

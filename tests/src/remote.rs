@@ -190,15 +190,11 @@ pub async fn ensure_image_with(image: &str, browser: Value) {
     browser["image_pull"] = json!(false);
     browser["chrome_image"] = json!(image);
     std::fs::write(&config, json!({ "browser": browser }).to_string()).expect("write config");
-    let mut command = tokio::process::Command::new(crate::workspace_binary("porthole"));
-    command
-        .arg("--config")
-        .arg(&config)
-        .arg("--data-dir")
-        .arg(dir.path())
-        .arg("docker-build")
-        .arg("--if-needed");
-    let status = command.status().await.expect("run porthole docker-build");
+    let status = crate::cli::porthole(&config, dir.path())
+        .args(["docker-build", "--if-needed"])
+        .status()
+        .await
+        .expect("run porthole docker-build");
     assert!(status.success(), "porthole docker-build of {image} failed");
 }
 

@@ -41,16 +41,6 @@ fn is_running(name: &str) -> bool {
     inspect_container(name).is_some_and(|info| info["State"]["Running"] == true)
 }
 
-/// Navigates the pane's active tab and waits for the page title.
-async fn navigate(pane: &Pane, url: &str, title: &str) {
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": url}));
-    pane.message_where(&format!("page {title:?}"), mark, |m| {
-        m["type"] == "page_info" && m["title"] == title
-    })
-    .await;
-}
-
 #[tokio::test]
 async fn a_sidecar_streams_frames_and_its_gate_is_loopback_only_and_secret() {
     ensure_image().await;
@@ -139,7 +129,7 @@ async fn a_profile_survives_idle_stops_and_restarts_and_reset_and_delete_remove_
     let daemon = TestDaemon::start_with(options.clone()).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = pane.start(&tag).await;
-    navigate(&pane, &pages.url("/input"), "Input page").await;
+    pane.open_page(&pages.url("/input"), "Input page").await;
     let probe = docker::probe(&container(&tag)).await;
     probe
         .eval(
@@ -162,7 +152,7 @@ async fn a_profile_survives_idle_stops_and_restarts_and_reset_and_delete_remove_
         first_id,
         "the kept container, started again"
     );
-    navigate(&pane, &pages.url("/second"), "Second page").await;
+    pane.open_page(&pages.url("/second"), "Second page").await;
     let probe = docker::probe(&container(&tag)).await;
     assert_eq!(probe.eval(&tab, "document.cookie").await, "remember=me");
     drop(probe);
@@ -177,7 +167,7 @@ async fn a_profile_survives_idle_stops_and_restarts_and_reset_and_delete_remove_
     let daemon = TestDaemon::start_in(data, options).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = pane.start(&tag).await;
-    navigate(&pane, &pages.url("/second"), "Second page").await;
+    pane.open_page(&pages.url("/second"), "Second page").await;
     let probe = docker::probe(&container(&tag)).await;
     assert_eq!(probe.eval(&tab, "document.cookie").await, "remember=me");
     drop(probe);
@@ -195,7 +185,7 @@ async fn a_profile_survives_idle_stops_and_restarts_and_reset_and_delete_remove_
 
     // A fresh start has a fresh profile; delete removes it again.
     let tab = pane.start(&tag).await;
-    navigate(&pane, &pages.url("/second"), "Second page").await;
+    pane.open_page(&pages.url("/second"), "Second page").await;
     let probe = docker::probe(&container(&tag)).await;
     assert_eq!(probe.eval(&tab, "document.cookie").await, "");
     drop(probe);
@@ -253,7 +243,7 @@ async fn an_extension_is_mounted_read_only_and_runs_and_a_throwaway_profile_moun
     assert!(!volume_exists(&volume(&tag)));
     assert_eq!(info["HostConfig"]["NetworkMode"], "host");
 
-    navigate(&pane, &pages.url("/input"), "Input page").await;
+    pane.open_page(&pages.url("/input"), "Input page").await;
     let probe = docker::probe(&container(&tag)).await;
     probe
         .eval_until(

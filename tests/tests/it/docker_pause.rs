@@ -49,6 +49,19 @@ async fn has_session_cookie(channel: &str) -> bool {
     probe.has_cookie("session", "live").await
 }
 
+/// The host PID of the sidecar's Chrome browser process (the one on the DevTools pipe; its
+/// renderers and helpers carry `--type=`): a restarted Chrome is another process.
+fn chrome_pid(name: &str) -> String {
+    let (ok, out) = docker::docker(&["top", name, "-o", "pid,args"]);
+    assert!(ok, "docker top {name}: {out}");
+    out.lines()
+        .skip(1)
+        .find(|l| l.contains("--remote-debugging-pipe") && !l.contains("--type="))
+        .and_then(|l| l.split_whitespace().next())
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("no Chrome browser process in {name}:\n{out}"))
+}
+
 /// Pause at the idle stop, resume at the next start, over `transport`.
 async fn paused_and_resumed(transport: &str) {
     ensure_image().await;
@@ -73,6 +86,7 @@ async fn paused_and_resumed(transport: &str) {
     })
     .await;
     let first = inspect_container(&name).unwrap();
+    let chrome = chrome_pid(&name);
 
     drop(pane);
     let frozen = paused(&name).await;
@@ -100,12 +114,14 @@ async fn paused_and_resumed(transport: &str) {
     let tabs = tabs["tabs"].as_array().cloned().unwrap_or_default();
     assert_eq!(tabs.len(), 1, "one tab left: {tabs:?}");
     assert_eq!(tabs[0]["url"], "about:blank", "{tabs:?}");
+    // Chrome kept running, whatever the transport: the same process, and (through the gate)
+    // its session cookie.
+    assert_eq!(chrome_pid(&name), chrome, "the same Chrome process");
     if port {
         assert!(has_session_cookie(&tag).await, "Chrome kept running");
     }
-    let log = daemon.log();
-    assert!(log.contains("sidecar_paused"), "{log}");
-    assert!(log.contains("sidecar_resumed"), "{log}");
+    assert!(daemon.logged("sidecar_paused"), "{}", daemon.log());
+    assert!(daemon.logged("sidecar_resumed"), "{}", daemon.log());
     // The tabs closed for the pause are nobody's doing: the timeline does not show them.
     let (status, timeline) = daemon
         .get(&format!(
@@ -159,11 +175,11 @@ async fn a_paused_sidecar_is_stopped_after_its_window_removed_at_shutdown_and_fo
     )
     .await;
     let (pane, _) = start(&daemon, &tag).await;
-    let log = daemon.log();
-    assert!(log.contains("sidecar_pause_ended"), "{log}");
+    assert!(daemon.logged("sidecar_pause_ended"), "{}", daemon.log());
     assert!(
-        log.contains("sidecar_restarted"),
-        "the kept container: {log}"
+        daemon.logged("sidecar_restarted"),
+        "the kept container: {}",
+        daemon.log()
     );
     assert_eq!(inspect_container(&name).unwrap()["Id"], first["Id"]);
     drop(pane);
@@ -192,9 +208,8 @@ async fn a_paused_sidecar_is_stopped_after_its_window_removed_at_shutdown_and_fo
     let again = inspect_container(&name).unwrap();
     assert_eq!(again["State"]["StartedAt"], frozen["State"]["StartedAt"]);
     assert_eq!(tabs["tabs"].as_array().map(Vec::len), Some(1), "{tabs}");
-    let log = daemon.log();
-    assert!(log.contains("sidecar_paused_found"), "{log}");
-    assert!(log.contains("sidecar_resumed"), "{log}");
+    assert!(daemon.logged("sidecar_paused_found"), "{}", daemon.log());
+    assert!(daemon.logged("sidecar_resumed"), "{}", daemon.log());
 
     // A paused sidecar whose spec no longer matches the config (another memory cap) is
     // replaced, as a kept one would be.
@@ -214,6 +229,5 @@ async fn a_paused_sidecar_is_stopped_after_its_window_removed_at_shutdown_and_fo
         "a new container for the new spec"
     );
     assert_eq!(replaced["HostConfig"]["Memory"], 1536u64 * 1024 * 1024);
-    let log = daemon.log();
-    assert!(log.contains("the paused sidecar is replaced"), "{log}");
+    assert!(daemon.logged("sidecar_spec_changed"), "{}", daemon.log());
 }

@@ -29,7 +29,7 @@ fn spares(tag: &str) -> Vec<String> {
 /// Waits until the daemon has logged `spare_ready` `count` times; returns the untaken spare.
 async fn spare_ready(daemon: &TestDaemon, tag: &str, count: usize) -> Value {
     porthole_tests::eventually("a warm spare", Duration::from_secs(90), || async {
-        (daemon.log().matches("spare_ready").count() >= count).then_some(())
+        (daemon.events_logged("spare_ready").len() >= count).then_some(())
     })
     .await;
     let found = spares(tag);
@@ -76,11 +76,11 @@ async fn a_new_channel_takes_over_the_warm_spare_and_keeps_its_profile_on_the_sp
     assert_eq!(taken["Id"], spare["Id"], "the spare, taken over");
     assert_eq!(taken["State"]["Paused"], false);
     assert_eq!(profile_volume(&taken), volume);
-    let log = daemon.log();
-    assert!(log.contains("spare_claimed"), "{log}");
+    assert!(daemon.logged("spare_claimed"), "{}", daemon.log());
     assert!(
-        !log.contains("sidecar_created"),
-        "no sidecar of its own: {log}"
+        !daemon.logged("sidecar_created"),
+        "no sidecar of its own: {}",
+        daemon.log()
     );
     set_cookie(&tag).await;
     // The next new channel gets a spare too.
@@ -99,9 +99,8 @@ async fn a_new_channel_takes_over_the_warm_spare_and_keeps_its_profile_on_the_sp
     assert!(spares(&tag).is_empty(), "{:?}", spares(&tag));
     assert!(!volume_exists(&profile_volume(&next)));
     assert!(has_cookie(&tag).await, "the profile on the spare's volume");
-    let log = daemon.log();
-    assert!(log.contains("stale_spare_removed"), "{log}");
-    assert!(log.contains("sidecar_adopted"), "{log}");
+    assert!(daemon.logged("stale_spare_removed"), "{}", daemon.log());
+    assert!(daemon.logged("sidecar_adopted"), "{}", daemon.log());
 
     // Shutdown removes the channel's sidecar; the next start makes one on the same volume.
     drop(pane);

@@ -7,10 +7,10 @@
 
 use std::time::Duration;
 
-use porthole_tests::bench_docker::{start_log, StartLog};
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::docker::{self, ensure_image, inspect_container, unique, DockerCleanup};
 use porthole_tests::pane::Pane;
+use porthole_tests::start_log::{start_log, StartLog};
 use serde_json::json;
 
 /// Every part the bench adds up, in the order of a start.

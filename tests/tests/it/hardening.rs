@@ -387,12 +387,7 @@ async fn an_engine_refusal_reaches_pane_and_agent_without_engine_text_and_the_lo
     }
 
     // An agent's call on the same channel: an error result, no engine text either.
-    let (status, result) = daemon
-        .post(
-            "/api/browser/action",
-            &json!({"channel_id": tag, "tool": "page_info", "args": {}}),
-        )
-        .await;
+    let (status, result) = daemon.owner_on(&tag).call("page_info", json!({})).await;
     let text = result.to_string();
     assert!(
         status != 200 || result["isError"] == true,
@@ -605,22 +600,8 @@ async fn a_sidecar_killed_mid_screencast_and_mid_tool_call_is_reported_and_recov
     .await;
 
     // An agent's navigate hangs on the page that never answers ...
-    let addr = daemon.addr.clone();
-    let auth = format!("Bearer {}", daemon.token);
-    let body = json!({"channel_id": tag, "tool": "navigate", "args": {"url": hang_url}});
-    let call = tokio::spawn(async move {
-        porthole_tests::pages::http_request(
-            "POST",
-            &addr,
-            "/api/browser/action",
-            &[
-                ("Authorization", auth.as_str()),
-                ("Content-Type", "application/json"),
-            ],
-            Some(body.to_string()),
-        )
-        .await
-    });
+    let owner = daemon.owner_on(&tag);
+    let call = tokio::spawn(async move { owner.call("navigate", json!({"url": hang_url})).await });
     tokio::time::timeout(Duration::from_secs(30), accepted.recv())
         .await
         .expect("the browser asked for the hanging page");

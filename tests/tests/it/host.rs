@@ -71,16 +71,6 @@ async fn mode_in_list(daemon: &TestDaemon, channel: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// Navigates the pane's active tab and waits for the page's title.
-async fn navigate(pane: &Pane, url: &str, title: &str) {
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": url}));
-    pane.message_where(&format!("page_info {title}"), mark, |m| {
-        m["type"] == "page_info" && m["title"] == title
-    })
-    .await;
-}
-
 #[tokio::test]
 async fn host_mode_shows_and_closes_only_porthole_tabs() {
     let pages = PageServer::start().await;
@@ -177,7 +167,7 @@ async fn switching_modes_keeps_both_tab_sets() {
 
     let local = start_in(&pane, "sw", None).await.expect("local start");
     let local_tab = tab_ids(&local)[0].clone();
-    navigate(&pane, &pages.url("/input"), "Input page").await;
+    pane.open_page(&pages.url("/input"), "Input page").await;
 
     let switch = json!({"channel_id": "sw", "mode": "host"});
     let (status, body) = daemon.post("/api/browser/mode", &switch).await;
@@ -186,7 +176,7 @@ async fn switching_modes_keeps_both_tab_sets() {
         .await
         .expect("host start");
     let host_tab = tab_ids(&host)[0].clone();
-    navigate(&pane, &pages.url("/second"), "Second page").await;
+    pane.open_page(&pages.url("/second"), "Second page").await;
     assert_eq!(mode_in_list(&daemon, "sw").await, "host");
 
     for _ in 0..2 {
@@ -275,7 +265,7 @@ async fn chrome_going_away_is_a_clear_error_and_the_pane_recovers() {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
 
     let local = start_in(&pane, "gone", None).await.expect("local start");
-    navigate(&pane, &pages.url("/input"), "Input page").await;
+    pane.open_page(&pages.url("/input"), "Input page").await;
     start_in(&pane, "gone", Some("host"))
         .await
         .expect("host start");
@@ -333,7 +323,7 @@ async fn chrome_going_away_is_a_clear_error_and_the_pane_recovers() {
 
     // A failed switch leaves the pane attached where it was.
     start_in(&pane, "gone", Some("host")).await.unwrap_err();
-    navigate(&pane, &pages.url("/second"), "Second page").await;
+    pane.open_page(&pages.url("/second"), "Second page").await;
     assert_eq!(mode_in_list(&daemon, "gone").await, "local");
 
     // Chrome comes back (same user-data dir): host mode works again.
@@ -399,22 +389,19 @@ async fn host_mode_never_takes_the_users_focus() {
         .expect("host start");
     pane.watch().await;
     let frames = pane.frame_count();
-    navigate(&pane, &pages.url("/second"), "Second page").await;
+    pane.open_page(&pages.url("/second"), "Second page").await;
     pane.frames_at_least(frames + 1).await;
     let mark = pane.mark();
     pane.send(json!({"type": "new_tab", "url": pages.url("/")}));
     pane.next_of("tab_created", mark).await;
     let frames = pane.frame_count();
-    navigate(&pane, &pages.url("/second"), "Second page").await;
+    pane.open_page(&pages.url("/second"), "Second page").await;
     pane.frames_at_least(frames + 1).await;
     // And an agent's first tab (its own window) with a navigation.
-    let (status, out) = daemon
-        .post(
-            "/api/browser/action",
-            &json!({"channel_id": "visible", "tool": "navigate", "args": {"url": pages.url("/second")}}),
-        )
+    let out = daemon
+        .owner_on("visible")
+        .act("navigate", json!({"url": pages.url("/second")}))
         .await;
-    assert_eq!(status, 200, "{out}");
     assert_eq!(out["isError"], false, "{out}");
 
     let (name, has_focus) = focused().await;

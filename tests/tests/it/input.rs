@@ -20,12 +20,7 @@ async fn setup(channel: &str) -> Setup {
     let pages = PageServer::start().await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = pane.start(channel).await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": pages.url("/input")}));
-    pane.message_where("the input page", mark, |m| {
-        m["type"] == "page_info" && m["title"] == "Input page"
-    })
-    .await;
+    pane.open_page(&pages.url("/input"), "Input page").await;
     let probe = Probe::connect(&daemon.profile_dir(channel)).await;
     probe
         .eval_until(&tab, "innerWidth + 'x' + innerHeight", json!("800x600"))

@@ -10,25 +10,12 @@ use porthole_tests::daemon::TestDaemon;
 use porthole_tests::docker;
 use porthole_tests::pages::{PageServer, BASIC_USER};
 use porthole_tests::pane::Pane;
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// Serves this module's page (`tests/pages/pane_docker/browser.html`) on 127.0.0.1; returns
 /// the base URL.
 async fn serve_page() -> String {
     PageServer::area("pane_docker").await.base()
-}
-
-async fn title_is(pane: &Pane, mark: usize, title: &str) -> Value {
-    pane.message_where(&format!("title {title:?}"), mark, |m| {
-        m["type"] == "page_info" && m["title"] == title
-    })
-    .await
-}
-
-async fn navigate(pane: &Pane, url: &str, title: &str) {
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": url}));
-    title_is(pane, mark, title).await;
 }
 
 fn click(pane: &Pane, x: f64, y: f64) {
@@ -51,7 +38,8 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
     let tab = pane.start(&tag).await;
     pane.watch().await;
     let base = serve_page().await;
-    navigate(&pane, &format!("{base}/browser"), "Docker pane page").await;
+    pane.open_page(&format!("{base}/browser"), "Docker pane page")
+        .await;
 
     // The sixth option of a <select>, chosen by the pane.
     let mark = pane.mark();
@@ -61,7 +49,7 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
     assert_eq!(popup["options"][5]["label"], "Fig");
     let mark = pane.mark();
     pane.send(json!({"type": "select_answer", "id": popup["id"], "index": 5}));
-    title_is(&pane, mark, "s=fig f=").await;
+    pane.title_is(mark, "s=fig f=").await;
 
     // Pointer over the link, text over the field.
     for (x, y, want) in [(50.0, 312.0, "pointer"), (400.0, 315.0, "text")] {
@@ -80,7 +68,7 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
         pane.input("composition", json!({"text": draft}));
     }
     pane.input("typetext", json!({"text": "日本語"}));
-    title_is(&pane, mark, "s=fig f=日本語").await;
+    pane.title_is(mark, "s=fig f=日本語").await;
 
     // Drag-select then copy.
     let mark = pane.mark();
@@ -110,7 +98,8 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
     // An OAuth-style popup round trip: the pane shows the popup, window.opener works, and the
     // pane is back on its opener when it closes.
     let views = crate::pane_view::serve_pages().await;
-    navigate(&pane, &format!("{views}/oauth-start"), "Sign in").await;
+    pane.open_page(&format!("{views}/oauth-start"), "Sign in")
+        .await;
     let mark = pane.mark();
     click(&pane, 120.0, 45.0);
     let created = pane
@@ -133,7 +122,7 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
         m["type"] == "tab_switched" && m["target_id"] == tab.as_str()
     })
     .await;
-    title_is(&pane, mark, "Signed in: tok-42").await;
+    pane.title_is(mark, "Signed in: tok-42").await;
 
     // A Basic-auth login.
     let pages = PageServer::start().await;
@@ -144,6 +133,7 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
     let mark = pane.mark();
     pane.send(json!({"type": "auth_answer", "id": prompt["id"],
         "username": BASIC_USER.0, "password": BASIC_USER.1}));
-    title_is(&pane, mark, &format!("hello {}", BASIC_USER.0)).await;
+    pane.title_is(mark, &format!("hello {}", BASIC_USER.0))
+        .await;
     assert!(!daemon.log().contains(BASIC_USER.1));
 }

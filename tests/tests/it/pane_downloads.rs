@@ -14,16 +14,6 @@ use porthole_tests::pages::{
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
 
-/// Navigates the pane's tab and waits for the page's title.
-async fn navigate(pane: &Pane, url: &str, title: &str) {
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": url}));
-    pane.message_where(&format!("page {title:?}"), mark, |m| {
-        m["type"] == "page_info" && m["title"] == title
-    })
-    .await;
-}
-
 /// The `download` messages so far, in order.
 fn download_messages(pane: &Pane, since: usize) -> Vec<Value> {
     let received = pane.received.lock().unwrap();
@@ -39,7 +29,7 @@ fn download_messages(pane: &Pane, since: usize) -> Vec<Value> {
 async fn download_in_pane(daemon: &TestDaemon, pane: &Pane, channel: &str, page: &str) -> String {
     let tab = pane.start(channel).await;
     pane.watch().await;
-    navigate(pane, page, "Download page").await;
+    pane.open_page(page, "Download page").await;
     let mark = pane.mark();
     pane.input("click", json!({"x": 100, "y": 40}));
     let done = pane
@@ -131,7 +121,11 @@ async fn an_endless_download_is_stopped_at_the_cap_with_nothing_left_on_disk() {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start("dl-cap").await;
     pane.watch().await;
-    navigate(&pane, &pages.url("/endless-page"), "Endless page").await;
+    pane.open_page(&pages.url("/endless-page"), "Endless page")
+        .await;
+    // Watched from before the click: the partial file the download writes as it goes.
+    let dir = daemon.data.path().join("downloads").join("dl-cap");
+    let partials = PartialFiles::watch(&dir);
     let mark = pane.mark();
     pane.input("click", json!({"x": 100, "y": 40}));
     let canceled = pane
@@ -140,6 +134,12 @@ async fn an_endless_download_is_stopped_at_the_cap_with_nothing_left_on_disk() {
         })
         .await;
     assert_eq!(canceled["name"], "endless.bin", "{canceled}");
+    let seen = partials.stop();
+    assert!(
+        seen.values().any(|&size| size > 0),
+        "no partial file was ever written in {}: {seen:?}",
+        dir.display()
+    );
 
     // The browser let go of the download...
     porthole_tests::eventually(
@@ -149,7 +149,6 @@ async fn an_endless_download_is_stopped_at_the_cap_with_nothing_left_on_disk() {
     )
     .await;
     // ...and nothing but the list is left in the channel's downloads directory.
-    let dir = daemon.data.path().join("downloads").join("dl-cap");
     porthole_tests::eventually(
         "the partial file to be removed",
         Duration::from_secs(20),
@@ -169,14 +168,11 @@ async fn an_endless_download_is_stopped_at_the_cap_with_nothing_left_on_disk() {
     .await;
 
     // list_downloads says why, naming the setting.
-    let (status, result) = daemon
-        .post(
-            "/api/browser/action",
-            &json!({"channel_id": "dl-cap", "tool": "list_downloads", "args": {}}),
-        )
+    let result = daemon
+        .owner_on("dl-cap")
+        .act("list_downloads", json!({}))
         .await;
     let text = result.to_string();
-    assert_eq!(status, 200, "{text}");
     assert!(text.contains("endless.bin"), "{text}");
     assert!(text.contains("canceled"), "{text}");
     assert!(text.contains("browser.downloads_max_mb"), "{text}");
@@ -188,7 +184,7 @@ async fn print_keeps_a_pdf_download_of_the_watched_tab() {
     let pages = PageServer::start().await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = pane.start("dl-print").await;
-    navigate(&pane, &pages.url("/second"), "Second page").await;
+    pane.open_page(&pages.url("/second"), "Second page").await;
     let mark = pane.mark();
     pane.send(json!({"type": "print"}));
     let done = pane
@@ -239,4 +235,40 @@ async fn a_download_in_a_remote_engine_pane_is_fetched_byte_exact() {
     let daemon = TestDaemon::start_with(test.options(json!({}))).await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     download_in_pane(&daemon, &pane, &tag, &page).await;
+}
+
+/// The files other than `index.json` seen in a downloads directory while it is watched, each
+/// with the largest size seen. Polls until stopped (a partial lives a fraction of a second).
+struct PartialFiles {
+    seen: std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<String, u64>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl PartialFiles {
+    fn watch(dir: &std::path::Path) -> Self {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::new()));
+        let (dir, found) = (dir.to_path_buf(), seen.clone());
+        let task = tokio::spawn(async move {
+            loop {
+                for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                    let name = entry.file_name().to_string_lossy().to_string();
+                    if name == "index.json" {
+                        continue;
+                    }
+                    let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                    let mut found = found.lock().unwrap();
+                    let largest = found.entry(name).or_insert(0);
+                    *largest = (*largest).max(size);
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        });
+        Self { seen, task }
+    }
+
+    /// Stops watching; returns what was seen.
+    fn stop(self) -> std::collections::BTreeMap<String, u64> {
+        self.task.abort();
+        self.seen.lock().unwrap().clone()
+    }
 }

@@ -11,13 +11,6 @@ use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
 
-async fn title_is(pane: &Pane, mark: usize, title: &str) {
-    pane.message_where(&format!("page_info {title:?}"), mark, |m| {
-        m["type"] == "page_info" && m["title"] == title
-    })
-    .await;
-}
-
 /// Clicks at (x, y) as the person and returns the `file_chooser` that opens.
 async fn click_for_chooser(pane: &Pane, (x, y): (u32, u32)) -> Value {
     let mark = pane.mark();
@@ -39,7 +32,7 @@ async fn show_open_file_picker_reaches_the_person_and_a_cancel_rejects_it() {
     let pages = PageServer::area("pane_file_picker").await;
     let mark = pane.mark();
     pane.send(json!({"type": "navigate", "url": pages.url("/picker")}));
-    title_is(&pane, mark, "Picker page").await;
+    pane.title_is(mark, "Picker page").await;
 
     // The picker's chooser: its types become the accept list; the file handed over is what
     // the page's handle reads; writing it back is refused.
@@ -51,8 +44,7 @@ async fn show_open_file_picker_reaches_the_person_and_a_cancel_rejects_it() {
     let data = base64::engine::general_purpose::STANDARD.encode("hello picker");
     pane.send(json!({"type": "file_chooser_answer", "id": chooser["id"],
         "files": [{"name": "notes.txt", "type": "text/plain", "data": data}]}));
-    title_is(
-        &pane,
+    pane.title_is(
         mark,
         "picked 1 file notes.txt hello picker true NotAllowedError",
     )
@@ -62,22 +54,18 @@ async fn show_open_file_picker_reaches_the_person_and_a_cancel_rejects_it() {
     let chooser = click_for_chooser(&pane, OPEN_BUTTON).await;
     let mark = pane.mark();
     pane.send(json!({"type": "file_chooser_answer", "id": chooser["id"], "cancel": true}));
-    title_is(&pane, mark, "picker AbortError").await;
+    pane.title_is(mark, "picker AbortError").await;
 
     // A plain input cancelled hears `cancel`, and the picker works again afterwards.
     let chooser = click_for_chooser(&pane, PLAIN_INPUT).await;
     let mark = pane.mark();
     pane.send(json!({"type": "file_chooser_answer", "id": chooser["id"], "cancel": true}));
-    title_is(&pane, mark, "plain cancelled").await;
+    pane.title_is(mark, "plain cancelled").await;
     let chooser = click_for_chooser(&pane, OPEN_BUTTON).await;
     let mark = pane.mark();
     let data = base64::engine::general_purpose::STANDARD.encode("again");
     pane.send(json!({"type": "file_chooser_answer", "id": chooser["id"],
         "files": [{"name": "b.txt", "data": data}]}));
-    title_is(
-        &pane,
-        mark,
-        "picked 1 file b.txt again true NotAllowedError",
-    )
-    .await;
+    pane.title_is(mark, "picked 1 file b.txt again true NotAllowedError")
+        .await;
 }

@@ -27,12 +27,8 @@ pub(crate) async fn serve_pickers() -> String {
 /// Opens the pickers page in the pane's tab (the title says it is ready: the script ran).
 async fn open_page(pane: &Pane) {
     let base = serve_pickers().await;
-    let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": format!("{base}/pickers")}));
-    pane.message_where("the pickers page", mark, |m| {
-        m["type"] == "page_info" && m["title"] == "Pickers page"
-    })
-    .await;
+    pane.open_page(&format!("{base}/pickers"), "Pickers page")
+        .await;
     // The page's script sets its title once something changes; until then the title above.
 }
 
@@ -309,20 +305,12 @@ async fn docker_mode_picks_a_suggestion_a_date_and_a_colour() {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(&tag).await;
     open_page(&pane).await;
-    let title_is = |mark: usize, title: String| {
-        let pane = &pane;
-        async move {
-            pane.message_where(&format!("title {title:?}"), mark, |m| {
-                m["type"] == "page_info" && m["title"] == title.as_str()
-            })
-            .await;
-        }
-    };
     let popup = open_popup(&pane, DATALIST_AT, "datalist").await;
     assert_eq!(labels(&popup).len(), 4, "{popup}");
     let mark = pane.mark();
     answer(&pane, popup["id"].as_str().unwrap(), json!({"index": 2})).await;
-    title_is(mark, "dl=Banana d=2026-12-01 c=#ff0000 t=09:30".into()).await;
+    pane.title_is(mark, "dl=Banana d=2026-12-01 c=#ff0000 t=09:30")
+        .await;
 
     let popup = open_popup(&pane, DATE_AT, "date").await;
     assert_eq!(popup["value"], "2026-12-01");
@@ -333,7 +321,8 @@ async fn docker_mode_picks_a_suggestion_a_date_and_a_colour() {
         json!({"value": "2027-03-04"}),
     )
     .await;
-    title_is(mark, "dl=Banana d=2027-03-04 c=#ff0000 t=09:30".into()).await;
+    pane.title_is(mark, "dl=Banana d=2027-03-04 c=#ff0000 t=09:30")
+        .await;
 
     let popup = open_popup(&pane, COLOR_AT, "color").await;
     let error = refused(&pane, popup["id"].as_str().unwrap(), json!({"index": 1})).await;
@@ -345,5 +334,6 @@ async fn docker_mode_picks_a_suggestion_a_date_and_a_colour() {
         json!({"value": "#123456"}),
     )
     .await;
-    title_is(mark, "dl=Banana d=2027-03-04 c=#123456 t=09:30".into()).await;
+    pane.title_is(mark, "dl=Banana d=2027-03-04 c=#123456 t=09:30")
+        .await;
 }

@@ -212,62 +212,73 @@ fn frame_size(jpeg: &[u8]) -> (u32, u32) {
     (image.width(), image.height())
 }
 
-/// Waits for a frame of `size` pixels after `mark` (frames counted), then checks that the
-/// `viewport` the pane was told last says 800×600 CSS px.
-async fn frame_of(pane: &Pane, mark: usize, size: (u32, u32)) {
-    let viewport = pane
+/// Where a pane's stream stood: frames and messages received so far.
+#[derive(Clone, Copy)]
+struct Mark {
+    frames: usize,
+    messages: usize,
+}
+
+fn mark_of(pane: &Pane) -> Mark {
+    Mark {
+        frames: pane.frame_count(),
+        messages: pane.mark(),
+    }
+}
+
+/// Waits for a frame of `size` pixels after `mark`, then checks that the `viewport` the pane
+/// had been told when that frame came says 800×600 CSS px. With `told_since`, that viewport
+/// must have come after `mark` (a pane that asked for a cast is told its size again).
+async fn frame_of(pane: &Pane, mark: Mark, size: (u32, u32), told_since: bool) {
+    let (viewport, at) = pane
         .wait(
             &format!("a {}×{} frame", size.0, size.1),
             std::time::Duration::from_secs(30),
             |r| {
                 // `frames` keeps the latest few of `frame_count`.
-                let kept = r.frames.len().saturating_sub(r.frame_count - mark);
-                r.frames[kept..].iter().find(|f| frame_size(f) == size)?;
-                r.messages
+                let kept = r.frames.len().saturating_sub(r.frame_count - mark.frames);
+                let index = kept
+                    + r.frames[kept..]
+                        .iter()
+                        .position(|f| frame_size(f) == size)?;
+                let before = r.frame_after_messages[index];
+                let at = r.messages[..before]
                     .iter()
-                    .rev()
-                    .find(|m| m["type"] == "viewport")
-                    .cloned()
+                    .rposition(|m| m["type"] == "viewport");
+                Some((at.map(|i| r.messages[i].clone()), at))
             },
         )
         .await;
+    let viewport = viewport.expect("a viewport before the frame");
     assert_eq!(
         (viewport["width"].as_u64(), viewport["height"].as_u64()),
         (Some(800), Some(600)),
         "{viewport}"
     );
-}
-
-/// Waits until the scale page's title (its devicePixelRatio, size and where mousedowns
-/// landed) is `title`.
-async fn title_is(pane: &Pane, title: &str) {
-    pane.wait(
-        &format!("the title {title:?}"),
-        std::time::Duration::from_secs(30),
-        |r| {
-            let info = r.messages.iter().rev().find(|m| m["type"] == "page_info")?;
-            (info["title"] == title).then_some(())
-        },
-    )
-    .await;
+    if told_since {
+        assert!(
+            at.is_some_and(|i| i >= mark.messages),
+            "the viewport {viewport} was told before the cast was asked for"
+        );
+    }
 }
 
 /// On the scale page (a still page): frames at scale× the pixels through 2 → 1 → 2, the page
 /// at 800×600 CSS px with devicePixelRatio = scale, and clicks landing in CSS px.
 pub(crate) async fn frames_follow_the_scale(pane: &Pane) {
     for (scale, size) in [(2, (1600, 1200)), (1, (800, 600)), (2, (1600, 1200))] {
-        let mark = pane.frame_count();
+        let mark = mark_of(pane);
         pane.send(
             json!({"type": "screencast", "width": 800, "height": 600, "quality": 60, "scale": scale}),
         );
-        frame_of(pane, mark, size).await;
-        title_is(pane, &format!("{scale} 800x600")).await;
+        frame_of(pane, mark, size, true).await;
+        pane.newest_title_is(&format!("{scale} 800x600")).await;
     }
     // The button at CSS (500..600, 400..450) gets a click at CSS (550, 425); (280, 215) is
     // the body (a doubled coordinate would be the button).
     pane.input("click", json!({"x": 550, "y": 425}));
     click(pane, 280.0, 215.0);
-    title_is(pane, "2 800x600 550,425,btn;280,215,").await;
+    pane.newest_title_is("2 800x600 550,425,btn;280,215,").await;
 }
 
 #[tokio::test]
@@ -284,17 +295,17 @@ async fn two_panes_at_different_scales_get_the_scale_asked_last() {
     let other = Pane::connect(&s.daemon.addr, &s.daemon.token).await;
     other.start("pv-scale-two").await;
     other.watch().await;
-    let (mark, other_mark) = (s.pane.frame_count(), other.frame_count());
+    let (mark, other_mark) = (mark_of(&s.pane), mark_of(&other));
     s.pane
         .send(json!({"type": "screencast", "width": 800, "height": 600, "scale": 2}));
-    frame_of(&s.pane, mark, (1600, 1200)).await;
-    frame_of(&other, other_mark, (1600, 1200)).await;
-    title_is(&other, "2 800x600").await;
-    let (mark, other_mark) = (s.pane.frame_count(), other.frame_count());
+    frame_of(&s.pane, mark, (1600, 1200), true).await;
+    frame_of(&other, other_mark, (1600, 1200), false).await;
+    other.newest_title_is("2 800x600").await;
+    let (mark, other_mark) = (mark_of(&s.pane), mark_of(&other));
     other.send(json!({"type": "screencast", "width": 800, "height": 600, "scale": 1}));
-    frame_of(&s.pane, mark, (800, 600)).await;
-    frame_of(&other, other_mark, (800, 600)).await;
-    title_is(&s.pane, "1 800x600").await;
+    frame_of(&s.pane, mark, (800, 600), false).await;
+    frame_of(&other, other_mark, (800, 600), true).await;
+    s.pane.newest_title_is("1 800x600").await;
 }
 
 /// `zoom {factor}` zooms like Chrome's Ctrl +/-: the page lays out at pane size / factor
@@ -303,13 +314,13 @@ async fn two_panes_at_different_scales_get_the_scale_asked_last() {
 #[tokio::test]
 async fn zoom_lays_the_page_out_smaller_with_a_larger_pixel_ratio() {
     let s = setup("pv-zoom", "/scale", "1 800x600").await;
-    let mark = s.pane.frame_count();
+    let mark = mark_of(&s.pane);
     s.pane.send(json!({"type": "zoom", "factor": 2}));
-    title_is(&s.pane, "2 400x300").await;
+    s.pane.newest_title_is("2 400x300").await;
     // Frames keep the pane's size; pane (560, 430) is CSS (280, 215) of the zoomed page.
-    frame_of(&s.pane, mark, (800, 600)).await;
+    frame_of(&s.pane, mark, (800, 600), false).await;
     click(&s.pane, 560.0, 430.0);
-    title_is(&s.pane, "2 400x300 280,215,").await;
+    s.pane.newest_title_is("2 400x300 280,215,").await;
     for bad in [json!(0), json!(10), json!(-1), json!(0.1)] {
         let mark = s.pane.mark();
         s.pane.send(json!({"type": "zoom", "factor": bad}));
@@ -321,16 +332,16 @@ async fn zoom_lays_the_page_out_smaller_with_a_larger_pixel_ratio() {
         );
     }
     s.pane.send(json!({"type": "zoom", "factor": 0.5}));
-    title_is(&s.pane, "0.5 1600x1200 280,215,").await;
+    s.pane.newest_title_is("0.5 1600x1200 280,215,").await;
     // With a pixel scale: both multiply the ratio, frames are the pane's size × scale.
-    let mark = s.pane.frame_count();
+    let mark = mark_of(&s.pane);
     s.pane
         .send(json!({"type": "screencast", "width": 800, "height": 600, "scale": 2}));
     s.pane.send(json!({"type": "zoom", "factor": 1.5}));
-    title_is(&s.pane, "3 533x400 280,215,").await;
-    frame_of(&s.pane, mark, (1600, 1200)).await;
+    s.pane.newest_title_is("3 533x400 280,215,").await;
+    frame_of(&s.pane, mark, (1600, 1200), true).await;
     click(&s.pane, 300.0, 150.0);
-    title_is(&s.pane, "3 533x400 280,215,;200,100,").await;
+    s.pane.newest_title_is("3 533x400 280,215,;200,100,").await;
 }
 
 /// The same in docker mode (Chromium in the sidecar image).
@@ -346,7 +357,7 @@ async fn docker_mode_scale_two_gives_1600_by_1200_frames_with_css_clicks() {
     pane.start(&tag).await;
     pane.watch().await;
     pane.send(json!({"type": "navigate", "url": format!("{base}/scale")}));
-    title_is(&pane, "1 800x600").await;
+    pane.newest_title_is("1 800x600").await;
     frames_follow_the_scale(&pane).await;
 }
 

@@ -159,22 +159,10 @@ async fn follow_agents_is_per_pane_and_a_pane_never_moves_an_agent() {
     let human_tab = last_active(&still);
     still.send(json!({"type": "follow_agents", "on": false}));
     let (agent_id, token) = daemon.add_agent("follow", "walker", &[]).await;
+    let agent = daemon.caller(&token);
     let act = |tool: &'static str, args: Value| {
-        let token = token.clone();
-        let daemon = &daemon;
-        async move {
-            let (status, out) = daemon
-                .request_as(
-                    Some(&token),
-                    "POST",
-                    "/api/browser/action",
-                    Some(&json!({"tool": tool, "args": args})),
-                )
-                .await;
-            assert_eq!(status, 200, "{out}");
-            assert_ne!(out["isError"], true, "{tool}: {out}");
-            out.to_string()
-        }
+        let agent = &agent;
+        async move { agent.act_ok(tool, args).await.to_string() }
     };
 
     let (mark_f, mark_s) = (following.mark(), still.mark());

@@ -85,11 +85,7 @@ async fn docker_build(config: Value) -> (bool, String) {
     let dir = porthole_tests::TempDir::new("remote-build");
     let path = dir.path().join("config.json");
     std::fs::write(&path, config.to_string()).unwrap();
-    let output = tokio::process::Command::new(porthole_tests::workspace_binary("porthole"))
-        .arg("--config")
-        .arg(&path)
-        .arg("--data-dir")
-        .arg(dir.path())
+    let output = porthole_tests::cli::porthole(&path, dir.path())
         .args(["docker-build", "--if-needed"])
         .output()
         .await
@@ -445,21 +441,7 @@ async fn dropped_stream_is_told_and_reconnects(distance: Distance) {
 
 /// Calls a tool as the owner; returns (isError, the text blocks joined).
 async fn tool(daemon: &TestDaemon, channel: &str, name: &str, args: Value) -> (bool, String) {
-    let (status, body) = daemon
-        .post(
-            "/api/browser/action",
-            &json!({"channel_id": channel, "tool": name, "args": args}),
-        )
-        .await;
-    assert_eq!(status, 200, "{name}: {body}");
-    let text = body["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|c| c["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
-    (body["isError"] == true, text)
+    daemon.owner_on(channel).act_text(name, args).await
 }
 
 fn ref_on(snapshot: &str, needle: &str) -> String {

@@ -1,15 +1,16 @@
 //! A channel's start on a remote engine (issue 22) reuses its connections to the engine: the
-//! daemon reaches the second dockerd (mutual TLS) through a [`DelayProxy`](porthole_tests::delay_proxy::DelayProxy) that counts the
-//! connections it accepts, and a start makes its Engine API requests on fewer connections
-//! than requests (each new one is a TCP connect and a TLS handshake: round trips to an engine
-//! far away). Counts, never times.
+//! daemon reaches the second dockerd (mutual TLS) through a
+//! [`DelayProxy`](porthole_tests::delay_proxy::DelayProxy) that counts, on the wire, the
+//! connections it accepts and the client's flights on them, and a start makes its Engine API
+//! requests on fewer connections than requests (each new one is a TCP connect and a TLS
+//! handshake: round trips to an engine far away). Counts, never times.
 
-use porthole_tests::bench_docker::start_log;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::delay_proxy::Link;
 use porthole_tests::pages;
 use porthole_tests::pane::Pane;
 use porthole_tests::remote::RemoteTest;
+use porthole_tests::start_log::start_log;
 use serde_json::json;
 
 #[tokio::test]
@@ -22,19 +23,33 @@ async fn a_remote_start_makes_its_engine_requests_on_few_connections() {
     pane.start(&format!("{tag}-first")).await;
 
     let from = daemon.log().len();
-    let before = proxy.connections();
+    let (before, flights_before) = (proxy.connections(), proxy.client_flights());
     pane.start(&tag).await;
     let opened = proxy.connections() - before;
+    let flights = proxy.client_flights() - flights_before;
+    // What crossed the wire: each request is a flight of its own; a new connection's TLS
+    // handshake takes at most two more (the CDP traffic over the exec adds flights too).
+    let exchanged = flights.saturating_sub(2 * opened);
+    // volume ‖ create, start, exec create, exec start: the parallel create may need a second
+    // connection, the rest go on kept ones.
+    assert!(
+        exchanged >= 5,
+        "{flights} client flights on the wire, {opened} new connections"
+    );
+    assert!(
+        opened <= 2,
+        "the start made {exchanged} or more exchanges with the engine on {opened} new connections"
+    );
+    // The daemon's own count of its requests agrees with the wire: no more requests than
+    // flights (less the handshakes' least).
     let log = start_log(&daemon.log()[from..]);
     let requests = log
         .requests
         .expect("the start's engine requests are logged");
-    // volume ‖ create, start, exec create, exec start: the parallel create may need a second
-    // connection, the rest go on kept ones.
     assert!(requests >= 5, "{log:?}");
     assert!(
-        opened <= 2,
-        "the start made {requests} Engine API requests on {opened} new connections"
+        u64::from(requests) <= flights - opened,
+        "the daemon counted {requests} requests, the wire saw {flights} flights on {opened} new connections"
     );
     let frame = pane.watch().await;
     assert!(frame.starts_with(&[0xff, 0xd8]), "a JPEG frame");
@@ -60,16 +75,11 @@ async fn an_agents_first_call_on_a_remote_channel_waits_on_few_round_trips() {
     let (_, token) = daemon.add_agent(&tag, "first", &[]).await;
     let from = daemon.log().len();
     let page = pages::data_url("<title>First</title><p>far away</p>");
-    let (status, body) = daemon
-        .socket_request(
-            Some(&token),
-            "POST",
-            "/api/browser/action",
-            Some(&json!({"tool": "navigate", "args": {"url": page}})),
-        )
+    let body = daemon
+        .caller(&token)
+        .over_socket()
+        .act_ok("navigate", json!({ "url": page }))
         .await;
-    assert_eq!(status, 200, "{body}");
-    assert_ne!(body["isError"], true, "{body}");
     assert!(body.to_string().contains("Title: First"), "{body}");
     let log = &daemon.log()[from..];
     let line = |event: &str| {

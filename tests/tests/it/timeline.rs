@@ -38,29 +38,9 @@ async fn serve_pages() -> String {
     PageServer::area("timeline").await.base()
 }
 
-/// Runs one tool with `token` (an agent's, or the owner's with `channel`).
-async fn act(
-    daemon: &TestDaemon,
-    token: &str,
-    channel: Option<&str>,
-    tool: &str,
-    args: Value,
-) -> Value {
-    let mut body = json!({"tool": tool, "args": args});
-    if let Some(channel) = channel {
-        body["channel_id"] = json!(channel);
-    }
-    let (status, out) = daemon
-        .request_as(Some(token), "POST", "/api/browser/action", Some(&body))
-        .await;
-    assert_eq!(status, 200, "{out}");
-    assert_ne!(out["isError"], true, "{tool}: {out}");
-    out
-}
-
-/// Runs one tool with the owner token on `channel`.
+/// Runs one tool with the owner token on `channel`; it must succeed.
 async fn owner_act(daemon: &TestDaemon, channel: &str, tool: &str, args: Value) -> Value {
-    act(daemon, &daemon.token, Some(channel), tool, args).await
+    daemon.owner_on(channel).act_ok(tool, args).await
 }
 
 /// A daemon started with `options`, with the owner's `channel` already on `url`.
@@ -150,30 +130,21 @@ async fn two_agents_and_a_person_share_one_recorded_history() {
     pane.start(channel).await;
     pane.watch().await;
 
-    act(
-        &daemon,
-        &alpha,
-        None,
-        "navigate",
-        json!({"url": format!("{pages}/login")}),
-    )
-    .await;
-    act(
-        &daemon,
-        &beta,
-        None,
-        "navigate",
-        json!({"url": format!("{pages}/blue")}),
-    )
-    .await;
-    act(
-        &daemon,
-        &alpha,
-        None,
-        "computer",
-        json!({"action": "type", "coordinate": [150, 55], "text": AGENT_PASSWORD}),
-    )
-    .await;
+    daemon
+        .caller(&alpha)
+        .act_ok("navigate", json!({"url": format!("{pages}/login")}))
+        .await;
+    daemon
+        .caller(&beta)
+        .act_ok("navigate", json!({"url": format!("{pages}/blue")}))
+        .await;
+    daemon
+        .caller(&alpha)
+        .act_ok(
+            "computer",
+            json!({"action": "type", "coordinate": [150, 55], "text": AGENT_PASSWORD}),
+        )
+        .await;
     // The person: to the login page in the pane's own tab, a click in the field, a password.
     let mark = pane.mark();
     pane.send(json!({"type": "navigate", "url": format!("{pages}/login")}));
@@ -484,7 +455,6 @@ async fn the_cap_holds_restart_keeps_sigkill_spares_and_reset_removes() {
     };
     let channel = "tl-bounds";
     let daemon = daemon_on_page(options.clone(), channel, &format!("{pages}/noise")).await;
-    let token = daemon.token.clone();
     // Each call repaints the noise, so no two frames are alike (identical ones are kept
     // once), and calls back to back get a capture a second (`timeline::pace`). Frames' sizes
     // vary with the machine: call until the first events are gone.
@@ -492,14 +462,7 @@ async fn the_cap_holds_restart_keeps_sigkill_spares_and_reset_removes() {
     let calling = std::time::Instant::now();
     loop {
         for _ in 0..10 {
-            act(
-                &daemon,
-                &token,
-                Some(channel),
-                "evaluate",
-                json!({"expression": REPAINT}),
-            )
-            .await;
+            owner_act(&daemon, channel, "evaluate", json!({"expression": REPAINT})).await;
         }
         calls += 10;
         let first = events(&daemon, channel).await[0]["seq"].as_u64();
@@ -512,10 +475,9 @@ async fn the_cap_holds_restart_keeps_sigkill_spares_and_reset_removes() {
         );
     }
     // The recorder keeps order: once this last call is in, every one before it is.
-    act(
+    owner_act(
         &daemon,
-        &token,
-        Some(channel),
+        channel,
         "navigate",
         json!({"url": format!("{pages}/blue")}),
     )
@@ -564,21 +526,10 @@ async fn the_cap_holds_restart_keeps_sigkill_spares_and_reset_removes() {
     assert_eq!(restarted[..before.len()], before[..]);
 
     // SIGKILL while tools run and frames are written: the rest stays readable.
-    let token = daemon.token.clone();
-    let base = daemon.base.clone();
-    let addr = daemon.addr.clone();
+    let owner = daemon.owner_on(channel);
     let busy = tokio::spawn(async move {
-        let _ = base;
         loop {
-            let body = json!({"tool": "page_info", "args": {}, "channel_id": channel});
-            let (status, _) = porthole_tests::pages::http_request(
-                "POST",
-                &addr,
-                "/api/browser/action",
-                &[("Authorization", &format!("Bearer {token}"))],
-                Some(body.to_string()),
-            )
-            .await;
+            let (status, _) = owner.call("page_info", json!({})).await;
             if status != 200 {
                 break;
             }
@@ -621,8 +572,7 @@ async fn the_cap_holds_restart_keeps_sigkill_spares_and_reset_removes() {
         assert!(image::load_from_memory(&jpeg).is_ok());
     }
     // Recording goes on after the kill.
-    let token = daemon.token.clone();
-    act(&daemon, &token, Some(channel), "page_info", json!({})).await;
+    owner_act(&daemon, channel, "page_info", json!({})).await;
     let newest = after.last().unwrap()["seq"].as_u64().unwrap();
     eventually(
         "a new event after the kill",

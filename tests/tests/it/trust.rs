@@ -77,13 +77,10 @@ async fn host_mode_is_for_agents_allowed_it_and_refused_to_the_others() {
     );
     // The command line's `--host` sets the same.
     let data = daemon.data.path();
-    let added = std::process::Command::new(porthole_tests::workspace_binary("porthole"))
-        .arg("--config")
-        .arg(data.join("config.json"))
-        .arg("--data-dir")
-        .arg(data)
+    let added = porthole_tests::cli::porthole_in(data)
         .args(["agent", "add", CHANNEL, "--name", "cli", "--host"])
         .output()
+        .await
         .expect("porthole agent add --host");
     let printed = String::from_utf8_lossy(&added.stdout);
     assert!(added.status.success(), "{printed}");
@@ -151,11 +148,7 @@ async fn host_mode_is_for_agents_allowed_it_and_refused_to_the_others() {
 /// `porthole serve` on `data`'s config and data dir with stdout and stderr captured; waits for
 /// it to exit (at most `within`), `None` when it still runs then (it is killed).
 async fn second_daemon(data: &Path, within: Duration) -> Option<std::process::Output> {
-    let child = tokio::process::Command::new(porthole_tests::workspace_binary("porthole"))
-        .arg("--config")
-        .arg(data.join("config.json"))
-        .arg("--data-dir")
-        .arg(data)
+    let child = porthole_tests::cli::porthole_in(data)
         .args(["serve", "--listen", "127.0.0.1:0", "--mode", "local"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -246,13 +239,10 @@ async fn a_container_with_the_printed_mount_cannot_move_the_socket() {
     use porthole_tests::docker::{docker, unique, DockerCleanup};
     let daemon = TestDaemon::start().await;
     let data = daemon.data.path();
-    let added = std::process::Command::new(porthole_tests::workspace_binary("porthole"))
-        .arg("--config")
-        .arg(data.join("config.json"))
-        .arg("--data-dir")
-        .arg(data)
+    let added = porthole_tests::cli::porthole_in(data)
         .args(["agent", "add", "trust-mount", "--name", "boxed"])
         .output()
+        .await
         .expect("porthole agent add");
     let printed = String::from_utf8_lossy(&added.stdout).to_string();
     assert!(added.status.success(), "{printed}");
@@ -332,11 +322,7 @@ async fn the_owner_token_never_reaches_the_log_or_a_piped_stdout() {
         json!({"server": {"agent_socket": data.path().join("run/agents.sock")}}).to_string(),
     )
     .unwrap();
-    let mut child = tokio::process::Command::new(porthole_tests::workspace_binary("porthole"))
-        .arg("--config")
-        .arg(&config)
-        .arg("--data-dir")
-        .arg(data.path())
+    let mut child = porthole_tests::cli::porthole(&config, data.path())
         .args(["serve", "--listen", "127.0.0.1:0", "--mode", "local"])
         .env("RUST_LOG", "porthole=trace,info")
         .stdin(Stdio::null())
@@ -384,8 +370,14 @@ async fn the_owner_token_never_reaches_the_log_or_a_piped_stdout() {
     }
     child.wait().await.unwrap();
     let stderr = stderr.await.unwrap();
-    let log_file =
-        std::fs::read_to_string(data.path().join("logs/porthole.log")).unwrap_or_default();
+    let log_file = std::fs::read_to_string(data.path().join("logs/porthole.log"))
+        .expect("the daemon's log file, logs/porthole.log");
+    // The file holds what the daemon logged of this run (its channel's start), so a token
+    // written there would show.
+    assert!(
+        log_file.contains("trust-token"),
+        "logs/porthole.log holds nothing of this run:\n{log_file}"
+    );
     for (what, text) in [
         ("stdout", printed.as_str()),
         ("stderr", stderr.as_str()),

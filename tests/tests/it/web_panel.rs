@@ -20,6 +20,7 @@ use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::PageServer;
 use porthole_tests::probe::Probe;
+use porthole_tests::Poll;
 use serde_json::{json, Value};
 
 /// The pane's shadow root, in page script.
@@ -75,25 +76,26 @@ impl PanelPage {
     async fn until(&self, what: &str, expression: &str) -> Value {
         // Generous: a start under a loaded `make test` (four tests starting Chromiums at once,
         // plus the panel's own browser) has been seen to take over 30 s.
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
-        loop {
-            let value = self.eval(expression).await;
-            let truthy = !matches!(value, Value::Null | Value::Bool(false))
-                && value != json!(0)
-                && value != json!("");
-            if truthy {
-                return value;
-            }
-            if tokio::time::Instant::now() >= deadline {
-                let shown = self
-                    .eval(&format!(
-                        "JSON.stringify({{ href: location.href.replace(/token=[^&]*/, 'token=…'),                          ready: document.readyState, state: window.porthole && window.porthole.state,                          overlay: (() => {{ try {{ return {PANE}.getElementById('overlay-text').textContent; }}                          catch (e) {{ return String(e); }} }})() }})"
-                    ))
-                    .await;
-                panic!("timed out after 90 s waiting for {what}; the panel showed {shown}");
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        Poll::new(what, Duration::from_secs(90))
+            .every(Duration::from_millis(100))
+            .explained(
+                || async {
+                    let value = self.eval(expression).await;
+                    let truthy = !matches!(value, Value::Null | Value::Bool(false))
+                        && value != json!(0)
+                        && value != json!("");
+                    truthy.then_some(value)
+                },
+                || async {
+                    let shown = self
+                        .eval(&format!(
+                            "JSON.stringify({{ href: location.href.replace(/token=[^&]*/, 'token=…'),                          ready: document.readyState, state: window.porthole && window.porthole.state,                          overlay: (() => {{ try {{ return {PANE}.getElementById('overlay-text').textContent; }}                          catch (e) {{ return String(e); }} }})() }})"
+                        ))
+                        .await;
+                    Some(format!("the panel showed {shown}"))
+                },
+            )
+            .await
     }
 
     /// Opens the bundled panel on `channel` and waits for its first frame.
@@ -160,14 +162,20 @@ impl PanelPage {
     /// The centre of the first element matching `selector` in the pane's shadow root, once it
     /// is there with a box (panel page CSS px).
     async fn center_of(&self, what: &str, selector: &str) -> (f64, f64) {
+        self.center_of_element(what, &format!("{PANE}.querySelector({})", json!(selector)))
+            .await
+    }
+
+    /// The centre of the element that page script `element` gives, once it is there with a
+    /// box (panel page CSS px).
+    async fn center_of_element(&self, what: &str, element: &str) -> (f64, f64) {
         let at = self
             .until(
                 what,
                 &format!(
-                    "(() => {{ const e = {PANE}.querySelector({}); if (!e) return null; \
+                    "(() => {{ const e = {element}; if (!e) return null; \
                      const r = e.getBoundingClientRect(); if (!r.width || !r.height) return null; \
-                     return [r.x + r.width / 2, r.y + r.height / 2]; }})()",
-                    json!(selector)
+                     return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
                 ),
             )
             .await;
@@ -307,10 +315,8 @@ async fn the_panel_shows_frames_navigates_and_forwards_a_canvas_click() {
         .await;
 
     // Type a URL into the URL bar and press Enter, as a user would.
-    let rect = panel.eval("(() => { const r = document.querySelector('porthole-pane').shadowRoot.getElementById('url').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()").await;
-    let (ux, uy) = (rect[0].as_f64().unwrap(), rect[1].as_f64().unwrap());
-    panel.mouse("mousePressed", ux, uy).await;
-    panel.mouse("mouseReleased", ux, uy).await;
+    let url_bar = panel.center_of("the URL bar", "#url").await;
+    panel.click_at(url_bar).await;
     panel
         .until(
             "the URL bar focused",
@@ -350,16 +356,7 @@ async fn the_panel_shows_frames_navigates_and_forwards_a_canvas_click() {
         .await;
 
     // Click the page's button through the canvas: page (100, 40) in canvas coordinates.
-    let point = panel
-        .until(
-            "the canvas geometry",
-            "(() => { const c = document.querySelector('porthole-pane').shadowRoot.getElementById('screen').getBoundingClientRect(); const v = window.porthole.lastViewport; if (!v) return null; return [c.x + 100 * c.width / v.width, c.y + 40 * c.height / v.height]; })()",
-        )
-        .await;
-    let (cx, cy) = (point[0].as_f64().unwrap(), point[1].as_f64().unwrap());
-    panel.mouse("mouseMoved", cx, cy).await;
-    panel.mouse("mousePressed", cx, cy).await;
-    panel.mouse("mouseReleased", cx, cy).await;
+    panel.click_at(panel.on_screen((100.0, 40.0)).await).await;
 
     let tab = panel.eval("window.porthole.activeTargetId").await;
     let probe = Probe::connect(&daemon.profile_dir("panel")).await;

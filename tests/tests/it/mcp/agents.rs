@@ -133,12 +133,10 @@ async fn agent_tokens_may_only_run_their_own_channels_tools() {
     assert_eq!(status, 200);
     // Another channel: 403 and no browser started for it.
     let (status, body) = daemon
-        .socket_request(
-            Some(&token),
-            "POST",
-            "/api/browser/action",
-            Some(&json!({"channel_id": "agents-b", "tool": "page_info", "args": {}})),
-        )
+        .caller(&token)
+        .on("agents-b")
+        .over_socket()
+        .call("page_info", json!({}))
         .await;
     assert_eq!(status, 403, "{body}");
     assert_eq!(body["error"]["code"], "agent_forbidden");
@@ -235,12 +233,9 @@ async fn deny_tools_hides_and_refuses_a_tool(s: &Two) {
     assert!(refused.contains("deny_tools"), "{refused}");
     // Straight to the daemon as well (a client that ignores tools/list).
     let (_, out) = daemon
-        .socket_request(
-            Some(beta_token),
-            "POST",
-            "/api/browser/action",
-            Some(&json!({"tool": "evaluate", "args": {"expression": "1"}})),
-        )
+        .caller(beta_token)
+        .over_socket()
+        .call("evaluate", json!({"expression": "1"}))
         .await;
     assert_eq!(out["isError"], true, "{out}");
     assert!(out.to_string().contains("deny_tools"), "{out}");
@@ -382,20 +377,8 @@ async fn new_tabs_and_popups_belong_to_their_agent(s: &Two) {
 async fn racing_first_calls_open_one_tab(s: &Two) {
     let daemon = &s.daemon;
     let (_, gamma_token) = daemon.add_agent(TWO_CHANNEL, "gamma", &[]).await;
-    let action = |tool: &'static str| {
-        let daemon = &daemon;
-        let token = gamma_token.clone();
-        async move {
-            daemon
-                .socket_request(
-                    Some(&token),
-                    "POST",
-                    "/api/browser/action",
-                    Some(&json!({"tool": tool, "args": {}})),
-                )
-                .await
-        }
-    };
+    let gamma = daemon.caller(&gamma_token).over_socket();
+    let action = |tool: &'static str| gamma.call(tool, json!({}));
     let (r1, r2, r3) = tokio::join!(
         action("page_info"),
         action("page_info"),
@@ -567,10 +550,11 @@ async fn mcp_host_browser_hides_and_refuses_denied_tools() {
     let refused = err(&server, "navigate", json!({"url": "http://127.0.0.1:1/"})).await;
     assert!(refused.contains("--deny"), "{refused}");
     // An unknown name is an error at start, naming the valid ones.
-    let output = std::process::Command::new(porthole_tests::workspace_binary("porthole"))
+    let output = porthole_tests::cli::porthole_bare()
         .args(["mcp-host-browser", "--deny", "fly"])
         .stdin(std::process::Stdio::null())
         .output()
+        .await
         .expect("run porthole");
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -259,13 +259,7 @@ async fn remote_engine_downloads_are_read_back_through_that_engine() {
     let daemon = TestDaemon::start_with(test.options(json!({}))).await;
     // The sidecar starts on the remote engine first, through the daemon's own route: a start
     // there beside a loaded full run outlasted the proxy's 40 s `navigate` deadline.
-    let (status, out) = daemon
-        .post(
-            "/api/browser/action",
-            &json!({"tool": "page_info", "args": {}, "channel_id": tag}),
-        )
-        .await;
-    assert_eq!(status, 200, "{out}");
+    daemon.owner_on(&tag).act("page_info", json!({})).await;
     let owner = owner_proxy(&daemon, &tag, &[]).await;
     // No network between the remote container and this machine: the file is in the page.
     let bytes = report_bytes();

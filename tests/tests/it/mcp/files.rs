@@ -112,13 +112,13 @@ async fn upload_sets_files_the_page_reads_back_and_bad_input_is_named() {
     .await;
     assert!(e.contains("over the cap"), "{e}");
     // The daemon reads no paths of its own machine: a bare action call naming one is refused.
-    let (status, body) = daemon
-        .post(
-            "/api/browser/action",
-            &json!({"channel_id": CHANNEL, "tool": "upload_file", "args": {"ref": one, "paths": ["/etc/hostname"]}}),
+    let body = daemon
+        .owner_on(CHANNEL)
+        .act(
+            "upload_file",
+            json!({"ref": one, "paths": ["/etc/hostname"]}),
         )
         .await;
-    assert_eq!(status, 200, "{body}");
     assert_eq!(body["isError"], true, "{body}");
     assert!(body.to_string().contains("without its files"), "{body}");
     // Two files of the same name from different folders both arrive.

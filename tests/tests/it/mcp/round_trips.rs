@@ -113,7 +113,7 @@ async fn the_bench_script_waits_on_few_round_trips_per_call() {
     script().await;
     let seen = host.log().len();
     script().await;
-    let counted = porthole_tests::bench_distance::cdp_counts(&host.log()[seen..]);
+    let counted = porthole_tests::tool_runs::cdp_counts(&host.log()[seen..]);
     // Most replies each call may wait on one after another (the check `evaluate` is the
     // agent's code: compiled, then run).
     let most = [

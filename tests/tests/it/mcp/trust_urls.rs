@@ -69,13 +69,7 @@ fn looks_internal(t: &str) -> bool {
 
 /// Every tab of the channel as the owner sees them (the agent's and any popups).
 async fn all_tab_urls(daemon: &TestDaemon, channel: &str) -> String {
-    let (status, out) = daemon
-        .post(
-            "/api/browser/action",
-            &json!({"channel_id": channel, "tool": "list_tabs", "args": {}}),
-        )
-        .await;
-    assert_eq!(status, 200, "{out}");
+    let out = daemon.owner_on(channel).act("list_tabs", json!({})).await;
     out["content"][0]["text"]
         .as_str()
         .unwrap_or_default()

@@ -4,7 +4,7 @@
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use serde_json::json;
 
-use super::{act, daemon_on_page, events, serve_pages};
+use super::{daemon_on_page, events, owner_act, serve_pages};
 
 /// Calls made back to back before the SIGTERM.
 const CALLS: usize = 20;
@@ -15,13 +15,11 @@ async fn sigterm_right_after_the_last_call_keeps_every_calls_event() {
     let options = DaemonOptions::default();
     let channel = "tl-drain";
     let daemon = daemon_on_page(options.clone(), channel, &format!("{pages}/blue")).await;
-    let token = daemon.token.clone();
     // Each call answers before its frame is taken, so the recorder's queue grows behind them.
     for n in 0..CALLS {
-        act(
+        owner_act(
             &daemon,
-            &token,
-            Some(channel),
+            channel,
             "evaluate",
             json!({"expression": format!("{n} + 1")}),
         )

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use porthole_tests::action::Caller;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::PageServer;
@@ -16,48 +17,19 @@ use super::{PanelPage, PANE};
 
 /// An agent of the test: its token, calling tools over HTTP like `porthole-mcp` does.
 #[derive(Clone)]
-struct Agent {
-    addr: String,
-    token: String,
-}
+struct Agent(Caller);
 
 impl Agent {
     async fn new(daemon: &TestDaemon, channel: &str, name: &str) -> Self {
         let (_, token) = daemon.add_agent(channel, name, &[]).await;
-        Self {
-            addr: daemon.addr.clone(),
-            token,
-        }
+        Self(daemon.caller(&token))
     }
 
     /// Runs `tool`; returns (is_error, text of the result).
     async fn call(&self, tool: &str, args: Value) -> (bool, String) {
-        let body = json!({"tool": tool, "args": args}).to_string();
-        let auth = format!("Bearer {}", self.token);
-        let (status, result) = tokio::time::timeout(
-            Duration::from_secs(60),
-            porthole_tests::pages::http_request(
-                "POST",
-                &self.addr,
-                "/api/browser/action",
-                &[("Authorization", &auth)],
-                Some(body),
-            ),
-        )
-        .await
-        .unwrap_or_else(|_| panic!("{tool} took longer than 60 s"));
-        assert_eq!(status, 200, "{tool}: {result}");
-        let text = result["content"]
-            .as_array()
-            .map(|blocks| {
-                blocks
-                    .iter()
-                    .filter_map(|b| b["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
-            .unwrap_or_default();
-        (result["isError"] == json!(true), text)
+        tokio::time::timeout(Duration::from_secs(60), self.0.act_text(tool, args))
+            .await
+            .unwrap_or_else(|_| panic!("{tool} took longer than 60 s"))
     }
 
     async fn ok(&self, tool: &str, args: Value) -> String {

@@ -45,18 +45,12 @@ async fn open_menu(panel: &PanelPage, at: (f64, f64)) -> serde_json::Value {
 /// Clicks the menu item whose action is `action`.
 async fn choose(panel: &PanelPage, action: &str) {
     let at = panel
-        .until(
+        .center_of(
             &format!("the {action} item"),
-            &format!(
-                "(() => {{ const i = {PANE}.querySelector('#context-menu [data-action=\"{action}\"]'); \
-                 if (!i) return null; const r = i.getBoundingClientRect(); \
-                 return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
-            ),
+            &format!("#context-menu [data-action=\"{action}\"]"),
         )
         .await;
-    panel
-        .click_at((at[0].as_f64().unwrap(), at[1].as_f64().unwrap()))
-        .await;
+    panel.click_at(at).await;
 }
 
 #[tokio::test]

@@ -16,14 +16,15 @@ use super::{PanelPage, PANE};
 /// The strip's state, as `TimelineStrip.snapshot()` gives it.
 const STRIP: &str = "document.querySelector('porthole-pane').timeline.snapshot()";
 
+/// The strip itself (its `events`, all of them, whatever the filter).
+const TIMELINE: &str = "document.querySelector('porthole-pane').timeline";
+
 /// Runs `navigate` to `url` as the agent whose token is `token`.
 async fn agent_navigates(daemon: &TestDaemon, token: &str, url: &str) {
-    let body = json!({"tool": "navigate", "args": {"url": url}});
-    let (status, out) = daemon
-        .request_as(Some(token), "POST", "/api/browser/action", Some(&body))
+    daemon
+        .caller(token)
+        .act_ok("navigate", json!({ "url": url }))
         .await;
-    assert_eq!(status, 200, "{out}");
-    assert_ne!(out["isError"], true, "navigate: {out}");
 }
 
 #[tokio::test]
@@ -54,6 +55,13 @@ async fn the_strip_shows_who_did_what_with_its_frame_and_exports_it() {
         )
         .await;
 
+    // Someone else's event is in the strip too, for the filter to hide.
+    let others = panel
+        .until(
+            "an event that is not the agent's",
+            &format!("{TIMELINE}.events.filter((e) => !(e.actor && e.actor.agent_id === '{agent_id}')).length"),
+        )
+        .await;
     // Only the agent's events, then the last of them picked with the mouse.
     panel
         .eval(&format!(
@@ -67,19 +75,34 @@ async fn the_strip_shows_who_did_what_with_its_frame_and_exports_it() {
         strip["shown"].as_u64() <= strip["events"].as_u64(),
         "{strip}"
     );
+    // The marks drawn are the agent's events, every one, and nothing else: the others hidden.
+    let drawn = panel
+        .eval(&format!(
+            "(() => {{ const t = {TIMELINE}; \
+             return {{ marks: [...{PANE}.querySelectorAll('.timeline-mark')].map((m) => Number(m.dataset.seq)), \
+             agents: t.events.filter((e) => e.actor && e.actor.agent_id === '{agent_id}').map((e) => e.seq), \
+             events: t.events.length }}; }})()"
+        ))
+        .await;
+    assert_eq!(drawn["marks"], drawn["agents"], "{drawn}");
+    let hidden =
+        drawn["events"].as_u64().unwrap() - drawn["marks"].as_array().unwrap().len() as u64;
+    assert!(
+        hidden >= others.as_u64().unwrap(),
+        "the filter hid {hidden} of {others} others' events: {drawn}"
+    );
+    assert_eq!(
+        strip["shown"],
+        drawn["marks"].as_array().unwrap().len(),
+        "{strip}"
+    );
     let mark = panel
-        .until(
+        .center_of_element(
             "the last mark's place",
-            &format!(
-                "(() => {{ const m = [...{PANE}.querySelectorAll('.timeline-mark')].at(-1); \
-                 const r = m && m.getBoundingClientRect(); return r && r.width ? [r.x + r.width / 2, r.y + r.height / 2] : null; }})()"
-            ),
+            &format!("[...{PANE}.querySelectorAll('.timeline-mark')].at(-1)"),
         )
         .await;
-    let (x, y) = (mark[0].as_f64().unwrap(), mark[1].as_f64().unwrap());
-    panel.mouse("mouseMoved", x, y).await;
-    panel.mouse("mousePressed", x, y).await;
-    panel.mouse("mouseReleased", x, y).await;
+    panel.click_at(mark).await;
     let line = panel
         .until(
             "the picked event's line and frame",
