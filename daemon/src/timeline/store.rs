@@ -81,6 +81,8 @@ const FRAMES_DIR: &str = "frames";
 const PRUNE_TO_PERCENT: u64 = 80;
 /// Room kept for the database to grow by an event and its journal between checks.
 const ROW_SLACK: u64 = 96 * 1024;
+/// The most KiB of database pages one open store keeps in memory.
+const CACHE_KIB: u64 = 256;
 /// Room for the frame id an event's row gets after its size was measured.
 const FRAME_ID_ROOM: u64 = 64;
 
@@ -462,6 +464,11 @@ fn open_db(path: &Path) -> Result<Connection, rusqlite::Error> {
          PRAGMA wal_autocheckpoint = 16;
          PRAGMA journal_size_limit = 65536;",
     )?;
+    // SQLite keeps every page it touches in the connection's cache up to `cache_size`
+    // (2000 KiB by default). Appends touch a new page every few events, and a store stays
+    // open for the daemon's life, so each recording channel's cache grew with its database
+    // towards that ceiling (issue 38, item 11).
+    conn.execute_batch(&format!("PRAGMA cache_size = -{CACHE_KIB};"))?;
     conn.execute_batch(SCHEMA)?;
     let ok: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
     if ok != "ok" {
@@ -563,6 +570,47 @@ mod tests {
         assert!(kept
             .iter()
             .all(|e| store.frame(e.frame_id.as_deref().unwrap()).is_some()));
+    }
+
+    /// Bytes of pages in the connection's cache now.
+    #[allow(unsafe_code)]
+    fn cache_used(conn: &Connection) -> i64 {
+        let (mut current, mut highest) = (0, 0);
+        // SAFETY: the handle is `conn`'s own and outlives the call; sqlite3_db_status only
+        // reads the connection's counters into the two integers given.
+        let rc = unsafe {
+            rusqlite::ffi::sqlite3_db_status(
+                conn.handle(),
+                rusqlite::ffi::SQLITE_DBSTATUS_CACHE_USED,
+                &mut current,
+                &mut highest,
+                0,
+            )
+        };
+        assert_eq!(rc, rusqlite::ffi::SQLITE_OK);
+        i64::from(current)
+    }
+
+    #[test]
+    fn the_page_cache_stays_small_as_the_timeline_grows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path(), limits(1 << 30)).unwrap();
+        let now = super::super::event::now_ms();
+        for n in 0..6000 {
+            let draft = human().tab(
+                Some("T".into()),
+                Some(format!("https://x.example/{n}/{}", "p".repeat(900))),
+            );
+            store.append(draft, None, now).unwrap();
+        }
+        store.list(0, None, 10_000, None).unwrap();
+        // About 7 MB of events; the cache holds at most its bound (and SQLite's page
+        // headers).
+        let used = cache_used(&store.conn);
+        assert!(
+            used <= (CACHE_KIB as i64) * 1024 * 5 / 4,
+            "{used} bytes of cache"
+        );
     }
 
     #[test]
