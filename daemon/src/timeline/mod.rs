@@ -10,18 +10,21 @@
 //! a recorder task per channel ([`recorder`]) takes the frames and writes, so recording never
 //! holds up the call it records; at shutdown [`Timeline::drain`] lets them write what is
 //! queued. Never stores typed text, pastes, file contents, cookie values
-//! or credentials: only counts and names reach it.
+//! or credentials: only counts and names reach it; URLs keep no query values or fragment
+//! ([`urls`]) and every field is bounded ([`fields`]).
 
 pub mod changes;
 /// The event type lives below `browser` (panes carry it): no import circle.
 pub(crate) use crate::timeline_event as event;
 pub mod export;
+pub mod fields;
 pub mod frames;
 mod look;
 pub mod pace;
 pub mod recorder;
 pub mod store;
 pub mod summary;
+pub mod urls;
 pub mod watch;
 
 use std::collections::HashMap;
@@ -216,7 +219,7 @@ impl Timeline {
         let mut draft = Draft::new(EventKind::Tool, event_actor(actor))
             .tab(call.target_id.clone(), url)
             .summary(call.summary);
-        draft.tool = Some(call.tool);
+        draft.tool = Some(fields::tool_name(&call.tool));
         draft.ok = Some(call.ok);
         draft.ms = Some(call.ms);
         self.send(
@@ -337,7 +340,7 @@ impl Timeline {
     }
 }
 
-/// The URL of a tracked tab, without credentials.
+/// The URL of a tracked tab, as the timeline keeps URLs ([`urls::safe_url`]).
 fn tab_url(session: &BrowserSession, target_id: &str) -> Option<String> {
     session
         .tab_infos()

@@ -4,8 +4,9 @@
 //! `frames/<sha256>.jpg` (written to a temporary name and renamed, so a frame file is whole
 //! or absent; identical frames are one file).
 //!
-//! Bounds: the directory stays under `max_bytes` (oldest events and the frames only they used
-//! go first) and events older than `keep` go. Calls are synchronous; async callers run them
+//! Bounds: the directory stays under `max_bytes`, checked on every append (oldest events and
+//! the frames only they used go first), events older than `keep` go, and each event's fields
+//! are bounded (`super::fields`) on the way in and out. Calls are synchronous; async callers run them
 //! on a blocking thread.
 
 use std::path::{Path, PathBuf};
@@ -80,6 +81,10 @@ const FRAMES_DIR: &str = "frames";
 const PRUNE_TO_PERCENT: u64 = 80;
 /// Room kept for the database to grow by an event and its journal between checks.
 const ROW_SLACK: u64 = 96 * 1024;
+/// The most KiB of database pages one open store keeps in memory.
+const CACHE_KIB: u64 = 256;
+/// Room for the frame id an event's row gets after its size was measured.
+const FRAME_ID_ROOM: u64 = 64;
 
 impl Store {
     /// Opens (creating) the timeline in `dir`. A database that is not usable is moved aside
@@ -175,11 +180,15 @@ impl Store {
         at_ms: u64,
     ) -> Result<TimelineEvent, StoreError> {
         let seq = self.next_seq;
-        let frame_id = match frame {
+        let mut event = super::fields::bounded(draft).finish(seq, at_ms, None);
+        // The cap is checked on every append, not only for a new frame: events without a
+        // frame, and repeats of the last frame, add rows too.
+        let row = serde_json::to_string(&event)?.len() as u64 + FRAME_ID_ROOM;
+        self.make_room(row)?;
+        event.frame_id = match frame {
             Some(jpeg) => Some(self.put_frame(jpeg, seq)?),
             None => None,
         };
-        let event = draft.finish(seq, at_ms, frame_id);
         let body = serde_json::to_string(&event)?;
         self.conn
             .execute(
@@ -284,27 +293,58 @@ impl Store {
         self.prune(incoming)
     }
 
-    /// Drops the oldest frames and the events up to their last use until `incoming` more
-    /// bytes fit well under the cap.
+    /// Drops the oldest events (and the frames only they used) until `incoming` more bytes
+    /// fit well under the cap.
     fn prune(&mut self, incoming: u64) -> Result<(), StoreError> {
         let target = self.limits.max_bytes / 100 * PRUNE_TO_PERCENT;
         let mut dropped = 0u64;
         while self.bytes_used() + incoming > target {
-            // The oldest frame still kept, and every event up to its last use.
-            let oldest: Option<i64> = self
-                .conn
-                .query_row("SELECT MIN(last_seq) FROM frames", [], |r| r.get(0))
-                .map_err(|e| self.db_err(e))?;
-            let Some(cut) = oldest else { break };
+            let Some(cut) = self.prune_cut()? else { break };
+            let frames_before = self.frame_bytes;
             dropped += self
                 .conn
                 .execute("DELETE FROM events WHERE seq <= ?1", [cut])
                 .map_err(|e| self.db_err(e))? as u64;
             self.forget_frames(Some(cut))?;
+            if self.frame_bytes == frames_before {
+                // Only rows went: the database file shrinks once its free pages are given back.
+                self.compact()?;
+            }
         }
         self.compact()?;
         tracing::info!(event = "timeline_pruned", dir = %self.dir.display(), dropped, bytes = self.bytes_used());
         Ok(())
+    }
+
+    /// Where the next step of a prune cuts (events up to it go): the oldest kept frame's last
+    /// use, but at most an eighth of the events, since one frame repeated by many events (a
+    /// still page) is last used by the newest of them, and events without frames have none;
+    /// `None` when no event or frame is left.
+    fn prune_cut(&self) -> Result<Option<i64>, StoreError> {
+        let oldest_frame: Option<i64> = self
+            .conn
+            .query_row("SELECT MIN(last_seq) FROM frames", [], |r| r.get(0))
+            .map_err(|e| self.db_err(e))?;
+        let events: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM events", [], |r| r.get(0))
+            .map_err(|e| self.db_err(e))?;
+        let eighth: Option<i64> = if events == 0 {
+            None
+        } else {
+            self.conn
+                .query_row(
+                    "SELECT seq FROM events ORDER BY seq LIMIT 1 OFFSET ?1",
+                    [(events - 1) / 8],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(|e| self.db_err(e))?
+        };
+        Ok(match (oldest_frame, eighth) {
+            (Some(frame), Some(event)) => Some(frame.min(event)),
+            (frame, event) => frame.or(event),
+        })
     }
 
     /// Removes frames no kept event uses (and, with `upto`, those last used at or before it).
@@ -389,9 +429,14 @@ impl Store {
             .map_err(|e| self.db_err(e))?
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| self.db_err(e))?;
+        // Bounded again: events written before the bounds (`super::fields`) get them too.
         bodies
             .iter()
-            .map(|b| serde_json::from_str(b).map_err(StoreError::from))
+            .map(|b| {
+                serde_json::from_str(b)
+                    .map(super::fields::bounded_event)
+                    .map_err(StoreError::from)
+            })
             .collect()
     }
 
@@ -419,6 +464,11 @@ fn open_db(path: &Path) -> Result<Connection, rusqlite::Error> {
          PRAGMA wal_autocheckpoint = 16;
          PRAGMA journal_size_limit = 65536;",
     )?;
+    // SQLite keeps every page it touches in the connection's cache up to `cache_size`
+    // (2000 KiB by default). Appends touch a new page every few events, and a store stays
+    // open for the daemon's life, so each recording channel's cache grew with its database
+    // towards that ceiling (issue 38, item 11).
+    conn.execute_batch(&format!("PRAGMA cache_size = -{CACHE_KIB};"))?;
     conn.execute_batch(SCHEMA)?;
     let ok: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
     if ok != "ok" {
@@ -491,6 +541,99 @@ mod tests {
         assert!(kept
             .iter()
             .all(|e| store.frame(e.frame_id.as_deref().unwrap()).is_some()));
+    }
+
+    #[test]
+    fn events_without_a_new_frame_are_pruned_and_the_cap_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let cap = 400_000;
+        let mut store = Store::open(dir.path(), limits(cap)).unwrap();
+        let now = super::super::event::now_ms();
+        // A page's navigations (no frame, long URLs), then repeats of one frame.
+        let navigation = |n: usize| {
+            Draft::new(EventKind::Navigation, EventActor::Page)
+                .tab(
+                    Some("T".into()),
+                    Some(format!("https://x.example/{n}/{}", "p".repeat(5000))),
+                )
+                .summary(format!("loaded {n}"))
+        };
+        for n in 0..1500 {
+            let frame = (n >= 1000).then_some(&b"one still frame"[..]);
+            store.append(navigation(n), frame, now).unwrap();
+            assert!(store.bytes_used() <= cap, "{} > {cap}", store.bytes_used());
+        }
+        let kept = store.list(0, None, 10_000, None).unwrap();
+        assert_eq!(kept.last().unwrap().seq, 1500);
+        assert!(kept.first().unwrap().seq > 1000, "{}", kept[0].seq);
+        assert!(kept.windows(2).all(|w| w[0].seq + 1 == w[1].seq));
+        assert!(kept
+            .iter()
+            .all(|e| store.frame(e.frame_id.as_deref().unwrap()).is_some()));
+    }
+
+    /// Bytes of pages in the connection's cache now.
+    #[allow(unsafe_code)]
+    fn cache_used(conn: &Connection) -> i64 {
+        let (mut current, mut highest) = (0, 0);
+        // SAFETY: the handle is `conn`'s own and outlives the call; sqlite3_db_status only
+        // reads the connection's counters into the two integers given.
+        let rc = unsafe {
+            rusqlite::ffi::sqlite3_db_status(
+                conn.handle(),
+                rusqlite::ffi::SQLITE_DBSTATUS_CACHE_USED,
+                &mut current,
+                &mut highest,
+                0,
+            )
+        };
+        assert_eq!(rc, rusqlite::ffi::SQLITE_OK);
+        i64::from(current)
+    }
+
+    #[test]
+    fn the_page_cache_stays_small_as_the_timeline_grows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path(), limits(1 << 30)).unwrap();
+        let now = super::super::event::now_ms();
+        for n in 0..6000 {
+            let draft = human().tab(
+                Some("T".into()),
+                Some(format!("https://x.example/{n}/{}", "p".repeat(900))),
+            );
+            store.append(draft, None, now).unwrap();
+        }
+        store.list(0, None, 10_000, None).unwrap();
+        // About 7 MB of events; the cache holds at most its bound (and SQLite's page
+        // headers).
+        let used = cache_used(&store.conn);
+        assert!(
+            used <= (CACHE_KIB as i64) * 1024 * 5 / 4,
+            "{used} bytes of cache"
+        );
+    }
+
+    #[test]
+    fn each_field_is_bounded_on_the_way_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path(), limits(1 << 30)).unwrap();
+        let mut draft = human().tab(
+            Some("T".into()),
+            Some(format!(
+                "https://x.example/?code=SECRET#{}",
+                "f".repeat(1 << 20)
+            )),
+        );
+        draft.tool = Some("t".repeat(1 << 20));
+        let event = store
+            .append(draft, None, super::super::event::now_ms())
+            .unwrap();
+        assert_eq!(event.url.as_deref(), Some("https://x.example/?code="));
+        assert_eq!(
+            event.tool.as_deref(),
+            Some("unknown tool (1048576 characters)")
+        );
+        assert!(store.bytes_used() < 1 << 20);
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! The one-line summary of a tool call, made from its arguments before it runs. Only
-//! arguments that name where or how (a URL without its user info, a ref, a selector, a tab,
+//! arguments that name where or how (a URL as [`safe_url`] keeps it, a ref, a selector, a tab,
 //! a direction, a size) are shown; every other string — typed text, form values, file
 //! contents, scripts, queries — is shown as its length, so a password an agent types or a
 //! file it uploads never reaches the timeline.
 
 use serde_json::Value;
+
+pub use super::urls::safe_url;
 
 /// Arguments whose values are shown as they are (strings cut short).
 const SHOWN: &[&str] = &[
@@ -38,7 +40,7 @@ const VALUE_MAX: usize = 60;
 
 /// `tool key=value …` for a call's arguments.
 pub fn of_call(tool: &str, args: &Value) -> String {
-    let mut parts = vec![tool.to_string()];
+    let mut parts = vec![super::fields::tool_name(tool)];
     if let Value::Object(map) = args {
         for (key, value) in map {
             if let Some(shown) = show(key, value) {
@@ -70,24 +72,7 @@ fn show(key: &str, value: &Value) -> Option<String> {
 }
 
 fn cut(s: &str) -> String {
-    if s.chars().count() <= VALUE_MAX {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(VALUE_MAX - 1).collect();
-    out.push('…');
-    out
-}
-
-/// A URL without user name and password (they are credentials).
-pub fn safe_url(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
-            let _ = parsed.set_username("");
-            let _ = parsed.set_password(None);
-            parsed.to_string()
-        }
-        _ => url.to_string(),
-    }
+    super::urls::cut(s, VALUE_MAX)
 }
 
 #[cfg(test)]
@@ -98,12 +83,12 @@ mod tests {
     #[test]
     fn typed_text_and_values_are_lengths_only() {
         let line = of_call(
-            "type",
+            "computer",
             &json!({"element_ref": "e3", "text": "hunter2secret"}),
         );
-        assert_eq!(line, r#"type element_ref="e3" text=<13 characters>"#);
+        assert_eq!(line, r#"computer element_ref="e3" text=<13 characters>"#);
         let line = of_call(
-            "fill_form",
+            "form_input",
             &json!({"fields": [{"ref": "e1", "value": "pw"}]}),
         );
         assert!(!line.contains("pw"), "{line}");
@@ -117,8 +102,17 @@ mod tests {
     }
 
     #[test]
-    fn urls_lose_their_credentials() {
-        let line = of_call("navigate", &json!({"url": "http://bob:pw@example.com/x"}));
-        assert_eq!(line, r#"navigate url="http://example.com/x""#);
+    fn urls_lose_their_credentials_query_values_and_fragment() {
+        let line = of_call(
+            "navigate",
+            &json!({"url": "http://bob:pw@example.com/x?code=SECRET#access_token=T"}),
+        );
+        assert_eq!(line, r#"navigate url="http://example.com/x?code=""#);
+    }
+
+    #[test]
+    fn an_unknown_tool_is_its_length() {
+        let line = of_call(&"t".repeat(1 << 20), &json!({}));
+        assert_eq!(line, "unknown tool (1048576 characters)");
     }
 }

@@ -4,10 +4,13 @@
 //! answer and no file; the export plays in a real Chromium; agent tokens get 403; the cap
 //! holds; a restart keeps it, a reset removes it, and a SIGKILL mid-recording leaves it
 //! readable. Frames of watched tabs while they change: [`watched_frames`]; of calls made back
-//! to back: [`paced_frames`]; a SIGTERM writes what was queued: [`drain`].
+//! to back: [`paced_frames`]; a SIGTERM writes what was queued: [`drain`]; the cap against
+//! events without frames and huge fields: [`bounds`]; tokens in URLs: [`url_tokens`].
 
+mod bounds;
 mod drain;
 mod paced_frames;
+mod url_tokens;
 mod watched_frames;
 
 use std::path::Path;
@@ -79,6 +82,18 @@ async fn frame(daemon: &TestDaemon, channel: &str, id: &str) -> (u16, Vec<u8>) {
     )
     .await;
     (status, body)
+}
+
+/// The channel's export: its status and HTML.
+async fn export(daemon: &TestDaemon, channel: &str) -> (u16, Vec<u8>) {
+    let auth = format!("Bearer {}", daemon.token);
+    let (status, _, html) = http_get_bytes(
+        &daemon.addr,
+        &format!("/api/browser/channels/{channel}/timeline/export"),
+        &[("Authorization", &auth)],
+    )
+    .await;
+    (status, html)
 }
 
 fn find(events: &[Value], check: impl Fn(&Value) -> bool) -> Option<&Value> {
