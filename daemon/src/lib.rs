@@ -20,6 +20,8 @@ pub mod logging;
 pub mod mode;
 pub(crate) mod oversight;
 pub mod providers;
+#[cfg(test)]
+mod source_checks;
 pub mod state;
 pub(crate) mod timeline;
 pub(crate) mod timeline_event;

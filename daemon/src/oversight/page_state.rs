@@ -1,6 +1,11 @@
 //! What the human-activity guard reports: a tab's URL and its form fields, read before the
 //! person's first input and again at the agent's next read, and the difference in words.
 //! Password fields are reported as changed, never with their values.
+//!
+//! The page is read in the tools' isolated world (DESIGN.md §16), never the page's own: a page
+//! that replaces `querySelectorAll`, `getAttribute` or a value getter cannot make the note say
+//! the person changed a field that is not there. Labels and values are plain data, cut to
+//! [`MAX_LABEL`] and [`MAX_VALUE`] characters, and at most [`MAX_FIELDS`] fields are read.
 
 use std::time::Duration;
 
@@ -8,6 +13,17 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::browser::BrowserSession;
+
+/// Most fields read from one page.
+pub const MAX_FIELDS: usize = 50;
+/// Longest field label kept (characters).
+pub const MAX_LABEL: usize = 80;
+/// Longest field value kept (characters).
+pub const MAX_VALUE: usize = 200;
+/// Longest URL kept (characters).
+pub const MAX_URL: usize = 2048;
+/// How long the tab has to answer (its tools' world made first when it has none).
+const DEADLINE: Duration = Duration::from_secs(3);
 
 /// A tab's URL and field values.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -22,6 +38,17 @@ pub struct PageState {
 }
 
 impl PageState {
+    /// Itself within the bounds, whatever the page answered.
+    fn bounded(mut self) -> Self {
+        self.url = cut(&self.url, MAX_URL);
+        self.fields.truncate(MAX_FIELDS);
+        for (label, value) in &mut self.fields {
+            *label = cut(label, MAX_LABEL);
+            *value = cut(value, MAX_VALUE);
+        }
+        self
+    }
+
     /// The state of a tab that did not answer.
     pub fn unread() -> Self {
         Self {
@@ -31,34 +58,27 @@ impl PageState {
     }
 }
 
-const READ_STATE: &str = r#"(() => {
-  const label = (el) => {
-    const l = el.labels && el.labels[0] ? el.labels[0].textContent : '';
-    return (l || el.getAttribute('aria-label') || el.name || el.id || el.placeholder || el.type || el.localName).replace(/\s+/g, ' ').trim().slice(0, 60);
-  };
-  const fields = [];
-  for (const el of document.querySelectorAll('input, textarea, select')) {
-    if (el.type === 'hidden') continue;
-    let value = (el.type === 'checkbox' || el.type === 'radio') ? String(el.checked) : String(el.value);
-    if (el.type === 'password') value = '(password, ' + value.length + ' characters)';
-    fields.push([label(el), value.slice(0, 200)]);
-  }
-  return {url: location.href, fields};
-})()"#;
+/// The read: `(maxFields, maxLabel, maxValue)`.
+const READ_STATE: &str = include_str!("js/page-state.js");
 
-/// Reads the state of the tab behind the flat CDP `session_id` (None when it does not answer).
+/// Reads the state of the tab behind the flat CDP `session_id` in the tools' isolated world
+/// (None when it does not answer).
 pub async fn read(browser: &BrowserSession, session_id: &str) -> Option<PageState> {
-    let reply = browser
-        .cdp()
-        .call_with(
-            "Runtime.evaluate",
-            json!({"expression": READ_STATE, "returnByValue": true}),
-            Some(session_id),
-            Duration::from_secs(3),
-        )
-        .await
-        .ok()?;
-    serde_json::from_value(reply["result"]["value"].clone()).ok()
+    let expression = format!(
+        "({READ_STATE})({}, {}, {})",
+        json!(MAX_FIELDS),
+        json!(MAX_LABEL),
+        json!(MAX_VALUE)
+    );
+    let read = crate::tools::in_tools_world(browser, session_id, &expression, DEADLINE);
+    let value = tokio::time::timeout(DEADLINE, read).await.ok()?.ok()?;
+    let state: PageState = serde_json::from_value(value).ok()?;
+    Some(state.bounded())
+}
+
+/// `text`'s first `max` characters.
+fn cut(text: &str, max: usize) -> String {
+    text.chars().take(max).collect()
 }
 
 /// What changed from `before` to `after`, for the agent to read; None when nothing did.
@@ -121,5 +141,19 @@ mod tests {
         assert!(said.contains("used this tab"), "{said}");
         assert!(said.contains("could not be read"), "{said}");
         assert!(said.contains("\"Name\" holds \"\""), "{said}");
+    }
+
+    #[test]
+    fn what_a_page_answers_is_cut_to_the_bounds() {
+        let state = PageState {
+            url: "u".repeat(MAX_URL + 1),
+            fields: vec![("l".repeat(MAX_LABEL + 1), "v".repeat(MAX_VALUE + 1)); MAX_FIELDS + 1],
+            unread: false,
+        }
+        .bounded();
+        assert_eq!(state.url.len(), MAX_URL);
+        assert_eq!(state.fields.len(), MAX_FIELDS);
+        assert_eq!(state.fields[0].0.chars().count(), MAX_LABEL);
+        assert_eq!(state.fields[0].1.chars().count(), MAX_VALUE);
     }
 }

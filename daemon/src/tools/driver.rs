@@ -16,6 +16,9 @@ use crate::cdp::CdpConnection;
 /// The in-page helper: refs, snapshot, hit testing, form filling, text, quiet-DOM waits.
 pub const PAGE_JS: &str = include_str!("page.js");
 
+/// The document's own URL and title.
+const LOCATION: &str = include_str!("js/location.js");
+
 /// Deadline of one helper call (a snapshot of a huge page included).
 const JS_DEADLINE: Duration = Duration::from_secs(10);
 
@@ -83,12 +86,7 @@ impl Tab {
 
     /// `(url, title)` as the document itself reports them.
     pub async fn location(&self) -> Result<(String, String), ToolError> {
-        let v = self
-            .eval(
-                "({url: location.href, title: document.title})",
-                Duration::from_secs(5),
-            )
-            .await?;
+        let v = self.eval(LOCATION, Duration::from_secs(5)).await?;
         Ok((
             v["url"].as_str().unwrap_or_default().to_string(),
             v["title"].as_str().unwrap_or_default().to_string(),

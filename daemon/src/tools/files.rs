@@ -25,6 +25,10 @@ use crate::browser::{Download, DownloadState, DownloadTracking, ReadBack};
 use crate::cdp::CdpError;
 
 /// The largest download `get_download` returns inline; a larger one is named by path only.
+/// page.js's `setFilesOf` on a file input (`Runtime.callFunctionOn`).
+const SET_FILES_OF: &str = include_str!("js/set-files-of.js");
+/// page.js's `filesOf` on a file input (`Runtime.callFunctionOn`).
+const FILES_OF: &str = include_str!("js/files-of.js");
 const MAX_INLINE_DOWNLOAD: u64 = 10 * 1024 * 1024;
 
 /// `upload_file`.
@@ -136,23 +140,15 @@ async fn upload_to_chooser(
         return Err(one_file_only("The file chooser", files.len()));
     }
     let session = tab.session_id.as_str();
-    let set = format!(
-        "function (input, files) {{ return {}.setFilesOf(input, files); }}",
-        super::world::HELPER
-    );
     on_node(
         tab,
         session,
         chooser.backend_node_id,
-        &set,
+        SET_FILES_OF,
         inline_json(files),
     )
     .await?;
-    let read = format!(
-        "function (input) {{ return {}.filesOf(input); }}",
-        super::world::HELPER
-    );
-    let after = on_node(tab, session, chooser.backend_node_id, &read, Value::Null).await?;
+    let after = on_node(tab, session, chooser.backend_node_id, FILES_OF, Value::Null).await?;
     held(&after, decoded.len())
 }
 

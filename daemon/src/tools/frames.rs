@@ -14,6 +14,10 @@ use super::driver::{helper_on, Tab};
 use super::error::ToolError;
 use super::refs::{self, FrameRefs};
 
+/// An `<iframe>`'s ref in the tools' world of the document holding it: `(nonce, base)` on the
+/// element.
+const FRAME_REF: &str = include_str!("js/frame-ref.js");
+
 /// How deep cross-origin frames inside cross-origin frames are followed (the tab's main
 /// document's frames are level 1).
 pub const MAX_NESTING: usize = 4;
@@ -101,7 +105,7 @@ pub async fn owners_in(
                 "Runtime.callFunctionOn",
                 json!({
                     "objectId": node["object"]["objectId"],
-                    "functionDeclaration": "function (nonce, base) { try { const h = window[Symbol.for('porthole.tools')]; if (!h || h.nonce !== nonce) return null; const r = h.refOf(this); return r ? { ref: r } : (base ? h.issue(this, base) : null); } catch (_) { return null; } }",
+                    "functionDeclaration": FRAME_REF,
                     "arguments": [{"value": world.nonce}, {"value": issue}],
                     "returnByValue": true,
                 }),

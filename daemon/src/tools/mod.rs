@@ -44,3 +44,6 @@ mod world;
 
 pub(crate) use backend::{EngineBackend, ReadySession, SessionSource};
 pub use in_tab::run_in_tab;
+/// Evaluates an expression in the tools' isolated world of a frame session (made when there
+/// is none): for the daemon's own reads of a page, which the page must not be able to forge.
+pub(crate) use world::evaluate as in_tools_world;

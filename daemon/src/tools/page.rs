@@ -86,16 +86,12 @@ async fn finish_load(
     Ok(out)
 }
 
+/// What `page_info` reads of the document.
+const PAGE_INFO: &str = include_str!("js/page-info.js");
+
 /// `page_info`.
 pub async fn page_info(tab: &Tab) -> Result<ToolOutput, ToolError> {
-    let v = tab
-        .eval(
-            "({url: location.href, title: document.title, state: document.readyState, \
-              scrollX: Math.round(scrollX), scrollY: Math.round(scrollY), \
-              height: document.documentElement ? document.documentElement.scrollHeight : 0})",
-            Duration::from_secs(5),
-        )
-        .await?;
+    let v = tab.eval(PAGE_INFO, Duration::from_secs(5)).await?;
     let tabs = tab.visible_tabs();
     let index = tabs
         .iter()

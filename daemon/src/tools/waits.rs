@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use porthole_mcp::vocabulary::wait::{WaitFor, WAIT_POLL_INTERVAL};
-use serde_json::Value;
+use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
 use super::driver::Tab;
@@ -30,6 +30,10 @@ const QUIET_MAX: Duration = Duration::from_millis(500);
 const NEW_TAB_DEADLINE: Duration = Duration::from_secs(2);
 /// How often the tab list is looked at meanwhile.
 const NEW_TAB_POLL: Duration = Duration::from_millis(10);
+/// A new tab's URL and load state.
+const LOAD_STATE: &str = include_str!("js/load-state.js");
+/// The DOM-quiet wait, then an expression in the same call: `(quiet, then)`.
+const QUIET_THEN: &str = include_str!("js/quiet-then.js");
 /// Kinds of request an action's result waits for (not navigations, streams or beacons, which
 /// are followed elsewhere or never end).
 const AWAITED_REQUESTS: [&str; 6] = ["XHR", "Fetch", "Script", "Stylesheet", "Image", "Font"];
@@ -365,19 +369,18 @@ async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<
     let after_release = std::mem::take(&mut before.after_release);
     // The helper already in the world (made again with it after a navigation), not a fresh
     // copy of page.js to parse on every action.
-    let mut quiet_js = format!(
-        "{}.quiet({}, {}, {}, {})",
-        super::world::HELPER,
-        QUIET_FRAMES,
-        QUIET_MAX.as_millis(),
-        since,
-        after_release
+    let mut quiet_js = super::driver::helper_call(
+        "quiet",
+        &[
+            json!(QUIET_FRAMES),
+            json!(QUIET_MAX.as_millis() as u64),
+            since,
+            json!(after_release),
+        ],
     );
     if let Some((then, value)) = seen.then.as_mut() {
         *value = None;
-        quiet_js = format!(
-            "{quiet_js}.then((q) => ({{ ...q, then: (() => {{ try {{ return {then}; }} catch (_) {{ return null; }} }})() }}))"
-        );
+        quiet_js = format!("({QUIET_THEN})({quiet_js}, () => ({then}))");
     }
     let deadline = QUIET_MAX + Duration::from_secs(2);
     let started = Instant::now();
@@ -513,13 +516,9 @@ async fn loaded_url(tab: &Tab, target_id: &str) -> Option<String> {
     let end = started + tab.browser.settle_limits().new_tab_load;
     let mut url = None;
     while Instant::now() < end {
-        let state = super::driver::eval_on(
-            &tab.browser,
-            &session,
-            "({url: location.href, state: document.readyState})",
-            Duration::from_secs(2),
-        )
-        .await;
+        let state =
+            super::driver::eval_on(&tab.browser, &session, LOAD_STATE, Duration::from_secs(2))
+                .await;
         if let Ok(v) = state {
             url = v["url"].as_str().map(str::to_string);
             let blank = url.as_deref() == Some("about:blank");

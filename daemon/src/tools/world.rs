@@ -30,6 +30,8 @@ use crate::cdp::{CdpConnection, CdpError, CdpEvent};
 const WORLD_NAME: &str = "porthole-tools";
 /// The helper's API object, as the isolated world's own code reaches it.
 pub const HELPER: &str = "globalThis[Symbol.for('porthole.tools')]";
+/// Sets the nonce on the helper's API: `(api, nonce)`.
+const INSTALL: &str = include_str!("js/install.js");
 /// A frame's isolated world with the helper installed (kept on the session).
 pub type World = crate::browser::IsolatedWorld;
 
@@ -91,7 +93,7 @@ fn made_in_new_documents(browser: &BrowserSession, session: &str) {
 /// The script that installs the helper in a world, `nonce` on it; its value is `true`.
 fn install_script(nonce: &str) -> String {
     format!(
-        "(() => {{ const api = ({PAGE_JS}); api.nonce = {}; return true; }})()",
+        "({INSTALL})(({PAGE_JS}), {})",
         serde_json::to_string(nonce).expect("a string serializes")
     )
 }

@@ -267,20 +267,7 @@ fn composition_selection(
 
 /// JavaScript that returns the selected text, including a selection inside a text field and
 /// inside same-origin iframes.
-const READ_SELECTION: &str = r#"(() => {
-  const read = (doc) => {
-    const el = doc.activeElement;
-    if (el && el.tagName === 'IFRAME') {
-      try { if (el.contentDocument) return read(el.contentDocument); } catch (_) {}
-    }
-    if (el && (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') && typeof el.selectionStart === 'number'
-        && el.selectionEnd > el.selectionStart) {
-      return el.value.substring(el.selectionStart, el.selectionEnd);
-    }
-    return String(doc.getSelection ? doc.getSelection() : '');
-  };
-  return read(document);
-})()"#;
+const READ_SELECTION: &str = include_str!("js/read-selection.js");
 
 /// Sends one event to the tab behind `session`, laid out at `scale` device pixels per CSS px
 /// (1 unless a pane asked for more); returns clipboard text for copy/cut.

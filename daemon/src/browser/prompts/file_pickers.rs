@@ -19,8 +19,7 @@ use crate::cdp::CdpConnection;
 const OPEN_FILE_PICKER: &str = include_str!("js/open-file-picker.js");
 
 /// Fires `cancel` on a file input (run on the input with `Runtime.callFunctionOn`).
-pub(in crate::browser) const CANCEL_JS: &str =
-    "function() { this.dispatchEvent(new Event('cancel', {bubbles: true})); }";
+pub(in crate::browser) const CANCEL_JS: &str = include_str!("js/cancel-file-input.js");
 
 /// Installs the picker on the tab behind flat CDP `session`, for its current and every later
 /// document (best effort: a tab that refuses keeps Chrome's own answer).

@@ -131,34 +131,10 @@ pub fn safe_name(name: &str) -> String {
 }
 
 /// Sets files built from their bytes on `this` (a file input), as if the person picked them.
-const SET_FILES_JS: &str = r#"function (files) {
-  const dt = new DataTransfer();
-  for (const f of files) {
-    const raw = atob(f.data);
-    const bytes = new Uint8Array(raw.length);
-    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
-    dt.items.add(new File([bytes], f.name, { type: f.type }));
-  }
-  this.files = dt.files;
-  this.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
-  this.dispatchEvent(new Event('change', { bubbles: true }));
-  return this.files.length;
-}"#;
+const SET_FILES_JS: &str = include_str!("js/set-files.js");
 
 /// Drops files built from their bytes on the element at (x, y), as a drag from the desktop.
-const DROP_FILES_JS: &str = r#"function (x, y, files) {
-  const target = document.elementFromPoint(x, y) || document.body;
-  const dt = new DataTransfer();
-  for (const f of files) {
-    const raw = atob(f.data);
-    const bytes = new Uint8Array(raw.length);
-    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
-    dt.items.add(new File([bytes], f.name, { type: f.type }));
-  }
-  const init = { bubbles: true, cancelable: true, composed: true, clientX: x, clientY: y, dataTransfer: dt };
-  for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, init));
-  return true;
-}"#;
+const DROP_FILES_JS: &str = include_str!("js/drop-files.js");
 
 impl BrowserSession {
     /// Follows file choosers opening and documents changing until the session ends (a closed

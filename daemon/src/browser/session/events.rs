@@ -12,6 +12,9 @@ use super::handle::{BrowserSession, Ownership};
 use crate::browser::protocol::PaneMessage;
 use crate::cdp::CdpEvent;
 
+/// The document's own title.
+const DOCUMENT_TITLE: &str = include_str!("js/document-title.js");
+
 impl BrowserSession {
     /// Follows Chrome's target events until the session ends.
     pub(in crate::browser) async fn follow_events(
@@ -175,7 +178,7 @@ impl BrowserSession {
                 .call("Target.getTargetInfo", json!({ "targetId": target_id })),
             self.cdp.call_with(
                 "Runtime.evaluate",
-                json!({"expression": "document.title", "returnByValue": true}),
+                json!({"expression": DOCUMENT_TITLE, "returnByValue": true}),
                 Some(session_id),
                 Duration::from_secs(2),
             )

@@ -12,6 +12,9 @@ use tokio::sync::broadcast;
 use crate::browser::session::handle::{BrowserSession, Ownership};
 use crate::cdp::CdpEvent;
 
+/// The document's `visibilityState`.
+const VISIBILITY_STATE: &str = include_str!("js/visibility-state.js");
+
 /// How long one round of closes waits for Chrome to report the tabs destroyed.
 const CLOSE_ROUND: Duration = Duration::from_millis(500);
 /// Rounds of closes before giving up on a tab Chrome keeps (the caller bounds the time too).
@@ -45,7 +48,7 @@ impl BrowserSession {
             .call_on(
                 session,
                 "Runtime.evaluate",
-                json!({"expression": "document.visibilityState", "returnByValue": true}),
+                json!({"expression": VISIBILITY_STATE, "returnByValue": true}),
             )
             .await
             .is_ok_and(|reply| reply["result"]["value"] == "hidden")

@@ -14,22 +14,7 @@ const WORLD: &str = "porthole-titles";
 
 /// Runs in the isolated world at every document's start; Chrome runs it in a tab's same-origin
 /// frames too, which have titles of their own: only the top document's is the tab's.
-const OBSERVER: &str = r#"(() => {
-  if (window.top !== window) return;
-  let last = null;
-  const report = () => {
-    const title = document.title;
-    if (title !== last) { last = title; __portholeTitle(title); }
-  };
-  const watch = () => {
-    const root = document.head || document.documentElement;
-    if (!root) return false;
-    new MutationObserver(report).observe(root, {subtree: true, childList: true, characterData: true});
-    report();
-    return true;
-  };
-  if (!watch()) document.addEventListener('DOMContentLoaded', watch, {once: true});
-})();"#;
+const OBSERVER: &str = include_str!("js/title-observer.js");
 
 /// Starts watching the titles of the tab behind flat CDP `session` (best effort: a tab that
 /// refuses keeps the titles its load events give).

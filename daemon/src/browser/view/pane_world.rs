@@ -17,17 +17,24 @@ use crate::cdp::CdpConnection;
 pub const BINDING: &str = "__portholePane";
 pub const WORLD: &str = "porthole-pane";
 
+/// The world's frame: a function of the binding's name, the parts in its scope.
+const PANE_WORLD: &str = include_str!("js/pane-world.js");
+/// Where the parts go in [`PANE_WORLD`].
+const PARTS: &str = "/* parts */";
+
 /// Runs in the isolated world of every frame at every document's start.
 fn script() -> String {
-    format!(
-        "(() => {{\n if (window.__portholePaneWorld) return;\n window.__portholePaneWorld = true;\n \
-         const report = (o) => {{ try {{ {BINDING}(JSON.stringify(o)); }} catch (_) {{}} }};\n{}\n{}\n{}\n{}\n{}\n}})();",
+    let parts = [
         crate::browser::prompts::select_popup::SCRIPT,
         crate::browser::prompts::pickers::SCRIPT,
         super::cursor::SCRIPT,
         super::find::SCRIPT,
-        crate::browser::prompts::context_menu::script(),
-    )
+        &crate::browser::prompts::context_menu::script(),
+    ]
+    .join("\n");
+    let world = PANE_WORLD.replacen(PARTS, &parts, 1);
+    let binding = serde_json::to_string(BINDING).expect("a string serializes");
+    format!("({world})({binding});")
 }
 
 /// Installs the world's script and binding in the tab behind flat CDP `session` (best effort:

@@ -174,38 +174,7 @@ async fn the_persons_input_holds_agents_back_and_the_next_read_reports_it() {
         json!({"url": format!("http://{pages}/form")}),
     )
     .await;
-    // The pane follows the agent's tab: its input lands there, once the tab has the pane's
-    // size (800 wide): a rectangle measured before that moved when the pane's layout came,
-    // and the person's click then missed the field (the report never came in a full run).
-    porthole_tests::eventually(
-        "the pane's layout on the agent's tab",
-        Duration::from_secs(15),
-        || {
-            let agent = &agent;
-            async move {
-                let width = ok(agent, "evaluate", json!({"expression": "innerWidth"})).await;
-                width.contains("800").then_some(())
-            }
-        },
-    )
-    .await;
-    let rect = ok(
-        &agent,
-        "evaluate",
-        json!({"expression": "(() => { const r = document.getElementById('name').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"}),
-    )
-    .await;
-    let xy: Vec<f64> =
-        serde_json::from_str(rect.lines().last().unwrap().trim()).unwrap_or_else(|_| {
-            let start = rect.find('[').unwrap();
-            let end = rect.rfind(']').unwrap();
-            serde_json::from_str(&rect[start..=end]).unwrap()
-        });
-    pane.input(
-        "click",
-        json!({"x": xy[0], "y": xy[1], "button": "left", "click_count": 1}),
-    );
-    pane.input("typetext", json!({"text": "Ada"}));
+    person_types_in(&pane, &agent, "name", "Ada").await;
     // Once the person's input landed, the agent's click there is refused.
     let refused = porthole_tests::eventually("the guard to hold", Duration::from_secs(10), || {
         let agent = &agent;
@@ -255,6 +224,73 @@ async fn the_persons_input_holds_agents_back_and_the_next_read_reports_it() {
         }
     })
     .await;
+}
+
+/// The person clicks field `id` of the agent's tab through the pane and types `typed`.
+async fn person_types_in(pane: &Pane, agent: &Client, id: &str, typed: &str) {
+    // The pane follows the agent's tab: its input lands there, once the tab has the pane's
+    // size (800 wide): a rectangle measured before that moved when the pane's layout came,
+    // and the person's click then missed the field (the report never came in a full run).
+    porthole_tests::eventually(
+        "the pane's layout on the agent's tab",
+        Duration::from_secs(15),
+        || async move {
+            let width = ok(agent, "evaluate", json!({"expression": "innerWidth"})).await;
+            width.contains("800").then_some(())
+        },
+    )
+    .await;
+    let rect = ok(
+        agent,
+        "evaluate",
+        json!({"expression": format!("(() => {{ const r = document.getElementById({}).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()", json!(id))}),
+    )
+    .await;
+    let xy: Vec<f64> =
+        serde_json::from_str(rect.lines().last().unwrap().trim()).unwrap_or_else(|_| {
+            let start = rect.find('[').unwrap();
+            let end = rect.rfind(']').unwrap();
+            serde_json::from_str(&rect[start..=end]).unwrap()
+        });
+    pane.input(
+        "click",
+        json!({"x": xy[0], "y": xy[1], "button": "left", "click_count": 1}),
+    );
+    pane.input("typetext", json!({"text": typed}));
+}
+
+#[tokio::test]
+async fn a_page_cannot_forge_the_persons_changes_in_the_guards_report() {
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
+    let (_daemon, pane, agent) = setup("over-forged").await;
+    ok(
+        &agent,
+        "navigate",
+        json!({"url": format!("http://{pages}/forged-fields")}),
+    )
+    .await;
+    // The page patches querySelectorAll (a field that is not there, "changed" at every read)
+    // and getAttribute (the real field under another label); the person types in the real one.
+    person_types_in(&pane, &agent, "name", "Ada").await;
+    let report = porthole_tests::eventually(
+        "a report of the person's change",
+        Duration::from_secs(15),
+        || {
+            let agent = &agent;
+            async move {
+                let page = ok(agent, "read_page", json!({})).await;
+                page.contains("used this tab").then_some(page)
+            }
+        },
+    )
+    .await;
+    let note = report
+        .lines()
+        .find(|l| l.contains("used this tab"))
+        .unwrap();
+    assert!(note.contains("\"Real name\" is now \"Ada\""), "{report}");
+    assert!(!note.contains("Forged"), "{report}");
+    assert!(!note.contains("approved"), "{report}");
 }
 
 #[tokio::test]

@@ -1,0 +1,2 @@
+// The document's title (session/events.rs).
+document.title

@@ -1,0 +1,2 @@
+// Whether the document is visible (own_tabs.rs).
+document.visibilityState
