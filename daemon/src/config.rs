@@ -147,6 +147,9 @@ pub struct AgentsConfig {
     pub max_tabs: usize,
     /// The most tool calls one agent may have running at once; one more is refused at once.
     pub max_calls_in_flight: usize,
+    /// Sites every agent is held to besides its own (`allow`: only these; `deny`: never
+    /// these; DESIGN.md §20).
+    pub sites: crate::sites::Sites,
 }
 
 impl Default for AgentsConfig {
@@ -158,6 +161,7 @@ impl Default for AgentsConfig {
             allow_host_mode: false,
             max_tabs: crate::bounds::DEFAULT_MAX_TABS,
             max_calls_in_flight: crate::agents::DEFAULT_MAX_CALLS_IN_FLIGHT,
+            sites: crate::sites::Sites::default(),
         }
     }
 }
@@ -463,6 +467,13 @@ impl Config {
                 ),
             });
         }
+        self.agents
+            .sites
+            .check()
+            .map_err(|e| ConfigError::Invalid {
+                key: "agents.sites",
+                reason: e.to_string(),
+            })?;
         if !(1..=1024).contains(&self.browser.cdp_message_max_mb) {
             return Err(ConfigError::Invalid {
                 key: crate::bounds::CDP_MESSAGE_KEY,

@@ -224,7 +224,8 @@ fn app_state(
     let agents = Arc::new(
         Agents::new(channels.state().clone(), config.agents.deny_tools.clone())
             .with_host_mode_for_all(config.agents.allow_host_mode)
-            .with_max_calls_in_flight(config.agents.max_calls_in_flight),
+            .with_max_calls_in_flight(config.agents.max_calls_in_flight)
+            .with_sites_for_all(config.agents.sites.clone()),
     );
     for (agent_id, channel) in agents.tabs_left_open() {
         if let Ok(channel) = crate::channel_id::ChannelId::parse(&channel) {

@@ -20,6 +20,7 @@ pub mod logging;
 pub mod mode;
 pub(crate) mod oversight;
 pub mod providers;
+pub mod sites;
 #[cfg(test)]
 mod source_checks;
 pub mod state;

@@ -77,6 +77,15 @@ enum AgentCommand {
         /// the agent is refused there (agents.allow_host_mode in the config allows every agent).
         #[arg(long)]
         host: bool,
+        /// Only these sites load in the agent's tabs (repeatable or comma-separated): a host
+        /// (github.com), a host with its subdomains (*.github.com) or an origin
+        /// (http://127.0.0.1:8080).
+        #[arg(long = "allow-site", value_delimiter = ',')]
+        allow_sites: Vec<String>,
+        /// These sites never load in the agent's tabs (repeatable or comma-separated; wins
+        /// over --allow-site).
+        #[arg(long = "deny-site", value_delimiter = ',')]
+        deny_sites: Vec<String>,
     },
     /// List agents (never their tokens).
     List,
@@ -296,8 +305,14 @@ fn agent_command(config: &Config, paths: &Paths, command: AgentCommand) -> anyho
             deny,
             token_file,
             host,
+            allow_sites,
+            deny_sites,
         } => {
-            let new = agents.add(&channel, name.as_deref(), &deny, host)?;
+            let sites = porthole::sites::Sites {
+                allow: allow_sites,
+                deny: deny_sites,
+            };
+            let new = agents.add(&channel, name.as_deref(), &deny, host, sites)?;
             let socket = config.server.agent_socket_path(&paths.data_dir);
             print!(
                 "{}",
@@ -325,8 +340,15 @@ fn agent_command(config: &Config, paths: &Paths, command: AgentCommand) -> anyho
                 } else {
                     ""
                 };
+                let mut sites = String::new();
+                if !agent.sites.allow.is_empty() {
+                    sites += &format!(", sites allowed: {}", agent.sites.allow.join(","));
+                }
+                if !agent.sites.deny.is_empty() {
+                    sites += &format!(", sites denied: {}", agent.sites.deny.join(","));
+                }
                 println!(
-                    "{}  {:?} on channel {}, {seen}{deny}{host}",
+                    "{}  {:?} on channel {}, {seen}{deny}{host}{sites}",
                     agent.agent_id, agent.name, agent.channel_id
                 );
             }

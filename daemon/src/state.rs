@@ -71,7 +71,8 @@ CREATE TABLE IF NOT EXISTS agents (
     created_at INTEGER NOT NULL,
     last_seen INTEGER,
     tabs_open INTEGER NOT NULL DEFAULT 0,
-    allow_host_mode INTEGER NOT NULL DEFAULT 0
+    allow_host_mode INTEGER NOT NULL DEFAULT 0,
+    sites TEXT NOT NULL DEFAULT '{}'
 );
 ";
 
@@ -80,9 +81,10 @@ const DEFAULT_MODE: &str = "default";
 
 /// Columns added to `agents` after its first release: `(name, definition)`. A database made
 /// by an older daemon gets them at open (`ALTER TABLE … ADD COLUMN`), with their defaults.
-const AGENT_COLUMNS_ADDED: [(&str, &str); 2] = [
+const AGENT_COLUMNS_ADDED: [(&str, &str); 3] = [
     ("tabs_open", "INTEGER NOT NULL DEFAULT 0"),
     ("allow_host_mode", "INTEGER NOT NULL DEFAULT 0"),
+    ("sites", "TEXT NOT NULL DEFAULT '{}'"),
 ];
 
 /// An agent identity as stored (the token itself is never stored).
@@ -96,6 +98,8 @@ pub struct AgentRow {
     pub last_seen: Option<i64>,
     /// May act while its channel is in host mode (the user's own Chrome).
     pub allow_host_mode: bool,
+    /// The sites it may open (DESIGN.md §20).
+    pub sites: crate::sites::Sites,
 }
 
 impl StateDb {
@@ -305,8 +309,8 @@ impl StateDb {
         let conn = self.conn.lock().expect("state lock");
         conn.execute(
             "INSERT INTO agents (agent_id, channel_id, name, deny_tools, token_sha256, created_at,
-                                 allow_host_mode)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                                 allow_host_mode, sites)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 agent.agent_id,
                 agent.channel_id,
@@ -314,7 +318,8 @@ impl StateDb {
                 deny,
                 token_sha256,
                 now,
-                agent.allow_host_mode as i64
+                agent.allow_host_mode as i64,
+                serde_json::to_string(&agent.sites).expect("sites serialize")
             ],
         )
         .map_err(|e| self.wrap(e))?;
@@ -326,7 +331,7 @@ impl StateDb {
         let conn = self.conn.lock().expect("state lock");
         let mut statement = conn
             .prepare(
-                "SELECT agent_id, channel_id, name, deny_tools, last_seen, allow_host_mode FROM agents
+                "SELECT agent_id, channel_id, name, deny_tools, last_seen, allow_host_mode, sites FROM agents
                  ORDER BY created_at, agent_id",
             )
             .map_err(|e| self.wrap(e))?;
@@ -343,13 +348,30 @@ impl StateDb {
     ) -> Result<Option<AgentRow>, StateError> {
         let conn = self.conn.lock().expect("state lock");
         conn.query_row(
-            "SELECT agent_id, channel_id, name, deny_tools, last_seen, allow_host_mode FROM agents
+            "SELECT agent_id, channel_id, name, deny_tools, last_seen, allow_host_mode, sites FROM agents
              WHERE token_sha256 = ?1",
             params![token_sha256],
             agent_row,
         )
         .optional()
         .map_err(|e| self.wrap(e))
+    }
+
+    /// Replaces an agent's sites; false when there is no such agent.
+    pub(crate) fn set_agent_sites(
+        &self,
+        agent_id: &str,
+        sites: &crate::sites::Sites,
+    ) -> Result<bool, StateError> {
+        let text = serde_json::to_string(sites).expect("sites serialize");
+        let conn = self.conn.lock().expect("state lock");
+        let n = conn
+            .execute(
+                "UPDATE agents SET sites = ?2 WHERE agent_id = ?1",
+                params![agent_id, text],
+            )
+            .map_err(|e| self.wrap(e))?;
+        Ok(n == 1)
     }
 
     /// Deletes an agent; false when there was none.
@@ -425,6 +447,10 @@ fn agent_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AgentRow> {
         deny_tools: serde_json::from_str(&deny).unwrap_or_default(),
         last_seen: row.get(4)?,
         allow_host_mode: row.get::<_, i64>(5)? != 0,
+        // A list that does not read back refuses the agent rather than freeing it.
+        sites: serde_json::from_str(&row.get::<_, String>(6)?).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(6, rusqlite::types::Type::Text, Box::new(e))
+        })?,
     })
 }
 
@@ -536,11 +562,28 @@ mod tests {
             deny_tools: vec!["evaluate".into()],
             last_seen: None,
             allow_host_mode: true,
+            sites: crate::sites::Sites {
+                allow: vec!["*.github.com".into()],
+                deny: vec!["gist.github.com".into()],
+            },
         };
         db.add_agent(&agent, "hash1").unwrap();
         assert!(db.add_agent(&agent, "hash2").is_err(), "ids are unique");
         assert_eq!(db.agent_by_token("hash1").unwrap(), Some(agent.clone()));
         assert_eq!(db.agent_by_token("nope").unwrap(), None);
+        // Sites that do not read back refuse the agent instead of freeing it.
+        db.conn
+            .lock()
+            .unwrap()
+            .execute(
+                "UPDATE agents SET sites = 'garbage' WHERE agent_id = 'ag1'",
+                [],
+            )
+            .unwrap();
+        assert!(db.agent_by_token("hash1").is_err());
+        assert!(db.set_agent_sites("ag1", &agent.sites).unwrap());
+        assert_eq!(db.agent_by_token("hash1").unwrap(), Some(agent.clone()));
+        assert!(!db.set_agent_sites("nobody", &agent.sites).unwrap());
         db.touch_agent("ag1").unwrap();
         assert!(db.agents().unwrap()[0].last_seen.is_some());
         db.set_agent_tabs_open("ag1", true).unwrap();
@@ -609,6 +652,7 @@ mod tests {
             deny_tools: vec![],
             last_seen: None,
             allow_host_mode: false,
+            sites: crate::sites::Sites::default(),
         };
         db.add_agent(&agent, "hash1").unwrap();
         assert_eq!(db.forget(&id("work")).unwrap(), 1);

@@ -179,6 +179,8 @@ struct Pages {
     endless_open: Arc<AtomicUsize>,
     /// Lets `/download/slow.bin` finish.
     slow_gate: tokio::sync::Notify,
+    /// Every request received, as `METHOD /path?query`, in order.
+    received: Arc<Mutex<Vec<String>>>,
 }
 
 /// The page server; it lives as long as the test's runtime (cloning shares it).
@@ -232,7 +234,11 @@ impl PageServer {
             .route("/family/{seed}", get(family_page))
             .route("/family/{seed}/frame", get(family_frame))
             .fallback(file)
-            .with_state(pages.clone());
+            .with_state(pages.clone())
+            .layer(axum::middleware::from_fn_with_state(
+                pages.received.clone(),
+                log_request,
+            ));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind page server");
@@ -246,6 +252,11 @@ impl PageServer {
     /// `http://127.0.0.1:<port><path>`.
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{}", self.addr, path)
+    }
+
+    /// Every request this server received so far, as `METHOD /path?query`, in order.
+    pub fn requests(&self) -> Vec<String> {
+        self.pages.received.lock().unwrap().clone()
     }
 
     /// `http://127.0.0.1:<port>`.
@@ -467,6 +478,17 @@ struct Target {
 }
 
 /// `/to?u=<url>`: a 303 to `url`.
+/// Records each request before it is served.
+async fn log_request(
+    State(received): State<Arc<Mutex<Vec<String>>>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let line = format!("{} {}", request.method(), request.uri());
+    received.lock().unwrap().push(line);
+    next.run(request).await
+}
+
 async fn redirect(Query(t): Query<Target>) -> Response {
     Redirect::to(&t.u).into_response()
 }

@@ -18,6 +18,8 @@ use porthole_mcp::ToolName;
 use sha2::{Digest, Sha256};
 
 use crate::channel_id::ChannelId;
+pub use crate::sites::Sites;
+use crate::sites::{SiteError, SiteRules};
 use crate::state::{AgentRow, Claim, StateDb, StateError};
 
 /// What agent tokens start with (owner tokens are bare hex), so a misplaced one is recognisable.
@@ -40,6 +42,8 @@ pub struct AgentIdentity {
     /// May act while its channel is in host mode, in the user's own Chrome (its own setting;
     /// the config's `agents.allow_host_mode` allows every agent).
     pub allow_host_mode: bool,
+    /// The sites it may open (its own lists; the config's `agents.sites` applies too).
+    pub sites: Sites,
 }
 
 impl From<AgentRow> for AgentIdentity {
@@ -51,6 +55,7 @@ impl From<AgentRow> for AgentIdentity {
             deny_tools: row.deny_tools,
             last_seen: row.last_seen,
             allow_host_mode: row.allow_host_mode,
+            sites: row.sites,
         }
     }
 }
@@ -69,6 +74,8 @@ pub enum AgentError {
     UnknownTool { name: String, valid: String },
     #[error("agent name must be 1 to 64 printable characters")]
     BadName,
+    #[error(transparent)]
+    BadSites(#[from] SiteError),
     #[error(transparent)]
     BadChannel(#[from] crate::channel_id::InvalidChannelId),
     #[error("channel {asked} differs from the existing channel {existing} only in case; on a case-insensitive file system the two would share one profile, so use {existing} or another name")]
@@ -122,6 +129,8 @@ pub struct Agents {
     deny_by_config: Vec<String>,
     /// `agents.allow_host_mode` from the config: every agent may act in host mode.
     host_mode_for_all: bool,
+    /// `agents.sites` from the config: every agent is held to these too.
+    sites_for_all: Sites,
     /// When each agent's `last_seen` was last written. Short lock.
     seen: Mutex<HashMap<String, Instant>>,
     /// Agents recorded as having tabs open (mirrors the database). Short lock.
@@ -170,6 +179,7 @@ impl Agents {
             state,
             deny_by_config,
             host_mode_for_all: false,
+            sites_for_all: Sites::default(),
             seen: Mutex::new(HashMap::new()),
             tabs_open: Mutex::new(Default::default()),
             max_calls_in_flight: DEFAULT_MAX_CALLS_IN_FLIGHT,
@@ -234,6 +244,7 @@ impl Agents {
         name: Option<&str>,
         deny_tools: &[String],
         allow_host_mode: bool,
+        sites: Sites,
     ) -> Result<NewAgent, AgentError> {
         let channel = ChannelId::parse(channel)?;
         let name = name.map(str::trim).unwrap_or("agent");
@@ -241,6 +252,7 @@ impl Agents {
             return Err(AgentError::BadName);
         }
         let deny_tools = check_tools(deny_tools)?;
+        sites.check()?;
         // Adding an agent makes its channel exist (an agent's own calls never create one).
         if let Claim::CaseClash(existing) = self.state.claim_channel(&channel, None)? {
             return Err(AgentError::CaseClash {
@@ -258,6 +270,7 @@ impl Agents {
             deny_tools,
             last_seen: None,
             allow_host_mode,
+            sites,
         };
         self.state.add_agent(&row, &token_hash(&token))?;
         tracing::info!(event = "agent_added", agent_id = %row.agent_id, channel_id = %row.channel_id, name = %row.name, allow_host_mode);
@@ -270,6 +283,35 @@ impl Agents {
     /// Every agent (never a token).
     pub fn list(&self) -> Result<Vec<AgentIdentity>, AgentError> {
         Ok(self.state.agents()?.into_iter().map(Into::into).collect())
+    }
+
+    /// Replaces an agent's sites (from its next call on). False when there is no such agent.
+    pub fn set_sites(&self, agent_id: &str, sites: &Sites) -> Result<bool, AgentError> {
+        sites.check()?;
+        let set = self.state.set_agent_sites(agent_id, sites)?;
+        if set {
+            tracing::info!(event = "agent_sites_set", %agent_id, allow = sites.allow.len(), deny = sites.deny.len());
+        }
+        Ok(set)
+    }
+
+    /// The site rules `agent` is held to: the config's `agents.sites` and its own.
+    pub(crate) fn site_rules(&self, agent: &AgentIdentity) -> SiteRules {
+        SiteRules::new(&[
+            ("agents.sites", &self.sites_for_all),
+            ("the agent's sites", &agent.sites),
+        ])
+    }
+
+    /// `agents.sites`: the lists every agent is held to.
+    pub(crate) fn sites_for_all(&self) -> &Sites {
+        &self.sites_for_all
+    }
+
+    /// Holds every agent to `sites` as well as its own (`agents.sites`).
+    pub(crate) fn with_sites_for_all(mut self, sites: Sites) -> Self {
+        self.sites_for_all = sites;
+        self
     }
 
     /// Deletes an agent; its token stops working at once. False when there was none.
@@ -388,7 +430,9 @@ mod tests {
     #[test]
     fn tokens_authenticate_until_removed_and_are_never_stored() {
         let agents = registry();
-        let new = agents.add("chan", Some("alpha"), &[], false).unwrap();
+        let new = agents
+            .add("chan", Some("alpha"), &[], false, Sites::default())
+            .unwrap();
         assert!(new.token.starts_with(AGENT_TOKEN_PREFIX));
         let found = agents.authenticate(&new.token).unwrap().unwrap();
         assert_eq!(found.agent_id, new.identity.agent_id);
@@ -403,7 +447,13 @@ mod tests {
     fn deny_lists_name_their_setting_and_unknown_tools_are_refused() {
         let agents = registry();
         let new = agents
-            .add("chan", None, &["navigate".into(), "navigate".into()], false)
+            .add(
+                "chan",
+                None,
+                &["navigate".into(), "navigate".into()],
+                false,
+                Sites::default(),
+            )
             .unwrap();
         assert_eq!(new.identity.deny_tools, vec!["navigate".to_string()]);
         let id = Some(&new.identity);
@@ -413,11 +463,15 @@ mod tests {
         assert_eq!(agents.denied(id, "read_page"), None);
         assert_eq!(agents.denied_tools(id), vec!["evaluate", "navigate"]);
         let error = agents
-            .add("chan", None, &["fly".into()], false)
+            .add("chan", None, &["fly".into()], false, Sites::default())
             .unwrap_err();
         assert!(error.to_string().contains("read_page"), "{error}");
-        assert!(agents.add("bad id!", None, &[], false).is_err());
-        assert!(agents.add("chan", Some(""), &[], false).is_err());
+        assert!(agents
+            .add("bad id!", None, &[], false, Sites::default())
+            .is_err());
+        assert!(agents
+            .add("chan", Some(""), &[], false, Sites::default())
+            .is_err());
     }
 
     #[test]
@@ -442,7 +496,9 @@ mod tests {
     #[test]
     fn adding_an_agent_records_its_channel_and_refuses_a_case_clash() {
         let agents = registry();
-        agents.add("work", None, &[], false).unwrap();
+        agents
+            .add("work", None, &[], false, Sites::default())
+            .unwrap();
         let work = ChannelId::parse("work").unwrap();
         assert!(agents.state.is_recorded(&work).unwrap());
         assert_eq!(
@@ -450,7 +506,9 @@ mod tests {
             None,
             "the daemon's default"
         );
-        let error = agents.add("Work", None, &[], false).unwrap_err();
+        let error = agents
+            .add("Work", None, &[], false, Sites::default())
+            .unwrap_err();
         assert!(matches!(error, AgentError::CaseClash { .. }), "{error}");
         assert_eq!(agents.list().unwrap().len(), 1);
     }
@@ -458,8 +516,14 @@ mod tests {
     #[test]
     fn host_mode_needs_the_agents_own_setting_or_the_configs() {
         let agents = registry();
-        let plain = agents.add("chan", None, &[], false).unwrap().identity;
-        let host = agents.add("chan", None, &[], true).unwrap().identity;
+        let plain = agents
+            .add("chan", None, &[], false, Sites::default())
+            .unwrap()
+            .identity;
+        let host = agents
+            .add("chan", None, &[], true, Sites::default())
+            .unwrap()
+            .identity;
         assert!(!agents.may_use_host_mode(Some(&plain)));
         assert!(agents.may_use_host_mode(Some(&host)));
         assert!(agents.may_use_host_mode(None), "the owner token");

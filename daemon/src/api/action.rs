@@ -92,15 +92,16 @@ pub async fn action(
         }
     };
     if let Some(denied) = state.inner.agents.denied(agent.as_deref(), &request.tool) {
-        tracing::info!(event = "tool_denied", channel_id = %channel, agent_id = actor.id(), tool = %request.tool);
+        tracing::info!(event = "tool_denied", channel_id = %channel, agent_id = actor.id(), tool = %logged_tool(&request.tool));
         return Ok(Json(ToolOutput::error(denied.message(&request.tool))));
     }
     let host_ok = state.inner.agents.may_use_host_mode(agent.as_deref());
     if !host_ok && state.inner.channels.mode_of(&channel) == Mode::Host {
         return Ok(Json(refuse_host_mode(&channel, &actor, &request.tool)));
     }
-    let span = tracing::info_span!("agent_action", channel_id = %channel, agent_id = actor.id(), tool = %request.tool);
-    run(&state, channel, host_ok, actor, request)
+    let span = tracing::info_span!("agent_action", channel_id = %channel, agent_id = actor.id(), tool = %logged_tool(&request.tool));
+    let sites = agent.as_deref().map(|a| state.inner.agents.site_rules(a));
+    run(&state, channel, host_ok, actor, sites, request)
         .instrument(span)
         .await
         .map(Json)
@@ -111,6 +112,7 @@ async fn run(
     channel: ChannelId,
     host_ok: bool,
     actor: Actor,
+    sites: Option<crate::sites::SiteRules>,
     request: ActionRequest,
 ) -> Result<ToolOutput, ApiError> {
     let channels = &state.inner.channels;
@@ -136,6 +138,10 @@ async fn run(
     // since the check before the start.
     if !host_ok && session.mode() == Mode::Host {
         return Ok(refuse_host_mode(&channel, &actor, &request.tool));
+    }
+    // The agent's tabs are held to its sites as they are now (a change applies from here on).
+    if let Some(rules) = sites {
+        session.set_agent_sites(actor.id(), rules);
     }
     let lost = channels.take_lost_tabs(&channel, actor.id());
     let backend = EngineBackend::for_actor(
@@ -205,6 +211,18 @@ impl FromRequestParts<AppState> for AgentCallSlot {
                 ))
             }
         }
+    }
+}
+
+/// A tool name as the log keeps it: a known name whole, anything else cut (an agent may send
+/// a megabyte as a tool name; the timeline records it as "unknown tool" the same way).
+fn logged_tool(tool: &str) -> String {
+    match tool.chars().count() {
+        0..=64 => tool.to_string(),
+        n => format!(
+            "{}… ({n} characters)",
+            tool.chars().take(32).collect::<String>()
+        ),
     }
 }
 

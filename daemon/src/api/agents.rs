@@ -1,5 +1,6 @@
-//! Agent identity endpoints (DESIGN.md §12): create (the token is in this answer only), list,
-//! remove (the token stops working at once), and `me` for the calling agent.
+//! Agent identity endpoints (DESIGN.md §12, §20): create (the token is in this answer only),
+//! list, change its sites (owner only), remove (the token stops working at once), and `me` for
+//! the calling agent.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -9,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::auth::Caller;
 use super::error::{ApiError, ApiJson};
 use super::AppState;
-use crate::agents::{AgentError, AgentIdentity};
+use crate::agents::{AgentError, AgentIdentity, Sites};
 use crate::browser::OWNER_AGENT;
 
 /// `POST /api/browser/agents` body.
@@ -28,6 +29,20 @@ pub struct NewAgentRequest {
     /// `agents.allow_host_mode` in the config allows every agent).
     #[serde(default)]
     pub allow_host_mode: bool,
+    /// The sites it may open: `allow` (only these), `deny` (never these). A pattern is a host
+    /// (`github.com`), a host with its subdomains (`*.github.com`) or an origin
+    /// (`http://127.0.0.1:8080`). Default: none (only `agents.sites` applies).
+    #[serde(default)]
+    pub sites: Sites,
+}
+
+/// `PATCH /api/browser/agents/{agent_id}` body: what changes (absent: unchanged).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgentPatch {
+    /// Replaces the agent's sites (from its next call on).
+    #[serde(default)]
+    pub sites: Option<Sites>,
 }
 
 /// `POST /api/browser/agents` answer: the only time the token is shown.
@@ -38,6 +53,7 @@ pub struct CreatedAgent {
     pub name: String,
     pub deny_tools: Vec<String>,
     pub allow_host_mode: bool,
+    pub sites: Sites,
     /// The agent's token; only its hash is stored, so keep it now.
     pub token: String,
 }
@@ -58,6 +74,16 @@ pub struct Me {
     pub name: String,
     /// Every tool refused to this caller: the config's `agents.deny_tools` and its own.
     pub deny_tools: Vec<String>,
+    /// The sites it may open: its own lists (`own`) and the config's `agents.sites` for every
+    /// agent (`all_agents`); a URL must pass both.
+    pub sites: MeSites,
+}
+
+/// The site lists a caller is held to.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct MeSites {
+    pub own: Sites,
+    pub all_agents: Sites,
 }
 
 impl From<AgentError> for ApiError {
@@ -67,6 +93,9 @@ impl From<AgentError> for ApiError {
                 ApiError::internal("state_unavailable", "the daemon could not save its state; check the data directory (disk full, permissions) and try again", state.to_string())
             }
             AgentError::BadChannel(e) => e.clone().into(),
+            AgentError::BadSites(_) => {
+                ApiError::new(StatusCode::BAD_REQUEST, "bad_site_pattern", error.to_string())
+            }
             AgentError::CaseClash { .. } => {
                 ApiError::new(StatusCode::CONFLICT, "channel_id_case_clash", error.to_string())
             }
@@ -86,6 +115,7 @@ pub async fn create(
         request.name.as_deref(),
         &request.deny_tools,
         request.allow_host_mode,
+        request.sites,
     )?;
     // The channel exists from now on; the daemon's list shows it.
     if let Ok(channel) = crate::channel_id::ChannelId::parse(&new.identity.channel_id) {
@@ -99,6 +129,7 @@ pub async fn create(
             name: new.identity.name,
             deny_tools: new.identity.deny_tools,
             allow_host_mode: new.identity.allow_host_mode,
+            sites: new.identity.sites,
             token: new.token,
         }),
     ))
@@ -121,12 +152,38 @@ pub async fn remove(
     if state.inner.agents.remove(&agent_id)? {
         Ok(StatusCode::NO_CONTENT)
     } else {
-        Err(ApiError::new(
-            StatusCode::NOT_FOUND,
-            "unknown_agent",
-            format!("there is no agent {agent_id}; GET /api/browser/agents lists them"),
-        ))
+        Err(unknown_agent(&agent_id))
     }
+}
+
+/// Changes an agent (owner token only: an agent can never widen its own sites). The change
+/// applies from the agent's next call.
+#[utoipa::path(patch, path = "/api/browser/agents/{agent_id}", params(("agent_id" = String, Path)), request_body = AgentPatch, responses((status = 200, body = AgentIdentity), (status = 400, description = "a malformed site pattern or an unknown field"), (status = 404, description = "no such agent"), (status = 401, description = "no or unknown token"), (status = 403, description = "an agent token"), (status = 503, description = "state not writable")), security(("token" = [])))]
+pub async fn patch(
+    State(state): State<AppState>,
+    Path(agent_id): Path<String>,
+    ApiJson(request): ApiJson<AgentPatch>,
+) -> Result<Json<AgentIdentity>, ApiError> {
+    let agents = &state.inner.agents;
+    if let Some(sites) = &request.sites {
+        if !agents.set_sites(&agent_id, sites)? {
+            return Err(unknown_agent(&agent_id));
+        }
+    }
+    agents
+        .list()?
+        .into_iter()
+        .find(|a| a.agent_id == agent_id)
+        .map(Json)
+        .ok_or_else(|| unknown_agent(&agent_id))
+}
+
+fn unknown_agent(agent_id: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "unknown_agent",
+        format!("there is no agent {agent_id}; GET /api/browser/agents lists them"),
+    )
 }
 
 /// Who the token belongs to and which tools it may not call.
@@ -139,12 +196,20 @@ pub async fn me(State(state): State<AppState>, Extension(caller): Extension<Call
             channel_id: None,
             name: OWNER_AGENT.to_string(),
             deny_tools: agents.denied_tools(None),
+            sites: MeSites {
+                own: Sites::default(),
+                all_agents: agents.sites_for_all().clone(),
+            },
         },
         Caller::Agent(agent) => Me {
             agent_id: agent.agent_id.clone(),
             channel_id: Some(agent.channel_id.clone()),
             name: agent.name.clone(),
             deny_tools: agents.denied_tools(Some(&agent)),
+            sites: MeSites {
+                own: agent.sites.clone(),
+                all_agents: agents.sites_for_all().clone(),
+            },
         },
     })
 }

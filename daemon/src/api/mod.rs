@@ -165,7 +165,10 @@ pub fn app_on(state: AppState, listener: Listener) -> Router {
             get(agents::list).post(agents::create),
         )
         .route("/api/browser/agents/me", get(agents::me))
-        .route("/api/browser/agents/{agent_id}", delete(agents::remove))
+        .route(
+            "/api/browser/agents/{agent_id}",
+            delete(agents::remove).patch(agents::patch),
+        )
         .route("/api/browser/profile/reset", post(http::reset_profile))
         .route("/api/browser/cookies/sources", get(cookies::sources))
         .route("/api/browser/cookies/import", post(cookies::import))

@@ -26,4 +26,26 @@ pub enum SessionError {
     /// The agent has as many tabs as one agent may (`agents.max_tabs`).
     #[error("you have {open} tabs open, the most one agent may have (the setting {}); close one with close_tab first", crate::bounds::MAX_TABS_KEY)]
     TabLimit { open: usize },
+    /// The agent's sites do not include the URL's (`sites` on its record, `agents.sites`).
+    #[error("Porthole refused {url}: this agent may not open that site ({rule}). The person sets an agent's sites; ask them if you need it")]
+    SiteRefused { url: String, rule: String },
+}
+
+impl SessionError {
+    /// A stable snake_case code for APIs.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SessionError::Cdp(CdpError::Lost { .. }) | SessionError::Closed => "browser_gone",
+            SessionError::Cdp(CdpError::Timeout { .. }) => "browser_timeout",
+            SessionError::Cdp(_) => "browser_error",
+            SessionError::UnknownTab(_) => "unknown_tab",
+            SessionError::BadUrl(_) => "bad_url",
+            SessionError::Navigation { .. } => "navigation_failed",
+            SessionError::NotYours { .. } => "not_your_tab",
+            SessionError::NoDialog(_) => "no_dialog",
+            SessionError::Download(_) => "download_failed",
+            SessionError::TabLimit { .. } => "tab_limit",
+            SessionError::SiteRefused { .. } => "site_refused",
+        }
+    }
 }

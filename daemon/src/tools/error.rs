@@ -45,7 +45,7 @@ fn session_advice(error: &SessionError) -> String {
         SessionError::Cdp(CdpError::TooLarge { .. }) => format!("{error}."),
         SessionError::Cdp(_) => format!("The browser refused the command: {error}."),
         SessionError::NotYours { .. } => format!("{error}."),
-        SessionError::TabLimit { .. } => format!("{error}."),
+        SessionError::TabLimit { .. } | SessionError::SiteRefused { .. } => format!("{error}."),
         SessionError::NoDialog(_) => format!("{error}; there is nothing to answer."),
         SessionError::Download(_) => format!("{error}."),
     }

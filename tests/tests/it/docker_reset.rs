@@ -19,14 +19,7 @@ fn volume(channel: &str) -> String {
 
 /// A tool call with the owner token that must succeed; returns its text.
 async fn owner_act(daemon: &TestDaemon, channel: &str, tool: &str, args: Value) -> String {
-    let (status, body) = daemon
-        .post(
-            "/api/browser/action",
-            &json!({"channel_id": channel, "tool": tool, "args": args}),
-        )
-        .await;
-    assert_eq!(status, 200, "{tool}: {body}");
-    assert_eq!(body["isError"], false, "{tool}: {body}");
+    let body = daemon.owner_on(channel).act_ok(tool, args).await;
     body["content"][0]["text"]
         .as_str()
         .unwrap_or("")

@@ -28,6 +28,7 @@ mod panes;
 mod remote;
 mod remote_start;
 mod settings_documented;
+mod sites;
 mod timeline;
 mod trust;
 mod trust_channels;

@@ -5,40 +5,20 @@
 
 use std::time::Duration;
 
+use porthole_tests::action::result_text;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::pages::PageServer;
 use porthole_tests::{eventually, TempDir};
 use serde_json::{json, Value};
 
-/// `POST /api/browser/action` with an agent token.
+/// A tool call with an agent token: the status and the body.
 async fn act(daemon: &TestDaemon, token: &str, tool: &str, args: Value) -> (u16, Value) {
-    daemon
-        .request_as(
-            Some(token),
-            "POST",
-            "/api/browser/action",
-            Some(&json!({"tool": tool, "args": args})),
-        )
-        .await
+    daemon.caller(token).call(tool, args).await
 }
 
-/// The text of a tool result.
-fn result_text(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// A tool call that must succeed: HTTP 200 and not `isError`.
+/// A tool call that must succeed: HTTP 200 and not `isError`; its text.
 async fn act_ok(daemon: &TestDaemon, token: &str, tool: &str, args: Value) -> String {
-    let (status, body) = act(daemon, token, tool, args).await;
-    assert_eq!(status, 200, "{tool}: {body}");
-    assert_eq!(body["isError"], false, "{tool}: {body}");
-    result_text(&body)
+    result_text(&daemon.caller(token).act_ok(tool, args).await)
 }
 
 async fn channel_ids(daemon: &TestDaemon) -> Vec<String> {

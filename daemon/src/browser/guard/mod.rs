@@ -3,3 +3,4 @@
 
 pub(crate) mod policy;
 pub(crate) mod redirects;
+pub(crate) mod sites;

@@ -28,6 +28,9 @@ use crate::browser::error::SessionError;
 use crate::browser::session::handle::BrowserSession;
 use crate::browser::tabs::owner::{TabOwner, OWNER_AGENT};
 
+/// Most notes kept for one agent between its calls (a page refused in a loop keeps the newest).
+const MAX_NOTES: usize = 20;
+
 /// The guard's state in a session (which tabs it is closing is marked in their records).
 #[derive(Debug, Default)]
 pub struct UrlGuard {
@@ -206,19 +209,15 @@ impl BrowserSession {
             return true;
         }
         tracing::warn!(event = "internal_page_closed", channel_id = %self.channel(), agent_id = %agent_id, target_id = %target_id, scheme = url.split(':').next().unwrap_or_default());
-        self.agents
-            .url_guard
-            .notes
-            .lock()
-            .expect("notes lock")
-            .entry(agent_id)
-            .or_default()
-            .push(format!(
+        self.note_for_agent(
+            &agent_id,
+            format!(
                 "Note: your tab {target_id} reached {url}, a page of the browser itself that \
                  agents may not open (only http, https, data, blob of your own page and \
                  about:blank); Porthole closed that tab. Your next call runs in another tab \
                  of yours (a new one if you have none)."
-            ));
+            ),
+        );
         let cdp = self.cdp.clone();
         let target = target_id.to_string();
         tokio::spawn(async move {
@@ -230,6 +229,16 @@ impl BrowserSession {
             }
         });
         true
+    }
+
+    /// Leaves a note for `agent_id`'s current or next tool result.
+    pub(in crate::browser) fn note_for_agent(&self, agent_id: &str, note: String) {
+        let mut all = self.agents.url_guard.notes.lock().expect("notes lock");
+        let notes = all.entry(agent_id.to_string()).or_default();
+        if notes.len() >= MAX_NOTES {
+            notes.remove(0);
+        }
+        notes.push(note);
     }
 
     /// The notes waiting for `agent_id` (each is given once).

@@ -125,7 +125,8 @@ impl AuthError {
 
 impl BrowserSession {
     /// Turns on authentication prompts (not for the user's own Chrome) and follows them until
-    /// the session ends; every request paused on the way is continued.
+    /// the session ends; every document request paused on the way is continued, or failed
+    /// when an agent's sites refuse it (see `guard::sites`).
     pub(in crate::browser) async fn follow_auth(
         self: Arc<Self>,
         mut events: broadcast::Receiver<CdpEvent>,
@@ -150,26 +151,21 @@ impl BrowserSession {
         let closed = self.life.closed.clone();
         while let Some(event) = crate::cdp::next_event(&mut events, &closed, "auth").await {
             match event.method.as_str() {
-                "Fetch.requestPaused" => self.continue_paused(&event),
+                "Fetch.requestPaused" => self.decide_paused(&event),
+                // Also recorded here, in the order Chrome sent it: a frame's document request
+                // is decided by the tab the frame is in (see `guard::sites`).
+                "Page.frameAttached" => {
+                    if let (Some(session), Some(frame)) = (
+                        event.session_id.as_deref(),
+                        event.params["frameId"].as_str(),
+                    ) {
+                        self.tabs.frame_attached(session, frame);
+                    }
+                }
                 "Fetch.authRequired" => self.auth_required(&event),
                 _ => {}
             }
         }
-    }
-
-    /// Lets a paused request go on untouched (from a task: the event loop never waits).
-    fn continue_paused(&self, event: &CdpEvent) {
-        let Some(request_id) = event.params["requestId"].as_str() else {
-            return;
-        };
-        let cdp = self.cdp.clone();
-        let params = json!({ "requestId": request_id });
-        tokio::spawn(async move {
-            if let Err(error) = cdp.call("Fetch.continueRequest", params).await {
-                // The request may have been cancelled meanwhile (the tab closed).
-                tracing::debug!(event = "paused_request_not_continued", %error);
-            }
-        });
     }
 
     fn auth_required(self: &Arc<Self>, event: &CdpEvent) {

@@ -53,24 +53,6 @@ pub struct SessionOptions {
 
 pub(crate) use crate::config::SettleLimits;
 
-impl SessionError {
-    /// A stable snake_case code for APIs.
-    pub fn code(&self) -> &'static str {
-        match self {
-            SessionError::Cdp(CdpError::Lost { .. }) | SessionError::Closed => "browser_gone",
-            SessionError::Cdp(CdpError::Timeout { .. }) => "browser_timeout",
-            SessionError::Cdp(_) => "browser_error",
-            SessionError::UnknownTab(_) => "unknown_tab",
-            SessionError::BadUrl(_) => "bad_url",
-            SessionError::Navigation { .. } => "navigation_failed",
-            SessionError::NotYours { .. } => "not_your_tab",
-            SessionError::NoDialog(_) => "no_dialog",
-            SessionError::Download(_) => "download_failed",
-            SessionError::TabLimit { .. } => "tab_limit",
-        }
-    }
-}
-
 /// The CDP state of one (channel, mode).
 pub struct BrowserSession {
     /// The channel this session is of.

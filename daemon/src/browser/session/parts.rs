@@ -90,6 +90,8 @@ pub(in crate::browser) struct AgentState {
     pub locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Keeps agents' tabs off browser-internal pages (see `url_guard`).
     pub url_guard: crate::browser::guard::redirects::UrlGuard,
+    /// The sites each agent may open (see `guard::sites`).
+    pub sites: crate::browser::guard::sites::AgentSites,
 }
 
 /// What waits for the person at a pane.

@@ -10,6 +10,7 @@ use serde_json::json;
 use crate::browser::error::SessionError;
 use crate::browser::guard::policy::{check_url_for, UrlPolicy};
 use crate::browser::session::handle::BrowserSession;
+use crate::browser::tabs::owner::TabOwner;
 
 /// Longest a navigation may take to commit.
 const NAVIGATE_DEADLINE: Duration = Duration::from_secs(30);
@@ -50,6 +51,12 @@ impl BrowserSession {
             None => self.url_of_session(session),
         };
         let url = check_url_for(url, policy, current.as_deref())?;
+        if policy == UrlPolicy::Agent {
+            if let Some(TabOwner::Agent { id, .. }) = self.tabs.by_session(session).map(|t| t.owner)
+            {
+                self.check_agent_site(&id, &url)?;
+            }
+        }
         let reply = self
             .cdp
             .call_with(

@@ -10,7 +10,7 @@ use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::eventually;
 use serde_json::{json, Value};
 
-use super::{act, daemon_on_page, dir_bytes, events, export, serve_pages};
+use super::{daemon_on_page, dir_bytes, events, export, serve_pages};
 
 /// `timeline.max_mb` of these tests, and the cap in bytes.
 const MAX_MB: u64 = 1;
@@ -51,19 +51,12 @@ async fn an_agents_huge_unknown_tool_names_stay_under_the_cap() {
     let (_, agent) = daemon.add_agent(channel, "flood", &[]).await;
     let name = "t".repeat(1 << 20);
     for _ in 0..12 {
-        let (status, out) = daemon
-            .request_as(
-                Some(&agent),
-                "POST",
-                "/api/browser/action",
-                Some(&json!({"tool": name, "args": {}})),
-            )
-            .await;
+        let (status, out) = daemon.caller(&agent).call(&name, json!({})).await;
         assert_eq!(status, 200);
         assert_eq!(out["isError"], true, "an unknown tool answers an error");
     }
     // The recorder keeps order: once this call is in, every one before it is.
-    act(&daemon, &agent, None, "page_info", json!({})).await;
+    daemon.caller(&agent).act_ok("page_info", json!({})).await;
     let all = eventually(
         "the last call recorded",
         Duration::from_secs(60),

@@ -9,7 +9,7 @@ use porthole_tests::daemon::TestDaemon;
 use porthole_tests::eventually;
 use serde_json::json;
 
-use super::{act, contains, events, export, files_under, serve_pages};
+use super::{contains, events, export, files_under, serve_pages};
 
 const CODE: &str = "Code-Secret-5d0c71";
 const ACCESS_TOKEN: &str = "Access-Token-Secret-93ab2e";
@@ -21,15 +21,11 @@ async fn query_values_and_fragments_are_not_kept_or_exported() {
     let channel = "tl-url-tokens";
     let (_, agent) = daemon.add_agent(channel, "oauth", &[]).await;
     let callback = format!("{pages}/blue?code={CODE}&state=s1#access_token={ACCESS_TOKEN}");
-    act(
-        &daemon,
-        &agent,
-        None,
-        "navigate",
-        json!({ "url": callback }),
-    )
-    .await;
-    act(&daemon, &agent, None, "page_info", json!({})).await;
+    daemon
+        .caller(&agent)
+        .act_ok("navigate", json!({ "url": callback }))
+        .await;
+    daemon.caller(&agent).act_ok("page_info", json!({})).await;
     let kept = format!("{pages}/blue?code=&state=");
     let all = eventually(
         "the navigation and the next call recorded",
