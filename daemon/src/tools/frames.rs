@@ -1,7 +1,11 @@
-//! Out-of-process (cross-origin) frames of a tab: which frames its page embeds (each frame's
-//! target id and the ref of the `<iframe>` that owns it), and one flat CDP session per frame,
-//! kept in the tab's ref book ([`super::refs`]) for the frame's life and reused by every tool
-//! that looks into frames (`read_page`, `find`, `get_page_text`, `wait_for_*`, badges).
+//! Cross-origin frames of a tab: which frames its page embeds (each frame's id and the ref of
+//! the `<iframe>` that owns it), and where the tools reach each one, kept in the tab's ref book
+//! ([`super::refs`]) for the frame's life and reused by every tool that looks into frames
+//! (`read_page`, `find`, `get_page_text`, `wait_for_*`, badges). An out-of-process frame (a
+//! cross-site one) is a target of its own, reached through one flat CDP session attached to
+//! it. A cross-origin frame of the same site stays in its parent's process with no target:
+//! it is reached by its frame id on the session of the document holding it
+//! ([`super::world::in_process`]), where the tools' world is made in it.
 //!
 //! A cross-origin frame inside another one is reached through its parent's session, down to
 //! [`MAX_NESTING`] levels; where a frame sits in the viewport is the sum of its `<iframe>`s'
@@ -44,26 +48,36 @@ pub async fn iframe_targets(tab: &Tab) -> Vec<String> {
 /// `(target id, ref of its <iframe>)` for each whose `<iframe>` has a ref in that document —
 /// or is given one from `issue` (the next free ref number) when it has none yet. Also returns
 /// that document's next ref number.
+///
+/// The frames the document holds in its own process (cross-origin frames of the same site)
+/// are candidates too, unless the document's world reads them itself (same origin).
 pub async fn owners_in(
     tab: &Tab,
-    doc_session: &str,
+    doc: &str,
     candidates: &[String],
     issue: Option<u64>,
 ) -> (Vec<(String, String)>, Option<u64>) {
     const GROUP: &str = "porthole-frame-owners";
     let cdp = tab.cdp();
+    let doc_session = super::world::split(doc).0;
     let mut next = None;
-    if candidates.is_empty() {
+    let in_process: Vec<String> = in_process_children(tab, doc)
+        .await
+        .into_iter()
+        .filter(|f| !candidates.contains(f))
+        .collect();
+    if candidates.is_empty() && in_process.is_empty() {
         return (Vec::new(), next);
     }
     // Owners are resolved into the helper's isolated world (where the refs are), and only an
     // answer carrying that world's nonce is believed.
-    let Ok(world) = super::world::world(&tab.browser, doc_session).await else {
+    let Ok(world) = super::world::world(&tab.browser, doc).await else {
         return (Vec::new(), next);
     };
     let mut owners = Vec::new();
     let mut dom_enabled = false;
-    for frame_id in candidates {
+    let all = candidates.iter().map(|f| (f, false));
+    for (frame_id, skip_readable) in all.chain(in_process.iter().map(|f| (f, true))) {
         let frame_id = frame_id.as_str();
         // Frames of other tabs or documents are not owned by a node of this one, and fail here.
         let mut owner = cdp
@@ -106,7 +120,8 @@ pub async fn owners_in(
                 json!({
                     "objectId": node["object"]["objectId"],
                     "functionDeclaration": FRAME_REF,
-                    "arguments": [{"value": world.nonce}, {"value": issue}],
+                    "arguments": [{"value": world.nonce}, {"value": issue},
+                                  {"value": skip_readable}],
                     "returnByValue": true,
                 }),
             )
@@ -132,6 +147,42 @@ pub async fn owners_in(
     (owners, next)
 }
 
+/// The frames directly inside the document at `doc` (an address, see [`super::world`]) that
+/// live in its own process, by frame id.
+async fn in_process_children(tab: &Tab, doc: &str) -> Vec<String> {
+    let (session, frame) = super::world::split(doc);
+    let Ok(tree) = tab
+        .cdp()
+        .call_on(session, "Page.getFrameTree", json!({}))
+        .await
+    else {
+        return Vec::new();
+    };
+    let node = match frame {
+        None => Some(&tree["frameTree"]),
+        Some(frame) => find_frame(&tree["frameTree"], frame, 0),
+    };
+    node.and_then(|n| n["childFrames"].as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|child| child["frame"]["id"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The node of frame `id` in a `Page.FrameTree`.
+fn find_frame<'t>(tree: &'t Value, id: &str, depth: usize) -> Option<&'t Value> {
+    if tree["frame"]["id"] == id {
+        return Some(tree);
+    }
+    if depth > 2 * MAX_NESTING {
+        return None;
+    }
+    tree["childFrames"]
+        .as_array()?
+        .iter()
+        .find_map(|child| find_frame(child, id, depth + 1))
+}
+
 /// Attaches a flat session to the frame `target_id`.
 pub async fn attach(tab: &Tab, target_id: &str) -> Result<String, ToolError> {
     let attached = tab
@@ -149,8 +200,12 @@ pub async fn attach(tab: &Tab, target_id: &str) -> Result<String, ToolError> {
     Ok(session_id)
 }
 
-/// Lets go of a frame session (best effort: the frame may be gone, and its session with it).
+/// Lets go of a frame session (best effort: the frame may be gone, and its session with it);
+/// an in-process frame has none of its own.
 pub async fn detach(tab: &Tab, target_id: &str, session_id: &str) {
+    if super::world::split(session_id).1.is_some() {
+        return;
+    }
     let result = tab
         .cdp()
         .call(
@@ -166,9 +221,10 @@ pub async fn detach(tab: &Tab, target_id: &str, session_id: &str) {
     );
 }
 
-/// Every out-of-process frame of the tab with a session to it, parents before their children:
-/// the one kept in the book, or a new one (then kept there too). `<iframe>`s without a ref get
-/// one (recorded as their document's).
+/// Every cross-origin frame of the tab with where to reach it, parents before their children:
+/// an out-of-process frame's session kept in the book, or a new one (then kept there too); an
+/// in-process frame's address on its parent's session. `<iframe>`s without a ref get one
+/// (recorded as their document's).
 pub async fn sessions(tab: &Tab) -> Vec<FrameRefs> {
     let known = refs::book(tab).frames;
     let all = iframe_targets(tab).await;
@@ -196,9 +252,6 @@ pub async fn sessions(tab: &Tab) -> Vec<FrameRefs> {
                 .filter(|t| !out.iter().any(|f| &f.target_id == *t))
                 .cloned()
                 .collect();
-            if left.is_empty() {
-                break;
-            }
             let lo = refs::book(tab).next;
             let (owners, next) = owners_in(tab, &doc_session, &left, Some(lo)).await;
             match (&parent, next) {
@@ -219,6 +272,21 @@ pub async fn sessions(tab: &Tab) -> Vec<FrameRefs> {
                     }
                     below.push(Some(found.clone()));
                     out.push(found);
+                    continue;
+                }
+                if !all.contains(&target_id) {
+                    // In the process of the document holding it: reached on that session.
+                    let session = super::world::split(&doc_session).0;
+                    let frame = FrameRefs {
+                        ranges: Vec::new(),
+                        session_id: super::world::in_process(session, &target_id),
+                        target_id,
+                        iframe_ref,
+                        parent: parent_id,
+                    };
+                    keep(&frame);
+                    below.push(Some(frame.clone()));
+                    out.push(frame);
                     continue;
                 }
                 match attach(tab, &target_id).await {

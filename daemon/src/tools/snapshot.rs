@@ -1,9 +1,11 @@
 //! `read_page` and `find`: a compact accessibility-style tree, one element per line with a
 //! ref, across same-origin iframes and open shadow roots (walked by `page.js`) and
-//! out-of-process cross-origin iframes (each snapshotted in its own CDP session and spliced in
-//! under its `<iframe>`), returned in windows of `max_bytes` from `offset` with a note saying
-//! what was cut, made compact by [`snapshot_lines`]. A frame's session is kept for the
-//! frame's life and reused by later reads; sessions of frames that are gone are detached.
+//! cross-origin iframes (each snapshotted in the tools' world of its own document — an
+//! out-of-process frame's in its own CDP session, a same-site one's by its frame id on its
+//! parent's — and spliced in under its `<iframe>`), returned in windows of `max_bytes` from
+//! `offset` with a note saying what was cut, made compact by [`snapshot_lines`]. A frame's
+//! session is kept for the frame's life and reused by later reads; sessions of frames that
+//! are gone are detached.
 
 use porthole_mcp::vocabulary::{FindArgs, ReadPageArgs, ReadPageFilter};
 use porthole_mcp::ToolOutput;
@@ -229,10 +231,20 @@ impl Reading<'_> {
                         frames::MAX_NESTING
                     )],
                     Some(target_id) => {
+                        // Out of process: a session is found or made; else the frame is
+                        // reached by its id on the session of the document holding it.
+                        let own_target = self.targets.iter().flatten().any(|t| *t == target_id);
+                        let session_id = match own_target {
+                            true => String::new(),
+                            false => super::world::in_process(
+                                super::world::split(&doc_session).0,
+                                &target_id,
+                            ),
+                        };
                         let placed = FrameRefs {
                             ranges: Vec::new(),
                             target_id,
-                            session_id: String::new(),
+                            session_id,
                             iframe_ref,
                             parent: doc.as_ref().map(|d| d.target_id.clone()),
                         };
@@ -262,7 +274,7 @@ impl Reading<'_> {
         opts["base"] = json!(lo);
         opts["indent"] = json!(depth);
         opts["view"] = self.top_view_in(&frame).await;
-        match snapshot_frame(self.tab, &frame.target_id, prior, &opts).await {
+        match snapshot_frame(self.tab, &frame, prior, &opts).await {
             Ok((mut entry, child)) => {
                 let hi = child["next"].as_u64().unwrap_or(lo).max(lo);
                 self.next = hi;
@@ -324,14 +336,33 @@ pub fn cap(text: &str, max: usize) -> (String, Option<String>) {
     (cut, Some(note))
 }
 
-/// Snapshots the out-of-process frame `target_id` in the session kept from an earlier
-/// `read_page` (`prior`), or in a new one when there is none or it no longer answers.
+/// Snapshots the cross-origin frame `frame`: one in its parent's process at its address; an
+/// out-of-process one in the session kept from an earlier `read_page` (`prior`), or in a new
+/// one when there is none or it no longer answers.
 async fn snapshot_frame(
     tab: &Tab,
-    target_id: &str,
+    frame: &FrameRefs,
     prior: Option<FrameRefs>,
     opts: &Value,
 ) -> Result<(FrameRefs, Value), ToolError> {
+    let target_id = frame.target_id.as_str();
+    if !frame.session_id.is_empty() {
+        let child = helper_on(
+            &tab.browser,
+            &frame.session_id,
+            "snapshot",
+            std::slice::from_ref(opts),
+        )
+        .await?;
+        let ranges = prior.map(|p| p.ranges).unwrap_or_default();
+        return Ok((
+            FrameRefs {
+                ranges,
+                ..frame.clone()
+            },
+            child,
+        ));
+    }
     let mut ranges = Vec::new();
     if let Some(prior) = prior {
         match helper_on(

@@ -6,14 +6,20 @@
 //! forge `read_page` nor move where a ref click lands. (The `evaluate` tool runs the agent's
 //! code in the page's main world on purpose; it does not come through here.)
 //!
-//! One world per frame session, made with `Page.createIsolatedWorld` and addressed by the
+//! One world per frame, made with `Page.createIsolatedWorld` and addressed by the
 //! context's `uniqueId` (from `Runtime.executionContextCreated`), never by its numeric id:
 //! numeric context ids are reused by the next renderer process after a cross-site navigation,
 //! so a stale one could land in the new page's main world. A navigation destroys the world's
 //! context; the next call finds it gone, makes a new one and runs once more.
 //!
+//! A frame is named by its *address*: the flat session of a tab or of an out-of-process frame
+//! (the world goes in that session's main frame), or, for a frame Chrome keeps in its parent's
+//! process (a same-site cross-origin `<iframe>`, which has no target and no session of its
+//! own), `<session>/<frame id>` ([`in_process`]): the world is made in that frame by its id on
+//! its parent's session.
+//!
 //! Owns no state: each session keeps its frames' worlds (`browser::worlds`). Touches nothing
-//! but the frame session it is given.
+//! but the frame it is given.
 
 use std::time::Duration;
 
@@ -35,7 +41,22 @@ const INSTALL: &str = include_str!("js/install.js");
 /// A frame's isolated world with the helper installed (kept on the session).
 pub type World = crate::browser::IsolatedWorld;
 
-/// The helper's world in the frame behind `session`, made when there is none yet.
+/// The address of the in-process frame `frame_id` of the document behind `session` (a tab's
+/// or an out-of-process frame's flat session).
+pub fn in_process(session: &str, frame_id: &str) -> String {
+    format!("{session}/{frame_id}")
+}
+
+/// An address's flat CDP session, and the frame's id when the address names an in-process
+/// frame (see [`in_process`]).
+pub fn split(address: &str) -> (&str, Option<&str>) {
+    match address.split_once('/') {
+        Some((session, frame)) => (session, Some(frame)),
+        None => (address, None),
+    }
+}
+
+/// The helper's world in the frame at `session` (an address), made when there is none yet.
 pub async fn world(browser: &BrowserSession, session: &str) -> Result<World, ToolError> {
     Ok(world_then(browser, session, None).await?.0)
 }
@@ -50,9 +71,13 @@ async fn world_then(
     if let Some(world) = browser.worlds().get(session) {
         return Ok((world, None));
     }
-    let frame = browser.main_frame_of(session);
-    let is_tab = frame.is_some();
-    let (world, reply) = create(browser.cdp(), session, frame, then).await?;
+    let (cdp_session, in_frame) = split(session);
+    let frame = match in_frame {
+        Some(frame) => Some(frame.to_string()),
+        None => browser.main_frame_of(session),
+    };
+    let is_tab = in_frame.is_none() && frame.is_some();
+    let (world, reply) = create(browser.cdp(), cdp_session, frame, then).await?;
     browser.worlds().remember(session, world.clone());
     if is_tab && browser.worlds().on_new_documents(session).is_none() {
         made_in_new_documents(browser, session);
@@ -98,7 +123,7 @@ fn install_script(nonce: &str) -> String {
     )
 }
 
-/// Evaluates `expression` in the helper's world of the frame behind `session` (value returned
+/// Evaluates `expression` in the helper's world of the frame at `session` (value returned
 /// by JSON, promises awaited) within `deadline`; exceptions become errors. A world destroyed
 /// by a navigation is made again and the expression run once more.
 pub async fn evaluate(
@@ -122,7 +147,7 @@ pub async fn evaluate(
                         "returnByValue": true,
                         "awaitPromise": true,
                     }),
-                    Some(session),
+                    Some(split(session).0),
                     deadline,
                 )
                 .await

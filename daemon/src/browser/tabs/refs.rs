@@ -16,9 +16,11 @@ use super::store::Tabs;
 pub struct FrameRefs {
     /// Ranges `[lo, hi)` of ref numbers issued in this frame, oldest first.
     pub ranges: Vec<(u64, u64)>,
-    /// The frame's target id (its frame id).
+    /// The frame's id (an out-of-process frame's target id is its frame id).
     pub target_id: String,
-    /// Our flat session to the frame, kept for the frame's life.
+    /// Where the tools reach the frame: our flat session to an out-of-process frame, kept for
+    /// the frame's life; for a frame in its parent's process, `<parent's session>/<frame id>`
+    /// (`tools::world::in_process`).
     pub session_id: String,
     /// The ref of the frame's `<iframe>` element in the document that holds it.
     pub iframe_ref: String,

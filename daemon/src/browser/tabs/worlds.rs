@@ -82,19 +82,21 @@ impl Worlds {
 
     /// Forgets the world of a session whose documents went (`Runtime.executionContextsCleared`,
     /// received at `received`), unless it was learnt from something received later.
+    /// The worlds of the in-process frames in that session's documents (`<session>/<frame>`)
+    /// went with them.
     pub fn cleared(&self, session: &str, received: Instant) {
         let mut worlds = self.by_session.lock().expect("worlds lock");
-        if worlds
-            .get(session)
-            .is_some_and(|(_, kept_from)| *kept_from <= received)
-        {
-            worlds.remove(session);
-        }
+        worlds.retain(|key, (_, kept_from)| {
+            !(in_session(key, session) && *kept_from <= received)
+        });
     }
 
     /// Forgets everything of a session that ended (its tab closed).
     pub fn drop_session(&self, session: &str) {
-        self.by_session.lock().expect("worlds lock").remove(session);
+        self.by_session
+            .lock()
+            .expect("worlds lock")
+            .retain(|key, _| !in_session(key, session));
         self.on_new_documents
             .lock()
             .expect("worlds lock")
@@ -153,6 +155,13 @@ impl Worlds {
     }
 }
 
+/// Whether the world kept under `key` is in a document of flat session `session`: its main
+/// frame's (`key` is the session), or an in-process frame's (`<session>/<frame id>`).
+fn in_session(key: &str, session: &str) -> bool {
+    key.strip_prefix(session)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 impl crate::browser::BrowserSession {
     /// The main frame's id of the tab behind flat session `session` (a tab's main frame has
     /// its target's id), so a world can be made there without asking Chrome; `None` for a
@@ -203,6 +212,23 @@ mod tests {
         // A later document's clear removes it.
         worlds.cleared("s", created_at + Duration::from_millis(1));
         assert_eq!(worlds.get("s"), None);
+    }
+
+    #[test]
+    fn a_clear_takes_the_worlds_of_the_sessions_in_process_frames() {
+        let worlds = worlds();
+        let world = |id: &str| super::IsolatedWorld {
+            unique_id: id.into(),
+            context_id: 1,
+            nonce: "n".into(),
+        };
+        worlds.remember("s/F1", world("f1"));
+        worlds.remember("s2/F2", world("f2"));
+        worlds.cleared("s", Instant::now() + Duration::from_millis(1));
+        assert_eq!(worlds.get("s/F1"), None);
+        assert!(worlds.get("s2/F2").is_some());
+        worlds.drop_session("s2");
+        assert_eq!(worlds.get("s2/F2"), None);
     }
 
     #[test]

@@ -21,5 +21,6 @@ mod proxy_cli;
 mod refs;
 mod round_trips;
 mod self_check;
+mod same_site_frames;
 mod settle;
 mod trust_urls;
