@@ -86,9 +86,7 @@ impl Worlds {
     /// went with them.
     pub fn cleared(&self, session: &str, received: Instant) {
         let mut worlds = self.by_session.lock().expect("worlds lock");
-        worlds.retain(|key, (_, kept_from)| {
-            !(in_session(key, session) && *kept_from <= received)
-        });
+        worlds.retain(|key, (_, kept_from)| !(in_session(key, session) && *kept_from <= received));
     }
 
     /// Forgets everything of a session that ended (its tab closed).

@@ -20,7 +20,7 @@ mod proxy;
 mod proxy_cli;
 mod refs;
 mod round_trips;
-mod self_check;
 mod same_site_frames;
+mod self_check;
 mod settle;
 mod trust_urls;
