@@ -223,17 +223,7 @@ async fn host_browser_drives_only_its_own_tabs() {
 async fn host_browser_lists_its_own_tabs_downloads_where_chrome_saved_them() {
     let pages = porthole_tests::pages::PageServer::area("mcp").await;
     let url = |p: &str| format!("http://{pages}{p}");
-    // The user's Chrome saves downloads in a folder of its own choosing, without asking.
-    let saves = TempDir::new("user-downloads");
-    let profile = TempDir::new("user-chrome");
-    std::fs::create_dir_all(profile.path().join("Default")).unwrap();
-    let prefs = json!({"download": {"default_directory": saves.path(), "prompt_for_download": false, "directory_upgrade": true}});
-    std::fs::write(
-        profile.path().join("Default").join("Preferences"),
-        prefs.to_string(),
-    )
-    .unwrap();
-    let chrome = UserChrome::start_in(profile, &url("/user")).await;
+    let (saves, chrome) = chrome_saving_downloads(&url("/user")).await;
     let user_tab = chrome.user_tab().await;
     let user_id = user_tab["targetId"].as_str().unwrap().to_string();
 
@@ -295,6 +285,89 @@ async fn host_browser_lists_its_own_tabs_downloads_where_chrome_saved_them() {
         !list.contains("report (1).bin") && !list.contains("[d2]"),
         "{list}"
     );
+}
+
+/// The user's Chrome, saving downloads in a folder of its own choosing without asking (that
+/// folder, and the Chrome).
+async fn chrome_saving_downloads(first_url: &str) -> (TempDir, UserChrome) {
+    let saves = TempDir::new("user-downloads");
+    let profile = TempDir::new("user-chrome");
+    std::fs::create_dir_all(profile.path().join("Default")).unwrap();
+    let prefs = json!({"download": {"default_directory": saves.path(), "prompt_for_download": false, "directory_upgrade": true}});
+    std::fs::write(
+        profile.path().join("Default").join("Preferences"),
+        prefs.to_string(),
+    )
+    .unwrap();
+    let chrome = UserChrome::start_in(profile, first_url).await;
+    (saves, chrome)
+}
+
+/// A download the page makes itself (an `<a download>` of a `blob:` URL it generated, in a page
+/// of its own making) is listed like an attachment link's: its name, its size, completed,
+/// where Chrome saved it.
+#[tokio::test]
+async fn host_browser_lists_a_blob_download_of_its_own_tab() {
+    use porthole_tests::pages::{blob_download_page, data_url, download_payload, DOWNLOAD_NAME};
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
+    let (saves, chrome) = chrome_saving_downloads(&pages.url("/user")).await;
+    chrome.user_tab().await;
+    let home = TempDir::new("mcp-home");
+    let (args, env) = host_args(&home, &[chrome.profile.path()], &[]);
+    let mcp = connect("porthole", &args, &env).await;
+    let saved = saves.path().join(DOWNLOAD_NAME);
+    for (n, page) in [
+        pages.url("/blob-download.html"),
+        data_url(&blob_download_page()),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        ok(
+            &mcp,
+            "navigate",
+            json!({"url": page, "wait_for_selector": "#dl"}),
+        )
+        .await;
+        let snap = ok(&mcp, "read_page", json!({})).await;
+        ok(
+            &mcp,
+            "computer",
+            json!({"action": "left_click", "ref": ref_of(&snap, "link \"Download\"")}),
+        )
+        .await;
+        // Chrome saves it (so the page did download it; the second beside the first) …
+        let saved = match n {
+            0 => saved.clone(),
+            _ => saves.path().join(DOWNLOAD_NAME.replace(".bin", " (1).bin")),
+        };
+        porthole_tests::eventually("the blob download saved", Duration::from_secs(20), || {
+            let saved = saved.clone();
+            async move { saved.exists().then_some(()) }
+        })
+        .await;
+        // … and the list says so.
+        let id = format!("[d{}]", n + 1);
+        let list = porthole_tests::eventually(
+            "the blob download listed as completed",
+            Duration::from_secs(20),
+            || async {
+                let t = ok(&mcp, "list_downloads", json!({})).await;
+                let line = t.lines().find(|l| l.starts_with(&id))?.to_string();
+                line.contains("completed").then_some(line)
+            },
+        )
+        .await;
+        assert!(
+            list.contains(&format!("{DOWNLOAD_NAME} — 102400 bytes")),
+            "{list}"
+        );
+        assert!(
+            list.contains(&saved.display().to_string()),
+            "the path Chrome saved it at: {list}"
+        );
+        assert_eq!(std::fs::read(&saved).unwrap(), download_payload());
+    }
 }
 
 #[tokio::test]
