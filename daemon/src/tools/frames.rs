@@ -148,7 +148,8 @@ pub async fn owners_in(
 }
 
 /// The frames directly inside the document at `doc` (an address, see [`super::world`]) that
-/// live in its own process, by frame id.
+/// live in its own process, by frame id; those of the document's own origin (which `page.js`
+/// walks in place) are left out here, without a round trip each.
 async fn in_process_children(tab: &Tab, doc: &str) -> Vec<String> {
     let (session, frame) = super::world::split(doc);
     let Ok(tree) = tab
@@ -162,9 +163,15 @@ async fn in_process_children(tab: &Tab, doc: &str) -> Vec<String> {
         None => Some(&tree["frameTree"]),
         Some(frame) => find_frame(&tree["frameTree"], frame, 0),
     };
-    node.and_then(|n| n["childFrames"].as_array())
+    let Some(node) = node else {
+        return Vec::new();
+    };
+    let origin = &node["frame"]["securityOrigin"];
+    node["childFrames"]
+        .as_array()
         .into_iter()
         .flatten()
+        .filter(|child| origin.is_null() || child["frame"]["securityOrigin"] != *origin)
         .filter_map(|child| child["frame"]["id"].as_str().map(str::to_string))
         .collect()
 }
