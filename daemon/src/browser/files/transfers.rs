@@ -18,6 +18,12 @@
 //! `browser.downloads_max_mb` caps the channel's downloads on disk: a download that would
 //! take them over is cancelled (`Browser.cancelDownload`), its partial file removed, and the
 //! list says why.
+//!
+//! The list itself is bounded: at most [`MAX_LISTED`] entries per channel (a new one drops the
+//! oldest finished entry, completed before canceled, and its file on the daemon's disk; with
+//! every entry still running the new download is cancelled), and each URL is kept to
+//! [`MAX_URL_CHARS`]. `index.json` is written from a snapshot taken under the list's short
+//! lock, outside it (a temporary file, synced, then renamed over the old one).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -53,6 +59,10 @@ impl DownloadState {
 
 /// The list file in a downloads directory.
 const INDEX: &str = "index.json";
+/// The most downloads a channel's list keeps (docs/security.md).
+pub const MAX_LISTED: usize = 500;
+/// The most characters of a download's URL the list keeps; a longer one is cut and ends in `…`.
+pub const MAX_URL_CHARS: usize = 2048;
 
 /// One download of the session's browser.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -145,6 +155,8 @@ enum Effect {
     Cancel(Download),
     /// Cancelled by the daemon and now ended: remove what is left.
     Remove(Download),
+    /// Dropped from the full list to make room: remove its file from the daemon's disk.
+    Forget(Download),
 }
 
 /// A download's bytes as read back.
@@ -189,8 +201,16 @@ pub struct SessionFiles {
     /// Reads the files back when they are on the browser's own filesystem (docker mode);
     /// `None`: they are on ours.
     reader: Option<Arc<dyn BrowserFiles>>,
-    /// Short lock, never held across an await.
+    /// Short lock, never held across an await or a file write.
     downloads: Mutex<Vec<Download>>,
+    /// Bumped under `downloads` for every change to save; the writer skips a snapshot older
+    /// than the one on disk.
+    version: AtomicU64,
+    /// The version of the list on disk; held while `index.json` is written (never `downloads`).
+    saved: Mutex<u64>,
+    /// Bytes of dropped entries whose files are still in the browser's container (counted
+    /// against the cap as if listed).
+    forgotten_bytes: AtomicU64,
     uploads: AtomicU64,
     tracking: Mutex<DownloadTracking>,
     /// The last file chooser each tab (flat session id) opened. Short lock.
@@ -266,6 +286,9 @@ impl SessionFiles {
             browser_dir,
             reader,
             downloads: Mutex::new(earlier),
+            version: AtomicU64::new(0),
+            saved: Mutex::new(0),
+            forgotten_bytes: AtomicU64::new(0),
             uploads: AtomicU64::new(0),
             tracking: Mutex::new(tracking.clone()),
             choosers: Mutex::new(HashMap::new()),
@@ -390,7 +413,9 @@ impl SessionFiles {
                 d.owner = Some(owner.to_string());
                 d.target_id = target_id.map(str::to_string);
                 self.notices.started(d);
-                self.save(&downloads);
+                let snapshot = self.snapshot(&downloads);
+                drop(downloads);
+                self.save(snapshot);
             }
             None => {
                 self.pending_owners
@@ -433,7 +458,7 @@ impl SessionFiles {
         if let Some(why) = self.over_cap(&downloads, "", size) {
             return Err(DownloadError::OverCap(why));
         }
-        let n = downloads.len() + 1;
+        let n = next_number(&downloads);
         let guid = format!("print-{n}-{}", std::process::id());
         let mut download = Download {
             id: format!("d{n}"),
@@ -463,9 +488,15 @@ impl SessionFiles {
                 reason: e.to_string(),
             });
         }
+        let forgotten = self.make_room(&mut downloads);
         downloads.push(download.clone());
         self.notices.started(&download);
-        self.save(&downloads);
+        let snapshot = self.snapshot(&downloads);
+        drop(downloads);
+        self.save(snapshot);
+        for d in forgotten.into_iter().flatten() {
+            self.forget_file(&d);
+        }
         Ok(download)
     }
 
@@ -479,7 +510,8 @@ impl SessionFiles {
             .iter()
             .filter(|d| d.guid != guid && d.state != DownloadState::Canceled)
             .map(|d| d.received)
-            .sum();
+            .sum::<u64>()
+            .saturating_add(self.forgotten_bytes.load(Ordering::Relaxed));
         (others.saturating_add(size) > cap).then(|| {
             format!(
                 "canceled by Porthole: it would take this channel's downloads over                  browser.downloads_max_mb ({} MB; {others} bytes are already taken); raise that                  setting in the daemon's config to allow more",
@@ -488,21 +520,67 @@ impl SessionFiles {
         })
     }
 
-    /// Writes the list beside the files (best effort; a failure is logged). Called with the
-    /// list's lock held: it is a small synchronous write, never an await.
-    fn save(&self, downloads: &[Download]) {
+    /// A copy of the list to save, numbered; taken under the list's lock.
+    fn snapshot(&self, downloads: &[Download]) -> (u64, Vec<Download>) {
+        let version = self.version.fetch_add(1, Ordering::SeqCst) + 1;
+        (version, downloads.to_vec())
+    }
+
+    /// Writes a snapshot of the list beside the files (best effort; a failure is logged), with
+    /// the list's lock released: a snapshot older than the one already written is skipped.
+    fn save(&self, (version, downloads): (u64, Vec<Download>)) {
         let Some(dir) = &self.downloads_dir else {
             return;
         };
-        let write = serde_json::to_vec_pretty(downloads)
+        let mut saved = self.saved.lock().expect("saved lock");
+        if *saved >= version {
+            return;
+        }
+        let write = serde_json::to_vec_pretty(&downloads)
             .map_err(std::io::Error::other)
             .and_then(|json| {
+                use std::io::Write;
                 let tmp = dir.join(format!("{INDEX}.tmp"));
-                std::fs::write(&tmp, json)?;
+                let mut file = std::fs::File::create(&tmp)?;
+                file.write_all(&json)?;
+                file.sync_all()?;
                 std::fs::rename(tmp, dir.join(INDEX))
             });
-        if let Err(e) = write {
-            tracing::warn!(event = "downloads_index_not_saved", error = %e);
+        match write {
+            Ok(()) => *saved = version,
+            Err(e) => tracing::warn!(event = "downloads_index_not_saved", error = %e),
+        }
+    }
+
+    /// Makes room for one more entry in a full list: drops the oldest finished entry
+    /// (completed before canceled) and hands it back for its file to be removed. `None` when
+    /// every entry is still running (the list has no room); `Some(None)` when none was needed.
+    fn make_room(&self, downloads: &mut Vec<Download>) -> Option<Option<Download>> {
+        if downloads.len() < MAX_LISTED {
+            return Some(None);
+        }
+        let oldest = |state| downloads.iter().position(|d| d.state == state);
+        let at = oldest(DownloadState::Completed).or_else(|| oldest(DownloadState::Canceled))?;
+        let dropped = downloads.remove(at);
+        tracing::info!(event = "download_unlisted", id = %dropped.id, max = MAX_LISTED);
+        Some(Some(dropped))
+    }
+
+    /// Removes a dropped entry's file from the daemon's disk; one left in the browser's
+    /// container keeps counting against the cap.
+    fn forget_file(&self, d: &Download) {
+        if self.unowned.is_some() {
+            return;
+        }
+        if self.reader.is_some() && !d.on_daemon {
+            self.forgotten_bytes
+                .fetch_add(d.received, Ordering::Relaxed);
+            return;
+        }
+        match std::fs::remove_file(&d.path) {
+            Ok(()) => tracing::info!(event = "download_file_removed", id = %d.id),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => tracing::warn!(event = "download_file_not_removed", id = %d.id, error = %e),
         }
     }
 
@@ -585,6 +663,7 @@ impl SessionFiles {
                             self.remove_partial(&d).await;
                         }
                         Some(Effect::Remove(d)) => self.remove_partial(&d).await,
+                        Some(Effect::Forget(d)) => self.forget_file(&d),
                         None => {}
                     }
                 }
@@ -655,7 +734,7 @@ impl SessionFiles {
                     unowned.insert(guid.to_string(), (p.clone(), None));
                     return None;
                 }
-                let id = format!("d{}", downloads.len() + 1);
+                let id = format!("d{}", next_number(&downloads));
                 tracing::info!(event = "download_began", id, guid);
                 let frame_id = p["frameId"].as_str().unwrap_or_default().to_string();
                 let (owner, target_id) = owner.unzip();
@@ -666,7 +745,7 @@ impl SessionFiles {
                         .as_str()
                         .unwrap_or("download")
                         .to_string(),
-                    url: p["url"].as_str().unwrap_or_default().to_string(),
+                    url: bounded_url(p["url"].as_str().unwrap_or_default()),
                     state: DownloadState::InProgress,
                     received: 0,
                     total: 0,
@@ -677,10 +756,24 @@ impl SessionFiles {
                     on_daemon: false,
                     why: None,
                 };
+                let Some(dropped) = self.make_room(&mut downloads) else {
+                    // Every listed download is still running: this one is not taken.
+                    let mut download = download;
+                    download.state = DownloadState::Canceled;
+                    download.why = Some(format!(
+                        "canceled by Porthole: this channel already has {MAX_LISTED} downloads \
+                         running; let one finish first"
+                    ));
+                    tracing::info!(event = "download_list_full", id = %download.id);
+                    self.notices.failed(&download);
+                    return Some(Effect::Cancel(download));
+                };
                 self.notices.started(&download);
                 downloads.push(download);
-                self.save(&downloads);
-                None
+                let snapshot = self.snapshot(&downloads);
+                drop(downloads);
+                self.save(snapshot);
+                dropped.map(Effect::Forget)
             }
             "Browser.downloadProgress" => {
                 let Some(at) = downloads.iter().position(|d| d.guid == guid) else {
@@ -729,12 +822,33 @@ impl SessionFiles {
                 self.notices.moved(d);
                 if d.state != DownloadState::InProgress {
                     tracing::info!(event = "download_ended", id = %d.id, state = d.state.as_str(), bytes = d.received);
-                    self.save(&downloads);
+                    let snapshot = self.snapshot(&downloads);
+                    drop(downloads);
+                    self.save(snapshot);
                 }
                 effect
             }
             _ => None,
         }
+    }
+}
+
+/// The number of the next download's id (`d<n>`): one past the highest listed, so ids stay
+/// unique when old entries are dropped.
+fn next_number(downloads: &[Download]) -> u64 {
+    downloads
+        .iter()
+        .filter_map(|d| d.id.strip_prefix('d')?.parse::<u64>().ok())
+        .max()
+        .unwrap_or(0)
+        + 1
+}
+
+/// A page's URL cut to [`MAX_URL_CHARS`] characters (the last one `…` when cut).
+fn bounded_url(url: &str) -> String {
+    match url.char_indices().nth(MAX_URL_CHARS - 1) {
+        Some((at, _)) if url[at..].chars().nth(1).is_some() => format!("{}…", &url[..at]),
+        _ => url.to_string(),
     }
 }
 
@@ -752,7 +866,12 @@ fn load_index(dir: &Path) -> Vec<Download> {
         if d.state == DownloadState::InProgress {
             d.state = DownloadState::Canceled;
         }
+        if d.url.chars().nth(MAX_URL_CHARS).is_some() {
+            d.url = bounded_url(&d.url);
+        }
     }
+    let over = list.len().saturating_sub(MAX_LISTED);
+    list.drain(..over);
     list
 }
 
@@ -760,15 +879,17 @@ fn load_index(dir: &Path) -> Vec<Download> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn download_events_make_a_list() {
+    fn session_files() -> SessionFiles {
         let root = tempfile::tempdir().unwrap();
-        let files = SessionFiles {
+        SessionFiles {
             downloads_dir: Some(root.path().join("downloads")),
             browser_dir: Some(root.path().join("downloads")),
             reader: None,
             root: Some(root),
             downloads: Mutex::new(Vec::new()),
+            version: AtomicU64::new(0),
+            saved: Mutex::new(0),
+            forgotten_bytes: AtomicU64::new(0),
             uploads: AtomicU64::new(0),
             tracking: Mutex::new(DownloadTracking::On),
             choosers: Mutex::new(HashMap::new()),
@@ -776,7 +897,99 @@ mod tests {
             notices: DownloadNotices::new(broadcast::channel(16).0),
             limits: DownloadLimits::default(),
             unowned: None,
+        }
+    }
+
+    fn begin(files: &SessionFiles, dir: &Path, guid: &str, url: &str) -> Option<Effect> {
+        files.apply(
+            "Browser.downloadWillBegin",
+            &json!({"guid": guid, "url": url, "suggestedFilename": "f.txt"}),
+            dir,
+        )
+    }
+
+    fn end(files: &SessionFiles, dir: &Path, guid: &str, state: &str) {
+        files.apply(
+            "Browser.downloadProgress",
+            &json!({"guid": guid, "receivedBytes": 1, "totalBytes": 1, "state": state}),
+            dir,
+        );
+    }
+
+    #[test]
+    fn the_list_keeps_its_bound_dropping_the_oldest_completed_first() {
+        let files = session_files();
+        let dir = files.downloads_dir().unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        // The first canceled, the second running, the rest completed (each with its file).
+        for n in 1..=MAX_LISTED {
+            let guid = format!("g{n}");
+            std::fs::write(dir.join(&guid), b"x").unwrap();
+            begin(&files, &dir, &guid, "http://x/f");
+            match n {
+                1 => end(&files, &dir, &guid, "canceled"),
+                2 => {}
+                _ => end(&files, &dir, &guid, "completed"),
+            }
+        }
+        assert_eq!(files.downloads().len(), MAX_LISTED);
+        // One more: the oldest completed (g3) goes, with its file; the canceled and the
+        // running one stay.
+        let effect = begin(&files, &dir, "new1", "http://x/new");
+        let Some(Effect::Forget(gone)) = effect else {
+            panic!("no entry dropped")
         };
+        assert_eq!(gone.guid, "g3");
+        files.forget_file(&gone);
+        assert!(!dir.join("g3").exists(), "the dropped entry's file is kept");
+        let list = files.downloads();
+        assert_eq!(list.len(), MAX_LISTED);
+        assert!(list.iter().all(|d| d.guid != "g3"));
+        assert_eq!(list[0].guid, "g1");
+        assert_eq!(list[1].guid, "g2");
+        // Ids stay unique once entries are gone.
+        let last = list.last().unwrap();
+        assert_eq!(last.id, format!("d{}", MAX_LISTED + 1));
+        // The list on disk keeps the bound too.
+        assert_eq!(load_index(&dir).len(), MAX_LISTED);
+        // With only the canceled one and running ones left to drop, the canceled one goes.
+        let mut effects = Vec::new();
+        for n in 0..MAX_LISTED {
+            effects.push(begin(&files, &dir, &format!("run{n}"), "http://x/r"));
+        }
+        let list = files.downloads();
+        assert_eq!(list.len(), MAX_LISTED);
+        assert!(list.iter().all(|d| d.state == DownloadState::InProgress));
+        assert!(list.iter().any(|d| d.guid == "g2"));
+        // Every entry running: a new download is cancelled, never listed.
+        let refused = begin(&files, &dir, "one-too-many", "http://x/z");
+        let Some(Effect::Cancel(d)) = refused else {
+            panic!("a download over a full list of running ones was taken")
+        };
+        assert!(d.why.unwrap().contains("500 downloads"));
+        assert_eq!(files.downloads().len(), MAX_LISTED);
+        assert!(files.download("one-too-many").is_none());
+    }
+
+    #[test]
+    fn a_long_url_is_kept_cut() {
+        let files = session_files();
+        let dir = files.downloads_dir().unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        let long = format!("http://x/f?q={}", "é".repeat(100_000));
+        begin(&files, &dir, "g1", &long);
+        let url = files.download("g1").unwrap().url;
+        assert_eq!(url.chars().count(), MAX_URL_CHARS);
+        assert!(url.ends_with('…') && long.starts_with(url.trim_end_matches('…')));
+        let exact = "y".repeat(MAX_URL_CHARS);
+        assert_eq!(bounded_url(&exact), exact);
+        assert_eq!(bounded_url("http://x/a"), "http://x/a");
+        assert_eq!(load_index(&dir)[0].url, url);
+    }
+
+    #[test]
+    fn download_events_make_a_list() {
+        let files = session_files();
         let dir = files.downloads_dir().unwrap();
         files.apply(
             "Browser.downloadWillBegin",
