@@ -196,7 +196,7 @@ fn the_hub_refuses_or_forwards_any_client_message_and_chrome_reads_whole_json() 
         let mut reader = BufReader::new(chrome_reads);
         let mut message = Vec::new();
         let mut count = 0u64;
-        while let Ok(true) = hub::read_message(&mut reader, &mut message) {
+        while let Ok(hub::Nul::Message) = hub::read_message(&mut reader, &mut message) {
             let id = json::get(&message, "id").expect("every command has an id");
             assert!(
                 id.iter().all(u8::is_ascii_digit),

@@ -18,6 +18,11 @@
 //! - **A client that leaves** has its sessions detached, as Chrome does when a socket closes,
 //!   so a screencast it ran stops and nothing is left streaming to nobody.
 //!
+//! - **A message over [`MAX_MESSAGE`]** is skipped, never kept and never the end of anything:
+//!   one from Chrome (a huge `evaluate` result) fails only the call it answers, with an error
+//!   for that client's id; one from a client is answered with an error for its id and never
+//!   reaches Chrome. The connection, and every other client, lives on.
+//!
 //! Framing belongs to the callers (`proxy` frames for WebSocket, `socket` with NULs): a client
 //! is a queue of [`ToClient`]. Locks are short and never held across a blocking read; the
 //! writer lock is always taken before the state lock.
@@ -32,8 +37,11 @@ use std::time::Instant;
 
 use crate::json;
 
-/// Largest message read from Chrome.
-const MAX_MESSAGE: usize = 256 * 1024 * 1024;
+/// Largest message read from Chrome or a client (the daemon's own WebSocket limit, less room
+/// for the id the hub writes back in place of its own).
+pub const MAX_MESSAGE: usize = 256 * 1024 * 1024 - 1024;
+/// Bytes kept of a message over [`MAX_MESSAGE`]: enough to read the id it carries.
+pub const HEAD_BYTES: usize = 64;
 /// Bytes a client may have queued and unread before it is dropped (it stopped reading).
 const MAX_QUEUED: usize = 512 * 1024 * 1024;
 
@@ -329,8 +337,12 @@ impl Hub {
         let ended = loop {
             message.clear();
             match read_message(&mut reader, &mut message) {
-                Ok(true) => {}
-                Ok(false) => break "closed".to_string(),
+                Ok(Nul::Message) => {}
+                Ok(Nul::TooLarge { bytes }) => {
+                    self.skip_from_chrome(&message, bytes);
+                    continue;
+                }
+                Ok(Nul::End) => break "closed".to_string(),
                 Err(e) => break e.to_string(),
             }
             if !message.is_empty() {
@@ -339,6 +351,29 @@ impl Hub {
         };
         event!("chrome_pipe_closed", "reason=\"{ended}\"");
         self.lose();
+    }
+
+    /// Answers the call a skipped message of Chrome's (over [`MAX_MESSAGE`]; `head` is its
+    /// start) was the reply to with an error for the client's own id; a skipped event is lost.
+    fn skip_from_chrome(&self, head: &[u8], bytes: usize) {
+        let call = head_id(head)
+            .and_then(|id| std::str::from_utf8(id).ok())
+            .and_then(|id| id.parse::<u64>().ok());
+        event!(
+            "chrome_message_skipped",
+            "bytes={bytes} call={}",
+            call.map(|c| c.to_string()).unwrap_or_else(|| "none".into())
+        );
+        let mut state = self.state();
+        let pending = call.and_then(|call| state.pending.remove(&call));
+        if let Some(Pending::Client { client, id, attach }) = pending {
+            if attach {
+                state.attaches.retain(|a| Some(a.call) != call);
+            }
+            if let Refused::Invalid(reply) = too_large(&id, bytes, "Chrome's reply") {
+                state.deliver(client, &Arc::new(reply));
+            }
+        }
     }
 
     /// Delivers one message from Chrome.
@@ -591,13 +626,59 @@ fn invalid(id: &[u8], what: &str) -> Refused {
     Refused::Invalid(reply)
 }
 
-/// Reads one NUL-terminated message into `message`; `Ok(false)` at the end of the stream.
-pub fn read_message(reader: &mut impl BufRead, message: &mut Vec<u8>) -> io::Result<bool> {
+/// The error answered for a message over [`MAX_MESSAGE`] that carried `id` (raw JSON).
+pub fn too_large(id: &[u8], bytes: usize, what: &str) -> Refused {
+    invalid(
+        id,
+        &format!(
+            "{what} was {bytes} bytes, over the sidecar's limit of {} bytes; it was skipped and \
+             only this call failed",
+            MAX_MESSAGE
+        ),
+    )
+}
+
+/// The id at the head of a message (`{"id":<digits>,…`, as Chrome and the daemon write it),
+/// as raw JSON; `None` when the head does not start with one.
+pub fn head_id(head: &[u8]) -> Option<&[u8]> {
+    fn skip_space(b: &[u8]) -> &[u8] {
+        let n = b.iter().take_while(|c| c.is_ascii_whitespace()).count();
+        &b[n..]
+    }
+    let rest = skip_space(head).strip_prefix(b"{")?;
+    let rest = skip_space(rest).strip_prefix(b"\"id\"")?;
+    let rest = skip_space(skip_space(rest).strip_prefix(b":")?);
+    let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+    let after = skip_space(&rest[digits..]);
+    // A head cut inside the number cannot say which call it was.
+    if digits == 0 || !(after.starts_with(b",") || after.starts_with(b"}")) {
+        return None;
+    }
+    Some(&rest[..digits])
+}
+
+/// What [`read_message`] read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Nul {
+    /// A whole message (possibly empty), in the buffer.
+    Message,
+    /// A message over [`MAX_MESSAGE`], skipped up to its NUL: the buffer holds its first
+    /// [`HEAD_BYTES`], and `bytes` is its size.
+    TooLarge { bytes: usize },
+    /// The stream ended between messages.
+    End,
+}
+
+/// Reads one NUL-terminated message into `message`; one over [`MAX_MESSAGE`] is skipped
+/// (never held) up to its NUL, keeping its head.
+pub fn read_message(reader: &mut impl BufRead, message: &mut Vec<u8>) -> io::Result<Nul> {
+    // Bytes of a message over the limit, counted instead of kept.
+    let mut skipped: Option<usize> = None;
     loop {
         let available = reader.fill_buf()?;
         if available.is_empty() {
-            return if message.is_empty() {
-                Ok(false)
+            return if message.is_empty() && skipped.is_none() {
+                Ok(Nul::End)
             } else {
                 Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
@@ -605,23 +686,27 @@ pub fn read_message(reader: &mut impl BufRead, message: &mut Vec<u8>) -> io::Res
                 ))
             };
         }
-        match available.iter().position(|&b| b == 0) {
-            Some(end) => {
-                message.extend_from_slice(&available[..end]);
-                reader.consume(end + 1);
-                return Ok(true);
+        let end = available.iter().position(|&b| b == 0);
+        let part = &available[..end.unwrap_or(available.len())];
+        match skipped.as_mut() {
+            Some(bytes) => *bytes += part.len(),
+            None if message.len() + part.len() > MAX_MESSAGE => {
+                let bytes = message.len() + part.len();
+                let keep = HEAD_BYTES.saturating_sub(message.len()).min(part.len());
+                message.extend_from_slice(&part[..keep]);
+                message.truncate(HEAD_BYTES);
+                message.shrink_to_fit();
+                skipped = Some(bytes);
             }
-            None => {
-                let n = available.len();
-                message.extend_from_slice(available);
-                reader.consume(n);
-            }
+            None => message.extend_from_slice(part),
         }
-        if message.len() > MAX_MESSAGE {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "a message over 256 MiB",
-            ));
+        let consumed = part.len() + usize::from(end.is_some());
+        reader.consume(consumed);
+        if end.is_some() {
+            return Ok(match skipped {
+                Some(bytes) => Nul::TooLarge { bytes },
+                None => Nul::Message,
+            });
         }
     }
 }
@@ -629,6 +714,7 @@ pub fn read_message(reader: &mut impl BufRead, message: &mut Vec<u8>) -> io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
     use std::thread;
     use std::time::Duration;
 
@@ -652,7 +738,7 @@ mod tests {
             thread::spawn(move || {
                 let mut reader = BufReader::new(chrome_reads);
                 let mut message = Vec::new();
-                while let Ok(true) = read_message(&mut reader, &mut message) {
+                while let Ok(Nul::Message) = read_message(&mut reader, &mut message) {
                     if tx.send(std::mem::take(&mut message)).is_err() {
                         return;
                     }
@@ -699,6 +785,66 @@ mod tests {
         for client in clients {
             assert_eq!(received(client), r#"{"method":"Test.marker","params":{}}"#);
         }
+    }
+
+    #[test]
+    fn a_reply_over_the_limit_fails_its_call_only_and_every_client_lives_on() {
+        let mut chrome = FakeChrome::start();
+        let a = chrome.hub.connect().unwrap();
+        let b = chrome.hub.connect().unwrap();
+        chrome
+            .hub
+            .send_to_chrome(a.id, br#"{"id":7,"method":"Runtime.evaluate"}"#)
+            .unwrap();
+        let call = chrome.call_id("Runtime.evaluate");
+        // Chrome's reply: just over the limit, streamed in chunks (never held whole here).
+        let head = format!(r#"{{"id":{call},"result":{{"result":{{"type":"string","value":""#);
+        let writes = chrome.writes.as_mut().unwrap();
+        writes.write_all(head.as_bytes()).unwrap();
+        let chunk = vec![b'x'; 1024 * 1024];
+        let mut sent = head.len();
+        while sent <= MAX_MESSAGE {
+            writes.write_all(&chunk).unwrap();
+            sent += chunk.len();
+        }
+        chrome.send(r#""}}}"#);
+        let refused = received(&a);
+        assert!(
+            refused.starts_with(r#"{"id":7,"error":"#) && refused.contains("skipped"),
+            "{refused}"
+        );
+        // The pipe lives on: the other client, and the same one, are answered as before.
+        nothing_but_marker(&mut chrome, &[&a, &b]);
+        chrome
+            .hub
+            .send_to_chrome(b.id, br#"{"id":8,"method":"Browser.getVersion"}"#)
+            .unwrap();
+        let call = chrome.call_id("Browser.getVersion");
+        chrome.send(&format!(r#"{{"id":{call},"result":{{}}}}"#));
+        assert_eq!(received(&b), r#"{"id":8,"result":{}}"#);
+    }
+
+    #[test]
+    fn a_nul_framed_message_over_the_limit_is_skipped_to_its_end() {
+        // A stream made as it is read: no 256 MiB buffer anywhere.
+        let big = MAX_MESSAGE as u64 + 10;
+        let stream = io::Cursor::new(br#"{"id":42,"method":"x","params":""#.to_vec())
+            .chain(io::repeat(b'y').take(big))
+            .chain(io::Cursor::new(b"\"}\0{\"id\":43}\0".to_vec()));
+        let mut reader = BufReader::with_capacity(256 * 1024, stream);
+        let mut message = Vec::new();
+        let first = read_message(&mut reader, &mut message).unwrap();
+        assert!(matches!(first, Nul::TooLarge { bytes } if bytes as u64 > big));
+        assert_eq!(head_id(&message), Some(&b"42"[..]));
+        assert!(message.len() <= HEAD_BYTES);
+        message.clear();
+        assert_eq!(read_message(&mut reader, &mut message).unwrap(), Nul::Message);
+        assert_eq!(message, br#"{"id":43}"#);
+        message.clear();
+        assert_eq!(read_message(&mut reader, &mut message).unwrap(), Nul::End);
+        assert_eq!(head_id(br#" { "id" : 5 , "#), Some(&b"5"[..]));
+        assert_eq!(head_id(br#"{"id":12"#), None);
+        assert_eq!(head_id(br#"{"method":"x","id":1}"#), None);
     }
 
     #[test]

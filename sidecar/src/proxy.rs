@@ -6,7 +6,7 @@
 //! Never logs a request path (it carries the secret).
 
 use crate::http::{self, Route};
-use crate::hub::{Client, Hub, Refused, ToClient};
+use crate::hub::{self, Client, Hub, Refused, ToClient};
 use crate::ws::{self, Incoming};
 use std::io::{self, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -174,6 +174,16 @@ fn serve_websocket(client: TcpStream, early: Vec<u8>, cdp: Client, hub: &Hub) ->
             },
             Ok(Incoming::Ping(payload)) => {
                 let _ = sender.send(ToClient::Pong(payload));
+            }
+            // Skipped, never sent to Chrome: answered for its id when its head names one.
+            Ok(Incoming::TooLarge { head, bytes }) => {
+                event!("client_message_skipped", "client={id} bytes={bytes}");
+                if let Some(call) = hub::head_id(&head) {
+                    let bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
+                    if let Refused::Invalid(reply) = hub::too_large(call, bytes, "the message") {
+                        let _ = sender.send(ToClient::Message(Arc::new(reply)));
+                    }
+                }
             }
             Ok(Incoming::Close(_)) => break Ok(()),
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => break Ok(()),

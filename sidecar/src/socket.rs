@@ -6,7 +6,7 @@
 //! read-only root filesystem), mode 0700, owned by the container's user; the socket itself is
 //! 0600. Only that user (the one `docker exec` runs as) can connect; nothing listens on TCP.
 
-use crate::hub::{self, Client, Hub, Refused, ToClient};
+use crate::hub::{self, Client, Hub, Nul, Refused, ToClient};
 use std::fs;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::net::Shutdown;
@@ -101,15 +101,24 @@ fn serve_one(stream: UnixStream, cdp: Client, hub: &Hub) -> io::Result<()> {
     let result = loop {
         message.clear();
         match hub::read_message(&mut reader, &mut message) {
-            Ok(true) if message.is_empty() => {}
-            Ok(true) => match hub.send_to_chrome(id, &message) {
+            Ok(Nul::Message) if message.is_empty() => {}
+            Ok(Nul::Message) => match hub.send_to_chrome(id, &message) {
                 Ok(()) => {}
                 Err(Refused::Invalid(reply)) => {
                     let _ = sender.send(ToClient::Message(Arc::new(reply)));
                 }
                 Err(Refused::Lost) => break Ok(()),
             },
-            Ok(false) => break Ok(()),
+            // Skipped, never sent to Chrome: answered for its id when its head names one.
+            Ok(Nul::TooLarge { bytes }) => {
+                event!("client_message_skipped", "client={id} bytes={bytes}");
+                if let Some(call) = hub::head_id(&message) {
+                    if let Refused::Invalid(reply) = hub::too_large(call, bytes, "the message") {
+                        let _ = sender.send(ToClient::Message(Arc::new(reply)));
+                    }
+                }
+            }
+            Ok(Nul::End) => break Ok(()),
             Err(e) => break Err(e),
         }
     };

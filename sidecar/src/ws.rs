@@ -1,6 +1,8 @@
 //! The server side of a WebSocket (RFC 6455) as the gate speaks it to the daemon: reading a
 //! client's frames (masked, possibly fragmented) into whole messages, and writing the
 //! server's own frames (unmasked, one frame per message). No extensions, no subprotocols.
+//! A message over [`MAX_MESSAGE`] is skipped as it arrives (its head kept, the rest read and
+//! thrown away), so it costs its sender that one message, never the connection.
 //!
 //! The handshake's head is `http`'s business; the socket loop is `proxy`'s.
 
@@ -8,6 +10,8 @@ use std::io::{self, Read, Write};
 
 /// Largest message accepted either way (as the daemon's own limit).
 pub const MAX_MESSAGE: u64 = 256 * 1024 * 1024;
+/// Bytes kept of a message over [`MAX_MESSAGE`]: enough to read its id.
+const HEAD_BYTES: usize = 64;
 
 pub const OP_CONTINUATION: u8 = 0x0;
 pub const OP_TEXT: u8 = 0x1;
@@ -21,7 +25,10 @@ pub const OP_PONG: u8 = 0xA;
 pub struct Frame {
     pub fin: bool,
     pub opcode: u8,
+    /// The payload; only its first [`HEAD_BYTES`] when the frame was over [`MAX_MESSAGE`].
     pub payload: Vec<u8>,
+    /// Bytes of an over-limit payload read and thrown away (0 for a frame kept whole).
+    pub skipped: u64,
 }
 
 /// What a client sent, once whole.
@@ -32,6 +39,8 @@ pub enum Incoming {
     Ping(Vec<u8>),
     /// A close frame (its payload: status code and reason).
     Close(Vec<u8>),
+    /// A message over [`MAX_MESSAGE`], skipped: its first bytes and its whole size.
+    TooLarge { head: Vec<u8>, bytes: u64 },
 }
 
 /// Reads one frame. A mask is honoured when present (a client's frames always carry one).
@@ -54,22 +63,30 @@ pub fn read_frame(reader: &mut impl Read) -> io::Result<Frame> {
         }
         n => u64::from(n),
     };
-    if len > MAX_MESSAGE {
-        return Err(invalid("a frame over 256 MiB"));
-    }
     let mut mask = [0u8; 4];
     if masked {
         reader.read_exact(&mut mask)?;
     }
+    let cut = io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        "the stream ended inside a frame",
+    );
+    // Over the limit: the head is kept, the rest read and thrown away as it comes.
+    let kept = if len > MAX_MESSAGE {
+        HEAD_BYTES as u64
+    } else {
+        len
+    };
     // Grows with what actually arrives: a header claiming 256 MiB costs nothing until the
     // bytes come.
     let mut payload = Vec::new();
-    reader.by_ref().take(len).read_to_end(&mut payload)?;
-    if payload.len() as u64 != len {
-        return Err(io::Error::new(
-            io::ErrorKind::UnexpectedEof,
-            "the stream ended inside a frame",
-        ));
+    reader.by_ref().take(kept).read_to_end(&mut payload)?;
+    if payload.len() as u64 != kept {
+        return Err(cut);
+    }
+    let skipped = len - kept;
+    if skipped > 0 && io::copy(&mut reader.by_ref().take(skipped), &mut io::sink())? != skipped {
+        return Err(cut);
     }
     if masked {
         for (i, b) in payload.iter_mut().enumerate() {
@@ -80,6 +97,7 @@ pub fn read_frame(reader: &mut impl Read) -> io::Result<Frame> {
         fin,
         opcode,
         payload,
+        skipped,
     })
 }
 
@@ -88,29 +106,44 @@ pub fn read_frame(reader: &mut impl Read) -> io::Result<Frame> {
 #[derive(Default)]
 pub struct Reassembler {
     partial: Option<Vec<u8>>,
+    /// A message over the limit whose fragments are being thrown away: its head and size.
+    skipping: Option<(Vec<u8>, u64)>,
 }
 
 impl Reassembler {
     /// Reads frames until something whole arrives: a message (its fragments joined), a ping
-    /// or a close. Pongs and unknown opcodes are skipped. A cut stream is an error.
+    /// or a close; a message over [`MAX_MESSAGE`] comes out as [`Incoming::TooLarge`] once
+    /// its last fragment is read. Pongs and unknown opcodes are skipped. A cut stream is an
+    /// error.
     pub fn read(&mut self, reader: &mut impl Read) -> io::Result<Incoming> {
         loop {
             let frame = read_frame(reader)?;
+            let data = matches!(frame.opcode, OP_TEXT | OP_BINARY | OP_CONTINUATION);
+            if frame.skipped > 0 && !data {
+                return Err(invalid("a control frame over 256 MiB"));
+            }
+            let started = self.partial.is_some() || self.skipping.is_some();
             match frame.opcode {
-                OP_TEXT | OP_BINARY if self.partial.is_none() => {
-                    if frame.fin {
-                        return Ok(Incoming::Message(frame.payload));
+                OP_TEXT | OP_BINARY if !started => {
+                    if frame.skipped > 0 {
+                        let bytes = frame.payload.len() as u64 + frame.skipped;
+                        self.skipping = Some((frame.payload, bytes));
+                    } else {
+                        self.partial = Some(frame.payload);
                     }
-                    self.partial = Some(frame.payload);
                 }
-                OP_CONTINUATION if self.partial.is_some() => {
-                    let whole = self.partial.as_mut().expect("checked above");
-                    whole.extend_from_slice(&frame.payload);
-                    if whole.len() as u64 > MAX_MESSAGE {
-                        return Err(invalid("a message over 256 MiB"));
-                    }
-                    if frame.fin {
-                        return Ok(Incoming::Message(self.partial.take().unwrap_or_default()));
+                OP_CONTINUATION if started => {
+                    if let Some(whole) = self.partial.as_mut() {
+                        whole.extend_from_slice(&frame.payload);
+                        let bytes = whole.len() as u64 + frame.skipped;
+                        if bytes > MAX_MESSAGE {
+                            let mut head = self.partial.take().unwrap_or_default();
+                            head.truncate(HEAD_BYTES);
+                            head.shrink_to_fit();
+                            self.skipping = Some((head, bytes));
+                        }
+                    } else if let Some((_, bytes)) = self.skipping.as_mut() {
+                        *bytes += frame.payload.len() as u64 + frame.skipped;
                     }
                 }
                 OP_TEXT | OP_BINARY | OP_CONTINUATION => {
@@ -119,6 +152,14 @@ impl Reassembler {
                 OP_PING => return Ok(Incoming::Ping(frame.payload)),
                 OP_CLOSE => return Ok(Incoming::Close(frame.payload)),
                 _ => {}
+            }
+            if data && frame.fin {
+                if let Some((head, bytes)) = self.skipping.take() {
+                    return Ok(Incoming::TooLarge { head, bytes });
+                }
+                if let Some(whole) = self.partial.take() {
+                    return Ok(Incoming::Message(whole));
+                }
             }
         }
     }
@@ -235,6 +276,64 @@ pub mod tests {
         assert_eq!(
             read_incoming(&mut &close[..]).unwrap(),
             Incoming::Close(vec![3, 232])
+        );
+    }
+
+    /// The head of a masked client frame of `len` bytes (the payload to follow).
+    fn client_head(fin: bool, opcode: u8, len: u64, mask: [u8; 4]) -> Vec<u8> {
+        let mut head = vec![if fin { 0x80 } else { 0 } | opcode, 0x80 | 127];
+        head.extend_from_slice(&len.to_be_bytes());
+        head.extend_from_slice(&mask);
+        head
+    }
+
+    #[test]
+    fn a_message_over_the_limit_is_skipped_and_the_next_one_read() {
+        // Its header claims 300 MB; the bytes are made as they are read (a zero mask keeps
+        // them as sent), never held.
+        let big = 300 * 1024 * 1024u64;
+        let text = br#"{"id":9,"method":"Runtime.evaluate","params":{"expression":""#;
+        let mut wire: Box<dyn Read> = Box::new(
+            io::Cursor::new(client_head(true, OP_TEXT, big, [0; 4]))
+                .chain(io::Cursor::new(text.to_vec()))
+                .chain(io::repeat(b'x').take(big - text.len() as u64))
+                .chain(io::Cursor::new(client_frame(true, OP_TEXT, b"next", [1, 2, 3, 4]))),
+        );
+        let mut messages = Reassembler::default();
+        match messages.read(&mut wire).unwrap() {
+            Incoming::TooLarge { head, bytes } => {
+                assert_eq!(bytes, big);
+                assert!(head.starts_with(br#"{"id":9,"#) && head.len() <= HEAD_BYTES);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            messages.read(&mut wire).unwrap(),
+            Incoming::Message(b"next".to_vec())
+        );
+        // Fragments that add up to over the limit are skipped the same way.
+        let rest = MAX_MESSAGE + 1;
+        let mut wire: Box<dyn Read> = Box::new(
+            io::Cursor::new(client_frame(false, OP_TEXT, b"abcdefghij", [0; 4]))
+                .chain(io::Cursor::new(client_frame(true, OP_PING, b"p", [0; 4])))
+                .chain(io::Cursor::new(client_head(true, OP_CONTINUATION, rest, [0; 4])))
+                .chain(io::repeat(b'b').take(rest))
+                .chain(io::Cursor::new(client_frame(true, OP_TEXT, b"after", [0; 4]))),
+        );
+        assert_eq!(
+            messages.read(&mut wire).unwrap(),
+            Incoming::Ping(b"p".to_vec())
+        );
+        match messages.read(&mut wire).unwrap() {
+            Incoming::TooLarge { head, bytes } => {
+                assert_eq!(bytes, 10 + rest);
+                assert!(head.starts_with(b"abcdefghij"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            messages.read(&mut wire).unwrap(),
+            Incoming::Message(b"after".to_vec())
         );
     }
 
