@@ -177,15 +177,33 @@ pub struct ServerConfig {
     /// Largest WebSocket message a pane may send, in bytes.
     pub max_ws_message_bytes: usize,
     /// Unix socket serving the API to agent containers (bind-mount its directory into them);
-    /// `$XDG_RUNTIME_DIR` is expanded (the data dir when unset); null turns it off.
+    /// `$XDG_RUNTIME_DIR` is expanded (the data dir when unset), and `$PORTHOLE_DATA_ID` to a
+    /// short hash of the data dir (so daemons on two data dirs never share a socket); null
+    /// turns it off.
     pub agent_socket: Option<String>,
     /// Optional TCP address for agents that cannot mount the socket, e.g. the Docker bridge
     /// gateway `172.17.0.1:7879`; its Host check also accepts `host.docker.internal`.
     pub agent_listen: Option<SocketAddr>,
 }
 
-/// The default `server.agent_socket`.
-pub(crate) const DEFAULT_AGENT_SOCKET: &str = "$XDG_RUNTIME_DIR/porthole/agents.sock";
+/// The default `server.agent_socket`: one directory per data dir.
+pub(crate) const DEFAULT_AGENT_SOCKET: &str =
+    "$XDG_RUNTIME_DIR/porthole/$PORTHOLE_DATA_ID/agents.sock";
+
+/// Hex digits of the data dir's hash in `$PORTHOLE_DATA_ID` (48 bits: two data dirs of one
+/// user never meet by chance, and the socket path stays far below the ~100 bytes a Unix
+/// socket path may take).
+const DATA_ID_HEX: usize = 12;
+
+/// `$PORTHOLE_DATA_ID`: the first hex digits of the SHA-256 of the data dir's canonical path
+/// (as given when it cannot be resolved).
+pub fn data_dir_id(data_dir: &Path) -> String {
+    use sha2::Digest;
+    let canonical = std::fs::canonicalize(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+    let digest = sha2::Sha256::digest(canonical.as_os_str().as_encoded_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    hex[..DATA_ID_HEX].to_string()
+}
 
 impl Default for ServerConfig {
     fn default() -> Self {
@@ -200,16 +218,24 @@ impl Default for ServerConfig {
 }
 
 impl ServerConfig {
-    /// Where the agent socket goes, with `$XDG_RUNTIME_DIR` expanded (`data_dir` when unset).
+    /// Where the agent socket goes, with `$XDG_RUNTIME_DIR` expanded (`data_dir` when unset)
+    /// and `$PORTHOLE_DATA_ID` ([`data_dir_id`]).
     pub fn agent_socket_path(&self, data_dir: &Path) -> Option<PathBuf> {
-        let configured = self.agent_socket.as_deref()?;
         let runtime = std::env::var_os("XDG_RUNTIME_DIR")
             .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| data_dir.to_path_buf());
-        Some(PathBuf::from(
-            configured.replace("$XDG_RUNTIME_DIR", &runtime.to_string_lossy()),
-        ))
+            .map(PathBuf::from);
+        self.agent_socket_path_in(data_dir, runtime.as_deref())
+    }
+
+    /// [`ServerConfig::agent_socket_path`] with `runtime` as `$XDG_RUNTIME_DIR`.
+    fn agent_socket_path_in(&self, data_dir: &Path, runtime: Option<&Path>) -> Option<PathBuf> {
+        let configured = self.agent_socket.as_deref()?;
+        let runtime = runtime.unwrap_or(data_dir);
+        let mut path = configured.replace("$XDG_RUNTIME_DIR", &runtime.to_string_lossy());
+        if path.contains("$PORTHOLE_DATA_ID") {
+            path = path.replace("$PORTHOLE_DATA_ID", &data_dir_id(data_dir));
+        }
+        Some(PathBuf::from(path))
     }
 }
 
@@ -554,6 +580,41 @@ mod tests {
         }
         let bounds = Config::default().bounds();
         assert_eq!(bounds, crate::bounds::Bounds::default());
+    }
+
+    #[test]
+    fn two_data_dirs_get_two_default_agent_sockets() {
+        let root = tempfile::tempdir().unwrap();
+        let (a, b) = (root.path().join("a"), root.path().join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        let server = ServerConfig::default();
+        // One runtime directory for both, as for one user's two daemons.
+        let runtime = Some(Path::new("/run/user/1000"));
+        let (sa, sb) = (
+            server.agent_socket_path_in(&a, runtime).unwrap(),
+            server.agent_socket_path_in(&b, runtime).unwrap(),
+        );
+        assert_ne!(sa, sb);
+        let id = data_dir_id(&a);
+        assert_eq!(id.len(), DATA_ID_HEX);
+        assert_eq!(
+            sa,
+            PathBuf::from(format!("/run/user/1000/porthole/{id}/agents.sock"))
+        );
+        // The same data dir, however it is spelled, gets the same socket.
+        assert_eq!(server.agent_socket_path_in(&a.join("../a"), runtime).unwrap(), sa);
+        // Without a runtime directory: under the data dir.
+        assert!(server.agent_socket_path_in(&a, None).unwrap().starts_with(&a));
+        // An explicit path is taken as written.
+        let fixed = ServerConfig {
+            agent_socket: Some("/run/x/agents.sock".into()),
+            ..ServerConfig::default()
+        };
+        assert_eq!(
+            fixed.agent_socket_path_in(&a, runtime),
+            Some(PathBuf::from("/run/x/agents.sock"))
+        );
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub struct DaemonOptions {
     /// the daemon uses), so a test's [`crate::probe::Probe`] can look inside. Porthole itself
     /// opens none; tests of that turn this off.
     pub probe_port: bool,
+    /// Leave `server.agent_socket` to the daemon's default (under `$XDG_RUNTIME_DIR`, or the
+    /// data dir); otherwise each daemon's socket is `<data_dir>/run/agents.sock`.
+    pub default_agent_socket: bool,
 }
 
 impl Default for DaemonOptions {
@@ -37,6 +40,7 @@ impl Default for DaemonOptions {
             rust_log: "porthole=debug,info",
             env: Vec::new(),
             probe_port: true,
+            default_agent_socket: false,
         }
     }
 }
@@ -73,6 +77,11 @@ impl TestDaemon {
             "browser": {"screen": "800,600", "chromium_args": ["--disable-gpu"], "warm_spare": false}
         });
         merge(&mut config, &options.config);
+        if options.default_agent_socket {
+            if let Some(server) = config["server"].as_object_mut() {
+                server.remove("agent_socket");
+            }
+        }
         if options.probe_port && options.mode == "local" {
             if let Some(args) = config["browser"]["chromium_args"].as_array_mut() {
                 args.push("--remote-debugging-port=0".into());
