@@ -603,9 +603,17 @@ mod tests {
             PathBuf::from(format!("/run/user/1000/porthole/{id}/agents.sock"))
         );
         // The same data dir, however it is spelled, gets the same socket.
-        assert_eq!(server.agent_socket_path_in(&a.join("../a"), runtime).unwrap(), sa);
+        assert_eq!(
+            server
+                .agent_socket_path_in(&a.join("../a"), runtime)
+                .unwrap(),
+            sa
+        );
         // Without a runtime directory: under the data dir.
-        assert!(server.agent_socket_path_in(&a, None).unwrap().starts_with(&a));
+        assert!(server
+            .agent_socket_path_in(&a, None)
+            .unwrap()
+            .starts_with(&a));
         // An explicit path is taken as written.
         let fixed = ServerConfig {
             agent_socket: Some("/run/x/agents.sock".into()),

@@ -838,7 +838,10 @@ mod tests {
         assert_eq!(head_id(&message), Some(&b"42"[..]));
         assert!(message.len() <= HEAD_BYTES);
         message.clear();
-        assert_eq!(read_message(&mut reader, &mut message).unwrap(), Nul::Message);
+        assert_eq!(
+            read_message(&mut reader, &mut message).unwrap(),
+            Nul::Message
+        );
         assert_eq!(message, br#"{"id":43}"#);
         message.clear();
         assert_eq!(read_message(&mut reader, &mut message).unwrap(), Nul::End);

@@ -40,7 +40,10 @@ pub enum Incoming {
     /// A close frame (its payload: status code and reason).
     Close(Vec<u8>),
     /// A message over [`MAX_MESSAGE`], skipped: its first bytes and its whole size.
-    TooLarge { head: Vec<u8>, bytes: u64 },
+    TooLarge {
+        head: Vec<u8>,
+        bytes: u64,
+    },
 }
 
 /// Reads one frame. A mask is honoured when present (a client's frames always carry one).
@@ -297,7 +300,12 @@ pub mod tests {
             io::Cursor::new(client_head(true, OP_TEXT, big, [0; 4]))
                 .chain(io::Cursor::new(text.to_vec()))
                 .chain(io::repeat(b'x').take(big - text.len() as u64))
-                .chain(io::Cursor::new(client_frame(true, OP_TEXT, b"next", [1, 2, 3, 4]))),
+                .chain(io::Cursor::new(client_frame(
+                    true,
+                    OP_TEXT,
+                    b"next",
+                    [1, 2, 3, 4],
+                ))),
         );
         let mut messages = Reassembler::default();
         match messages.read(&mut wire).unwrap() {
@@ -316,9 +324,16 @@ pub mod tests {
         let mut wire: Box<dyn Read> = Box::new(
             io::Cursor::new(client_frame(false, OP_TEXT, b"abcdefghij", [0; 4]))
                 .chain(io::Cursor::new(client_frame(true, OP_PING, b"p", [0; 4])))
-                .chain(io::Cursor::new(client_head(true, OP_CONTINUATION, rest, [0; 4])))
+                .chain(io::Cursor::new(client_head(
+                    true,
+                    OP_CONTINUATION,
+                    rest,
+                    [0; 4],
+                )))
                 .chain(io::repeat(b'b').take(rest))
-                .chain(io::Cursor::new(client_frame(true, OP_TEXT, b"after", [0; 4]))),
+                .chain(io::Cursor::new(client_frame(
+                    true, OP_TEXT, b"after", [0; 4],
+                ))),
         );
         assert_eq!(
             messages.read(&mut wire).unwrap(),

@@ -4,15 +4,21 @@
 //! A result over the cap (`browser.cdp_message_max_mb`) must never reach the CDP wire whole:
 //! one 300 MB string would otherwise take the whole connection, and with it every tab of the
 //! channel. So code that is a single expression (`document.title`, `await fetch(u).then(…)`,
-//! `'x'.repeat(n)`) runs inside a guard that measures the value in the page (a string by its
-//! length, anything else by its JSON) and answers a marker instead of a value over the cap;
-//! the call then fails naming the setting. Code that is not one expression (statements, a
-//! declaration) runs as it always did, in REPL mode, and is bounded by the transport: a reply
-//! over the cap is skipped on the wire and fails this call only (`cdp::transport`).
+//! `'x'.repeat(n)`) runs inside a guard (`js/evaluate-guard.js`) that measures the value in
+//! the page and answers a marker instead of a value over the cap; the call then fails naming
+//! the setting. Code that is not one expression (statements, a declaration) runs as it always
+//! did, in REPL mode, and is bounded by the transport: a reply over the cap is skipped on the
+//! wire and fails this call only (`cdp::transport`).
+//!
+//! The guard runs in the page's world (it must: the value is the page's), so it calls nothing
+//! the page can replace — no `JSON.stringify`, no `Object.keys`, no `Array.isArray` — only
+//! syntax and the own length of primitive strings. It hands back a copy made of data only
+//! (null-prototype objects, an array's marked with a per-call tag and its length, which
+//! [`untag`] turns back into an array here), so a getter or a proxy cannot look small while
+//! measured and grow on the wire. The transport's cap stays the backstop.
 //!
 //! Whether the code is one expression is asked of V8 (`Runtime.compileScript`, which compiles
-//! without running), never guessed. The guard runs in the page's own world, so a page that
-//! replaces `JSON.stringify` can make an object look small; the transport's cap still holds.
+//! without running), never guessed.
 
 use std::time::Duration;
 
@@ -29,15 +35,18 @@ use crate::bounds;
 const DEADLINE: Duration = Duration::from_secs(20);
 /// Characters of the result shown; the rest is cut with a note.
 const SHOWN_CHARS: usize = 50_000;
+/// The guard: `(run, limit, tag, over)`, `run` an async arrow around the agent's expression.
+const GUARD: &str = include_str!("js/evaluate-guard.js");
 
 /// `evaluate`.
 pub async fn evaluate(tab: &Tab, args: &EvaluateArgs) -> Result<ToolOutput, ToolError> {
     let limit = bounds::get().cdp_message_max_bytes;
     let code = args.expression.as_str();
     let marker = format!("porthole_over_cap_{:016x}", rand::random::<u64>());
+    let tag = format!("porthole_array_{:016x}", rand::random::<u64>());
     let params = match as_expression(tab, code).await {
         Some(expression) => json!({
-            "expression": guarded(&expression, limit, &marker),
+            "expression": guarded(&expression, limit, &tag, &marker),
             "returnByValue": true, "awaitPromise": true, "userGesture": true,
         }),
         None => json!({
@@ -45,16 +54,19 @@ pub async fn evaluate(tab: &Tab, args: &EvaluateArgs) -> Result<ToolOutput, Tool
             "returnByValue": true, "awaitPromise": true, "userGesture": true, "replMode": true,
         }),
     };
-    let reply = tab
+    let mut reply = tab
         .cdp()
         .call_with("Runtime.evaluate", params, Some(&tab.session_id), DEADLINE)
         .await?;
     if let Some(text) = crate::cdp::thrown(&reply) {
         return Err(ToolError::msg(format!("The expression threw: {text}")));
     }
-    let result = &reply["result"];
+    let mut result = reply["result"].take();
     if let Some(size) = result["value"].get(&marker) {
         return Err(over_cap(size, limit));
+    }
+    if let Some(value) = result.get_mut("value") {
+        untag(value, &tag);
     }
     let text = match result.get("value") {
         Some(Value::String(s)) => serde_json::to_string(s).unwrap_or_default(),
@@ -73,11 +85,11 @@ pub async fn evaluate(tab: &Tab, args: &EvaluateArgs) -> Result<ToolOutput, Tool
     Ok(out)
 }
 
-/// The refusal of a result the guard measured at `size` (characters of its JSON, or `null`
-/// when it was too large to measure).
+/// The refusal of a result the guard measured at `size` (bytes of its JSON counted when it
+/// stopped: at least that much).
 fn over_cap(size: &Value, limit: usize) -> ToolError {
     let size = match size.as_f64() {
-        Some(n) => format!("{:.0} MB", (n / (1024.0 * 1024.0)).ceil()),
+        Some(n) => format!("at least {:.0} MB", (n / (1024.0 * 1024.0)).ceil()),
         None => "too large to measure".to_string(),
     };
     ToolError::msg(format!(
@@ -135,21 +147,42 @@ fn arrow(expression: &str) -> String {
     format!("(async () => (\n{expression}\n))")
 }
 
-/// `expression` run and its value measured in the page: a value over `limit` is replaced by
-/// `{[marker]: size}` (size `null` when measuring it failed for want of memory).
-fn guarded(expression: &str, limit: usize, marker: &str) -> String {
+/// `expression` run inside the guard: a value over `limit` comes back as `{[marker]: size}`,
+/// any other as a data-only copy whose arrays carry `tag`.
+fn guarded(expression: &str, limit: usize, tag: &str, marker: &str) -> String {
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
     format!(
-        "(async () => {{\n\
-         const value = await (\n{expression}\n);\n\
-         let size = 0;\n\
-         if (typeof value === 'string') size = value.length;\n\
-         else if (value !== null && typeof value === 'object') {{\n\
-           try {{ size = (JSON.stringify(value) || '').length; }}\n\
-           catch (e) {{ size = e && e.name === 'RangeError' ? Infinity : 0; }}\n\
-         }}\n\
-         return size > {limit} ? {{ {marker}: size === Infinity ? null : size }} : value;\n\
-         }})()"
+        "({})({}, {limit}, {}, {})",
+        GUARD.trim_end().trim_end_matches(';'),
+        arrow(expression),
+        quote(tag),
+        quote(marker)
     )
+}
+
+/// The guard's copy turned back into plain JSON: an object carrying `tag` with a length is
+/// the array it was (its elements under `"0"`, `"1"`, …); one that does not add up stays an
+/// object.
+fn untag(value: &mut Value, tag: &str) {
+    match value {
+        Value::Array(items) => items.iter_mut().for_each(|v| untag(v, tag)),
+        Value::Object(map) => {
+            let len = map.get(tag).and_then(Value::as_u64).map(|n| n as usize);
+            match len.filter(|n| *n < map.len()) {
+                Some(n) => {
+                    let mut items = Vec::with_capacity(n);
+                    for i in 0..n {
+                        let mut item = map.remove(&i.to_string()).unwrap_or(Value::Null);
+                        untag(&mut item, tag);
+                        items.push(item);
+                    }
+                    *value = Value::Array(items);
+                }
+                None => map.values_mut().for_each(|v| untag(v, tag)),
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -167,7 +200,7 @@ mod tests {
             assert!(reads_as_declaration(code), "{code}");
         }
         for code in [
-            "document.title",
+            "navigator.userAgent",
             "functionName()",
             "async () => 1",
             "classes.length",
@@ -180,9 +213,22 @@ mod tests {
     #[test]
     fn the_guard_keeps_the_code_on_lines_of_its_own() {
         // A trailing line comment in the agent's code must not swallow the guard.
-        let g = guarded("1 // one", 10, "m");
-        assert!(g.contains("\n1 // one\n);"), "{g}");
-        assert!(g.contains("size > 10 ? { m: "), "{g}");
+        let g = guarded("1 // one", 10, "t", "m");
+        assert!(g.contains("\n1 // one\n)), 10, \"t\", \"m\")"), "{g}");
         assert_eq!(arrow("x // c"), "(async () => (\nx // c\n))");
+    }
+
+    #[test]
+    fn tagged_copies_turn_back_into_arrays() {
+        let mut v = json!({"t": 3, "0": 1, "1": {"t": 1, "0": "a"}, "2": null, "x": 9});
+        untag(&mut v, "t");
+        // A tag that does not add up (more elements than keys) is left an object.
+        assert_eq!(v, json!([1, ["a"], null]));
+        let mut forged = json!({"t": 1_000_000_000u64, "0": 1});
+        untag(&mut forged, "t");
+        assert_eq!(forged, json!({"t": 1_000_000_000u64, "0": 1}));
+        let mut plain = json!({"a": [{"b": {"t": 0}}]});
+        untag(&mut plain, "t");
+        assert_eq!(plain, json!({"a": [{"b": []}]}));
     }
 }
