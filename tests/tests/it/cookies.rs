@@ -530,6 +530,10 @@ async fn the_pane_dialog_ticks_and_filters(
         .eval(
             tab,
             r#"(async () => { try {
+                // The title comes before the panel's modules run: wait for them (up to 10 s).
+                for (let i = 0; i < 200 && !window.porthole; i++) {
+                    await new Promise(r => setTimeout(r, 50));
+                }
                 const d = window.porthole.cookies;
                 await d.open();
                 d.pickSource('chromium:Default', false);
