@@ -150,6 +150,11 @@ pub struct AgentsConfig {
     /// Sites every agent is held to besides its own (`allow`: only these; `deny`: never
     /// these; DESIGN.md §20).
     pub sites: crate::sites::Sites,
+    /// Acts every agent must ask the person about besides its own kinds: submit, new_site,
+    /// upload, download, evaluate, login (DESIGN.md §20).
+    pub confirm: crate::approvals::Confirm,
+    /// How long an approval waits for the person's answer before it is declined, in seconds.
+    pub approval_timeout_secs: u64,
 }
 
 impl Default for AgentsConfig {
@@ -162,6 +167,8 @@ impl Default for AgentsConfig {
             max_tabs: crate::bounds::DEFAULT_MAX_TABS,
             max_calls_in_flight: crate::agents::DEFAULT_MAX_CALLS_IN_FLIGHT,
             sites: crate::sites::Sites::default(),
+            confirm: crate::approvals::Confirm::default(),
+            approval_timeout_secs: crate::agents::DEFAULT_APPROVAL_TIMEOUT_SECS,
         }
     }
 }
@@ -500,6 +507,22 @@ impl Config {
                 key: "agents.sites",
                 reason: e.to_string(),
             })?;
+        self.agents
+            .confirm
+            .kinds()
+            .map_err(|e| ConfigError::Invalid {
+                key: "agents.confirm",
+                reason: e.to_string(),
+            })?;
+        if !(1..=86_400).contains(&self.agents.approval_timeout_secs) {
+            return Err(ConfigError::Invalid {
+                key: "agents.approval_timeout_secs",
+                reason: format!(
+                    "{} is not between 1 and 86400",
+                    self.agents.approval_timeout_secs
+                ),
+            });
+        }
         if !(1..=1024).contains(&self.browser.cdp_message_max_mb) {
             return Err(ConfigError::Invalid {
                 key: crate::bounds::CDP_MESSAGE_KEY,

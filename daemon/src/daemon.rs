@@ -225,7 +225,11 @@ fn app_state(
         Agents::new(channels.state().clone(), config.agents.deny_tools.clone())
             .with_host_mode_for_all(config.agents.allow_host_mode)
             .with_max_calls_in_flight(config.agents.max_calls_in_flight)
-            .with_sites_for_all(config.agents.sites.clone()),
+            .with_sites_for_all(config.agents.sites.clone())
+            .with_approvals(
+                config.agents.confirm.clone(),
+                std::time::Duration::from_secs(config.agents.approval_timeout_secs),
+            ),
     );
     for (agent_id, channel) in agents.tabs_left_open() {
         if let Ok(channel) = crate::channel_id::ChannelId::parse(&channel) {

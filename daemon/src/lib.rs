@@ -6,6 +6,7 @@
 
 pub mod agents;
 pub(crate) mod api;
+pub mod approvals;
 pub mod bounds;
 pub mod browser;
 pub mod cdp;

@@ -86,6 +86,10 @@ enum AgentCommand {
         /// over --allow-site).
         #[arg(long = "deny-site", value_delimiter = ',')]
         deny_sites: Vec<String>,
+        /// Acts the agent must ask the person about in the pane (repeatable or
+        /// comma-separated): submit, new_site, upload, download, evaluate, login.
+        #[arg(long = "confirm", value_delimiter = ',')]
+        confirm: Vec<String>,
     },
     /// List agents (never their tokens).
     List,
@@ -307,12 +311,14 @@ fn agent_command(config: &Config, paths: &Paths, command: AgentCommand) -> anyho
             host,
             allow_sites,
             deny_sites,
+            confirm,
         } => {
             let sites = porthole::sites::Sites {
                 allow: allow_sites,
                 deny: deny_sites,
             };
-            let new = agents.add(&channel, name.as_deref(), &deny, host, sites)?;
+            let confirm = porthole::approvals::Confirm(confirm);
+            let new = agents.add(&channel, name.as_deref(), &deny, host, sites, confirm)?;
             let socket = config.server.agent_socket_path(&paths.data_dir);
             print!(
                 "{}",

@@ -72,7 +72,8 @@ CREATE TABLE IF NOT EXISTS agents (
     last_seen INTEGER,
     tabs_open INTEGER NOT NULL DEFAULT 0,
     allow_host_mode INTEGER NOT NULL DEFAULT 0,
-    sites TEXT NOT NULL DEFAULT '{}'
+    sites TEXT NOT NULL DEFAULT '{}',
+    confirm TEXT NOT NULL DEFAULT '[]'
 );
 ";
 
@@ -81,10 +82,11 @@ const DEFAULT_MODE: &str = "default";
 
 /// Columns added to `agents` after its first release: `(name, definition)`. A database made
 /// by an older daemon gets them at open (`ALTER TABLE … ADD COLUMN`), with their defaults.
-const AGENT_COLUMNS_ADDED: [(&str, &str); 3] = [
+const AGENT_COLUMNS_ADDED: [(&str, &str); 4] = [
     ("tabs_open", "INTEGER NOT NULL DEFAULT 0"),
     ("allow_host_mode", "INTEGER NOT NULL DEFAULT 0"),
     ("sites", "TEXT NOT NULL DEFAULT '{}'"),
+    ("confirm", "TEXT NOT NULL DEFAULT '[]'"),
 ];
 
 /// An agent identity as stored (the token itself is never stored).
@@ -100,6 +102,8 @@ pub struct AgentRow {
     pub allow_host_mode: bool,
     /// The sites it may open (DESIGN.md §20).
     pub sites: crate::sites::Sites,
+    /// The acts it must ask the person about (DESIGN.md §20).
+    pub confirm: crate::approvals::Confirm,
 }
 
 impl StateDb {
@@ -309,8 +313,8 @@ impl StateDb {
         let conn = self.conn.lock().expect("state lock");
         conn.execute(
             "INSERT INTO agents (agent_id, channel_id, name, deny_tools, token_sha256, created_at,
-                                 allow_host_mode, sites)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                                 allow_host_mode, sites, confirm)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 agent.agent_id,
                 agent.channel_id,
@@ -319,7 +323,8 @@ impl StateDb {
                 token_sha256,
                 now,
                 agent.allow_host_mode as i64,
-                serde_json::to_string(&agent.sites).expect("sites serialize")
+                serde_json::to_string(&agent.sites).expect("sites serialize"),
+                serde_json::to_string(&agent.confirm).expect("confirm serialize")
             ],
         )
         .map_err(|e| self.wrap(e))?;
@@ -331,7 +336,7 @@ impl StateDb {
         let conn = self.conn.lock().expect("state lock");
         let mut statement = conn
             .prepare(
-                "SELECT agent_id, channel_id, name, deny_tools, last_seen, allow_host_mode, sites FROM agents
+                "SELECT agent_id, channel_id, name, deny_tools, last_seen, allow_host_mode, sites, confirm FROM agents
                  ORDER BY created_at, agent_id",
             )
             .map_err(|e| self.wrap(e))?;
@@ -348,7 +353,7 @@ impl StateDb {
     ) -> Result<Option<AgentRow>, StateError> {
         let conn = self.conn.lock().expect("state lock");
         conn.query_row(
-            "SELECT agent_id, channel_id, name, deny_tools, last_seen, allow_host_mode, sites FROM agents
+            "SELECT agent_id, channel_id, name, deny_tools, last_seen, allow_host_mode, sites, confirm FROM agents
              WHERE token_sha256 = ?1",
             params![token_sha256],
             agent_row,
@@ -368,6 +373,23 @@ impl StateDb {
         let n = conn
             .execute(
                 "UPDATE agents SET sites = ?2 WHERE agent_id = ?1",
+                params![agent_id, text],
+            )
+            .map_err(|e| self.wrap(e))?;
+        Ok(n == 1)
+    }
+
+    /// Replaces an agent's `confirm` kinds; false when there is no such agent.
+    pub(crate) fn set_agent_confirm(
+        &self,
+        agent_id: &str,
+        confirm: &crate::approvals::Confirm,
+    ) -> Result<bool, StateError> {
+        let text = serde_json::to_string(confirm).expect("confirm serialize");
+        let conn = self.conn.lock().expect("state lock");
+        let n = conn
+            .execute(
+                "UPDATE agents SET confirm = ?2 WHERE agent_id = ?1",
                 params![agent_id, text],
             )
             .map_err(|e| self.wrap(e))?;
@@ -450,6 +472,10 @@ fn agent_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AgentRow> {
         // A list that does not read back refuses the agent rather than freeing it.
         sites: serde_json::from_str(&row.get::<_, String>(6)?).map_err(|e| {
             rusqlite::Error::FromSqlConversionFailure(6, rusqlite::types::Type::Text, Box::new(e))
+        })?,
+        // Likewise: an unreadable list refuses the agent rather than freeing it.
+        confirm: serde_json::from_str(&row.get::<_, String>(7)?).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(7, rusqlite::types::Type::Text, Box::new(e))
         })?,
     })
 }
@@ -566,6 +592,7 @@ mod tests {
                 allow: vec!["*.github.com".into()],
                 deny: vec!["gist.github.com".into()],
             },
+            confirm: crate::approvals::Confirm(vec!["submit".into()]),
         };
         db.add_agent(&agent, "hash1").unwrap();
         assert!(db.add_agent(&agent, "hash2").is_err(), "ids are unique");
@@ -653,6 +680,7 @@ mod tests {
             last_seen: None,
             allow_host_mode: false,
             sites: crate::sites::Sites::default(),
+            confirm: crate::approvals::Confirm::default(),
         };
         db.add_agent(&agent, "hash1").unwrap();
         assert_eq!(db.forget(&id("work")).unwrap(), 1);

@@ -20,6 +20,9 @@ pub enum EventKind {
     FileChooser,
     Download,
     Handoff,
+    /// An agent's act waiting for the person's approval (DESIGN.md §20): asked (the kind and
+    /// detail), then allowed, declined, timed out or unwatched, and by whom.
+    Approval,
     Control,
     Mode,
     BrowserGone,

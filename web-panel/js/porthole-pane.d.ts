@@ -40,6 +40,8 @@ export interface PaneState {
   fileChoosers: { id: string; target_id: string; multiple: boolean; accept: string }[];
   /** Logins waiting for the person (`auth_prompt`), oldest first. */
   authPrompts: { id: string; target_id: string; url: string; origin: string; realm: string; scheme: string }[];
+  /** Agents' acts waiting for the person's approval (`approval`), oldest first. */
+  approvals: { id: string; agent_id: string; name: string; kind: string; target_id: string; url: string; detail: string }[];
   /** The `<select>` (or `<input>` suggestions or picker) popup drawn over the view now, if any. */
   selectPopup: { id: string; target_id: string; kind: string; labels: string[]; value: string | null } | null;
   /** The CSS cursor the page shows under the person's pointer. */

@@ -31,6 +31,7 @@ import { ModePill } from './mode.js';
 import { Prompts } from './prompts.js';
 import { PersonFiles } from './person-files.js';
 import { LoginPrompts } from './login.js';
+import { Approvals } from './approvals.js';
 import { SelectPopups } from './popups.js';
 import { Screen } from './screen.js';
 import { TabStrip } from './tabs.js';
@@ -66,6 +67,7 @@ function displayScale() {
  * @property {ReturnType<Prompts['snapshot']>} prompts
  * @property {ReturnType<PersonFiles['snapshot']>} fileChoosers   choosers waiting for files
  * @property {ReturnType<LoginPrompts['snapshot']>} authPrompts   logins waiting for the person
+ * @property {ReturnType<Approvals['snapshot']>} approvals   agents' acts waiting for the person's answer
  * @property {ReturnType<SelectPopups['snapshot']>} selectPopup  the select popup drawn now
  * @property {string} cursor           the CSS cursor the page asked for under the pointer
  * @property {ReturnType<ContextMenu['snapshot']>} contextMenu  the context menu drawn now
@@ -114,6 +116,7 @@ export class PortholePane extends HTMLElement {
       prompts: { handoffs: [], dialogs: [] },
       fileChoosers: [],
       authPrompts: [],
+      approvals: [],
       selectPopup: null,
       cursor: 'default',
       contextMenu: null,
@@ -315,6 +318,7 @@ export class PortholePane extends HTMLElement {
       onError: (text) => this.status.show(text, 'error'),
     });
     this.login = new LoginPrompts({ stage: this.stage, send });
+    this.approvals = new Approvals({ stage: this.stage, send });
 
     this.selectPopups = new SelectPopups({
       stage: this.stage,
@@ -495,6 +499,7 @@ export class PortholePane extends HTMLElement {
           this.prompts.reset();
           this.personFiles.reset();
           this.login.reset();
+          this.approvals.reset();
           void this.timeline.reload();
           this.sendStart();
         },
@@ -539,6 +544,7 @@ export class PortholePane extends HTMLElement {
     this.timeline.clear();
     this.personFiles.reset();
     this.login.reset();
+    this.approvals.reset();
     this.selectPopups.reset();
     this.state.selectPopup = null;
     this.contextMenu.reset();
@@ -661,6 +667,12 @@ export class PortholePane extends HTMLElement {
       case 'auth_prompt_closed':
         this.login.closed(String(msg.id));
         break;
+      case 'approval':
+        this.approvals.asked(/** @type {any} */ (msg));
+        break;
+      case 'approval_closed':
+        this.approvals.closed(String(msg.id));
+        break;
       case 'error': {
         st.lastError = { code: String(msg.code ?? 'error'), message: String(msg.message ?? '') };
         this.contextMenu.failed(st.lastError);
@@ -680,6 +692,7 @@ export class PortholePane extends HTMLElement {
     }
     st.fileChoosers = this.personFiles.snapshot();
     st.authPrompts = this.login.snapshot();
+    st.approvals = this.approvals.snapshot();
     st.contextMenu = this.contextMenu.snapshot();
     this.emit('porthole-message', msg);
   }

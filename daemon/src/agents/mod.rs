@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 use porthole_mcp::ToolName;
 use sha2::{Digest, Sha256};
 
+pub use crate::approvals::Confirm;
+use crate::approvals::{ApprovalKind, ConfirmError, Remembered};
 use crate::channel_id::ChannelId;
 pub use crate::sites::Sites;
 use crate::sites::{SiteError, SiteRules};
@@ -44,6 +46,8 @@ pub struct AgentIdentity {
     pub allow_host_mode: bool,
     /// The sites it may open (its own lists; the config's `agents.sites` applies too).
     pub sites: Sites,
+    /// The acts it must ask the person about (its own kinds; `agents.confirm` applies too).
+    pub confirm: Confirm,
 }
 
 impl From<AgentRow> for AgentIdentity {
@@ -56,6 +60,7 @@ impl From<AgentRow> for AgentIdentity {
             last_seen: row.last_seen,
             allow_host_mode: row.allow_host_mode,
             sites: row.sites,
+            confirm: row.confirm,
         }
     }
 }
@@ -76,6 +81,8 @@ pub enum AgentError {
     BadName,
     #[error(transparent)]
     BadSites(#[from] SiteError),
+    #[error(transparent)]
+    BadConfirm(#[from] ConfirmError),
     #[error(transparent)]
     BadChannel(#[from] crate::channel_id::InvalidChannelId),
     #[error("channel {asked} differs from the existing channel {existing} only in case; on a case-insensitive file system the two would share one profile, so use {existing} or another name")]
@@ -131,6 +138,12 @@ pub struct Agents {
     host_mode_for_all: bool,
     /// `agents.sites` from the config: every agent is held to these too.
     sites_for_all: Sites,
+    /// `agents.confirm` from the config: every agent asks about these too.
+    confirm_for_all: Confirm,
+    /// `agents.approval_timeout_secs`.
+    approval_timeout: Duration,
+    /// The person's "always on this site" answers, per agent, until the daemon stops.
+    remembered: Arc<Remembered>,
     /// When each agent's `last_seen` was last written. Short lock.
     seen: Mutex<HashMap<String, Instant>>,
     /// Agents recorded as having tabs open (mirrors the database). Short lock.
@@ -163,6 +176,9 @@ impl Drop for CallSlot {
 /// The setting that bounds an agent's calls in flight (named in every refusal).
 pub(crate) const MAX_CALLS_IN_FLIGHT_KEY: &str = "agents.max_calls_in_flight";
 
+/// Default of `agents.approval_timeout_secs`.
+pub(crate) const DEFAULT_APPROVAL_TIMEOUT_SECS: u64 = 120;
+
 /// Default of `agents.max_calls_in_flight`.
 pub(crate) const DEFAULT_MAX_CALLS_IN_FLIGHT: usize = 8;
 
@@ -180,6 +196,9 @@ impl Agents {
             deny_by_config,
             host_mode_for_all: false,
             sites_for_all: Sites::default(),
+            confirm_for_all: Confirm::default(),
+            approval_timeout: Duration::from_secs(DEFAULT_APPROVAL_TIMEOUT_SECS),
+            remembered: Arc::default(),
             seen: Mutex::new(HashMap::new()),
             tabs_open: Mutex::new(Default::default()),
             max_calls_in_flight: DEFAULT_MAX_CALLS_IN_FLIGHT,
@@ -245,6 +264,7 @@ impl Agents {
         deny_tools: &[String],
         allow_host_mode: bool,
         sites: Sites,
+        confirm: Confirm,
     ) -> Result<NewAgent, AgentError> {
         let channel = ChannelId::parse(channel)?;
         let name = name.map(str::trim).unwrap_or("agent");
@@ -253,6 +273,7 @@ impl Agents {
         }
         let deny_tools = check_tools(deny_tools)?;
         sites.check()?;
+        let confirm = confirm.normalized()?;
         // Adding an agent makes its channel exist (an agent's own calls never create one).
         if let Claim::CaseClash(existing) = self.state.claim_channel(&channel, None)? {
             return Err(AgentError::CaseClash {
@@ -271,6 +292,7 @@ impl Agents {
             last_seen: None,
             allow_host_mode,
             sites,
+            confirm,
         };
         self.state.add_agent(&row, &token_hash(&token))?;
         tracing::info!(event = "agent_added", agent_id = %row.agent_id, channel_id = %row.channel_id, name = %row.name, allow_host_mode);
@@ -293,6 +315,51 @@ impl Agents {
             tracing::info!(event = "agent_sites_set", %agent_id, allow = sites.allow.len(), deny = sites.deny.len());
         }
         Ok(set)
+    }
+
+    /// Replaces an agent's `confirm` kinds (from its next call on). False when there is no
+    /// such agent.
+    pub fn set_confirm(&self, agent_id: &str, confirm: &Confirm) -> Result<bool, AgentError> {
+        let confirm = confirm.normalized()?;
+        let set = self.state.set_agent_confirm(agent_id, &confirm)?;
+        if set {
+            tracing::info!(event = "agent_confirm_set", %agent_id, kinds = ?confirm.0);
+        }
+        Ok(set)
+    }
+
+    /// The kinds `agent` asks the person about: the config's `agents.confirm` and its own
+    /// (a kind that does not parse asks about everything rather than nothing).
+    pub(crate) fn confirm_kinds(&self, agent: &AgentIdentity) -> Vec<ApprovalKind> {
+        let mut kinds = Vec::new();
+        for list in [&self.confirm_for_all, &agent.confirm] {
+            kinds.extend(list.kinds().unwrap_or_else(|_| ApprovalKind::ALL.to_vec()));
+        }
+        kinds.sort();
+        kinds.dedup();
+        kinds
+    }
+
+    /// The person's "always on this site" answers (kept until the daemon stops).
+    pub(crate) fn remembered(&self) -> &Arc<Remembered> {
+        &self.remembered
+    }
+
+    /// `agents.approval_timeout_secs`.
+    pub(crate) fn approval_timeout(&self) -> Duration {
+        self.approval_timeout
+    }
+
+    /// `agents.confirm`: the kinds every agent asks about.
+    pub(crate) fn confirm_for_all(&self) -> &Confirm {
+        &self.confirm_for_all
+    }
+
+    /// Every agent asks the person about `confirm` too, and waits at most `timeout`.
+    pub(crate) fn with_approvals(mut self, confirm: Confirm, timeout: Duration) -> Self {
+        self.confirm_for_all = confirm;
+        self.approval_timeout = timeout;
+        self
     }
 
     /// The site rules `agent` is held to: the config's `agents.sites` and its own.
@@ -318,6 +385,7 @@ impl Agents {
     pub fn remove(&self, agent_id: &str) -> Result<bool, AgentError> {
         let removed = self.state.remove_agent(agent_id)?;
         if removed {
+            self.remembered.forget(agent_id);
             tracing::info!(event = "agent_removed", %agent_id);
         }
         Ok(removed)
@@ -431,7 +499,14 @@ mod tests {
     fn tokens_authenticate_until_removed_and_are_never_stored() {
         let agents = registry();
         let new = agents
-            .add("chan", Some("alpha"), &[], false, Sites::default())
+            .add(
+                "chan",
+                Some("alpha"),
+                &[],
+                false,
+                Sites::default(),
+                Confirm::default(),
+            )
             .unwrap();
         assert!(new.token.starts_with(AGENT_TOKEN_PREFIX));
         let found = agents.authenticate(&new.token).unwrap().unwrap();
@@ -453,6 +528,7 @@ mod tests {
                 &["navigate".into(), "navigate".into()],
                 false,
                 Sites::default(),
+                Confirm::default(),
             )
             .unwrap();
         assert_eq!(new.identity.deny_tools, vec!["navigate".to_string()]);
@@ -463,14 +539,35 @@ mod tests {
         assert_eq!(agents.denied(id, "read_page"), None);
         assert_eq!(agents.denied_tools(id), vec!["evaluate", "navigate"]);
         let error = agents
-            .add("chan", None, &["fly".into()], false, Sites::default())
+            .add(
+                "chan",
+                None,
+                &["fly".into()],
+                false,
+                Sites::default(),
+                Confirm::default(),
+            )
             .unwrap_err();
         assert!(error.to_string().contains("read_page"), "{error}");
         assert!(agents
-            .add("bad id!", None, &[], false, Sites::default())
+            .add(
+                "bad id!",
+                None,
+                &[],
+                false,
+                Sites::default(),
+                Confirm::default()
+            )
             .is_err());
         assert!(agents
-            .add("chan", Some(""), &[], false, Sites::default())
+            .add(
+                "chan",
+                Some(""),
+                &[],
+                false,
+                Sites::default(),
+                Confirm::default()
+            )
             .is_err());
     }
 
@@ -497,7 +594,14 @@ mod tests {
     fn adding_an_agent_records_its_channel_and_refuses_a_case_clash() {
         let agents = registry();
         agents
-            .add("work", None, &[], false, Sites::default())
+            .add(
+                "work",
+                None,
+                &[],
+                false,
+                Sites::default(),
+                Confirm::default(),
+            )
             .unwrap();
         let work = ChannelId::parse("work").unwrap();
         assert!(agents.state.is_recorded(&work).unwrap());
@@ -507,7 +611,14 @@ mod tests {
             "the daemon's default"
         );
         let error = agents
-            .add("Work", None, &[], false, Sites::default())
+            .add(
+                "Work",
+                None,
+                &[],
+                false,
+                Sites::default(),
+                Confirm::default(),
+            )
             .unwrap_err();
         assert!(matches!(error, AgentError::CaseClash { .. }), "{error}");
         assert_eq!(agents.list().unwrap().len(), 1);
@@ -517,11 +628,25 @@ mod tests {
     fn host_mode_needs_the_agents_own_setting_or_the_configs() {
         let agents = registry();
         let plain = agents
-            .add("chan", None, &[], false, Sites::default())
+            .add(
+                "chan",
+                None,
+                &[],
+                false,
+                Sites::default(),
+                Confirm::default(),
+            )
             .unwrap()
             .identity;
         let host = agents
-            .add("chan", None, &[], true, Sites::default())
+            .add(
+                "chan",
+                None,
+                &[],
+                true,
+                Sites::default(),
+                Confirm::default(),
+            )
             .unwrap()
             .identity;
         assert!(!agents.may_use_host_mode(Some(&plain)));

@@ -27,7 +27,7 @@ use super::auth::Caller;
 use super::error::{ApiError, ApiJson};
 use super::AppState;
 use crate::agents::{host_mode_refusal, CallSlot};
-use crate::browser::Actor;
+use crate::browser::{Actor, ConsentRules};
 use crate::channel_id::ChannelId;
 use crate::channels::ChannelError;
 use crate::mode::Mode;
@@ -100,11 +100,26 @@ pub async fn action(
         return Ok(Json(refuse_host_mode(&channel, &actor, &request.tool)));
     }
     let span = tracing::info_span!("agent_action", channel_id = %channel, agent_id = actor.id(), tool = %logged_tool(&request.tool));
-    let sites = agent.as_deref().map(|a| state.inner.agents.site_rules(a));
-    run(&state, channel, host_ok, actor, sites, request)
+    let agents = &state.inner.agents;
+    let rules = agent.as_deref().map(|a| AgentRules {
+        sites: agents.site_rules(a),
+        consent: ConsentRules {
+            name: a.name.clone(),
+            kinds: agents.confirm_kinds(a),
+            remembered: agents.remembered().clone(),
+            timeout: agents.approval_timeout(),
+        },
+    });
+    run(&state, channel, host_ok, actor, rules, request)
         .instrument(span)
         .await
         .map(Json)
+}
+
+/// What an agent's tabs are held to during its call.
+struct AgentRules {
+    sites: crate::sites::SiteRules,
+    consent: ConsentRules,
 }
 
 async fn run(
@@ -112,7 +127,7 @@ async fn run(
     channel: ChannelId,
     host_ok: bool,
     actor: Actor,
-    sites: Option<crate::sites::SiteRules>,
+    rules: Option<AgentRules>,
     request: ActionRequest,
 ) -> Result<ToolOutput, ApiError> {
     let channels = &state.inner.channels;
@@ -139,10 +154,13 @@ async fn run(
     if !host_ok && session.mode() == Mode::Host {
         return Ok(refuse_host_mode(&channel, &actor, &request.tool));
     }
-    // The agent's tabs are held to its sites as they are now (a change applies from here on).
-    if let Some(rules) = sites {
-        session.set_agent_sites(actor.id(), rules);
+    // The agent's tabs are held to its sites and approvals as they are now (a change applies
+    // from here on), and its tab's requests count as its acts while the call runs.
+    if let Some(rules) = rules {
+        session.set_agent_sites(actor.id(), rules.sites);
+        session.set_agent_consent(actor.id(), rules.consent).await;
     }
+    let _acting = session.agent_call_begins(actor.id());
     let lost = channels.take_lost_tabs(&channel, actor.id());
     let backend = EngineBackend::for_actor(
         Arc::new(ReadySession(session.clone())),

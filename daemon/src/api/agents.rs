@@ -1,5 +1,5 @@
 //! Agent identity endpoints (DESIGN.md §12, §20): create (the token is in this answer only),
-//! list, change its sites (owner only), remove (the token stops working at once), and `me` for
+//! list, change its sites and approvals (owner only), remove (the token stops working at once), and `me` for
 //! the calling agent.
 
 use axum::extract::{Path, State};
@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::auth::Caller;
 use super::error::{ApiError, ApiJson};
 use super::AppState;
-use crate::agents::{AgentError, AgentIdentity, Sites};
+use crate::agents::{AgentError, AgentIdentity, Confirm, Sites};
 use crate::browser::OWNER_AGENT;
 
 /// `POST /api/browser/agents` body.
@@ -34,6 +34,10 @@ pub struct NewAgentRequest {
     /// (`http://127.0.0.1:8080`). Default: none (only `agents.sites` applies).
     #[serde(default)]
     pub sites: Sites,
+    /// The acts it must ask the person about: `submit`, `new_site`, `upload`, `download`,
+    /// `evaluate`, `login`. Default: none (only `agents.confirm` applies).
+    #[serde(default)]
+    pub confirm: Confirm,
 }
 
 /// `PATCH /api/browser/agents/{agent_id}` body: what changes (absent: unchanged).
@@ -43,6 +47,9 @@ pub struct AgentPatch {
     /// Replaces the agent's sites (from its next call on).
     #[serde(default)]
     pub sites: Option<Sites>,
+    /// Replaces the acts it must ask the person about (from its next call on).
+    #[serde(default)]
+    pub confirm: Option<Confirm>,
 }
 
 /// `POST /api/browser/agents` answer: the only time the token is shown.
@@ -54,6 +61,7 @@ pub struct CreatedAgent {
     pub deny_tools: Vec<String>,
     pub allow_host_mode: bool,
     pub sites: Sites,
+    pub confirm: Confirm,
     /// The agent's token; only its hash is stored, so keep it now.
     pub token: String,
 }
@@ -77,6 +85,16 @@ pub struct Me {
     /// The sites it may open: its own lists (`own`) and the config's `agents.sites` for every
     /// agent (`all_agents`); a URL must pass both.
     pub sites: MeSites,
+    /// The acts it must ask the person about: its own kinds (`own`) and the config's
+    /// `agents.confirm` for every agent (`all_agents`).
+    pub confirm: MeConfirm,
+}
+
+/// The approval kinds a caller is held to.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct MeConfirm {
+    pub own: Confirm,
+    pub all_agents: Confirm,
 }
 
 /// The site lists a caller is held to.
@@ -95,6 +113,9 @@ impl From<AgentError> for ApiError {
             AgentError::BadChannel(e) => e.clone().into(),
             AgentError::BadSites(_) => {
                 ApiError::new(StatusCode::BAD_REQUEST, "bad_site_pattern", error.to_string())
+            }
+            AgentError::BadConfirm(_) => {
+                ApiError::new(StatusCode::BAD_REQUEST, "bad_approval_kind", error.to_string())
             }
             AgentError::CaseClash { .. } => {
                 ApiError::new(StatusCode::CONFLICT, "channel_id_case_clash", error.to_string())
@@ -116,6 +137,7 @@ pub async fn create(
         &request.deny_tools,
         request.allow_host_mode,
         request.sites,
+        request.confirm,
     )?;
     // The channel exists from now on; the daemon's list shows it.
     if let Ok(channel) = crate::channel_id::ChannelId::parse(&new.identity.channel_id) {
@@ -130,6 +152,7 @@ pub async fn create(
             deny_tools: new.identity.deny_tools,
             allow_host_mode: new.identity.allow_host_mode,
             sites: new.identity.sites,
+            confirm: new.identity.confirm,
             token: new.token,
         }),
     ))
@@ -156,17 +179,27 @@ pub async fn remove(
     }
 }
 
-/// Changes an agent (owner token only: an agent can never widen its own sites). The change
-/// applies from the agent's next call.
-#[utoipa::path(patch, path = "/api/browser/agents/{agent_id}", params(("agent_id" = String, Path)), request_body = AgentPatch, responses((status = 200, body = AgentIdentity), (status = 400, description = "a malformed site pattern or an unknown field"), (status = 404, description = "no such agent"), (status = 401, description = "no or unknown token"), (status = 403, description = "an agent token"), (status = 503, description = "state not writable")), security(("token" = [])))]
+/// Changes an agent (owner token only: an agent can never widen its own sites or drop its own
+/// approvals). The change applies from the agent's next call; a bad field changes nothing.
+#[utoipa::path(patch, path = "/api/browser/agents/{agent_id}", params(("agent_id" = String, Path)), request_body = AgentPatch, responses((status = 200, body = AgentIdentity), (status = 400, description = "a malformed site pattern, an unknown approval kind or an unknown field"), (status = 404, description = "no such agent"), (status = 401, description = "no or unknown token"), (status = 403, description = "an agent token"), (status = 503, description = "state not writable")), security(("token" = [])))]
 pub async fn patch(
     State(state): State<AppState>,
     Path(agent_id): Path<String>,
     ApiJson(request): ApiJson<AgentPatch>,
 ) -> Result<Json<AgentIdentity>, ApiError> {
     let agents = &state.inner.agents;
+    // Both checked before either is written.
+    if let Some(confirm) = &request.confirm {
+        confirm.normalized().map_err(AgentError::from)?;
+    }
     if let Some(sites) = &request.sites {
+        sites.check().map_err(AgentError::from)?;
         if !agents.set_sites(&agent_id, sites)? {
+            return Err(unknown_agent(&agent_id));
+        }
+    }
+    if let Some(confirm) = &request.confirm {
+        if !agents.set_confirm(&agent_id, confirm)? {
             return Err(unknown_agent(&agent_id));
         }
     }
@@ -200,6 +233,10 @@ pub async fn me(State(state): State<AppState>, Extension(caller): Extension<Call
                 own: Sites::default(),
                 all_agents: agents.sites_for_all().clone(),
             },
+            confirm: MeConfirm {
+                own: Confirm::default(),
+                all_agents: agents.confirm_for_all().clone(),
+            },
         },
         Caller::Agent(agent) => Me {
             agent_id: agent.agent_id.clone(),
@@ -209,6 +246,10 @@ pub async fn me(State(state): State<AppState>, Extension(caller): Extension<Call
             sites: MeSites {
                 own: agent.sites.clone(),
                 all_agents: agents.sites_for_all().clone(),
+            },
+            confirm: MeConfirm {
+                own: agent.confirm.clone(),
+                all_agents: agents.confirm_for_all().clone(),
             },
         },
     })

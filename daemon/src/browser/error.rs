@@ -29,6 +29,10 @@ pub enum SessionError {
     /// The agent's sites do not include the URL's (`sites` on its record, `agents.sites`).
     #[error("Porthole refused {url}: this agent may not open that site ({rule}). The person sets an agent's sites; ask them if you need it")]
     SiteRefused { url: String, rule: String },
+    /// An act the agent's `confirm` kinds hold was not allowed by the person (declined, timed
+    /// out, or nobody watching); the text says which.
+    #[error("{0}")]
+    NotApproved(String),
 }
 
 impl SessionError {
@@ -46,6 +50,7 @@ impl SessionError {
             SessionError::Download(_) => "download_failed",
             SessionError::TabLimit { .. } => "tab_limit",
             SessionError::SiteRefused { .. } => "site_refused",
+            SessionError::NotApproved(_) => "not_approved",
         }
     }
 }

@@ -23,6 +23,7 @@ pub(crate) use files::print::print_to_download;
 pub(crate) use files::transfers::{
     Download, DownloadLimits, DownloadState, DownloadTracking, ReadBack,
 };
+pub(crate) use guard::consent::ConsentRules;
 pub(crate) use guard::policy::{check_url_for, UrlPolicy};
 pub(crate) use input::events::{dispatch as dispatch_input, InputEvent, MouseButton, Pointer};
 #[cfg(test)]

@@ -198,6 +198,25 @@ pub enum PaneMessage {
     AuthPromptClosed {
         id: String,
     },
+    /// An agent's act waits for the person (DESIGN.md §20): only a pane answers, with
+    /// `approval_answer`. `kind`: submit, new_site, upload, download, evaluate, login;
+    /// `detail`: the method, URL and call; the script; the file names; the item.
+    Approval {
+        id: String,
+        agent_id: String,
+        name: String,
+        kind: crate::approvals::ApprovalKind,
+        target_id: String,
+        url: String,
+        detail: String,
+    },
+    /// An approval ended: `outcome` allowed, allowed_on_site, declined, timed_out,
+    /// unwatched or gone; `by` person, timeout or porthole. Panes close its card.
+    ApprovalClosed {
+        id: String,
+        outcome: String,
+        by: String,
+    },
     /// A download from one of the person's tabs (or a `print`): began, moved on (at most 4 a
     /// second), or ended. A completed one's bytes: `GET
     /// /api/browser/channels/{channel}/downloads/{id}`.

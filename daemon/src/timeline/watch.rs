@@ -25,6 +25,7 @@ pub async fn follow(timeline: Arc<Timeline>, session: Arc<BrowserSession>) {
             .collect(),
         handoffs: 0,
         after_handoff: false,
+        approvals: HashMap::new(),
     };
     loop {
         tokio::select! {
@@ -59,6 +60,8 @@ struct Seen {
     handoffs: usize,
     /// The next release is the end of a handoff.
     after_handoff: bool,
+    /// Open approvals: who asked and for what (their end is recorded with it).
+    approvals: HashMap<String, (EventActor, crate::approvals::ApprovalKind)>,
 }
 
 impl Seen {
@@ -175,6 +178,40 @@ impl Seen {
                 Draft::new(EventKind::Handoff, actor)
                     .action(outcome)
                     .summary(format!("handoff ended: {outcome}"))
+            }
+            PaneMessage::Approval {
+                id,
+                agent_id,
+                name,
+                kind,
+                target_id,
+                url,
+                ..
+            } => {
+                let actor = EventActor::Agent {
+                    agent_id: agent_id.clone(),
+                    name: name.clone(),
+                };
+                self.approvals.insert(id.clone(), (actor.clone(), *kind));
+                Draft::new(EventKind::Approval, actor)
+                    .tab(Some(target_id.clone()), Some(safe_url(url)))
+                    .action("asked")
+                    .summary(format!(
+                        "asked the person to allow {} ({})",
+                        kind.describe(),
+                        safe_url(url)
+                    ))
+            }
+            PaneMessage::ApprovalClosed { id, outcome, by } => {
+                let (asker, kind) = self.approvals.remove(id)?;
+                let actor = if by == "person" {
+                    EventActor::Human
+                } else {
+                    asker
+                };
+                Draft::new(EventKind::Approval, actor)
+                    .action(outcome)
+                    .summary(format!("{} {outcome} (by {by})", kind.as_str()))
             }
             PaneMessage::Control { holder, until } => {
                 let action = match (holder, until) {

@@ -92,6 +92,9 @@ impl ToolBackend for EngineBackend {
             Err(message) => return ToolOutput::error(message),
         };
         let mut output = run(&session, &call, &self.actor).await;
+        // The person's answers to what the call's page sent (a form post, a new site) come
+        // with its answer.
+        session.approvals_settled(self.actor.id()).await;
         // A tab of this agent's was closed on a browser-internal page since its last result.
         for note in session.take_url_notes(self.actor.id()).into_iter().rev() {
             output
@@ -161,6 +164,8 @@ async fn dispatch(
             return Err(ToolError::msg(prompt.describe_for_agent()));
         }
     }
+    // An act the agent must ask the person about waits for the answer.
+    super::approvals::gate(browser, actor, &tab.target_id, call).await?;
     let work = dialogs::unless_blocked(&tab, run_on_tab(&tab, call));
     let output = tokio::select! {
         output = work => output?,

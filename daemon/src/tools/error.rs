@@ -48,5 +48,6 @@ fn session_advice(error: &SessionError) -> String {
         SessionError::TabLimit { .. } | SessionError::SiteRefused { .. } => format!("{error}."),
         SessionError::NoDialog(_) => format!("{error}; there is nothing to answer."),
         SessionError::Download(_) => format!("{error}."),
+        SessionError::NotApproved(_) => error.to_string(),
     }
 }

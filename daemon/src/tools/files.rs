@@ -374,6 +374,7 @@ pub async fn get_download(
         }
         DownloadState::Completed => {}
     }
+    super::approvals::gate_download(browser, actor, &d).await?;
     let mime = mime_type(&d.name);
     let saved = files.where_saved(&d);
     let bytes = match files

@@ -20,6 +20,7 @@
 //! [`BrowserSession`]: crate::browser::BrowserSession
 
 mod actions;
+mod approvals;
 mod backend;
 mod badge_scan;
 mod badges;

@@ -2,6 +2,7 @@
 //! One test binary for the whole package (link time); one module per area.
 
 mod api;
+mod approvals;
 mod cdp;
 mod cookies;
 mod docker;

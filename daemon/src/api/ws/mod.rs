@@ -235,7 +235,8 @@ impl Pane {
             }
             person @ (ClientMessage::FileChooserAnswer { .. }
             | ClientMessage::DropFiles { .. }
-            | ClientMessage::AuthAnswer { .. }) => self.person_answer(person),
+            | ClientMessage::AuthAnswer { .. }
+            | ClientMessage::ApprovalAnswer { .. }) => self.person_answer(person),
             ClientMessage::Find { query, backwards } => self.find(&query, backwards).await,
             ClientMessage::SelectAnswer {
                 id,
@@ -426,6 +427,9 @@ impl Pane {
         }
         for prompt in session.open_auth_prompts() {
             self.send(prompt.message()).await;
+        }
+        for approval in session.open_approvals() {
+            self.send(approval).await;
         }
         for (target_id, dialog) in session.open_dialogs() {
             self.send(PaneMessage::Dialog {

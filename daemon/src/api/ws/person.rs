@@ -1,5 +1,6 @@
 //! A pane's answers for the person: files for a file chooser (`file_chooser_answer`), files
-//! dropped from the desktop (`drop_files`) and logins (`auth_answer`). Decodes and bounds the
+//! dropped from the desktop (`drop_files`), logins (`auth_answer`) and approvals of agents'
+//! acts (`approval_answer`: the one way any approval is answered). Decodes and bounds the
 //! files (`browser.pane_upload_max_mb`, named in every refusal), then hands them to the
 //! session (`browser::person_files`, `browser::auth`). Nothing here logs a password or a
 //! file's bytes.
@@ -163,6 +164,14 @@ pub async fn handle(view: &PaneView, message: ClientMessage, cap: u64) -> Option
                 .err()
                 .map(|e| PaneMessage::error(e.code(), e.to_string()))
         }
+        ClientMessage::ApprovalAnswer {
+            id,
+            allow,
+            remember,
+        } => session
+            .answer_approval(&id, allow, remember)
+            .err()
+            .map(|e| PaneMessage::error(e.code(), e.to_string())),
         _ => None,
     }
 }

@@ -131,6 +131,14 @@ pub enum ClientMessage {
         #[serde(default)]
         cancel: bool,
     },
+    /// Answers an `approval` (DESIGN.md §20): `allow`, and with `remember: "site"` that kind
+    /// on that site for that agent until the daemon stops (default `once`). Only a pane can.
+    ApprovalAnswer {
+        id: String,
+        allow: bool,
+        #[serde(default)]
+        remember: crate::approvals::Remember,
+    },
     /// Zooms the watched tab's page like Chrome's Ctrl +/-: `factor` 0.25–5 (1 is 100 %); the
     /// page lays out at the pane's size / `factor` CSS px with `devicePixelRatio` × `factor`,
     /// while frames and input coordinates stay in the pane's px.
@@ -208,6 +216,8 @@ mod tests {
             r#"{"type":"drop_files","x":10,"y":20,"files":[{"name":"a.txt","data":"aGk="}]}"#,
             r#"{"type":"auth_answer","id":"a1","username":"ann","password":"pw"}"#,
             r#"{"type":"auth_answer","id":"a1","cancel":true}"#,
+            r#"{"type":"approval_answer","id":"ap1","allow":true,"remember":"site"}"#,
+            r#"{"type":"approval_answer","id":"ap1","allow":false}"#,
             r#"{"type":"select_answer","id":"sel_1","index":5}"#,
             r#"{"type":"select_answer","id":"sel_1","cancel":true}"#,
             r#"{"type":"find","query":"word"}"#,
@@ -230,6 +240,8 @@ mod tests {
             r#"{"type":"file_chooser_answer"}"#,
             r#"{"type":"drop_files","x":1,"y":2}"#,
             r#"{"type":"auth_answer"}"#,
+            r#"{"type":"approval_answer","id":"ap1"}"#,
+            r#"{"type":"approval_answer","id":"ap1","allow":true,"remember":"forever"}"#,
             r#"{"type":"select_answer","index":1}"#,
             r#"{"type":"find"}"#,
             r#"{"type":"zoom"}"#,

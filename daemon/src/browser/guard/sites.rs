@@ -12,12 +12,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::json;
-
 use crate::browser::error::SessionError;
 use crate::browser::session::handle::BrowserSession;
-use crate::browser::tabs::owner::TabOwner;
-use crate::cdp::CdpEvent;
 use crate::sites::SiteRules;
 
 /// The rules each agent of a session is held to, by agent id. Short lock, never held across
@@ -37,7 +33,7 @@ impl AgentSites {
     }
 
     /// Whether no agent of the session is restricted (the common case: nothing to look up).
-    fn all_open(&self) -> bool {
+    pub(in crate::browser) fn all_open(&self) -> bool {
         self.rules
             .lock()
             .expect("agent sites lock")
@@ -81,69 +77,27 @@ impl BrowserSession {
             })
     }
 
-    /// Lets a paused document request go on, or fails it when it comes from an agent's tab
-    /// and its sites refuse the URL (from a task: the event loop never waits).
-    pub(in crate::browser) fn decide_paused(self: &Arc<Self>, event: &CdpEvent) {
-        let Some(request_id) = event.params["requestId"].as_str().map(str::to_string) else {
-            return;
+    /// The refusal of a document request of `agent_id`'s tab to `url`, if its sites say no
+    /// (told to the agent).
+    pub(in crate::browser) fn refuse_site(
+        &self,
+        agent_id: &str,
+        target_id: &str,
+        url: &str,
+    ) -> bool {
+        let Some(rules) = self.agents.sites.get(agent_id) else {
+            return false;
         };
-        let session = self.clone();
-        let params = event.params.clone();
-        tokio::spawn(async move {
-            let refused = match session.agents.sites.all_open() {
-                true => None,
-                false => session.refused(&params).await,
-            };
-            let (method, reply) = match refused {
-                None => ("Fetch.continueRequest", json!({ "requestId": request_id })),
-                Some(refused) => {
-                    session.tell_refused(&refused);
-                    (
-                        "Fetch.failRequest",
-                        json!({ "requestId": request_id, "errorReason": "Aborted" }),
-                    )
-                }
-            };
-            if let Err(error) = session.cdp.call(method, reply).await {
-                // The request may have been cancelled meanwhile (the tab closed).
-                tracing::debug!(event = "paused_request_not_answered", method, %error);
-            }
-        });
-    }
-
-    /// The refusal of a paused document request, if an agent's tab made it and its sites say
-    /// no.
-    async fn refused(&self, params: &serde_json::Value) -> Option<Refused> {
-        let url = params["request"]["url"].as_str()?;
-        let frame = params["frameId"].as_str()?;
-        let (target_id, owner) = self.owner_of_frame(frame).await?;
-        let TabOwner::Agent { id, .. } = owner else {
-            return None;
+        let Err(refusal) = rules.verdict(url) else {
+            return false;
         };
-        let rules = self.agents.sites.get(&id)?;
-        let refusal = rules.verdict(url).err()?;
-        Some(Refused {
-            agent_id: id,
-            target_id,
+        self.tell_refused(&Refused {
+            agent_id: agent_id.to_string(),
+            target_id: target_id.to_string(),
             url: url.to_string(),
             rule: refusal.rule,
-        })
-    }
-
-    /// The tab a frame is in and its owner. A frame of a tab not tracked yet (a popup's first
-    /// document, asked for before it is attached) is its opener's: Chrome is asked for it.
-    async fn owner_of_frame(&self, frame: &str) -> Option<(String, TabOwner)> {
-        if let Some(tab) = self.tabs.tab_of_frame(frame) {
-            return Some((tab.target_id, tab.owner));
-        }
-        let info = self
-            .cdp
-            .call("Target.getTargetInfo", json!({ "targetId": frame }))
-            .await
-            .ok()?;
-        let opener = info["targetInfo"]["openerId"].as_str()?;
-        let owner = self.tabs.owner_of(opener)?;
-        Some((frame.to_string(), owner))
+        });
+        true
     }
 
     fn tell_refused(&self, refused: &Refused) {

@@ -102,6 +102,8 @@ pub struct AuthPrompts {
     next: AtomicU64,
     /// Bumped whenever a prompt opens (what [`BrowserSession::auth_prompt_opens`] waits on).
     opened: tokio::sync::watch::Sender<u64>,
+    /// Whether `Fetch` is on (serialises turning it on and widening its patterns).
+    fetch_enabled: tokio::sync::Mutex<bool>,
 }
 
 /// Why an answer failed; the text is for the person.
@@ -134,17 +136,7 @@ impl BrowserSession {
         if self.ownership != Ownership::AllTabs {
             return;
         }
-        let enabled = self
-            .cdp
-            .call(
-                "Fetch.enable",
-                json!({
-                    "handleAuthRequests": true,
-                    "patterns": [{ "urlPattern": "*", "resourceType": "Document" }],
-                }),
-            )
-            .await;
-        if let Err(error) = enabled {
+        if let Err(error) = self.enable_request_pauses(true).await {
             tracing::warn!(event = "auth_prompts_off", channel_id = %self.channel(), %error);
             return;
         }
@@ -165,6 +157,42 @@ impl BrowserSession {
                 "Fetch.authRequired" => self.auth_required(&event),
                 _ => {}
             }
+        }
+    }
+
+    /// Pauses every document request at `Fetch` (and, once an agent is held to `submit`
+    /// approvals, every data request: XHR, `fetch`, beacons), with HTTP authentication.
+    /// `first` is the session's opening; later calls only widen what is paused, and only once
+    /// the opening enabled it (host mode never enables it).
+    async fn enable_request_pauses(&self, first: bool) -> Result<(), SessionError> {
+        let mut enabled = self.prompts.auth.fetch_enabled.lock().await;
+        if !first && !*enabled {
+            return Ok(());
+        }
+        let mut patterns = vec![json!({ "urlPattern": "*", "resourceType": "Document" })];
+        if self
+            .agents
+            .consent
+            .any(crate::approvals::ApprovalKind::Submit)
+        {
+            for kind in ["XHR", "Fetch", "Ping", "EventSource"] {
+                patterns.push(json!({ "urlPattern": "*", "resourceType": kind }));
+            }
+        }
+        self.cdp
+            .call(
+                "Fetch.enable",
+                json!({ "handleAuthRequests": true, "patterns": patterns }),
+            )
+            .await?;
+        *enabled = true;
+        Ok(())
+    }
+
+    /// Pauses the data requests of agents' tabs too (an agent is now held to `submit`).
+    pub(in crate::browser) async fn widen_request_pauses(&self) {
+        if let Err(error) = self.enable_request_pauses(false).await {
+            tracing::warn!(event = "submit_pauses_off", channel_id = %self.channel(), %error);
         }
     }
 

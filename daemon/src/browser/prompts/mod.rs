@@ -1,6 +1,7 @@
 //! What waits for the person at a pane: JavaScript dialogs, HTTP authentication, `<select>` and
 //! `<input>` popups, the context menu, and the file choosers a page opens.
 
+pub(crate) mod approvals;
 pub(crate) mod auth;
 pub(crate) mod context_menu;
 pub(crate) mod dialogs;

@@ -143,6 +143,7 @@ impl BrowserSession {
                 hub,
                 layouts,
                 viewport: Mutex::new(screen),
+                panes: Default::default(),
             },
             tools: ToolState {
                 logs,
@@ -329,9 +330,9 @@ impl BrowserSession {
         self.notify(message);
     }
 
-    /// How many panes follow this session's notices now.
+    /// How many panes are attached now (the timeline's own follower is no pane).
     pub(crate) fn pane_count(&self) -> usize {
-        self.notices.receiver_count()
+        self.views.panes.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub(in crate::browser) fn notify(&self, message: PaneMessage) {

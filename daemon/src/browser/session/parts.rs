@@ -66,6 +66,8 @@ pub(in crate::browser) struct Views {
     pub layouts: Arc<Layouts>,
     /// Requested viewport (CSS px). Short lock.
     pub viewport: Mutex<(u32, u32)>,
+    /// Panes attached now (each `PaneView` counts itself while it lives).
+    pub panes: std::sync::atomic::AtomicUsize,
 }
 
 /// The MCP tools' state in the session.
@@ -92,6 +94,9 @@ pub(in crate::browser) struct AgentState {
     pub url_guard: crate::browser::guard::redirects::UrlGuard,
     /// The sites each agent may open (see `guard::sites`).
     pub sites: crate::browser::guard::sites::AgentSites,
+    /// What each agent must ask the person about, and its calls in flight (see
+    /// `guard::consent`).
+    pub consent: crate::browser::guard::consent::AgentConsent,
 }
 
 /// What waits for the person at a pane.
@@ -104,4 +109,6 @@ pub(in crate::browser) struct Prompts {
     /// The `<select>` popups and context menus open in the session's tabs (see
     /// `select_popup`; a tab's go with its record).
     pub popups: Arc<crate::browser::prompts::select_popup::OpenPopups>,
+    /// Agents' acts waiting for the person's approval (see `approvals`).
+    pub approvals: crate::browser::prompts::approvals::OpenApprovals,
 }

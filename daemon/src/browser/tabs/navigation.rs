@@ -55,6 +55,7 @@ impl BrowserSession {
             if let Some(TabOwner::Agent { id, .. }) = self.tabs.by_session(session).map(|t| t.owner)
             {
                 self.check_agent_site(&id, &url)?;
+                self.approve_new_site(&id, session, &url).await?;
             }
         }
         let reply = self

@@ -224,6 +224,7 @@ impl BrowserSession {
         self.traffic.version.send_modify(|v| *v += 1);
         self.forget_auth_prompts(target_id);
         self.forget_person_files(target_id);
+        self.forget_approvals(target_id);
         let Some(removed) = removed else {
             return;
         };

@@ -30,6 +30,15 @@ pub struct PaneView {
     version: watch::Sender<u64>,
 }
 
+impl Drop for PaneView {
+    fn drop(&mut self) {
+        self.session
+            .views
+            .panes
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 impl std::fmt::Debug for PaneView {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PaneView")
@@ -42,6 +51,10 @@ impl PaneView {
     /// A view of `session` that starts on the session's active tab, following agents.
     pub fn new(session: Arc<BrowserSession>) -> Arc<Self> {
         let watched = session.active_tab().ok().map(|(id, _)| id);
+        session
+            .views
+            .panes
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Arc::new(Self {
             session,
             watched: Mutex::new(watched),

@@ -1,0 +1,179 @@
+//! Approvals (DESIGN.md §20): the kinds of act an agent may be held to ask the person about
+//! (`confirm` on its record and `agents.confirm` for all), what one request for the person's
+//! answer shows, how it ended, and the sites the person said "always" to. Plain data, a leaf:
+//! imports nothing of the crate. The session asks and waits (`browser::prompts::approvals`);
+//! only a pane answers.
+
+mod kinds;
+mod remembered;
+
+use serde::{Deserialize, Serialize};
+
+pub use kinds::{ApprovalKind, Confirm, ConfirmError};
+pub use remembered::Remembered;
+
+/// Longest detail a pane is shown (a script, a URL, file names), in characters.
+pub const MAX_DETAIL_CHARS: usize = 2000;
+
+/// What an agent asks the person to allow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ask {
+    pub agent_id: String,
+    pub name: String,
+    pub kind: ApprovalKind,
+    /// The tab it acts in.
+    pub target_id: String,
+    /// The URL the act goes to (the request's, or the tab's page).
+    pub url: String,
+    /// The method, URL and element acted on; the script; the file names; the item title.
+    pub detail: String,
+}
+
+impl Ask {
+    /// The site an "always on this site" answer covers: the URL's host (any scheme and port,
+    /// as a site pattern's host), or its scheme for URLs without one (`data:`).
+    pub fn site(&self) -> String {
+        site_of(&self.url)
+    }
+}
+
+/// The site of `url` (see [`Ask::site`]).
+pub fn site_of(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(parsed) => match parsed.host_str() {
+            Some(host) => host.to_ascii_lowercase(),
+            None => format!("{}:", parsed.scheme()),
+        },
+        Err(_) => String::new(),
+    }
+}
+
+/// How far an allow reaches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Remember {
+    /// This act only.
+    #[default]
+    Once,
+    /// This kind on this site, for this agent, until the daemon stops.
+    Site,
+}
+
+/// How an approval ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The person allowed it.
+    Allowed(Remember),
+    /// The person declined it.
+    Declined,
+    /// Nobody answered within `agents.approval_timeout_secs`.
+    TimedOut,
+    /// No pane was attached: nobody could be asked.
+    Unwatched,
+    /// Its tab or the session went away first.
+    Gone,
+    /// Allowed without asking: a remembered "always on this site".
+    Remembered,
+}
+
+impl Outcome {
+    pub fn allowed(self) -> bool {
+        matches!(self, Outcome::Allowed(_) | Outcome::Remembered)
+    }
+
+    /// The `outcome` of `approval_closed` and the timeline's event.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Allowed(Remember::Once) => "allowed",
+            Outcome::Allowed(Remember::Site) => "allowed_on_site",
+            Outcome::Declined => "declined",
+            Outcome::TimedOut => "timed_out",
+            Outcome::Unwatched => "unwatched",
+            Outcome::Gone => "gone",
+            Outcome::Remembered => "remembered",
+        }
+    }
+
+    /// What the agent reads when the act did not happen (None when it did).
+    pub fn refusal(self, ask: &Ask, timeout_secs: u64) -> Option<String> {
+        let what = ask.kind.describe();
+        let why = match self {
+            Outcome::Allowed(_) | Outcome::Remembered => return None,
+            Outcome::Declined => format!("the person declined {what}"),
+            Outcome::TimedOut => format!(
+                "nobody answered the request to allow {what} within {timeout_secs} s \
+                 (agents.approval_timeout_secs), so it was declined"
+            ),
+            Outcome::Unwatched => format!(
+                "{what} needs the person's approval (this agent's confirm list holds {:?}) and \
+                 nobody is watching this channel: no pane is open. Call request_human to ask \
+                 the person to open the pane, then try again",
+                ask.kind.as_str()
+            ),
+            Outcome::Gone => format!("the tab went away before the person answered about {what}"),
+        };
+        Some(format!(
+            "Porthole held back {what} in tab {}: {why}. Nothing was sent.",
+            ask.target_id
+        ))
+    }
+}
+
+/// Cuts `text` to [`MAX_DETAIL_CHARS`] characters, saying so.
+pub fn bounded_detail(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= MAX_DETAIL_CHARS {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(MAX_DETAIL_CHARS).collect();
+    format!("{kept}… ({} more characters)", count - MAX_DETAIL_CHARS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(url: &str) -> Ask {
+        Ask {
+            agent_id: "ag_1".into(),
+            name: "bot".into(),
+            kind: ApprovalKind::Submit,
+            target_id: "T1".into(),
+            url: url.into(),
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_site_is_the_host_in_any_scheme_and_port() {
+        assert_eq!(ask("https://Shop.Example:8443/cart").site(), "shop.example");
+        assert_eq!(ask("http://127.0.0.1:9/x").site(), "127.0.0.1");
+        assert_eq!(ask("data:text/html,hi").site(), "data:");
+        assert_eq!(ask("not a url").site(), "");
+    }
+
+    #[test]
+    fn only_an_allow_lets_the_act_happen_and_every_refusal_says_why() {
+        let a = ask("http://127.0.0.1/post");
+        for outcome in [Outcome::Allowed(Remember::Once), Outcome::Remembered] {
+            assert!(outcome.allowed());
+            assert_eq!(outcome.refusal(&a, 120), None);
+        }
+        let declined = Outcome::Declined.refusal(&a, 120).unwrap();
+        assert!(declined.contains("declined"), "{declined}");
+        let unwatched = Outcome::Unwatched.refusal(&a, 120).unwrap();
+        assert!(unwatched.contains("nobody is watching"), "{unwatched}");
+        assert!(unwatched.contains("request_human"), "{unwatched}");
+        let late = Outcome::TimedOut.refusal(&a, 7).unwrap();
+        assert!(late.contains("7 s"), "{late}");
+        assert!(!Outcome::Gone.allowed());
+    }
+
+    #[test]
+    fn details_are_bounded() {
+        assert_eq!(bounded_detail("abc"), "abc");
+        let long = "x".repeat(MAX_DETAIL_CHARS + 5);
+        let cut = bounded_detail(&long);
+        assert!(cut.ends_with("(5 more characters)"), "{cut}");
+    }
+}

@@ -1,0 +1,78 @@
+//! The person's "always on this site" answers: a kind on a site, per agent, until the daemon
+//! stops (kept in memory only, never in the state database).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+use super::ApprovalKind;
+
+/// Most remembered sites per agent (the oldest answer goes first past it).
+const MAX_PER_AGENT: usize = 500;
+
+/// Remembered answers, by agent id. Short lock, never held across an await.
+#[derive(Debug, Default)]
+pub struct Remembered {
+    by_agent: Mutex<HashMap<String, Vec<(ApprovalKind, String)>>>,
+}
+
+impl Remembered {
+    pub fn remember(&self, agent_id: &str, kind: ApprovalKind, site: &str) {
+        let mut all = self.by_agent.lock().expect("remembered lock");
+        let list = all.entry(agent_id.to_string()).or_default();
+        if list.iter().any(|(k, s)| *k == kind && s == site) {
+            return;
+        }
+        if list.len() >= MAX_PER_AGENT {
+            list.remove(0);
+        }
+        list.push((kind, site.to_string()));
+    }
+
+    pub fn covers(&self, agent_id: &str, kind: ApprovalKind, site: &str) -> bool {
+        self.by_agent
+            .lock()
+            .expect("remembered lock")
+            .get(agent_id)
+            .is_some_and(|list| list.iter().any(|(k, s)| *k == kind && s == site))
+    }
+
+    /// Forgets an agent (removed, or its channel deleted).
+    pub fn forget(&self, agent_id: &str) {
+        self.by_agent
+            .lock()
+            .expect("remembered lock")
+            .remove(agent_id);
+    }
+
+    /// The sites remembered for `agent_id`, by kind (for `agents/me`).
+    pub fn of(&self, agent_id: &str) -> Vec<(ApprovalKind, String)> {
+        let all = self.by_agent.lock().expect("remembered lock");
+        all.get(agent_id).cloned().unwrap_or_default()
+    }
+
+    /// The sites of one kind the person approved for this agent.
+    pub fn sites(&self, agent_id: &str, kind: ApprovalKind) -> HashSet<String> {
+        self.of(agent_id)
+            .into_iter()
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, s)| s)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remembered_site_covers_that_kind_for_that_agent_only() {
+        let r = Remembered::default();
+        r.remember("a", ApprovalKind::NewSite, "example.test");
+        assert!(r.covers("a", ApprovalKind::NewSite, "example.test"));
+        assert!(!r.covers("a", ApprovalKind::Submit, "example.test"));
+        assert!(!r.covers("b", ApprovalKind::NewSite, "example.test"));
+        assert!(!r.covers("a", ApprovalKind::NewSite, "other.test"));
+        r.forget("a");
+        assert!(!r.covers("a", ApprovalKind::NewSite, "example.test"));
+    }
+}

@@ -1,0 +1,193 @@
+//! What each agent of the session must ask the person about (its `confirm` kinds, DESIGN.md
+//! §20), the sites the person said "always" to, and each agent's calls in flight (a `submit`
+//! is held only while one of its calls runs or settles). Set with each of its calls, so a
+//! change to its record applies from its next call.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::approvals::{ApprovalKind, Remembered};
+
+/// How long after an agent's call ends its tab's requests still count as its acts (a form
+/// post that leaves just after the click's answer).
+pub const SETTLING: Duration = Duration::from_secs(2);
+
+/// One agent's approval rules.
+#[derive(Debug, Clone)]
+pub struct ConsentRules {
+    /// The agent's name, for the person's card.
+    pub name: String,
+    /// The kinds it must ask about (its own and `agents.confirm`).
+    pub kinds: Vec<ApprovalKind>,
+    /// The person's "always on this site" answers (kept by the daemon, per agent).
+    pub remembered: Arc<Remembered>,
+    /// `agents.approval_timeout_secs`.
+    pub timeout: Duration,
+}
+
+impl ConsentRules {
+    pub fn holds(&self, kind: ApprovalKind) -> bool {
+        self.kinds.contains(&kind)
+    }
+}
+
+/// An agent's calls: how many run now, and when the last one ended.
+#[derive(Debug, Default, Clone, Copy)]
+struct Calls {
+    running: usize,
+    last_end: Option<Instant>,
+}
+
+/// Every agent's rules and calls. Short locks, never held across an await.
+#[derive(Debug, Default)]
+pub struct AgentConsent {
+    rules: Mutex<HashMap<String, Arc<ConsentRules>>>,
+    calls: Arc<Mutex<HashMap<String, Calls>>>,
+    /// Page loads the person allowed before they were sent (an agent's `navigate`): the
+    /// network layer lets each one pass once, without asking again.
+    passes: Mutex<Vec<Pass>>,
+}
+
+/// One allowed load: which tab, which site, until when.
+#[derive(Debug)]
+struct Pass {
+    target_id: String,
+    site: String,
+    until: Instant,
+}
+
+/// How long an allowed load may take to reach the network layer.
+const PASS_LIFETIME: Duration = Duration::from_secs(30);
+
+impl AgentConsent {
+    /// Holds `agent_id` to `rules` from now on; true when it newly holds `submit` (the
+    /// session then pauses its tabs' data requests too).
+    pub fn set(&self, agent_id: &str, rules: ConsentRules) -> bool {
+        let mut all = self.rules.lock().expect("consent lock");
+        let had_submit = all.values().any(|r| r.holds(ApprovalKind::Submit));
+        let submit = rules.holds(ApprovalKind::Submit);
+        all.insert(agent_id.to_string(), Arc::new(rules));
+        submit && !had_submit
+    }
+
+    /// The rules of `agent_id` when they hold `kind`.
+    pub fn asks(&self, agent_id: &str, kind: ApprovalKind) -> Option<Arc<ConsentRules>> {
+        let all = self.rules.lock().expect("consent lock");
+        all.get(agent_id).filter(|r| r.holds(kind)).cloned()
+    }
+
+    /// Whether any agent holds `kind` (nothing to look up otherwise).
+    pub fn any(&self, kind: ApprovalKind) -> bool {
+        let all = self.rules.lock().expect("consent lock");
+        all.values().any(|r| r.holds(kind))
+    }
+
+    /// Lets the next load of a page of `site` in `target_id` pass the network layer once.
+    pub fn grant_pass(&self, target_id: &str, site: &str) {
+        let mut passes = self.passes.lock().expect("passes lock");
+        passes.retain(|p| p.until > Instant::now());
+        passes.push(Pass {
+            target_id: target_id.to_string(),
+            site: site.to_string(),
+            until: Instant::now() + PASS_LIFETIME,
+        });
+    }
+
+    /// Uses up the pass for a load of a page of `site` in `target_id`, if one was granted.
+    pub fn take_pass(&self, target_id: &str, site: &str) -> bool {
+        let mut passes = self.passes.lock().expect("passes lock");
+        passes.retain(|p| p.until > Instant::now());
+        match passes
+            .iter()
+            .position(|p| p.target_id == target_id && p.site == site)
+        {
+            Some(i) => {
+                passes.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Counts a call of `agent_id` until the guard drops.
+    pub fn call_begins(&self, agent_id: &str) -> CallGuard {
+        let mut calls = self.calls.lock().expect("calls lock");
+        calls.entry(agent_id.to_string()).or_default().running += 1;
+        CallGuard {
+            calls: self.calls.clone(),
+            agent_id: agent_id.to_string(),
+        }
+    }
+
+    /// Whether a call of `agent_id` runs now or ended within [`SETTLING`].
+    pub fn acting(&self, agent_id: &str) -> bool {
+        let calls = self.calls.lock().expect("calls lock");
+        calls.get(agent_id).is_some_and(|c| {
+            c.running > 0 || c.last_end.is_some_and(|end| end.elapsed() < SETTLING)
+        })
+    }
+}
+
+/// One call in flight (see [`AgentConsent::call_begins`]).
+#[derive(Debug)]
+pub struct CallGuard {
+    calls: Arc<Mutex<HashMap<String, Calls>>>,
+    agent_id: String,
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        let mut calls = self.calls.lock().expect("calls lock");
+        if let Some(c) = calls.get_mut(&self.agent_id) {
+            c.running = c.running.saturating_sub(1);
+            c.last_end = Some(Instant::now());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(kinds: &[ApprovalKind]) -> ConsentRules {
+        ConsentRules {
+            name: "bot".into(),
+            kinds: kinds.to_vec(),
+            remembered: Arc::default(),
+            timeout: Duration::from_secs(120),
+        }
+    }
+
+    #[test]
+    fn an_agent_acts_while_a_call_runs_and_shortly_after() {
+        let consent = AgentConsent::default();
+        assert!(!consent.acting("a"));
+        let call = consent.call_begins("a");
+        assert!(consent.acting("a"));
+        assert!(!consent.acting("b"));
+        drop(call);
+        assert!(consent.acting("a"), "settling");
+    }
+
+    #[test]
+    fn submit_is_reported_when_first_held() {
+        let consent = AgentConsent::default();
+        assert!(!consent.set("a", rules(&[ApprovalKind::Evaluate])));
+        assert!(consent.set("a", rules(&[ApprovalKind::Submit])));
+        assert!(!consent.set("b", rules(&[ApprovalKind::Submit])));
+        assert!(consent.asks("a", ApprovalKind::Submit).is_some());
+        assert!(consent.asks("a", ApprovalKind::Upload).is_none());
+        assert!(consent.any(ApprovalKind::Submit));
+    }
+
+    #[test]
+    fn a_pass_lets_one_load_through() {
+        let consent = AgentConsent::default();
+        consent.grant_pass("T", "a.test");
+        assert!(!consent.take_pass("T", "b.test"));
+        assert!(!consent.take_pass("U", "a.test"));
+        assert!(consent.take_pass("T", "a.test"));
+        assert!(!consent.take_pass("T", "a.test"));
+    }
+}

@@ -1,0 +1,259 @@
+//! Approvals the person gives (DESIGN.md §20): an agent's act that its `confirm` kinds hold
+//! waits here until a pane answers (`approval_answer`), `agents.approval_timeout_secs` pass
+//! (declined), or its tab goes away. With no pane attached it is declined at once, saying that
+//! nobody is watching. Every pane sees `approval` and then `approval_closed`; the timeline
+//! records both. No MCP tool, HTTP route or agent token reaches [`BrowserSession::answer_approval`]:
+//! only the pane's WebSocket, which takes the owner token alone.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use tokio::sync::{oneshot, watch};
+
+use crate::approvals::{ApprovalKind, Ask, Outcome, Remember};
+use crate::browser::error::SessionError;
+use crate::browser::guard::consent::{CallGuard, ConsentRules};
+use crate::browser::protocol::PaneMessage;
+use crate::browser::session::handle::BrowserSession;
+
+/// The approvals waiting for the person.
+#[derive(Debug, Default)]
+pub struct OpenApprovals {
+    /// By id. Short lock, never held across an await.
+    open: Mutex<HashMap<String, Waiting>>,
+    next: AtomicU64,
+    /// Bumped whenever one closes (what [`BrowserSession::approvals_settled`] waits on).
+    closed: watch::Sender<u64>,
+}
+
+#[derive(Debug)]
+struct Waiting {
+    ask: Ask,
+    answer: oneshot::Sender<Outcome>,
+}
+
+/// Why an answer failed; the text is for the person.
+#[derive(Debug, thiserror::Error)]
+pub enum ApprovalError {
+    #[error("no approval {0} is open (it was answered, timed out, or its tab went away)")]
+    NotOpen(String),
+}
+
+impl ApprovalError {
+    pub fn code(&self) -> &'static str {
+        "no_approval"
+    }
+}
+
+fn message(id: &str, ask: &Ask) -> PaneMessage {
+    PaneMessage::Approval {
+        id: id.to_string(),
+        agent_id: ask.agent_id.clone(),
+        name: ask.name.clone(),
+        kind: ask.kind,
+        target_id: ask.target_id.clone(),
+        url: ask.url.clone(),
+        detail: ask.detail.clone(),
+    }
+}
+
+impl BrowserSession {
+    /// Holds `agent_id` to `rules` from its next act on; the first agent held to `submit`
+    /// makes the session pause its tabs' data requests too (see `prompts::auth`).
+    pub(crate) async fn set_agent_consent(&self, agent_id: &str, rules: ConsentRules) {
+        if self.agents.consent.set(agent_id, rules) {
+            self.widen_request_pauses().await;
+        }
+    }
+
+    /// Counts one call of `agent_id` (its tab's requests count as its acts meanwhile).
+    pub(crate) fn agent_call_begins(&self, agent_id: &str) -> CallGuard {
+        self.agents.consent.call_begins(agent_id)
+    }
+
+    /// Lets `ask` happen when its agent need not ask, the person said "always" for its site,
+    /// or the person allows it now; else the refusal the agent reads.
+    pub(crate) async fn approve(&self, ask: Ask) -> Result<(), String> {
+        let Some(rules) = self.agents.consent.asks(&ask.agent_id, ask.kind) else {
+            return Ok(());
+        };
+        let outcome = self.ask_person(&ask, &rules).await;
+        match outcome.refusal(&ask, rules.timeout.as_secs()) {
+            None => Ok(()),
+            Some(refusal) => Err(refusal),
+        }
+    }
+
+    /// Asks the person about `agent_id`'s act of `kind` in `target_id` when its kinds hold it
+    /// (a tool's own: `evaluate`, `upload_file`, `get_download`, a vault fill). `url`: where
+    /// the act goes (the tab's page when `None`). The error is what the agent reads.
+    pub(crate) async fn approve_act(
+        &self,
+        agent_id: &str,
+        kind: ApprovalKind,
+        target_id: &str,
+        url: Option<&str>,
+        detail: String,
+    ) -> Result<(), String> {
+        if self.agents.consent.asks(agent_id, kind).is_none() {
+            return Ok(());
+        }
+        let url = match url {
+            Some(url) => url.to_string(),
+            None => self.tabs.get(target_id).map(|t| t.url).unwrap_or_default(),
+        };
+        self.approve(self.ask_for(agent_id, kind, target_id, &url, detail))
+            .await
+    }
+
+    /// Asks the person before an agent's `navigate` sends a load of `url` to a new site from
+    /// the tab behind flat `session` (the call waits for the answer); the network layer then
+    /// lets that load pass.
+    pub(in crate::browser) async fn approve_new_site(
+        &self,
+        agent_id: &str,
+        session: &str,
+        url: &str,
+    ) -> Result<(), SessionError> {
+        let Some(target_id) = self.tabs.target_of_session(session) else {
+            return Ok(());
+        };
+        if !self.new_site_for(agent_id, &target_id, url) {
+            return Ok(());
+        }
+        let ask = self.ask_for(
+            agent_id,
+            ApprovalKind::NewSite,
+            &target_id,
+            url,
+            format!("navigate to {url}"),
+        );
+        self.approve(ask).await.map_err(SessionError::NotApproved)?;
+        self.agents
+            .consent
+            .grant_pass(&target_id, &crate::approvals::site_of(url));
+        Ok(())
+    }
+
+    /// Asks the person about `ask` and waits for the answer (see the module's doc).
+    pub(in crate::browser) async fn ask_person(&self, ask: &Ask, rules: &ConsentRules) -> Outcome {
+        let site = ask.site();
+        if rules.remembered.covers(&ask.agent_id, ask.kind, &site) {
+            return Outcome::Remembered;
+        }
+        let n = self.prompts.approvals.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = format!("ap{n}");
+        tracing::info!(event = "approval_asked", channel_id = %self.channel(), %id, agent_id = %ask.agent_id, kind = ask.kind.as_str(), target_id = %ask.target_id);
+        let (answer, answered) = oneshot::channel();
+        self.prompts
+            .approvals
+            .open
+            .lock()
+            .expect("approvals lock")
+            .insert(
+                id.clone(),
+                Waiting {
+                    ask: ask.clone(),
+                    answer,
+                },
+            );
+        self.notify(message(&id, ask));
+        let (outcome, by) = if self.pane_count() == 0 {
+            (Outcome::Unwatched, "porthole")
+        } else {
+            let closed = self.life.closed.clone();
+            tokio::select! {
+                answer = answered => match answer {
+                    Ok(outcome @ (Outcome::Allowed(_) | Outcome::Declined)) => (outcome, "person"),
+                    Ok(outcome) => (outcome, "porthole"),
+                    Err(_) => (Outcome::Gone, "porthole"),
+                },
+                _ = tokio::time::sleep(rules.timeout) => (Outcome::TimedOut, "timeout"),
+                _ = closed.cancelled() => (Outcome::Gone, "porthole"),
+            }
+        };
+        self.prompts
+            .approvals
+            .open
+            .lock()
+            .expect("approvals lock")
+            .remove(&id);
+        if outcome == Outcome::Allowed(Remember::Site) {
+            rules.remembered.remember(&ask.agent_id, ask.kind, &site);
+        }
+        tracing::info!(event = "approval_closed", channel_id = %self.channel(), %id, outcome = outcome.as_str(), by);
+        self.notify(PaneMessage::ApprovalClosed {
+            id,
+            outcome: outcome.as_str().to_string(),
+            by: by.to_string(),
+        });
+        self.prompts.approvals.closed.send_modify(|n| *n += 1);
+        outcome
+    }
+
+    /// The person's answer to approval `id` (from a pane only).
+    pub(crate) fn answer_approval(
+        &self,
+        id: &str,
+        allow: bool,
+        remember: Remember,
+    ) -> Result<(), ApprovalError> {
+        let waiting = self
+            .prompts
+            .approvals
+            .open
+            .lock()
+            .expect("approvals lock")
+            .remove(id)
+            .ok_or_else(|| ApprovalError::NotOpen(id.to_string()))?;
+        let outcome = match allow {
+            true => Outcome::Allowed(remember),
+            false => Outcome::Declined,
+        };
+        // The asker may have given up at this instant (a timeout): then nothing is allowed.
+        let _ = waiting.answer.send(outcome);
+        Ok(())
+    }
+
+    /// The approvals waiting now, as `approval` messages (for a pane that attaches).
+    pub(crate) fn open_approvals(&self) -> Vec<PaneMessage> {
+        let open = self.prompts.approvals.open.lock().expect("approvals lock");
+        let mut list: Vec<(&String, &Waiting)> = open.iter().collect();
+        list.sort_by_key(|(id, _)| id.trim_start_matches("ap").parse::<u64>().unwrap_or(0));
+        list.into_iter()
+            .map(|(id, w)| message(id, &w.ask))
+            .collect()
+    }
+
+    /// Resolves once no approval of `agent_id` waits (a call's answer then says how they
+    /// ended).
+    pub(crate) async fn approvals_settled(&self, agent_id: &str) {
+        let mut closed = self.prompts.approvals.closed.subscribe();
+        loop {
+            let waiting = {
+                let open = self.prompts.approvals.open.lock().expect("approvals lock");
+                open.values().any(|w| w.ask.agent_id == agent_id)
+            };
+            if !waiting || closed.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Closes the approvals of a tab that went away (see `tabs::tracking::untrack`).
+    pub(in crate::browser) fn forget_approvals(&self, target_id: &str) {
+        let gone: Vec<Waiting> = {
+            let mut open = self.prompts.approvals.open.lock().expect("approvals lock");
+            let ids: Vec<String> = open
+                .iter()
+                .filter(|(_, w)| w.ask.target_id == target_id)
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| open.remove(id)).collect()
+        };
+        for waiting in gone {
+            let _ = waiting.answer.send(Outcome::Gone);
+        }
+    }
+}
