@@ -4,6 +4,7 @@
 //! person sees of agents in the pane and how they steer them.
 
 mod agents;
+mod approvals;
 mod context_menu;
 mod docker;
 mod downloads;
