@@ -8,6 +8,7 @@ pub mod action;
 pub mod bench_agents;
 pub mod bench_bandwidth;
 pub mod bench_capacity;
+pub mod bench_consent;
 pub mod bench_distance;
 pub mod bench_docker;
 pub mod bench_fanout;
