@@ -4,6 +4,7 @@
 //! - a click that posts a form, by an agent whose `confirm` holds `submit` (allowed at once by
 //!   a scripted pane), against one whose does not: from the click to the server receiving
 //!   the POST.
+//!
 //! Medians of [`RUNS`] runs after a warm-up. Goal: interception adds ≤ 5 % to the load.
 
 use std::time::{Duration, Instant};
