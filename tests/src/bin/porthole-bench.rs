@@ -241,6 +241,7 @@ async fn main() {
         Some("remote") => return porthole_tests::bench_remote::run().await,
         Some("capacity") => return porthole_tests::bench_capacity::run().await,
         Some("consent") => return porthole_tests::bench_consent::run().await,
+        Some("soak") => return porthole_tests::bench_soak::run().await,
         Some("distance") => return porthole_tests::bench_distance::run().await,
         Some("bandwidth") => return porthole_tests::bench_bandwidth::run().await,
         Some("peers") => return porthole_tests::bench_peers::run().await,
@@ -255,7 +256,7 @@ async fn main() {
         }
         Some(other) => {
             eprintln!(
-                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `consent`, `distance`, `peers`, `wheel`, `screencast`, `scale`, `timeline` or nothing"
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `consent`, `soak`, `distance`, `peers`, `wheel`, `screencast`, `scale`, `timeline` or nothing"
             );
             std::process::exit(2);
         }
