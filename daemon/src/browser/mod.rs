@@ -32,6 +32,7 @@ pub(crate) use input::pipeline::{Dispatched, InputPipeline, Next};
 pub(crate) use input::queue::InputQueue;
 pub(crate) use prompts::auth::AuthAnswer;
 pub(crate) use prompts::person_files::{safe_name, HandedFile};
+pub(crate) use prompts::registry::{Prompt, Registry};
 pub(crate) use prompts::select_popup::SelectChoice;
 pub(crate) use protocol::{ActivityPhase, DownloadPhase, Holder, PaneMessage, TabInfo};
 pub(crate) use session::handle::SettleLimits;

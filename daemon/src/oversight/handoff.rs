@@ -4,12 +4,9 @@
 //! One open handoff per agent (DESIGN.md §16): a second `request_human` while the first
 //! waits is refused at once, so one agent cannot pile requests up in front of the person.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use tokio::sync::oneshot;
 
-use crate::browser::PaneMessage;
+use crate::browser::{PaneMessage, Prompt, Registry};
 
 struct Pending {
     /// Who asked.
@@ -17,6 +14,10 @@ struct Pending {
     /// The `handoff` message panes get.
     message: PaneMessage,
     done: oneshot::Sender<Option<String>>,
+}
+
+impl Prompt for Pending {
+    const PREFIX: &'static str = "h_";
 }
 
 /// A second `request_human` of an agent whose first still waits; the text is the agent's
@@ -28,10 +29,10 @@ struct Pending {
 )]
 pub struct AlreadyAsking;
 
-/// Open handoffs of a channel. Short lock.
+/// Open handoffs of a channel, oldest first (in the prompts' registry).
 #[derive(Default)]
 pub struct Handoffs {
-    open: Mutex<HashMap<String, Pending>>,
+    open: Registry<Pending>,
 }
 
 impl Handoffs {
@@ -44,7 +45,7 @@ impl Handoffs {
         reason: &str,
         target_id: Option<String>,
     ) -> Result<(PaneMessage, oneshot::Receiver<Option<String>>), AlreadyAsking> {
-        let id = format!("h_{:08x}", rand::random::<u32>());
+        let id = self.open.mint();
         let message = PaneMessage::Handoff {
             id: id.clone(),
             agent_id: agent_id.to_string(),
@@ -53,24 +54,23 @@ impl Handoffs {
             target_id,
         };
         let (done, wait) = oneshot::channel();
-        let mut open = self.open.lock().expect("handoffs lock");
-        if open.values().any(|p| p.agent_id == agent_id) {
+        let pending = Pending {
+            agent_id: agent_id.to_string(),
+            message: message.clone(),
+            done,
+        };
+        if !self
+            .open
+            .insert_unless(id, pending, |p| p.agent_id == agent_id)
+        {
             return Err(AlreadyAsking);
         }
-        open.insert(
-            id,
-            Pending {
-                agent_id: agent_id.to_string(),
-                message: message.clone(),
-                done,
-            },
-        );
         Ok((message, wait))
     }
 
     /// The person is done with `id`; false when no such handoff is open.
     pub fn finish(&self, id: &str, note: Option<String>) -> bool {
-        let Some(pending) = self.open.lock().expect("handoffs lock").remove(id) else {
+        let Some(pending) = self.open.take(id) else {
             return false;
         };
         let _ = pending.done.send(note);
@@ -79,26 +79,18 @@ impl Handoffs {
 
     /// Drops `id` (timeout or cancel); false when it was no longer open.
     pub fn abandon(&self, id: &str) -> bool {
-        self.open
-            .lock()
-            .expect("handoffs lock")
-            .remove(id)
-            .is_some()
+        self.open.take(id).is_some()
     }
 
     /// True while any handoff is open.
     pub fn any_open(&self) -> bool {
-        !self.open.lock().expect("handoffs lock").is_empty()
+        self.open.read(|open| !open.is_empty())
     }
 
     /// The `handoff` messages of every open handoff (for a pane that attaches).
     pub fn messages(&self) -> Vec<PaneMessage> {
         self.open
-            .lock()
-            .expect("handoffs lock")
-            .values()
-            .map(|p| p.message.clone())
-            .collect()
+            .read(|open| open.iter().map(|(_, p)| p.message.clone()).collect())
     }
 }
 

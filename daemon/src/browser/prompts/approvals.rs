@@ -5,12 +5,9 @@
 //! records both. No MCP tool, HTTP route or agent token reaches [`BrowserSession::answer_approval`]:
 //! only the pane's WebSocket, which takes the owner token alone.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
-
 use tokio::sync::{oneshot, watch};
 
+use super::registry::{Prompt, Registry};
 use crate::approvals::{ApprovalKind, Ask, Outcome, Remember};
 use crate::browser::error::SessionError;
 use crate::browser::guard::consent::{CallGuard, ConsentRules};
@@ -20,9 +17,8 @@ use crate::browser::session::handle::BrowserSession;
 /// The approvals waiting for the person.
 #[derive(Debug, Default)]
 pub struct OpenApprovals {
-    /// By id. Short lock, never held across an await.
-    open: Mutex<HashMap<String, Waiting>>,
-    next: AtomicU64,
+    /// The approvals waiting, oldest first.
+    open: Registry<Waiting>,
     /// Bumped whenever one closes (what [`BrowserSession::approvals_settled`] waits on).
     closed: watch::Sender<u64>,
 }
@@ -31,6 +27,10 @@ pub struct OpenApprovals {
 struct Waiting {
     ask: Ask,
     answer: oneshot::Sender<Outcome>,
+}
+
+impl Prompt for Waiting {
+    const PREFIX: &'static str = "ap";
 }
 
 /// Why an answer failed; the text is for the person.
@@ -142,22 +142,16 @@ impl BrowserSession {
         if rules.remembered.covers(&ask.agent_id, ask.kind, &site) {
             return Outcome::Remembered;
         }
-        let n = self.prompts.approvals.next.fetch_add(1, Ordering::Relaxed) + 1;
-        let id = format!("ap{n}");
+        let id = self.prompts.approvals.open.mint();
         tracing::info!(event = "approval_asked", channel_id = %self.channel(), %id, agent_id = %ask.agent_id, kind = ask.kind.as_str(), target_id = %ask.target_id);
         let (answer, answered) = oneshot::channel();
-        self.prompts
-            .approvals
-            .open
-            .lock()
-            .expect("approvals lock")
-            .insert(
-                id.clone(),
-                Waiting {
-                    ask: ask.clone(),
-                    answer,
-                },
-            );
+        self.prompts.approvals.open.insert(
+            id.clone(),
+            Waiting {
+                ask: ask.clone(),
+                answer,
+            },
+        );
         self.notify(message(&id, ask));
         let (outcome, by) = if self.pane_count() == 0 {
             (Outcome::Unwatched, "porthole")
@@ -173,12 +167,7 @@ impl BrowserSession {
                 _ = closed.cancelled() => (Outcome::Gone, "porthole"),
             }
         };
-        self.prompts
-            .approvals
-            .open
-            .lock()
-            .expect("approvals lock")
-            .remove(&id);
+        self.prompts.approvals.open.take(&id);
         if outcome == Outcome::Allowed(Remember::Site) {
             rules.remembered.remember(&ask.agent_id, ask.kind, &site);
         }
@@ -203,9 +192,7 @@ impl BrowserSession {
             .prompts
             .approvals
             .open
-            .lock()
-            .expect("approvals lock")
-            .remove(id)
+            .take(id)
             .ok_or_else(|| ApprovalError::NotOpen(id.to_string()))?;
         let outcome = match allow {
             true => Outcome::Allowed(remember),
@@ -218,12 +205,10 @@ impl BrowserSession {
 
     /// The approvals waiting now, as `approval` messages (for a pane that attaches).
     pub(crate) fn open_approvals(&self) -> Vec<PaneMessage> {
-        let open = self.prompts.approvals.open.lock().expect("approvals lock");
-        let mut list: Vec<(&String, &Waiting)> = open.iter().collect();
-        list.sort_by_key(|(id, _)| id.trim_start_matches("ap").parse::<u64>().unwrap_or(0));
-        list.into_iter()
-            .map(|(id, w)| message(id, &w.ask))
-            .collect()
+        self.prompts
+            .approvals
+            .open
+            .read(|open| open.iter().map(|(id, w)| message(id, &w.ask)).collect())
     }
 
     /// Resolves once no approval of `agent_id` waits (a call's answer then says how they
@@ -231,10 +216,11 @@ impl BrowserSession {
     pub(crate) async fn approvals_settled(&self, agent_id: &str) {
         let mut closed = self.prompts.approvals.closed.subscribe();
         loop {
-            let waiting = {
-                let open = self.prompts.approvals.open.lock().expect("approvals lock");
-                open.values().any(|w| w.ask.agent_id == agent_id)
-            };
+            let waiting = self
+                .prompts
+                .approvals
+                .open
+                .read(|open| open.iter().any(|(_, w)| w.ask.agent_id == agent_id));
             if !waiting || closed.changed().await.is_err() {
                 return;
             }
@@ -243,16 +229,12 @@ impl BrowserSession {
 
     /// Closes the approvals of a tab that went away (see `tabs::tracking::untrack`).
     pub(in crate::browser) fn forget_approvals(&self, target_id: &str) {
-        let gone: Vec<Waiting> = {
-            let mut open = self.prompts.approvals.open.lock().expect("approvals lock");
-            let ids: Vec<String> = open
-                .iter()
-                .filter(|(_, w)| w.ask.target_id == target_id)
-                .map(|(id, _)| id.clone())
-                .collect();
-            ids.iter().filter_map(|id| open.remove(id)).collect()
-        };
-        for waiting in gone {
+        let gone = self
+            .prompts
+            .approvals
+            .open
+            .take_where(|w| w.ask.target_id == target_id);
+        for (_, waiting) in gone {
             let _ = waiting.answer.send(Outcome::Gone);
         }
     }

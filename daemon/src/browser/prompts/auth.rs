@@ -19,14 +19,13 @@
 //! browser-wide domain would pause the user's own tabs). Credentials never reach a log: what
 //! is logged is the prompt's id, tab, origin and outcome.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde_json::json;
 use tokio::sync::broadcast;
 
+use super::registry::{Prompt, Registry};
 use crate::browser::error::SessionError;
 use crate::browser::protocol::PaneMessage;
 use crate::browser::session::handle::{BrowserSession, Ownership};
@@ -79,6 +78,10 @@ impl AuthPrompt {
     }
 }
 
+impl Prompt for AuthPrompt {
+    const PREFIX: &'static str = "a";
+}
+
 /// How a prompt is answered.
 pub enum AuthAnswer {
     Credentials { username: String, password: String },
@@ -97,9 +100,8 @@ impl std::fmt::Debug for AuthAnswer {
 /// The open prompts of a session.
 #[derive(Debug, Default)]
 pub struct AuthPrompts {
-    /// By prompt id. Short lock, never held across an await.
-    open: Mutex<HashMap<String, AuthPrompt>>,
-    next: AtomicU64,
+    /// The open prompts, oldest first.
+    open: Registry<AuthPrompt>,
     /// Bumped whenever a prompt opens (what [`BrowserSession::auth_prompt_opens`] waits on).
     opened: tokio::sync::watch::Sender<u64>,
     /// Whether `Fetch` is on (serialises turning it on and widening its patterns).
@@ -207,9 +209,8 @@ impl BrowserSession {
             .tab_of_frame(frame)
             .map_or_else(|| frame.to_string(), |t| t.target_id);
         let challenge = &p["authChallenge"];
-        let n = self.prompts.auth.next.fetch_add(1, Ordering::Relaxed) + 1;
         let prompt = AuthPrompt {
-            id: format!("a{n}"),
+            id: self.prompts.auth.open.mint(),
             request_id: request_id.to_string(),
             target_id,
             url: p["request"]["url"].as_str().unwrap_or_default().to_string(),
@@ -224,8 +225,6 @@ impl BrowserSession {
         self.prompts
             .auth
             .open
-            .lock()
-            .expect("auth lock")
             .insert(prompt.id.clone(), prompt.clone());
         self.notify(prompt.message());
         self.prompts.auth.opened.send_modify(|n| *n += 1);
@@ -239,15 +238,14 @@ impl BrowserSession {
     }
 
     fn drop_prompts(&self, which: impl Fn(&AuthPrompt) -> bool) -> Vec<AuthPrompt> {
-        let dropped: Vec<AuthPrompt> = {
-            let mut open = self.prompts.auth.open.lock().expect("auth lock");
-            let ids: Vec<String> = open
-                .values()
-                .filter(|p| which(p))
-                .map(|p| p.id.clone())
-                .collect();
-            ids.iter().filter_map(|id| open.remove(id)).collect()
-        };
+        let dropped: Vec<AuthPrompt> = self
+            .prompts
+            .auth
+            .open
+            .take_where(which)
+            .into_iter()
+            .map(|(_, prompt)| prompt)
+            .collect();
         for prompt in &dropped {
             self.notify(PaneMessage::AuthPromptClosed {
                 id: prompt.id.clone(),
@@ -258,16 +256,20 @@ impl BrowserSession {
 
     /// The login prompts waiting for the person (for a pane that attaches while one is open).
     pub(crate) fn open_auth_prompts(&self) -> Vec<AuthPrompt> {
-        let open = self.prompts.auth.open.lock().expect("auth lock");
-        let mut list: Vec<AuthPrompt> = open.values().cloned().collect();
-        list.sort_by(|a, b| a.id.cmp(&b.id));
-        list
+        self.prompts
+            .auth
+            .open
+            .read(|open| open.iter().map(|(_, p)| p.clone()).collect())
     }
 
     /// The login prompt open in a tab, if any (agents are told to call `request_human`).
     pub(crate) fn auth_prompt_in(&self, target_id: &str) -> Option<AuthPrompt> {
-        let open = self.prompts.auth.open.lock().expect("auth lock");
-        open.values().find(|p| p.target_id == target_id).cloned()
+        self.prompts.auth.open.read(|open| {
+            open.iter()
+                .map(|(_, p)| p)
+                .find(|p| p.target_id == target_id)
+                .cloned()
+        })
     }
 
     /// Resolves with the login prompt of `target_id` once one is open (at once if one is):

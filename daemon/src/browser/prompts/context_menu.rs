@@ -110,7 +110,7 @@ impl BrowserSession {
             tracing::debug!(event = "context_menu_unreadable");
             return;
         };
-        let id = format!("cm_{:08x}", rand::random::<u32>());
+        let id = self.prompts.popups.mint_menu();
         let image = menu.image.clone().zip(menu.image_id).map(|(a, i)| (i, a));
         self.prompts.popups.set_menu(
             id.clone(),

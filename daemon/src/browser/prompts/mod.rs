@@ -8,4 +8,5 @@ pub(crate) mod dialogs;
 pub(crate) mod file_pickers;
 pub(crate) mod person_files;
 pub(crate) mod pickers;
+pub(crate) mod registry;
 pub(crate) mod select_popup;

@@ -13,13 +13,13 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
+use super::registry::{Prompt, Registry};
 use crate::browser::error::SessionError;
 use crate::browser::protocol::PaneMessage;
 use crate::browser::session::handle::BrowserSession;
@@ -75,12 +75,15 @@ impl PersonChooser {
 /// The open choosers of a session and the directories of files handed to its tabs.
 #[derive(Debug, Default)]
 pub struct PersonFiles {
-    /// By chooser id. Short lock, never held across an await.
-    open: Mutex<HashMap<String, PersonChooser>>,
+    /// The open choosers, oldest first.
+    open: Registry<PersonChooser>,
     /// Directories of files handed to each tab (target id → dirs), removed when it closes.
     /// Short lock.
     dirs: Mutex<HashMap<String, Vec<PathBuf>>>,
-    next: AtomicU64,
+}
+
+impl Prompt for PersonChooser {
+    const PREFIX: &'static str = "f";
 }
 
 /// Why handing files failed; the text is for the person.
@@ -186,9 +189,8 @@ impl BrowserSession {
             .ok()
             .and_then(|reply| attribute(&reply["node"]["attributes"], "accept"))
             .unwrap_or_default();
-        let n = self.prompts.files.next.fetch_add(1, Ordering::Relaxed) + 1;
         let chooser = PersonChooser {
-            id: format!("f{n}"),
+            id: self.prompts.files.open.mint(),
             target_id: target_id.clone(),
             session_id: session.to_string(),
             frame_id: event.params["frameId"]
@@ -205,27 +207,14 @@ impl BrowserSession {
         self.prompts
             .files
             .open
-            .lock()
-            .expect("choosers lock")
             .insert(chooser.id.clone(), chooser.clone());
         self.notify(chooser.message());
     }
 
     /// Closes the choosers `which` picks, telling panes.
     fn close_choosers(&self, which: impl Fn(&PersonChooser) -> bool) {
-        let closed: Vec<String> = {
-            let mut open = self.prompts.files.open.lock().expect("choosers lock");
-            let ids: Vec<String> = open
-                .values()
-                .filter(|c| which(c))
-                .map(|c| c.id.clone())
-                .collect();
-            for id in &ids {
-                open.remove(id);
-            }
-            ids
-        };
-        for id in closed {
+        let closed = self.prompts.files.open.take_where(which);
+        for (id, _) in closed {
             self.notify(PaneMessage::FileChooserClosed { id });
         }
     }
@@ -252,10 +241,10 @@ impl BrowserSession {
 
     /// The file choosers waiting for the person (for a pane that attaches while one is open).
     pub(crate) fn open_file_choosers(&self) -> Vec<PersonChooser> {
-        let open = self.prompts.files.open.lock().expect("choosers lock");
-        let mut list: Vec<PersonChooser> = open.values().cloned().collect();
-        list.sort_by(|a, b| a.id.cmp(&b.id));
-        list
+        self.prompts
+            .files
+            .open
+            .read(|open| open.iter().map(|(_, c)| c.clone()).collect())
     }
 
     /// Answers chooser `id`: sets `files` on its input, or cancels it (`None`). Nothing is set
@@ -269,10 +258,7 @@ impl BrowserSession {
             .prompts
             .files
             .open
-            .lock()
-            .expect("choosers lock")
-            .get(id)
-            .cloned()
+            .read(|open| open.iter().find(|(i, _)| i == id).map(|(_, c)| c.clone()))
             .ok_or_else(|| HandError::NoChooser(id.to_string()))?;
         if let Some(files) = &files {
             if files.is_empty() {

@@ -10,13 +10,11 @@
 //!
 //! Owns the open popups of a session (by public id) and answering them.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::pickers::{PopupKind, MAX_VALUE};
+use super::registry::{Prompt, Registry};
 use crate::browser::error::SessionError;
 use crate::browser::protocol::PaneMessage;
 use crate::browser::session::handle::BrowserSession;
@@ -81,69 +79,81 @@ struct OpenPopup {
 }
 
 /// The open popups of a session by public id, and the latest context menu of each tab (see
-/// `context_menu`). Short locks, never held across an await.
+/// `context_menu`), each in the prompts' registry (ids minted one way).
 #[derive(Debug, Default)]
 pub struct OpenPopups {
-    by_id: Mutex<HashMap<String, OpenPopup>>,
-    menus: Mutex<HashMap<String, super::context_menu::OpenMenu>>,
+    by_id: Registry<OpenPopup>,
+    menus: Registry<super::context_menu::OpenMenu>,
+}
+
+impl Prompt for OpenPopup {
+    const PREFIX: &'static str = "sel_";
+}
+
+impl Prompt for super::context_menu::OpenMenu {
+    const PREFIX: &'static str = "cm_";
 }
 
 impl OpenPopups {
+    /// A fresh popup id.
+    fn mint(&self) -> String {
+        self.by_id.mint()
+    }
+
     fn insert(&self, id: String, popup: OpenPopup) {
-        self.by_id.lock().expect("popups lock").insert(id, popup);
+        self.by_id.insert(id, popup);
     }
 
     fn take(&self, id: &str) -> Option<OpenPopup> {
-        self.by_id.lock().expect("popups lock").remove(id)
+        self.by_id.take(id)
     }
 
     /// The public id of the popup the world knows as `local_id` in `context`, if open.
     fn find_local(&self, session: &str, context: i64, local_id: &str) -> Option<String> {
-        let by_id = self.by_id.lock().expect("popups lock");
-        by_id
-            .iter()
-            .find(|(_, p)| p.session == session && p.context == context && p.local_id == local_id)
-            .map(|(id, _)| id.clone())
+        self.by_id.read(|open| {
+            open.iter()
+                .find(|(_, p)| {
+                    p.session == session && p.context == context && p.local_id == local_id
+                })
+                .map(|(id, _)| id.clone())
+        })
     }
 
     /// Removes the popup the world knows as `local_id` in `context`; returns its public id.
     fn take_local(&self, session: &str, context: i64, local_id: &str) -> Option<(String, String)> {
-        let mut by_id = self.by_id.lock().expect("popups lock");
-        let id = by_id
-            .iter()
-            .find(|(_, p)| p.session == session && p.context == context && p.local_id == local_id)
-            .map(|(id, _)| id.clone())?;
-        by_id.remove(&id).map(|p| (id, p.target_id))
+        self.by_id
+            .take_where(|p| p.session == session && p.context == context && p.local_id == local_id)
+            .pop()
+            .map(|(id, p)| (id, p.target_id))
     }
 
     /// Whether a popup (a `<select>`'s list, a date, time or colour picker …) is open in tab
     /// `target_id`.
     pub fn open_in(&self, target_id: &str) -> bool {
-        let by_id = self.by_id.lock().expect("popups lock");
-        by_id.values().any(|p| p.target_id == target_id)
+        self.by_id
+            .read(|open| open.iter().any(|(_, p)| p.target_id == target_id))
     }
 
     /// Forgets the popups and menus of a tab that closed.
     pub fn forget_tab(&self, target_id: &str) {
-        self.by_id
-            .lock()
-            .expect("popups lock")
-            .retain(|_, p| p.target_id != target_id);
-        self.menus
-            .lock()
-            .expect("menus lock")
-            .retain(|_, m| m.target_id != target_id);
+        self.by_id.take_where(|p| p.target_id == target_id);
+        self.menus.take_where(|m| m.target_id == target_id);
+    }
+
+    /// A fresh context menu id.
+    pub(in crate::browser) fn mint_menu(&self) -> String {
+        self.menus.mint()
     }
 
     /// Keeps `menu` as its tab's latest context menu (an older one of the tab goes).
     pub(in crate::browser) fn set_menu(&self, id: String, menu: super::context_menu::OpenMenu) {
-        let mut menus = self.menus.lock().expect("menus lock");
-        menus.retain(|_, m| m.target_id != menu.target_id);
-        menus.insert(id, menu);
+        self.menus.take_where(|m| m.target_id == menu.target_id);
+        self.menus.insert(id, menu);
     }
 
     pub(in crate::browser) fn menu(&self, id: &str) -> Option<super::context_menu::OpenMenu> {
-        self.menus.lock().expect("menus lock").get(id).cloned()
+        self.menus
+            .read(|open| open.iter().find(|(i, _)| i == id).map(|(_, m)| m.clone()))
     }
 }
 
@@ -269,7 +279,7 @@ impl BrowserSession {
         let id = match self.prompts.popups.find_local(session, context, &opened.id) {
             Some(id) => id,
             None => {
-                let id = format!("sel_{:08x}", rand::random::<u32>());
+                let id = self.prompts.popups.mint();
                 self.prompts.popups.insert(
                     id.clone(),
                     OpenPopup {

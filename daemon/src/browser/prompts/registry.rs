@@ -1,0 +1,112 @@
+//! One registry for what waits for the person at a pane (login prompts, file choosers,
+//! approvals, select popups, context menus, handoffs): each kind mints its ids the same way (`<prefix><n>`, counting from 1 per
+//! session) and keeps its open items in the order they opened, so a pane that attaches sees
+//! them oldest first. Short lock, never held across an await.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// A kind of item that waits for the person.
+pub trait Prompt {
+    /// What its ids start with (`a` for login prompts, `f` for file choosers, …).
+    const PREFIX: &'static str;
+}
+
+/// The open items of one kind, by id, oldest first.
+#[derive(Debug)]
+pub struct Registry<T> {
+    open: Mutex<Vec<(String, T)>>,
+    next: AtomicU64,
+}
+
+impl<T> Default for Registry<T> {
+    fn default() -> Self {
+        Self {
+            open: Mutex::new(Vec::new()),
+            next: AtomicU64::new(0),
+        }
+    }
+}
+
+impl<T: Prompt> Registry<T> {
+    /// A fresh id for an item about to open.
+    pub fn mint(&self) -> String {
+        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{}{n}", T::PREFIX)
+    }
+
+    /// Keeps `item` open under `id` (from [`Self::mint`]).
+    pub fn insert(&self, id: String, item: T) {
+        self.lock().push((id, item));
+    }
+
+    /// Keeps `item` open under `id` unless an open item `clashes` with it (checked and kept
+    /// under one lock); false when one did.
+    pub fn insert_unless(&self, id: String, item: T, clashes: impl Fn(&T) -> bool) -> bool {
+        let mut open = self.lock();
+        if open.iter().any(|(_, other)| clashes(other)) {
+            return false;
+        }
+        open.push((id, item));
+        true
+    }
+
+    /// Closes item `id`, returning it.
+    pub fn take(&self, id: &str) -> Option<T> {
+        let mut open = self.lock();
+        let at = open.iter().position(|(i, _)| i == id)?;
+        Some(open.remove(at).1)
+    }
+
+    /// Closes every item `which` picks, returning them with their ids, oldest first.
+    pub fn take_where(&self, which: impl Fn(&T) -> bool) -> Vec<(String, T)> {
+        let mut open = self.lock();
+        let (taken, kept) = std::mem::take(&mut *open)
+            .into_iter()
+            .partition(|(_, item)| which(item));
+        *open = kept;
+        taken
+    }
+
+    /// Reads the open items, oldest first.
+    pub fn read<R>(&self, read: impl FnOnce(&[(String, T)]) -> R) -> R {
+        read(&self.lock())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, T)>> {
+        self.open.lock().expect("prompt registry lock")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq)]
+    struct Ask(&'static str);
+
+    impl Prompt for Ask {
+        const PREFIX: &'static str = "q";
+    }
+
+    #[test]
+    fn ids_count_up_and_items_stay_oldest_first() {
+        let registry = Registry::<Ask>::default();
+        for n in 0..12 {
+            let id = registry.mint();
+            assert_eq!(id, format!("q{}", n + 1));
+            registry.insert(id, Ask(if n % 2 == 0 { "even" } else { "odd" }));
+        }
+        // q10 after q9, not after q1 (ids are not sorted as text).
+        let ids = registry.read(|open| open.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>());
+        assert_eq!(ids[8..11], ["q9", "q10", "q11"]);
+        assert_eq!(registry.take("q2"), Some(Ask("odd")));
+        assert_eq!(registry.take("q2"), None);
+        let odd = registry.take_where(|a| a.0 == "odd");
+        assert_eq!(odd.len(), 5);
+        assert_eq!(odd[0].0, "q4");
+        assert_eq!(registry.read(|open| open.len()), 6);
+        assert!(!registry.insert_unless("q13".into(), Ask("x"), |a| a.0 == "even"));
+        assert!(registry.insert_unless("q13".into(), Ask("x"), |a| a.0 == "odd"));
+    }
+}
