@@ -28,3 +28,4 @@ pub(crate) mod timeline;
 pub(crate) mod timeline_event;
 pub mod token;
 pub mod tools;
+pub mod vault;
