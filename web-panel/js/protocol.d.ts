@@ -20,6 +20,7 @@ export type PaneMessage =
   | PaneError
   | PaneAgentActivity
   | PaneControl
+  | PaneVaultLocked
   | PaneHandoff
   | PaneHandoffEnded
   | PaneDialog
@@ -133,6 +134,12 @@ export interface PaneControl {
   holder: Holder;
   /** When control goes back to the agents by itself (Unix ms), if it does. */
   until?: number | null;
+}
+
+/** A vault fill met a locked source (DESIGN.md §19): the person can unlock it here. */
+export interface PaneVaultLocked {
+  type: "vault_locked";
+  source: string;
 }
 
 /** An agent asks the person for help (MCP `request_human`); answered by `handoff_done`. */
@@ -567,7 +574,7 @@ export interface EventActorPage {
 }
 
 /** What happened. */
-export type EventKind = "tool" | "human" | "navigation" | "tab_opened" | "tab_closed" | "dialog" | "auth_prompt" | "file_chooser" | "download" | "handoff" | "control" | "mode" | "browser_gone" | "frame";
+export type EventKind = "tool" | "human" | "navigation" | "tab_opened" | "tab_closed" | "dialog" | "auth_prompt" | "file_chooser" | "download" | "handoff" | "control" | "mode" | "browser_gone" | "vault" | "frame";
 
 /** `control.holder`. */
 export type Holder = "human" | "agents";

@@ -144,11 +144,16 @@ async fn run(
         session.set_agent_sites(actor.id(), rules);
     }
     let lost = channels.take_lost_tabs(&channel, actor.id());
+    let timeline = state.inner.timeline.clone();
     let backend = EngineBackend::for_actor(
         Arc::new(ReadySession(session.clone())),
         false,
         actor.clone(),
-    );
+    )
+    .with_vault(crate::tools::VaultHooks {
+        vault: state.inner.vault.clone(),
+        record: Arc::new(move |session, actor, fill| timeline.vault_fill(session, actor, fill)),
+    });
     let oversight = state.inner.oversight.channel(&channel);
     let panes = channels.pane_count(&channel);
     let summary = crate::timeline::summary::of_call(&request.tool, &request.args);

@@ -42,6 +42,9 @@ pub struct EngineBackend {
     /// `save_screenshot` files itself. The action endpoint refuses them instead; the proxy
     /// writes them inside the agent's container.
     saves_files: bool,
+    /// The vault, for `list_logins` / `fill_login` / `fill_totp` (the daemon's action
+    /// endpoint; none in mcp-host-browser).
+    vault: Option<super::login::VaultHooks>,
 }
 
 impl EngineBackend {
@@ -56,7 +59,14 @@ impl EngineBackend {
             source,
             actor,
             saves_files,
+            vault: None,
         }
+    }
+
+    /// With the vault's tools.
+    pub fn with_vault(mut self, hooks: super::login::VaultHooks) -> Self {
+        self.vault = Some(hooks);
+        self
     }
 }
 
@@ -91,7 +101,12 @@ impl ToolBackend for EngineBackend {
             Ok(session) => session,
             Err(message) => return ToolOutput::error(message),
         };
-        let mut output = run(&session, &call, &self.actor).await;
+        let mut output = match &call {
+            ToolCall::ListLogins(_) | ToolCall::FillLogin(_) | ToolCall::FillTotp(_) => {
+                super::login::run(&session, &call, &self.actor, self.vault.as_ref()).await
+            }
+            _ => run(&session, &call, &self.actor).await,
+        };
         // A tab of this agent's was closed on a browser-internal page since its last result.
         for note in session.take_url_notes(self.actor.id()).into_iter().rev() {
             output
@@ -138,6 +153,9 @@ async fn dispatch(
             ))
         }
         ToolCall::ListDownloads(_) => return Ok(files::list_downloads(browser, actor)),
+        ToolCall::ListLogins(_) | ToolCall::FillLogin(_) | ToolCall::FillTotp(_) => {
+            return Ok(super::login::run(browser, call, actor, None).await)
+        }
         ToolCall::GetDownload(a) => return files::get_download(browser, actor, a).await,
         _ => {}
     }
@@ -212,8 +230,11 @@ async fn run_on_tab(tab: &Tab, call: &ToolCall) -> Result<ToolOutput, ToolError>
         | ToolCall::SwitchTab(_)
         | ToolCall::CloseTab(_)
         | ToolCall::HandleDialog(_)
-        | ToolCall::RequestHuman(_) => {
-            unreachable!("tab, dialog and handoff tools are handled above")
+        | ToolCall::RequestHuman(_)
+        | ToolCall::ListLogins(_)
+        | ToolCall::FillLogin(_)
+        | ToolCall::FillTotp(_) => {
+            unreachable!("tab, dialog, handoff and vault tools are handled above")
         }
     }
 }

@@ -34,4 +34,5 @@ mod timeline;
 mod trust;
 mod trust_bounds;
 mod trust_channels;
+mod vault;
 mod web_panel;
