@@ -105,6 +105,10 @@ impl ToolBackend for EngineBackend {
             ToolCall::ListLogins(_) | ToolCall::FillLogin(_) | ToolCall::FillTotp(_) => {
                 super::login::run(&session, &call, &self.actor, self.vault.as_ref()).await
             }
+            ToolCall::Evaluate(_) if self.vault.is_some() => {
+                let hooks = self.vault.as_ref().expect("checked");
+                super::script_guard::evaluate(&session, &call, &self.actor, hooks).await
+            }
             _ => run(&session, &call, &self.actor).await,
         };
         // A tab of this agent's was closed on a browser-internal page since its last result.

@@ -259,10 +259,35 @@ async fn fill(
         record(frame, filled, Some(why.clone()));
         return Err(ToolError::msg(why));
     }
+    if let Some(why) =
+        super::script_guard::fill_refusal(browser, hooks, actor, &opened.origins).await
+    {
+        tracing::info!(event = "vault_fill_refused", channel_id = %browser.channel(), agent_id = actor.id(), reason = "evaluate");
+        record(origin, filled, Some(why.clone()));
+        return Err(ToolError::msg(why));
+    }
+    // From the first key on, the document counts as filled (evaluate is refused there).
+    let mut seen_origins: Vec<&String> = Vec::new();
+    for target in &targets {
+        if !seen_origins.contains(&&target.origin) {
+            seen_origins.push(&target.origin);
+            if let Some(doc) = super::script_guard::doc_of(&tab, Some(target.origin.clone())).await
+            {
+                hooks.vault.documents.filled(doc);
+            }
+        }
+    }
     for target in &targets {
         let Some((_, value)) = values.iter().find(|(k, _)| *k == target.kind) else {
             continue;
         };
+        // From the first key on, the page may echo it: every later answer is scanned.
+        if target.kind != FieldKind::Username {
+            hooks
+                .vault
+                .filled
+                .remember(browser.channel().as_str(), value);
+        }
         if let Err(e) = login_fields::type_into(&tab, target, value).await {
             record(origin, filled, Some(e.to_string()));
             return Err(e);

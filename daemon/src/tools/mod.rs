@@ -40,6 +40,7 @@ mod page;
 mod read_window;
 mod readback;
 mod refs;
+mod script_guard;
 mod snapshot;
 mod snapshot_lines;
 mod tabs;

@@ -10,8 +10,10 @@
 
 pub mod error;
 pub mod keepass;
+pub mod ledger;
 pub mod origins;
 pub mod pass;
+pub mod scan;
 pub mod shares;
 pub mod source;
 pub mod totp;
@@ -65,6 +67,11 @@ pub struct Vault {
     sources: Vec<Arc<dyn VaultSource>>,
     /// The person's shares. Never held across an await.
     shares: Mutex<Vec<VaultShare>>,
+    /// Where agents ran `evaluate` and where they filled (script and secrets never share a
+    /// document).
+    pub documents: ledger::Ledger,
+    /// The secrets filled in each channel, for the scan of text answers.
+    pub filled: scan::Scanner,
 }
 
 impl Vault {
@@ -93,6 +100,8 @@ impl Vault {
         Arc::new(Self {
             sources,
             shares: Mutex::new(config.share.clone()),
+            documents: ledger::Ledger::default(),
+            filled: scan::Scanner::default(),
         })
     }
 

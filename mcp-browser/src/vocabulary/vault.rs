@@ -10,15 +10,15 @@ use super::args::{check_not_blank, Problem, Validate};
 /// `fill_login`: type a shared login's user name and password into the active tab.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FillLoginArgs {
-    /// The item, as list_logins names it (e.g. kp/Web/GitHub).
+    /// From list_logins.
     pub item: String,
-    /// The user name field's ref (default: found on the page).
+    /// Default: found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub username_ref: Option<String>,
-    /// The password field's ref (default: found on the page).
+    /// Default: found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub password_ref: Option<String>,
-    /// Press Enter in the last field filled.
+    /// Press Enter after.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub submit: Option<bool>,
 }
@@ -26,12 +26,12 @@ pub struct FillLoginArgs {
 /// `fill_totp`: type a shared login's current one-time code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FillTotpArgs {
-    /// The item, as list_logins names it.
+    /// From list_logins.
     pub item: String,
-    /// The code field's ref (default: found on the page).
+    /// Default: found.
     #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
     pub element_ref: Option<String>,
-    /// Press Enter after the code.
+    /// Press Enter after.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub submit: Option<bool>,
 }
