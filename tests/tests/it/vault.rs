@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::pages::PageServer;
+use porthole_tests::pane::Pane;
 use porthole_tests::{eventually, TempDir};
 use serde_json::{json, Value};
 
@@ -384,7 +385,9 @@ async fn fill_login_types_into_the_items_own_site_only_and_never_answers_the_pas
     assert_eq!(status, 200, "{answer}");
     let mut answers = String::new();
 
-    // Locked: the fill says the person can unlock it in the pane.
+    // Locked: the fill says the person can unlock it in the pane, and the pane is told.
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(CHANNEL).await;
     agent
         .act_ok("navigate", json!({"url": site.url("/login.html")}))
         .await;
@@ -395,6 +398,8 @@ async fn fill_login_types_into_the_items_own_site_only_and_never_answers_the_pas
         is_error && text.contains("locked") && text.contains("pane"),
         "{text}"
     );
+    let locked = pane.next_of("vault_locked", 0).await;
+    assert_eq!(locked["source"], "kp", "{locked}");
     answers.push_str(&text);
     let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
     assert_eq!(status, 200, "{answer}");
