@@ -24,6 +24,7 @@ setup:
 setup-test: setup
 	@scripts/setup/cookie-browsers.sh
 	@scripts/setup/xvfb.sh
+	@scripts/setup/vault-tools.sh
 	@scripts/setup/schemathesis.sh
 	@scripts/setup/docker.sh
 	@scripts/setup/base-images.sh

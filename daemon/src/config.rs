@@ -19,6 +19,90 @@ pub struct Config {
     pub agents: AgentsConfig,
     pub tools: ToolsConfig,
     pub timeline: TimelineConfig,
+    pub vault: VaultConfig,
+}
+
+/// `vault.*`: the person's password managers and what is shared with which agent
+/// (DESIGN.md §19).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VaultConfig {
+    /// Where logins come from; each `name` is unique and starts its items' names.
+    pub sources: Vec<VaultSourceConfig>,
+    /// Which agents may use which item (nothing by default).
+    pub share: Vec<VaultShare>,
+}
+
+/// One vault source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum VaultSourceConfig {
+    /// A KeePass / KeePassXC `.kdbx` file, unlocked by its password (and `key_file`).
+    Keepass {
+        name: String,
+        path: PathBuf,
+        #[serde(default)]
+        key_file: Option<PathBuf>,
+    },
+    /// A `pass` store (`~/.password-store` when `dir` is not given).
+    Pass {
+        name: String,
+        #[serde(default)]
+        dir: Option<PathBuf>,
+    },
+}
+
+impl VaultSourceConfig {
+    pub fn name(&self) -> &str {
+        match self {
+            VaultSourceConfig::Keepass { name, .. } | VaultSourceConfig::Pass { name, .. } => name,
+        }
+    }
+}
+
+/// One share: `item` may be used by `agents` (`*` for all), at the item's origins narrowed
+/// by `origins` when given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VaultShare {
+    /// `<source>/<path>`.
+    pub item: String,
+    /// Agent ids, or `*`.
+    pub agents: Vec<String>,
+    /// Narrow the item's origins: `https://a.example:8443`, `*.example.com`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub origins: Vec<String>,
+}
+
+impl VaultConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        let mut names: Vec<&str> = Vec::new();
+        for source in &self.sources {
+            let name = source.name();
+            let ok = !name.is_empty()
+                && name.len() <= 32
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+            if !ok {
+                return Err(ConfigError::Invalid {
+                    key: "vault.sources",
+                    reason: format!("source name {name:?} must be 1-32 letters, digits, - or _"),
+                });
+            }
+            if names.contains(&name) {
+                return Err(ConfigError::Invalid {
+                    key: "vault.sources",
+                    reason: format!("two sources are named {name:?}"),
+                });
+            }
+            names.push(name);
+        }
+        crate::vault::shares::check(&self.share, &names).map_err(|e| ConfigError::Invalid {
+            key: "vault.share",
+            reason: e.to_string(),
+        })
+    }
 }
 
 /// `timeline.*`: the recorded history of each channel (DESIGN.md §17).
@@ -485,6 +569,7 @@ impl Config {
         })?;
         self.tools.validate()?;
         self.timeline.validate()?;
+        self.vault.validate()?;
         if !(1..=1000).contains(&self.agents.max_tabs) {
             return Err(ConfigError::Invalid {
                 key: crate::bounds::MAX_TABS_KEY,

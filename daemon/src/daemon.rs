@@ -113,7 +113,8 @@ impl Daemon {
         let (listener, addr) = servers::bind_api(&config, listener).await?;
         let state = app_state(&config, &token, docker, &channels, &shutdown)
             .with_images(browsers.docker.map(|p| p.images().clone()))
-            .with_timeline(timeline.clone());
+            .with_timeline(timeline.clone())
+            .with_vault(crate::vault::Vault::new(&config.vault));
         let mut running = vec![servers::spawn_tcp(
             listener,
             api::app(state.clone()),

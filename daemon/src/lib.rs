@@ -29,3 +29,4 @@ pub(crate) mod timeline;
 pub(crate) mod timeline_event;
 pub mod token;
 pub mod tools;
+pub mod vault;

@@ -26,6 +26,9 @@ pub enum EventKind {
     Control,
     Mode,
     BrowserGone,
+    /// A vault fill (agent or person): the item's title, the origin, the fields, ok or why
+    /// not — never a value.
+    Vault,
     /// A watched tab changed on its own (at most one a second, from the pane's screencast):
     /// actor `page`, with the tab, its URL and the frame.
     Frame,

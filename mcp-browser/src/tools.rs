@@ -57,6 +57,12 @@ pub fn description(tool: ToolName) -> &'static str {
         ToolName::HandleDialog => {
             "Answer the alert/confirm/prompt open in your tab (results name it while it is open)."
         }
+        ToolName::ListLogins => "Logins the person shared with you; never a password.",
+        ToolName::FillLogin => {
+            "Type a shared login into the active tab's sign-in form (its own sites only); you \
+             never see the password."
+        }
+        ToolName::FillTotp => "Type a shared login's one-time code into the active tab.",
         ToolName::RequestHuman => {
             "Ask the person at the browser to do something (log in, solve a captcha) and wait \
              until they press Done; returns their note and the page as it is then."
@@ -77,6 +83,7 @@ pub fn is_read_only(tool: ToolName) -> bool {
             | ToolName::ReadNetworkRequests
             | ToolName::ListDownloads
             | ToolName::GetDownload
+            | ToolName::ListLogins
     )
 }
 

@@ -20,6 +20,7 @@ export type PaneMessage =
   | PaneError
   | PaneAgentActivity
   | PaneControl
+  | PaneVaultLocked
   | PaneHandoff
   | PaneHandoffEnded
   | PaneDialog
@@ -32,8 +33,6 @@ export type PaneMessage =
   | PaneFileChooserClosed
   | PaneAuthPrompt
   | PaneAuthPromptClosed
-  | PaneApproval
-  | PaneApprovalClosed
   | PaneDownload
   | PaneContextMenu
   | PaneImageCopy
@@ -135,6 +134,12 @@ export interface PaneControl {
   holder: Holder;
   /** When control goes back to the agents by itself (Unix ms), if it does. */
   until?: number | null;
+}
+
+/** A vault fill met a locked source (DESIGN.md §19): the person can unlock it here. */
+export interface PaneVaultLocked {
+  type: "vault_locked";
+  source: string;
 }
 
 /** An agent asks the person for help (MCP `request_human`); answered by `handoff_done`. */
@@ -264,33 +269,6 @@ export interface PaneAuthPromptClosed {
 }
 
 /**
- * An agent's act waits for the person (DESIGN.md §20): only a pane answers, with
- * `approval_answer`. `kind`: submit, new_site, upload, download, evaluate, login;
- * `detail`: the method, URL and call; the script; the file names; the item.
- */
-export interface PaneApproval {
-  type: "approval";
-  agent_id: string;
-  detail: string;
-  id: string;
-  kind: ApprovalKind;
-  name: string;
-  target_id: string;
-  url: string;
-}
-
-/**
- * An approval ended: `outcome` allowed, allowed_on_site, declined, timed_out,
- * unwatched or gone; `by` person, timeout or porthole. Panes close its card.
- */
-export interface PaneApprovalClosed {
-  type: "approval_closed";
-  by: string;
-  id: string;
-  outcome: string;
-}
-
-/**
  * A download from one of the person's tabs (or a `print`): began, moved on (at most 4 a
  * second), or ended. A completed one's bytes: `GET
  * /api/browser/channels/{channel}/downloads/{id}`.
@@ -372,7 +350,6 @@ export type ClientMessage =
   | ClientFileChooserAnswer
   | ClientDropFiles
   | ClientAuthAnswer
-  | ClientApprovalAnswer
   | ClientZoom
   | ClientCopyImage;
 /** The `ClientMessage` whose `type` is `T`. */
@@ -547,17 +524,6 @@ export interface ClientAuthAnswer {
 }
 
 /**
- * Answers an `approval` (DESIGN.md §20): `allow`, and with `remember: "site"` that kind
- * on that site for that agent until the daemon stops (default `once`). Only a pane can.
- */
-export interface ClientApprovalAnswer {
-  type: "approval_answer";
-  allow: boolean;
-  id: string;
-  remember?: Remember;
-}
-
-/**
  * Zooms the watched tab's page like Chrome's Ctrl +/-: `factor` 0.25–5 (1 is 100 %); the
  * page lays out at the pane's size / `factor` CSS px with `devicePixelRatio` × `factor`,
  * while frames and input coordinates stay in the pane's px.
@@ -575,9 +541,6 @@ export interface ClientCopyImage {
 
 /** `agent_activity.phase`. */
 export type ActivityPhase = "start" | "end";
-
-/** One kind of act the person may be asked about. */
-export type ApprovalKind = "submit" | "new_site" | "upload" | "download" | "evaluate" | "login";
 
 /** `dialog.kind`, as Chrome names JavaScript dialogs. */
 export type DialogKind = "alert" | "confirm" | "prompt" | "beforeunload";
@@ -611,7 +574,7 @@ export interface EventActorPage {
 }
 
 /** What happened. */
-export type EventKind = "tool" | "human" | "navigation" | "tab_opened" | "tab_closed" | "dialog" | "auth_prompt" | "file_chooser" | "download" | "handoff" | "approval" | "control" | "mode" | "browser_gone" | "frame";
+export type EventKind = "tool" | "human" | "navigation" | "tab_opened" | "tab_closed" | "dialog" | "auth_prompt" | "file_chooser" | "download" | "handoff" | "control" | "mode" | "browser_gone" | "vault" | "frame";
 
 /** `control.holder`. */
 export type Holder = "human" | "agents";
@@ -757,9 +720,6 @@ export interface PopupRect {
   x: number;
   y: number;
 }
-
-/** How far an allow reaches. */
-export type Remember = "once" | "site";
 
 /** A password from a pane: kept out of every `Debug` print (and so out of logs). */
 export type Secret = string;

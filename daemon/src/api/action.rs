@@ -162,11 +162,16 @@ async fn run(
     }
     let _acting = session.agent_call_begins(actor.id());
     let lost = channels.take_lost_tabs(&channel, actor.id());
+    let timeline = state.inner.timeline.clone();
     let backend = EngineBackend::for_actor(
         Arc::new(ReadySession(session.clone())),
         false,
         actor.clone(),
-    );
+    )
+    .with_vault(crate::tools::VaultHooks {
+        vault: state.inner.vault.clone(),
+        record: Arc::new(move |session, actor, fill| timeline.vault_fill(session, actor, fill)),
+    });
     let oversight = state.inner.oversight.channel(&channel);
     let panes = channels.pane_count(&channel);
     let summary = crate::timeline::summary::of_call(&request.tool, &request.args);
@@ -181,6 +186,7 @@ async fn run(
         panes,
     )
     .await;
+    scrub_secrets(&state.inner.vault, &channel, &mut output);
     state.inner.timeline.tool_call(
         &session,
         &actor,
@@ -205,6 +211,28 @@ async fn run(
         );
     }
     Ok(output)
+}
+
+/// Replaces every secret filled in this channel by `[secret]` in the answer's text, and says
+/// that it did (DESIGN.md §19).
+fn scrub_secrets(vault: &crate::vault::Vault, channel: &ChannelId, output: &mut ToolOutput) {
+    let mut replaced = false;
+    for content in &mut output.content {
+        if let Content::Text { text } = content {
+            if let Some(clean) = vault.filled.scrub(channel.as_str(), text) {
+                *text = clean;
+                replaced = true;
+            }
+        }
+    }
+    if replaced {
+        output.content.push(Content::Text {
+            text: format!(
+                "Note: a secret filled in this channel was replaced by {} in this answer.",
+                crate::vault::scan::MARK
+            ),
+        });
+    }
 }
 
 /// One of the calling agent's slots in `agents.max_calls_in_flight` (none for the owner

@@ -13,6 +13,7 @@ mod image;
 mod openapi;
 mod panel;
 mod timeline;
+mod vault;
 mod ws;
 
 use std::sync::Arc;
@@ -55,6 +56,8 @@ pub(crate) struct StateInner {
     pub oversight: Arc<crate::oversight::Oversight>,
     /// Each channel's recorded history.
     pub timeline: Arc<crate::timeline::Timeline>,
+    /// The person's password managers and shares (DESIGN.md §19).
+    pub vault: Arc<crate::vault::Vault>,
 }
 
 /// How the API admits and bounds requests.
@@ -111,6 +114,7 @@ impl AppState {
                         keep_days: 1,
                     },
                 ),
+                vault: crate::vault::Vault::new(&Default::default()),
             }),
         }
     }
@@ -120,6 +124,14 @@ impl AppState {
         Arc::get_mut(&mut self.inner)
             .expect("with_timeline is called before the state is shared")
             .timeline = timeline;
+        self
+    }
+
+    /// Adds the vault (before the state is shared).
+    pub fn with_vault(mut self, vault: Arc<crate::vault::Vault>) -> Self {
+        Arc::get_mut(&mut self.inner)
+            .expect("with_vault is called before the state is shared")
+            .vault = vault;
         self
     }
 
@@ -187,6 +199,13 @@ pub fn app_on(state: AppState, listener: Listener) -> Router {
             "/api/browser/channels/{channel_id}/timeline/export",
             get(timeline::export),
         )
+        .route("/api/browser/vault", get(vault::overview))
+        .route(
+            "/api/browser/vault/shares",
+            get(vault::shares).put(vault::set_shares),
+        )
+        .route("/api/browser/vault/{source}/unlock", post(vault::unlock))
+        .route("/api/browser/vault/{source}/lock", post(vault::lock))
         .route("/", get(panel::index))
         .route("/panel/{*path}", get(panel::asset))
         .fallback(http::not_found)

@@ -98,6 +98,10 @@ pub enum PaneMessage {
         #[serde(skip_serializing_if = "Option::is_none")]
         until: Option<u64>,
     },
+    /// A vault fill met a locked source (DESIGN.md §19): the person can unlock it here.
+    VaultLocked {
+        source: String,
+    },
     /// An agent asks the person for help (MCP `request_human`); answered by `handoff_done`.
     Handoff {
         id: String,

@@ -83,6 +83,7 @@ pub fn may_run_while_held(tool: ToolName) -> bool {
             | ToolName::ListDownloads
             | ToolName::GetDownload
             | ToolName::RequestHuman
+            | ToolName::ListLogins
     )
 }
 
@@ -101,6 +102,8 @@ pub fn acts_in_tab(tool: ToolName) -> bool {
             | ToolName::Evaluate
             | ToolName::UploadFile
             | ToolName::HandleDialog
+            | ToolName::FillLogin
+            | ToolName::FillTotp
     )
 }
 

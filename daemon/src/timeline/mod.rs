@@ -232,6 +232,41 @@ impl Timeline {
         );
     }
 
+    /// Records a vault fill (DESIGN.md §19): title, origin, fields, ok or why not. Never a
+    /// value, and no frame (a page may paint what was typed).
+    pub fn vault_fill(
+        &self,
+        session: &Arc<BrowserSession>,
+        actor: &Actor,
+        fill: crate::tools::FillRecord,
+    ) {
+        let mut summary = format!(
+            "{} of '{}'{}",
+            fill.fields.join(" and "),
+            fill.title,
+            fill.origin
+                .as_deref()
+                .map(|o| format!(" into {o}"))
+                .unwrap_or_default()
+        );
+        if let Some(why) = &fill.why {
+            summary.push_str(&format!(": not filled: {why}"));
+        }
+        let url = fill.target_id.as_deref().and_then(|t| tab_url(session, t));
+        let mut draft = Draft::new(EventKind::Vault, event_actor(actor))
+            .tab(fill.target_id, url)
+            .summary(summary);
+        draft.ok = Some(fill.ok);
+        self.send(
+            session.channel(),
+            Job::Event {
+                draft,
+                session: Some(session.clone()),
+                frame_of: None,
+            },
+        );
+    }
+
     /// Notes one input event of the person's in tab `target_id`; bursts become coarse
     /// events (never the text).
     pub fn human_input(&self, session: &Arc<BrowserSession>, target_id: &str, event: &InputEvent) {

@@ -42,6 +42,9 @@ pub struct EngineBackend {
     /// `save_screenshot` files itself. The action endpoint refuses them instead; the proxy
     /// writes them inside the agent's container.
     saves_files: bool,
+    /// The vault, for `list_logins` / `fill_login` / `fill_totp` (the daemon's action
+    /// endpoint; none in mcp-host-browser).
+    vault: Option<super::login::VaultHooks>,
 }
 
 impl EngineBackend {
@@ -56,7 +59,14 @@ impl EngineBackend {
             source,
             actor,
             saves_files,
+            vault: None,
         }
+    }
+
+    /// With the vault's tools.
+    pub fn with_vault(mut self, hooks: super::login::VaultHooks) -> Self {
+        self.vault = Some(hooks);
+        self
     }
 }
 
@@ -91,7 +101,16 @@ impl ToolBackend for EngineBackend {
             Ok(session) => session,
             Err(message) => return ToolOutput::error(message),
         };
-        let mut output = run(&session, &call, &self.actor).await;
+        let mut output = match &call {
+            ToolCall::ListLogins(_) | ToolCall::FillLogin(_) | ToolCall::FillTotp(_) => {
+                super::login::run(&session, &call, &self.actor, self.vault.as_ref()).await
+            }
+            ToolCall::Evaluate(_) if self.vault.is_some() => {
+                let hooks = self.vault.as_ref().expect("checked");
+                super::script_guard::evaluate(&session, &call, &self.actor, hooks).await
+            }
+            _ => run(&session, &call, &self.actor).await,
+        };
         // The person's answers to what the call's page sent (a form post, a new site) come
         // with its answer.
         session.approvals_settled(self.actor.id()).await;
@@ -141,6 +160,9 @@ async fn dispatch(
             ))
         }
         ToolCall::ListDownloads(_) => return Ok(files::list_downloads(browser, actor)),
+        ToolCall::ListLogins(_) | ToolCall::FillLogin(_) | ToolCall::FillTotp(_) => {
+            return Ok(super::login::run(browser, call, actor, None).await)
+        }
         ToolCall::GetDownload(a) => return files::get_download(browser, actor, a).await,
         _ => {}
     }
@@ -217,8 +239,11 @@ async fn run_on_tab(tab: &Tab, call: &ToolCall) -> Result<ToolOutput, ToolError>
         | ToolCall::SwitchTab(_)
         | ToolCall::CloseTab(_)
         | ToolCall::HandleDialog(_)
-        | ToolCall::RequestHuman(_) => {
-            unreachable!("tab, dialog and handoff tools are handled above")
+        | ToolCall::RequestHuman(_)
+        | ToolCall::ListLogins(_)
+        | ToolCall::FillLogin(_)
+        | ToolCall::FillTotp(_) => {
+            unreachable!("tab, dialog, handoff and vault tools are handled above")
         }
     }
 }

@@ -14,6 +14,8 @@
 //!   filled values checked against what the page kept.
 //! - [`tabs`], [`page`], [`logs`]: tabs, page info/text/evaluate/screenshots, console/network.
 //! - [`badges`]: refs drawn on a screenshot (`screenshot {badges: true}`).
+//! - [`login`]: the vault's `list_logins`, `fill_login`, `fill_totp`; [`login_fields`]: the
+//!   fields they fill, their frames' origins, and the trusted typing.
 //!
 //! This module never starts browsers, owns no sockets and knows nothing of HTTP or rmcp.
 //!
@@ -32,11 +34,14 @@ pub(crate) mod files;
 mod forms;
 mod frames;
 mod in_tab;
+mod login;
+mod login_fields;
 mod logs;
 mod page;
 mod read_window;
 mod readback;
 mod refs;
+mod script_guard;
 mod snapshot;
 mod snapshot_lines;
 mod tabs;
@@ -45,6 +50,7 @@ mod world;
 
 pub(crate) use backend::{EngineBackend, ReadySession, SessionSource};
 pub use in_tab::run_in_tab;
+pub(crate) use login::{FillRecord, VaultHooks};
 /// Evaluates an expression in the tools' isolated world of a frame session (made when there
 /// is none): for the daemon's own reads of a page, which the page must not be able to forge.
 pub(crate) use world::evaluate as in_tools_world;

@@ -16,6 +16,7 @@ use super::logs::{ReadConsoleMessagesArgs, ReadNetworkRequestsArgs};
 use super::names::{ToolName, UnknownTool};
 use super::page::{EvaluateArgs, FindArgs, GetPageTextArgs, NavigateArgs, NoArgs, ReadPageArgs};
 use super::tabs::{CloseTabArgs, NewTabArgs, SwitchTabArgs};
+use super::vault::{FillLoginArgs, FillTotpArgs};
 use super::wait::HasWait;
 use super::window::ResizeWindowArgs;
 
@@ -102,6 +103,9 @@ tool_calls! {
     GetDownload(GetDownloadArgs),
     HandleDialog(HandleDialogArgs),
     RequestHuman(RequestHumanArgs),
+    ListLogins(NoArgs),
+    FillLogin(FillLoginArgs),
+    FillTotp(FillTotpArgs),
 }
 
 /// Why a `(tool, args)` pair is not a valid call.

@@ -20,6 +20,7 @@ pub mod logs;
 pub mod names;
 pub mod page;
 pub mod tabs;
+pub mod vault;
 pub mod wait;
 pub mod window;
 
@@ -42,6 +43,7 @@ pub use page::{
     ReadPageFilter, DEFAULT_READ_PAGE_BYTES, MAX_READ_PAGE_BYTES, MIN_READ_PAGE_BYTES,
 };
 pub use tabs::{CloseTabArgs, NewTabArgs, SwitchTabArgs, TabRef};
+pub use vault::{FillLoginArgs, FillTotpArgs};
 pub use wait::{
     HasWait, WaitFor, DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS, WAIT_POLL_INTERVAL,
 };

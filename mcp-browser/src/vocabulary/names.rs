@@ -56,11 +56,17 @@ pub enum ToolName {
     HandleDialog,
     /// `request_human`
     RequestHuman,
+    /// `list_logins`
+    ListLogins,
+    /// `fill_login`
+    FillLogin,
+    /// `fill_totp`
+    FillTotp,
 }
 
 impl ToolName {
     /// Every tool, in the order `tools/list` shows them.
-    pub const ALL: [ToolName; 25] = [
+    pub const ALL: [ToolName; 28] = [
         ToolName::Navigate,
         ToolName::ReadPage,
         ToolName::Computer,
@@ -86,6 +92,9 @@ impl ToolName {
         ToolName::GetDownload,
         ToolName::HandleDialog,
         ToolName::RequestHuman,
+        ToolName::ListLogins,
+        ToolName::FillLogin,
+        ToolName::FillTotp,
     ];
 
     /// The MCP tool name.
@@ -116,6 +125,9 @@ impl ToolName {
             ToolName::GetDownload => "get_download",
             ToolName::HandleDialog => "handle_dialog",
             ToolName::RequestHuman => "request_human",
+            ToolName::ListLogins => "list_logins",
+            ToolName::FillLogin => "fill_login",
+            ToolName::FillTotp => "fill_totp",
         }
     }
 

@@ -35,4 +35,5 @@ mod timeline;
 mod trust;
 mod trust_bounds;
 mod trust_channels;
+mod vault;
 mod web_panel;

@@ -41,6 +41,9 @@ const TOOLS: &[&str] = &[
     "get_download",
     "handle_dialog",
     "request_human",
+    "list_logins",
+    "fill_login",
+    "fill_totp",
 ];
 
 #[tokio::test]

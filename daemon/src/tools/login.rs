@@ -1,0 +1,414 @@
+//! The vault's tools (DESIGN.md §19): `list_logins`, `fill_login`, `fill_totp`. Each runs as
+//! the calling agent: only items the person shared with it (the owner token: every item),
+//! only into fields whose frame's origin is one of the item's origins (narrowed by the
+//! share), typed with trusted input ([`login_fields`]). The answer names what was filled and
+//! where, never a value; a `vault` timeline event records each fill (title, origin, fields,
+//! ok or why not) through the hook the daemon gives; a locked source tells the panes
+//! (`vault_locked`) so the person can unlock it.
+//!
+//! [`login_fields`]: super::login_fields
+
+use std::sync::Arc;
+
+use porthole_mcp::vocabulary::{FillLoginArgs, FillTotpArgs, ToolCall};
+use porthole_mcp::ToolOutput;
+use serde_json::json;
+use zeroize::Zeroizing;
+
+use super::driver::Tab;
+use super::error::ToolError;
+use super::login_fields::{self, FieldKind, Target};
+use crate::approvals::ApprovalKind;
+use crate::browser::{Actor, BrowserSession, PaneMessage};
+use crate::vault::origins::origin_of;
+use crate::vault::{Opened, Vault, VaultError};
+
+/// One fill as the timeline records it (never a value).
+#[derive(Debug, Clone)]
+pub struct FillRecord {
+    pub target_id: Option<String>,
+    pub title: String,
+    /// The origin of the frame filled (or looked at).
+    pub origin: Option<String>,
+    /// `username`, `password`, `one-time code`.
+    pub fields: Vec<&'static str>,
+    pub ok: bool,
+    /// Why not, when it was refused.
+    pub why: Option<String>,
+}
+
+/// Records a fill (the daemon writes it to the timeline).
+pub type FillRecorder = Arc<dyn Fn(&Arc<BrowserSession>, &Actor, FillRecord) + Send + Sync>;
+
+/// What the vault tools need from the daemon.
+#[derive(Clone)]
+pub struct VaultHooks {
+    pub vault: Arc<Vault>,
+    pub record: FillRecorder,
+}
+
+/// Runs a vault tool; `None` hooks (the standalone mcp-host-browser) → an error result.
+pub async fn run(
+    browser: &Arc<BrowserSession>,
+    call: &ToolCall,
+    actor: &Actor,
+    hooks: Option<&VaultHooks>,
+) -> ToolOutput {
+    let Some(hooks) = hooks else {
+        return ToolOutput::error(
+            "The vault's tools run in the Porthole daemon (porthole serve), where the person \
+             keeps their vault; this browser server has none.",
+        );
+    };
+    let result = match call {
+        ToolCall::ListLogins(_) => list_logins(browser, actor, hooks).await,
+        ToolCall::FillLogin(args) => fill_login(browser, actor, hooks, args).await,
+        ToolCall::FillTotp(args) => fill_totp(browser, actor, hooks, args).await,
+        _ => Err(ToolError::msg("not a vault tool")),
+    };
+    result.unwrap_or_else(|e| ToolOutput::error(e.to_string()))
+}
+
+fn agent_of(actor: &Actor) -> Option<&str> {
+    match actor {
+        Actor::Owner => None,
+        Actor::Agent { id, .. } => Some(id),
+    }
+}
+
+async fn tab_of(browser: &Arc<BrowserSession>, actor: &Actor) -> Result<Tab, ToolError> {
+    let tab = Tab::for_actor(browser, actor).await?;
+    browser.check_tab_for_tools(&tab.target_id).await?;
+    super::world::in_new_documents(browser, &tab.session_id);
+    if let Some(dialog) = browser.open_dialog(&tab.target_id) {
+        return Err(ToolError::msg(dialog.describe()));
+    }
+    Ok(tab)
+}
+
+async fn list_logins(
+    browser: &Arc<BrowserSession>,
+    actor: &Actor,
+    hooks: &VaultHooks,
+) -> Result<ToolOutput, ToolError> {
+    let (usable, unavailable) = hooks.vault.usable_by(agent_of(actor)).await;
+    let here = match tab_of(browser, actor).await {
+        Ok(tab) => tab
+            .location()
+            .await
+            .ok()
+            .and_then(|(url, _)| origin_of(&url)),
+        Err(_) => None,
+    };
+    let logins: Vec<_> = usable
+        .iter()
+        .map(|u| {
+            json!({
+                "item": u.info.item,
+                "title": u.info.title,
+                "username": u.info.username,
+                "origins": u.origins,
+                "has_totp": u.info.has_totp,
+                "matches_tab": here.as_ref().is_some_and(|h| u.origins.contains(h)),
+            })
+        })
+        .collect();
+    let mut answer = json!({ "logins": logins });
+    if !unavailable.is_empty() {
+        answer["unavailable"] = json!(unavailable
+            .iter()
+            .map(|s| format!(
+                "{s}: locked or unreadable; the person can unlock it in the Porthole pane"
+            ))
+            .collect::<Vec<_>>());
+    }
+    Ok(ToolOutput::text(answer.to_string()))
+}
+
+/// The items this caller may use, for "unknown item" answers.
+async fn yours(hooks: &VaultHooks, actor: &Actor) -> String {
+    let (usable, _) = hooks.vault.usable_by(agent_of(actor)).await;
+    if usable.is_empty() {
+        return "none is shared with you".to_string();
+    }
+    usable
+        .iter()
+        .map(|u| u.info.item.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Opens `item` for this caller; a refusal is recorded and phrased for the model.
+async fn open(
+    browser: &Arc<BrowserSession>,
+    actor: &Actor,
+    hooks: &VaultHooks,
+    item: &str,
+    fields: Vec<&'static str>,
+) -> Result<Opened, ToolError> {
+    match hooks.vault.open_for(agent_of(actor), item).await {
+        Ok(opened) => Ok(opened),
+        Err(error) => {
+            if let VaultError::Locked { name } = &error {
+                browser.announce(PaneMessage::VaultLocked {
+                    source: name.clone(),
+                });
+            }
+            let why = match &error {
+                VaultError::UnknownItem(_) => format!(
+                    "No item {item:?} is shared with you. Your items: {}. Call list_logins.",
+                    yours(hooks, actor).await
+                ),
+                other => other.to_string(),
+            };
+            (hooks.record)(
+                browser,
+                actor,
+                FillRecord {
+                    target_id: browser.current_tab_of(actor),
+                    title: item.chars().take(200).collect(),
+                    origin: None,
+                    fields,
+                    ok: false,
+                    why: Some(why.clone()),
+                },
+            );
+            Err(ToolError::msg(why))
+        }
+    }
+}
+
+/// Refuses unless every target's frame origin is one the item may go to.
+fn check_origins(targets: &[Target], allowed: &[String], title: &str) -> Result<(), String> {
+    for target in targets {
+        if !allowed.contains(&target.origin) {
+            return Err(format!(
+                "Refused: the {} field {} is in a frame of {}, but '{title}' may only be filled \
+                 into {}. Nothing was typed. (A look-alike site or a frame from another site \
+                 never gets a login.)",
+                target.kind.name(),
+                target.r,
+                target.origin,
+                if allowed.is_empty() {
+                    "no site (the item has no URL, or the share's origins exclude them all)"
+                        .to_string()
+                } else {
+                    allowed.join(", ")
+                }
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks, types and submits; records the outcome.
+async fn fill(
+    browser: &Arc<BrowserSession>,
+    actor: &Actor,
+    hooks: &VaultHooks,
+    opened: &Opened,
+    wanted: &[(FieldKind, Option<String>)],
+    values: &[(FieldKind, &Zeroizing<String>)],
+    submit: bool,
+) -> Result<ToolOutput, ToolError> {
+    let title = opened.entry.title.clone();
+    let record = |origin: Option<String>, fields: Vec<&'static str>, why: Option<String>| {
+        (hooks.record)(
+            browser,
+            actor,
+            FillRecord {
+                target_id: browser.current_tab_of(actor),
+                title: title.clone(),
+                origin,
+                fields,
+                ok: why.is_none(),
+                why,
+            },
+        )
+    };
+    let kinds: Vec<&'static str> = wanted.iter().map(|(k, _)| k.name()).collect();
+    let tab = match tab_of(browser, actor).await {
+        Ok(tab) => tab,
+        Err(e) => {
+            record(None, kinds, Some(e.to_string()));
+            return Err(e);
+        }
+    };
+    let targets = match login_fields::targets(&tab, wanted).await {
+        Ok(t) if t.is_empty() => {
+            let why = "No sign-in field was found in this page's own document (a form in a \
+                       frame from another site is not searched). Call read_page and pass the \
+                       fields' refs; nothing was typed."
+                .to_string();
+            record(None, kinds, Some(why.clone()));
+            return Err(ToolError::msg(why));
+        }
+        Ok(t) => t,
+        Err(e) => {
+            record(None, kinds, Some(e.to_string()));
+            return Err(e);
+        }
+    };
+    let origin = targets.first().map(|t| t.origin.clone());
+    let filled: Vec<&'static str> = targets.iter().map(|t| t.kind.name()).collect();
+    if let Err(why) = check_origins(&targets, &opened.origins, &title) {
+        tracing::info!(event = "vault_fill_refused", channel_id = %browser.channel(), agent_id = actor.id(), reason = "origin");
+        let frame = targets
+            .iter()
+            .find(|t| !opened.origins.contains(&t.origin))
+            .map(|t| t.origin.clone());
+        record(frame, filled, Some(why.clone()));
+        return Err(ToolError::msg(why));
+    }
+    if let Some(why) =
+        super::script_guard::fill_refusal(browser, hooks, actor, &opened.origins).await
+    {
+        tracing::info!(event = "vault_fill_refused", channel_id = %browser.channel(), agent_id = actor.id(), reason = "evaluate");
+        record(origin, filled, Some(why.clone()));
+        return Err(ToolError::msg(why));
+    }
+    // An agent held to `login` approvals waits for the person (the card names the item and
+    // the fields, never a value).
+    let detail = format!(
+        "{} of '{title}' into {}",
+        filled.join(" and "),
+        origin.clone().unwrap_or_default()
+    );
+    if let Err(why) = browser
+        .approve_act(
+            actor.id(),
+            ApprovalKind::Login,
+            &tab.target_id,
+            None,
+            detail,
+        )
+        .await
+    {
+        tracing::info!(event = "vault_fill_refused", channel_id = %browser.channel(), agent_id = actor.id(), reason = "approval");
+        record(origin, filled, Some(why.clone()));
+        return Err(ToolError::msg(why));
+    }
+    // From the first key on, the document counts as filled (evaluate is refused there).
+    let mut seen_origins: Vec<&String> = Vec::new();
+    for target in &targets {
+        if !seen_origins.contains(&&target.origin) {
+            seen_origins.push(&target.origin);
+            if let Some(doc) = super::script_guard::doc_of(&tab, Some(target.origin.clone())).await
+            {
+                hooks.vault.documents.filled(doc);
+            }
+        }
+    }
+    for target in &targets {
+        let Some((_, value)) = values.iter().find(|(k, _)| *k == target.kind) else {
+            continue;
+        };
+        // From the first key on, the page may echo it: every later answer is scanned.
+        if target.kind != FieldKind::Username {
+            hooks
+                .vault
+                .filled
+                .remember(browser.channel().as_str(), value);
+        }
+        if let Err(e) = login_fields::type_into(&tab, target, value).await {
+            record(origin, filled, Some(e.to_string()));
+            return Err(e);
+        }
+    }
+    if submit {
+        login_fields::press_enter(&tab).await?;
+    }
+    tracing::info!(event = "vault_filled", channel_id = %browser.channel(), agent_id = actor.id(), fields = filled.len());
+    record(origin.clone(), filled.clone(), None);
+    let refs: Vec<&str> = targets.iter().map(|t| t.r.as_str()).collect();
+    let what = match filled.as_slice() {
+        [one] => format!("the {one}"),
+        many => format!("the {}", many.join(" and ")),
+    };
+    let what = if filled == ["one-time code"] {
+        "a one-time code".to_string()
+    } else {
+        what
+    };
+    Ok(ToolOutput::text(format!(
+        "Filled {what} of '{title}' into {} ({}){}.",
+        refs.join(", "),
+        origin.unwrap_or_default(),
+        if submit { ", then pressed Enter" } else { "" }
+    )))
+}
+
+async fn fill_login(
+    browser: &Arc<BrowserSession>,
+    actor: &Actor,
+    hooks: &VaultHooks,
+    args: &FillLoginArgs,
+) -> Result<ToolOutput, ToolError> {
+    let opened = open(
+        browser,
+        actor,
+        hooks,
+        &args.item,
+        vec!["username", "password"],
+    )
+    .await?;
+    let Some(password) = opened.entry.password.as_ref() else {
+        return Err(ToolError::msg(format!(
+            "Item '{}' has no password to fill.",
+            opened.entry.title
+        )));
+    };
+    let mut wanted = vec![(FieldKind::Password, args.password_ref.clone())];
+    if !opened.entry.username.is_empty() {
+        wanted.insert(0, (FieldKind::Username, args.username_ref.clone()));
+    }
+    let values = [
+        (FieldKind::Username, &opened.entry.username),
+        (FieldKind::Password, password),
+    ];
+    fill(
+        browser,
+        actor,
+        hooks,
+        &opened,
+        &wanted,
+        &values,
+        args.submit.unwrap_or(false),
+    )
+    .await
+}
+
+async fn fill_totp(
+    browser: &Arc<BrowserSession>,
+    actor: &Actor,
+    hooks: &VaultHooks,
+    args: &FillTotpArgs,
+) -> Result<ToolOutput, ToolError> {
+    let opened = open(browser, actor, hooks, &args.item, vec!["one-time code"]).await?;
+    let code = match &opened.entry.totp {
+        Some(Ok(spec)) => spec.code_now(),
+        Some(Err(e)) => {
+            return Err(ToolError::msg(format!(
+                "Item '{}': {e}.",
+                opened.entry.title
+            )))
+        }
+        None => {
+            return Err(ToolError::msg(format!(
+                "Item '{}' has no one-time code seed (otp / TOTP Seed).",
+                opened.entry.title
+            )))
+        }
+    };
+    let wanted = [(FieldKind::Code, args.element_ref.clone())];
+    fill(
+        browser,
+        actor,
+        hooks,
+        &opened,
+        &wanted,
+        &[(FieldKind::Code, &code)],
+        args.submit.unwrap_or(false),
+    )
+    .await
+}

@@ -1,0 +1,239 @@
+//! The vault (DESIGN.md §19): sign-ins from the person's own password manager that agents use
+//! and never read. Owns the configured sources ([`VaultSource`]: [`keepass`], [`pass`]), what
+//! each is (locked, unlocked, unreadable), the person's shares ([`shares`]), and the one way a
+//! secret leaves: [`Vault::open_for`], which hands an item's secrets to a fill (in `tools`)
+//! only when the item is shared with the caller and its source is unlocked.
+//!
+//! Secrets are held in zeroizing buffers for one fill; unlock passwords only in memory. This
+//! module never logs, stores or returns a password, a seed or a code, and knows nothing of
+//! browsers or HTTP.
+
+pub mod error;
+pub mod keepass;
+pub mod ledger;
+pub mod origins;
+pub mod pass;
+pub mod scan;
+pub mod shares;
+pub mod source;
+pub mod totp;
+
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use zeroize::Zeroizing;
+
+pub use error::VaultError;
+pub use source::{Entry, ItemInfo, SourceState, VaultSource};
+
+use crate::config::{VaultConfig, VaultShare, VaultSourceConfig};
+
+/// One source as the API shows it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct SourceStatus {
+    pub name: String,
+    pub kind: String,
+    /// `locked`, `unlocked` or `error`.
+    pub state: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// `GET /api/browser/vault`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Overview {
+    pub sources: Vec<SourceStatus>,
+    /// Items of unlocked sources (never a password or a seed).
+    pub items: Vec<ItemInfo>,
+    pub shares: Vec<VaultShare>,
+}
+
+/// An item a caller may use, with the origins it may be filled into.
+#[derive(Debug, Clone)]
+pub struct Usable {
+    pub info: ItemInfo,
+    pub origins: Vec<String>,
+}
+
+/// An item's secrets opened for one fill, and where it may go.
+pub struct Opened {
+    pub entry: Entry,
+    /// The origins this caller may fill it into (the item's, narrowed by the share).
+    pub origins: Vec<String>,
+}
+
+/// The daemon's vault.
+pub struct Vault {
+    sources: Vec<Arc<dyn VaultSource>>,
+    /// The person's shares. Never held across an await.
+    shares: Mutex<Vec<VaultShare>>,
+    /// Where agents ran `evaluate` and where they filled (script and secrets never share a
+    /// document).
+    pub documents: ledger::Ledger,
+    /// The secrets filled in each channel, for the scan of text answers.
+    pub filled: scan::Scanner,
+}
+
+impl Vault {
+    /// The sources and shares of `vault.*` (checked by config).
+    pub fn new(config: &VaultConfig) -> Arc<Self> {
+        let sources = config
+            .sources
+            .iter()
+            .map(|s| -> Arc<dyn VaultSource> {
+                match s {
+                    VaultSourceConfig::Keepass {
+                        name,
+                        path,
+                        key_file,
+                    } => Arc::new(keepass::KeepassSource::new(
+                        name.clone(),
+                        path.clone(),
+                        key_file.clone(),
+                    )),
+                    VaultSourceConfig::Pass { name, dir } => {
+                        Arc::new(pass::PassSource::new(name.clone(), dir.clone()))
+                    }
+                }
+            })
+            .collect();
+        Arc::new(Self {
+            sources,
+            shares: Mutex::new(config.share.clone()),
+            documents: ledger::Ledger::default(),
+            filled: scan::Scanner::default(),
+        })
+    }
+
+    fn source(&self, name: &str) -> Result<&Arc<dyn VaultSource>, VaultError> {
+        self.sources
+            .iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| VaultError::UnknownSource(name.chars().take(64).collect()))
+    }
+
+    fn source_names(&self) -> Vec<&str> {
+        self.sources.iter().map(|s| s.name()).collect()
+    }
+
+    /// Sources, the items of the unlocked ones, and the shares.
+    pub async fn overview(&self) -> Overview {
+        let mut sources = Vec::new();
+        let mut items = Vec::new();
+        for source in &self.sources {
+            let mut state = source.state();
+            if state == SourceState::Unlocked {
+                match source.items().await {
+                    Ok(list) => items.extend(list),
+                    Err(e) => state = SourceState::Error(e.to_string()),
+                }
+            }
+            sources.push(SourceStatus {
+                name: source.name().to_string(),
+                kind: source.kind().to_string(),
+                state: state.name().to_string(),
+                reason: match state {
+                    SourceState::Error(reason) => Some(reason),
+                    _ => None,
+                },
+            });
+        }
+        Overview {
+            sources,
+            items,
+            shares: self.shares(),
+        }
+    }
+
+    /// Unlocks source `name` with `password`.
+    pub async fn unlock(&self, name: &str, password: Zeroizing<String>) -> Result<(), VaultError> {
+        self.source(name)?.unlock(password).await
+    }
+
+    /// Locks source `name` (forgets its password and what was decrypted).
+    pub fn lock(&self, name: &str) -> Result<(), VaultError> {
+        self.source(name)?.lock();
+        Ok(())
+    }
+
+    /// The person's shares.
+    pub fn shares(&self) -> Vec<VaultShare> {
+        self.shares.lock().expect("shares lock").clone()
+    }
+
+    /// Replaces the shares (all or nothing).
+    pub fn set_shares(&self, shares: Vec<VaultShare>) -> Result<(), VaultError> {
+        shares::check(&shares, &self.source_names())?;
+        *self.shares.lock().expect("shares lock") = shares;
+        Ok(())
+    }
+
+    /// The items `agent` may use (`None`: the owner), from the unlocked sources, and the
+    /// sources that are locked or unreadable (names only).
+    pub async fn usable_by(&self, agent: Option<&str>) -> (Vec<Usable>, Vec<String>) {
+        let shares = self.shares();
+        let (mut usable, mut unavailable) = (Vec::new(), Vec::new());
+        for source in &self.sources {
+            let names_shared = agent.is_none()
+                || shares.iter().any(|s| {
+                    source::split_item(&s.item).is_some_and(|(src, _)| src == source.name())
+                });
+            if !names_shared {
+                continue;
+            }
+            if source.state() != SourceState::Unlocked {
+                unavailable.push(source.name().to_string());
+                continue;
+            }
+            let Ok(items) = source.items().await else {
+                unavailable.push(source.name().to_string());
+                continue;
+            };
+            for info in items {
+                if let Some(origins) =
+                    shares::allowed_origins(&shares, agent, &info.item, &info.origins)
+                {
+                    usable.push(Usable { info, origins });
+                }
+            }
+        }
+        (usable, unavailable)
+    }
+
+    /// The secrets of `item` for one fill by `agent` (`None`: the owner): refused unless the
+    /// item is shared with the caller; a locked source says so.
+    pub async fn open_for(&self, agent: Option<&str>, item: &str) -> Result<Opened, VaultError> {
+        let shares = self.shares();
+        let shared_at_all = agent.is_none()
+            || shares.iter().any(|s| {
+                s.item == item
+                    && s.agents
+                        .iter()
+                        .any(|a| a == "*" || Some(a.as_str()) == agent)
+            });
+        let Some((source_name, path)) = source::split_item(item).filter(|_| shared_at_all) else {
+            return Err(VaultError::UnknownItem(item.chars().take(200).collect()));
+        };
+        let source = self
+            .source(source_name)
+            .map_err(|_| VaultError::UnknownItem(item.chars().take(200).collect()))?;
+        match source.state() {
+            SourceState::Unlocked => {}
+            SourceState::Locked => {
+                return Err(VaultError::Locked {
+                    name: source_name.to_string(),
+                })
+            }
+            SourceState::Error(reason) => {
+                return Err(VaultError::Unreadable {
+                    name: source_name.to_string(),
+                    reason,
+                })
+            }
+        }
+        let entry = source.entry(path).await?;
+        let origins = shares::allowed_origins(&shares, agent, item, &entry.origins)
+            .ok_or_else(|| VaultError::UnknownItem(item.to_string()))?;
+        Ok(Opened { entry, origins })
+    }
+}
