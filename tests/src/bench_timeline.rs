@@ -27,6 +27,47 @@ fn ticker_url() -> String {
     crate::pages::data_url(&crate::pages::page("bench/ticker-tall.html"))
 }
 
+/// The daemon's running totals of the timeline's stages (its `timeline_stages` log line):
+/// `(name, microseconds, count)`, see `porthole::timeline::stages`.
+type Totals = Vec<(String, u64, u64)>;
+
+/// The totals of one `timeline_stages` line (`totals=name=us/count,…`).
+fn totals_of(line: &str) -> Option<Totals> {
+    let at = line.find("totals=")? + "totals=".len();
+    let field = line[at..].split_whitespace().next()?.trim_matches('"');
+    field
+        .split(',')
+        .map(|stage| {
+            let (name, value) = stage.split_once('=')?;
+            let (us, count) = value.split_once('/')?;
+            Some((name.to_string(), us.parse().ok()?, count.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The last `timeline_stages` totals in `log` (zeros before the first line).
+fn last_totals(log: &str) -> Totals {
+    log.lines()
+        .rev()
+        .filter(|l| l.contains("timeline_stages"))
+        .find_map(totals_of)
+        .unwrap_or_default()
+}
+
+/// What each stage took from `before` to `after`: `(name, microseconds, count)`.
+fn stage_spent(before: &Totals, after: &Totals) -> Totals {
+    after
+        .iter()
+        .map(|(name, us, n)| {
+            let (us0, n0) = before
+                .iter()
+                .find(|(b, ..)| b == name)
+                .map_or((0, 0), |(_, us, n)| (*us, *n));
+            (name.clone(), us.saturating_sub(us0), n.saturating_sub(n0))
+        })
+        .collect()
+}
+
 /// What one window measured.
 struct Window {
     /// Daemon CPU, % of one core.
@@ -72,11 +113,16 @@ fn busy_agent(
 
 /// Starts a daemon with `timeline.enabled` = `recording`, ten watched busy channels, and
 /// measures [`RUNS`] windows; returns them and the timeline's bytes per hour per channel.
-async fn measure(recording: bool) -> (Vec<Window>, f64) {
+async fn measure(recording: bool) -> (Vec<Window>, f64, Totals, usize) {
     let daemon = TestDaemon::start_with(DaemonOptions {
         idle_timeout_secs: 600,
         probe_port: false,
         config: json!({"timeline": {"enabled": recording}}),
+        // The timeline's stage totals (and the frame stages) in the log.
+        env: vec![(
+            porthole::browser::frame_stages::ENV.to_string(),
+            "1".to_string(),
+        )],
         ..DaemonOptions::default()
     })
     .await;
@@ -111,6 +157,8 @@ async fn measure(recording: bool) -> (Vec<Window>, f64) {
     })
     .await;
     let bytes_before = dir_bytes(&timeline_dir);
+    let stages_before = last_totals(&daemon.log());
+    let calls_from = calls.load(Ordering::Relaxed);
     let measured_from = Instant::now();
     let mut windows = Vec::new();
     for _ in 0..RUNS {
@@ -125,6 +173,8 @@ async fn measure(recording: bool) -> (Vec<Window>, f64) {
         });
     }
     let secs = measured_from.elapsed().as_secs_f64();
+    let measured_calls = calls.load(Ordering::Relaxed) - calls_from;
+    let stages = stage_spent(&stages_before, &last_totals(&daemon.log()));
     let per_hour = (dir_bytes(&timeline_dir).saturating_sub(bytes_before)) as f64 / secs * 3600.0
         / CHANNELS as f64;
     stop.store(true, Ordering::Relaxed);
@@ -133,7 +183,7 @@ async fn measure(recording: bool) -> (Vec<Window>, f64) {
     }
     drop(panes);
     daemon.stop().await;
-    (windows, per_hour)
+    (windows, per_hour, stages, measured_calls)
 }
 
 /// Bytes of every file under `dir`.
@@ -160,8 +210,8 @@ pub async fn run() {
         RUNS,
         WINDOW.as_secs_f64()
     );
-    let (off, _) = measure(false).await;
-    let (on, per_hour) = measure(true).await;
+    let (off, ..) = measure(false).await;
+    let (on, per_hour, stages, measured_calls) = measure(true).await;
     let summary = |w: &[Window]| {
         let mut cpu: Vec<f64> = w.iter().map(|w| w.cpu).collect();
         let mut calls: Vec<f64> = w.iter().map(|w| w.calls as f64).collect();
@@ -193,4 +243,73 @@ pub async fn run() {
         per_call(cpu_on, calls_on) / per_call(cpu_off, calls_off),
         per_hour / 1e6,
     );
+    println!(
+        "  ratios on / off: CPU per tool call {:.2}× (goal ≤ 1.10×), tool calls per window {:.2}× \
+         (goal ≥ 0.90×)",
+        per_call(cpu_on, calls_on) / per_call(cpu_off, calls_off),
+        calls_on / calls_off.max(1.0),
+    );
+    print_stages(&stages, measured_calls);
+}
+
+/// Where recording's time goes, per tool call answered (µs of each stage's work, wherever
+/// it ran, over the calls in the windows), and how often each stage ran per call.
+fn print_stages(stages: &Totals, calls: usize) {
+    if stages.is_empty() || calls == 0 {
+        println!("  stages: no timeline_stages lines in the daemon's log");
+        return;
+    }
+    let calls = calls as f64;
+    let get = |name: &str| {
+        stages
+            .iter()
+            .find(|(n, ..)| n == name)
+            .map_or((0.0, 0.0), |(_, us, n)| (*us as f64, *n as f64))
+    };
+    let (write, writes) = get("write");
+    let (file, files) = get("frame_file");
+    let (hash, _) = get("hash");
+    let stage = |label: &str, (us, n): (f64, f64)| {
+        format!("{label} {:.0} µs ({:.2}×)", us / calls, n / calls)
+    };
+    println!(
+        "  stages per tool call (µs, and how many per call): {}, {}, {}, {}, {}, {}, {}, {}",
+        stage("capture", get("capture")),
+        stage("view frame", get("view_frame")),
+        stage("frame compare", get("compare")),
+        stage("frame hash", get("hash")),
+        stage("SQLite write", ((write - file - hash).max(0.0), writes)),
+        stage("frame file", (file, files)),
+        stage("live timeline_event", get("live")),
+        stage("queue on the call's path", get("queue")),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_stage_totals_and_their_difference() {
+        let log =
+            "x\n2026 INFO porthole::timeline::stages: running totals event=\"timeline_stages\" \
+                   totals=capture=10/2,write=5/1\nnoise\n\
+                   2026 INFO porthole::timeline::stages: running totals event=\"timeline_stages\" \
+                   totals=capture=25/3,write=9/2,live=4/1\n";
+        let first = totals_of(log.lines().nth(1).unwrap()).unwrap();
+        assert_eq!(
+            first,
+            vec![("capture".into(), 10, 2), ("write".into(), 5, 1)]
+        );
+        let spent = stage_spent(&first, &last_totals(log));
+        assert_eq!(
+            spent,
+            vec![
+                ("capture".into(), 15, 1),
+                ("write".into(), 4, 1),
+                ("live".into(), 4, 1)
+            ]
+        );
+        assert!(last_totals("no lines").is_empty());
+    }
 }

@@ -44,7 +44,9 @@ pub async fn follow(timeline: Arc<Timeline>, session: Arc<BrowserSession>) {
         // Comparing pictures may decode JPEGs: off the runtime's threads.
         let picked;
         (changes, (picked, pending)) = match tokio::task::spawn_blocking(move || {
+            let timer = super::stages::start();
             let picked = changes.pick(watched);
+            timer.stop(super::stages::Stage::Compare);
             (changes, picked)
         })
         .await

@@ -22,6 +22,7 @@ pub mod frames;
 mod look;
 pub mod pace;
 pub mod recorder;
+pub mod stages;
 pub mod store;
 pub mod summary;
 pub mod urls;
@@ -215,6 +216,7 @@ impl Timeline {
     /// Records an MCP tool call that just ended (with a frame of its tab, taken off the
     /// caller's path).
     pub fn tool_call(&self, session: &Arc<BrowserSession>, actor: &Actor, call: ToolRecord) {
+        let timer = stages::start();
         let url = call.target_id.as_deref().and_then(|t| tab_url(session, t));
         let mut draft = Draft::new(EventKind::Tool, event_actor(actor))
             .tab(call.target_id.clone(), url)
@@ -230,6 +232,7 @@ impl Timeline {
                 frame_of: call.target_id,
             },
         );
+        timer.stop(stages::Stage::Queue);
     }
 
     /// Notes one input event of the person's in tab `target_id`; bursts become coarse

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::event::{now_ms, Draft, EventActor, EventKind};
 use super::pace::Pace;
+use super::stages::{self, Stage};
 use super::store::{Limits, Store, StoreError};
 use crate::browser::InputEvent;
 use crate::browser::{BrowserSession, PaneMessage};
@@ -288,9 +289,14 @@ impl Recorder {
     async fn frame_of(&mut self, session: &BrowserSession, target: &str) -> Option<Vec<u8>> {
         if self.draining.is_cancelled() {
             // Shutting down: the event matters more than a fresh capture.
-            return super::frames::of_view(session, target);
+            let timer = stages::start();
+            let frame = super::frames::of_view(session, target);
+            timer.stop(Stage::ViewFrame);
+            return frame;
         }
+        let timer = stages::start();
         let frame = super::frames::capture(session, target).await;
+        timer.stop(Stage::Capture);
         self.pace.captured(target, Instant::now());
         frame
     }
@@ -334,6 +340,7 @@ impl Writer {
             rows.push((pending.drafts, pending.at_ms, pending.frame));
         }
         let written = tokio::task::spawn_blocking(move || {
+            let timer = stages::start();
             let mut rows = rows;
             let mut slot = slot.lock().expect("timeline slot lock");
             let Some(store) = slot.open(&dir, limits)? else {
@@ -348,7 +355,9 @@ impl Writer {
                     appends.push((draft, frame, at_ms));
                 }
             }
-            store.append_all(appends)
+            let written = store.append_all(appends);
+            timer.stop(Stage::Write);
+            written
         })
         .await;
         match written {
@@ -357,7 +366,7 @@ impl Writer {
                 for (session, count) in sessions {
                     for event in events.by_ref().take(count) {
                         if let Some(session) = &session {
-                            session.announce(PaneMessage::TimelineEvent(Box::new(event)));
+                            announce(session, event);
                         }
                     }
                 }
@@ -383,4 +392,25 @@ impl Writer {
         })
         .await;
     }
+}
+
+/// Sends `event` to the session's panes (timed as [`Stage::Live`] with one JSON encode per
+/// pane, which is what each pane's writer does with it).
+fn announce(session: &BrowserSession, event: super::event::TimelineEvent) {
+    let message = PaneMessage::TimelineEvent(Box::new(event));
+    if !stages::on() {
+        session.announce(message);
+        return;
+    }
+    let started = std::time::Instant::now();
+    let panes = session.pane_count() as u32;
+    let encode = std::time::Instant::now();
+    let _ = message.to_json();
+    let encode = encode.elapsed();
+    session.announce(message);
+    stages::add(
+        Stage::Live,
+        started.elapsed() + encode * panes.saturating_sub(1),
+        1,
+    );
 }

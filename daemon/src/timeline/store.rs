@@ -202,7 +202,10 @@ impl Store {
 
     /// Stores `jpeg` under its hash (once), noting that event `seq` uses it.
     fn put_frame(&mut self, jpeg: &[u8], seq: u64) -> Result<String, StoreError> {
-        if let Some(last) = self.last_frame.as_ref().filter(|last| last.0 == jpeg) {
+        let timer = super::stages::start();
+        let repeat = self.last_frame.as_ref().filter(|last| last.0 == jpeg);
+        timer.stop(super::stages::Stage::Hash);
+        if let Some(last) = repeat {
             let id = last.1.clone();
             let kept = self
                 .conn
@@ -222,8 +225,10 @@ impl Store {
 
     /// [`Store::put_frame`] for an image unlike the last one: found by its hash or written.
     fn put_new_frame(&mut self, jpeg: &[u8], seq: u64) -> Result<String, StoreError> {
+        let timer = super::stages::start();
         let hash = Sha256::digest(jpeg);
         let id: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
+        timer.stop(super::stages::Stage::Hash);
         let known: Option<i64> = self
             .conn
             .query_row("SELECT bytes FROM frames WHERE id = ?1", [&id], |r| {
@@ -248,8 +253,10 @@ impl Store {
             path: path.display().to_string(),
             source,
         };
+        let timer = super::stages::start();
         std::fs::write(&partial, jpeg).map_err(io)?;
         std::fs::rename(&partial, &path).map_err(io)?;
+        timer.stop(super::stages::Stage::FrameFile);
         self.conn
             .execute(
                 "INSERT OR REPLACE INTO frames (id, bytes, last_seq) VALUES (?1, ?2, ?3)",
