@@ -27,11 +27,13 @@ fn ticker_url() -> String {
     crate::pages::data_url(&crate::pages::page("bench/ticker-tall.html"))
 }
 
-/// The daemon's running totals of the timeline's stages (its `timeline_stages` log line):
-/// `(name, microseconds, count)`, see `porthole::timeline::stages`.
-type Totals = Vec<(String, u64, u64)>;
+/// One stage's running totals: name, wall µs, count, CPU µs (of the stages that never wait).
+type Stage = (String, u64, u64, u64);
+/// The daemon's running totals of the timeline's stages (its `timeline_stages` log line), see
+/// `porthole::timeline::stages`.
+type Totals = Vec<Stage>;
 
-/// The totals of one `timeline_stages` line (`totals=name=us/count,…`).
+/// The totals of one `timeline_stages` line (`totals=name=wall/count/cpu,…`).
 fn totals_of(line: &str) -> Option<Totals> {
     let at = line.find("totals=")? + "totals=".len();
     let field = line[at..].split_whitespace().next()?.trim_matches('"');
@@ -39,8 +41,11 @@ fn totals_of(line: &str) -> Option<Totals> {
         .split(',')
         .map(|stage| {
             let (name, value) = stage.split_once('=')?;
-            let (us, count) = value.split_once('/')?;
-            Some((name.to_string(), us.parse().ok()?, count.parse().ok()?))
+            let mut numbers = value.split('/').map(str::parse::<u64>);
+            let wall = numbers.next()?.ok()?;
+            let count = numbers.next()?.ok()?;
+            let cpu = numbers.next().unwrap_or(Ok(0)).ok()?;
+            Some((name.to_string(), wall, count, cpu))
         })
         .collect()
 }
@@ -54,16 +59,21 @@ fn last_totals(log: &str) -> Totals {
         .unwrap_or_default()
 }
 
-/// What each stage took from `before` to `after`: `(name, microseconds, count)`.
+/// What each stage took from `before` to `after`.
 fn stage_spent(before: &Totals, after: &Totals) -> Totals {
     after
         .iter()
-        .map(|(name, us, n)| {
-            let (us0, n0) = before
+        .map(|(name, us, n, cpu)| {
+            let (us0, n0, cpu0) = before
                 .iter()
                 .find(|(b, ..)| b == name)
-                .map_or((0, 0), |(_, us, n)| (*us, *n));
-            (name.clone(), us.saturating_sub(us0), n.saturating_sub(n0))
+                .map_or((0, 0, 0), |(_, us, n, cpu)| (*us, *n, *cpu));
+            (
+                name.clone(),
+                us.saturating_sub(us0),
+                n.saturating_sub(n0),
+                cpu.saturating_sub(cpu0),
+            )
         })
         .collect()
 }
@@ -252,36 +262,56 @@ pub async fn run() {
     print_stages(&stages, measured_calls);
 }
 
-/// Where recording's time goes, per tool call answered (µs of each stage's work, wherever
-/// it ran, over the calls in the windows), and how often each stage ran per call.
+/// Where recording's time goes, per tool call answered: each stage's wall µs (wherever it
+/// ran), the CPU µs of the stages that never wait, and how often each ran per call.
 fn print_stages(stages: &Totals, calls: usize) {
     if stages.is_empty() || calls == 0 {
         println!("  stages: no timeline_stages lines in the daemon's log");
         return;
     }
     let calls = calls as f64;
-    let get = |name: &str| {
+    let get = |name: &str| -> (f64, f64, f64) {
         stages
             .iter()
             .find(|(n, ..)| n == name)
-            .map_or((0.0, 0.0), |(_, us, n)| (*us as f64, *n as f64))
+            .map_or((0.0, 0.0, 0.0), |(_, us, n, cpu)| {
+                (*us as f64, *n as f64, *cpu as f64)
+            })
     };
-    let (write, writes) = get("write");
-    let (file, files) = get("frame_file");
-    let (hash, _) = get("hash");
-    let stage = |label: &str, (us, n): (f64, f64)| {
-        format!("{label} {:.0} µs ({:.2}×)", us / calls, n / calls)
+    let (write, writes, write_cpu) = get("write");
+    let (file, files, file_cpu) = get("frame_file");
+    let (hash, _, hash_cpu) = get("hash");
+    let sqlite = (
+        (write - file - hash).max(0.0),
+        writes,
+        (write_cpu - file_cpu - hash_cpu).max(0.0),
+    );
+    let waits = |label: &str, (us, n, _): (f64, f64, f64)| {
+        format!("{label} {:.0} µs wall ({:.2}×)", us / calls, n / calls)
     };
+    let works = |label: &str, (us, n, cpu): (f64, f64, f64)| {
+        format!(
+            "{label} {:.1} µs CPU / {:.0} wall ({:.2}×)",
+            cpu / calls,
+            us / calls,
+            n / calls
+        )
+    };
+    // Frame files and hashes run inside the write: counted once.
+    let cpu_total: f64 =
+        stages.iter().map(|(.., cpu)| *cpu as f64).sum::<f64>() - file_cpu - hash_cpu;
     println!(
-        "  stages per tool call (µs, and how many per call): {}, {}, {}, {}, {}, {}, {}, {}",
-        stage("capture", get("capture")),
-        stage("view frame", get("view_frame")),
-        stage("frame compare", get("compare")),
-        stage("frame hash", get("hash")),
-        stage("SQLite write", ((write - file - hash).max(0.0), writes)),
-        stage("frame file", (file, files)),
-        stage("live timeline_event", get("live")),
-        stage("queue on the call's path", get("queue")),
+        "  stages per tool call (how many per call): {}, {}, {}, {}, {}, {}, {}, {}; CPU of \
+         the stages that never wait {:.1} µs per call",
+        waits("capture", get("capture")),
+        waits("view frame", get("view_frame")),
+        works("frame compare", get("compare")),
+        works("frame hash", get("hash")),
+        works("SQLite write", sqlite),
+        works("frame file", (file, files, file_cpu)),
+        works("live timeline_event", get("live")),
+        works("queue on the call's path", get("queue")),
+        cpu_total / calls,
     );
 }
 
@@ -291,24 +321,35 @@ mod tests {
 
     #[test]
     fn reads_the_stage_totals_and_their_difference() {
-        let log =
-            "x\n2026 INFO porthole::timeline::stages: running totals event=\"timeline_stages\" \
-                   totals=capture=10/2,write=5/1\nnoise\n\
-                   2026 INFO porthole::timeline::stages: running totals event=\"timeline_stages\" \
-                   totals=capture=25/3,write=9/2,live=4/1\n";
+        let line = |totals: &str| {
+            format!(
+                "2026 INFO porthole::timeline::stages: running totals \
+                 event=\"timeline_stages\" totals={totals}"
+            )
+        };
+        let log = format!(
+            "x\n{}\nnoise\n{}\n",
+            line("capture=10/2/0,write=5/1/3"),
+            line("capture=25/3/0,write=9/2/7,live=4/1/2")
+        );
         let first = totals_of(log.lines().nth(1).unwrap()).unwrap();
         assert_eq!(
             first,
-            vec![("capture".into(), 10, 2), ("write".into(), 5, 1)]
+            vec![("capture".into(), 10, 2, 0), ("write".into(), 5, 1, 3)]
         );
-        let spent = stage_spent(&first, &last_totals(log));
+        let spent = stage_spent(&first, &last_totals(&log));
         assert_eq!(
             spent,
             vec![
-                ("capture".into(), 15, 1),
-                ("write".into(), 4, 1),
-                ("live".into(), 4, 1)
+                ("capture".into(), 15, 1, 0),
+                ("write".into(), 4, 1, 4),
+                ("live".into(), 4, 1, 2)
             ]
+        );
+        // The older form without CPU reads as CPU 0.
+        assert_eq!(
+            totals_of(&line("queue=7/1")).unwrap(),
+            vec![("queue".into(), 7, 1, 0)]
         );
         assert!(last_totals("no lines").is_empty());
     }
