@@ -27,6 +27,57 @@ fn ticker_url() -> String {
     crate::pages::data_url(&crate::pages::page("bench/ticker-tall.html"))
 }
 
+/// One stage's running totals: name, wall µs, count, CPU µs (of the stages that never wait).
+type Stage = (String, u64, u64, u64);
+/// The daemon's running totals of the timeline's stages (its `timeline_stages` log line), see
+/// `porthole::timeline::stages`.
+type Totals = Vec<Stage>;
+
+/// The totals of one `timeline_stages` line (`totals=name=wall/count/cpu,…`).
+fn totals_of(line: &str) -> Option<Totals> {
+    let at = line.find("totals=")? + "totals=".len();
+    let field = line[at..].split_whitespace().next()?.trim_matches('"');
+    field
+        .split(',')
+        .map(|stage| {
+            let (name, value) = stage.split_once('=')?;
+            let mut numbers = value.split('/').map(str::parse::<u64>);
+            let wall = numbers.next()?.ok()?;
+            let count = numbers.next()?.ok()?;
+            let cpu = numbers.next().unwrap_or(Ok(0)).ok()?;
+            Some((name.to_string(), wall, count, cpu))
+        })
+        .collect()
+}
+
+/// The last `timeline_stages` totals in `log` (zeros before the first line).
+fn last_totals(log: &str) -> Totals {
+    log.lines()
+        .rev()
+        .filter(|l| l.contains("timeline_stages"))
+        .find_map(totals_of)
+        .unwrap_or_default()
+}
+
+/// What each stage took from `before` to `after`.
+fn stage_spent(before: &Totals, after: &Totals) -> Totals {
+    after
+        .iter()
+        .map(|(name, us, n, cpu)| {
+            let (us0, n0, cpu0) = before
+                .iter()
+                .find(|(b, ..)| b == name)
+                .map_or((0, 0, 0), |(_, us, n, cpu)| (*us, *n, *cpu));
+            (
+                name.clone(),
+                us.saturating_sub(us0),
+                n.saturating_sub(n0),
+                cpu.saturating_sub(cpu0),
+            )
+        })
+        .collect()
+}
+
 /// What one window measured.
 struct Window {
     /// Daemon CPU, % of one core.
@@ -72,11 +123,16 @@ fn busy_agent(
 
 /// Starts a daemon with `timeline.enabled` = `recording`, ten watched busy channels, and
 /// measures [`RUNS`] windows; returns them and the timeline's bytes per hour per channel.
-async fn measure(recording: bool) -> (Vec<Window>, f64) {
+async fn measure(recording: bool) -> (Vec<Window>, f64, Totals, usize) {
     let daemon = TestDaemon::start_with(DaemonOptions {
         idle_timeout_secs: 600,
         probe_port: false,
         config: json!({"timeline": {"enabled": recording}}),
+        // The timeline's stage totals (and the frame stages) in the log.
+        env: vec![(
+            porthole::browser::frame_stages::ENV.to_string(),
+            "1".to_string(),
+        )],
         ..DaemonOptions::default()
     })
     .await;
@@ -111,6 +167,8 @@ async fn measure(recording: bool) -> (Vec<Window>, f64) {
     })
     .await;
     let bytes_before = dir_bytes(&timeline_dir);
+    let stages_before = last_totals(&daemon.log());
+    let calls_from = calls.load(Ordering::Relaxed);
     let measured_from = Instant::now();
     let mut windows = Vec::new();
     for _ in 0..RUNS {
@@ -125,6 +183,8 @@ async fn measure(recording: bool) -> (Vec<Window>, f64) {
         });
     }
     let secs = measured_from.elapsed().as_secs_f64();
+    let measured_calls = calls.load(Ordering::Relaxed) - calls_from;
+    let stages = stage_spent(&stages_before, &last_totals(&daemon.log()));
     let per_hour = (dir_bytes(&timeline_dir).saturating_sub(bytes_before)) as f64 / secs * 3600.0
         / CHANNELS as f64;
     stop.store(true, Ordering::Relaxed);
@@ -133,7 +193,7 @@ async fn measure(recording: bool) -> (Vec<Window>, f64) {
     }
     drop(panes);
     daemon.stop().await;
-    (windows, per_hour)
+    (windows, per_hour, stages, measured_calls)
 }
 
 /// Bytes of every file under `dir`.
@@ -160,8 +220,8 @@ pub async fn run() {
         RUNS,
         WINDOW.as_secs_f64()
     );
-    let (off, _) = measure(false).await;
-    let (on, per_hour) = measure(true).await;
+    let (off, ..) = measure(false).await;
+    let (on, per_hour, stages, measured_calls) = measure(true).await;
     let summary = |w: &[Window]| {
         let mut cpu: Vec<f64> = w.iter().map(|w| w.cpu).collect();
         let mut calls: Vec<f64> = w.iter().map(|w| w.calls as f64).collect();
@@ -193,4 +253,104 @@ pub async fn run() {
         per_call(cpu_on, calls_on) / per_call(cpu_off, calls_off),
         per_hour / 1e6,
     );
+    println!(
+        "  ratios on / off: CPU per tool call {:.2}× (goal ≤ 1.10×), tool calls per window {:.2}× \
+         (goal ≥ 0.90×)",
+        per_call(cpu_on, calls_on) / per_call(cpu_off, calls_off),
+        calls_on / calls_off.max(1.0),
+    );
+    print_stages(&stages, measured_calls);
+}
+
+/// Where recording's time goes, per tool call answered: each stage's wall µs (wherever it
+/// ran), the CPU µs of the stages that never wait, and how often each ran per call.
+fn print_stages(stages: &Totals, calls: usize) {
+    if stages.is_empty() || calls == 0 {
+        println!("  stages: no timeline_stages lines in the daemon's log");
+        return;
+    }
+    let calls = calls as f64;
+    let get = |name: &str| -> (f64, f64, f64) {
+        stages
+            .iter()
+            .find(|(n, ..)| n == name)
+            .map_or((0.0, 0.0, 0.0), |(_, us, n, cpu)| {
+                (*us as f64, *n as f64, *cpu as f64)
+            })
+    };
+    let (write, writes, write_cpu) = get("write");
+    let (file, files, file_cpu) = get("frame_file");
+    let (hash, _, hash_cpu) = get("hash");
+    let sqlite = (
+        (write - file - hash).max(0.0),
+        writes,
+        (write_cpu - file_cpu - hash_cpu).max(0.0),
+    );
+    let waits = |label: &str, (us, n, _): (f64, f64, f64)| {
+        format!("{label} {:.0} µs wall ({:.2}×)", us / calls, n / calls)
+    };
+    let works = |label: &str, (us, n, cpu): (f64, f64, f64)| {
+        format!(
+            "{label} {:.1} µs CPU / {:.0} wall ({:.2}×)",
+            cpu / calls,
+            us / calls,
+            n / calls
+        )
+    };
+    // Frame files and hashes run inside the write: counted once.
+    let cpu_total: f64 =
+        stages.iter().map(|(.., cpu)| *cpu as f64).sum::<f64>() - file_cpu - hash_cpu;
+    println!(
+        "  stages per tool call (how many per call): {}, {}, {}, {}, {}, {}, {}, {}; CPU of \
+         the stages that never wait {:.1} µs per call",
+        waits("capture", get("capture")),
+        waits("view frame", get("view_frame")),
+        works("frame compare", get("compare")),
+        works("frame hash", get("hash")),
+        works("SQLite write", sqlite),
+        works("frame file", (file, files, file_cpu)),
+        works("live timeline_event", get("live")),
+        works("queue on the call's path", get("queue")),
+        cpu_total / calls,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_stage_totals_and_their_difference() {
+        let line = |totals: &str| {
+            format!(
+                "2026 INFO porthole::timeline::stages: running totals \
+                 event=\"timeline_stages\" totals={totals}"
+            )
+        };
+        let log = format!(
+            "x\n{}\nnoise\n{}\n",
+            line("capture=10/2/0,write=5/1/3"),
+            line("capture=25/3/0,write=9/2/7,live=4/1/2")
+        );
+        let first = totals_of(log.lines().nth(1).unwrap()).unwrap();
+        assert_eq!(
+            first,
+            vec![("capture".into(), 10, 2, 0), ("write".into(), 5, 1, 3)]
+        );
+        let spent = stage_spent(&first, &last_totals(&log));
+        assert_eq!(
+            spent,
+            vec![
+                ("capture".into(), 15, 1, 0),
+                ("write".into(), 4, 1, 4),
+                ("live".into(), 4, 1, 2)
+            ]
+        );
+        // The older form without CPU reads as CPU 0.
+        assert_eq!(
+            totals_of(&line("queue=7/1")).unwrap(),
+            vec![("queue".into(), 7, 1, 0)]
+        );
+        assert!(last_totals("no lines").is_empty());
+    }
 }

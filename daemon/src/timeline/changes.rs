@@ -40,11 +40,20 @@ pub async fn follow(timeline: Arc<Timeline>, session: Arc<BrowserSession>) {
             _ = session.ended() => break,
         }
         published.borrow_and_update();
+        // A tab a tool call just took a frame of is not compared: that frame shows it.
         let watched = session.screencast().watched_frames();
+        let framed: Vec<String> = watched
+            .iter()
+            .map(|(id, _)| id)
+            .filter(|id| timeline.framed_within(session.channel(), id, MIN_INTERVAL))
+            .cloned()
+            .collect();
         // Comparing pictures may decode JPEGs: off the runtime's threads.
         let picked;
         (changes, (picked, pending)) = match tokio::task::spawn_blocking(move || {
-            let picked = changes.pick(watched);
+            let timer = super::stages::start();
+            let picked = changes.pick(watched, &framed);
+            timer.stop(super::stages::Stage::Compare);
             (changes, picked)
         })
         .await
@@ -80,7 +89,13 @@ struct Changes {
 impl Changes {
     /// The frame to keep now, if a watched tab shows something new, and whether other tabs
     /// changed too (to look again after the interval without waiting for another frame).
-    fn pick(&mut self, watched: Vec<(String, Arc<Frame>)>) -> (Option<(String, Arc<Frame>)>, bool) {
+    /// Tabs in `framed` (a tool call's frame of them was just kept) are only noted: their
+    /// frame is what the next change is measured from, and nothing is decoded.
+    fn pick(
+        &mut self,
+        watched: Vec<(String, Arc<Frame>)>,
+        framed: &[String],
+    ) -> (Option<(String, Arc<Frame>)>, bool) {
         self.tabs
             .retain(|id, _| watched.iter().any(|(watched, _)| watched == id));
         let mut changed: Vec<(u64, String, Arc<Frame>)> = Vec::new();
@@ -99,6 +114,10 @@ impl Changes {
                     );
                 }
                 Some(tab) if Arc::ptr_eq(&tab.last, &frame) => {}
+                Some(tab) if framed.contains(&target_id) => {
+                    tab.recent = VecDeque::from([Picture::of(frame.jpeg.clone())]);
+                    tab.last = frame;
+                }
                 Some(tab) => changed.push((tab.kept, target_id, frame)),
             }
         }
@@ -141,22 +160,57 @@ mod tests {
         picked.0.map(|(tab, f)| (tab, f.jpeg.to_vec()))
     }
 
+    impl Changes {
+        fn pick_all(
+            &mut self,
+            watched: Vec<(String, Arc<Frame>)>,
+        ) -> (Option<(String, Arc<Frame>)>, bool) {
+            self.pick(watched, &[])
+        }
+    }
+
+    #[test]
+    fn a_tab_a_tool_call_just_framed_is_noted_not_kept() {
+        let mut changes = Changes::default();
+        changes.pick_all(vec![("T".into(), frame(b"a"))]);
+        let framed = ["T".to_string()];
+        assert_eq!(
+            kept(changes.pick(vec![("T".into(), frame(b"b"))], &framed)),
+            None
+        );
+        // Measured from the frame noted then: the same picture is no change, another is.
+        assert_eq!(
+            kept(changes.pick_all(vec![("T".into(), frame(b"b"))])),
+            None
+        );
+        assert_eq!(
+            kept(changes.pick_all(vec![("T".into(), frame(b"c"))])),
+            Some(("T".into(), b"c".to_vec()))
+        );
+    }
+
     #[test]
     fn a_still_tab_adds_nothing_and_a_changing_one_a_frame_per_change() {
         let mut changes = Changes::default();
         let a = frame(b"a");
         // First sight: noted, not kept; the same frame again: nothing.
-        assert_eq!(kept(changes.pick(vec![("T".into(), a.clone())])), None);
-        assert_eq!(kept(changes.pick(vec![("T".into(), a.clone())])), None);
+        assert_eq!(kept(changes.pick_all(vec![("T".into(), a.clone())])), None);
+        assert_eq!(kept(changes.pick_all(vec![("T".into(), a.clone())])), None);
         assert_eq!(
-            kept(changes.pick(vec![("T".into(), frame(b"b"))])),
+            kept(changes.pick_all(vec![("T".into(), frame(b"b"))])),
             Some(("T".into(), b"b".to_vec()))
         );
         // A caret blinking back to an earlier picture: nothing.
-        assert_eq!(kept(changes.pick(vec![("T".into(), frame(b"a"))])), None);
-        assert_eq!(kept(changes.pick(vec![("T".into(), frame(b"b"))])), None);
         assert_eq!(
-            kept(changes.pick(vec![("T".into(), frame(b"c"))])),
+            kept(changes.pick_all(vec![("T".into(), frame(b"a"))])),
+            None
+        );
+        assert_eq!(
+            kept(changes.pick_all(vec![("T".into(), frame(b"b"))])),
+            None
+        );
+        assert_eq!(
+            kept(changes.pick_all(vec![("T".into(), frame(b"c"))])),
             Some(("T".into(), b"c".to_vec()))
         );
     }
@@ -164,23 +218,26 @@ mod tests {
     #[test]
     fn two_changing_tabs_take_turns() {
         let mut changes = Changes::default();
-        changes.pick(vec![("A".into(), frame(b"a0")), ("B".into(), frame(b"b0"))]);
+        changes.pick_all(vec![("A".into(), frame(b"a0")), ("B".into(), frame(b"b0"))]);
         let (first, more) =
-            changes.pick(vec![("A".into(), frame(b"a1")), ("B".into(), frame(b"b1"))]);
+            changes.pick_all(vec![("A".into(), frame(b"a1")), ("B".into(), frame(b"b1"))]);
         assert!(more);
         let first = first.unwrap().0;
         let b2 = frame(b"b2");
         let a2 = frame(b"a2");
-        let (second, _) = changes.pick(vec![("A".into(), a2), ("B".into(), b2)]);
+        let (second, _) = changes.pick_all(vec![("A".into(), a2), ("B".into(), b2)]);
         assert_ne!(second.unwrap().0, first, "the other tab's turn");
     }
 
     #[test]
     fn an_unwatched_tab_is_forgotten() {
         let mut changes = Changes::default();
-        changes.pick(vec![("T".into(), frame(b"a"))]);
-        changes.pick(vec![]);
+        changes.pick_all(vec![("T".into(), frame(b"a"))]);
+        changes.pick_all(vec![]);
         // Watched again: its first frame is a fresh start, not a change.
-        assert_eq!(kept(changes.pick(vec![("T".into(), frame(b"z"))])), None);
+        assert_eq!(
+            kept(changes.pick_all(vec![("T".into(), frame(b"z"))])),
+            None
+        );
     }
 }

@@ -1,19 +1,26 @@
 //! Frames of the timeline: taking a JPEG of a tab (`Page.captureScreenshot` at the viewport,
 //! quality 60, or the person's view: the screencast's last frame) and reading a kept one back
-//! by its id. Never a capture while a popup is open in the tab: `Page.captureScreenshot` can
-//! close Chrome's open date or time picker (Chromium 156), so the screencast's last frame is
-//! kept instead, or none.
+//! by its id. A tool call's tab that a pane watches is not captured: the screencast already
+//! sends its picture, and a frame it sent after the call shows the page after the call
+//! ([`after_call`]; a capture makes Chrome encode the whole viewport again, issue 35). Never a
+//! capture while a popup is open in the tab: `Page.captureScreenshot` can close Chrome's open
+//! date or time picker (Chromium 156), so the screencast's last frame is kept instead, or none.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
 use serde_json::json;
 
-use crate::browser::BrowserSession;
+use crate::browser::{BrowserSession, Frame};
 
 /// JPEG quality of kept frames.
 const QUALITY: u8 = 60;
+/// How long a watched tab's screencast is given to send a frame newer than the call's end
+/// before its last frame is taken as the page after the call: a page the call changed paints
+/// within a few frames, and one that paints nothing in this time looks as its last frame.
+const FRESH_WAIT: Duration = Duration::from_millis(250);
 /// The longest a capture may take before the event is kept without a frame.
 const CAPTURE_DEADLINE: Duration = Duration::from_secs(5);
 
@@ -62,6 +69,56 @@ pub async fn capture(session: &BrowserSession, target_id: &str) -> Option<Vec<u8
     base64::engine::general_purpose::STANDARD
         .decode(reply["data"].as_str()?)
         .ok()
+}
+
+/// The screencast's frame number of tab `target_id` when a pane watches it (taken as a tool
+/// call ends, for [`after_call`]); `None` when no pane watches it.
+pub fn seen(session: &BrowserSession, target_id: &str) -> Option<u64> {
+    watched_frame(session, target_id).map(|frame| frame.seq)
+}
+
+/// The last frame of tab `target_id` when some pane watches it.
+fn watched_frame(session: &BrowserSession, target_id: &str) -> Option<Arc<Frame>> {
+    session
+        .screencast()
+        .watched_frames()
+        .into_iter()
+        .find(|(id, _)| id == target_id)
+        .map(|(_, frame)| frame)
+}
+
+/// A JPEG of tab `target_id` after a tool call that ended when the tab's screencast was at
+/// frame `seen` (see [`seen`]). A watched tab gives its screencast's frame: the first one
+/// after `seen`, waiting up to [`FRESH_WAIT`] for it, else the last one (nothing painted: the
+/// page looks as it did). Otherwise a [`capture`]. Also says which it was.
+pub async fn after_call(
+    session: &BrowserSession,
+    target_id: &str,
+    seen: Option<u64>,
+) -> (Option<Vec<u8>>, bool) {
+    if !session.is_alive() {
+        return (None, false);
+    }
+    let mut published = session.screencast().frames_published();
+    published.borrow_and_update();
+    let Some(mut frame) = watched_frame(session, target_id) else {
+        return (capture(session, target_id).await, false);
+    };
+    let deadline = tokio::time::Instant::now() + FRESH_WAIT;
+    while seen == Some(frame.seq) {
+        match tokio::time::timeout_at(deadline, published.changed()).await {
+            Ok(Ok(())) => {}
+            // No newer frame in time, or the hub closed: the last one shows the page.
+            _ => break,
+        }
+        published.borrow_and_update();
+        match watched_frame(session, target_id) {
+            Some(newer) => frame = newer,
+            // No longer watched: as a tab nobody watches.
+            None => return (capture(session, target_id).await, false),
+        }
+    }
+    (Some(frame.jpeg.to_vec()), true)
 }
 
 /// A JPEG of watched tab `target_id` as the person sees it: the screencast's last frame, or

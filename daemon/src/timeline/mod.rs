@@ -22,6 +22,7 @@ pub mod frames;
 mod look;
 pub mod pace;
 pub mod recorder;
+pub mod stages;
 pub mod store;
 pub mod summary;
 pub mod urls;
@@ -68,6 +69,9 @@ fn event_actor(actor: &Actor) -> EventActor {
 /// One channel's recorder and store.
 struct ChannelTimeline {
     slot: Arc<Mutex<Slot>>,
+    /// When a tool call's frame of each tab was last taken (by the recorder), so the change
+    /// follower ([`changes`]) neither decodes nor keeps another frame of it within a second.
+    framed: recorder::Framed,
     jobs: mpsc::UnboundedSender<Job>,
     /// The recorder task (taken by [`Timeline::drain`]).
     task: Mutex<Option<JoinHandle<()>>>,
@@ -128,17 +132,22 @@ impl Timeline {
             }
         }
         let slot = Arc::new(Mutex::new(Slot::Closed));
+        let framed = recorder::Framed::default();
         let (jobs, queue) = mpsc::unbounded_channel();
         let task = tokio::spawn(recorder::run(
-            channel.clone(),
-            self.dir(channel),
-            self.settings.limits(),
-            slot.clone(),
+            recorder::Writer::new(
+                channel.clone(),
+                self.dir(channel),
+                self.settings.limits(),
+                slot.clone(),
+            ),
+            framed.clone(),
             queue,
             self.draining.clone(),
         ));
         let entry = Arc::new(ChannelTimeline {
             slot,
+            framed,
             jobs,
             task: Mutex::new(Some(task)),
         });
@@ -200,6 +209,18 @@ impl Timeline {
         }
     }
 
+    /// Whether a tool call's frame of tab `target_id` was taken within `within` (the change
+    /// follower then leaves the tab's frames alone).
+    fn framed_within(&self, channel: &ChannelId, target_id: &str, within: Duration) -> bool {
+        let entry = self
+            .channels
+            .lock()
+            .expect("timeline lock")
+            .get(channel)
+            .cloned();
+        entry.is_some_and(|e| e.framed.within(target_id, within))
+    }
+
     /// Records a frame of watched tab `target_id` that changed (from [`changes`]).
     fn page_frame(&self, session: &Arc<BrowserSession>, target_id: String, jpeg: Vec<u8>) {
         self.send(
@@ -215,6 +236,7 @@ impl Timeline {
     /// Records an MCP tool call that just ended (with a frame of its tab, taken off the
     /// caller's path).
     pub fn tool_call(&self, session: &Arc<BrowserSession>, actor: &Actor, call: ToolRecord) {
+        let timer = stages::start();
         let url = call.target_id.as_deref().and_then(|t| tab_url(session, t));
         let mut draft = Draft::new(EventKind::Tool, event_actor(actor))
             .tab(call.target_id.clone(), url)
@@ -222,14 +244,20 @@ impl Timeline {
         draft.tool = Some(fields::tool_name(&call.tool));
         draft.ok = Some(call.ok);
         draft.ms = Some(call.ms);
+        let seen = call
+            .target_id
+            .as_deref()
+            .and_then(|t| frames::seen(session, t));
         self.send(
             session.channel(),
             Job::Event {
                 draft,
                 session: Some(session.clone()),
                 frame_of: call.target_id,
+                seen,
             },
         );
+        timer.stop(stages::Stage::Queue);
     }
 
     /// Records a vault fill (DESIGN.md §19): title, origin, fields, ok or why not. Never a
@@ -293,6 +321,7 @@ impl Timeline {
                 draft,
                 session: None,
                 frame_of: None,
+                seen: None,
             },
         );
     }
@@ -305,6 +334,7 @@ impl Timeline {
                 draft,
                 session: Some(session.clone()),
                 frame_of: None,
+                seen: None,
             },
         );
     }

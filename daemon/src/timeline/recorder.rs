@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::event::{now_ms, Draft, EventActor, EventKind};
 use super::pace::Pace;
+use super::stages::{self, Stage};
 use super::store::{Limits, Store, StoreError};
 use crate::browser::InputEvent;
 use crate::browser::{BrowserSession, PaneMessage};
@@ -48,11 +49,13 @@ impl Slot {
 
 /// Work for the recorder.
 pub enum Job {
-    /// An event; with `frame_of`, a frame of that tab is taken first.
+    /// An event; with `frame_of`, a frame of that tab is taken first (one its screencast
+    /// sent after frame `seen`, when a pane watches it: see `frames::after_call`).
     Event {
         draft: Draft,
         session: Option<Arc<BrowserSession>>,
         frame_of: Option<String>,
+        seen: Option<u64>,
     },
     /// One input event of the person's.
     Input {
@@ -144,21 +147,15 @@ impl Burst {
 /// `draining`: the daemon is shutting down (no more captures: the screencast's last frame or
 /// none, so the queue is written quickly).
 pub async fn run(
-    channel: ChannelId,
-    dir: PathBuf,
-    limits: Limits,
-    slot: Arc<Mutex<Slot>>,
+    writer: Writer,
+    framed: Framed,
     mut jobs: mpsc::UnboundedReceiver<Job>,
     draining: CancellationToken,
 ) {
     let mut recorder = Recorder {
-        writer: Writer {
-            channel,
-            dir,
-            limits,
-            slot,
-        },
+        writer,
         pace: Pace::default(),
+        framed,
         draining: draining.clone(),
     };
     let mut burst: Option<Burst> = None;
@@ -186,12 +183,13 @@ pub async fn run(
                         b.actions.push(action);
                     }
                 }
-                Some(Job::Event { draft, session, frame_of }) => {
+                Some(Job::Event { draft, session, frame_of, seen }) => {
                     // The person's input before it comes first (a click before the
                     // navigation it caused).
                     recorder.flush(burst.take()).await;
                     let capture_of = frame_of.filter(|_| session.is_some());
-                    let pending = Pending::new(vec![draft], session, None);
+                    let mut pending = Pending::new(vec![draft], session, None);
+                    pending.seen = seen;
                     recorder.emit(pending, capture_of).await;
                 }
                 // During the person's burst its own frame, when it ends, shows the page.
@@ -227,6 +225,8 @@ struct Pending {
     session: Option<Arc<BrowserSession>>,
     /// A frame it came with (the person's view, a changed page), unless it wants a capture.
     frame: Option<Vec<u8>>,
+    /// The screencast's frame number of the tab it wants a capture of, as it happened.
+    seen: Option<u64>,
 }
 
 impl Pending {
@@ -240,7 +240,30 @@ impl Pending {
             at_ms: now_ms(),
             session,
             frame,
+            seen: None,
         }
+    }
+}
+
+/// When a tool call's frame of each tab was last taken, shared with the change follower
+/// (`super::changes`). Short lock, never held across an await.
+#[derive(Clone, Default)]
+pub struct Framed(Arc<Mutex<HashMap<String, Instant>>>);
+
+impl Framed {
+    fn taken(&self, target_id: &str) {
+        let now = Instant::now();
+        let mut framed = self.0.lock().expect("timeline framed lock");
+        framed.retain(|_, at| now.saturating_duration_since(*at) < super::pace::CAPTURE_GAP * 2);
+        framed.insert(target_id.to_string(), now);
+    }
+
+    /// Whether a frame of `target_id` was taken within `within`.
+    pub fn within(&self, target_id: &str, within: Duration) -> bool {
+        let framed = self.0.lock().expect("timeline framed lock");
+        framed
+            .get(target_id)
+            .is_some_and(|at| at.elapsed() < within)
     }
 }
 
@@ -248,6 +271,7 @@ impl Pending {
 struct Recorder {
     writer: Writer,
     pace: Pace<Pending>,
+    framed: Framed,
     draining: CancellationToken,
 }
 
@@ -261,12 +285,22 @@ impl Recorder {
 
     /// Writes every held event, in order; one capture of each tab serves all its events.
     async fn release(&mut self) {
+        let held = self.pace.release();
+        // The frame of a tab must come after the last of its events.
+        let mut seen: HashMap<&str, Option<u64>> = HashMap::new();
+        for (pending, capture_of) in &held {
+            if let Some(target) = capture_of {
+                seen.insert(target, pending.seen);
+            }
+        }
+        let seen: HashMap<String, Option<u64>> =
+            seen.into_iter().map(|(t, s)| (t.to_string(), s)).collect();
         let mut frames: HashMap<String, Option<Vec<u8>>> = HashMap::new();
         let mut batch = Vec::new();
-        for (mut pending, capture_of) in self.pace.release() {
+        for (mut pending, capture_of) in held {
             if let (Some(session), Some(target)) = (pending.session.clone(), capture_of) {
                 if !frames.contains_key(&target) {
-                    let frame = self.frame_of(&session, &target).await;
+                    let frame = self.frame_of(&session, &target, seen[&target]).await;
                     frames.insert(target.clone(), frame);
                 }
                 pending.frame = frames[&target].clone();
@@ -279,19 +313,37 @@ impl Recorder {
     /// Writes `pending`, taking its frame first when it wants a capture of `capture_of`.
     async fn write(&mut self, mut pending: Pending, capture_of: Option<String>) {
         if let (Some(session), Some(target)) = (pending.session.clone(), &capture_of) {
-            pending.frame = self.frame_of(&session, target).await;
+            pending.frame = self.frame_of(&session, target, pending.seen).await;
         }
         self.writer.write(vec![pending]).await;
     }
 
-    /// A frame of tab `target` now (noted with the pace); the person's view while draining.
-    async fn frame_of(&mut self, session: &BrowserSession, target: &str) -> Option<Vec<u8>> {
+    /// A frame of tab `target` after an event that saw its screencast at frame `seen` (noted
+    /// with the pace); the person's view while draining.
+    async fn frame_of(
+        &mut self,
+        session: &BrowserSession,
+        target: &str,
+        seen: Option<u64>,
+    ) -> Option<Vec<u8>> {
         if self.draining.is_cancelled() {
             // Shutting down: the event matters more than a fresh capture.
-            return super::frames::of_view(session, target);
+            let timer = stages::start();
+            let frame = super::frames::of_view(session, target);
+            timer.stop(Stage::ViewFrame);
+            return frame;
         }
-        let frame = super::frames::capture(session, target).await;
+        let timer = stages::start();
+        let (frame, from_view) = super::frames::after_call(session, target, seen).await;
+        timer.stop(if from_view {
+            Stage::ViewFrame
+        } else {
+            Stage::Capture
+        });
         self.pace.captured(target, Instant::now());
+        if frame.is_some() {
+            self.framed.taken(target);
+        }
         frame
     }
 
@@ -312,7 +364,7 @@ impl Recorder {
 }
 
 /// Writes events of one channel.
-struct Writer {
+pub struct Writer {
     channel: ChannelId,
     dir: PathBuf,
     limits: Limits,
@@ -320,6 +372,15 @@ struct Writer {
 }
 
 impl Writer {
+    pub fn new(channel: ChannelId, dir: PathBuf, limits: Limits, slot: Arc<Mutex<Slot>>) -> Self {
+        Self {
+            channel,
+            dir,
+            limits,
+            slot,
+        }
+    }
+
     /// Appends the drafts of each of `batch` (its frame with its last), in order, on one
     /// blocking thread, and tells the panes.
     async fn write(&self, batch: Vec<Pending>) {
@@ -334,6 +395,7 @@ impl Writer {
             rows.push((pending.drafts, pending.at_ms, pending.frame));
         }
         let written = tokio::task::spawn_blocking(move || {
+            let timer = stages::start();
             let mut rows = rows;
             let mut slot = slot.lock().expect("timeline slot lock");
             let Some(store) = slot.open(&dir, limits)? else {
@@ -348,7 +410,9 @@ impl Writer {
                     appends.push((draft, frame, at_ms));
                 }
             }
-            store.append_all(appends)
+            let written = store.append_all(appends);
+            timer.stop(Stage::Write);
+            written
         })
         .await;
         match written {
@@ -357,7 +421,7 @@ impl Writer {
                 for (session, count) in sessions {
                     for event in events.by_ref().take(count) {
                         if let Some(session) = &session {
-                            session.announce(PaneMessage::TimelineEvent(Box::new(event)));
+                            announce(session, event);
                         }
                     }
                 }
@@ -383,4 +447,27 @@ impl Writer {
         })
         .await;
     }
+}
+
+/// Sends `event` to the session's panes (timed as [`Stage::Live`] with one JSON encode per
+/// pane, which is what each pane's writer does with it).
+fn announce(session: &BrowserSession, event: super::event::TimelineEvent) {
+    let message = PaneMessage::TimelineEvent(Box::new(event));
+    if !stages::on() {
+        session.announce(message);
+        return;
+    }
+    let (started, cpu) = (std::time::Instant::now(), stages::thread_cpu());
+    let panes = session.pane_count() as u32;
+    let _ = message.to_json();
+    let (encode, encode_cpu) = (started.elapsed(), stages::thread_cpu().saturating_sub(cpu));
+    session.announce(message);
+    // The encode above stands for the first pane's; one more for each other pane.
+    let more = panes.saturating_sub(1);
+    stages::add(
+        Stage::Live,
+        started.elapsed() + encode * more,
+        Some(stages::thread_cpu().saturating_sub(cpu) + encode_cpu * more),
+        1,
+    );
 }

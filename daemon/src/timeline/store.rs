@@ -183,18 +183,26 @@ impl Store {
         let mut event = super::fields::bounded(draft).finish(seq, at_ms, None);
         // The cap is checked on every append, not only for a new frame: events without a
         // frame, and repeats of the last frame, add rows too.
-        let row = serde_json::to_string(&event)?.len() as u64 + FRAME_ID_ROOM;
-        self.make_room(row)?;
-        event.frame_id = match frame {
-            Some(jpeg) => Some(self.put_frame(jpeg, seq)?),
-            None => None,
-        };
-        let body = serde_json::to_string(&event)?;
+        let mut body = serde_json::to_string(&event)?;
+        self.make_room(body.len() as u64 + FRAME_ID_ROOM)?;
+        if let Some(jpeg) = frame {
+            event.frame_id = Some(self.put_frame(jpeg, seq)?);
+            body = serde_json::to_string(&event)?;
+        }
+        // Cached statements: an append is the timeline's most frequent write (issue 35).
         self.conn
-            .execute(
+            .prepare_cached(
                 "INSERT INTO events (seq, at_ms, actor, frame_id, body) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![seq as i64, at_ms as i64, event.actor.key(), event.frame_id, body],
             )
+            .and_then(|mut insert| {
+                insert.execute(params![
+                    seq as i64,
+                    at_ms as i64,
+                    event.actor.key(),
+                    event.frame_id,
+                    body
+                ])
+            })
             .map_err(|e| self.db_err(e))?;
         self.next_seq += 1;
         Ok(event)
@@ -202,14 +210,15 @@ impl Store {
 
     /// Stores `jpeg` under its hash (once), noting that event `seq` uses it.
     fn put_frame(&mut self, jpeg: &[u8], seq: u64) -> Result<String, StoreError> {
-        if let Some(last) = self.last_frame.as_ref().filter(|last| last.0 == jpeg) {
+        let timer = super::stages::start();
+        let repeat = self.last_frame.as_ref().filter(|last| last.0 == jpeg);
+        timer.stop(super::stages::Stage::Hash);
+        if let Some(last) = repeat {
             let id = last.1.clone();
             let kept = self
                 .conn
-                .execute(
-                    "UPDATE frames SET last_seq = ?2 WHERE id = ?1",
-                    params![id, seq as i64],
-                )
+                .prepare_cached("UPDATE frames SET last_seq = ?2 WHERE id = ?1")
+                .and_then(|mut update| update.execute(params![id, seq as i64]))
                 .map_err(|e| self.db_err(e))?;
             if kept == 1 && self.frame_path(&id).exists() {
                 return Ok(id);
@@ -222,8 +231,10 @@ impl Store {
 
     /// [`Store::put_frame`] for an image unlike the last one: found by its hash or written.
     fn put_new_frame(&mut self, jpeg: &[u8], seq: u64) -> Result<String, StoreError> {
+        let timer = super::stages::start();
         let hash = Sha256::digest(jpeg);
         let id: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
+        timer.stop(super::stages::Stage::Hash);
         let known: Option<i64> = self
             .conn
             .query_row("SELECT bytes FROM frames WHERE id = ?1", [&id], |r| {
@@ -248,8 +259,10 @@ impl Store {
             path: path.display().to_string(),
             source,
         };
+        let timer = super::stages::start();
         std::fs::write(&partial, jpeg).map_err(io)?;
         std::fs::rename(&partial, &path).map_err(io)?;
+        timer.stop(super::stages::Stage::FrameFile);
         self.conn
             .execute(
                 "INSERT OR REPLACE INTO frames (id, bytes, last_seq) VALUES (?1, ?2, ?3)",

@@ -5,12 +5,14 @@
 //! holds; a restart keeps it, a reset removes it, and a SIGKILL mid-recording leaves it
 //! readable. Frames of watched tabs while they change: [`watched_frames`]; of calls made back
 //! to back: [`paced_frames`]; a SIGTERM writes what was queued: [`drain`]; the cap against
-//! events without frames and huge fields: [`bounds`]; tokens in URLs: [`url_tokens`].
+//! events without frames and huge fields: [`bounds`]; tokens in URLs: [`url_tokens`]; the frame
+//! of a call on a watched tab is the cast's own: [`view_frames`].
 
 mod bounds;
 mod drain;
 mod paced_frames;
 mod url_tokens;
+mod view_frames;
 mod watched_frames;
 
 use std::path::Path;
