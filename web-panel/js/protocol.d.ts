@@ -33,6 +33,8 @@ export type PaneMessage =
   | PaneFileChooserClosed
   | PaneAuthPrompt
   | PaneAuthPromptClosed
+  | PaneApproval
+  | PaneApprovalClosed
   | PaneDownload
   | PaneContextMenu
   | PaneImageCopy
@@ -269,6 +271,33 @@ export interface PaneAuthPromptClosed {
 }
 
 /**
+ * An agent's act waits for the person (DESIGN.md §20): only a pane answers, with
+ * `approval_answer`. `kind`: submit, new_site, upload, download, evaluate, login;
+ * `detail`: the method, URL and call; the script; the file names; the item.
+ */
+export interface PaneApproval {
+  type: "approval";
+  agent_id: string;
+  detail: string;
+  id: string;
+  kind: ApprovalKind;
+  name: string;
+  target_id: string;
+  url: string;
+}
+
+/**
+ * An approval ended: `outcome` allowed, allowed_on_site, declined, timed_out,
+ * unwatched or gone; `by` person, timeout or porthole. Panes close its card.
+ */
+export interface PaneApprovalClosed {
+  type: "approval_closed";
+  by: string;
+  id: string;
+  outcome: string;
+}
+
+/**
  * A download from one of the person's tabs (or a `print`): began, moved on (at most 4 a
  * second), or ended. A completed one's bytes: `GET
  * /api/browser/channels/{channel}/downloads/{id}`.
@@ -350,6 +379,7 @@ export type ClientMessage =
   | ClientFileChooserAnswer
   | ClientDropFiles
   | ClientAuthAnswer
+  | ClientApprovalAnswer
   | ClientZoom
   | ClientCopyImage;
 /** The `ClientMessage` whose `type` is `T`. */
@@ -524,6 +554,17 @@ export interface ClientAuthAnswer {
 }
 
 /**
+ * Answers an `approval` (DESIGN.md §20): `allow`, and with `remember: "site"` that kind
+ * on that site for that agent until the daemon stops (default `once`). Only a pane can.
+ */
+export interface ClientApprovalAnswer {
+  type: "approval_answer";
+  allow: boolean;
+  id: string;
+  remember?: Remember;
+}
+
+/**
  * Zooms the watched tab's page like Chrome's Ctrl +/-: `factor` 0.25–5 (1 is 100 %); the
  * page lays out at the pane's size / `factor` CSS px with `devicePixelRatio` × `factor`,
  * while frames and input coordinates stay in the pane's px.
@@ -541,6 +582,9 @@ export interface ClientCopyImage {
 
 /** `agent_activity.phase`. */
 export type ActivityPhase = "start" | "end";
+
+/** One kind of act the person may be asked about. */
+export type ApprovalKind = "submit" | "new_site" | "upload" | "download" | "evaluate" | "login";
 
 /** `dialog.kind`, as Chrome names JavaScript dialogs. */
 export type DialogKind = "alert" | "confirm" | "prompt" | "beforeunload";
@@ -574,7 +618,7 @@ export interface EventActorPage {
 }
 
 /** What happened. */
-export type EventKind = "tool" | "human" | "navigation" | "tab_opened" | "tab_closed" | "dialog" | "auth_prompt" | "file_chooser" | "download" | "handoff" | "control" | "mode" | "browser_gone" | "vault" | "frame";
+export type EventKind = "tool" | "human" | "navigation" | "tab_opened" | "tab_closed" | "dialog" | "auth_prompt" | "file_chooser" | "download" | "handoff" | "approval" | "control" | "mode" | "browser_gone" | "vault" | "frame";
 
 /** `control.holder`. */
 export type Holder = "human" | "agents";
@@ -720,6 +764,9 @@ export interface PopupRect {
   x: number;
   y: number;
 }
+
+/** How far an allow reaches. */
+export type Remember = "once" | "site";
 
 /** A password from a pane: kept out of every `Debug` print (and so out of logs). */
 export type Secret = string;

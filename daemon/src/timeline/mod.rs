@@ -291,6 +291,7 @@ impl Timeline {
                 draft,
                 session: Some(session.clone()),
                 frame_of: None,
+                seen: None,
             },
         );
     }
