@@ -445,3 +445,32 @@ async fn a_new_site_waits_for_the_person_and_always_covers_that_site() {
         "asked again: {messages:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_post_nobody_answers_times_out_and_never_leaves() {
+    let pages = PageServer::area("approvals").await;
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"agents": {"approval_timeout_secs": 2}}),
+        ..DaemonOptions::default()
+    })
+    .await;
+    let (_, token) = agent_confirming(&daemon, json!(["submit"])).await;
+    let agent = daemon.caller(&token);
+    let pane = pane_on(&daemon).await;
+    agent
+        .act_ok("navigate", json!({"url": pages.url("/form.html")}))
+        .await;
+    let mark = pane.mark();
+    let clicked = click(&agent);
+    let asked = pane.next_of("approval", mark).await;
+    assert_eq!(asked["kind"], "submit", "{asked}");
+    let closed = pane.next_of("approval_closed", mark).await;
+    assert_eq!(closed["outcome"], "timed_out", "{closed}");
+    let (_, text) = clicked.await.unwrap();
+    let (_, next) = agent.act_text("page_info", json!({})).await;
+    let told = format!("{text}\n{next}");
+    assert!(told.contains("nobody answered"), "{told}");
+    // The page stayed where it was, and the site never got the post.
+    assert!(next.contains("/form.html"), "{next}");
+    assert_eq!(received(&pages, "POST"), 0, "{:?}", pages.requests());
+}
