@@ -287,6 +287,12 @@ fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<
             playwright_aliases: args.playwright_aliases,
             deny_tools,
             deny_setting: "porthole mcp-host-browser --deny".to_string(),
+            // The vault lives in the daemon (porthole serve); nothing to fill from here.
+            unlisted_tools: vec![
+                porthole_mcp::ToolName::ListLogins,
+                porthole_mcp::ToolName::FillLogin,
+                porthole_mcp::ToolName::FillTotp,
+            ],
             ..Default::default()
         },
     };

@@ -39,6 +39,9 @@ pub struct ServerOptions {
     pub deny_tools: Vec<ToolName>,
     /// The setting that denies them, named in the refusal (e.g. `--deny`).
     pub deny_setting: String,
+    /// Tools this server does not list because they cannot work behind it (the vault's
+    /// outside the daemon); a call still gets their own answer saying why.
+    pub unlisted_tools: Vec<ToolName>,
 }
 
 impl Default for ServerOptions {
@@ -48,6 +51,7 @@ impl Default for ServerOptions {
             base_deadline: DEFAULT_CALL_DEADLINE,
             deny_tools: Vec::new(),
             deny_setting: "--deny".to_string(),
+            unlisted_tools: Vec::new(),
         }
     }
 }
@@ -83,7 +87,8 @@ impl McpServer {
             !options
                 .deny_tools
                 .iter()
-                .any(|denied| denied.as_str() == t.name.as_ref())
+                .chain(&options.unlisted_tools)
+                .any(|left_out| left_out.as_str() == t.name.as_ref())
         });
         if options.playwright_aliases {
             tools.extend(aliases::alias_tools());

@@ -14,6 +14,7 @@ pub mod ledger;
 pub mod origins;
 pub mod pass;
 pub mod scan;
+pub mod settings;
 pub mod shares;
 pub mod source;
 pub mod totp;
@@ -26,7 +27,7 @@ use zeroize::Zeroizing;
 pub use error::VaultError;
 pub use source::{Entry, ItemInfo, SourceState, VaultSource};
 
-use crate::config::{VaultConfig, VaultShare, VaultSourceConfig};
+use settings::{VaultConfig, VaultShare, VaultSourceConfig};
 
 /// One source as the API shows it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

@@ -3,7 +3,7 @@
 //! item and the agent's id (or `*`); the share's `origins` narrow the item's own. Nothing is
 //! shared by default, and only the owner's API changes shares.
 
-use crate::config::VaultShare;
+use super::settings::VaultShare;
 
 use super::error::VaultError;
 use super::origins::{check_pattern, narrowed};

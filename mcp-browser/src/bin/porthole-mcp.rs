@@ -106,6 +106,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         base_deadline: Duration::from_millis(cli.call_timeout_ms),
         deny_tools,
         deny_setting: "this agent's deny_tools or the daemon's agents.deny_tools".to_string(),
+        ..ServerOptions::default()
     };
     tracing::info!(
         api = %cli.api,
