@@ -1,7 +1,7 @@
 //! The person's "always on this site" answers: a kind on a site, per agent, until the daemon
 //! stops (kept in memory only, never in the state database).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::ApprovalKind;
@@ -42,21 +42,6 @@ impl Remembered {
             .lock()
             .expect("remembered lock")
             .remove(agent_id);
-    }
-
-    /// The sites remembered for `agent_id`, by kind (for `agents/me`).
-    pub fn of(&self, agent_id: &str) -> Vec<(ApprovalKind, String)> {
-        let all = self.by_agent.lock().expect("remembered lock");
-        all.get(agent_id).cloned().unwrap_or_default()
-    }
-
-    /// The sites of one kind the person approved for this agent.
-    pub fn sites(&self, agent_id: &str, kind: ApprovalKind) -> HashSet<String> {
-        self.of(agent_id)
-            .into_iter()
-            .filter(|(k, _)| *k == kind)
-            .map(|(_, s)| s)
-            .collect()
     }
 }
 
