@@ -29,6 +29,7 @@ pub mod daemon;
 pub mod delay_proxy;
 pub mod docker;
 pub mod http;
+pub mod kdbx;
 pub mod mcp;
 pub mod page_family;
 pub mod pages;

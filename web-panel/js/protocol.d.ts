@@ -21,6 +21,7 @@ export type PaneMessage =
   | PaneAgentActivity
   | PaneControl
   | PaneVaultLocked
+  | PaneVaultResult
   | PaneHandoff
   | PaneHandoffEnded
   | PaneDialog
@@ -142,6 +143,17 @@ export interface PaneControl {
 export interface PaneVaultLocked {
   type: "vault_locked";
   source: string;
+}
+
+/**
+ * The answer to this pane's `vault_fill`: what was filled and where, or why nothing was
+ * (never a value).
+ */
+export interface PaneVaultResult {
+  type: "vault_result";
+  item: string;
+  message: string;
+  ok: boolean;
 }
 
 /** An agent asks the person for help (MCP `request_human`); answered by `handoff_done`. */
@@ -381,7 +393,8 @@ export type ClientMessage =
   | ClientAuthAnswer
   | ClientApprovalAnswer
   | ClientZoom
-  | ClientCopyImage;
+  | ClientCopyImage
+  | ClientVaultFill;
 /** The `ClientMessage` whose `type` is `T`. */
 export type ClientMessageOf<T extends ClientMessage["type"]> = Extract<ClientMessage, { type: T }>;
 
@@ -578,6 +591,17 @@ export interface ClientZoom {
 export interface ClientCopyImage {
   type: "copy_image";
   id: string;
+}
+
+/**
+ * The person fills `item` of her vault (`<source>/<path>`) into the watched tab (or tab
+ * `target_id`), DESIGN.md §19: only into fields whose frame is of the item's origins.
+ * Answered by `vault_result` (after `vault_locked` when its source is locked).
+ */
+export interface ClientVaultFill {
+  type: "vault_fill";
+  item: string;
+  target_id?: string | null;
 }
 
 /** `agent_activity.phase`. */

@@ -102,6 +102,13 @@ pub enum PaneMessage {
     VaultLocked {
         source: String,
     },
+    /// The answer to this pane's `vault_fill`: what was filled and where, or why nothing was
+    /// (never a value).
+    VaultResult {
+        item: String,
+        ok: bool,
+        message: String,
+    },
     /// An agent asks the person for help (MCP `request_human`); answered by `handoff_done`.
     Handoff {
         id: String,

@@ -260,8 +260,8 @@ impl Timeline {
         timer.stop(stages::Stage::Queue);
     }
 
-    /// Records a vault fill (DESIGN.md §19): title, origin, fields, ok or why not. Never a
-    /// value, and no frame (a page may paint what was typed).
+    /// Records a vault fill (DESIGN.md §19) by an agent or by the person: title, origin,
+    /// fields, ok or why not. Never a value, and no frame (a page may paint what was typed).
     pub fn vault_fill(
         &self,
         session: &Arc<BrowserSession>,
@@ -281,7 +281,12 @@ impl Timeline {
             summary.push_str(&format!(": not filled: {why}"));
         }
         let url = fill.target_id.as_deref().and_then(|t| tab_url(session, t));
-        let mut draft = Draft::new(EventKind::Vault, event_actor(actor))
+        let by = if fill.by_person {
+            EventActor::Human
+        } else {
+            event_actor(actor)
+        };
+        let mut draft = Draft::new(EventKind::Vault, by)
             .tab(fill.target_id, url)
             .summary(summary);
         draft.ok = Some(fill.ok);

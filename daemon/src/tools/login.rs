@@ -20,6 +20,7 @@ use super::error::ToolError;
 use super::login_fields::{self, FieldKind, Target};
 use crate::approvals::ApprovalKind;
 use crate::browser::{Actor, BrowserSession, PaneMessage};
+use crate::vault::ledger::Doc;
 use crate::vault::origins::origin_of;
 use crate::vault::{Opened, Vault, VaultError};
 
@@ -35,6 +36,8 @@ pub struct FillRecord {
     pub ok: bool,
     /// Why not, when it was refused.
     pub why: Option<String>,
+    /// The person filled it from a pane (`vault_fill`), not an agent's tool.
+    pub by_person: bool,
 }
 
 /// Records a fill (the daemon writes it to the timeline).
@@ -45,6 +48,56 @@ pub type FillRecorder = Arc<dyn Fn(&Arc<BrowserSession>, &Actor, FillRecord) + S
 pub struct VaultHooks {
     pub vault: Arc<Vault>,
     pub record: FillRecorder,
+}
+
+/// The owner token's actor (the person's fills are recorded through it, marked `by_person`).
+const OWNER: &Actor = &Actor::Owner;
+
+/// Who fills, and so which checks apply.
+#[derive(Clone, Copy)]
+pub(crate) enum Filler<'a> {
+    /// An agent (or the owner token) through a tool: in the tab it acts in, only where it ran
+    /// no `evaluate`, held to its `login` approvals.
+    Tool(&'a Actor),
+    /// The person at a pane, in tab `tab`: her own vault, so no share and no approval; refused
+    /// where any agent of the channel (`agents`) ran `evaluate`, and after the fill each of
+    /// them is kept from `evaluate` in the filled document.
+    Person { tab: &'a Tab, agents: &'a [String] },
+}
+
+impl Filler<'_> {
+    fn actor(&self) -> &Actor {
+        match self {
+            Filler::Tool(actor) => actor,
+            Filler::Person { .. } => OWNER,
+        }
+    }
+
+    /// The tab the fill goes into.
+    async fn tab(&self, browser: &Arc<BrowserSession>) -> Result<Tab, ToolError> {
+        match self {
+            Filler::Tool(actor) => tab_of(browser, actor).await,
+            Filler::Person { tab, .. } => {
+                super::world::in_new_documents(browser, &tab.session_id);
+                if let Some(dialog) = browser.open_dialog(&tab.target_id) {
+                    return Err(ToolError::msg(dialog.describe()));
+                }
+                Ok((*tab).clone())
+            }
+        }
+    }
+
+    /// Records a fill (or a refusal) through the daemon's hook.
+    fn record(&self, browser: &Arc<BrowserSession>, hooks: &VaultHooks, mut fill: FillRecord) {
+        match self {
+            Filler::Tool(actor) => fill.target_id = browser.current_tab_of(actor),
+            Filler::Person { tab, .. } => {
+                fill.target_id = Some(tab.target_id.clone());
+                fill.by_person = true;
+            }
+        }
+        (hooks.record)(browser, self.actor(), fill)
+    }
 }
 
 /// Runs a vault tool; `None` hooks (the standalone mcp-host-browser) → an error result.
@@ -161,16 +214,17 @@ async fn open(
                 ),
                 other => other.to_string(),
             };
-            (hooks.record)(
+            Filler::Tool(actor).record(
                 browser,
-                actor,
+                hooks,
                 FillRecord {
-                    target_id: browser.current_tab_of(actor),
+                    target_id: None,
                     title: item.chars().take(200).collect(),
                     origin: None,
                     fields,
                     ok: false,
                     why: Some(why.clone()),
+                    by_person: false,
                 },
             );
             Err(ToolError::msg(why))
@@ -201,33 +255,36 @@ fn check_origins(targets: &[Target], allowed: &[String], title: &str) -> Result<
     Ok(())
 }
 
-/// Checks, types and submits; records the outcome.
-async fn fill(
+/// Checks, types and submits; records the outcome. The answer names what was filled and
+/// where, never a value. Shared by the agents' tools and the person's `vault_fill`.
+pub(crate) async fn fill(
     browser: &Arc<BrowserSession>,
-    actor: &Actor,
+    by: Filler<'_>,
     hooks: &VaultHooks,
     opened: &Opened,
     wanted: &[(FieldKind, Option<String>)],
     values: &[(FieldKind, &Zeroizing<String>)],
     submit: bool,
-) -> Result<ToolOutput, ToolError> {
+) -> Result<String, ToolError> {
+    let actor = by.actor();
     let title = opened.entry.title.clone();
     let record = |origin: Option<String>, fields: Vec<&'static str>, why: Option<String>| {
-        (hooks.record)(
+        by.record(
             browser,
-            actor,
+            hooks,
             FillRecord {
-                target_id: browser.current_tab_of(actor),
+                target_id: None,
                 title: title.clone(),
                 origin,
                 fields,
                 ok: why.is_none(),
                 why,
+                by_person: false,
             },
         )
     };
     let kinds: Vec<&'static str> = wanted.iter().map(|(k, _)| k.name()).collect();
-    let tab = match tab_of(browser, actor).await {
+    let tab = match by.tab(browser).await {
         Ok(tab) => tab,
         Err(e) => {
             record(None, kinds, Some(e.to_string()));
@@ -236,10 +293,20 @@ async fn fill(
     };
     let targets = match login_fields::targets(&tab, wanted).await {
         Ok(t) if t.is_empty() => {
-            let why = "No sign-in field was found in this page's own document (a form in a \
-                       frame from another site is not searched). Call read_page and pass the \
-                       fields' refs; nothing was typed."
-                .to_string();
+            let why = match by {
+                Filler::Tool(_) => {
+                    "No sign-in field was found in this page's own document (a \
+                                    form in a frame from another site is not searched). Call \
+                                    read_page and pass the fields' refs; nothing was typed."
+                }
+                Filler::Person { .. } => {
+                    "No sign-in field was found in this page's own \
+                                          document (a form in a frame from another site is not \
+                                          searched); nothing was typed. Open the sign-in page \
+                                          and fill again."
+                }
+            }
+            .to_string();
             record(None, kinds, Some(why.clone()));
             return Err(ToolError::msg(why));
         }
@@ -260,42 +327,61 @@ async fn fill(
         record(frame, filled, Some(why.clone()));
         return Err(ToolError::msg(why));
     }
-    if let Some(why) =
-        super::script_guard::fill_refusal(browser, hooks, actor, &opened.origins).await
-    {
+    let scripted = match by {
+        Filler::Tool(actor) => {
+            super::script_guard::fill_refusal(browser, hooks, actor, &opened.origins).await
+        }
+        Filler::Person { agents, .. } => {
+            super::script_guard::person_fill_refusal(browser, hooks, agents, &opened.origins).await
+        }
+    };
+    if let Some(why) = scripted {
         tracing::info!(event = "vault_fill_refused", channel_id = %browser.channel(), agent_id = actor.id(), reason = "evaluate");
         record(origin, filled, Some(why.clone()));
         return Err(ToolError::msg(why));
     }
     // An agent held to `login` approvals waits for the person (the card names the item and
-    // the fields, never a value).
-    let detail = format!(
-        "{} of '{title}' into {}",
-        filled.join(" and "),
-        origin.clone().unwrap_or_default()
-    );
-    if let Err(why) = browser
-        .approve_act(
-            actor.id(),
-            ApprovalKind::Login,
-            &tab.target_id,
-            None,
-            detail,
-        )
-        .await
-    {
-        tracing::info!(event = "vault_fill_refused", channel_id = %browser.channel(), agent_id = actor.id(), reason = "approval");
-        record(origin, filled, Some(why.clone()));
-        return Err(ToolError::msg(why));
+    // the fields, never a value). The person is not asked about her own fill.
+    if let Filler::Tool(actor) = by {
+        let detail = format!(
+            "{} of '{title}' into {}",
+            filled.join(" and "),
+            origin.clone().unwrap_or_default()
+        );
+        if let Err(why) = browser
+            .approve_act(
+                actor.id(),
+                ApprovalKind::Login,
+                &tab.target_id,
+                None,
+                detail,
+            )
+            .await
+        {
+            tracing::info!(event = "vault_fill_refused", channel_id = %browser.channel(), agent_id = actor.id(), reason = "approval");
+            record(origin, filled, Some(why.clone()));
+            return Err(ToolError::msg(why));
+        }
     }
-    // From the first key on, the document counts as filled (evaluate is refused there).
+    // From the first key on, the document counts as filled (evaluate is refused there: by the
+    // filling agent's, or after the person's fill by every agent's of the channel).
     let mut seen_origins: Vec<&String> = Vec::new();
     for target in &targets {
         if !seen_origins.contains(&&target.origin) {
             seen_origins.push(&target.origin);
             if let Some(doc) = super::script_guard::doc_of(&tab, Some(target.origin.clone())).await
             {
-                hooks.vault.documents.filled(doc);
+                match by {
+                    Filler::Tool(_) => hooks.vault.documents.filled(doc),
+                    Filler::Person { agents, .. } => {
+                        for agent in agents {
+                            hooks.vault.documents.filled(Doc {
+                                agent: agent.clone(),
+                                ..doc.clone()
+                            });
+                        }
+                    }
+                }
             }
         }
     }
@@ -318,7 +404,7 @@ async fn fill(
     if submit {
         login_fields::press_enter(&tab).await?;
     }
-    tracing::info!(event = "vault_filled", channel_id = %browser.channel(), agent_id = actor.id(), fields = filled.len());
+    tracing::info!(event = "vault_filled", channel_id = %browser.channel(), agent_id = actor.id(), by_person = matches!(by, Filler::Person { .. }), fields = filled.len());
     record(origin.clone(), filled.clone(), None);
     let refs: Vec<&str> = targets.iter().map(|t| t.r.as_str()).collect();
     let what = match filled.as_slice() {
@@ -330,12 +416,42 @@ async fn fill(
     } else {
         what
     };
-    Ok(ToolOutput::text(format!(
+    Ok(format!(
         "Filled {what} of '{title}' into {} ({}){}.",
         refs.join(", "),
         origin.unwrap_or_default(),
         if submit { ", then pressed Enter" } else { "" }
-    )))
+    ))
+}
+
+/// A login fill's fields (the username when the item has one, and the password; a ref each
+/// when given, else found) and the values that go into them.
+pub(crate) type LoginFill<'o> = (
+    Vec<(FieldKind, Option<String>)>,
+    [(FieldKind, &'o Zeroizing<String>); 2],
+);
+
+/// What a login fill of `opened` types, and where; an item without a password is refused.
+pub(crate) fn login_wanted(
+    opened: &Opened,
+    username_ref: Option<String>,
+    password_ref: Option<String>,
+) -> Result<LoginFill<'_>, ToolError> {
+    let Some(password) = opened.entry.password.as_ref() else {
+        return Err(ToolError::msg(format!(
+            "Item '{}' has no password to fill.",
+            opened.entry.title
+        )));
+    };
+    let mut wanted = vec![(FieldKind::Password, password_ref)];
+    if !opened.entry.username.is_empty() {
+        wanted.insert(0, (FieldKind::Username, username_ref));
+    }
+    let values = [
+        (FieldKind::Username, &opened.entry.username),
+        (FieldKind::Password, password),
+    ];
+    Ok((wanted, values))
 }
 
 async fn fill_login(
@@ -352,23 +468,14 @@ async fn fill_login(
         vec!["username", "password"],
     )
     .await?;
-    let Some(password) = opened.entry.password.as_ref() else {
-        return Err(ToolError::msg(format!(
-            "Item '{}' has no password to fill.",
-            opened.entry.title
-        )));
-    };
-    let mut wanted = vec![(FieldKind::Password, args.password_ref.clone())];
-    if !opened.entry.username.is_empty() {
-        wanted.insert(0, (FieldKind::Username, args.username_ref.clone()));
-    }
-    let values = [
-        (FieldKind::Username, &opened.entry.username),
-        (FieldKind::Password, password),
-    ];
+    let (wanted, values) = login_wanted(
+        &opened,
+        args.username_ref.clone(),
+        args.password_ref.clone(),
+    )?;
     fill(
         browser,
-        actor,
+        Filler::Tool(actor),
         hooks,
         &opened,
         &wanted,
@@ -376,6 +483,7 @@ async fn fill_login(
         args.submit.unwrap_or(false),
     )
     .await
+    .map(ToolOutput::text)
 }
 
 async fn fill_totp(
@@ -403,7 +511,7 @@ async fn fill_totp(
     let wanted = [(FieldKind::Code, args.element_ref.clone())];
     fill(
         browser,
-        actor,
+        Filler::Tool(actor),
         hooks,
         &opened,
         &wanted,
@@ -411,4 +519,5 @@ async fn fill_totp(
         args.submit.unwrap_or(false),
     )
     .await
+    .map(ToolOutput::text)
 }

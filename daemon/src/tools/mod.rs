@@ -36,6 +36,7 @@ mod frames;
 mod in_tab;
 mod login;
 mod login_fields;
+mod login_person;
 mod logs;
 mod page;
 mod read_window;
@@ -51,6 +52,7 @@ mod world;
 pub(crate) use backend::{EngineBackend, ReadySession, SessionSource};
 pub use in_tab::run_in_tab;
 pub(crate) use login::{FillRecord, VaultHooks};
+pub(crate) use login_person::{fill_for_person, PersonFill};
 /// Evaluates an expression in the tools' isolated world of a frame session (made when there
 /// is none): for the daemon's own reads of a page, which the page must not be able to forge.
 pub(crate) use world::evaluate as in_tools_world;

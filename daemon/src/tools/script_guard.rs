@@ -62,6 +62,26 @@ async fn live(browser: &BrowserSession, hooks: &VaultHooks, docs: Vec<Doc>) -> V
     alive
 }
 
+/// The live documents of `origins` where one of `agents` ran `evaluate` in this channel.
+async fn scripted(
+    browser: &Arc<BrowserSession>,
+    hooks: &VaultHooks,
+    agents: &[&str],
+    origins: &[String],
+) -> Option<Doc> {
+    let docs: Vec<Doc> = agents
+        .iter()
+        .flat_map(|agent| {
+            hooks
+                .vault
+                .documents
+                .evaluated_by(browser.channel().as_str(), agent)
+        })
+        .filter(|d| origins.contains(&d.origin))
+        .collect();
+    live(browser, hooks, docs).await.into_iter().next()
+}
+
 /// Why a fill of an item with `origins` is refused: the agent ran `evaluate` in a live
 /// document of one of them.
 pub async fn fill_refusal(
@@ -70,20 +90,31 @@ pub async fn fill_refusal(
     actor: &Actor,
     origins: &[String],
 ) -> Option<String> {
-    let docs: Vec<Doc> = hooks
-        .vault
-        .documents
-        .evaluated_by(browser.channel().as_str(), actor.id())
-        .into_iter()
-        .filter(|d| origins.contains(&d.origin))
-        .collect();
-    let doc = live(browser, hooks, docs).await.into_iter().next()?;
+    let doc = scripted(browser, hooks, &[actor.id()], origins).await?;
     Some(format!(
         "Refused: you ran evaluate in a page of {} that is still open (tab {}) since it loaded, \
          and a script of yours there could read what is typed. Script and secrets never share \
          a document: load the page again (navigate or reload) and fill without evaluate. \
          Nothing was typed.",
         doc.origin, doc.target
+    ))
+}
+
+/// Why the person's fill of an item with `origins` is refused: one of the channel's `agents`
+/// ran `evaluate` in a live document of one of them (its script could be waiting there).
+pub async fn person_fill_refusal(
+    browser: &Arc<BrowserSession>,
+    hooks: &VaultHooks,
+    agents: &[String],
+    origins: &[String],
+) -> Option<String> {
+    let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
+    let doc = scripted(browser, hooks, &agents, origins).await?;
+    Some(format!(
+        "Refused: agent {} ran a script (evaluate) in a page of {} that is still open (tab {}), \
+         and that script could read what is typed. Reload the page, then fill again. Nothing \
+         was typed.",
+        doc.agent, doc.origin, doc.target
     ))
 }
 
@@ -110,9 +141,10 @@ pub async fn evaluate(
         if let Some(filled) = live(browser, hooks, filled).await.into_iter().next() {
             tracing::info!(event = "vault_evaluate_refused", channel_id = %browser.channel(), agent_id = actor.id());
             return ToolOutput::error(format!(
-                "Refused: you filled a login into a page of {} that is still open (tab {}), so \
-                 evaluate is refused in pages of that site until that page is gone (navigated \
-                 away or closed), because script and secrets never share a page.",
+                "Refused: a login was filled into a page of {} that is still open (tab {}) (by \
+                 you, or by the person for your tab), so evaluate is refused in pages of that \
+                 site until that page is gone (navigated away or closed), because script and \
+                 secrets never share a page.",
                 filled.origin, filled.target
             ));
         }

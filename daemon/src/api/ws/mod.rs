@@ -11,6 +11,7 @@ mod commands;
 mod input;
 mod person;
 mod protocol;
+mod vault_fill;
 mod writer;
 
 use std::sync::Arc;
@@ -247,6 +248,7 @@ impl Pane {
             } => self.answer_select(&id, index, indices, value, cancel).await,
             ClientMessage::Zoom { factor } => self.zoom(factor).await,
             ClientMessage::CopyImage { id } => self.copy_image(&id).await,
+            ClientMessage::VaultFill { item, target_id } => self.vault_fill(item, target_id).await,
             other => self.browser_command(other).await,
         }
     }
@@ -337,6 +339,20 @@ impl Pane {
             };
             let _ = out.send(Outgoing::Json(message)).await;
         });
+    }
+
+    /// The person fills an item of her vault into a tab (answered by `vault_result`).
+    async fn vault_fill(&self, item: String, target_id: Option<String>) {
+        let Some(attached) = &self.attached else {
+            return self.not_started().await;
+        };
+        vault_fill::spawn(
+            &self.state,
+            &attached.view,
+            self.out.clone(),
+            item,
+            target_id,
+        );
     }
 
     async fn not_started(&self) {

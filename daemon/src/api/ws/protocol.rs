@@ -149,6 +149,14 @@ pub enum ClientMessage {
     CopyImage {
         id: String,
     },
+    /// The person fills `item` of her vault (`<source>/<path>`) into the watched tab (or tab
+    /// `target_id`), DESIGN.md §19: only into fields whose frame is of the item's origins.
+    /// Answered by `vault_result` (after `vault_locked` when its source is locked).
+    VaultFill {
+        item: String,
+        #[serde(default)]
+        target_id: Option<String>,
+    },
 }
 
 /// A password from a pane: kept out of every `Debug` print (and so out of logs).
@@ -198,6 +206,8 @@ mod tests {
             r#"{"type":"input","input_type":"scroll","x":1,"y":2,"delta_y":30}"#,
             r#"{"type":"input","input_type":"paste","text":"hi"}"#,
             r#"{"type":"input","input_type":"copy"}"#,
+            r#"{"type":"vault_fill","item":"kp/Web/Forum"}"#,
+            r#"{"type":"vault_fill","item":"kp/Web/Forum","target_id":"T1"}"#,
             r#"{"type":"input","input_type":"composition","text":"日本","selection_start":0}"#,
             r#"{"type":"navigate","url":"https://example.com"}"#,
             r#"{"type":"back"}"#,
@@ -247,6 +257,8 @@ mod tests {
             r#"{"type":"zoom"}"#,
             r#"{"type":"select_answer","id":"sel_1","value":7}"#,
             r#"{"type":"copy_image"}"#,
+            r#"{"type":"vault_fill"}"#,
+            r#"{"type":"vault_fill","item":7}"#,
         ] {
             assert!(serde_json::from_str::<ClientMessage>(bad).is_err(), "{bad}");
         }
