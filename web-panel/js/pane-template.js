@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * pane-template.js — the markup of <porthole-pane>'s shadow root (porthole-pane.js wires it):
- * toolbar with a `toolbar` slot for the embedder's buttons, tab strip, agent bar, handoff
+ * toolbar (with the vault's key button and a `toolbar` slot for the embedder's buttons), tab strip, agent bar, handoff
  * banner, stage (canvas, paste sink, overlay, page-dialog card) and status line. Ids are
  * scoped to the shadow root, so several panes may share a page.
  */
@@ -26,6 +26,9 @@ export function paneTemplate(stylesheet) {
     </button>
     <input id="url" class="url" type="text" inputmode="url" spellcheck="false" autocomplete="off"
            autocapitalize="off" placeholder="Enter an address" aria-label="Address">
+    <button id="vault-toggle" class="icon-btn" type="button" title="Vault: sign-ins, sharing, unlock" aria-label="Vault" aria-expanded="false" aria-controls="vault">
+      <svg viewBox="0 0 16 16" aria-hidden="true"><circle cx="5" cy="8" r="2.5"/><path d="M7.5 8H14M12 8v2.5M14 8v2"/></svg>
+    </button>
     <slot name="toolbar"></slot>
     <button id="mode-pill" class="pill" type="button" hidden></button>
   </header>

@@ -42,6 +42,17 @@ export interface PaneState {
   authPrompts: { id: string; target_id: string; url: string; origin: string; realm: string; scheme: string }[];
   /** Agents' acts waiting for the person's approval (`approval`), oldest first. */
   approvals: { id: string; agent_id: string; name: string; kind: string; target_id: string; url: string; detail: string }[];
+  /** The vault panel (vault.js): its sources, the items of unlocked ones, the shares, the
+   * channel's agents, the last note shown and the last `vault_result` (never a secret). */
+  vault: {
+    open: boolean;
+    sources: { name: string; kind: string; state: string; reason?: string }[];
+    items: string[];
+    shares: { item: string; agents: string[]; origins?: string[] }[];
+    agents: string[];
+    note: { text: string; error: boolean } | null;
+    lastResult: { item: string; ok: boolean; message: string } | null;
+  };
   /** The `<select>` (or `<input>` suggestions or picker) popup drawn over the view now, if any. */
   selectPopup: { id: string; target_id: string; kind: string; labels: string[]; value: string | null } | null;
   /** The CSS cursor the page shows under the person's pointer. */

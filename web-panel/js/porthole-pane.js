@@ -12,7 +12,8 @@
  *
  * Owns one session (a Connection per token+channel+api): it starts the channel, shows the
  * screencast, drives input and clipboard, the tab strip, the URL bar, the mode pill and the
- * status line, and shows and steers agents (agents.js, prompts.js). Everything lives in an
+ * status line, shows and steers agents (agents.js, prompts.js), and the person's vault
+ * (vault.js). Everything lives in an
  * open shadow root (markup: pane-template.js); styles come from ../pane.css.
  *
  * Events (bubbling, composed): `porthole-message` (detail: every JSON message from the daemon),
@@ -32,6 +33,7 @@ import { Prompts } from './prompts.js';
 import { PersonFiles } from './person-files.js';
 import { LoginPrompts } from './login.js';
 import { Approvals } from './approvals.js';
+import { VaultPanel } from './vault.js';
 import { SelectPopups } from './popups.js';
 import { Screen } from './screen.js';
 import { TabStrip } from './tabs.js';
@@ -68,6 +70,7 @@ function displayScale() {
  * @property {ReturnType<PersonFiles['snapshot']>} fileChoosers   choosers waiting for files
  * @property {ReturnType<LoginPrompts['snapshot']>} authPrompts   logins waiting for the person
  * @property {ReturnType<Approvals['snapshot']>} approvals   agents' acts waiting for the person's answer
+ * @property {ReturnType<VaultPanel['snapshot']>} vault   the vault panel: sources, items, shares, last fill
  * @property {ReturnType<SelectPopups['snapshot']>} selectPopup  the select popup drawn now
  * @property {string} cursor           the CSS cursor the page asked for under the pointer
  * @property {ReturnType<ContextMenu['snapshot']>} contextMenu  the context menu drawn now
@@ -117,6 +120,7 @@ export class PortholePane extends HTMLElement {
       fileChoosers: [],
       authPrompts: [],
       approvals: [],
+      vault: { open: false, sources: [], items: [], shares: [], agents: [], note: null, lastResult: null },
       selectPopup: null,
       cursor: 'default',
       contextMenu: null,
@@ -319,6 +323,15 @@ export class PortholePane extends HTMLElement {
     });
     this.login = new LoginPrompts({ stage: this.stage, send });
     this.approvals = new Approvals({ stage: this.stage, send });
+    this.vault = new VaultPanel({
+      button: /** @type {HTMLButtonElement} */ ($('vault-toggle')),
+      stage: this.stage,
+      session: () => (this.session ? { api: this.session.api, token: this.session.token, channel: this.session.channel } : null),
+      watched: () => this.tabStrip.activeId,
+      send,
+      notify: (text, kind) => this.status.show(text, kind),
+      onChange: () => { if (this.vault) this.state.vault = this.vault.snapshot(); },
+    });
 
     this.selectPopups = new SelectPopups({
       stage: this.stage,
@@ -545,6 +558,7 @@ export class PortholePane extends HTMLElement {
     this.personFiles.reset();
     this.login.reset();
     this.approvals.reset();
+    this.vault.reset();
     this.selectPopups.reset();
     this.state.selectPopup = null;
     this.contextMenu.reset();
@@ -672,6 +686,12 @@ export class PortholePane extends HTMLElement {
         break;
       case 'approval_closed':
         this.approvals.closed(String(msg.id));
+        break;
+      case 'vault_locked':
+        this.vault.locked(/** @type {any} */ (msg));
+        break;
+      case 'vault_result':
+        this.vault.result(/** @type {any} */ (msg));
         break;
       case 'error': {
         st.lastError = { code: String(msg.code ?? 'error'), message: String(msg.message ?? '') };

@@ -13,6 +13,7 @@ mod files;
 mod pane_view;
 mod pickers;
 mod timeline;
+mod vault;
 
 use std::time::Duration;
 
