@@ -36,4 +36,5 @@ mod trust;
 mod trust_bounds;
 mod trust_channels;
 mod vault;
+mod vault_keyring;
 mod web_panel;
