@@ -37,4 +37,5 @@ mod trust_bounds;
 mod trust_channels;
 mod vault;
 mod vault_keyring;
+mod vault_sources;
 mod web_panel;

@@ -49,7 +49,8 @@ pub(crate) fn run(program: &str, args: &[&str], env: &[(&str, &Path)], stdin: &s
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
-/// A KeePass export (XML) with one entry, `Web/Forum`, at `site`, with a TOTP seed; `kdbx4`
+/// A KeePass export (XML): `Web/Forum` at `site` with a TOTP seed, `Web/Other` elsewhere,
+/// `Web/Bare` at `site` with a user name only (no password, no seed); `kdbx4`
 /// adds an entry's custom data, which makes keepassxc-cli write KDBX 4 instead of 3.1.
 pub(crate) fn keepass_xml(site: &str, kdbx4: bool) -> String {
     let custom = if kdbx4 {
@@ -74,6 +75,11 @@ pub(crate) fn keepass_xml(site: &str, kdbx4: bool) -> String {
 <String><Key>UserName</Key><Value>carol</Value></String>
 <String><Key>Password</Key><Value>other-secret-77</Value></String>
 <String><Key>URL</Key><Value>https://other.invalid/</Value></String>
+</Entry>
+<Entry><UUID>AAAAAAAAAAAAAAAAAAAABA==</UUID>
+<String><Key>Title</Key><Value>Bare</Value></String>
+<String><Key>UserName</Key><Value>dave</Value></String>
+<String><Key>URL</Key><Value>{site}/login.html</Value></String>
 </Entry>
 </Group></Group></Root></KeePassFile>"#
     )
