@@ -162,6 +162,13 @@ impl Vault {
         }
     }
 
+    /// Forgets what the vault holds for `channel`: the secrets filled there (the scan's) and
+    /// the documents its agents ran `evaluate` in or filled (the channel was deleted or its
+    /// profile reset).
+    pub fn forget_channel(&self, channel: &str) {
+        self.filled.forget(channel);
+        self.documents.forget_channel(channel);
+    }
 
     fn source(&self, name: &str) -> Result<&Arc<dyn VaultSource>, VaultError> {
         self.sources

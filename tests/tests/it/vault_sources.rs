@@ -358,3 +358,60 @@ async fn an_item_without_a_password_or_a_seed_and_refs_that_take_no_typing_are_r
         assert!(!answers.contains(secret), "{answers}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reset_or_deleted_channel_forgets_the_secrets_filled_there() {
+    let site = PageServer::area("vault").await;
+    let dir = TempDir::new("vault-db");
+    let kp = keepass_db(dir.path(), "kp", &site.base(), true, false);
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"vault": {
+            "sources": [{"kind": "keepass", "name": "kp", "path": kp}],
+            "share": [{"item": "kp/Web/Forum", "agents": ["*"]}],
+        }}),
+        ..Default::default()
+    })
+    .await;
+    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+    let owner = daemon.owner_on(CHANNEL);
+    // A page whose address carries the secret (form-encoded, as a form would send it).
+    let carrier = site.url(&format!(
+        "/otp.html?v={}",
+        SITE_PASSWORD.replace('@', "%40")
+    ));
+    let encoded = SITE_PASSWORD.replace('@', "%40");
+    let shows = |text: &str| (text.contains(&encoded), text.contains("[secret]"));
+
+    for forget in ["reset", "delete"] {
+        owner
+            .act_ok("navigate", json!({"url": site.url("/login.html")}))
+            .await;
+        let (is_error, text) = owner
+            .act_text("fill_login", json!({"item": "kp/Web/Forum"}))
+            .await;
+        assert!(!is_error, "{text}");
+        owner.act_ok("navigate", json!({"url": carrier})).await;
+        let (_, text) = owner.act_text("page_info", json!({})).await;
+        assert_eq!(shows(&text), (false, true), "scanned while filled: {text}");
+        let status = if forget == "reset" {
+            daemon
+                .post(
+                    "/api/browser/profile/reset",
+                    &json!({"channel_id": CHANNEL}),
+                )
+                .await
+                .0
+        } else {
+            daemon
+                .delete(&format!("/api/browser/channels/{CHANNEL}"))
+                .await
+                .0
+        };
+        assert!(status == 200 || status == 204, "{forget}: {status}");
+        // Nothing filled in the channel now: its answers are no longer scanned for it.
+        owner.act_ok("navigate", json!({"url": carrier})).await;
+        let (_, text) = owner.act_text("page_info", json!({})).await;
+        assert_eq!(shows(&text), (true, false), "after {forget}: {text}");
+    }
+}
