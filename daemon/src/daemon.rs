@@ -114,7 +114,15 @@ impl Daemon {
         let state = app_state(&config, &token, docker, &channels, &shutdown)
             .with_images(browsers.docker.map(|p| p.images().clone()))
             .with_timeline(timeline.clone())
-            .with_vault(crate::vault::Vault::new(&config.vault));
+            .with_vault(crate::vault::Vault::with_keyring(
+                &config.vault,
+                &paths.data_dir,
+            ));
+        // Sources whose password `porthole vault unlock` stored: unlocked off the start's path.
+        tokio::spawn({
+            let vault = state.inner.vault.clone();
+            async move { vault.unlock_from_keyring().await }
+        });
         let mut running = vec![servers::spawn_tcp(
             listener,
             api::app(state.clone()),

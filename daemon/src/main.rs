@@ -49,6 +49,9 @@ enum Command {
     /// Manage agent identities: their own tokens, bound to one channel.
     #[command(subcommand)]
     Agent(AgentCommand),
+    /// The vault's KeePass passwords in the OS keyring (Secret Service, macOS Keychain).
+    #[command(subcommand)]
+    Vault(VaultCommand),
     /// Build the docker-mode sidecar image (browser.chrome_image) now, without cache.
     DockerBuild {
         /// Build only when the rebuild rules say so (missing, unlabelled, other version).
@@ -97,6 +100,23 @@ enum AgentCommand {
     Remove {
         /// The agent's id (as `porthole agent list` shows it).
         agent_id: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum VaultCommand {
+    /// Check a KeePass source's password against its database and store it in the OS keyring,
+    /// where the daemon on this data dir finds it at start. Asked without echo on a terminal;
+    /// otherwise the first line of stdin.
+    Unlock {
+        /// The source's name (vault.sources).
+        source: String,
+    },
+    /// Remove a source's password from the OS keyring (the daemon keeps it locked from its
+    /// next start).
+    Forget {
+        /// The source's name (vault.sources).
+        source: String,
     },
 }
 
@@ -152,6 +172,7 @@ fn main() -> anyhow::Result<()> {
         }
         Command::McpHostBrowser(args) => mcp_host_browser(config, args),
         Command::Agent(command) => agent_command(&config, &paths, command),
+        Command::Vault(command) => vault_command(&config, &paths, command),
         Command::DockerBuild { if_needed } => {
             porthole::logging::init(&paths.data_dir)?;
             let runtime = tokio::runtime::Runtime::new()?;
@@ -299,6 +320,42 @@ fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<
     porthole::bounds::set(config.bounds());
     let runtime = tokio::runtime::Runtime::new()?;
     Ok(runtime.block_on(porthole::host_browser::serve(options))?)
+}
+
+fn vault_command(config: &Config, paths: &Paths, command: VaultCommand) -> anyhow::Result<()> {
+    use porthole::vault::keyring_setup;
+    let runtime = tokio::runtime::Runtime::new()?;
+    match command {
+        VaultCommand::Unlock { source } => {
+            let password = porthole::vault::password_input::read_password(&format!(
+                "Password of vault source {source:?}: "
+            ))
+            .context("cannot read the password")?;
+            let scope = runtime.block_on(keyring_setup::store(
+                &config.vault,
+                &paths.data_dir,
+                &source,
+                password,
+            ))?;
+            println!(
+                "Stored the password of {:?} in the OS keyring; the daemon on {} unlocks it at \
+                 start. `porthole vault forget {}` removes it.",
+                scope.source, scope.data_dir, scope.source
+            );
+        }
+        VaultCommand::Forget { source } => {
+            if runtime.block_on(keyring_setup::forget(
+                &config.vault,
+                &paths.data_dir,
+                &source,
+            ))? {
+                println!("Removed the password of {source:?} from the OS keyring.");
+            } else {
+                println!("No password of {source:?} was in the OS keyring.");
+            }
+        }
+    }
+    Ok(())
 }
 
 fn agent_command(config: &Config, paths: &Paths, command: AgentCommand) -> anyhow::Result<()> {

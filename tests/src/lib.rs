@@ -20,6 +20,7 @@ pub mod bench_scale;
 pub mod bench_soak;
 pub mod bench_stages;
 pub mod bench_timeline;
+pub mod bench_vault;
 pub mod bench_wheel;
 pub mod bench_wheel_raw;
 pub mod chromium;

@@ -93,6 +93,8 @@ pub async fn reset_profile(
 ) -> Result<Json<ResetResult>, ApiError> {
     let channel = ChannelId::parse(&request.channel_id)?;
     let removed = state.inner.channels.reset_profile(&channel).await?;
+    // Signed out of everything: the secrets filled there and the documents touched go too.
+    state.inner.vault.forget_channel(channel.as_str());
     Ok(Json(ResetResult {
         channel_id: channel.to_string(),
         removed: removed == Removed::Removed,
@@ -107,6 +109,7 @@ pub async fn delete_channel(
 ) -> Result<StatusCode, ApiError> {
     let channel = ChannelId::parse(&channel_id)?;
     state.inner.channels.delete(&channel).await?;
+    state.inner.vault.forget_channel(channel.as_str());
     Ok(StatusCode::NO_CONTENT)
 }
 

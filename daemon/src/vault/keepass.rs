@@ -61,6 +61,29 @@ impl KeepassSource {
     }
 }
 
+/// The two signatures every KeePass 2 file starts with (KDBX 3.1 and 4).
+const SIGNATURE: [u8; 8] = [0x03, 0xd9, 0xa2, 0x9a, 0x67, 0xfb, 0x4b, 0xb5];
+
+/// Whether the file at `path` starts as a KeePass 2 database does (a cheap look, before
+/// anyone types a password): the reason when it does not.
+fn looks_like_kdbx(path: &std::path::Path) -> Result<(), String> {
+    use std::io::Read;
+    let mut head = [0u8; 8];
+    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head));
+    match read {
+        Ok(()) if head == SIGNATURE => Ok(()),
+        Ok(()) => Err(format!(
+            "{} is not a KeePass 2 database (.kdbx): its signature is missing",
+            path.display()
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(format!(
+            "{} is too short to be a KeePass database",
+            path.display()
+        )),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
 /// Every entry with its path (groups below the root, then the title).
 fn entries(db: &Database) -> Vec<(String, EntryRef<'_>)> {
     let mut ids = Vec::new();
@@ -143,6 +166,9 @@ impl VaultSource for KeepassSource {
         }
         if !self.path.is_file() {
             return SourceState::Error(format!("no database at {}", self.path.display()));
+        }
+        if let Err(reason) = looks_like_kdbx(&self.path) {
+            return SourceState::Error(reason);
         }
         match self.broken.lock().expect("keepass lock").clone() {
             Some(reason) => SourceState::Error(reason),

@@ -78,9 +78,53 @@ impl Ledger {
         of(&self.filled, channel, agent)
     }
 
+    /// Drops every document of `channel` (deleted, or its profile reset).
+    pub fn forget_channel(&self, channel: &str) {
+        for list in [&self.evaluated, &self.filled] {
+            list.lock()
+                .expect("ledger lock")
+                .retain(|d| d.channel != channel);
+        }
+    }
+
     /// Drops documents found gone (navigated away or closed).
     pub fn forget(&self, gone: &[Doc]) {
         forget(&self.evaluated, gone);
         forget(&self.filled, gone);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(channel: &str, agent: &str, loader: &str) -> Doc {
+        Doc {
+            channel: channel.into(),
+            agent: agent.into(),
+            target: "t1".into(),
+            loader: loader.into(),
+            origin: "https://a.example".into(),
+        }
+    }
+
+    #[test]
+    fn a_deleted_or_reset_channel_leaves_nothing_behind_and_others_keep_theirs() {
+        let ledger = Ledger::default();
+        ledger.evaluated(doc("gone", "ag1", "l1"));
+        ledger.filled(doc("gone", "ag1", "l2"));
+        ledger.evaluated(doc("kept", "ag1", "l3"));
+        ledger.filled(doc("kept", "ag2", "l4"));
+        ledger.forget_channel("gone");
+        assert!(ledger.evaluated_by("gone", "ag1").is_empty());
+        assert!(ledger.filled_by("gone", "ag1").is_empty());
+        assert_eq!(
+            ledger.evaluated_by("kept", "ag1"),
+            vec![doc("kept", "ag1", "l3")]
+        );
+        assert_eq!(
+            ledger.filled_by("kept", "ag2"),
+            vec![doc("kept", "ag2", "l4")]
+        );
     }
 }

@@ -10,15 +10,19 @@
 
 pub mod error;
 pub mod keepass;
+pub mod keyring;
+pub mod keyring_setup;
 pub mod ledger;
 pub mod origins;
 pub mod pass;
+pub mod password_input;
 pub mod scan;
 pub mod settings;
 pub mod shares;
 pub mod source;
 pub mod totp;
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
@@ -73,11 +77,23 @@ pub struct Vault {
     pub documents: ledger::Ledger,
     /// The secrets filled in each channel, for the scan of text answers.
     pub filled: scan::Scanner,
+    /// The data directory whose keyring entries this daemon reads (`porthole vault unlock`).
+    keyring_dir: Option<PathBuf>,
 }
 
 impl Vault {
     /// The sources and shares of `vault.*` (checked by config).
     pub fn new(config: &VaultConfig) -> Arc<Self> {
+        Self::build(config, None)
+    }
+
+    /// The sources and shares of `vault.*`, with the OS keyring entries `porthole vault
+    /// unlock` stored for the daemon on `data_dir`.
+    pub fn with_keyring(config: &VaultConfig, data_dir: &Path) -> Arc<Self> {
+        Self::build(config, Some(data_dir.to_path_buf()))
+    }
+
+    fn build(config: &VaultConfig, keyring_dir: Option<PathBuf>) -> Arc<Self> {
         let sources = config
             .sources
             .iter()
@@ -103,7 +119,55 @@ impl Vault {
             shares: Mutex::new(config.share.clone()),
             documents: ledger::Ledger::default(),
             filled: scan::Scanner::default(),
+            keyring_dir,
         })
+    }
+
+    /// Unlocks each locked KeePass source whose password `porthole vault unlock` stored in
+    /// the OS keyring. No keyring, no entry: the source stays locked, quietly (a debug line);
+    /// a stored password that no longer opens the database is a warning. Never logs a value.
+    pub async fn unlock_from_keyring(&self) {
+        let Some(data_dir) = &self.keyring_dir else {
+            return;
+        };
+        for source in &self.sources {
+            if source.kind() != "keepass" || source.state() != SourceState::Locked {
+                continue;
+            }
+            let scope = keyring::KeyringScope::new(source.name(), data_dir);
+            match keyring::lookup(&scope).await {
+                Ok(Some(password)) => match source.unlock(password).await {
+                    Ok(()) => {
+                        tracing::info!(event = "vault_keyring_unlocked", source = %source.name())
+                    }
+                    Err(e) => tracing::warn!(
+                        event = "vault_keyring_unlock_failed",
+                        source = %source.name(),
+                        reason = %e,
+                        "the keyring's password did not open it; `porthole vault unlock` stores a new one"
+                    ),
+                },
+                Ok(None) => tracing::debug!(
+                    event = "vault_keyring_none",
+                    source = %source.name(),
+                    "no password in the keyring; stays locked"
+                ),
+                Err(e) => tracing::debug!(
+                    event = "vault_keyring_unavailable",
+                    source = %source.name(),
+                    reason = %e,
+                    "stays locked"
+                ),
+            }
+        }
+    }
+
+    /// Forgets what the vault holds for `channel`: the secrets filled there (the scan's) and
+    /// the documents its agents ran `evaluate` in or filled (the channel was deleted or its
+    /// profile reset).
+    pub fn forget_channel(&self, channel: &str) {
+        self.filled.forget(channel);
+        self.documents.forget_channel(channel);
     }
 
     fn source(&self, name: &str) -> Result<&Arc<dyn VaultSource>, VaultError> {

@@ -25,6 +25,9 @@
 //! 10. Distance (`porthole-bench distance`, not part of the full run): the MCP script, the
 //!     first call and pane input → frame with the remote engine 0, 25 and 50 ms away
 //!     ([`porthole_tests::bench_distance`]).
+//! 11. Vault (`porthole-bench vault`, not part of the full run): `fill_login` against
+//!     `form_input` typing the same two values, and the scan of answers per KB
+//!     ([`porthole_tests::bench_vault`]).
 
 use std::time::{Duration, Instant};
 
@@ -248,6 +251,7 @@ async fn main() {
         Some("docker") => return porthole_tests::bench_docker::run().await,
         Some("scale") => return porthole_tests::bench_scale::run().await,
         Some("timeline") => return porthole_tests::bench_timeline::run().await,
+        Some("vault") => return porthole_tests::bench_vault::run().await,
         Some("wheel") => {
             return with_local_daemon(|d, p| Box::pin(porthole_tests::bench_wheel::run(d, p))).await
         }
@@ -256,7 +260,7 @@ async fn main() {
         }
         Some(other) => {
             eprintln!(
-                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `consent`, `soak`, `distance`, `peers`, `wheel`, `screencast`, `scale`, `timeline` or nothing"
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `consent`, `soak`, `distance`, `peers`, `wheel`, `screencast`, `scale`, `timeline`, `vault` or nothing"
             );
             std::process::exit(2);
         }

@@ -36,5 +36,7 @@ mod trust;
 mod trust_bounds;
 mod trust_channels;
 mod vault;
+mod vault_keyring;
 mod vault_person;
+mod vault_sources;
 mod web_panel;

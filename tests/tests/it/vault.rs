@@ -14,17 +14,17 @@ use porthole_tests::pane::Pane;
 use porthole_tests::{eventually, TempDir};
 use serde_json::{json, Value};
 
-const CHANNEL: &str = "vault";
-const KP_PASSWORD: &str = "correct horse battery";
+pub(crate) const CHANNEL: &str = "vault";
+pub(crate) const KP_PASSWORD: &str = "correct horse battery";
 /// The site password in the KeePass database (URL-encoded in a form's query: `%40`).
-const SITE_PASSWORD: &str = "s3cr3t-P@ss-kp";
+pub(crate) const SITE_PASSWORD: &str = "s3cr3t-P@ss-kp";
 /// The site password in the pass store.
-const PASS_PASSWORD: &str = "pw-from-pass-9";
+pub(crate) const PASS_PASSWORD: &str = "pw-from-pass-9";
 /// The KeePass entry's TOTP seed (any valid base32 will do).
-const SEED: &str = "JBSWY3DPEHPK3PXP";
+pub(crate) const SEED: &str = "JBSWY3DPEHPK3PXP";
 
 /// Runs a program with `stdin`, asserting success; its stdout.
-fn run(program: &str, args: &[&str], env: &[(&str, &Path)], stdin: &str) -> String {
+pub(crate) fn run(program: &str, args: &[&str], env: &[(&str, &Path)], stdin: &str) -> String {
     use std::io::Write;
     let mut child = std::process::Command::new(program)
         .args(args)
@@ -49,9 +49,10 @@ fn run(program: &str, args: &[&str], env: &[(&str, &Path)], stdin: &str) -> Stri
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
-/// A KeePass export (XML) with one entry, `Web/Forum`, at `site`, with a TOTP seed; `kdbx4`
+/// A KeePass export (XML): `Web/Forum` at `site` with a TOTP seed, `Web/Other` elsewhere,
+/// `Web/Bare` at `site` with a user name only (no password, no seed); `kdbx4`
 /// adds an entry's custom data, which makes keepassxc-cli write KDBX 4 instead of 3.1.
-fn keepass_xml(site: &str, kdbx4: bool) -> String {
+pub(crate) fn keepass_xml(site: &str, kdbx4: bool) -> String {
     let custom = if kdbx4 {
         "<CustomData><Item><Key>porthole-test</Key><Value>kdbx4</Value></Item></CustomData>"
     } else {
@@ -75,12 +76,23 @@ fn keepass_xml(site: &str, kdbx4: bool) -> String {
 <String><Key>Password</Key><Value>other-secret-77</Value></String>
 <String><Key>URL</Key><Value>https://other.invalid/</Value></String>
 </Entry>
+<Entry><UUID>AAAAAAAAAAAAAAAAAAAABA==</UUID>
+<String><Key>Title</Key><Value>Bare</Value></String>
+<String><Key>UserName</Key><Value>dave</Value></String>
+<String><Key>URL</Key><Value>{site}/login.html</Value></String>
+</Entry>
 </Group></Group></Root></KeePassFile>"#
     )
 }
 
 /// A `.kdbx` written by the real keepassxc-cli; with `key_file`, that file is made too.
-fn keepass_db(dir: &Path, name: &str, site: &str, kdbx4: bool, key_file: bool) -> PathBuf {
+pub(crate) fn keepass_db(
+    dir: &Path,
+    name: &str,
+    site: &str,
+    kdbx4: bool,
+    key_file: bool,
+) -> PathBuf {
     let xml = dir.join(format!("{name}.xml"));
     std::fs::write(&xml, keepass_xml(site, kdbx4)).unwrap();
     let db = dir.join(format!("{name}.kdbx"));
@@ -109,7 +121,7 @@ fn keepass_db(dir: &Path, name: &str, site: &str, kdbx4: bool, key_file: bool) -
 }
 
 /// The current code of the database's entry, as keepassxc-cli computes it.
-fn keepassxc_code(db: &Path, key: Option<&Path>) -> String {
+pub(crate) fn keepassxc_code(db: &Path, key: Option<&Path>) -> String {
     let mut args = vec!["show", "-q", "-t"];
     if let Some(key) = key {
         args.extend(["-k", key.to_str().unwrap()]);
@@ -122,12 +134,12 @@ fn keepassxc_code(db: &Path, key: Option<&Path>) -> String {
 
 /// A gpg home with a fresh key (no passphrase) and a pass store encrypted to it, holding
 /// `web/forum` at `site` with a TOTP line. Stops its gpg-agent when dropped.
-struct PassStore {
+pub(crate) struct PassStore {
     home: TempDir,
 }
 
 impl PassStore {
-    fn new(site: &str) -> Self {
+    pub(crate) fn new(site: &str) -> Self {
         let home = TempDir::new("vault-gpg");
         let gnupg = home.path().join("g");
         std::fs::create_dir(&gnupg).unwrap();
@@ -156,11 +168,11 @@ impl PassStore {
         Self { home }
     }
 
-    fn gnupg(&self) -> PathBuf {
+    pub(crate) fn gnupg(&self) -> PathBuf {
         self.home.path().join("g")
     }
 
-    fn store(&self) -> PathBuf {
+    pub(crate) fn store(&self) -> PathBuf {
         self.home.path().join("store")
     }
 }
@@ -174,13 +186,18 @@ impl Drop for PassStore {
     }
 }
 
-async fn put(daemon: &TestDaemon, token: &str, path: &str, body: &Value) -> (u16, Value) {
+pub(crate) async fn put(
+    daemon: &TestDaemon,
+    token: &str,
+    path: &str,
+    body: &Value,
+) -> (u16, Value) {
     daemon
         .request_as(Some(token), "PUT", path, Some(body))
         .await
 }
 
-async fn unlock(daemon: &TestDaemon, source: &str, password: &str) -> (u16, Value) {
+pub(crate) async fn unlock(daemon: &TestDaemon, source: &str, password: &str) -> (u16, Value) {
     daemon
         .post(
             &format!("/api/browser/vault/{source}/unlock"),
@@ -189,7 +206,7 @@ async fn unlock(daemon: &TestDaemon, source: &str, password: &str) -> (u16, Valu
         .await
 }
 
-fn state_of(overview: &Value, source: &str) -> String {
+pub(crate) fn state_of(overview: &Value, source: &str) -> String {
     overview["sources"]
         .as_array()
         .unwrap()
@@ -200,7 +217,7 @@ fn state_of(overview: &Value, source: &str) -> String {
 }
 
 /// The requests of `server` whose path starts with `prefix`.
-fn received(server: &PageServer, prefix: &str) -> Vec<String> {
+pub(crate) fn received(server: &PageServer, prefix: &str) -> Vec<String> {
     server
         .requests()
         .into_iter()
@@ -209,7 +226,7 @@ fn received(server: &PageServer, prefix: &str) -> Vec<String> {
 }
 
 /// Waits for `server` to receive a request starting with `prefix`; returns it.
-async fn wait_for(server: &PageServer, prefix: &str) -> String {
+pub(crate) async fn wait_for(server: &PageServer, prefix: &str) -> String {
     eventually(
         &format!("a request {prefix}"),
         Duration::from_secs(10),
