@@ -625,8 +625,11 @@ fn stale_capture(before: Option<&Sizes>, now: &Sizes, cap: (u32, u32)) -> bool {
 
 /// The size Chrome makes of a `view` capped at `cap` (aspect kept), when the cap shrinks it.
 fn capped(view: (u32, u32), cap: (u32, u32)) -> Option<(u32, u32)> {
+    if view.0 == 0 || view.1 == 0 {
+        return None;
+    }
     let shrink = (f64::from(cap.0) / f64::from(view.0)).min(f64::from(cap.1) / f64::from(view.1));
-    if !(shrink < 1.0) {
+    if shrink >= 1.0 {
         return None;
     }
     let side = |s: u32| (f64::from(s) * shrink).round() as u32;

@@ -57,16 +57,20 @@ pub(super) async fn settle(tab: Tab, mut capped: watch::Receiver<u64>) {
         if capped.changed().await.is_err() {
             return;
         }
-        // Quiet for SETTLE since the last capped frame.
         loop {
-            match tokio::time::timeout(SETTLE, capped.changed()).await {
-                Ok(Ok(())) => continue,
-                Ok(Err(_)) => return,
-                Err(_) => break,
+            // Quiet for SETTLE since the last capped frame.
+            loop {
+                match tokio::time::timeout(SETTLE, capped.changed()).await {
+                    Ok(Ok(())) => continue,
+                    Ok(Err(_)) => return,
+                    Err(_) => break,
+                }
+            }
+            capped.borrow_and_update();
+            if tab.take_sharp(&mut capped).await {
+                break;
             }
         }
-        capped.borrow_and_update();
-        tab.take_sharp().await;
     }
 }
 
@@ -98,11 +102,14 @@ impl Tab {
         }
     }
 
-    /// One full-size frame of the tab, published unless a newer frame is there by then.
-    async fn take_sharp(&self) {
+    /// One full-size frame of the tab, published unless a newer frame is there by then. Given
+    /// up when the capped cast sends a frame first (the page moves again: a full-size capture
+    /// running beside it would slow it down); false then, to wait for quiet again.
+    async fn take_sharp(&self, capped: &mut watch::Receiver<u64>) -> bool {
         let Some(session) = self.sharp_session().await else {
-            return;
+            return true;
         };
+        let mut moved = false;
         let asked = Instant::now();
         let (taken, frame) = oneshot::channel();
         self.waiting(&session, Some(taken));
@@ -115,10 +122,14 @@ impl Tab {
             .call_on(&session, "Page.startScreencast", request)
             .await;
         let frame = match started {
-            Ok(_) => tokio::time::timeout(SHARP_DEADLINE, frame)
-                .await
-                .ok()
-                .and_then(Result::ok),
+            Ok(_) => tokio::select! {
+                biased;
+                frame = tokio::time::timeout(SHARP_DEADLINE, frame) => frame.ok().and_then(Result::ok),
+                _ = capped.changed() => {
+                    moved = true;
+                    None
+                }
+            },
             Err(_) => None,
         };
         self.waiting(&session, None);
@@ -130,6 +141,7 @@ impl Tab {
             target_id = %self.target_id,
             taken = frame.is_some(),
             published = published.is_some(),
+            moved,
             ms = asked.elapsed().as_millis() as u64,
             settle_ms = SETTLE.as_millis() as u64
         );
@@ -137,6 +149,7 @@ impl Tab {
             .cdp
             .call_on(&session, "Page.stopScreencast", json!({}))
             .await;
+        !moved
     }
 
     fn waiting(&self, session: &str, taken: Option<oneshot::Sender<Value>>) {
