@@ -23,6 +23,7 @@ mod pane_downloads;
 mod pane_file_picker;
 mod pane_files;
 mod pane_pickers;
+mod pane_sharp;
 mod pane_types;
 mod pane_view;
 mod pane_views;

@@ -1,23 +1,46 @@
 //! The only task that writes to a pane's socket: JSON notices and replies, and the latest
 //! frame of the tab the pane watches.
+//!
+//! The session's notices and the view's moves are waited on by futures kept from one turn
+//! of the loop to the next: a `recv()` or `changed()` made afresh at every turn would enter
+//! and leave its channel's list of waiters (under that channel's lock, shared by every pane
+//! of the session) for each frame each pane writes.
 
 use std::sync::Arc;
+use std::task::Poll;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::stream::SplitSink;
 use futures_util::SinkExt;
 use tokio::sync::{broadcast, mpsc, watch};
+use tokio_util::sync::ReusableBoxFuture;
 
 use super::Outgoing;
 use crate::browser::{Frame, PaneMessage, PaneView, Watching};
 
 type Sink = SplitSink<WebSocket, Message>;
 
-/// What the writer follows once a pane is attached.
+/// The next notice of the session, with its receiver back.
+type NextNotice = (
+    Result<PaneMessage, broadcast::error::RecvError>,
+    broadcast::Receiver<PaneMessage>,
+);
+/// The next move of the view, with its receiver back.
+type NextChange = (Result<(), watch::error::RecvError>, watch::Receiver<u64>);
+
+async fn next_notice(mut notices: broadcast::Receiver<PaneMessage>) -> NextNotice {
+    (notices.recv().await, notices)
+}
+
+async fn next_change(mut changes: watch::Receiver<u64>) -> NextChange {
+    (changes.changed().await, changes)
+}
+
+/// What the writer follows once a pane is attached: each wait kept between turns.
 struct Following {
-    notices: broadcast::Receiver<PaneMessage>,
+    notices: ReusableBoxFuture<'static, NextNotice>,
     view: Arc<PaneView>,
-    changes: watch::Receiver<u64>,
+    changes: ReusableBoxFuture<'static, NextChange>,
 }
 
 /// The only task that writes to the socket.
@@ -37,7 +60,11 @@ pub(super) async fn write_loop(mut sink: Sink, mut commands: mpsc::Receiver<Outg
                 Some(Outgoing::Follow(notices, view)) => {
                     let mut changes = view.changes();
                     changes.borrow_and_update();
-                    following = Some(Following { notices, view, changes });
+                    following = Some(Following {
+                        notices: ReusableBoxFuture::new(next_notice(notices)),
+                        view,
+                        changes: ReusableBoxFuture::new(next_change(changes)),
+                    });
                     (cast, frames) = (false, None);
                     Ok(())
                 }
@@ -132,24 +159,30 @@ async fn next_followed(following: &mut Option<Following>) -> Followed {
     else {
         return std::future::pending().await;
     };
-    tokio::select! {
-        biased;
-        changed = changes.changed() => match changed {
-            Ok(()) => {
-                changes.borrow_and_update();
-                Followed::Moved(view.clone())
-            }
-            Err(_) => Followed::Ended,
-        },
-        notice = notices.recv() => {
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready((changed, mut receiver)) = changes.poll(cx) {
+            let followed = match changed {
+                Ok(()) => {
+                    receiver.borrow_and_update();
+                    Followed::Moved(view.clone())
+                }
+                Err(_) => Followed::Ended,
+            };
+            changes.set(next_change(receiver));
+            return Poll::Ready(followed);
+        }
+        if let Poll::Ready((notice, receiver)) = notices.poll(cx) {
+            notices.set(next_notice(receiver));
             let adapted = match notice {
                 Ok(message) => view.adapt(message),
                 Err(broadcast::error::RecvError::Lagged(_)) => view.adapt(view.tabs_message()),
-                Err(broadcast::error::RecvError::Closed) => return Followed::Ended,
+                Err(broadcast::error::RecvError::Closed) => return Poll::Ready(Followed::Ended),
             };
-            adapted.map_or(Followed::Nothing, Followed::Notice)
+            return Poll::Ready(adapted.map_or(Followed::Nothing, Followed::Notice));
         }
-    }
+        Poll::Pending
+    })
+    .await
 }
 
 /// The newest frame once it changes; pending forever when not watching.

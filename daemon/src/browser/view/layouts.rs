@@ -49,22 +49,31 @@ pub const SCALES: std::ops::RangeInclusive<f64> = 1.0..=3.0;
 /// The page zoom factors a pane may ask for (`zoom {factor}`, like Chrome's 25 %–500 %).
 pub const ZOOMS: std::ops::RangeInclusive<f64> = 0.25..=5.0;
 
-/// Called with a flat session whose scale changed.
+/// Called with a flat session whose scale changed, or whose size changed at a scale above 1.
 type OnChange = Box<dyn Fn(&str) + Send + Sync>;
 
 /// The scale Chrome was last told for each tab, by flat CDP session (absent: 1). Shared
 /// with the screencast hub, which restarts a tab's cast when its scale changes (Chrome sizes
-/// its capture on the next painted frame, and a still page paints none). Short locks, never
-/// held across an await.
+/// its capture on the next painted frame, and a still page paints none), or when its size
+/// changes at a scale above 1 (such a cast is capped at the tab's CSS size, see
+/// `screencast`). Short locks, never held across an await.
 #[derive(Clone, Default)]
 pub struct AppliedScales(Arc<ScalesInner>);
 
 #[derive(Default)]
 struct ScalesInner {
-    by_session: Mutex<HashMap<String, f64>>,
+    /// Scale and CSS size last applied, by session (absent: scale 1).
+    by_session: Mutex<HashMap<String, Applied>>,
     /// The layouts last sent to each tab, newest last.
     sent: Mutex<HashMap<String, Vec<SentLayout>>>,
     on_change: Mutex<Option<OnChange>>,
+}
+
+/// A tab's applied scale and CSS size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Applied {
+    scale: f64,
+    css: (u32, u32),
 }
 
 /// A layout sent to a tab: its frame size in device px, and its scale.
@@ -86,7 +95,13 @@ impl AppliedScales {
     /// The scale of the tab behind `session` (1 unless laid out otherwise).
     pub fn of(&self, session: &str) -> f64 {
         let scales = self.0.by_session.lock().expect("scales lock");
-        scales.get(session).copied().unwrap_or(1.0)
+        scales.get(session).map_or(1.0, |applied| applied.scale)
+    }
+
+    /// The CSS size the tab behind `session` was last laid out at, when its scale is above 1.
+    pub fn scaled_css(&self, session: &str) -> Option<(u32, u32)> {
+        let scales = self.0.by_session.lock().expect("scales lock");
+        scales.get(session).map(|applied| applied.css)
     }
 
     /// The CSS size of a frame of `device` pixels (Chrome's `deviceWidth`/`deviceHeight`) of
@@ -122,16 +137,22 @@ impl AppliedScales {
         *self.0.on_change.lock().expect("on_change lock") = Some(on_change);
     }
 
-    fn set(&self, session: &str, scale: f64) {
+    /// Records the tab behind `session` as laid out at `css` px and `scale`.
+    fn set(&self, session: &str, css: (u32, u32), scale: f64) {
+        let now = Applied { scale, css };
         let before = {
             let mut scales = self.0.by_session.lock().expect("scales lock");
             if scale == 1.0 {
                 scales.remove(session)
             } else {
-                scales.insert(session.to_string(), scale)
+                scales.insert(session.to_string(), now)
             }
         };
-        if before.unwrap_or(1.0) != scale {
+        let changed = match before {
+            Some(before) => before != now,
+            None => scale != 1.0,
+        };
+        if changed {
             if let Some(on_change) = self.0.on_change.lock().expect("on_change lock").as_ref() {
                 on_change(session);
             }
@@ -234,7 +255,7 @@ impl Layouts {
 
     /// Forgets the layout of a session that ended (its tab closed).
     pub fn forget(&self, session: &str) {
-        self.applied.set(session, 1.0);
+        self.applied.set(session, (0, 0), 1.0);
         self.applied
             .0
             .sent
@@ -264,9 +285,9 @@ impl Requested {
         let zoom = self.layout.zoom.lock().expect("zoom lock").unwrap_or(1.0);
         self.applied.sending(&self.session, size, scale);
         size_viewport(cdp, &self.session, size, scale, zoom).await?;
-        // Input is scaled from now on; a changed scale restarts the tab's cast (see
-        // `AppliedScales`), so a fresh capture starts at the new size.
-        self.applied.set(&self.session, scale);
+        // Input is scaled from now on; a changed scale (or size at a scale above 1) restarts
+        // the tab's cast (see `AppliedScales`), so a fresh capture starts at the new size.
+        self.applied.set(&self.session, size, scale);
         Ok(())
     }
 }

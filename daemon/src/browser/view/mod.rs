@@ -1,5 +1,6 @@
 //! What panes see: the shared screencast hub, the size each tab is laid out at, each pane's
-//! view, the cursor, find in page, the pane's isolated world, and the bench-only frame stages.
+//! view, the cursor, find in page, the pane's isolated world, sharp frames of a still page at a
+//! pixel scale above 1, and the bench-only frame stages.
 
 pub(crate) mod cursor;
 pub(crate) mod find;
@@ -8,3 +9,4 @@ pub(crate) mod layouts;
 pub(crate) mod pane_view;
 pub(crate) mod pane_world;
 pub(crate) mod screencast;
+mod sharp;

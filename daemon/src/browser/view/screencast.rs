@@ -7,14 +7,17 @@
 //! only while somebody watches it. One task per tab reconciles what is wanted (watchers, size,
 //! quality) with what Chrome does, so starts and stops never race; one task for the whole
 //! browser acks and routes frames by flat session.
+//!
+//! A tab laid out at a pixel scale above 1 is cast capped at its CSS size, and made sharp
+//! once it stands still (see `sharp`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 use bytes::Bytes;
-use serde_json::json;
-use tokio::sync::{broadcast, watch};
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::frame_stages;
@@ -44,8 +47,9 @@ struct Params {
 
 /// The largest frame asked of Chrome. Frames come at the size each tab is laid out at (the
 /// viewport its pane asked for, see `BrowserSession::set_viewport_on`), so this only bounds
-/// them; a per-channel cap would shrink one pane's frames to another pane's size.
-const FRAME_CAP: (u32, u32) = (8192, 8192);
+/// them; a per-channel cap would shrink one pane's frames to another pane's size. A tab at a
+/// pixel scale above 1 is cast capped at its CSS size instead (see `sharp`).
+pub(super) const FRAME_CAP: (u32, u32) = (8192, 8192);
 
 /// What one tab's cast should be doing.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,23 +69,43 @@ struct Cast {
     ended: CancellationToken,
 }
 
-/// State the hub shares with its tasks. Short locks, never held across an await.
-struct Shared {
-    /// Casts by target id.
-    casts: Mutex<HashMap<String, Cast>>,
-    /// Frame slot of every cast running now, by flat session: frames from any other session
-    /// are stale.
-    casting: Mutex<HashMap<String, FrameSlot>>,
-    /// Counts frames published of any tab (see [`ScreencastHub::frames_published`]).
-    published: watch::Sender<u64>,
+/// A cast running now, as the frame task sees it.
+pub(super) struct Running {
+    frames: FrameSlot,
+    /// The largest frame asked of Chrome: [`FRAME_CAP`], or the tab's CSS size at a pixel
+    /// scale above 1.
+    cap: (u32, u32),
+    /// Chrome's paint time (`metadata.timestamp`) of the newest frame published: an older
+    /// frame arriving later (a capped one behind a sharp one) is not shown.
+    newest: Option<f64>,
+    /// Counts the capped frames published, for the tab's settle task (see `sharp`); dropping
+    /// it ends that task.
+    settle: Option<watch::Sender<u64>>,
 }
 
-impl Default for Shared {
-    fn default() -> Self {
+/// State the hub shares with its tasks. Short locks, never held across an await.
+pub(super) struct Shared {
+    /// Casts by target id.
+    casts: Mutex<HashMap<String, Cast>>,
+    /// Every cast running now, by flat session: frames from any other session are stale.
+    casting: Mutex<HashMap<String, Running>>,
+    /// The second sessions that take sharp frames (see `sharp`), each with the capture
+    /// waiting for its first frame, if one is. Their frames are never acked.
+    pub(super) sharp_sessions: Mutex<HashMap<String, Option<oneshot::Sender<Value>>>>,
+    /// Counts frames published of any tab (see [`ScreencastHub::frames_published`]).
+    published: watch::Sender<u64>,
+    /// Each tab's pixel scale and CSS size.
+    pub(super) scales: super::layouts::AppliedScales,
+}
+
+impl Shared {
+    fn new(scales: super::layouts::AppliedScales) -> Self {
         Self {
             casts: Mutex::default(),
             casting: Mutex::default(),
+            sharp_sessions: Mutex::default(),
             published: watch::channel(0).0,
+            scales,
         }
     }
 }
@@ -125,19 +149,14 @@ impl ScreencastHub {
         activate: bool,
         scales: super::layouts::AppliedScales,
     ) -> Self {
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(Shared::new(scales.clone()));
         let on_scale = Arc::downgrade(&shared);
         scales.on_change(Box::new(move |session| {
             if let Some(shared) = on_scale.upgrade() {
                 restart_cast(&shared, session);
             }
         }));
-        tokio::spawn(receive_frames(
-            cdp.clone(),
-            shared.clone(),
-            closed.clone(),
-            scales,
-        ));
+        tokio::spawn(receive_frames(cdp.clone(), shared.clone(), closed.clone()));
         Self {
             cdp,
             closed,
@@ -190,6 +209,7 @@ impl ScreencastHub {
                 frames: frames.clone(),
                 shared: self.shared.clone(),
                 activate: self.activate,
+                sharp: Arc::default(),
             },
             wanted_rx,
             ended.clone(),
@@ -290,20 +310,21 @@ struct Caster {
     frames: FrameSlot,
     shared: Arc<Shared>,
     activate: bool,
+    /// The tab's second session for sharp frames, attached when first needed.
+    sharp: Arc<tokio::sync::OnceCell<String>>,
 }
 
 impl Caster {
-    fn set_casting(&self, on: bool) {
+    fn set_casting(&self, running: Option<Running>) {
         let mut casting = self.shared.casting.lock().expect("casting lock");
-        if on {
-            casting.insert(self.session_id.clone(), self.frames.clone());
-        } else {
-            casting.remove(&self.session_id);
-        }
+        match running {
+            Some(running) => casting.insert(self.session_id.clone(), running),
+            None => casting.remove(&self.session_id),
+        };
     }
 
     async fn stop(&self) {
-        self.set_casting(false);
+        self.set_casting(None);
         let _ = self
             .cdp
             .call_on(&self.session_id, "Page.stopScreencast", json!({}))
@@ -315,10 +336,34 @@ impl Caster {
         let asked = std::time::Instant::now();
         // Sees only frames from now on.
         let first = self.frames.subscribe();
-        self.set_casting(true);
+        // At a pixel scale above 1: capped at the CSS size, and a task that makes the still
+        // page sharp (see `sharp`).
+        let scaled = self.shared.scales.scaled_css(&self.session_id);
+        let cap = scaled.unwrap_or(FRAME_CAP);
+        let settle = scaled.map(|_| {
+            let (settle, capped) = watch::channel(0);
+            tokio::spawn(super::sharp::settle(
+                super::sharp::Tab {
+                    cdp: self.cdp.clone(),
+                    target_id: self.target_id.clone(),
+                    session_id: self.session_id.clone(),
+                    shared: self.shared.clone(),
+                    sharp: self.sharp.clone(),
+                    quality: params.quality,
+                },
+                capped,
+            ));
+            settle
+        });
+        self.set_casting(Some(Running {
+            frames: self.frames.clone(),
+            cap,
+            newest: None,
+            settle,
+        }));
         let request = json!({
             "format": "jpeg", "quality": params.quality, "everyNthFrame": 1,
-            "maxWidth": FRAME_CAP.0, "maxHeight": FRAME_CAP.1,
+            "maxWidth": cap.0, "maxHeight": cap.1,
         });
         // Sent at once, in this order (one round trip, not three): the tab to the front (a
         // tab that is not the active one of its window paints nothing, DESIGN.md §3), the
@@ -341,7 +386,7 @@ impl Caster {
         })
         .await;
         if started.is_err() {
-            self.set_casting(false);
+            self.set_casting(None);
         } else {
             tracing::debug!(
                 event = "screencast_started",
@@ -422,16 +467,11 @@ async fn reconcile(caster: Caster, mut wanted: watch::Receiver<Wanted>, ended: C
         }
     }
     // The tab is gone or nobody can watch it any more: nothing to stop in Chrome.
-    caster.set_casting(false);
+    caster.set_casting(None);
 }
 
 /// Acks every frame at once and publishes each running cast's frames into its tab's slot.
-async fn receive_frames(
-    cdp: CdpConnection,
-    shared: Arc<Shared>,
-    closed: CancellationToken,
-    scales: super::layouts::AppliedScales,
-) {
+async fn receive_frames(cdp: CdpConnection, shared: Arc<Shared>, closed: CancellationToken) {
     let mut events = cdp.subscribe();
     // The view size and JPEG size of each session's last frame (see `stale_capture`).
     let mut last_sizes: HashMap<String, Sizes> = HashMap::new();
@@ -459,6 +499,9 @@ async fn receive_frames(
         let Some(session) = event.session_id.as_deref() else {
             continue;
         };
+        if super::sharp::took(&shared, session, &event.params) {
+            continue;
+        }
         if let Some(ack) = event.params.get("sessionId") {
             cdp.fire(
                 "Page.screencastFrameAck",
@@ -466,60 +509,95 @@ async fn receive_frames(
                 Some(session),
             );
         }
-        let Some(slot) = shared
-            .casting
-            .lock()
-            .expect("casting lock")
-            .get(session)
-            .cloned()
+        let stamps = || {
+            let swapped = event.params["metadata"]["timestamp"].as_f64();
+            frame_stages::on().then(|| frame_stages::Stamps {
+                from_swap: frame_stages::since_swap(swapped, event.received),
+                received: event.received,
+                at_hub,
+                published: std::time::Instant::now(),
+            })
+        };
+        let Some((sizes, cap)) = publish(&shared, session, &event.params, Sent::Cast, stamps)
         else {
             continue;
         };
-        let Some(data) = event.params["data"].as_str() else {
-            continue;
-        };
-        let Ok(jpeg) = base64::engine::general_purpose::STANDARD.decode(data) else {
-            continue;
-        };
-        let metadata = &event.params["metadata"];
-        let sizes = Sizes {
-            view: (
-                metadata["deviceWidth"].as_f64().unwrap_or(0.0).round() as u32,
-                metadata["deviceHeight"].as_f64().unwrap_or(0.0).round() as u32,
-            ),
-            jpeg: jpeg_size(&jpeg),
-        };
-        if stale_capture(last_sizes.get(session), &sizes) {
+        if stale_capture(last_sizes.get(session), &sizes, cap) {
             tracing::debug!(event = "screencast_resized", view = ?sizes.view);
             restart_cast(&shared, session);
         }
         last_sizes.insert(session.to_string(), sizes);
-        // The view's size, scaled up by the tab's pixel scale: CSS px once divided.
-        let (width, height) = scales.css_size(session, sizes.view);
-        let seq = slot.borrow().as_ref().map_or(0, |f| f.seq) + 1;
-        let stamps = frame_stages::on().then(|| frame_stages::Stamps {
-            from_swap: frame_stages::since_swap(metadata["timestamp"].as_f64(), event.received),
-            received: event.received,
-            at_hub,
-            published: std::time::Instant::now(),
-        });
-        if let Some(stamps) = &stamps {
-            frame_stages::published(stamps);
-        }
-        slot.send_replace(Some(Arc::new(Frame {
-            jpeg: Bytes::from(jpeg),
-            width,
-            height,
-            seq,
-            stamps,
-        })));
-        shared.published.send_modify(|n| *n += 1);
     }
+}
+
+/// Which cast a frame came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Sent {
+    /// The tab's own cast.
+    Cast,
+    /// A sharp frame of a still page (see `sharp`).
+    Sharp,
+}
+
+/// Decodes a `Page.screencastFrame`'s JPEG and puts it in the slot of the cast running on
+/// `session`, unless no cast runs there or a newer frame is in the slot already. Returns the
+/// frame's sizes and the running cast's cap when published.
+pub(super) fn publish(
+    shared: &Shared,
+    session: &str,
+    params: &Value,
+    sent: Sent,
+    stamps: impl FnOnce() -> Option<frame_stages::Stamps>,
+) -> Option<(Sizes, (u32, u32))> {
+    let data = params["data"].as_str()?;
+    let jpeg = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .ok()?;
+    let metadata = &params["metadata"];
+    let sizes = Sizes {
+        view: (
+            metadata["deviceWidth"].as_f64().unwrap_or(0.0).round() as u32,
+            metadata["deviceHeight"].as_f64().unwrap_or(0.0).round() as u32,
+        ),
+        jpeg: jpeg_size(&jpeg),
+    };
+    let painted = metadata["timestamp"].as_f64();
+    let (slot, cap, settle) = {
+        let mut casting = shared.casting.lock().expect("casting lock");
+        let running = casting.get_mut(session)?;
+        if painted.zip(running.newest).is_some_and(|(p, n)| p < n) {
+            return None;
+        }
+        running.newest = painted.or(running.newest);
+        let settle = (sent == Sent::Cast)
+            .then(|| running.settle.clone())
+            .flatten();
+        (running.frames.clone(), running.cap, settle)
+    };
+    // The view's size, scaled up by the tab's pixel scale: CSS px once divided.
+    let (width, height) = shared.scales.css_size(session, sizes.view);
+    let seq = slot.borrow().as_ref().map_or(0, |f| f.seq) + 1;
+    let stamps = stamps();
+    if let Some(stamps) = &stamps {
+        frame_stages::published(stamps);
+    }
+    slot.send_replace(Some(Arc::new(Frame {
+        jpeg: Bytes::from(jpeg),
+        width,
+        height,
+        seq,
+        stamps,
+    })));
+    shared.published.send_modify(|n| *n += 1);
+    if let Some(settle) = settle {
+        settle.send_modify(|n| *n += 1);
+    }
+    Some((sizes, cap))
 }
 
 /// The sizes of one frame: the view's (as Chrome's metadata says) and the JPEG's.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Sizes {
+pub(super) struct Sizes {
     view: (u32, u32),
     jpeg: Option<(u32, u32)>,
 }
@@ -531,14 +609,36 @@ struct Sizes {
 /// view), so a cast is restarted at most once per size: the JPEG kept the last frame's size,
 /// or it is not of the view's shape (a cast started while a resize was still being laid out
 /// sent its one frame of a still page at the old size under the new metadata: seen once in
-/// `make test`, a 640×480 view in a frame of the old size and no frame after it).
-fn stale_capture(before: Option<&Sizes>, now: &Sizes) -> bool {
+/// `make test`, a 640×480 view in a frame of the old size and no frame after it). A frame of
+/// the size the cast's `cap` makes of the view is never stale.
+fn stale_capture(before: Option<&Sizes>, now: &Sizes, cap: (u32, u32)) -> bool {
     let Some(jpeg) = now.jpeg else { return false };
+    if capped(now.view, cap).is_some_and(|fit| near(fit, jpeg)) {
+        return false;
+    }
     match before {
         Some(before) if before.view == now.view => false,
         Some(before) if before.jpeg == now.jpeg => true,
         _ => !same_shape(now.view, jpeg),
     }
+}
+
+/// The size Chrome makes of a `view` capped at `cap` (aspect kept), when the cap shrinks it.
+fn capped(view: (u32, u32), cap: (u32, u32)) -> Option<(u32, u32)> {
+    if view.0 == 0 || view.1 == 0 {
+        return None;
+    }
+    let shrink = (f64::from(cap.0) / f64::from(view.0)).min(f64::from(cap.1) / f64::from(view.1));
+    if shrink >= 1.0 {
+        return None;
+    }
+    let side = |s: u32| (f64::from(s) * shrink).round() as u32;
+    Some((side(view.0), side(view.1)))
+}
+
+/// Whether two sizes are within 2 px a side (Chrome rounds scaled captures to even sizes).
+fn near(a: (u32, u32), b: (u32, u32)) -> bool {
+    a.0.abs_diff(b.0) <= 2 && a.1.abs_diff(b.1) <= 2
 }
 
 /// Whether `jpeg` has the aspect ratio of `view`, within 2 % (rounding of scaled sizes).
@@ -584,17 +684,24 @@ mod tests {
         let before = frame((800, 600), (800, 600));
         assert!(stale_capture(
             Some(&before),
-            &frame((1600, 1200), (800, 600))
+            &frame((1600, 1200), (800, 600)),
+            FRAME_CAP
         ));
         assert!(!stale_capture(
             Some(&before),
-            &frame((1600, 1200), (1600, 1200))
+            &frame((1600, 1200), (1600, 1200)),
+            FRAME_CAP
         ));
         assert!(!stale_capture(
             Some(&before),
-            &frame((800, 600), (800, 600))
+            &frame((800, 600), (800, 600)),
+            FRAME_CAP
         ));
-        assert!(!stale_capture(None, &frame((1600, 1200), (800, 600))));
+        assert!(!stale_capture(
+            None,
+            &frame((1600, 1200), (800, 600)),
+            FRAME_CAP
+        ));
     }
 
     #[test]
@@ -605,28 +712,71 @@ mod tests {
         };
         // A 640×480 view whose one frame still has the old 1280×720 capture.
         let first = frame((640, 480), (1280, 720));
-        assert!(stale_capture(None, &first));
+        assert!(stale_capture(None, &first, FRAME_CAP));
         // Not again at the same view: a cast is restarted at most once per size.
         assert!(!stale_capture(
             Some(&first),
-            &frame((640, 480), (1280, 720))
+            &frame((640, 480), (1280, 720)),
+            FRAME_CAP
         ));
         // Frames of the view's shape, scaled or rounded, are not stale.
-        assert!(!stale_capture(None, &frame((640, 480), (1280, 960))));
-        assert!(!stale_capture(None, &frame((641, 481), (962, 722))));
-        assert!(!stale_capture(None, &frame((0, 0), (1280, 720))));
+        assert!(!stale_capture(
+            None,
+            &frame((640, 480), (1280, 960)),
+            FRAME_CAP
+        ));
+        assert!(!stale_capture(
+            None,
+            &frame((641, 481), (962, 722)),
+            FRAME_CAP
+        ));
+        assert!(!stale_capture(None, &frame((0, 0), (1280, 720)), FRAME_CAP));
         assert!(!stale_capture(
             None,
             &Sizes {
                 view: (640, 480),
                 jpeg: None
-            }
+            },
+            FRAME_CAP
         ));
         // A changed view whose new frame is of another shape.
         assert!(stale_capture(
             Some(&frame((800, 800), (800, 800))),
-            &frame((640, 480), (1280, 720))
+            &frame((640, 480), (1280, 720)),
+            FRAME_CAP
         ));
+    }
+
+    #[test]
+    fn a_frame_of_the_capped_size_is_never_stale() {
+        let frame = |view, jpeg| Sizes {
+            view,
+            jpeg: Some(jpeg),
+        };
+        let css = (800, 600);
+        // Scale 1 → 2 under a cast capped at the CSS size: the JPEG keeps its size.
+        let before = frame((800, 600), (800, 600));
+        assert!(!stale_capture(
+            Some(&before),
+            &frame((1600, 1200), (800, 600)),
+            css
+        ));
+        assert!(!stale_capture(None, &frame((1601, 1201), (800, 600)), css));
+        // Uncapped, the same frames are stale (the capture kept its old size).
+        assert!(stale_capture(
+            Some(&before),
+            &frame((1600, 1200), (800, 600)),
+            FRAME_CAP
+        ));
+        // Capped, a frame of another size is judged as before.
+        assert!(stale_capture(
+            Some(&frame((1280, 720), (640, 360))),
+            &frame((1600, 1200), (640, 360)),
+            css
+        ));
+        assert_eq!(capped((1600, 1200), css), Some((800, 600)));
+        assert_eq!(capped((800, 600), css), None);
+        assert_eq!(capped((0, 0), css), None);
     }
 
     #[test]
