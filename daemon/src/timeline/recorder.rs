@@ -27,7 +27,8 @@ use crate::channel_id::ChannelId;
 pub enum Slot {
     /// Not opened yet (opened on first use).
     Closed,
-    Open(Store),
+    /// Boxed: a store is large beside the other states.
+    Open(Box<Store>),
     /// The timeline was removed: jobs still queued are dropped.
     Removed,
 }
@@ -40,10 +41,10 @@ impl Slot {
         limits: Limits,
     ) -> Result<Option<&mut Store>, StoreError> {
         if let Slot::Closed = self {
-            *self = Slot::Open(Store::open(dir, limits)?);
+            *self = Slot::Open(Box::new(Store::open(dir, limits)?));
         }
         Ok(match self {
-            Slot::Open(store) => Some(store),
+            Slot::Open(store) => Some(store.as_mut()),
             _ => None,
         })
     }
