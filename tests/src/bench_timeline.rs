@@ -212,6 +212,14 @@ fn dir_bytes(dir: &std::path::Path) -> u64 {
     total
 }
 
+/// The machine's load average over the last minute (`/proc/loadavg`), or `?`.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".to_string())
+}
+
 /// Runs the timeline part of the bench and prints it.
 pub async fn run() {
     println!(
@@ -220,8 +228,14 @@ pub async fn run() {
         RUNS,
         WINDOW.as_secs_f64()
     );
+    let load_before = load_average();
     let (off, ..) = measure(false).await;
     let (on, per_hour, stages, measured_calls) = measure(true).await;
+    // A shared machine's other work moves these figures: the ratios are of one run.
+    println!(
+        "  machine load average (1 min) before / after the run: {load_before} / {}",
+        load_average()
+    );
     let summary = |w: &[Window]| {
         let mut cpu: Vec<f64> = w.iter().map(|w| w.cpu).collect();
         let mut calls: Vec<f64> = w.iter().map(|w| w.calls as f64).collect();

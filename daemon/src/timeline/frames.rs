@@ -71,10 +71,14 @@ pub async fn capture(session: &BrowserSession, target_id: &str) -> Option<Vec<u8
         .ok()
 }
 
-/// The screencast's frame number of tab `target_id` when a pane watches it (taken as a tool
-/// call ends, for [`after_call`]); `None` when no pane watches it.
+/// The screencast's frame number of tab `target_id` (taken as a tool call ends, for
+/// [`after_call`], which uses it only when a pane watches the tab); `None` when no cast runs.
+/// One lookup on the call's path: no list of the watched tabs is made.
 pub fn seen(session: &BrowserSession, target_id: &str) -> Option<u64> {
-    watched_frame(session, target_id).map(|frame| frame.seq)
+    session
+        .screencast()
+        .last_frame(target_id)
+        .map(|frame| frame.seq)
 }
 
 /// The last frame of tab `target_id` when some pane watches it.

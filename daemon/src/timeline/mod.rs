@@ -411,12 +411,12 @@ impl Timeline {
     }
 }
 
-/// The URL of a tracked tab, as the timeline keeps URLs ([`urls::safe_url`]).
+/// The URL of a tracked tab as the tab has it: the store keeps it as a safe URL
+/// ([`fields::bounded`], before anything is written or sent), so the caller's path neither
+/// copies the tab list nor parses the URL (issue 35).
 fn tab_url(session: &BrowserSession, target_id: &str) -> Option<String> {
-    session
-        .tab_infos()
-        .0
-        .into_iter()
-        .find(|t| t.target_id == target_id)
-        .map(|t| summary::safe_url(&t.url))
+    match session.page_info_of(target_id)? {
+        crate::browser::PaneMessage::PageInfo { url, .. } => Some(url),
+        _ => None,
+    }
 }

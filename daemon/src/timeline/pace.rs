@@ -5,7 +5,8 @@
 //! is held, with everything recorded after it so the timeline keeps its order, until the gap
 //! ends; then one capture of each tab serves every held call of that tab (the page after the
 //! last of them; identical frames are stored once). A held event keeps the time it happened;
-//! nothing waits longer than the gap, and a daemon SIGKILL loses at most that.
+//! nothing waits longer than the gap and the writer's window (`recorder::WRITE_WINDOW`), and
+//! a daemon SIGKILL loses at most that.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;

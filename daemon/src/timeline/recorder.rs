@@ -1,8 +1,10 @@
 //! The recorder of one channel: a task that takes jobs in order, gathers the person's input
-//! into bursts, takes frames and writes each event to the store on a blocking thread, then
-//! tells the channel's panes (`timeline_event`). Callers only queue a job, so nothing they do
-//! waits for a frame or a disk write. At shutdown ([`super::Timeline::drain`]) the queue is
-//! closed and the recorder writes what is in it, without new captures, then ends.
+//! into bursts and takes frames, then hands the events to its writer: a task that gathers
+//! what comes within [`WRITE_WINDOW`] (at most [`WRITE_MAX`] events) and writes it to the
+//! store in one transaction on a blocking thread, then tells the channel's panes
+//! (`timeline_event`). Callers only queue a job, so nothing they do waits for a frame or a
+//! disk write. At shutdown ([`super::Timeline::drain`]) the queue is closed and the recorder
+//! hands on what is in it, without new captures; the writer writes it at once and both end.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -25,7 +27,8 @@ use crate::channel_id::ChannelId;
 pub enum Slot {
     /// Not opened yet (opened on first use).
     Closed,
-    Open(Store),
+    /// Boxed: a store is large beside the other states.
+    Open(Box<Store>),
     /// The timeline was removed: jobs still queued are dropped.
     Removed,
 }
@@ -38,10 +41,10 @@ impl Slot {
         limits: Limits,
     ) -> Result<Option<&mut Store>, StoreError> {
         if let Slot::Closed = self {
-            *self = Slot::Open(Store::open(dir, limits)?);
+            *self = Slot::Open(Box::new(Store::open(dir, limits)?));
         }
         Ok(match self {
-            Slot::Open(store) => Some(store),
+            Slot::Open(store) => Some(store.as_mut()),
             _ => None,
         })
     }
@@ -143,6 +146,12 @@ impl Burst {
     }
 }
 
+/// How long the writer gathers events after the first before it writes them (one
+/// transaction): a daemon killed hard loses at most this beyond what the pace holds.
+pub const WRITE_WINDOW: Duration = Duration::from_millis(50);
+/// The most events the writer gathers into one transaction.
+const WRITE_MAX: usize = 256;
+
 /// Runs the recorder of `channel` until every sender is gone and the queue is written.
 /// `draining`: the daemon is shutting down (no more captures: the screencast's last frame or
 /// none, so the queue is written quickly).
@@ -152,8 +161,11 @@ pub async fn run(
     mut jobs: mpsc::UnboundedReceiver<Job>,
     draining: CancellationToken,
 ) {
+    let (writes, gathered) = mpsc::unbounded_channel();
+    let writing = tokio::spawn(write_gathered(writer.clone(), gathered));
     let mut recorder = Recorder {
         writer,
+        writes,
         pace: Pace::default(),
         framed,
         draining: draining.clone(),
@@ -215,6 +227,26 @@ pub async fn run(
     }
     recorder.flush(burst.take()).await;
     recorder.release().await;
+    // The writer writes what it was handed, then ends.
+    drop(recorder);
+    let _ = writing.await;
+}
+
+/// The writer of a channel: writes each batch handed to it together with whatever follows
+/// within [`WRITE_WINDOW`] (at most [`WRITE_MAX`] events) in one transaction, in order, until
+/// the recorder is gone.
+async fn write_gathered(writer: Writer, mut batches: mpsc::UnboundedReceiver<Vec<Pending>>) {
+    while let Some(mut gathered) = batches.recv().await {
+        let window_ends = Instant::now() + WRITE_WINDOW;
+        while gathered.iter().map(|p| p.drafts.len()).sum::<usize>() < WRITE_MAX {
+            match tokio::time::timeout_at(window_ends, batches.recv()).await {
+                Ok(Some(more)) => gathered.extend(more),
+                // The window ended, or the recorder is gone: write now.
+                Ok(None) | Err(_) => break,
+            }
+        }
+        writer.write(gathered).await;
+    }
 }
 
 /// Events on their way to the store: one, or a burst's steps with the frame on the last.
@@ -267,9 +299,12 @@ impl Framed {
     }
 }
 
-/// The recorder's state between jobs: the writer and the pace of captures.
+/// The recorder's state between jobs: the writer's queue and the pace of captures.
 struct Recorder {
+    /// For expiry (the writer task has its own).
     writer: Writer,
+    /// Events to write, in order ([`write_gathered`]).
+    writes: mpsc::UnboundedSender<Vec<Pending>>,
     pace: Pace<Pending>,
     framed: Framed,
     draining: CancellationToken,
@@ -307,7 +342,15 @@ impl Recorder {
             }
             batch.push(pending);
         }
-        self.writer.write(batch).await;
+        self.hand_over(batch);
+    }
+
+    /// Hands `batch` to the writer (it writes in order).
+    fn hand_over(&self, batch: Vec<Pending>) {
+        if !batch.is_empty() {
+            // The writer ends only after the recorder: the send cannot fail.
+            let _ = self.writes.send(batch);
+        }
     }
 
     /// Writes `pending`, taking its frame first when it wants a capture of `capture_of`.
@@ -315,7 +358,7 @@ impl Recorder {
         if let (Some(session), Some(target)) = (pending.session.clone(), &capture_of) {
             pending.frame = self.frame_of(&session, target, pending.seen).await;
         }
-        self.writer.write(vec![pending]).await;
+        self.hand_over(vec![pending]);
     }
 
     /// A frame of tab `target` after an event that saw its screencast at frame `seen` (noted
@@ -363,7 +406,8 @@ impl Recorder {
     }
 }
 
-/// Writes events of one channel.
+/// Writes events of one channel to its store.
+#[derive(Clone)]
 pub struct Writer {
     channel: ChannelId,
     dir: PathBuf,

@@ -1,13 +1,16 @@
 //! One channel's timeline on disk, `<data_dir>/timeline/<channel>/`: events in
-//! `events.sqlite3` (WAL; each event is its own commit, so a daemon killed mid-write loses at
-//! most the event being written and never corrupts the rest) and frames as
+//! `events.sqlite3` (WAL; each batch the recorder's writer gathers is one commit, so a daemon
+//! killed mid-write loses at most that batch and never corrupts the rest) and frames as
 //! `frames/<sha256>.jpg` (written to a temporary name and renamed, so a frame file is whole
 //! or absent; identical frames are one file).
 //!
 //! Bounds: the directory stays under `max_bytes`, checked on every append (oldest events and
 //! the frames only they used go first), events older than `keep` go, and each event's fields
-//! are bounded (`super::fields`) on the way in and out. Calls are synchronous; async callers run them
-//! on a blocking thread.
+//! are bounded (`super::fields`) on the way in and out. The check costs no file system call:
+//! frames are counted exactly, and the database files by their size when last measured plus
+//! an upper bound on what each append since can have added to them ([`row_growth`]); they are
+//! measured again only when that bound nears the cap (issue 35). Calls are synchronous; async
+//! callers run them on a blocking thread.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -52,9 +55,36 @@ pub struct Store {
     next_seq: u64,
     /// Bytes of every frame file (kept in step with the `frames` table).
     frame_bytes: u64,
-    /// The last frame stored and its id: calls that share one capture (`super::pace`) add
-    /// the same image one after another, which then costs a compare, not a hash.
-    last_frame: Option<Box<(Vec<u8>, String)>>,
+    /// The last frame stored: calls that share one capture (`super::pace`) add the same image
+    /// one after another, which then costs a compare, not a hash nor a statement.
+    last_frame: Option<Box<LastFrame>>,
+    /// Bytes of the database and its journal files when last measured ([`Store::measure`]).
+    db_bytes: u64,
+    /// An upper bound on what appends added to the database files since then.
+    db_growth: u64,
+    /// The part of `db_growth` the open transaction added: not on disk until it commits, so
+    /// a measure within it still counts it.
+    uncommitted: u64,
+    /// How often the database files were measured (a file system call each).
+    measures: u64,
+}
+
+/// The last frame stored, and the newest event using it.
+struct LastFrame {
+    jpeg: Vec<u8>,
+    id: String,
+    /// The newest event using it (`frames.last_seq` gets it when the batch commits).
+    last_seq: u64,
+    /// What `frames.last_seq` holds.
+    stored_seq: u64,
+}
+
+/// A frame an event brings, identified before its event is encoded (so that is done once).
+struct Incoming<'a> {
+    jpeg: &'a [u8],
+    id: String,
+    /// The same image as the last frame stored.
+    repeat: bool,
 }
 
 const SCHEMA: &str = "
@@ -83,8 +113,19 @@ const PRUNE_TO_PERCENT: u64 = 80;
 const ROW_SLACK: u64 = 96 * 1024;
 /// The most KiB of database pages one open store keeps in memory.
 const CACHE_KIB: u64 = 256;
-/// Room for the frame id an event's row gets after its size was measured.
-const FRAME_ID_ROOM: u64 = 64;
+/// SQLite's page size (the default) plus the WAL's header of each page it writes.
+const WAL_PAGE: u64 = 4096 + 24;
+
+/// An upper bound on what one event row whose body is `body` bytes adds to the database files:
+/// the row and its index entry (at most twice their bytes, pages being half full after a
+/// split) in the database and again in the WAL, and a WAL page for a split around it.
+fn row_growth(body: u64) -> u64 {
+    4 * (body + 256) + WAL_PAGE
+}
+
+/// An upper bound on what a commit adds to the WAL beyond its rows: the pages every commit
+/// rewrites (the database header, the leaves and the index's leaf it appended to).
+const COMMIT_GROWTH: u64 = 4 * WAL_PAGE;
 
 impl Store {
     /// Opens (creating) the timeline in `dir`. A database that is not usable is moved aside
@@ -125,7 +166,12 @@ impl Store {
             next_seq: next_seq as u64,
             frame_bytes: frame_bytes as u64,
             last_frame: None,
+            db_bytes: 0,
+            db_growth: 0,
+            uncommitted: 0,
+            measures: 0,
         };
+        store.measure();
         store.drop_expired(super::event::now_ms())?;
         Ok(store)
     }
@@ -142,38 +188,81 @@ impl Store {
         self.dir.join(FRAMES_DIR).join(format!("{id}.jpg"))
     }
 
-    /// Adds `rows` (event, frame, time) in order in one transaction: one commit for the calls
-    /// released together (`super::pace`). A prune on the way commits what came before it and
-    /// runs as it does alone. On an error nothing since the last commit is kept.
+    /// Adds `rows` (event, frame, time) in order in one transaction: one commit for the events
+    /// the recorder's writer gathered (`super::recorder`). A prune on the way commits what came
+    /// before it and runs as it does alone. On an error nothing since the last commit is kept.
     pub fn append_all(
         &mut self,
         rows: Vec<(Draft, Option<&[u8]>, u64)>,
     ) -> Result<Vec<TimelineEvent>, StoreError> {
-        self.conn
-            .execute_batch("BEGIN")
-            .map_err(|e| self.db_err(e))?;
+        self.begin()?;
         let mut events = Vec::with_capacity(rows.len());
+        let mut written = Ok(());
         for (draft, frame, at_ms) in rows {
-            match self.append(draft, frame, at_ms) {
+            match self.append_one(draft, frame, at_ms) {
                 Ok(event) => events.push(event),
                 Err(error) => {
-                    if !self.conn.is_autocommit() {
-                        let _ = self.conn.execute_batch("ROLLBACK");
-                    }
-                    return Err(error);
+                    written = Err(error);
+                    break;
                 }
             }
         }
+        let written = written.and_then(|()| self.store_last_use());
+        if let Err(error) = written {
+            if !self.conn.is_autocommit() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+            self.uncommitted = 0;
+            // What the rollback undid is no longer known to be stored.
+            self.last_frame = None;
+            return Err(error);
+        }
+        self.commit()?;
+        Ok(events)
+    }
+
+    /// Begins a transaction (its commit adds to the WAL, [`COMMIT_GROWTH`]).
+    fn begin(&mut self) -> Result<(), StoreError> {
+        self.conn
+            .execute_batch("BEGIN")
+            .map_err(|e| self.db_err(e))?;
+        self.grew(COMMIT_GROWTH);
+        Ok(())
+    }
+
+    /// Commits the open transaction, if any.
+    fn commit(&mut self) -> Result<(), StoreError> {
         if !self.conn.is_autocommit() {
             self.conn
                 .execute_batch("COMMIT")
                 .map_err(|e| self.db_err(e))?;
         }
-        Ok(events)
+        self.uncommitted = 0;
+        Ok(())
+    }
+
+    /// Adds `bytes` to the bound on the database files' growth.
+    fn grew(&mut self, bytes: u64) {
+        self.db_growth += bytes;
+        if !self.conn.is_autocommit() {
+            self.uncommitted += bytes;
+        }
     }
 
     /// Adds one event (with its frame, stored once per distinct image) and returns it.
+    #[cfg(test)]
     pub fn append(
+        &mut self,
+        draft: Draft,
+        frame: Option<&[u8]>,
+        at_ms: u64,
+    ) -> Result<TimelineEvent, StoreError> {
+        let mut events = self.append_all(vec![(draft, frame, at_ms)])?;
+        Ok(events.remove(0))
+    }
+
+    /// [`Store::append`] inside [`Store::append_all`]'s transaction.
+    fn append_one(
         &mut self,
         draft: Draft,
         frame: Option<&[u8]>,
@@ -181,13 +270,19 @@ impl Store {
     ) -> Result<TimelineEvent, StoreError> {
         let seq = self.next_seq;
         let mut event = super::fields::bounded(draft).finish(seq, at_ms, None);
+        // The frame's id is known before the event is encoded, so it is encoded once.
+        let incoming = frame.map(|jpeg| self.identify(jpeg));
+        event.frame_id = incoming.as_ref().map(|f| f.id.clone());
+        let body = serde_json::to_string(&event)?;
         // The cap is checked on every append, not only for a new frame: events without a
         // frame, and repeats of the last frame, add rows too.
-        let mut body = serde_json::to_string(&event)?;
-        self.make_room(body.len() as u64 + FRAME_ID_ROOM)?;
-        if let Some(jpeg) = frame {
-            event.frame_id = Some(self.put_frame(jpeg, seq)?);
-            body = serde_json::to_string(&event)?;
+        let new_frame = incoming
+            .as_ref()
+            .filter(|f| !f.repeat)
+            .map_or(0, |f| f.jpeg.len() as u64);
+        self.make_room(body.len() as u64 + new_frame)?;
+        if let Some(incoming) = incoming {
+            self.put_frame(incoming, seq)?;
         }
         // Cached statements: an append is the timeline's most frequent write (issue 35).
         self.conn
@@ -204,56 +299,99 @@ impl Store {
                 ])
             })
             .map_err(|e| self.db_err(e))?;
+        self.grew(row_growth(body.len() as u64));
         self.next_seq += 1;
         Ok(event)
     }
 
-    /// Stores `jpeg` under its hash (once), noting that event `seq` uses it.
-    fn put_frame(&mut self, jpeg: &[u8], seq: u64) -> Result<String, StoreError> {
+    /// The id of `jpeg`: the last frame's when it is the same image (a compare), else its
+    /// hash.
+    fn identify<'a>(&self, jpeg: &'a [u8]) -> Incoming<'a> {
         let timer = super::stages::start();
-        let repeat = self.last_frame.as_ref().filter(|last| last.0 == jpeg);
+        let repeat = self
+            .last_frame
+            .as_ref()
+            .filter(|last| last.jpeg == jpeg)
+            .map(|last| last.id.clone());
+        let incoming = match repeat {
+            Some(id) => Incoming {
+                jpeg,
+                id,
+                repeat: true,
+            },
+            None => {
+                let hash = Sha256::digest(jpeg);
+                Incoming {
+                    jpeg,
+                    id: hash[..16].iter().map(|b| format!("{b:02x}")).collect(),
+                    repeat: false,
+                }
+            }
+        };
         timer.stop(super::stages::Stage::Hash);
-        if let Some(last) = repeat {
-            let id = last.1.clone();
-            let kept = self
-                .conn
+        incoming
+    }
+
+    /// Stores `frame` under its id (once), noting that event `seq` uses it. A repeat of the
+    /// last frame costs nothing here: its `last_seq` is written once per transaction
+    /// ([`Store::store_last_use`]).
+    fn put_frame(&mut self, frame: Incoming<'_>, seq: u64) -> Result<(), StoreError> {
+        if frame.repeat {
+            // Still the last frame unless a prune on the way removed it.
+            if let Some(last) = self.last_frame.as_mut().filter(|l| l.id == frame.id) {
+                last.last_seq = seq;
+                return Ok(());
+            }
+            // The prune took it: it comes back as a new frame, which needs its room.
+            self.make_room(frame.jpeg.len() as u64)?;
+        }
+        self.store_last_use()?;
+        self.put_new_frame(frame.jpeg, &frame.id, seq)?;
+        self.last_frame = Some(Box::new(LastFrame {
+            jpeg: frame.jpeg.to_vec(),
+            id: frame.id,
+            last_seq: seq,
+            stored_seq: seq,
+        }));
+        Ok(())
+    }
+
+    /// Writes the last frame's newest use to `frames.last_seq` (which prunes read) if it is
+    /// not there yet.
+    fn store_last_use(&mut self) -> Result<(), StoreError> {
+        let Some(last) = self.last_frame.as_mut() else {
+            return Ok(());
+        };
+        if last.last_seq == last.stored_seq {
+            return Ok(());
+        }
+        let (id, seq) = (last.id.clone(), last.last_seq);
+        self.conn
+            .prepare_cached("UPDATE frames SET last_seq = ?2 WHERE id = ?1")
+            .and_then(|mut update| update.execute(params![id, seq as i64]))
+            .map_err(|e| self.db_err(e))?;
+        if let Some(last) = self.last_frame.as_mut() {
+            last.stored_seq = seq;
+        }
+        Ok(())
+    }
+
+    /// [`Store::put_frame`] for an image unlike the last one: found by its id or written.
+    fn put_new_frame(&mut self, jpeg: &[u8], id: &str, seq: u64) -> Result<(), StoreError> {
+        let known: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT bytes FROM frames WHERE id = ?1")
+            .and_then(|mut select| select.query_row([id], |r| r.get(0)).optional())
+            .map_err(|e| self.db_err(e))?;
+        if known.is_some() && self.frame_path(id).exists() {
+            self.conn
                 .prepare_cached("UPDATE frames SET last_seq = ?2 WHERE id = ?1")
                 .and_then(|mut update| update.execute(params![id, seq as i64]))
                 .map_err(|e| self.db_err(e))?;
-            if kept == 1 && self.frame_path(&id).exists() {
-                return Ok(id);
-            }
-        }
-        let id = self.put_new_frame(jpeg, seq)?;
-        self.last_frame = Some(Box::new((jpeg.to_vec(), id.clone())));
-        Ok(id)
-    }
-
-    /// [`Store::put_frame`] for an image unlike the last one: found by its hash or written.
-    fn put_new_frame(&mut self, jpeg: &[u8], seq: u64) -> Result<String, StoreError> {
-        let timer = super::stages::start();
-        let hash = Sha256::digest(jpeg);
-        let id: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
-        timer.stop(super::stages::Stage::Hash);
-        let known: Option<i64> = self
-            .conn
-            .query_row("SELECT bytes FROM frames WHERE id = ?1", [&id], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(|e| self.db_err(e))?;
-        if known.is_some() && self.frame_path(&id).exists() {
-            self.conn
-                .execute(
-                    "UPDATE frames SET last_seq = ?2 WHERE id = ?1",
-                    params![id, seq as i64],
-                )
-                .map_err(|e| self.db_err(e))?;
-            return Ok(id);
+            return Ok(());
         }
         let size = jpeg.len() as u64;
-        self.make_room(size)?;
-        let path = self.frame_path(&id);
+        let path = self.frame_path(id);
         let partial = path.with_extension("jpg.partial");
         let io = |source| StoreError::Io {
             path: path.display().to_string(),
@@ -264,46 +402,70 @@ impl Store {
         std::fs::rename(&partial, &path).map_err(io)?;
         timer.stop(super::stages::Stage::FrameFile);
         self.conn
-            .execute(
+            .prepare_cached(
                 "INSERT OR REPLACE INTO frames (id, bytes, last_seq) VALUES (?1, ?2, ?3)",
-                params![id, size as i64, seq as i64],
             )
+            .and_then(|mut insert| insert.execute(params![id, size as i64, seq as i64]))
             .map_err(|e| self.db_err(e))?;
         self.frame_bytes += size - known.unwrap_or(0).min(size as i64) as u64;
-        Ok(id)
+        self.grew(row_growth(0));
+        Ok(())
     }
 
-    /// Bytes the directory takes now (frames, the database and its journal).
+    /// Bytes the directory takes now (frames, the database and its journal), measured.
     pub fn bytes_used(&self) -> u64 {
+        self.frame_bytes + self.db_files()
+    }
+
+    /// Bytes of the database and its journal files (three file system calls).
+    fn db_files(&self) -> u64 {
         let file = |name: &str| {
             std::fs::metadata(self.dir.join(name))
                 .map(|m| m.len())
                 .unwrap_or(0)
         };
-        self.frame_bytes
-            + file(DB_FILE)
-            + file(&format!("{DB_FILE}-wal"))
-            + file(&format!("{DB_FILE}-shm"))
+        file(DB_FILE) + file(&format!("{DB_FILE}-wal")) + file(&format!("{DB_FILE}-shm"))
+    }
+
+    /// Measures the database files again (the bound on their growth starts afresh, from what
+    /// the open transaction has yet to write).
+    fn measure(&mut self) {
+        self.db_bytes = self.db_files();
+        self.db_growth = self.uncommitted;
+        self.measures += 1;
+    }
+
+    /// At least the bytes the directory takes now, without a file system call.
+    fn bytes_bound(&self) -> u64 {
+        self.frame_bytes + self.db_bytes + self.db_growth
     }
 
     /// Drops the oldest events (and frames only they used) until `incoming` more bytes fit
-    /// under the cap with room to spare.
+    /// under the cap with room to spare. Measures the database files only when the bound on
+    /// them says they might not fit.
     fn make_room(&mut self, incoming: u64) -> Result<(), StoreError> {
         let incoming = incoming + ROW_SLACK;
-        if self.bytes_used() + incoming <= self.limits.max_bytes {
+        if self.bytes_bound() + incoming <= self.limits.max_bytes {
+            return Ok(());
+        }
+        self.measure();
+        if self.bytes_bound() + incoming <= self.limits.max_bytes {
             return Ok(());
         }
         // Within [`Store::append_all`]: what came before is committed, the prune runs with a
         // commit per step as it does alone (compaction cannot run inside a transaction), then
         // the batch goes on in a new one.
+        self.store_last_use()?;
         if !self.conn.is_autocommit() {
-            self.conn
-                .execute_batch("COMMIT")
-                .map_err(|e| self.db_err(e))?;
-            self.prune(incoming)?;
-            return self.conn.execute_batch("BEGIN").map_err(|e| self.db_err(e));
+            self.commit()?;
+            let pruned = self.prune(incoming);
+            self.measure();
+            pruned?;
+            return self.begin();
         }
-        self.prune(incoming)
+        let pruned = self.prune(incoming);
+        self.measure();
+        pruned
     }
 
     /// Drops the oldest events (and the frames only they used) until `incoming` more bytes
@@ -362,6 +524,7 @@ impl Store {
 
     /// Removes frames no kept event uses (and, with `upto`, those last used at or before it).
     fn forget_frames(&mut self, upto: Option<i64>) -> Result<(), StoreError> {
+        self.store_last_use()?;
         let gone: Vec<(String, i64)> = {
             let mut stmt = self
                 .conn
@@ -389,6 +552,9 @@ impl Store {
                     })
                 }
             }
+            if self.last_frame.as_ref().is_some_and(|last| last.id == id) {
+                self.last_frame = None;
+            }
             self.conn
                 .execute("DELETE FROM frames WHERE id = ?1", [&id])
                 .map_err(|e| self.db_err(e))?;
@@ -414,6 +580,7 @@ impl Store {
         if dropped > 0 {
             self.forget_frames(None)?;
             self.compact()?;
+            self.measure();
             tracing::info!(event = "timeline_expired", dir = %self.dir.display(), dropped);
         }
         Ok(())
@@ -624,6 +791,72 @@ mod tests {
             used <= (CACHE_KIB as i64) * 1024 * 5 / 4,
             "{used} bytes of cache"
         );
+    }
+
+    #[test]
+    fn appends_far_below_the_cap_measure_no_file_and_the_bound_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path(), limits(1 << 30)).unwrap();
+        let measured = store.measures;
+        let now = super::super::event::now_ms();
+        let long = |n: usize| {
+            human().tab(
+                Some("T".into()),
+                Some(format!("https://x.example/{n}/{}", "p".repeat(n % 3000))),
+            )
+        };
+        // Single appends, batches as the writer gathers them, new frames and repeats.
+        for n in 0..400usize {
+            let jpeg = vec![(n / 7) as u8; 2000 + n];
+            let frame = (n % 2 == 0).then_some(&jpeg[..]);
+            if n % 5 == 0 {
+                let rows = (0..40).map(|i| (long(n * 40 + i), frame, now)).collect();
+                store.append_all(rows).unwrap();
+            } else {
+                store.append(long(n), frame, now).unwrap();
+            }
+            assert!(
+                store.bytes_bound() >= store.bytes_used(),
+                "after {n}: bound {} < used {}",
+                store.bytes_bound(),
+                store.bytes_used()
+            );
+        }
+        assert_eq!(store.measures, measured, "the database files were measured");
+        assert_eq!(
+            store.list(0, None, 10_000, None).unwrap().len(),
+            80 * 40 + 320
+        );
+    }
+
+    #[test]
+    fn a_repeated_frame_keeps_its_newest_use_for_the_prune() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path(), limits(1 << 30)).unwrap();
+        let now = super::super::event::now_ms();
+        store.append(human(), Some(b"still"), now).unwrap();
+        store
+            .append_all(vec![
+                (human(), Some(b"still"), now),
+                (human(), Some(b"still"), now),
+            ])
+            .unwrap();
+        let last_seq: i64 = store
+            .conn
+            .query_row("SELECT last_seq FROM frames", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(last_seq, 3);
+        drop(store);
+        // And after a reopen the image is still stored once and found by its hash.
+        let mut store = Store::open(dir.path(), limits(1 << 30)).unwrap();
+        let again = store.append(human(), Some(b"still"), now).unwrap();
+        assert_eq!(
+            std::fs::read_dir(dir.path().join(FRAMES_DIR))
+                .unwrap()
+                .count(),
+            1
+        );
+        assert!(store.frame(again.frame_id.as_deref().unwrap()).is_some());
     }
 
     #[test]
