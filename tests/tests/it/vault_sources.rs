@@ -13,7 +13,7 @@ use porthole_tests::{eventually, TempDir};
 use serde_json::{json, Value};
 
 use super::vault::{
-    keepass_db, received, state_of, unlock, wait_for, CHANNEL, KP_PASSWORD, PASS_PASSWORD,
+    keepass_db, received, run, state_of, unlock, wait_for, CHANNEL, KP_PASSWORD, PASS_PASSWORD,
     SITE_PASSWORD,
 };
 
@@ -413,5 +413,61 @@ async fn a_reset_or_deleted_channel_forgets_the_secrets_filled_there() {
         owner.act_ok("navigate", json!({"url": carrier})).await;
         let (_, text) = owner.act_text("page_info", json!({})).await;
         assert_eq!(shows(&text), (true, false), "after {forget}: {text}");
+    }
+}
+
+/// KDBX 4 with Argon2d (KeePassXC's default) and Argon2id, as the real keepassxc-cli saves
+/// them: it merges the test's entries into a copy of an empty Argon2 database (keepassxc-cli
+/// 2.7 creates AES-KDF ones only; see `tests/fixtures/vault/README.md`) and writes the file
+/// with the KDF it found. A wrong password leaves each locked; the right one lists its items.
+#[tokio::test(flavor = "multi_thread")]
+async fn argon2_databases_saved_by_keepassxc_unlock_with_their_password() {
+    let dir = TempDir::new("vault-argon2");
+    let entries = keepass_db(dir.path(), "entries", "http://127.0.0.1:9", true, false);
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vault");
+    let kdfs = [("argon2d", "KDF: Argon2d"), ("argon2id", "KDF: Argon2id")];
+    let mut sources = Vec::new();
+    for (name, kdf) in kdfs {
+        let db = dir.path().join(format!("{name}.kdbx"));
+        std::fs::copy(fixtures.join(format!("{name}-empty.kdbx")), &db).unwrap();
+        let (db_arg, from) = (db.to_str().unwrap(), entries.to_str().unwrap());
+        let password = format!("{KP_PASSWORD}\n");
+        run(
+            "keepassxc-cli",
+            &["merge", "-q", "-s", db_arg, from],
+            &[],
+            &password,
+        );
+        let info = run("keepassxc-cli", &["db-info", "-q", db_arg], &[], &password);
+        assert!(info.contains(kdf), "{name}: {info}");
+        let listed = run("keepassxc-cli", &["ls", "-R", "-q", db_arg], &[], &password);
+        assert!(listed.contains("Forum"), "{name}: {listed}");
+        sources.push(json!({"kind": "keepass", "name": name, "path": db}));
+    }
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"vault": {"sources": sources}}),
+        ..Default::default()
+    })
+    .await;
+    for (name, _) in kdfs {
+        let (status, answer) = unlock(&daemon, name, "not the password").await;
+        assert_eq!(status, 400, "{name}: {answer}");
+        assert_eq!(answer["error"]["code"], "wrong_password", "{answer}");
+        let (_, overview) = daemon.get("/api/browser/vault").await;
+        assert_eq!(state_of(&overview, name), "locked", "{overview}");
+
+        let (status, answer) = unlock(&daemon, name, KP_PASSWORD).await;
+        assert_eq!(status, 200, "{name}: {answer}");
+        let (_, overview) = daemon.get("/api/browser/vault").await;
+        assert_eq!(state_of(&overview, name), "unlocked", "{overview}");
+        let item = format!("{name}/Web/Forum");
+        let forum = overview["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["item"] == item.as_str())
+            .unwrap_or_else(|| panic!("{item} in {overview}"));
+        assert_eq!(forum["username"], "alice", "{forum}");
+        assert_eq!(forum["has_totp"], true, "{forum}");
     }
 }
