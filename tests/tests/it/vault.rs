@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
+use porthole_tests::action::Caller;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
@@ -233,6 +234,28 @@ pub(crate) async fn wait_for(server: &PageServer, prefix: &str) -> String {
         || async { received(server, prefix).into_iter().next() },
     )
     .await
+}
+
+/// What the login page's form sends once `kp/Web/Forum` (alice) is filled and submitted.
+pub(crate) fn forum_welcome() -> String {
+    format!(
+        "GET /welcome?user=alice&pass={}",
+        SITE_PASSWORD.replace('@', "%40")
+    )
+}
+
+/// `agent` fills `kp/Web/Forum` into the login page it is on and submits it: the call
+/// succeeds and the site receives alice and the password. The call's answer.
+pub(crate) async fn fill_forum_and_submit(agent: &Caller, site: &PageServer) -> String {
+    let (is_error, text) = agent
+        .act_text(
+            "fill_login",
+            json!({"item": "kp/Web/Forum", "submit": true}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(wait_for(site, "/welcome").await, forum_welcome());
+    text
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -533,21 +556,13 @@ async fn fill_login_types_into_the_items_own_site_only_and_never_answers_the_pas
     );
 
     // The right site: the fields are found, typed with trusted input, and the form sent.
-    let (is_error, text) = agent
-        .act_text(
-            "fill_login",
-            json!({"item": "kp/Web/Forum", "submit": true}),
-        )
-        .await;
-    assert!(!is_error, "{text}");
+    let text = fill_forum_and_submit(&agent, &site).await;
     assert!(
         text.contains("username and password of 'Forum'") && text.contains(&site.base()),
         "{text}"
     );
     answers.push_str(&text);
-    let sent = wait_for(&site, "/welcome").await;
     let encoded = SITE_PASSWORD.replace('@', "%40");
-    assert_eq!(sent, format!("GET /welcome?user=alice&pass={encoded}"));
     let typed = received(&site, "/typed");
     assert!(
         !typed.is_empty() && typed.iter().all(|t| t.ends_with("trusted=true")),

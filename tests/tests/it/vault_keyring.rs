@@ -15,7 +15,7 @@ use porthole_tests::pages::PageServer;
 use porthole_tests::{cli, eventually, TempDir};
 use serde_json::{json, Value};
 
-use super::vault::{keepass_db, state_of, wait_for, CHANNEL, KP_PASSWORD, SITE_PASSWORD};
+use super::vault::{fill_forum_and_submit, keepass_db, state_of, CHANNEL, KP_PASSWORD};
 
 /// A private D-Bus session bus with an unlocked GNOME Keyring (the Secret Service) on it.
 /// The bus goes when this drops; the keyring daemon leaves with its bus.
@@ -233,21 +233,7 @@ async fn vault_unlock_stores_the_password_in_the_secret_service_and_the_daemon_u
     agent
         .act_ok("navigate", json!({"url": site.url("/login.html")}))
         .await;
-    let (is_error, text) = agent
-        .act_text(
-            "fill_login",
-            json!({"item": "kp/Web/Forum", "submit": true}),
-        )
-        .await;
-    assert!(!is_error, "{text}");
-    let sent = wait_for(&site, "/welcome").await;
-    assert_eq!(
-        sent,
-        format!(
-            "GET /welcome?user=alice&pass={}",
-            SITE_PASSWORD.replace('@', "%40")
-        )
-    );
+    fill_forum_and_submit(&agent, &site).await;
     assert!(daemon.logged("vault_keyring_unlocked"));
     assert!(
         !daemon.log().contains(KP_PASSWORD),

@@ -13,8 +13,8 @@ use porthole_tests::{eventually, TempDir};
 use serde_json::{json, Value};
 
 use super::vault::{
-    keepass_db, received, run, state_of, unlock, wait_for, CHANNEL, KP_PASSWORD, PASS_PASSWORD,
-    SITE_PASSWORD,
+    fill_forum_and_submit, keepass_db, received, run, state_of, unlock, wait_for, CHANNEL,
+    KP_PASSWORD, PASS_PASSWORD, SITE_PASSWORD,
 };
 
 fn source<'a>(overview: &'a Value, name: &str) -> &'a Value {
@@ -125,21 +125,7 @@ async fn a_corrupt_or_missing_database_is_in_error_and_the_rest_keeps_working() 
         "{:?}",
         site.requests()
     );
-    let (is_error, text) = agent
-        .act_text(
-            "fill_login",
-            json!({"item": "kp/Web/Forum", "submit": true}),
-        )
-        .await;
-    assert!(!is_error, "{text}");
-    let sent = wait_for(&site, "/welcome").await;
-    assert_eq!(
-        sent,
-        format!(
-            "GET /welcome?user=alice&pass={}",
-            SITE_PASSWORD.replace('@', "%40")
-        )
-    );
+    fill_forum_and_submit(&agent, &site).await;
     let (_, overview) = daemon.get("/api/browser/vault").await;
     assert_eq!(state_of(&overview, "bad"), "error");
     assert_eq!(state_of(&overview, "gone"), "error");
