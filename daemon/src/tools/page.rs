@@ -174,14 +174,30 @@ pub async fn capture(tab: &Tab, format: Option<ImageFormat>) -> Result<ToolOutpu
         .with_text(format!("Screenshot of the {w}x{h} viewport.")))
 }
 
-/// `resize_window`.
+/// `resize_window`. Chrome answers the new layout before the page's renderer has applied it
+/// (seen on a loaded machine: `innerWidth` still the old one right after), so the answer,
+/// and with it the agent's next call, waits until the page reports a size other than the
+/// one it had (or the one asked), for up to a second.
 pub async fn resize_window(tab: &Tab, args: &ResizeWindowArgs) -> Result<ToolOutput, ToolError> {
+    const SIZE: &str = "[innerWidth, innerHeight]";
+    let size_now = || async {
+        tab.eval(SIZE, Duration::from_secs(5))
+            .await
+            .unwrap_or(Value::Null)
+    };
+    let before = size_now().await;
     tab.browser.set_viewport(args.width, args.height).await?;
     tab.browser.size_tab(&tab.session_id).await?;
-    let inner = tab
-        .eval("[innerWidth, innerHeight]", Duration::from_secs(5))
-        .await
-        .unwrap_or(Value::Null);
+    let asked = json!([args.width, args.height]);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
+    let inner = loop {
+        let inner = size_now().await;
+        let settled = inner == asked || inner != before || before.is_null();
+        if settled || tokio::time::Instant::now() >= deadline {
+            break inner;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     Ok(ToolOutput::text(format!(
         "Resized the viewport to {}x{} (the page now lays out at {}x{}).",
         args.width, args.height, inner[0], inner[1]
