@@ -20,9 +20,8 @@ mod view;
 
 pub(crate) use error::SessionError;
 pub(crate) use files::print::print_to_download;
-pub(crate) use files::transfers::{
-    Download, DownloadLimits, DownloadState, DownloadTracking, ReadBack,
-};
+pub(crate) use files::download::{Download, DownloadState};
+pub(crate) use files::transfers::{DownloadLimits, DownloadTracking, ReadBack};
 pub(crate) use guard::consent::ConsentRules;
 pub(crate) use guard::policy::{check_url_for, UrlPolicy};
 pub(crate) use input::events::{dispatch as dispatch_input, InputEvent, MouseButton, Pointer};
@@ -30,13 +29,15 @@ pub(crate) use input::events::{dispatch as dispatch_input, InputEvent, MouseButt
 pub(crate) use input::keys;
 pub(crate) use input::pipeline::{Dispatched, InputPipeline, Next};
 pub(crate) use input::queue::InputQueue;
+pub(crate) use input::stages::frame_written as wheel_frame_written;
 pub(crate) use prompts::auth::AuthAnswer;
 pub(crate) use prompts::person_files::{safe_name, HandedFile};
 pub(crate) use prompts::registry::{Prompt, Registry};
 pub(crate) use prompts::select_popup::SelectChoice;
 pub(crate) use protocol::{ActivityPhase, DownloadPhase, Holder, PaneMessage, TabInfo};
 pub(crate) use session::handle::SettleLimits;
-pub use session::handle::{BrowserSession, Ownership, SessionOptions};
+pub use session::core::Ownership;
+pub use session::handle::{BrowserSession, SessionOptions};
 pub(crate) use tabs::owner::{Actor, HUMAN, OWNER_AGENT};
 pub(crate) use tabs::refs::{FrameRefs, RefBook};
 pub(crate) use tabs::worlds::{IsolatedWorld, NewDocumentWorld};
@@ -44,4 +45,5 @@ pub(crate) use view::find::MAX_QUERY as MAX_FIND_QUERY;
 /// Bench-only attribution of a frame's time by stage (used by `porthole-bench`).
 pub use view::frame_stages;
 pub(crate) use view::pane_view::PaneView;
-pub(crate) use view::screencast::{Frame, Watching};
+pub(crate) use view::frames::Frame;
+pub(crate) use view::screencast::Watching;

@@ -4,7 +4,7 @@
 //! its own replies (`started`, `clipboard`, `error`) of the same type. Binary frames are not
 //! here: they travel through the screencast hub.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::mode::Mode;
 
@@ -142,8 +142,8 @@ pub enum PaneMessage {
     SelectPopup {
         id: String,
         target_id: String,
-        rect: crate::browser::prompts::select_popup::PopupRect,
-        options: Vec<crate::browser::prompts::select_popup::SelectOption>,
+        rect: PopupRect,
+        options: Vec<SelectOption>,
         /// Indices (into `options`) selected now (a datalist's highlighted suggestion).
         selected: Vec<u32>,
         multiple: bool,
@@ -151,7 +151,7 @@ pub enum PaneMessage {
         /// `options`; sent again under the same id as they change), or a picker (`date`,
         /// `time`, `datetime-local`, `month`, `week`, `color`: no options, the pane draws a
         /// real input of that kind and answers `select_answer {id, value}`).
-        kind: crate::browser::prompts::pickers::PopupKind,
+        kind: PopupKind,
         /// The input's value now (not for `select`).
         #[serde(skip_serializing_if = "Option::is_none")]
         value: Option<String>,
@@ -346,4 +346,40 @@ impl PaneMessage {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("pane messages always serialize")
     }
+}
+
+/// Where the select sits, in CSS px of the tab's viewport.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PopupRect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+/// One option of a select popup, in the select's order (indices count these, from 0).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SelectOption {
+    pub label: String,
+    pub value: String,
+    pub disabled: bool,
+    /// The label of the `<optgroup>` it is in, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+/// What kind of popup a `select_popup` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PopupKind {
+    /// A `<select>`: answered by `index`/`indices`.
+    Select,
+    /// An `<input list>`'s suggestions: answered by `index` (into `options`) or any `value`.
+    Datalist,
+    Date,
+    Time,
+    DatetimeLocal,
+    Month,
+    Week,
+    Color,
 }

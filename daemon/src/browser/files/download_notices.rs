@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::broadcast;
 
-use super::transfers::{Download, DownloadState};
+use super::download::{Download, DownloadState};
 use crate::browser::protocol::{DownloadPhase, PaneMessage};
 use crate::browser::tabs::owner::TabOwner;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde_json::json;
 
-use super::transfers::Download;
+use super::download::Download;
 use crate::browser::{BrowserSession, SessionError};
 
 /// Rendering a long page to PDF takes a while.

@@ -34,28 +34,11 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use super::download::{Download, DownloadState};
 use super::download_notices::DownloadNotices;
 use crate::browser::protocol::PaneMessage;
 use crate::cdp::{CdpConnection, CdpEvent};
 use crate::providers::{BrowserFiles, DownloadPlace};
-
-/// Where a download stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum DownloadState {
-    InProgress,
-    Completed,
-    Canceled,
-}
-
-impl DownloadState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DownloadState::InProgress => "in progress",
-            DownloadState::Completed => "completed",
-            DownloadState::Canceled => "canceled",
-        }
-    }
-}
 
 /// The list file in a downloads directory.
 const INDEX: &str = "index.json";
@@ -63,39 +46,6 @@ const INDEX: &str = "index.json";
 pub const MAX_LISTED: usize = 500;
 /// The most characters of a download's URL the list keeps; a longer one is cut and ends in `…`.
 pub const MAX_URL_CHARS: usize = 2048;
-
-/// One download of the session's browser.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Download {
-    /// `d1`, `d2`, … in the order they began.
-    pub id: String,
-    /// Chrome's id; the file is `downloads/<guid>`.
-    pub guid: String,
-    /// The name the page suggested.
-    pub name: String,
-    pub url: String,
-    pub state: DownloadState,
-    pub received: u64,
-    /// 0 when the server did not say.
-    pub total: u64,
-    /// Where the finished file is, as the browser sees it (in its container in docker mode).
-    pub path: PathBuf,
-    /// The frame that started it (a tab's target id for its main frame).
-    #[serde(default)]
-    pub frame_id: String,
-    /// The id of the owner of the tab it came from (`human` or an agent id), once known.
-    #[serde(default)]
-    pub owner: Option<String>,
-    /// The tab it came from, once known.
-    #[serde(default)]
-    pub target_id: Option<String>,
-    /// The file is on the daemon's side even when the browser's downloads are not (a print).
-    #[serde(default)]
-    pub on_daemon: bool,
-    /// Why the daemon cancelled it (a bound), for `list_downloads`.
-    #[serde(default)]
-    pub why: Option<String>,
-}
 
 /// Why a download's bytes cannot be had or kept.
 #[derive(Debug, thiserror::Error)]

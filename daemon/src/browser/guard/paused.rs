@@ -44,7 +44,7 @@ impl BrowserSession {
                     json!({ "requestId": request_id, "errorReason": "Aborted" }),
                 ),
             };
-            if let Err(error) = session.cdp.call(method, reply).await {
+            if let Err(error) = session.core.cdp.call(method, reply).await {
                 // The request may have been cancelled meanwhile (the tab closed).
                 tracing::debug!(event = "paused_request_not_answered", method, %error);
             }
@@ -113,7 +113,7 @@ impl BrowserSession {
         {
             return false;
         }
-        let own_site = self.tabs.get(target_id).map(|t| site_of(&t.url));
+        let own_site = self.core.tabs.get(target_id).map(|t| site_of(&t.url));
         own_site.as_deref() != Some(site_of(url).as_str())
     }
 
@@ -158,16 +158,16 @@ impl BrowserSession {
     /// The tab a frame is in and its owner. A frame of a tab not tracked yet (a popup's first
     /// document, asked for before it is attached) is its opener's: Chrome is asked for it.
     async fn owner_of_frame(&self, frame: &str) -> Option<(String, TabOwner)> {
-        if let Some(tab) = self.tabs.tab_of_frame(frame) {
+        if let Some(tab) = self.core.tabs.tab_of_frame(frame) {
             return Some((tab.target_id, tab.owner));
         }
         let info = self
-            .cdp
+            .core.cdp
             .call("Target.getTargetInfo", json!({ "targetId": frame }))
             .await
             .ok()?;
         let opener = info["targetInfo"]["openerId"].as_str()?;
-        let owner = self.tabs.owner_of(opener)?;
+        let owner = self.core.tabs.owner_of(opener)?;
         Some((frame.to_string(), owner))
     }
 }

@@ -186,7 +186,7 @@ impl BrowserSession {
     /// The agent id to tell when the tracked tab `target_id` must leave an internal page;
     /// `None` when it is the person's tab (or not tracked).
     fn guarded_by(&self, target_id: &str) -> Option<String> {
-        match self.tabs.owner_of(target_id)? {
+        match self.core.tabs.owner_of(target_id)? {
             TabOwner::Agent { id, .. } => Some(id),
             TabOwner::Human if self.agents.url_guard.every_tab.load(Ordering::SeqCst) => {
                 Some(OWNER_AGENT.to_string())
@@ -204,7 +204,7 @@ impl BrowserSession {
         let Some(agent_id) = self.guarded_by(target_id) else {
             return false;
         };
-        let first = self.tabs.begin_guard_close(target_id);
+        let first = self.core.tabs.begin_guard_close(target_id);
         if !first {
             return true;
         }
@@ -218,7 +218,7 @@ impl BrowserSession {
                  of yours (a new one if you have none)."
             ),
         );
-        let cdp = self.cdp.clone();
+        let cdp = self.core.cdp.clone();
         let target = target_id.to_string();
         tokio::spawn(async move {
             if let Err(error) = cdp
@@ -283,7 +283,7 @@ impl BrowserSession {
         self.agents
             .url_guard
             .shown
-            .get_or_init(|| Shown::follow(self.cdp.subscribe()));
+            .get_or_init(|| Shown::follow(self.core.cdp.subscribe()));
     }
 
     /// Ok when a tool may run in `target_id`: its page, as Chrome reports it now, is one agents
@@ -293,12 +293,12 @@ impl BrowserSession {
             .agents
             .url_guard
             .shown
-            .get_or_init(|| Shown::follow(self.cdp.subscribe()));
+            .get_or_init(|| Shown::follow(self.core.cdp.subscribe()));
         let url = match shown.get(target_id) {
             Some(url) => url,
             None => {
                 let reply = self
-                    .cdp
+                    .core.cdp
                     .call("Target.getTargetInfo", json!({ "targetId": target_id }))
                     .await?;
                 let url = reply["targetInfo"]["url"]

@@ -101,7 +101,7 @@ impl BrowserSession {
         }
         let url = match url {
             Some(url) => url.to_string(),
-            None => self.tabs.get(target_id).map(|t| t.url).unwrap_or_default(),
+            None => self.core.tabs.get(target_id).map(|t| t.url).unwrap_or_default(),
         };
         self.approve(self.ask_for(agent_id, kind, target_id, &url, detail))
             .await
@@ -116,7 +116,7 @@ impl BrowserSession {
         session: &str,
         url: &str,
     ) -> Result<(), SessionError> {
-        let Some(target_id) = self.tabs.target_of_session(session) else {
+        let Some(target_id) = self.core.tabs.target_of_session(session) else {
             return Ok(());
         };
         if !self.new_site_for(agent_id, &target_id, url) {
@@ -152,11 +152,11 @@ impl BrowserSession {
                 answer,
             },
         );
-        self.notify(message(&id, ask));
+        self.core.notify(message(&id, ask));
         let (outcome, by) = if self.pane_count() == 0 {
             (Outcome::Unwatched, "porthole")
         } else {
-            let closed = self.life.closed.clone();
+            let closed = self.core.life.closed.clone();
             tokio::select! {
                 answer = answered => match answer {
                     Ok(outcome @ (Outcome::Allowed(_) | Outcome::Declined)) => (outcome, "person"),
@@ -172,7 +172,7 @@ impl BrowserSession {
             rules.remembered.remember(&ask.agent_id, ask.kind, &site);
         }
         tracing::info!(event = "approval_closed", channel_id = %self.channel(), %id, outcome = outcome.as_str(), by);
-        self.notify(PaneMessage::ApprovalClosed {
+        self.core.notify(PaneMessage::ApprovalClosed {
             id,
             outcome: outcome.as_str().to_string(),
             by: by.to_string(),

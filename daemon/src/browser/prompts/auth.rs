@@ -28,7 +28,8 @@ use tokio::sync::broadcast;
 use super::registry::{Prompt, Registry};
 use crate::browser::error::SessionError;
 use crate::browser::protocol::PaneMessage;
-use crate::browser::session::handle::{BrowserSession, Ownership};
+use crate::browser::session::core::Ownership;
+use crate::browser::session::handle::BrowserSession;
 use crate::cdp::CdpEvent;
 
 /// How long a prompt waits while no pane is attached.
@@ -135,14 +136,14 @@ impl BrowserSession {
         self: Arc<Self>,
         mut events: broadcast::Receiver<CdpEvent>,
     ) {
-        if self.ownership != Ownership::AllTabs {
+        if self.core.ownership != Ownership::AllTabs {
             return;
         }
         if let Err(error) = self.enable_request_pauses(true).await {
             tracing::warn!(event = "auth_prompts_off", channel_id = %self.channel(), %error);
             return;
         }
-        let closed = self.life.closed.clone();
+        let closed = self.core.life.closed.clone();
         while let Some(event) = crate::cdp::next_event(&mut events, &closed, "auth").await {
             match event.method.as_str() {
                 "Fetch.requestPaused" => self.decide_paused(&event),
@@ -153,7 +154,7 @@ impl BrowserSession {
                         event.session_id.as_deref(),
                         event.params["frameId"].as_str(),
                     ) {
-                        self.tabs.frame_attached(session, frame);
+                        self.core.tabs.frame_attached(session, frame);
                     }
                 }
                 "Fetch.authRequired" => self.auth_required(&event),
@@ -181,7 +182,7 @@ impl BrowserSession {
                 patterns.push(json!({ "urlPattern": "*", "resourceType": kind }));
             }
         }
-        self.cdp
+        self.core.cdp
             .call(
                 "Fetch.enable",
                 json!({ "handleAuthRequests": true, "patterns": patterns }),
@@ -205,7 +206,7 @@ impl BrowserSession {
         };
         let frame = p["frameId"].as_str().unwrap_or_default();
         let target_id = self
-            .tabs
+            .core.tabs
             .tab_of_frame(frame)
             .map_or_else(|| frame.to_string(), |t| t.target_id);
         let challenge = &p["authChallenge"];
@@ -226,7 +227,7 @@ impl BrowserSession {
             .auth
             .open
             .insert(prompt.id.clone(), prompt.clone());
-        self.notify(prompt.message());
+        self.core.notify(prompt.message());
         self.prompts.auth.opened.send_modify(|n| *n += 1);
         tokio::spawn(cancel_unwatched(Arc::downgrade(self), prompt.id));
     }
@@ -247,7 +248,7 @@ impl BrowserSession {
             .map(|(_, prompt)| prompt)
             .collect();
         for prompt in &dropped {
-            self.notify(PaneMessage::AuthPromptClosed {
+            self.core.notify(PaneMessage::AuthPromptClosed {
                 id: prompt.id.clone(),
             });
         }
@@ -302,7 +303,7 @@ impl BrowserSession {
             AuthAnswer::Cancel => json!({ "response": "CancelAuth" }),
         };
         tracing::info!(event = "auth_prompt_answered", channel_id = %self.channel(), %id, origin = %prompt.origin, cancelled = cancel);
-        self.cdp
+        self.core.cdp
             .call(
                 "Fetch.continueWithAuth",
                 json!({ "requestId": prompt.request_id, "authChallengeResponse": response }),

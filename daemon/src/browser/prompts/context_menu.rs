@@ -126,7 +126,7 @@ impl BrowserSession {
             text.filter(|t| !t.is_empty())
                 .map(|t| t.chars().take(most).collect::<String>())
         };
-        self.notify(PaneMessage::ContextMenu {
+        self.core.notify(PaneMessage::ContextMenu {
             id,
             target_id: target_id.to_string(),
             x: menu.x,
@@ -182,7 +182,7 @@ impl BrowserSession {
     /// `{"data": base64, "mime"}`.
     async fn cached_resource(&self, session: &str, url: &str) -> Result<Value, MenuError> {
         let tree = self
-            .cdp
+            .core.cdp
             .call_on(session, "Page.getResourceTree", json!({}))
             .await
             .map_err(SessionError::from)?;
@@ -192,7 +192,7 @@ impl BrowserSession {
             ));
         };
         let content = self
-            .cdp
+            .core.cdp
             .call_on(
                 session,
                 "Page.getResourceContent",
@@ -217,7 +217,7 @@ impl BrowserSession {
     /// Evaluates `expression` (a promise) in the world where the menu's image lives.
     async fn await_in(&self, menu: &OpenMenu, expression: &str) -> Result<Value, MenuError> {
         let reply = self
-            .cdp
+            .core.cdp
             .call_on(
                 &menu.session,
                 "Runtime.evaluate",

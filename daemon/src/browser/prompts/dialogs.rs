@@ -48,7 +48,7 @@ impl BrowserSession {
         let Some(target_id) = event
             .session_id
             .as_deref()
-            .and_then(|session| self.tabs.target_of_session(session))
+            .and_then(|session| self.core.tabs.target_of_session(session))
         else {
             return;
         };
@@ -65,8 +65,8 @@ impl BrowserSession {
                     .map(str::to_string),
             };
             tracing::info!(event = "dialog_opened", channel_id = %self.channel(), %target_id, kind = dialog.kind.as_str());
-            self.tabs.set_dialog(&target_id, dialog.clone());
-            self.notify(PaneMessage::Dialog {
+            self.core.tabs.set_dialog(&target_id, dialog.clone());
+            self.core.notify(PaneMessage::Dialog {
                 target_id,
                 kind: dialog.kind,
                 message: dialog.message,
@@ -78,9 +78,9 @@ impl BrowserSession {
     }
 
     fn forget_dialog(&self, target_id: &str) {
-        let was_open = self.tabs.take_dialog(target_id);
+        let was_open = self.core.tabs.take_dialog(target_id);
         if was_open {
-            self.notify(PaneMessage::DialogClosed {
+            self.core.notify(PaneMessage::DialogClosed {
                 target_id: target_id.to_string(),
             });
         }
@@ -88,12 +88,12 @@ impl BrowserSession {
 
     /// The dialog open in a tab, if any.
     pub(crate) fn open_dialog(&self, target_id: &str) -> Option<OpenDialog> {
-        self.tabs.dialog(target_id)
+        self.core.tabs.dialog(target_id)
     }
 
     /// Every open dialog, by tab (for a pane that attaches while one is open).
     pub(crate) fn open_dialogs(&self) -> Vec<(String, OpenDialog)> {
-        self.tabs.dialogs()
+        self.core.tabs.dialogs()
     }
 
     /// Answers the dialog open in `target_id` (`text` goes into a prompt).
@@ -113,7 +113,7 @@ impl BrowserSession {
         if let Some(text) = text.or(dialog.default_prompt.as_deref()) {
             params["promptText"] = json!(text);
         }
-        self.cdp
+        self.core.cdp
             .call_on(&session, "Page.handleJavaScriptDialog", params)
             .await?;
         tracing::info!(event = "dialog_answered", channel_id = %self.channel(), %target_id, accept);

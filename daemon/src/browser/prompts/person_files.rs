@@ -146,7 +146,7 @@ impl BrowserSession {
         self: Arc<Self>,
         mut events: broadcast::Receiver<CdpEvent>,
     ) {
-        let closed = self.life.closed.clone();
+        let closed = self.core.life.closed.clone();
         while let Some(event) = crate::cdp::next_event(&mut events, &closed, "person_files").await {
             match event.method.as_str() {
                 "Page.fileChooserOpened" => self.chooser_opened(&event).await,
@@ -167,7 +167,7 @@ impl BrowserSession {
             return;
         };
         let tab = {
-            self.tabs
+            self.core.tabs
                 .by_session(session)
                 .map(|t| (t.target_id, t.owner))
         };
@@ -179,7 +179,7 @@ impl BrowserSession {
             return;
         };
         let accept = self
-            .cdp
+            .core.cdp
             .call_on(
                 session,
                 "DOM.describeNode",
@@ -208,14 +208,14 @@ impl BrowserSession {
             .files
             .open
             .insert(chooser.id.clone(), chooser.clone());
-        self.notify(chooser.message());
+        self.core.notify(chooser.message());
     }
 
     /// Closes the choosers `which` picks, telling panes.
     fn close_choosers(&self, which: impl Fn(&PersonChooser) -> bool) {
         let closed = self.prompts.files.open.take_where(which);
         for (id, _) in closed {
-            self.notify(PaneMessage::FileChooserClosed { id });
+            self.core.notify(PaneMessage::FileChooserClosed { id });
         }
     }
 
@@ -303,7 +303,7 @@ impl BrowserSession {
             .resolve_in_world(session, &chooser.frame_id, chooser.backend_node_id)
             .await?;
         let reply = self
-            .cdp
+            .core.cdp
             .call_on(
                 session,
                 "Runtime.callFunctionOn",
@@ -317,7 +317,7 @@ impl BrowserSession {
             .await;
         let release = json!({ "objectId": object });
         let _ = self
-            .cdp
+            .core.cdp
             .call_on(session, "Runtime.releaseObject", release)
             .await;
         Ok(reply?)
@@ -340,7 +340,7 @@ impl BrowserSession {
             return Ok(());
         }
         let paths = self.store(&chooser.target_id, files).await?;
-        self.cdp
+        self.core.cdp
             .call_on(
                 &chooser.session_id,
                 "DOM.setFileInputFiles",
@@ -363,11 +363,11 @@ impl BrowserSession {
         if files.is_empty() {
             return Err(HandError::NoFiles);
         }
-        let target_id = { self.tabs.target_of_session(session) }
+        let target_id = { self.core.tabs.target_of_session(session) }
             .ok_or(HandError::Session(SessionError::Closed))?;
         if self.mode() == Mode::Docker {
             let world = self
-                .cdp
+                .core.cdp
                 .call_on(
                     session,
                     "Page.createIsolatedWorld",
@@ -375,7 +375,7 @@ impl BrowserSession {
                 )
                 .await?;
             let reply = self
-                .cdp
+                .core.cdp
                 .call_on(
                     session,
                     "Runtime.callFunctionOn",
@@ -395,7 +395,7 @@ impl BrowserSession {
             let paths = self.store(&target_id, files).await?;
             let data = json!({ "items": [], "files": paths, "dragOperationsMask": 1 });
             for kind in ["dragEnter", "dragOver", "drop"] {
-                self.cdp
+                self.core.cdp
                     .call_on(
                         session,
                         "Input.dispatchDragEvent",
@@ -448,7 +448,7 @@ impl BrowserSession {
         backend_node_id: i64,
     ) -> Result<String, HandError> {
         let world = self
-            .cdp
+            .core.cdp
             .call_on(
                 session,
                 "Page.createIsolatedWorld",
@@ -460,12 +460,12 @@ impl BrowserSession {
             "executionContextId": world["executionContextId"],
         });
         let mut resolved = self
-            .cdp
+            .core.cdp
             .call_on(session, "DOM.resolveNode", params.clone())
             .await;
         if resolved.is_err() {
-            let _ = self.cdp.call_on(session, "DOM.enable", json!({})).await;
-            resolved = self.cdp.call_on(session, "DOM.resolveNode", params).await;
+            let _ = self.core.cdp.call_on(session, "DOM.enable", json!({})).await;
+            resolved = self.core.cdp.call_on(session, "DOM.resolveNode", params).await;
         }
         resolved
             .ok()

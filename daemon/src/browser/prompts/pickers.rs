@@ -10,23 +10,7 @@
 //! pane world's script. Pickers open when Chrome's own picker does (`:open`, Chromium 156:
 //! the calendar or clock icon, a colour well, Alt+Down), watched by `select_popup`'s script.
 
-use serde::{Deserialize, Serialize};
-
-/// What kind of popup a `select_popup` is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum PopupKind {
-    /// A `<select>`: answered by `index`/`indices`.
-    Select,
-    /// An `<input list>`'s suggestions: answered by `index` (into `options`) or any `value`.
-    Datalist,
-    Date,
-    Time,
-    DatetimeLocal,
-    Month,
-    Week,
-    Color,
-}
+use crate::browser::protocol::PopupKind;
 
 /// Longest `value` a pane may answer (characters).
 pub const MAX_VALUE: usize = 10_000;

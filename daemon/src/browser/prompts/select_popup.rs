@@ -10,13 +10,13 @@
 //!
 //! Owns the open popups of a session (by public id) and answering them.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::pickers::{PopupKind, MAX_VALUE};
+use super::pickers::MAX_VALUE;
 use super::registry::{Prompt, Registry};
 use crate::browser::error::SessionError;
-use crate::browser::protocol::PaneMessage;
+use crate::browser::protocol::{PaneMessage, PopupKind, PopupRect, SelectOption};
 use crate::browser::session::handle::BrowserSession;
 
 /// Part of the pane world's script (`report` is in scope): watches selects open and close,
@@ -25,26 +25,6 @@ pub(in crate::browser) const SCRIPT: &str = include_str!("js/select-popup.js");
 
 /// How many Escapes an answer sends at most to close Chrome's own popup.
 const ESCAPE_TRIES: usize = 4;
-
-/// Where the select sits, in CSS px of the tab's viewport.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct PopupRect {
-    pub x: f64,
-    pub y: f64,
-    pub width: f64,
-    pub height: f64,
-}
-
-/// One option of a select popup, in the select's order (indices count these, from 0).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct SelectOption {
-    pub label: String,
-    pub value: String,
-    pub disabled: bool,
-    /// The label of the `<optgroup>` it is in, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<String>,
-}
 
 /// What the world reports when a select or an input's popup opens (or a datalist's
 /// suggestions change).
@@ -295,7 +275,7 @@ impl BrowserSession {
         };
         tracing::debug!(event = "select_popup_opened", %id, target_id, kind = kind.name(), options = opened.options.len());
         let text = |v: Option<String>| v.map(|v| v.chars().take(MAX_VALUE).collect::<String>());
-        self.notify(PaneMessage::SelectPopup {
+        self.core.notify(PaneMessage::SelectPopup {
             id,
             target_id: target_id.to_string(),
             rect: opened.rect,
@@ -316,7 +296,7 @@ impl BrowserSession {
             return;
         };
         if let Some((id, target_id)) = self.prompts.popups.take_local(session, context, local_id) {
-            self.notify(PaneMessage::SelectPopupClosed { id, target_id });
+            self.core.notify(PaneMessage::SelectPopupClosed { id, target_id });
         }
     }
 
@@ -372,7 +352,7 @@ impl BrowserSession {
                 break;
             }
             for kind in ["rawKeyDown", "keyUp"] {
-                self.cdp
+                self.core.cdp
                     .call_on(
                         &popup.session,
                         "Input.dispatchKeyEvent",
@@ -392,7 +372,7 @@ impl BrowserSession {
         }
         self.in_world(&popup, &format!("__portholeSelects.choose({local})"))
             .await?;
-        self.notify(PaneMessage::SelectPopupClosed {
+        self.core.notify(PaneMessage::SelectPopupClosed {
             id: id.to_string(),
             target_id: popup.target_id,
         });
@@ -401,7 +381,7 @@ impl BrowserSession {
 
     /// Evaluates `expression` in the pane's world where the popup's select lives.
     async fn in_world(&self, popup: &OpenPopup, expression: &str) -> Result<Value, SessionError> {
-        self.evaluate_in(&popup.session, &Value::from(popup.context), expression)
+        self.core.evaluate_in(&popup.session, &Value::from(popup.context), expression)
             .await
     }
 }

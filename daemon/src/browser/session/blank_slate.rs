@@ -19,7 +19,7 @@ impl BrowserSession {
     /// (a `beforeunload` prompt, a hung renderer) or CDP fails.
     pub(crate) async fn leave_one_blank_tab(&self) -> bool {
         let Ok(created) = self
-            .cdp
+            .core.cdp
             .call("Target.createTarget", json!({"url": "about:blank"}))
             .await
         else {
@@ -31,7 +31,7 @@ impl BrowserSession {
         let mut asked = std::collections::HashSet::new();
         let deadline = tokio::time::Instant::now() + DEADLINE;
         loop {
-            let Ok(targets) = self.cdp.call("Target.getTargets", json!({})).await else {
+            let Ok(targets) = self.core.cdp.call("Target.getTargets", json!({})).await else {
                 return false;
             };
             let others: Vec<String> = targets["targetInfos"]
@@ -53,7 +53,7 @@ impl BrowserSession {
             for id in others {
                 if asked.insert(id.clone()) {
                     let _ = self
-                        .cdp
+                        .core.cdp
                         .call("Target.closeTarget", json!({"targetId": id}))
                         .await;
                 }

@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
-use super::handle::{BrowserSession, Ownership};
+use super::core::Ownership;
+use super::handle::BrowserSession;
 use crate::browser::protocol::PaneMessage;
 use crate::cdp::CdpEvent;
 
@@ -23,18 +24,18 @@ impl BrowserSession {
     ) {
         loop {
             let event = tokio::select! {
-                _ = self.life.closed.cancelled() => return,
-                _ = self.cdp.lost() => {
-                    let reason = self.cdp.lost_reason().unwrap_or_default();
-                    tracing::warn!(event = "browser_lost", channel_id = %self.channel, %reason);
-                    self.notify(PaneMessage::error("browser_gone", self.gone_message(&reason)));
+                _ = self.core.life.closed.cancelled() => return,
+                _ = self.core.cdp.lost() => {
+                    let reason = self.core.cdp.lost_reason().unwrap_or_default();
+                    tracing::warn!(event = "browser_lost", channel_id = %self.core.channel, %reason);
+                    self.core.notify(PaneMessage::error("browser_gone", self.gone_message(&reason)));
                     self.close("browser_gone");
                     return;
                 }
                 event = events.recv() => match event {
                     Ok(event) => event,
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::warn!(event = "browser_events_lagged", channel_id = %self.channel, missed);
+                        tracing::warn!(event = "browser_events_lagged", channel_id = %self.core.channel, missed);
                         continue;
                     }
                     Err(broadcast::error::RecvError::Closed) => return,
@@ -53,16 +54,16 @@ impl BrowserSession {
                 // A popup belongs to whoever owns the tab that opened it.
                 let opener_owner = info["openerId"]
                     .as_str()
-                    .and_then(|opener| self.tabs.owner_of(opener));
+                    .and_then(|opener| self.core.tabs.owner_of(opener));
                 let opener_is_ours = opener_owner.is_some();
                 let winding_down = self
-                    .traffic
+                    .core.traffic
                     .winding_down
                     .load(std::sync::atomic::Ordering::SeqCst);
-                if winding_down && opener_is_ours && self.ownership == Ownership::OwnTabs {
+                if winding_down && opener_is_ours && self.core.ownership == Ownership::OwnTabs {
                     // A popup of ours while a host-mode stop closes our tabs: it goes too.
                     let _ = self
-                        .cdp
+                        .core.cdp
                         .call("Target.closeTarget", json!({ "targetId": id }))
                         .await;
                     return;
@@ -70,14 +71,14 @@ impl BrowserSession {
                 if !opener_is_ours && self.tracked_by_its_opener(id).await {
                     return;
                 }
-                if self.ownership == Ownership::AllTabs || opener_is_ours {
+                if self.core.ownership == Ownership::AllTabs || opener_is_ours {
                     let owner =
                         opener_owner.unwrap_or(crate::browser::tabs::owner::TabOwner::Human);
                     if self.refuse_popup_over_limit(&owner, id).await {
                         return;
                     }
                     if let Err(error) = self.track(id, owner).await {
-                        tracing::debug!(event = "tab_attach_failed", channel_id = %self.channel, %error);
+                        tracing::debug!(event = "tab_attach_failed", channel_id = %self.core.channel, %error);
                     }
                 }
             }
@@ -87,19 +88,19 @@ impl BrowserSession {
                     event.session_id.as_deref(),
                     event.params["frameId"].as_str(),
                 ) {
-                    self.tabs.frame_attached(session, frame);
+                    self.core.tabs.frame_attached(session, frame);
                 }
             }
             // A frame swapped into another process is still on its page.
             "Page.frameDetached" if event.params["reason"] != "swap" => {
                 if let Some(frame) = event.params["frameId"].as_str() {
-                    self.tabs.frame_detached(frame);
+                    self.core.tabs.frame_detached(frame);
                 }
             }
             // A download is its tab's owner's, settled while the tab is surely open.
             "Browser.downloadWillBegin" => {
                 let owner = event.params["frameId"].as_str().and_then(|frame| {
-                    self.tabs
+                    self.core.tabs
                         .tab_of_child_frame(frame)
                         .map(|t| (t.owner.id().to_string(), t.target_id))
                 });
@@ -131,7 +132,7 @@ impl BrowserSession {
             // A cross-process navigation can end a running screencast without a word.
             "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
                 if let Some(session) = event.session_id.as_deref() {
-                    self.views.hub.restart(session);
+                    self.core.views.hub.restart(session);
                 }
             }
             "Page.domContentEventFired"
@@ -140,7 +141,7 @@ impl BrowserSession {
                 let target = event
                     .session_id
                     .as_deref()
-                    .and_then(|session| self.tabs.target_of_session(session));
+                    .and_then(|session| self.core.tabs.target_of_session(session));
                 if let (Some(target_id), Some(session)) = (target, event.session_id.as_deref()) {
                     self.refresh_info(&target_id, session).await;
                 }
@@ -151,13 +152,13 @@ impl BrowserSession {
                     // Closed from outside (a page's window.close(), the user in their own
                     // Chrome): a channel always keeps one tab to show and drive.
                     let winding_down = self
-                        .traffic
+                        .core.traffic
                         .winding_down
                         .load(std::sync::atomic::Ordering::SeqCst);
                     if self.tab_count() == 0 && self.is_alive() && !winding_down {
-                        tracing::info!(event = "last_tab_replaced", channel_id = %self.channel);
+                        tracing::info!(event = "last_tab_replaced", channel_id = %self.core.channel);
                         if let Err(error) = self.new_tab(None).await {
-                            tracing::warn!(event = "last_tab_replace_failed", channel_id = %self.channel, %error);
+                            tracing::warn!(event = "last_tab_replace_failed", channel_id = %self.core.channel, %error);
                         }
                     }
                 }
@@ -174,9 +175,9 @@ impl BrowserSession {
     async fn refresh_info(&self, target_id: &str, session_id: &str) {
         // Both asked at once: one round trip to a distant engine, not two.
         let (reply, title) = tokio::join!(
-            self.cdp
+            self.core.cdp
                 .call("Target.getTargetInfo", json!({ "targetId": target_id })),
-            self.cdp.call_with(
+            self.core.cdp.call_with(
                 "Runtime.evaluate",
                 json!({"expression": DOCUMENT_TITLE, "returnByValue": true}),
                 Some(session_id),
@@ -202,16 +203,16 @@ impl BrowserSession {
         let id = info["targetId"].as_str().unwrap_or_default();
         let url = info["url"].as_str().unwrap_or_default();
         let title = info["title"].as_str().unwrap_or_default();
-        let changed = self.tabs.update(id, url, title);
+        let changed = self.core.tabs.update(id, url, title);
         self.guard_landing(id, url);
         if changed {
             // Every tab's: each pane keeps those of the tab it watches.
-            self.notify(PaneMessage::PageInfo {
+            self.core.notify(PaneMessage::PageInfo {
                 target_id: Some(id.to_string()),
                 url: url.to_string(),
                 title: title.to_string(),
             });
-            self.notify(self.tabs_message());
+            self.core.notify(self.tabs_message());
         }
     }
 }

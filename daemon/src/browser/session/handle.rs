@@ -7,10 +7,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use super::core::{Ownership, SessionCore};
 use super::parts::{AgentState, Life, Prompts, TabTraffic, ToolState, Views};
 use crate::browser::files::transfers::SessionFiles;
 use crate::browser::input::events::InputEvent;
@@ -21,19 +22,9 @@ use crate::browser::tabs::refs::RefBooks;
 use crate::browser::tabs::store::Tabs;
 use crate::browser::view::screencast::ScreencastHub;
 use crate::browser::SessionError;
-use crate::cdp::{CdpConnection, CdpError};
+use crate::cdp::CdpConnection;
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
-
-/// Which targets a session shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ownership {
-    /// Every page of the browser (docker and local modes: the browser is ours).
-    AllTabs,
-    /// Only tabs this session created, and popups they opened (host mode: the rest is the
-    /// user's).
-    OwnTabs,
-}
 
 /// What a session is opened with, beside its browser connection.
 #[derive(Debug, Clone)]
@@ -55,25 +46,9 @@ pub(crate) use crate::config::SettleLimits;
 
 /// The CDP state of one (channel, mode).
 pub struct BrowserSession {
-    /// The channel this session is of.
-    pub(in crate::browser) channel: ChannelId,
-    /// The mode (docker, local, host) its browser runs in.
-    mode: Mode,
-    /// Which targets it shows.
-    pub(in crate::browser) ownership: Ownership,
-    /// The browser-level connection (tabs are flat sessions on it).
-    pub(in crate::browser) cdp: CdpConnection,
-    /// The tracked tabs, each with its record (see `tab_entry`). Short lock, never held
-    /// across an await.
-    pub(in crate::browser) tabs: Tabs,
-    /// Tabs coming and going (waits for tracking, what a host-mode stop closes).
-    pub(in crate::browser) traffic: TabTraffic,
-    /// Whether and why the session ended.
-    pub(in crate::browser) life: Life,
-    /// Notices to every pane of the channel.
-    notices: broadcast::Sender<PaneMessage>,
-    /// What panes see: screencasts, layouts, the channel's viewport.
-    pub(in crate::browser) views: Views,
+    /// What every room works on: the channel, the connection, the tab list, the session's
+    /// life, notices and views.
+    pub(in crate::browser) core: Arc<SessionCore>,
     /// The MCP tools' logs, worlds, files and settle limits.
     pub(in crate::browser) tools: ToolState,
     /// Agents' current tabs, their locks and the URL guard.
@@ -85,8 +60,8 @@ pub struct BrowserSession {
 impl std::fmt::Debug for BrowserSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BrowserSession")
-            .field("channel", &self.channel)
-            .field("mode", &self.mode)
+            .field("channel", &self.core.channel)
+            .field("mode", &self.core.mode)
             .finish_non_exhaustive()
     }
 }
@@ -127,7 +102,7 @@ impl BrowserSession {
             notices.clone(),
             download_limits,
         );
-        let session = Arc::new(Self {
+        let core = Arc::new(SessionCore {
             channel,
             mode,
             ownership,
@@ -145,6 +120,9 @@ impl BrowserSession {
                 viewport: Mutex::new(screen),
                 panes: Default::default(),
             },
+        });
+        let session = Arc::new(Self {
+            core,
             tools: ToolState {
                 logs,
                 worlds: Default::default(),
@@ -208,7 +186,7 @@ impl BrowserSession {
         if session.tab_count() == 0 {
             session.new_tab(None).await?;
         } else {
-            let active = session.tabs.active_id();
+            let active = session.core.tabs.active_id();
             // The first tracked tab is active and laid out already (`track`).
             if let Some(active) = active.filter(|a| activated.as_ref() != Some(a)) {
                 session.switch_tab(&active).await?;
@@ -218,51 +196,40 @@ impl BrowserSession {
     }
 
     pub fn channel(&self) -> &ChannelId {
-        &self.channel
+        &self.core.channel
     }
 
     pub fn mode(&self) -> Mode {
-        self.mode
+        self.core.mode
     }
 
     /// Which targets this session shows.
     pub fn ownership(&self) -> Ownership {
-        self.ownership
+        self.core.ownership
     }
 
     /// The browser-level connection (for tools that need raw CDP).
     pub fn cdp(&self) -> &CdpConnection {
-        &self.cdp
+        &self.core.cdp
     }
 
     /// True while the browser answers and nobody closed the session.
     pub(crate) fn is_alive(&self) -> bool {
-        !self.life.closed.is_cancelled() && !self.cdp.is_lost()
+        self.core.is_alive()
     }
 
     /// Resolves when the session is closed or its browser is gone.
     pub async fn ended(&self) {
         tokio::select! {
-            _ = self.life.closed.cancelled() => {}
-            _ = self.cdp.lost() => {}
+            _ = self.core.life.closed.cancelled() => {}
+            _ = self.core.cdp.lost() => {}
         }
     }
 
     /// Closes the session: panes get `stopped`, the screencast ends. The browser itself is the
     /// provider's business.
     pub fn close(&self, reason: &str) {
-        if !self.life.closed.is_cancelled() {
-            self.life
-                .end_reason
-                .lock()
-                .expect("end reason lock")
-                .get_or_insert_with(|| reason.to_string());
-            self.life.closed.cancel();
-            self.notify(PaneMessage::Stopped {
-                channel_id: self.channel.to_string(),
-                reason: reason.to_string(),
-            });
-        }
+        self.core.close(reason);
     }
 
     /// Why the session ended (`idle`, `browser_gone`, `profile_reset` …); `None` while it runs.
@@ -271,6 +238,7 @@ impl BrowserSession {
             return None;
         }
         let recorded = self
+            .core
             .life
             .end_reason
             .lock()
@@ -281,12 +249,12 @@ impl BrowserSession {
 
     /// Receives every notice for panes from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<PaneMessage> {
-        self.notices.subscribe()
+        self.core.notices.subscribe()
     }
 
     /// The screencast hub of this channel.
     pub fn screencast(&self) -> &ScreencastHub {
-        &self.views.hub
+        &self.core.views.hub
     }
 
     /// The console and network logs of this session's tabs.
@@ -301,12 +269,12 @@ impl BrowserSession {
 
     /// The MCP tools' element-ref books of this session's tabs.
     pub fn refs(&self) -> RefBooks<'_> {
-        RefBooks::new(&self.tabs)
+        RefBooks::new(&self.core.tabs)
     }
 
     /// Who owns a tracked tab.
     pub(crate) fn owner_of(&self, target_id: &str) -> Option<TabOwner> {
-        self.tabs.owner_of(target_id)
+        self.core.tabs.owner_of(target_id)
     }
 
     /// How long the tools' settle waits after an action.
@@ -321,81 +289,47 @@ impl BrowserSession {
 
     /// The flat CDP session id of a tracked tab.
     pub fn tab_session(&self, target_id: &str) -> Option<String> {
-        self.tabs.session_of(target_id)
+        self.core.tab_session(target_id)
     }
 
     /// Tells every pane of the channel (messages of other layers: control, handoffs, agent
     /// activity).
     pub(crate) fn announce(&self, message: PaneMessage) {
-        self.notify(message);
+        self.core.notify(message);
     }
 
     /// How many panes are attached now (the timeline's own follower is no pane).
     pub(crate) fn pane_count(&self) -> usize {
-        self.views.panes.load(std::sync::atomic::Ordering::SeqCst)
-    }
-
-    pub(in crate::browser) fn notify(&self, message: PaneMessage) {
-        // No pane listening is fine.
-        let _ = self.notices.send(message);
+        self.core.pane_count()
     }
 
     pub fn tab_count(&self) -> usize {
-        self.tabs.len()
+        self.core.tabs.len()
     }
 
     /// The `tabs` message describing the current list.
     pub(crate) fn tabs_message(&self) -> PaneMessage {
-        let (tabs, active_target_id) = self.tabs.infos();
-        PaneMessage::Tabs {
-            tabs,
-            active_target_id,
-        }
+        self.core.tabs_message()
     }
 
     /// Tabs in order, with the active one's id.
     pub(crate) fn tab_infos(&self) -> (Vec<TabInfo>, Option<String>) {
-        self.tabs.infos()
+        self.core.tabs.infos()
     }
 
     /// `page_info` of a tab.
     pub(crate) fn page_info_of(&self, target_id: &str) -> Option<PaneMessage> {
-        self.tabs.page_info(target_id)
+        self.core.tabs.page_info(target_id)
     }
 
     /// `(target_id, session_id)` of the active tab.
     pub(crate) fn active_tab(&self) -> Result<(String, String), SessionError> {
-        if !self.is_alive() {
-            return Err(SessionError::Closed);
-        }
-        self.tabs
-            .active()
-            .map(|t| (t.target_id, t.session_id))
-            .ok_or(SessionError::Closed)
+        self.core.active_tab()
     }
 
     /// Resolves a tab reference: a 1-based index (as `list_tabs` prints) or a target id.
     pub(crate) fn resolve_tab(&self, reference: &str) -> Result<String, SessionError> {
-        self.tabs.resolve(reference)
-    }
-
-    /// Lays the active tab out at the channel's size.
-    pub(in crate::browser) fn size_active(&self) {
-        let active = self.tabs.active().map(|t| t.session_id);
-        if let Some(session) = active {
-            let size = self.viewport();
-            self.lay_out_later(&session, size);
-        }
-    }
-
-    /// Records `size` for the tab behind `session` now and sends it from a task (a later
-    /// request for the tab still wins).
-    pub(in crate::browser) fn lay_out_later(&self, session: &str, size: (u32, u32)) {
-        let requested = self.views.layouts.request(session, size);
-        let cdp = self.cdp.clone();
-        tokio::spawn(async move {
-            let _ = requested.apply(&cdp).await;
-        });
+        self.core.tabs.resolve(reference)
     }
 
     /// Opens a tab of the person at the pane (about:blank by default, in a window of its own
@@ -403,7 +337,7 @@ impl BrowserSession {
     pub async fn new_tab(&self, url: Option<&str>) -> Result<TabInfo, SessionError> {
         let target_id = self.open_tab(url, TabOwner::Human, true).await?;
         self.switch_tab(&target_id).await?;
-        self.tabs
+        self.core.tabs
             .get(&target_id)
             .map(|t| t.info())
             .ok_or(SessionError::UnknownTab(target_id))
@@ -413,36 +347,36 @@ impl BrowserSession {
     /// tab new panes start on and the owner token acts in. Panes' views are their own
     /// ([`super::pane_view`]); this moves none of them.
     pub async fn switch_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        let Some(session_id) = self.tabs.set_active(target_id) else {
+        let Some(session_id) = self.core.tabs.set_active(target_id) else {
             return Err(SessionError::UnknownTab(target_id.to_string()));
         };
         // Activating raises the tab's window and takes focus. Our own browser: always (a
         // hidden tab sends no frames). The user's Chrome: each Porthole tab sits in a
         // background window of its own where it already paints, so only a tab that is hidden
         // (a popup that opened over its opener) is activated, and only in Porthole's window.
-        let activate = match self.ownership {
+        let activate = match self.core.ownership {
             Ownership::OwnTabs => self.is_hidden(&session_id).await,
             Ownership::AllTabs => true,
         };
         if activate {
-            self.cdp
+            self.core.cdp
                 .call("Target.activateTarget", json!({ "targetId": target_id }))
                 .await?;
         }
-        self.size_active();
+        self.core.size_active();
         Ok(())
     }
 
     /// Closes a tracked tab; closing the last one leaves a fresh about:blank tab.
     pub async fn close_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        let Some(count) = self.tabs.len_if_tracked(target_id) else {
+        let Some(count) = self.core.tabs.len_if_tracked(target_id) else {
             return Err(SessionError::UnknownTab(target_id.to_string()));
         };
         if count == 1 {
             // The active tab's context dies with it: make the replacement first.
             self.new_tab(None).await?;
         }
-        self.cdp
+        self.core.cdp
             .call("Target.closeTarget", json!({ "targetId": target_id }))
             .await?;
         self.untrack(target_id);
@@ -463,35 +397,17 @@ impl BrowserSession {
         width: u32,
         height: u32,
     ) -> Result<(), SessionError> {
-        let requested = self.views.layouts.request(session, (width, height));
-        *self.views.viewport.lock().expect("viewport lock") =
-            crate::browser::view::layouts::clamp((width, height));
-        requested.apply(&self.cdp).await?;
-        Ok(())
+        self.core.set_viewport_on(session, width, height).await
     }
 
     /// Lays the tab behind the flat CDP `session` out at the channel's viewport.
     pub(crate) async fn size_tab(&self, session: &str) -> Result<(), SessionError> {
-        self.size_tab_to(session, self.viewport()).await
-    }
-
-    /// Lays the tab behind the flat CDP `session` out at `size` (a pane's own size).
-    pub(crate) async fn size_tab_to(
-        &self,
-        session: &str,
-        size: (u32, u32),
-    ) -> Result<(), SessionError> {
-        self.views
-            .layouts
-            .request(session, size)
-            .apply(&self.cdp)
-            .await?;
-        Ok(())
+        self.core.size_tab_to(session, self.viewport()).await
     }
 
     /// The viewport requested for this channel.
     pub fn viewport(&self) -> (u32, u32) {
-        *self.views.viewport.lock().expect("viewport lock")
+        self.core.viewport()
     }
 
     /// Sends one pane input event to the tab behind flat CDP `session`; copy/cut return the
@@ -504,34 +420,7 @@ impl BrowserSession {
         if !self.is_alive() {
             return Err(SessionError::Closed);
         }
-        let scale = self.pixel_scale(session);
-        Ok(crate::browser::input::events::dispatch(&self.cdp, session, event, scale).await?)
-    }
-
-    /// Evaluates `expression` in execution context `context` of the tab behind flat CDP
-    /// `session` (an isolated world of the daemon's) and returns its JSON value; a thrown
-    /// exception is an error with its text.
-    pub(in crate::browser) async fn evaluate_in(
-        &self,
-        session: &str,
-        context: &Value,
-        expression: &str,
-    ) -> Result<Value, SessionError> {
-        let reply = self
-            .cdp
-            .call_on(
-                session,
-                "Runtime.evaluate",
-                json!({"expression": expression, "contextId": context, "returnByValue": true}),
-            )
-            .await?;
-        if let Some(text) = crate::cdp::thrown(&reply) {
-            return Err(SessionError::Cdp(CdpError::Protocol {
-                method: "Runtime.evaluate".into(),
-                code: 0,
-                message: text,
-            }));
-        }
-        Ok(reply["result"]["value"].clone())
+        let scale = self.core.pixel_scale(session);
+        Ok(crate::browser::input::events::dispatch(&self.core.cdp, session, event, scale).await?)
     }
 }

@@ -3,6 +3,7 @@
 //! slate an idle pause leaves.
 
 pub(crate) mod blank_slate;
+pub(crate) mod core;
 pub(crate) mod events;
 pub(crate) mod handle;
 pub(crate) mod parts;

@@ -52,7 +52,7 @@ impl BrowserSession {
 
     /// The agent's current tab when it is still its own; else its newest own tab, if any.
     fn current_agent_tab(&self, agent_id: &str) -> Option<(String, String)> {
-        let tabs = self.tabs.list();
+        let tabs = self.core.tabs.list();
         let mut current = self.agents.tabs.lock().expect("agent tabs lock");
         let still_ours = current
             .get(agent_id)
@@ -87,7 +87,7 @@ impl BrowserSession {
 
     /// The tabs `actor` may see, in display order.
     pub(crate) fn visible_tabs(&self, actor: &Actor) -> Vec<TabInfo> {
-        let tabs = self.tabs.list();
+        let tabs = self.core.tabs.list();
         tabs.filtered(|owner| actor.may_touch(owner))
             .into_iter()
             .map(|t| t.info())
@@ -96,7 +96,7 @@ impl BrowserSession {
 
     /// Ok when `actor` may act on the tracked tab `target_id`.
     pub(crate) fn check_access(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
-        let tabs = self.tabs.list();
+        let tabs = self.core.tabs.list();
         let tab = tabs
             .get(target_id)
             .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
@@ -144,7 +144,7 @@ impl BrowserSession {
 
     /// How many tabs agent `agent_id` has.
     fn agent_tab_count(&self, agent_id: &str) -> usize {
-        let tabs = self.tabs.list();
+        let tabs = self.core.tabs.list();
         tabs.filtered(|o| matches!(o, TabOwner::Agent { id, .. } if id == agent_id))
             .len()
     }
@@ -166,7 +166,7 @@ impl BrowserSession {
         }
         tracing::info!(event = "agent_popup_refused", channel_id = %self.channel(), agent_id = %id, %target_id, open, max);
         let closed = self
-            .cdp
+            .core.cdp
             .call(
                 "Target.closeTarget",
                 serde_json::json!({ "targetId": target_id }),
@@ -203,7 +203,7 @@ impl BrowserSession {
         name: &str,
     ) -> Result<(), SessionError> {
         {
-            let mut tabs = self.tabs.list();
+            let mut tabs = self.core.tabs.list();
             let tab = tabs
                 .get(target_id)
                 .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
@@ -230,13 +230,13 @@ impl BrowserSession {
         }
         self.set_agent_tab(agent_id, target_id);
         tracing::info!(event = "tab_given", channel_id = %self.channel(), %agent_id, %target_id);
-        self.notify(self.tabs_message());
+        self.core.notify(self.tabs_message());
         Ok(())
     }
 
     /// Agents (the owner included) that own at least one tab of this session.
     pub(crate) fn agents_with_tabs(&self) -> Vec<String> {
-        let tabs = self.tabs.list();
+        let tabs = self.core.tabs.list();
         let mut ids: Vec<String> = tabs
             .filtered(|o| matches!(o, TabOwner::Agent { .. }))
             .into_iter()

@@ -52,14 +52,14 @@ impl BrowserSession {
         };
         let url = check_url_for(url, policy, current.as_deref())?;
         if policy == UrlPolicy::Agent {
-            if let Some(TabOwner::Agent { id, .. }) = self.tabs.by_session(session).map(|t| t.owner)
+            if let Some(TabOwner::Agent { id, .. }) = self.core.tabs.by_session(session).map(|t| t.owner)
             {
                 self.check_agent_site(&id, &url)?;
                 self.approve_new_site(&id, session, &url).await?;
             }
         }
         let reply = self
-            .cdp
+            .core.cdp
             .call_with(
                 "Page.navigate",
                 json!({ "url": url }),
@@ -107,7 +107,7 @@ impl BrowserSession {
             }
         }
         let history = self
-            .cdp
+            .core.cdp
             .call_on(session, "Page.getNavigationHistory", json!({}))
             .await?;
         self.go_to_entry(session, &history, step, policy).await
@@ -137,7 +137,7 @@ impl BrowserSession {
                 "that history entry is {url}, a page agents may not open"
             )));
         }
-        self.cdp
+        self.core.cdp
             .call_with(
                 "Page.navigateToHistoryEntry",
                 json!({ "entryId": entry["id"] }),
@@ -150,13 +150,13 @@ impl BrowserSession {
 
     /// The target of the tab behind the flat CDP `session`.
     fn target_of_session(&self, session: &str) -> Option<String> {
-        let tabs = self.tabs.list();
+        let tabs = self.core.tabs.list();
         tabs.by_session(session).map(|t| t.target_id.clone())
     }
 
     /// The URL Porthole last saw on the tab behind the flat CDP `session`.
     fn url_of_session(&self, session: &str) -> Option<String> {
-        let tabs = self.tabs.list();
+        let tabs = self.core.tabs.list();
         tabs.by_session(session).map(|t| t.url.clone())
     }
 
@@ -168,7 +168,7 @@ impl BrowserSession {
 
     /// Reloads the tab behind the flat CDP `session`.
     pub(crate) async fn reload_on(&self, session: &str) -> Result<(), SessionError> {
-        self.cdp.call_on(session, "Page.reload", json!({})).await?;
+        self.core.cdp.call_on(session, "Page.reload", json!({})).await?;
         Ok(())
     }
 }

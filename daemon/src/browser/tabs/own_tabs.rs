@@ -9,7 +9,8 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::sync::broadcast;
 
-use crate::browser::session::handle::{BrowserSession, Ownership};
+use crate::browser::session::core::Ownership;
+use crate::browser::session::handle::BrowserSession;
 use crate::cdp::CdpEvent;
 
 /// The document's `visibilityState`.
@@ -44,7 +45,7 @@ async fn wait_destroyed(
 impl BrowserSession {
     /// True when the page behind `session` reports `document.visibilityState == "hidden"`.
     pub(in crate::browser) async fn is_hidden(&self, session: &str) -> bool {
-        self.cdp
+        self.core.cdp
             .call_on(
                 session,
                 "Runtime.evaluate",
@@ -62,18 +63,18 @@ impl BrowserSession {
     /// moment later, and a close can be lost while it is being set up), so each round closes
     /// what is left, waits for `Target.targetDestroyed`, and asks Chrome's own target list.
     pub(crate) async fn close_own_tabs(&self) -> usize {
-        self.traffic.winding_down.store(true, Ordering::SeqCst);
+        self.core.traffic.winding_down.store(true, Ordering::SeqCst);
         // A tab Chrome is still opening for us lands in `opening` or closes itself (see
         // `open_tab`); the caller bounds the wait.
-        let mut creating = self.traffic.creating.subscribe();
+        let mut creating = self.core.traffic.creating.subscribe();
         let _ = creating.wait_for(|n| *n == 0).await;
-        let mut events = self.cdp.subscribe();
+        let mut events = self.core.cdp.subscribe();
         let mut asked: HashSet<String> = HashSet::new();
         let mut left: HashSet<String> = HashSet::new();
         for round in 0..CLOSE_ROUNDS {
             // Opened for us but not tracked yet, then what is tracked (in this order: a tab
             // leaves `opening` only once it is tracked), popups that appeared meanwhile too.
-            left.extend(self.traffic.opening.lock().expect("opening lock").drain());
+            left.extend(self.core.traffic.opening.lock().expect("opening lock").drain());
             left.extend(self.tracked_ids());
             if left.is_empty() {
                 break;
@@ -81,7 +82,7 @@ impl BrowserSession {
             for id in &left {
                 asked.insert(id.clone());
                 if let Err(error) = self
-                    .cdp
+                    .core.cdp
                     .call("Target.closeTarget", json!({ "targetId": id }))
                     .await
                 {
@@ -91,7 +92,7 @@ impl BrowserSession {
             wait_destroyed(&mut events, &mut left, CLOSE_ROUND).await;
             // Chrome's own list is the truth (a lagging event reader can miss a destroy).
             if !left.is_empty() {
-                if let Ok(targets) = self.cdp.call("Target.getTargets", json!({})).await {
+                if let Ok(targets) = self.core.cdp.call("Target.getTargets", json!({})).await {
                     let listed: HashSet<&str> = targets["targetInfos"]
                         .as_array()
                         .into_iter()
@@ -116,7 +117,7 @@ impl BrowserSession {
 
     /// Target ids of the tabs this session tracks.
     fn tracked_ids(&self) -> Vec<String> {
-        let tabs = self.tabs.list();
+        let tabs = self.core.tabs.list();
         tabs.infos().into_iter().map(|t| t.target_id).collect()
     }
 

@@ -50,7 +50,7 @@ impl BrowserSession {
             return;
         };
         let found = {
-            let tabs = self.tabs.list();
+            let tabs = self.core.tabs.list();
             tabs.by_session(session)
                 .map(|t| (t.target_id.clone(), t.url.clone()))
         };

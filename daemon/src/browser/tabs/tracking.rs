@@ -14,7 +14,8 @@ use super::list::Tab;
 use super::owner::TabOwner;
 use crate::browser::error::SessionError;
 use crate::browser::protocol::PaneMessage;
-use crate::browser::session::handle::{BrowserSession, Ownership};
+use crate::browser::session::core::Ownership;
+use crate::browser::session::handle::BrowserSession;
 use crate::cdp::CdpError;
 
 /// How long to wait for a target we created to show up as attached.
@@ -36,12 +37,12 @@ impl BrowserSession {
         owner: TabOwner,
         size: Option<(u32, u32)>,
     ) -> Result<bool, SessionError> {
-        let claimed = self.tabs.list().begin_attach(target_id);
+        let claimed = self.core.tabs.list().begin_attach(target_id);
         if !claimed {
             return self.wait_tracked(target_id).await.map(|()| false);
         }
         let attached = self
-            .cdp
+            .core.cdp
             .call(
                 "Target.attachToTarget",
                 json!({"targetId": target_id, "flatten": true}),
@@ -50,8 +51,8 @@ impl BrowserSession {
         let session_id = match attached {
             Ok(reply) => reply["sessionId"].as_str().unwrap_or_default().to_string(),
             Err(error) => {
-                self.tabs.list().abandon_attach(target_id);
-                self.traffic.version.send_modify(|v| *v += 1);
+                self.core.tabs.list().abandon_attach(target_id);
+                self.core.traffic.version.send_modify(|v| *v += 1);
                 return Err(error.into());
             }
         };
@@ -59,8 +60,8 @@ impl BrowserSession {
         // places in the registries kept by session or target id are left when it drops.
         let held = vec![
             Held::Logs(self.tools.logs.open(&session_id)),
-            Held::Cast(self.views.hub.clone(), target_id.to_string()),
-            Held::Layout(self.views.layouts.clone(), session_id.clone()),
+            Held::Cast(self.core.views.hub.clone(), target_id.to_string()),
+            Held::Layout(self.core.views.layouts.clone(), session_id.clone()),
             Held::World(self.tools.worlds.clone(), session_id.clone()),
             Held::Popups(self.prompts.popups.clone(), target_id.to_string()),
         ];
@@ -77,7 +78,7 @@ impl BrowserSession {
         //   document and every later one: sent here, in this order, but not waited on (the
         //   page runs them; their failures were only ever logged), so a pane's first frame
         //   does not wait for a just-started renderer to run three scripts.
-        let cdp = &self.cdp;
+        let cdp = &self.core.cdp;
         let on = |method: &'static str, params: Value| cdp.call_on(&session_id, method, params);
         // In a tally of their own: not waited on by the work that tracks the tab, so not
         // counted among its round trips.
@@ -102,7 +103,7 @@ impl BrowserSession {
         let lay_out = async {
             match size {
                 Some(size) => {
-                    let requested = self.views.layouts.request(&session_id, size);
+                    let requested = self.core.views.layouts.request(&session_id, size);
                     Some(requested.apply(cdp).await)
                 }
                 None => None,
@@ -149,12 +150,12 @@ impl BrowserSession {
             title: tab.title.clone(),
             opener_id: info["targetInfo"]["openerId"].as_str().map(str::to_string),
         };
-        let became_active = self.tabs.add(TabEntry::new(tab, held));
-        self.traffic.version.send_modify(|v| *v += 1);
-        self.notify(created);
-        self.notify(self.tabs_message());
+        let became_active = self.core.tabs.add(TabEntry::new(tab, held));
+        self.core.traffic.version.send_modify(|v| *v += 1);
+        self.core.notify(created);
+        self.core.notify(self.tabs_message());
         if became_active {
-            self.size_active();
+            self.core.size_active();
         }
         // A popup of an agent's page can open on a page agents may not use.
         self.guard_landing(target_id, &landed_on);
@@ -169,19 +170,19 @@ impl BrowserSession {
     /// when no call of ours made it, or its call ended without tracking it (failed or
     /// cancelled: its [`Adoption`] lets the target go at once): the caller tracks it then.
     pub(in crate::browser) async fn tracked_by_its_opener(&self, target_id: &str) -> bool {
-        if *self.traffic.creating.borrow() == 0 && !self.traffic.adopting.contains(target_id) {
+        if *self.core.traffic.creating.borrow() == 0 && !self.core.traffic.adopting.contains(target_id) {
             return false;
         }
-        let mut creating = self.traffic.creating.subscribe();
+        let mut creating = self.core.traffic.creating.subscribe();
         let answered = creating.wait_for(|n| *n == 0);
         let _ = tokio::time::timeout(TRACK_DEADLINE, answered).await;
-        let mut version = self.traffic.version.subscribe();
+        let mut version = self.core.traffic.version.subscribe();
         let tracked = async {
             loop {
-                if self.tabs.list().contains(target_id) {
+                if self.core.tabs.list().contains(target_id) {
                     return true;
                 }
-                if !self.traffic.adopting.contains(target_id) || version.changed().await.is_err() {
+                if !self.core.traffic.adopting.contains(target_id) || version.changed().await.is_err() {
                     return false;
                 }
             }
@@ -192,11 +193,11 @@ impl BrowserSession {
     }
 
     async fn wait_tracked(&self, target_id: &str) -> Result<(), SessionError> {
-        let mut version = self.traffic.version.subscribe();
+        let mut version = self.core.traffic.version.subscribe();
         let wait = async {
             loop {
                 {
-                    let tabs = self.tabs.list();
+                    let tabs = self.core.tabs.list();
                     if tabs.contains(target_id) {
                         return Ok(());
                     }
@@ -220,8 +221,8 @@ impl BrowserSession {
     /// prompts, file choosers and the files handed to it) is closed here too, whether or not
     /// the tab was tracked yet. The one place a closed tab is forgotten.
     pub(in crate::browser) fn untrack(&self, target_id: &str) {
-        let (removed, switched) = self.tabs.list().remove(target_id);
-        self.traffic.version.send_modify(|v| *v += 1);
+        let (removed, switched) = self.core.tabs.list().remove(target_id);
+        self.core.traffic.version.send_modify(|v| *v += 1);
         self.forget_auth_prompts(target_id);
         self.forget_person_files(target_id);
         self.forget_approvals(target_id);
@@ -229,13 +230,13 @@ impl BrowserSession {
             return;
         };
         drop(removed);
-        self.notify(PaneMessage::TabClosed {
+        self.core.notify(PaneMessage::TabClosed {
             target_id: target_id.to_string(),
         });
         if switched.is_some() {
-            self.size_active();
+            self.core.size_active();
         }
-        self.notify(self.tabs_message());
+        self.core.notify(self.tabs_message());
     }
 
     /// Opens and tracks a tab of `owner` (about:blank by default) without making it the tab
@@ -276,7 +277,7 @@ impl BrowserSession {
             return Err(SessionError::Closed);
         }
         let mut params = json!({ "url": url });
-        if self.ownership == Ownership::OwnTabs || own_window {
+        if self.core.ownership == Ownership::OwnTabs || own_window {
             // The user's Chrome: a window of Porthole's own, opened without taking focus, so
             // the tab is active (it paints) without covering or hiding anything of the user's.
             // An agent's tab: a window of its own, so it paints beside everyone else's.
@@ -288,14 +289,14 @@ impl BrowserSession {
         // queued commands) still leaves the new target's id where a stop finds it, or closes
         // it when the stop already looked (`winding_down` is read under the `opening` lock
         // that `close_own_tabs` drains under, so every created tab meets one or the other).
-        self.traffic.creating.send_modify(|n| *n += 1);
+        self.core.traffic.creating.send_modify(|n| *n += 1);
         // This call tracks the new target itself, for as long as it lives.
-        let adoption = Adoption::new(&self.traffic.adopting, &self.traffic.version);
+        let adoption = Adoption::new(&self.core.traffic.adopting, &self.core.traffic.version);
         let (cdp, creating, opening, winding_down, claim) = (
-            self.cdp.clone(),
-            self.traffic.creating.clone(),
-            self.traffic.opening.clone(),
-            self.traffic.winding_down.clone(),
+            self.core.cdp.clone(),
+            self.core.traffic.creating.clone(),
+            self.core.traffic.opening.clone(),
+            self.core.traffic.winding_down.clone(),
             adoption.claim(),
         );
         // Its round trip is the caller's (counted in the caller's tally).
@@ -332,7 +333,7 @@ impl BrowserSession {
             })?
             .to_string();
         if self
-            .traffic
+            .core.traffic
             .winding_down
             .load(std::sync::atomic::Ordering::SeqCst)
         {
@@ -340,7 +341,7 @@ impl BrowserSession {
             return Err(SessionError::Closed);
         }
         let tracked = self.track_laid_out(&target_id, owner.clone(), size).await;
-        self.traffic
+        self.core.traffic
             .opening
             .lock()
             .expect("opening lock")
@@ -351,16 +352,16 @@ impl BrowserSession {
                 .tab_session(&target_id)
                 .ok_or_else(|| SessionError::UnknownTab(target_id.clone()))?;
             // Tracked by another call meanwhile, or its layout failed: laid out now.
-            self.size_tab_to(&session, size).await?;
+            self.core.size_tab_to(&session, size).await?;
         }
         // The target-created event may have won the attach and recorded another owner.
         let changed = {
-            let mut tabs = self.tabs.list();
+            let mut tabs = self.core.tabs.list();
             let differs = tabs.get(&target_id).is_some_and(|t| t.owner != owner);
             differs && tabs.set_owner(&target_id, owner)
         };
         if changed {
-            self.notify(self.tabs_message());
+            self.core.notify(self.tabs_message());
         }
         Ok(target_id)
     }

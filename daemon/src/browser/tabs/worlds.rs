@@ -165,7 +165,7 @@ impl crate::browser::BrowserSession {
     /// its target's id), so a world can be made there without asking Chrome; `None` for a
     /// session that is not a tab's (an out-of-process frame's).
     pub fn main_frame_of(&self, session: &str) -> Option<String> {
-        let tabs = self.tabs.list();
+        let tabs = self.core.tabs.list();
         tabs.by_session(session).map(|t| t.target_id.clone())
     }
 }

@@ -35,7 +35,7 @@ impl BrowserSession {
         } else {
             "default"
         };
-        self.notify(PaneMessage::Cursor {
+        self.core.notify(PaneMessage::Cursor {
             target_id: target_id.to_string(),
             cursor: cursor.to_string(),
         });

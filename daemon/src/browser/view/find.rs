@@ -15,9 +15,6 @@ use crate::browser::protocol::PaneMessage;
 use crate::browser::session::handle::BrowserSession;
 use crate::cdp::CdpError;
 
-/// Part of the pane world's script: `window.__portholeFind(query, backwards)`.
-pub(in crate::browser) const SCRIPT: &str = include_str!("js/find.js");
-
 /// One find: `(query, backwards)`, null before the world's script is there.
 const FIND_CALL: &str = include_str!("js/find-call.js");
 
@@ -35,7 +32,7 @@ impl BrowserSession {
         backwards: bool,
     ) -> Result<PaneMessage, SessionError> {
         let tree = self
-            .cdp
+            .core.cdp
             .call_on(session, "Page.getFrameTree", json!({}))
             .await?;
         let frame = tree["frameTree"]["frame"]["id"]
@@ -43,7 +40,7 @@ impl BrowserSession {
             .unwrap_or_default();
         // The world already made for this frame (same name: Chrome returns its context).
         let world = self
-            .cdp
+            .core.cdp
             .call_on(
                 session,
                 "Page.createIsolatedWorld",
@@ -55,7 +52,7 @@ impl BrowserSession {
             "({FIND_CALL})({}, {backwards})",
             Value::String(query.to_string())
         );
-        let result = &self.evaluate_in(session, &context, &expression).await?;
+        let result = &self.core.evaluate_in(session, &context, &expression).await?;
         if result.is_null() {
             return Err(SessionError::Cdp(CdpError::Shape {
                 method: "find".into(),

@@ -77,7 +77,6 @@ pub fn written(stamps: Option<&Stamps>) {
         return;
     };
     let now = Instant::now();
-    crate::browser::input::stages::frame_written(stamps.from_swap, stamps.received);
     let report = {
         let mut i = interval().lock().expect("frame stages lock");
         i.to_socket

@@ -375,7 +375,7 @@ impl crate::browser::session::handle::BrowserSession {
         if !scale.is_finite() || !SCALES.contains(&scale) {
             return Err(LayoutError::Scale { scale });
         }
-        Ok(self.views.layouts.set_scale(scale))
+        Ok(self.core.views.layouts.set_scale(scale))
     }
 
     /// Refuses a zoom factor outside [`ZOOMS`], saying what to send.
@@ -393,26 +393,26 @@ impl crate::browser::session::handle::BrowserSession {
         session: &str,
         factor: f64,
     ) -> Result<(), crate::browser::SessionError> {
-        let requested = self.views.layouts.zoom(session, factor, self.viewport());
-        requested.apply(&self.cdp).await?;
+        let requested = self.core.views.layouts.zoom(session, factor, self.viewport());
+        requested.apply(&self.core.cdp).await?;
         Ok(())
     }
 
     /// Device pixels per pane px of the tab behind flat CDP `session` (input coordinates are
     /// multiplied by it).
     pub fn pixel_scale(&self, session: &str) -> f64 {
-        self.views.layouts.applied().of(session)
+        self.core.views.layouts.applied().of(session)
     }
 
     /// Lays the tab behind flat CDP `session` out again at the size it was last given (or the
     /// channel's), with the channel's current pixel ratio.
     pub async fn relayout_tab(&self, session: &str) -> Result<(), crate::browser::SessionError> {
         let size = self
-            .views
+            .core.views
             .layouts
             .wanted_size(session)
             .unwrap_or(self.viewport());
-        self.size_tab_to(session, size).await
+        self.core.size_tab_to(session, size).await
     }
 }
 

@@ -1,10 +1,11 @@
 //! What panes see: the shared screencast hub, the size each tab is laid out at, each pane's
-//! view, the cursor, find in page, the pane's isolated world, sharp frames of a still page at a
+//! view, the frames each tab hands them, the cursor, find in page, the pane's isolated world, sharp frames of a still page at a
 //! pixel scale above 1, and the bench-only frame stages.
 
 pub(crate) mod cursor;
 pub(crate) mod find;
 pub mod frame_stages;
+pub(crate) mod frames;
 pub(crate) mod layouts;
 pub(crate) mod pane_view;
 pub(crate) mod pane_world;

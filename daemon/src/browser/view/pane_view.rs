@@ -33,7 +33,7 @@ pub struct PaneView {
 impl Drop for PaneView {
     fn drop(&mut self) {
         self.session
-            .views
+            .core.views
             .panes
             .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
@@ -52,7 +52,7 @@ impl PaneView {
     pub fn new(session: Arc<BrowserSession>) -> Arc<Self> {
         let watched = session.active_tab().ok().map(|(id, _)| id);
         session
-            .views
+            .core.views
             .panes
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Arc::new(Self {
@@ -102,7 +102,7 @@ impl PaneView {
             .lock()
             .expect("size lock")
             .unwrap_or_else(|| self.session.viewport());
-        self.session.lay_out_later(&tab_session, size);
+        self.session.core.lay_out_later(&tab_session, size);
         self.version.send_modify(|v| *v += 1);
         Ok(true)
     }

@@ -28,7 +28,8 @@ fn script() -> String {
         crate::browser::prompts::select_popup::SCRIPT,
         crate::browser::prompts::pickers::SCRIPT,
         super::cursor::SCRIPT,
-        super::find::SCRIPT,
+        // Find in page: `window.__portholeFind(query, backwards)` (see `find`).
+        include_str!("js/find.js"),
         &crate::browser::prompts::context_menu::script(),
     ]
     .join("\n");
@@ -72,7 +73,7 @@ impl BrowserSession {
         else {
             return;
         };
-        let target_id = { self.tabs.target_of_session(session) };
+        let target_id = { self.core.tabs.target_of_session(session) };
         let Some(target_id) = target_id else { return };
         let context = params["executionContextId"].as_i64().unwrap_or_default();
         match report["kind"].as_str() {

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::sync::{oneshot, watch};
 
-use super::screencast::{publish, Sent, Shared, FRAME_CAP};
+use super::frames::{publish, Sent, Shared, FRAME_CAP};
 use crate::cdp::CdpConnection;
 
 /// How long a capped cast sends no frame before its page counts as still. At 60 frames/s a
