@@ -19,8 +19,8 @@ mod tabs;
 mod view;
 
 pub(crate) use error::SessionError;
-pub(crate) use files::print::print_to_download;
 pub(crate) use files::download::{Download, DownloadState};
+pub(crate) use files::print::print_to_download;
 pub(crate) use files::transfers::{DownloadLimits, DownloadTracking, ReadBack};
 pub(crate) use guard::consent::ConsentRules;
 pub(crate) use guard::policy::{check_url_for, UrlPolicy};
@@ -35,8 +35,8 @@ pub(crate) use prompts::person_files::{safe_name, HandedFile};
 pub(crate) use prompts::registry::{Prompt, Registry};
 pub(crate) use prompts::select_popup::SelectChoice;
 pub(crate) use protocol::{ActivityPhase, DownloadPhase, Holder, PaneMessage, TabInfo};
-pub(crate) use session::handle::SettleLimits;
 pub use session::core::Ownership;
+pub(crate) use session::handle::SettleLimits;
 pub use session::handle::{BrowserSession, SessionOptions};
 pub(crate) use tabs::owner::{Actor, HUMAN, OWNER_AGENT};
 pub(crate) use tabs::refs::{FrameRefs, RefBook};
@@ -44,6 +44,6 @@ pub(crate) use tabs::worlds::{IsolatedWorld, NewDocumentWorld};
 pub(crate) use view::find::MAX_QUERY as MAX_FIND_QUERY;
 /// Bench-only attribution of a frame's time by stage (used by `porthole-bench`).
 pub use view::frame_stages;
-pub(crate) use view::pane_view::PaneView;
 pub(crate) use view::frames::Frame;
+pub(crate) use view::pane_view::PaneView;
 pub(crate) use view::screencast::Watching;

@@ -175,7 +175,7 @@ async fn dispatch(
         return dialogs::handle_dialog(&tab, a).await;
     }
     // A page blocked by a dialog answers nothing that runs in it.
-    if let Some(dialog) = browser.open_dialog(&tab.target_id) {
+    if let Some(dialog) = browser.dialogs().open(&tab.target_id) {
         if !works_during_dialog(call) {
             return Err(ToolError::msg(dialog.describe()));
         }

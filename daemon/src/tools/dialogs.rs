@@ -54,7 +54,8 @@ where
 pub async fn handle_dialog(tab: &Tab, args: &HandleDialogArgs) -> Result<ToolOutput, ToolError> {
     let dialog = tab
         .browser
-        .answer_dialog(&tab.target_id, args.accept, args.text.as_deref())
+        .dialogs()
+        .answer(&tab.target_id, args.accept, args.text.as_deref())
         .await
         .map_err(|e| match e {
             crate::browser::SessionError::NoDialog(_) => ToolError::msg(
@@ -77,7 +78,7 @@ pub async fn handle_dialog(tab: &Tab, args: &HandleDialogArgs) -> Result<ToolOut
 
 /// Adds a line naming the dialog open in the tab, unless the result already does.
 pub fn mention_open_dialog(tab: &Tab, mut output: ToolOutput) -> ToolOutput {
-    let Some(dialog) = tab.browser.open_dialog(&tab.target_id) else {
+    let Some(dialog) = tab.browser.dialogs().open(&tab.target_id) else {
         return output;
     };
     let mentioned = output.content.iter().any(|c| match c {

@@ -79,7 +79,7 @@ impl Filler<'_> {
             Filler::Tool(actor) => tab_of(browser, actor).await,
             Filler::Person { tab, .. } => {
                 super::world::in_new_documents(browser, &tab.session_id);
-                if let Some(dialog) = browser.open_dialog(&tab.target_id) {
+                if let Some(dialog) = browser.dialogs().open(&tab.target_id) {
                     return Err(ToolError::msg(dialog.describe()));
                 }
                 Ok((*tab).clone())
@@ -133,7 +133,7 @@ async fn tab_of(browser: &Arc<BrowserSession>, actor: &Actor) -> Result<Tab, Too
     let tab = Tab::for_actor(browser, actor).await?;
     browser.check_tab_for_tools(&tab.target_id).await?;
     super::world::in_new_documents(browser, &tab.session_id);
-    if let Some(dialog) = browser.open_dialog(&tab.target_id) {
+    if let Some(dialog) = browser.dialogs().open(&tab.target_id) {
         return Err(ToolError::msg(dialog.describe()));
     }
     Ok(tab)

@@ -447,7 +447,7 @@ impl Pane {
         for approval in session.open_approvals() {
             self.send(approval).await;
         }
-        for (target_id, dialog) in session.open_dialogs() {
+        for (target_id, dialog) in session.dialogs().all() {
             self.send(PaneMessage::Dialog {
                 target_id,
                 kind: dialog.kind,
@@ -621,7 +621,8 @@ impl Pane {
         };
         if let Err(error) = attached
             .session
-            .answer_dialog(target_id, accept, text)
+            .dialogs()
+            .answer(target_id, accept, text)
             .await
         {
             if let Some(message) = error_for_pane(&error) {

@@ -162,7 +162,8 @@ impl BrowserSession {
             return Some((tab.target_id, tab.owner));
         }
         let info = self
-            .core.cdp
+            .core
+            .cdp
             .call("Target.getTargetInfo", json!({ "targetId": frame }))
             .await
             .ok()?;

@@ -298,7 +298,8 @@ impl BrowserSession {
             Some(url) => url,
             None => {
                 let reply = self
-                    .core.cdp
+                    .core
+                    .cdp
                     .call("Target.getTargetInfo", json!({ "targetId": target_id }))
                     .await?;
                 let url = reply["targetInfo"]["url"]

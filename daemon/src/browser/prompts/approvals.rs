@@ -101,7 +101,12 @@ impl BrowserSession {
         }
         let url = match url {
             Some(url) => url.to_string(),
-            None => self.core.tabs.get(target_id).map(|t| t.url).unwrap_or_default(),
+            None => self
+                .core
+                .tabs
+                .get(target_id)
+                .map(|t| t.url)
+                .unwrap_or_default(),
         };
         self.approve(self.ask_for(agent_id, kind, target_id, &url, detail))
             .await

@@ -182,7 +182,8 @@ impl BrowserSession {
                 patterns.push(json!({ "urlPattern": "*", "resourceType": kind }));
             }
         }
-        self.core.cdp
+        self.core
+            .cdp
             .call(
                 "Fetch.enable",
                 json!({ "handleAuthRequests": true, "patterns": patterns }),
@@ -206,7 +207,8 @@ impl BrowserSession {
         };
         let frame = p["frameId"].as_str().unwrap_or_default();
         let target_id = self
-            .core.tabs
+            .core
+            .tabs
             .tab_of_frame(frame)
             .map_or_else(|| frame.to_string(), |t| t.target_id);
         let challenge = &p["authChallenge"];
@@ -303,7 +305,8 @@ impl BrowserSession {
             AuthAnswer::Cancel => json!({ "response": "CancelAuth" }),
         };
         tracing::info!(event = "auth_prompt_answered", channel_id = %self.channel(), %id, origin = %prompt.origin, cancelled = cancel);
-        self.core.cdp
+        self.core
+            .cdp
             .call(
                 "Fetch.continueWithAuth",
                 json!({ "requestId": prompt.request_id, "authChallengeResponse": response }),

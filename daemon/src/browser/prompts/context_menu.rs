@@ -182,7 +182,8 @@ impl BrowserSession {
     /// `{"data": base64, "mime"}`.
     async fn cached_resource(&self, session: &str, url: &str) -> Result<Value, MenuError> {
         let tree = self
-            .core.cdp
+            .core
+            .cdp
             .call_on(session, "Page.getResourceTree", json!({}))
             .await
             .map_err(SessionError::from)?;
@@ -192,7 +193,8 @@ impl BrowserSession {
             ));
         };
         let content = self
-            .core.cdp
+            .core
+            .cdp
             .call_on(
                 session,
                 "Page.getResourceContent",
@@ -217,7 +219,8 @@ impl BrowserSession {
     /// Evaluates `expression` (a promise) in the world where the menu's image lives.
     async fn await_in(&self, menu: &OpenMenu, expression: &str) -> Result<Value, MenuError> {
         let reply = self
-            .core.cdp
+            .core
+            .cdp
             .call_on(
                 &menu.session,
                 "Runtime.evaluate",

@@ -6,40 +6,24 @@
 
 use serde_json::json;
 
+use super::open_dialog::OpenDialog;
 use crate::browser::error::SessionError;
 use crate::browser::protocol::{DialogKind, PaneMessage};
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpEvent;
 
-/// A dialog open in a tab.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpenDialog {
-    pub kind: DialogKind,
-    pub message: String,
-    pub default_prompt: Option<String>,
+/// The dialogs of one session's tabs (borrowed from the session: `session.dialogs()`).
+pub(crate) struct Dialogs<'s> {
+    core: &'s SessionCore,
 }
 
-impl OpenDialog {
-    /// How a tool result names it.
-    pub fn describe(&self) -> String {
-        format!(
-            "A {} dialog is open in this tab saying {:?}. The page waits until it is answered: \
-             call handle_dialog {{accept: true or false{}}} (the person at the browser may \
-             answer it too).",
-            self.kind.as_str(),
-            self.message,
-            if self.kind == DialogKind::Prompt {
-                ", text"
-            } else {
-                ""
-            }
-        )
+impl<'s> Dialogs<'s> {
+    pub(in crate::browser) fn new(core: &'s SessionCore) -> Self {
+        Self { core }
     }
-}
 
-impl BrowserSession {
     /// Records dialogs opening and closing (from the session's event loop).
-    pub(in crate::browser) fn follow_dialog(&self, event: &CdpEvent) {
+    pub(in crate::browser) fn follow(&self, event: &CdpEvent) {
         let opening = event.method == "Page.javascriptDialogOpening";
         let closed = event.method == "Page.javascriptDialogClosed";
         if !opening && !closed {
@@ -64,7 +48,7 @@ impl BrowserSession {
                     .filter(|p| !p.is_empty())
                     .map(str::to_string),
             };
-            tracing::info!(event = "dialog_opened", channel_id = %self.channel(), %target_id, kind = dialog.kind.as_str());
+            tracing::info!(event = "dialog_opened", channel_id = %self.core.channel, %target_id, kind = dialog.kind.as_str());
             self.core.tabs.set_dialog(&target_id, dialog.clone());
             self.core.notify(PaneMessage::Dialog {
                 target_id,
@@ -73,11 +57,11 @@ impl BrowserSession {
                 default_prompt: dialog.default_prompt,
             });
         } else {
-            self.forget_dialog(&target_id);
+            self.forget(&target_id);
         }
     }
 
-    fn forget_dialog(&self, target_id: &str) {
+    fn forget(&self, target_id: &str) {
         let was_open = self.core.tabs.take_dialog(target_id);
         if was_open {
             self.core.notify(PaneMessage::DialogClosed {
@@ -87,37 +71,39 @@ impl BrowserSession {
     }
 
     /// The dialog open in a tab, if any.
-    pub(crate) fn open_dialog(&self, target_id: &str) -> Option<OpenDialog> {
+    pub(crate) fn open(&self, target_id: &str) -> Option<OpenDialog> {
         self.core.tabs.dialog(target_id)
     }
 
     /// Every open dialog, by tab (for a pane that attaches while one is open).
-    pub(crate) fn open_dialogs(&self) -> Vec<(String, OpenDialog)> {
+    pub(crate) fn all(&self) -> Vec<(String, OpenDialog)> {
         self.core.tabs.dialogs()
     }
 
     /// Answers the dialog open in `target_id` (`text` goes into a prompt).
-    pub(crate) async fn answer_dialog(
+    pub(crate) async fn answer(
         &self,
         target_id: &str,
         accept: bool,
         text: Option<&str>,
     ) -> Result<OpenDialog, SessionError> {
         let dialog = self
-            .open_dialog(target_id)
+            .open(target_id)
             .ok_or_else(|| SessionError::NoDialog(target_id.to_string()))?;
         let session = self
+            .core
             .tab_session(target_id)
             .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
         let mut params = json!({ "accept": accept });
         if let Some(text) = text.or(dialog.default_prompt.as_deref()) {
             params["promptText"] = json!(text);
         }
-        self.core.cdp
+        self.core
+            .cdp
             .call_on(&session, "Page.handleJavaScriptDialog", params)
             .await?;
-        tracing::info!(event = "dialog_answered", channel_id = %self.channel(), %target_id, accept);
-        self.forget_dialog(target_id);
+        tracing::info!(event = "dialog_answered", channel_id = %self.core.channel, %target_id, accept);
+        self.forget(target_id);
         Ok(dialog)
     }
 }

@@ -167,7 +167,8 @@ impl BrowserSession {
             return;
         };
         let tab = {
-            self.core.tabs
+            self.core
+                .tabs
                 .by_session(session)
                 .map(|t| (t.target_id, t.owner))
         };
@@ -179,7 +180,8 @@ impl BrowserSession {
             return;
         };
         let accept = self
-            .core.cdp
+            .core
+            .cdp
             .call_on(
                 session,
                 "DOM.describeNode",
@@ -303,7 +305,8 @@ impl BrowserSession {
             .resolve_in_world(session, &chooser.frame_id, chooser.backend_node_id)
             .await?;
         let reply = self
-            .core.cdp
+            .core
+            .cdp
             .call_on(
                 session,
                 "Runtime.callFunctionOn",
@@ -317,7 +320,8 @@ impl BrowserSession {
             .await;
         let release = json!({ "objectId": object });
         let _ = self
-            .core.cdp
+            .core
+            .cdp
             .call_on(session, "Runtime.releaseObject", release)
             .await;
         Ok(reply?)
@@ -340,7 +344,8 @@ impl BrowserSession {
             return Ok(());
         }
         let paths = self.store(&chooser.target_id, files).await?;
-        self.core.cdp
+        self.core
+            .cdp
             .call_on(
                 &chooser.session_id,
                 "DOM.setFileInputFiles",
@@ -367,7 +372,8 @@ impl BrowserSession {
             .ok_or(HandError::Session(SessionError::Closed))?;
         if self.mode() == Mode::Docker {
             let world = self
-                .core.cdp
+                .core
+                .cdp
                 .call_on(
                     session,
                     "Page.createIsolatedWorld",
@@ -375,7 +381,8 @@ impl BrowserSession {
                 )
                 .await?;
             let reply = self
-                .core.cdp
+                .core
+                .cdp
                 .call_on(
                     session,
                     "Runtime.callFunctionOn",
@@ -395,7 +402,8 @@ impl BrowserSession {
             let paths = self.store(&target_id, files).await?;
             let data = json!({ "items": [], "files": paths, "dragOperationsMask": 1 });
             for kind in ["dragEnter", "dragOver", "drop"] {
-                self.core.cdp
+                self.core
+                    .cdp
                     .call_on(
                         session,
                         "Input.dispatchDragEvent",
@@ -448,7 +456,8 @@ impl BrowserSession {
         backend_node_id: i64,
     ) -> Result<String, HandError> {
         let world = self
-            .core.cdp
+            .core
+            .cdp
             .call_on(
                 session,
                 "Page.createIsolatedWorld",
@@ -460,12 +469,21 @@ impl BrowserSession {
             "executionContextId": world["executionContextId"],
         });
         let mut resolved = self
-            .core.cdp
+            .core
+            .cdp
             .call_on(session, "DOM.resolveNode", params.clone())
             .await;
         if resolved.is_err() {
-            let _ = self.core.cdp.call_on(session, "DOM.enable", json!({})).await;
-            resolved = self.core.cdp.call_on(session, "DOM.resolveNode", params).await;
+            let _ = self
+                .core
+                .cdp
+                .call_on(session, "DOM.enable", json!({}))
+                .await;
+            resolved = self
+                .core
+                .cdp
+                .call_on(session, "DOM.resolveNode", params)
+                .await;
         }
         resolved
             .ok()

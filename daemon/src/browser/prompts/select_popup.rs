@@ -296,7 +296,8 @@ impl BrowserSession {
             return;
         };
         if let Some((id, target_id)) = self.prompts.popups.take_local(session, context, local_id) {
-            self.core.notify(PaneMessage::SelectPopupClosed { id, target_id });
+            self.core
+                .notify(PaneMessage::SelectPopupClosed { id, target_id });
         }
     }
 
@@ -352,7 +353,8 @@ impl BrowserSession {
                 break;
             }
             for kind in ["rawKeyDown", "keyUp"] {
-                self.core.cdp
+                self.core
+                    .cdp
                     .call_on(
                         &popup.session,
                         "Input.dispatchKeyEvent",
@@ -381,7 +383,8 @@ impl BrowserSession {
 
     /// Evaluates `expression` in the pane's world where the popup's select lives.
     async fn in_world(&self, popup: &OpenPopup, expression: &str) -> Result<Value, SessionError> {
-        self.core.evaluate_in(&popup.session, &Value::from(popup.context), expression)
+        self.core
+            .evaluate_in(&popup.session, &Value::from(popup.context), expression)
             .await
     }
 }

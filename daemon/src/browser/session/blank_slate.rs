@@ -19,7 +19,8 @@ impl BrowserSession {
     /// (a `beforeunload` prompt, a hung renderer) or CDP fails.
     pub(crate) async fn leave_one_blank_tab(&self) -> bool {
         let Ok(created) = self
-            .core.cdp
+            .core
+            .cdp
             .call("Target.createTarget", json!({"url": "about:blank"}))
             .await
         else {
@@ -53,7 +54,8 @@ impl BrowserSession {
             for id in others {
                 if asked.insert(id.clone()) {
                     let _ = self
-                        .core.cdp
+                        .core
+                        .cdp
                         .call("Target.closeTarget", json!({"targetId": id}))
                         .await;
                 }

@@ -46,7 +46,7 @@ impl BrowserSession {
     }
 
     async fn handle_event(&self, event: &CdpEvent) {
-        self.follow_dialog(event);
+        self.dialogs().follow(event);
         let info = &event.params["targetInfo"];
         match event.method.as_str() {
             "Target.targetCreated" if info["type"] == "page" => {
@@ -57,13 +57,15 @@ impl BrowserSession {
                     .and_then(|opener| self.core.tabs.owner_of(opener));
                 let opener_is_ours = opener_owner.is_some();
                 let winding_down = self
-                    .core.traffic
+                    .core
+                    .traffic
                     .winding_down
                     .load(std::sync::atomic::Ordering::SeqCst);
                 if winding_down && opener_is_ours && self.core.ownership == Ownership::OwnTabs {
                     // A popup of ours while a host-mode stop closes our tabs: it goes too.
                     let _ = self
-                        .core.cdp
+                        .core
+                        .cdp
                         .call("Target.closeTarget", json!({ "targetId": id }))
                         .await;
                     return;
@@ -100,7 +102,8 @@ impl BrowserSession {
             // A download is its tab's owner's, settled while the tab is surely open.
             "Browser.downloadWillBegin" => {
                 let owner = event.params["frameId"].as_str().and_then(|frame| {
-                    self.core.tabs
+                    self.core
+                        .tabs
                         .tab_of_child_frame(frame)
                         .map(|t| (t.owner.id().to_string(), t.target_id))
                 });
@@ -152,7 +155,8 @@ impl BrowserSession {
                     // Closed from outside (a page's window.close(), the user in their own
                     // Chrome): a channel always keeps one tab to show and drive.
                     let winding_down = self
-                        .core.traffic
+                        .core
+                        .traffic
                         .winding_down
                         .load(std::sync::atomic::Ordering::SeqCst);
                     if self.tab_count() == 0 && self.is_alive() && !winding_down {
@@ -175,7 +179,8 @@ impl BrowserSession {
     async fn refresh_info(&self, target_id: &str, session_id: &str) {
         // Both asked at once: one round trip to a distant engine, not two.
         let (reply, title) = tokio::join!(
-            self.core.cdp
+            self.core
+                .cdp
                 .call("Target.getTargetInfo", json!({ "targetId": target_id })),
             self.core.cdp.call_with(
                 "Runtime.evaluate",

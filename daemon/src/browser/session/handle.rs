@@ -11,10 +11,11 @@ use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use super::core::{Ownership, SessionCore};
-use super::parts::{AgentState, Life, Prompts, TabTraffic, ToolState, Views};
+use super::core::{Life, Ownership, SessionCore, TabTraffic, Views};
+use super::parts::{AgentState, Prompts, ToolState};
 use crate::browser::files::transfers::SessionFiles;
 use crate::browser::input::events::InputEvent;
+use crate::browser::prompts::dialogs::Dialogs;
 use crate::browser::protocol::{PaneMessage, TabInfo};
 use crate::browser::tabs::logs::TabLogs;
 use crate::browser::tabs::owner::TabOwner;
@@ -257,6 +258,11 @@ impl BrowserSession {
         &self.core.views.hub
     }
 
+    /// The JavaScript dialogs of this session's tabs.
+    pub(crate) fn dialogs(&self) -> Dialogs<'_> {
+        Dialogs::new(&self.core)
+    }
+
     /// The console and network logs of this session's tabs.
     pub fn logs(&self) -> &TabLogs {
         &self.tools.logs
@@ -337,7 +343,8 @@ impl BrowserSession {
     pub async fn new_tab(&self, url: Option<&str>) -> Result<TabInfo, SessionError> {
         let target_id = self.open_tab(url, TabOwner::Human, true).await?;
         self.switch_tab(&target_id).await?;
-        self.core.tabs
+        self.core
+            .tabs
             .get(&target_id)
             .map(|t| t.info())
             .ok_or(SessionError::UnknownTab(target_id))
@@ -359,7 +366,8 @@ impl BrowserSession {
             Ownership::AllTabs => true,
         };
         if activate {
-            self.core.cdp
+            self.core
+                .cdp
                 .call("Target.activateTarget", json!({ "targetId": target_id }))
                 .await?;
         }
@@ -376,7 +384,8 @@ impl BrowserSession {
             // The active tab's context dies with it: make the replacement first.
             self.new_tab(None).await?;
         }
-        self.core.cdp
+        self.core
+            .cdp
             .call("Target.closeTarget", json!({ "targetId": target_id }))
             .await?;
         self.untrack(target_id);

@@ -1,74 +1,14 @@
-//! The named parts a [`crate::browser::BrowserSession`] is made of beside its connection and tab list:
-//! how it ends, tabs coming and going, what panes see, the MCP tools' state, agents' state,
-//! and what waits for the person. Plain holders: the behaviour is in the modules each field
-//! names.
+//! The named parts a [`crate::browser::BrowserSession`] holds beside its core (`core`): the MCP
+//! tools' state, agents' state, and what waits for the person. Plain holders: the behaviour is
+//! in the rooms each field names, whose handles borrow the one field they work on.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::atomic::AtomicBool;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::watch;
-use tokio_util::sync::CancellationToken;
-
-use super::handle::SettleLimits;
 use crate::browser::files::transfers::SessionFiles;
-use crate::browser::tabs::adoption::Adopting;
 use crate::browser::tabs::logs::TabLogs;
 use crate::browser::tabs::worlds::Worlds;
-use crate::browser::view::layouts::Layouts;
-use crate::browser::view::screencast::ScreencastHub;
-
-/// Whether and why the session ended.
-#[derive(Debug, Default)]
-pub(in crate::browser) struct Life {
-    /// Cancelled when the session is closed.
-    pub closed: CancellationToken,
-    /// Why the session ended, once it has. Short lock.
-    pub end_reason: Mutex<Option<String>>,
-}
-
-/// Tabs coming and going: waiting for a target to be tracked, and what a host-mode stop must
-/// close.
-#[derive(Debug)]
-pub(in crate::browser) struct TabTraffic {
-    /// Bumped on every tab-list change, so callers can wait for a target to be tracked.
-    pub version: watch::Sender<u64>,
-    /// Set when Porthole itself is closing the session's tabs (host-mode stop): a tab list
-    /// that empties then is not refilled.
-    pub winding_down: Arc<AtomicBool>,
-    /// Tabs being created right now (`Target.createTarget` in flight or being attached): a
-    /// host-mode stop waits for them so none is left behind in the user's Chrome.
-    pub creating: Arc<watch::Sender<usize>>,
-    /// Targets Chrome created for us that are not tracked yet (their creator may have been
-    /// cancelled mid-way): a host-mode stop closes them too. Short lock.
-    pub opening: Arc<Mutex<HashSet<String>>>,
-    /// Targets whose creating call is tracking them now: the event loop leaves them to it.
-    pub adopting: Adopting,
-}
-
-impl Default for TabTraffic {
-    fn default() -> Self {
-        Self {
-            version: watch::channel(0).0,
-            winding_down: Arc::default(),
-            creating: Arc::new(watch::channel(0).0),
-            opening: Arc::default(),
-            adopting: Adopting::default(),
-        }
-    }
-}
-
-/// What panes see: the shared screencasts and the size tabs are laid out at.
-pub(in crate::browser) struct Views {
-    /// One screencast per tab shared by the channel's panes (a tab's cast goes with its record).
-    pub hub: Arc<ScreencastHub>,
-    /// The size each tab is laid out at, sent in the order asked (a tab's goes with its record).
-    pub layouts: Arc<Layouts>,
-    /// Requested viewport (CSS px). Short lock.
-    pub viewport: Mutex<(u32, u32)>,
-    /// Panes attached now (each `PaneView` counts itself while it lives).
-    pub panes: std::sync::atomic::AtomicUsize,
-}
+use crate::config::SettleLimits;
 
 /// The MCP tools' state in the session.
 pub(in crate::browser) struct ToolState {

@@ -166,7 +166,8 @@ impl BrowserSession {
         }
         tracing::info!(event = "agent_popup_refused", channel_id = %self.channel(), agent_id = %id, %target_id, open, max);
         let closed = self
-            .core.cdp
+            .core
+            .cdp
             .call(
                 "Target.closeTarget",
                 serde_json::json!({ "targetId": target_id }),

@@ -52,14 +52,16 @@ impl BrowserSession {
         };
         let url = check_url_for(url, policy, current.as_deref())?;
         if policy == UrlPolicy::Agent {
-            if let Some(TabOwner::Agent { id, .. }) = self.core.tabs.by_session(session).map(|t| t.owner)
+            if let Some(TabOwner::Agent { id, .. }) =
+                self.core.tabs.by_session(session).map(|t| t.owner)
             {
                 self.check_agent_site(&id, &url)?;
                 self.approve_new_site(&id, session, &url).await?;
             }
         }
         let reply = self
-            .core.cdp
+            .core
+            .cdp
             .call_with(
                 "Page.navigate",
                 json!({ "url": url }),
@@ -107,7 +109,8 @@ impl BrowserSession {
             }
         }
         let history = self
-            .core.cdp
+            .core
+            .cdp
             .call_on(session, "Page.getNavigationHistory", json!({}))
             .await?;
         self.go_to_entry(session, &history, step, policy).await
@@ -137,7 +140,8 @@ impl BrowserSession {
                 "that history entry is {url}, a page agents may not open"
             )));
         }
-        self.core.cdp
+        self.core
+            .cdp
             .call_with(
                 "Page.navigateToHistoryEntry",
                 json!({ "entryId": entry["id"] }),
@@ -168,7 +172,10 @@ impl BrowserSession {
 
     /// Reloads the tab behind the flat CDP `session`.
     pub(crate) async fn reload_on(&self, session: &str) -> Result<(), SessionError> {
-        self.core.cdp.call_on(session, "Page.reload", json!({})).await?;
+        self.core
+            .cdp
+            .call_on(session, "Page.reload", json!({}))
+            .await?;
         Ok(())
     }
 }

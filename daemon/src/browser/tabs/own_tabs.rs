@@ -45,7 +45,8 @@ async fn wait_destroyed(
 impl BrowserSession {
     /// True when the page behind `session` reports `document.visibilityState == "hidden"`.
     pub(in crate::browser) async fn is_hidden(&self, session: &str) -> bool {
-        self.core.cdp
+        self.core
+            .cdp
             .call_on(
                 session,
                 "Runtime.evaluate",
@@ -74,7 +75,14 @@ impl BrowserSession {
         for round in 0..CLOSE_ROUNDS {
             // Opened for us but not tracked yet, then what is tracked (in this order: a tab
             // leaves `opening` only once it is tracked), popups that appeared meanwhile too.
-            left.extend(self.core.traffic.opening.lock().expect("opening lock").drain());
+            left.extend(
+                self.core
+                    .traffic
+                    .opening
+                    .lock()
+                    .expect("opening lock")
+                    .drain(),
+            );
             left.extend(self.tracked_ids());
             if left.is_empty() {
                 break;
@@ -82,7 +90,8 @@ impl BrowserSession {
             for id in &left {
                 asked.insert(id.clone());
                 if let Err(error) = self
-                    .core.cdp
+                    .core
+                    .cdp
                     .call("Target.closeTarget", json!({ "targetId": id }))
                     .await
                 {

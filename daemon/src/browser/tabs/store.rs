@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard};
 use super::list::{Tab, TabEntry, TabList};
 use super::owner::TabOwner;
 use crate::browser::error::SessionError;
-use crate::browser::prompts::dialogs::OpenDialog;
+use crate::browser::prompts::open_dialog::OpenDialog;
 use crate::browser::protocol::{PaneMessage, TabInfo};
 
 /// The tracked tabs of one session, each with its record. Short lock, never held across an

@@ -42,7 +42,8 @@ impl BrowserSession {
             return self.wait_tracked(target_id).await.map(|()| false);
         }
         let attached = self
-            .core.cdp
+            .core
+            .cdp
             .call(
                 "Target.attachToTarget",
                 json!({"targetId": target_id, "flatten": true}),
@@ -170,7 +171,9 @@ impl BrowserSession {
     /// when no call of ours made it, or its call ended without tracking it (failed or
     /// cancelled: its [`Adoption`] lets the target go at once): the caller tracks it then.
     pub(in crate::browser) async fn tracked_by_its_opener(&self, target_id: &str) -> bool {
-        if *self.core.traffic.creating.borrow() == 0 && !self.core.traffic.adopting.contains(target_id) {
+        if *self.core.traffic.creating.borrow() == 0
+            && !self.core.traffic.adopting.contains(target_id)
+        {
             return false;
         }
         let mut creating = self.core.traffic.creating.subscribe();
@@ -182,7 +185,9 @@ impl BrowserSession {
                 if self.core.tabs.list().contains(target_id) {
                     return true;
                 }
-                if !self.core.traffic.adopting.contains(target_id) || version.changed().await.is_err() {
+                if !self.core.traffic.adopting.contains(target_id)
+                    || version.changed().await.is_err()
+                {
                     return false;
                 }
             }
@@ -333,7 +338,8 @@ impl BrowserSession {
             })?
             .to_string();
         if self
-            .core.traffic
+            .core
+            .traffic
             .winding_down
             .load(std::sync::atomic::Ordering::SeqCst)
         {
@@ -341,7 +347,8 @@ impl BrowserSession {
             return Err(SessionError::Closed);
         }
         let tracked = self.track_laid_out(&target_id, owner.clone(), size).await;
-        self.core.traffic
+        self.core
+            .traffic
             .opening
             .lock()
             .expect("opening lock")

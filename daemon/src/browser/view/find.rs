@@ -32,7 +32,8 @@ impl BrowserSession {
         backwards: bool,
     ) -> Result<PaneMessage, SessionError> {
         let tree = self
-            .core.cdp
+            .core
+            .cdp
             .call_on(session, "Page.getFrameTree", json!({}))
             .await?;
         let frame = tree["frameTree"]["frame"]["id"]
@@ -40,7 +41,8 @@ impl BrowserSession {
             .unwrap_or_default();
         // The world already made for this frame (same name: Chrome returns its context).
         let world = self
-            .core.cdp
+            .core
+            .cdp
             .call_on(
                 session,
                 "Page.createIsolatedWorld",
@@ -52,7 +54,10 @@ impl BrowserSession {
             "({FIND_CALL})({}, {backwards})",
             Value::String(query.to_string())
         );
-        let result = &self.core.evaluate_in(session, &context, &expression).await?;
+        let result = &self
+            .core
+            .evaluate_in(session, &context, &expression)
+            .await?;
         if result.is_null() {
             return Err(SessionError::Cdp(CdpError::Shape {
                 method: "find".into(),

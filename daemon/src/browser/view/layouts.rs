@@ -393,7 +393,11 @@ impl crate::browser::session::handle::BrowserSession {
         session: &str,
         factor: f64,
     ) -> Result<(), crate::browser::SessionError> {
-        let requested = self.core.views.layouts.zoom(session, factor, self.viewport());
+        let requested = self
+            .core
+            .views
+            .layouts
+            .zoom(session, factor, self.viewport());
         requested.apply(&self.core.cdp).await?;
         Ok(())
     }
@@ -408,7 +412,8 @@ impl crate::browser::session::handle::BrowserSession {
     /// channel's), with the channel's current pixel ratio.
     pub async fn relayout_tab(&self, session: &str) -> Result<(), crate::browser::SessionError> {
         let size = self
-            .core.views
+            .core
+            .views
             .layouts
             .wanted_size(session)
             .unwrap_or(self.viewport());

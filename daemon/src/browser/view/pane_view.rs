@@ -33,7 +33,8 @@ pub struct PaneView {
 impl Drop for PaneView {
     fn drop(&mut self) {
         self.session
-            .core.views
+            .core
+            .views
             .panes
             .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
@@ -52,7 +53,8 @@ impl PaneView {
     pub fn new(session: Arc<BrowserSession>) -> Arc<Self> {
         let watched = session.active_tab().ok().map(|(id, _)| id);
         session
-            .core.views
+            .core
+            .views
             .panes
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Arc::new(Self {

@@ -444,4 +444,3 @@ async fn receive_frames(cdp: CdpConnection, shared: Arc<Shared>, closed: Cancell
         last_sizes.insert(session.to_string(), sizes);
     }
 }
-
