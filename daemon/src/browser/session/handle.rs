@@ -258,10 +258,16 @@ impl BrowserSession {
         &self.core.views.hub
     }
 
+    // Room handles of prompts/ and view/ (each borrows what it works on).
+
     /// The JavaScript dialogs of this session's tabs.
     pub(crate) fn dialogs(&self) -> Dialogs<'_> {
         Dialogs::new(&self.core)
     }
+
+    // Room handles of guard/, approvals and auth.
+
+    // Room handles of tabs/ and session/.
 
     /// The console and network logs of this session's tabs.
     pub fn logs(&self) -> &TabLogs {
