@@ -122,7 +122,7 @@ impl BrowserSession {
                     let context = &event.params["context"];
                     self.worlds()
                         .context_created(session, context, event.received, || {
-                            self.main_frame_of(session).is_some_and(|frame| {
+                            self.core.tabs.main_frame_of(session).is_some_and(|frame| {
                                 context["auxData"]["frameId"].as_str() == Some(frame.as_str())
                             })
                         });
@@ -201,6 +201,24 @@ impl BrowserSession {
             info["title"] = Value::String(title);
         }
         self.apply_info(&info);
+    }
+
+    /// A `Runtime.bindingCalled` from a tab's title observer: records the new title.
+    fn title_reported(&self, session: Option<&str>, params: &Value) {
+        let (Some(session), Some(title)) = (
+            session,
+            crate::browser::tabs::titles::reported_title(params),
+        ) else {
+            return;
+        };
+        let found = self
+            .core
+            .tabs
+            .by_session(session)
+            .map(|t| (t.target_id, t.url));
+        if let Some((target_id, url)) = found {
+            self.apply_info(&json!({"targetId": target_id, "url": url, "title": title}));
+        }
     }
 
     /// Records a `TargetInfo`'s url and title; tells panes when they changed.

@@ -294,6 +294,18 @@ impl BrowserSession {
         self.tools.settle
     }
 
+    /// The main frame's id of the tab behind flat session `session` (its target's id); `None`
+    /// for a session that is not a tab's (an out-of-process frame's).
+    pub(crate) fn main_frame_of(&self, session: &str) -> Option<String> {
+        self.core.tabs.main_frame_of(session)
+    }
+
+    /// Opens an about:blank tab and closes every other page before an idle pause (see
+    /// `blank_slate`); false when a page stays.
+    pub(crate) async fn leave_one_blank_tab(&self) -> bool {
+        super::blank_slate::leave_one_blank_tab(&self.core).await
+    }
+
     /// The MCP tools' isolated worlds in this session's frames.
     pub(crate) fn worlds(&self) -> &crate::browser::tabs::worlds::Worlds {
         &self.tools.worlds

@@ -18,6 +18,13 @@ pub(in crate::browser) struct Tabs {
 }
 
 impl Tabs {
+    /// The main frame's id of the tab behind flat session `session` (a tab's main frame has
+    /// its target's id), so a world can be made there without asking Chrome; `None` for a
+    /// session that is not a tab's (an out-of-process frame's).
+    pub(in crate::browser) fn main_frame_of(&self, session: &str) -> Option<String> {
+        self.list().by_session(session).map(|t| t.target_id.clone())
+    }
+
     /// The list itself, for the `tabs` room's own bookkeeping (tracking, agents' tabs, refs).
     pub(super) fn list(&self) -> MutexGuard<'_, TabList> {
         self.list.lock().expect("tabs lock")

@@ -5,7 +5,6 @@
 
 use serde_json::{json, Value};
 
-use crate::browser::session::handle::BrowserSession;
 use crate::cdp::CdpConnection;
 
 /// The binding the observer calls, and the isolated world it lives in.
@@ -38,24 +37,12 @@ pub async fn watch(cdp: &CdpConnection, session: &str) {
     }
 }
 
-impl BrowserSession {
-    /// A `Runtime.bindingCalled` from a tab's title observer: records the new title.
-    pub(in crate::browser) fn title_reported(&self, session: Option<&str>, params: &Value) {
-        if params["name"] != TITLE_BINDING {
-            return;
-        }
-        // An empty title leaves Chrome's own (the URL) in place, as a load does.
-        let title = params["payload"].as_str().filter(|t| !t.trim().is_empty());
-        let (Some(session), Some(title)) = (session, title) else {
-            return;
-        };
-        let found = {
-            let tabs = self.core.tabs.list();
-            tabs.by_session(session)
-                .map(|t| (t.target_id.clone(), t.url.clone()))
-        };
-        if let Some((target_id, url)) = found {
-            self.apply_info(&json!({"targetId": target_id, "url": url, "title": title}));
-        }
+/// The title in a `Runtime.bindingCalled` from a tab's title observer; `None` for another
+/// binding's call or an empty title (which leaves Chrome's own, the URL, in place, as a load
+/// does).
+pub(in crate::browser) fn reported_title(params: &Value) -> Option<&str> {
+    if params["name"] != TITLE_BINDING {
+        return None;
     }
+    params["payload"].as_str().filter(|t| !t.trim().is_empty())
 }

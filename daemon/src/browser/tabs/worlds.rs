@@ -160,16 +160,6 @@ fn in_session(key: &str, session: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
-impl crate::browser::BrowserSession {
-    /// The main frame's id of the tab behind flat session `session` (a tab's main frame has
-    /// its target's id), so a world can be made there without asking Chrome; `None` for a
-    /// session that is not a tab's (an out-of-process frame's).
-    pub fn main_frame_of(&self, session: &str) -> Option<String> {
-        let tabs = self.core.tabs.list();
-        tabs.by_session(session).map(|t| t.target_id.clone())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
