@@ -192,14 +192,18 @@ async fn run(
         &actor,
         crate::timeline::ToolRecord {
             tool: request.tool.clone(),
-            target_id: session.current_tab_of(&actor),
+            target_id: session.agent_tabs().current(&actor),
             ok: !output.is_error,
             ms: began.elapsed().as_millis() as u64,
             summary,
         },
     );
     if let Actor::Agent { id, .. } = &actor {
-        let has_tabs = session.agents_with_tabs().iter().any(|a| a == id);
+        let has_tabs = session
+            .agent_tabs()
+            .agents_with_tabs()
+            .iter()
+            .any(|a| a == id);
         state.inner.agents.set_tabs_open(id, has_tabs);
     }
     if let Some(reason) = lost {

@@ -213,7 +213,7 @@ impl ChannelService {
 
     /// Records, for every agent with tabs in an ended session, why they are gone.
     fn retire(&self, session: &BrowserSession, reason: &str) {
-        for agent_id in session.agents_with_tabs() {
+        for agent_id in session.agent_tabs().agents_with_tabs() {
             tracing::info!(event = "agent_tabs_lost", channel_id = %session.channel(), %agent_id, reason);
             self.note_lost_tabs(session.channel(), &agent_id, reason);
         }

@@ -31,7 +31,7 @@ pub async fn run(
         agent_id: actor.id().to_string(),
         name: actor.name().to_string(),
         tool: tool.to_string(),
-        target_id: session.current_tab_of(actor),
+        target_id: session.agent_tabs().current(actor),
         phase,
         ok,
     };
@@ -108,10 +108,10 @@ fn acted_tab(session: &BrowserSession, actor: &Actor, call: &ToolCall) -> Option
     match named {
         Some(TabRef::Index(n)) => n
             .checked_sub(1)
-            .and_then(|i| session.visible_tabs(actor).get(i as usize).cloned())
+            .and_then(|i| session.agent_tabs().visible(actor).get(i as usize).cloned())
             .map(|t| t.target_id),
         Some(TabRef::Id(id)) => Some(id.clone()),
-        None => session.current_tab_of(actor),
+        None => session.agent_tabs().current(actor),
     }
 }
 
@@ -147,7 +147,7 @@ async fn human_changes(
     session: &BrowserSession,
     actor: &Actor,
 ) -> Option<String> {
-    let target = session.current_tab_of(actor)?;
+    let target = session.agent_tabs().current(actor)?;
     let before = oversight.activity.before(&target)?;
     let tab_session = session.tab_session(&target)?;
     let after = page_state::read(session, &tab_session).await?;
@@ -175,7 +175,7 @@ async fn handoff(
         actor.id(),
         actor.name(),
         &request.reason,
-        session.current_tab_of(actor),
+        session.agent_tabs().current(actor),
     ) {
         Ok(opened) => opened,
         Err(refusal) => return ToolOutput::error(refusal.to_string()),

@@ -40,7 +40,7 @@ impl Tab {
         browser: &Arc<BrowserSession>,
         actor: &Actor,
     ) -> Result<Self, ToolError> {
-        let (target_id, session_id) = browser.tab_for(actor).await?;
+        let (target_id, session_id) = browser.agent_tabs().tab_for(actor).await?;
         Ok(Self {
             browser: browser.clone(),
             target_id,
@@ -52,7 +52,7 @@ impl Tab {
     /// The tab the actor acts in now (it may have navigated to a new process or been
     /// replaced); itself when there is none.
     pub fn current(&self) -> Self {
-        let Some(target_id) = self.browser.current_tab_of(&self.actor) else {
+        let Some(target_id) = self.browser.agent_tabs().current(&self.actor) else {
             return self.clone();
         };
         match self.browser.tab_session(&target_id) {
@@ -67,7 +67,7 @@ impl Tab {
 
     /// The tabs this call's actor may see, in display order.
     pub fn visible_tabs(&self) -> Vec<TabInfo> {
-        self.browser.visible_tabs(&self.actor)
+        self.browser.agent_tabs().visible(&self.actor)
     }
 
     pub fn cdp(&self) -> &CdpConnection {

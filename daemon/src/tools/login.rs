@@ -90,7 +90,7 @@ impl Filler<'_> {
     /// Records a fill (or a refusal) through the daemon's hook.
     fn record(&self, browser: &Arc<BrowserSession>, hooks: &VaultHooks, mut fill: FillRecord) {
         match self {
-            Filler::Tool(actor) => fill.target_id = browser.current_tab_of(actor),
+            Filler::Tool(actor) => fill.target_id = browser.agent_tabs().current(actor),
             Filler::Person { tab, .. } => {
                 fill.target_id = Some(tab.target_id.clone());
                 fill.by_person = true;

@@ -19,8 +19,8 @@ pub fn list_tabs(browser: &BrowserSession, actor: &Actor) -> ToolOutput {
 }
 
 fn listing(browser: &BrowserSession, actor: &Actor) -> String {
-    let tabs = browser.visible_tabs(actor);
-    let current = browser.current_tab_of(actor);
+    let tabs = browser.agent_tabs().visible(actor);
+    let current = browser.agent_tabs().current(actor);
     let mut lines = vec![match actor {
         Actor::Owner => format!("{} tab(s):", tabs.len()),
         Actor::Agent { .. } => format!("{} tab(s) of yours:", tabs.len()),
@@ -55,7 +55,7 @@ fn listing(browser: &BrowserSession, actor: &Actor) -> String {
 /// The target id a [`TabRef`] names: an index into the actor's tabs, or a target id (which
 /// may name another owner's tab; the caller checks access).
 fn resolve(browser: &BrowserSession, actor: &Actor, tab: &TabRef) -> Result<String, ToolError> {
-    let visible = browser.visible_tabs(actor);
+    let visible = browser.agent_tabs().visible(actor);
     let found = match tab {
         TabRef::Index(n) => n
             .checked_sub(1)
@@ -82,14 +82,14 @@ pub async fn new_tab(
     args: &NewTabArgs,
 ) -> Result<ToolOutput, ToolError> {
     // Refused before anything opens (a blob: must be of the page the agent is on now).
-    let opener = browser.current_tab_of(actor).and_then(|id| {
-        let tabs = browser.visible_tabs(actor);
+    let opener = browser.agent_tabs().current(actor).and_then(|id| {
+        let tabs = browser.agent_tabs().visible(actor);
         tabs.into_iter().find(|t| t.target_id == id).map(|t| t.url)
     });
     if let Some(url) = &args.url {
         check_url_for(url, UrlPolicy::Agent, opener.as_deref())?;
     }
-    let target_id = browser.new_tab_for(actor).await?;
+    let target_id = browser.agent_tabs().open(actor).await?;
     if let Some(url) = &args.url {
         let tab = Tab::for_actor(browser, actor).await?;
         let before = waits::before_navigation(&tab);
@@ -117,7 +117,11 @@ pub async fn switch_tab(
     args: &SwitchTabArgs,
 ) -> Result<ToolOutput, ToolError> {
     let id = resolve(browser, actor, &args.tab)?;
-    browser.use_tab(actor, &id).await.map_err(not_found_hint)?;
+    browser
+        .agent_tabs()
+        .use_tab(actor, &id)
+        .await
+        .map_err(not_found_hint)?;
     Ok(ToolOutput::text(format!(
         "Switched to the tab and brought it to the front.\n{}",
         listing(browser, actor)
@@ -133,11 +137,13 @@ pub async fn close_tab(
     let id = match &args.tab {
         Some(tab) => resolve(browser, actor, tab)?,
         None => browser
-            .current_tab_of(actor)
+            .agent_tabs()
+            .current(actor)
             .ok_or_else(|| ToolError::msg("You have no tab open to close."))?,
     };
     browser
-        .close_tab_for(actor, &id)
+        .agent_tabs()
+        .close(actor, &id)
         .await
         .map_err(not_found_hint)?;
     Ok(ToolOutput::text(format!(

@@ -485,7 +485,14 @@ async fn new_tabs(tab: &Tab, before: &Before, notes: &mut Vec<String>) {
             continue;
         }
         // The first tab the action opened becomes the one the caller acts in.
-        if !followed && tab.browser.use_tab(&tab.actor, &t.target_id).await.is_ok() {
+        if !followed
+            && tab
+                .browser
+                .agent_tabs()
+                .use_tab(&tab.actor, &t.target_id)
+                .await
+                .is_ok()
+        {
             followed = true;
             let url = loaded_url(tab, &t.target_id).await.unwrap_or(t.url.clone());
             let back = before

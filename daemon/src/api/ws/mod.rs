@@ -659,9 +659,11 @@ impl Pane {
                 ))
                 .await;
         };
-        if let Err(error) = attached
-            .session
-            .give_tab(target_id, &agent.agent_id, &agent.name)
+        if let Err(error) =
+            attached
+                .session
+                .agent_tabs()
+                .give(target_id, &agent.agent_id, &agent.name)
         {
             self.send(PaneMessage::error(error.code(), error.to_string()))
                 .await;

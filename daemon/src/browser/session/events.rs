@@ -28,7 +28,7 @@ impl BrowserSession {
                 _ = self.core.cdp.lost() => {
                     let reason = self.core.cdp.lost_reason().unwrap_or_default();
                     tracing::warn!(event = "browser_lost", channel_id = %self.core.channel, %reason);
-                    self.core.notify(PaneMessage::error("browser_gone", self.gone_message(&reason)));
+                    self.core.notify(PaneMessage::error("browser_gone", self.tab_life().gone_message(&reason)));
                     self.close("browser_gone");
                     return;
                 }
@@ -70,16 +70,16 @@ impl BrowserSession {
                         .await;
                     return;
                 }
-                if !opener_is_ours && self.tracked_by_its_opener(id).await {
+                if !opener_is_ours && self.tab_life().tracked_by_its_opener(id).await {
                     return;
                 }
                 if self.core.ownership == Ownership::AllTabs || opener_is_ours {
                     let owner =
                         opener_owner.unwrap_or(crate::browser::tabs::owner::TabOwner::Human);
-                    if self.refuse_popup_over_limit(&owner, id).await {
+                    if self.agent_tabs().refuse_popup_over_limit(&owner, id).await {
                         return;
                     }
-                    if let Err(error) = self.track(id, owner).await {
+                    if let Err(error) = self.tab_life().track(id, owner).await {
                         tracing::debug!(event = "tab_attach_failed", channel_id = %self.core.channel, %error);
                     }
                 }
@@ -151,7 +151,7 @@ impl BrowserSession {
             }
             "Target.targetDestroyed" | "Target.detachedFromTarget" => {
                 if let Some(id) = event.params["targetId"].as_str() {
-                    self.untrack(id);
+                    self.tab_life().untrack(id);
                     // Closed from outside (a page's window.close(), the user in their own
                     // Chrome): a channel always keeps one tab to show and drive.
                     let winding_down = self

@@ -17,10 +17,12 @@ use crate::browser::files::transfers::SessionFiles;
 use crate::browser::input::events::InputEvent;
 use crate::browser::prompts::dialogs::Dialogs;
 use crate::browser::protocol::{PaneMessage, TabInfo};
+use crate::browser::tabs::agent_tabs::AgentTabs;
 use crate::browser::tabs::logs::TabLogs;
 use crate::browser::tabs::owner::TabOwner;
 use crate::browser::tabs::refs::RefBooks;
 use crate::browser::tabs::store::Tabs;
+use crate::browser::tabs::tracking::{TabHooks, TabLife};
 use crate::browser::view::screencast::ScreencastHub;
 use crate::browser::SessionError;
 use crate::cdp::CdpConnection;
@@ -175,7 +177,7 @@ impl BrowserSession {
             };
             let track = async {
                 for id in &pages {
-                    session.track(id, TabOwner::Human).await?;
+                    session.tab_life().track(id, TabOwner::Human).await?;
                 }
                 Ok::<_, SessionError>(())
             };
@@ -269,6 +271,26 @@ impl BrowserSession {
 
     // Room handles of tabs/ and session/.
 
+    /// Each agent's tabs (and the owner token's: the active tab).
+    pub(crate) fn agent_tabs(&self) -> AgentTabs<'_> {
+        AgentTabs {
+            life: self.tab_life(),
+            current: &self.agents.tabs,
+            locks: &self.agents.locks,
+        }
+    }
+
+    /// The session's tabs coming and going.
+    pub(in crate::browser) fn tab_life(&self) -> TabLife<'_> {
+        TabLife {
+            core: &self.core,
+            logs: &self.tools.logs,
+            worlds: &self.tools.worlds,
+            popups: &self.prompts.popups,
+            hooks: self,
+        }
+    }
+
     /// The console and network logs of this session's tabs.
     pub fn logs(&self) -> &TabLogs {
         &self.tools.logs
@@ -359,55 +381,24 @@ impl BrowserSession {
     /// Opens a tab of the person at the pane (about:blank by default, in a window of its own
     /// so it paints while another pane watches another tab) and makes it active.
     pub async fn new_tab(&self, url: Option<&str>) -> Result<TabInfo, SessionError> {
-        let target_id = self.open_tab(url, TabOwner::Human, true).await?;
-        self.switch_tab(&target_id).await?;
-        self.core
-            .tabs
-            .get(&target_id)
-            .map(|t| t.info())
-            .ok_or(SessionError::UnknownTab(target_id))
+        self.tab_life().new_tab(url).await
     }
 
-    /// Makes a tracked tab the active one (brought to front so it renders at full speed): the
-    /// tab new panes start on and the owner token acts in. Panes' views are their own
-    /// ([`super::pane_view`]); this moves none of them.
+    /// Makes a tracked tab the active one: the tab new panes start on and the owner token acts
+    /// in (see `tabs::active`).
     pub async fn switch_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        let Some(session_id) = self.core.tabs.set_active(target_id) else {
-            return Err(SessionError::UnknownTab(target_id.to_string()));
-        };
-        // Activating raises the tab's window and takes focus. Our own browser: always (a
-        // hidden tab sends no frames). The user's Chrome: each Porthole tab sits in a
-        // background window of its own where it already paints, so only a tab that is hidden
-        // (a popup that opened over its opener) is activated, and only in Porthole's window.
-        let activate = match self.core.ownership {
-            Ownership::OwnTabs => self.is_hidden(&session_id).await,
-            Ownership::AllTabs => true,
-        };
-        if activate {
-            self.core
-                .cdp
-                .call("Target.activateTarget", json!({ "targetId": target_id }))
-                .await?;
-        }
-        self.core.size_active();
-        Ok(())
+        self.tab_life().switch_tab(target_id).await
     }
 
     /// Closes a tracked tab; closing the last one leaves a fresh about:blank tab.
     pub async fn close_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        let Some(count) = self.core.tabs.len_if_tracked(target_id) else {
-            return Err(SessionError::UnknownTab(target_id.to_string()));
-        };
-        if count == 1 {
-            // The active tab's context dies with it: make the replacement first.
-            self.new_tab(None).await?;
-        }
-        self.core
-            .cdp
-            .call("Target.closeTarget", json!({ "targetId": target_id }))
-            .await?;
-        self.untrack(target_id);
-        Ok(())
+        self.tab_life().close_tab(target_id).await
+    }
+
+    /// Closes every tab Porthole opened in this session, without a replacement (host-mode
+    /// stop); returns how many it closed (see `tabs::own_tabs`).
+    pub(crate) async fn close_own_tabs(&self) -> usize {
+        self.tab_life().close_own_tabs().await
     }
 
     /// Sets the page viewport (CSS px) of the active tab (and of tabs shown later).
@@ -449,5 +440,18 @@ impl BrowserSession {
         }
         let scale = self.core.pixel_scale(session);
         Ok(crate::browser::input::events::dispatch(&self.core.cdp, session, event, scale).await?)
+    }
+}
+
+/// What the other rooms do when a tab arrives or goes.
+impl TabHooks for BrowserSession {
+    fn landed(&self, target_id: &str, url: &str) {
+        self.guard_landing(target_id, url);
+    }
+
+    fn closed(&self, target_id: &str) {
+        self.forget_auth_prompts(target_id);
+        self.forget_person_files(target_id);
+        self.forget_approvals(target_id);
     }
 }

@@ -9,21 +9,31 @@
 //! The owner token ([`Actor::Owner`]) keeps the first release's behaviour: it acts on the
 //! session's active tab (the person's last choice in a pane) and sees every tab. Agents never see or touch another owner's tab.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use super::owner::{Actor, TabOwner};
+use super::tracking::TabLife;
 use crate::browser::error::SessionError;
 use crate::browser::protocol::TabInfo;
-use crate::browser::session::handle::BrowserSession;
 
-impl BrowserSession {
+/// Each agent's tabs in one session (borrowed from the session: `session.agent_tabs()`).
+pub(crate) struct AgentTabs<'s> {
+    pub(in crate::browser) life: TabLife<'s>,
+    /// Each agent's current tab (agent id → target id). Short lock.
+    pub(in crate::browser) current: &'s Mutex<HashMap<String, String>>,
+    /// Serialises finding or opening an agent's tab, per agent. Short lock around the map.
+    pub(in crate::browser) locks: &'s Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl AgentTabs<'_> {
     /// `(target_id, session_id)` of the tab `actor` acts in; an agent without a tab gets a new
     /// one of its own (one at a time per agent, so racing calls share it).
     pub(crate) async fn tab_for(&self, actor: &Actor) -> Result<(String, String), SessionError> {
         let Actor::Agent { id, .. } = actor else {
-            return self.active_tab();
+            return self.life.core.active_tab();
         };
-        if !self.is_alive() {
+        if !self.life.core.is_alive() {
             return Err(SessionError::Closed);
         }
         let lock = self.agent_lock(id);
@@ -31,18 +41,19 @@ impl BrowserSession {
         if let Some(found) = self.current_agent_tab(id) {
             return Ok(found);
         }
-        let target_id = self.open_tab_laid_out(actor.as_owner()).await?;
+        let target_id = self.life.open_tab_laid_out(actor.as_owner()).await?;
         self.set_agent_tab(id, &target_id);
         let session_id = self
+            .life
+            .core
             .tab_session(&target_id)
             .ok_or_else(|| SessionError::UnknownTab(target_id.clone()))?;
-        tracing::info!(event = "agent_tab_opened", channel_id = %self.channel(), agent_id = %id, target_id = %target_id);
+        tracing::info!(event = "agent_tab_opened", channel_id = %self.life.core.channel, agent_id = %id, target_id = %target_id);
         Ok((target_id, session_id))
     }
 
     fn agent_lock(&self, agent_id: &str) -> Arc<tokio::sync::Mutex<()>> {
-        self.agents
-            .locks
+        self.locks
             .lock()
             .expect("agent locks lock")
             .entry(agent_id.to_string())
@@ -52,8 +63,8 @@ impl BrowserSession {
 
     /// The agent's current tab when it is still its own; else its newest own tab, if any.
     fn current_agent_tab(&self, agent_id: &str) -> Option<(String, String)> {
-        let tabs = self.core.tabs.list();
-        let mut current = self.agents.tabs.lock().expect("agent tabs lock");
+        let tabs = self.life.core.tabs.list();
+        let mut current = self.current.lock().expect("agent tabs lock");
         let still_ours = current
             .get(agent_id)
             .and_then(|id| tabs.get(id))
@@ -70,24 +81,23 @@ impl BrowserSession {
     }
 
     fn set_agent_tab(&self, agent_id: &str, target_id: &str) {
-        self.agents
-            .tabs
+        self.current
             .lock()
             .expect("agent tabs lock")
             .insert(agent_id.to_string(), target_id.to_string());
     }
 
     /// The tab `actor` acts in now, without opening one.
-    pub(crate) fn current_tab_of(&self, actor: &Actor) -> Option<String> {
+    pub(crate) fn current(&self, actor: &Actor) -> Option<String> {
         match actor {
-            Actor::Owner => self.active_tab().ok().map(|(id, _)| id),
+            Actor::Owner => self.life.core.active_tab().ok().map(|(id, _)| id),
             Actor::Agent { id, .. } => self.current_agent_tab(id).map(|(id, _)| id),
         }
     }
 
     /// The tabs `actor` may see, in display order.
-    pub(crate) fn visible_tabs(&self, actor: &Actor) -> Vec<TabInfo> {
-        let tabs = self.core.tabs.list();
+    pub(crate) fn visible(&self, actor: &Actor) -> Vec<TabInfo> {
+        let tabs = self.life.core.tabs.list();
         tabs.filtered(|owner| actor.may_touch(owner))
             .into_iter()
             .map(|t| t.info())
@@ -96,7 +106,7 @@ impl BrowserSession {
 
     /// Ok when `actor` may act on the tracked tab `target_id`.
     pub(crate) fn check_access(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
-        let tabs = self.core.tabs.list();
+        let tabs = self.life.core.tabs.list();
         let tab = tabs
             .get(target_id)
             .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
@@ -114,7 +124,7 @@ impl BrowserSession {
     pub(crate) async fn use_tab(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
         self.check_access(actor, target_id)?;
         match actor {
-            Actor::Owner => self.switch_tab(target_id).await,
+            Actor::Owner => self.life.switch_tab(target_id).await,
             Actor::Agent { id, .. } => {
                 self.set_agent_tab(id, target_id);
                 Ok(())
@@ -123,11 +133,11 @@ impl BrowserSession {
     }
 
     /// Opens a tab of `actor`'s and makes it the tab it acts in; returns its target id.
-    pub(crate) async fn new_tab_for(&self, actor: &Actor) -> Result<String, SessionError> {
+    pub(crate) async fn open(&self, actor: &Actor) -> Result<String, SessionError> {
         match actor {
             Actor::Owner => {
-                let target_id = self.open_tab(None, actor.as_owner(), false).await?;
-                self.switch_tab(&target_id).await?;
+                let target_id = self.life.open_tab(None, actor.as_owner(), false).await?;
+                self.life.switch_tab(&target_id).await?;
                 Ok(target_id)
             }
             Actor::Agent { id, .. } => {
@@ -135,7 +145,7 @@ impl BrowserSession {
                 if open >= crate::bounds::get().max_tabs {
                     return Err(SessionError::TabLimit { open });
                 }
-                let target_id = self.open_tab_laid_out(actor.as_owner()).await?;
+                let target_id = self.life.open_tab_laid_out(actor.as_owner()).await?;
                 self.set_agent_tab(id, &target_id);
                 Ok(target_id)
             }
@@ -144,7 +154,7 @@ impl BrowserSession {
 
     /// How many tabs agent `agent_id` has.
     fn agent_tab_count(&self, agent_id: &str) -> usize {
-        let tabs = self.core.tabs.list();
+        let tabs = self.life.core.tabs.list();
         tabs.filtered(|o| matches!(o, TabOwner::Agent { id, .. } if id == agent_id))
             .len()
     }
@@ -164,8 +174,9 @@ impl BrowserSession {
         if open < max {
             return false;
         }
-        tracing::info!(event = "agent_popup_refused", channel_id = %self.channel(), agent_id = %id, %target_id, open, max);
+        tracing::info!(event = "agent_popup_refused", channel_id = %self.life.core.channel, agent_id = %id, %target_id, open, max);
         let closed = self
+            .life
             .core
             .cdp
             .call(
@@ -180,15 +191,11 @@ impl BrowserSession {
     }
 
     /// Closes a tab `actor` may touch.
-    pub(crate) async fn close_tab_for(
-        &self,
-        actor: &Actor,
-        target_id: &str,
-    ) -> Result<(), SessionError> {
+    pub(crate) async fn close(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
         self.check_access(actor, target_id)?;
-        self.close_tab(target_id).await?;
+        self.life.close_tab(target_id).await?;
         if let Actor::Agent { id, .. } = actor {
-            let mut current = self.agents.tabs.lock().expect("agent tabs lock");
+            let mut current = self.current.lock().expect("agent tabs lock");
             if current.get(id).map(String::as_str) == Some(target_id) {
                 current.remove(id);
             }
@@ -197,14 +204,14 @@ impl BrowserSession {
     }
 
     /// Hands a person's tab to an agent (they logged in; the agent goes on there).
-    pub fn give_tab(
+    pub(crate) fn give(
         &self,
         target_id: &str,
         agent_id: &str,
         name: &str,
     ) -> Result<(), SessionError> {
         {
-            let mut tabs = self.core.tabs.list();
+            let mut tabs = self.life.core.tabs.list();
             let tab = tabs
                 .get(target_id)
                 .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
@@ -230,14 +237,14 @@ impl BrowserSession {
             );
         }
         self.set_agent_tab(agent_id, target_id);
-        tracing::info!(event = "tab_given", channel_id = %self.channel(), %agent_id, %target_id);
-        self.core.notify(self.tabs_message());
+        tracing::info!(event = "tab_given", channel_id = %self.life.core.channel, %agent_id, %target_id);
+        self.life.core.notify(self.life.core.tabs_message());
         Ok(())
     }
 
     /// Agents (the owner included) that own at least one tab of this session.
     pub(crate) fn agents_with_tabs(&self) -> Vec<String> {
-        let tabs = self.core.tabs.list();
+        let tabs = self.life.core.tabs.list();
         let mut ids: Vec<String> = tabs
             .filtered(|o| matches!(o, TabOwner::Agent { .. }))
             .into_iter()

@@ -1,8 +1,10 @@
 //! Everything kept per tab: the tab list and the one record per tab (`list`, `entry`), who owns
-//! a tab (`owner`), attaching and preparing tabs (`tracking`, `adoption`), host mode's own tabs,
+//! a tab (`owner`), attaching and preparing tabs (`tracking`, `adoption`), the active tab
+//! (`active`), host mode's own tabs,
 //! agents' tabs, navigation, titles, element refs, the tools' isolated worlds and the console and
 //! network logs.
 
+pub(crate) mod active;
 pub(crate) mod adoption;
 pub(crate) mod agent_tabs;
 pub(crate) mod entry;

@@ -9,8 +9,8 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::sync::broadcast;
 
+use super::tracking::TabLife;
 use crate::browser::session::core::Ownership;
-use crate::browser::session::handle::BrowserSession;
 use crate::cdp::CdpEvent;
 
 /// The document's `visibilityState`.
@@ -42,7 +42,7 @@ async fn wait_destroyed(
     }
 }
 
-impl BrowserSession {
+impl TabLife<'_> {
     /// True when the page behind `session` reports `document.visibilityState == "hidden"`.
     pub(in crate::browser) async fn is_hidden(&self, session: &str) -> bool {
         self.core
@@ -63,7 +63,7 @@ impl BrowserSession {
     /// Chrome answers `Target.closeTarget` before the tab is gone (a tab still loading goes a
     /// moment later, and a close can be lost while it is being set up), so each round closes
     /// what is left, waits for `Target.targetDestroyed`, and asks Chrome's own target list.
-    pub(crate) async fn close_own_tabs(&self) -> usize {
+    pub(in crate::browser) async fn close_own_tabs(&self) -> usize {
         self.core.traffic.winding_down.store(true, Ordering::SeqCst);
         // A tab Chrome is still opening for us lands in `opening` or closes itself (see
         // `open_tab`); the caller bounds the wait.
@@ -95,7 +95,7 @@ impl BrowserSession {
                     .call("Target.closeTarget", json!({ "targetId": id }))
                     .await
                 {
-                    tracing::debug!(event = "own_tab_close_failed", channel_id = %self.channel(), target_id = %id, round, %error);
+                    tracing::debug!(event = "own_tab_close_failed", channel_id = %self.core.channel, target_id = %id, round, %error);
                 }
             }
             wait_destroyed(&mut events, &mut left, CLOSE_ROUND).await;
@@ -119,7 +119,7 @@ impl BrowserSession {
             }
         }
         if !left.is_empty() {
-            tracing::warn!(event = "own_tabs_left_open", channel_id = %self.channel(), left = left.len());
+            tracing::warn!(event = "own_tabs_left_open", channel_id = %self.core.channel, left = left.len());
         }
         asked.len() - left.len()
     }
@@ -132,14 +132,14 @@ impl BrowserSession {
 
     /// What a person reads when the browser went away.
     pub(in crate::browser) fn gone_message(&self, reason: &str) -> String {
-        match self.ownership() {
+        match self.core.ownership {
             Ownership::OwnTabs => format!(
                 "Your Chrome closed or stopped allowing remote debugging ({reason}). Reopen Chrome with remote debugging on (chrome://inspect/#remote-debugging) and start again, or switch channel {} back to another mode.",
-                self.channel()
+                self.core.channel
             ),
             Ownership::AllTabs => format!(
                 "The browser of channel {} went away ({reason}); send start to bring it back.",
-                self.channel()
+                self.core.channel
             ),
         }
     }

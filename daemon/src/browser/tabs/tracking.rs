@@ -1,9 +1,12 @@
-//! Tracking a session's tabs: attaching to a page target and preparing it (page events, file
-//! chooser interception, focus emulation, logs, title observer), waiting for a target to be
-//! tracked, forgetting a closed one, and opening a new tab for an owner (safely against a
-//! stop that lands while Chrome is still creating it).
+//! Tracking a session's tabs (`TabLife`, borrowed from the session: `session.tab_life()`):
+//! attaching to a page target and preparing it (page events, file chooser interception, focus
+//! emulation, logs, title observer), waiting for a target to be tracked, forgetting a closed
+//! one, and opening a new tab for an owner (safely against a stop that lands while Chrome is
+//! still creating it). What other rooms do when a tab arrives or goes reaches them through
+//! [`TabHooks`], which the session implements, so tracking names none of them.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -11,17 +14,41 @@ use serde_json::{json, Value};
 use super::adoption::Adoption;
 use super::entry::{Held, TabEntry};
 use super::list::Tab;
+use super::logs::TabLogs;
 use super::owner::TabOwner;
+use super::worlds::Worlds;
 use crate::browser::error::SessionError;
+use crate::browser::prompts::select_popup::OpenPopups;
 use crate::browser::protocol::PaneMessage;
-use crate::browser::session::core::Ownership;
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::session::core::{Ownership, SessionCore};
 use crate::cdp::CdpError;
 
 /// How long to wait for a target we created to show up as attached.
 const TRACK_DEADLINE: Duration = Duration::from_secs(10);
 
-impl BrowserSession {
+/// What the rest of the session does when a tab arrives or goes (the session implements it,
+/// in `session/handle.rs`).
+pub(in crate::browser) trait TabHooks: Send + Sync {
+    /// A tab was tracked on `url`: the URL guard looks at an agent's popup's first page.
+    fn landed(&self, target_id: &str, url: &str);
+    /// A tab closed (or was never tracked): what waits for the person in it goes (login
+    /// prompts, file choosers, approvals).
+    fn closed(&self, target_id: &str);
+}
+
+/// The tabs of one session coming and going.
+pub(in crate::browser) struct TabLife<'s> {
+    pub(in crate::browser) core: &'s SessionCore,
+    /// Each tab's console and network logs start with its record.
+    pub(in crate::browser) logs: &'s TabLogs,
+    /// The tools' isolated worlds (a tab's leave with its record).
+    pub(in crate::browser) worlds: &'s Arc<Worlds>,
+    /// Open `<select>` popups and menus (a tab's leave with its record).
+    pub(in crate::browser) popups: &'s Arc<OpenPopups>,
+    pub(in crate::browser) hooks: &'s dyn TabHooks,
+}
+
+impl TabLife<'_> {
     /// Attaches to a page target and starts tracking it as `owner`'s (idempotent: a tab
     /// already tracked keeps its owner).
     pub(crate) async fn track(&self, target_id: &str, owner: TabOwner) -> Result<(), SessionError> {
@@ -60,11 +87,11 @@ impl BrowserSession {
         // The tab's record starts here: its logs fill from the domains enabled below, and its
         // places in the registries kept by session or target id are left when it drops.
         let held = vec![
-            Held::Logs(self.tools.logs.open(&session_id)),
+            Held::Logs(self.logs.open(&session_id)),
             Held::Cast(self.core.views.hub.clone(), target_id.to_string()),
             Held::Layout(self.core.views.layouts.clone(), session_id.clone()),
-            Held::World(self.tools.worlds.clone(), session_id.clone()),
-            Held::Popups(self.prompts.popups.clone(), target_id.to_string()),
+            Held::World(self.worlds.clone(), session_id.clone()),
+            Held::Popups(self.popups.clone(), target_id.to_string()),
         ];
         // The tab's preparation, sent at once and in this order (Chrome runs a session's
         // commands in order), so a browser far away costs one round trip for all of it, not
@@ -154,12 +181,12 @@ impl BrowserSession {
         let became_active = self.core.tabs.add(TabEntry::new(tab, held));
         self.core.traffic.version.send_modify(|v| *v += 1);
         self.core.notify(created);
-        self.core.notify(self.tabs_message());
+        self.core.notify(self.core.tabs_message());
         if became_active {
             self.core.size_active();
         }
         // A popup of an agent's page can open on a page agents may not use.
-        self.guard_landing(target_id, &landed_on);
+        self.hooks.landed(target_id, &landed_on);
         // A layout that failed is asked again by the caller, which reports its error.
         Ok(matches!(laid_out, Some(Ok(()))))
     }
@@ -228,9 +255,7 @@ impl BrowserSession {
     pub(in crate::browser) fn untrack(&self, target_id: &str) {
         let (removed, switched) = self.core.tabs.list().remove(target_id);
         self.core.traffic.version.send_modify(|v| *v += 1);
-        self.forget_auth_prompts(target_id);
-        self.forget_person_files(target_id);
-        self.forget_approvals(target_id);
+        self.hooks.closed(target_id);
         let Some(removed) = removed else {
             return;
         };
@@ -241,7 +266,7 @@ impl BrowserSession {
         if switched.is_some() {
             self.core.size_active();
         }
-        self.core.notify(self.tabs_message());
+        self.core.notify(self.core.tabs_message());
     }
 
     /// Opens and tracks a tab of `owner` (about:blank by default) without making it the tab
@@ -262,7 +287,7 @@ impl BrowserSession {
         &self,
         owner: TabOwner,
     ) -> Result<String, SessionError> {
-        self.open_tab_with(None, owner, true, Some(self.viewport()))
+        self.open_tab_with(None, owner, true, Some(self.core.viewport()))
             .await
     }
 
@@ -278,7 +303,7 @@ impl BrowserSession {
             Some(url) => super::navigation::check_url(url)?,
             None => "about:blank".to_string(),
         };
-        if !self.is_alive() {
+        if !self.core.is_alive() {
             return Err(SessionError::Closed);
         }
         let mut params = json!({ "url": url });
@@ -356,6 +381,7 @@ impl BrowserSession {
         let laid_out = tracked?;
         if let (Some(size), false) = (size, laid_out) {
             let session = self
+                .core
                 .tab_session(&target_id)
                 .ok_or_else(|| SessionError::UnknownTab(target_id.clone()))?;
             // Tracked by another call meanwhile, or its layout failed: laid out now.
@@ -368,7 +394,7 @@ impl BrowserSession {
             differs && tabs.set_owner(&target_id, owner)
         };
         if changed {
-            self.core.notify(self.tabs_message());
+            self.core.notify(self.core.tabs_message());
         }
         Ok(target_id)
     }
