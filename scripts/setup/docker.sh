@@ -47,6 +47,15 @@ wait_for_engine() {
   return 1
 }
 
+# Whether the default engine's own dockerd runs (by its pidfile: a second engine started for the
+# remote-engine tests runs beside it with a pidfile of its own, and must not count).
+main_engine_running() {
+  local pid
+  pid="$(cat /var/run/docker.pid 2>/dev/null)" || return 1
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null &&
+    [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == dockerd ]]
+}
+
 start_dockerd() {
   echo "---- $(date -u +%Y-%m-%dT%H:%M:%SZ) dockerd $*" >>"$log_file"
   # setsid: the engine outlives this script and the shell that ran it.
@@ -54,7 +63,7 @@ start_dockerd() {
   echo $!
 }
 
-if pgrep -x dockerd >/dev/null 2>&1; then
+if main_engine_running; then
   # Started by someone else and still coming up: wait for it instead of starting a second one.
   log "dockerd is running but not answering yet; waiting up to ${timeout_s} s"
   if wait_for_engine ""; then
