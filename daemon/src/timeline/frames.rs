@@ -48,7 +48,7 @@ pub async fn capture(session: &BrowserSession, target_id: &str) -> Option<Vec<u8
     if !session.is_alive() {
         return None;
     }
-    if source(session.popup_open_in(target_id)) == Source::View {
+    if source(session.popups().open_in(target_id)) == Source::View {
         tracing::debug!(event = "timeline_frame_from_view", channel_id = %session.channel(), target_id, reason = "popup_open");
         return of_view(session, target_id);
     }

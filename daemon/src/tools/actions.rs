@@ -357,7 +357,7 @@ async fn aim(tab: &Tab, target: Option<PointTarget>) -> Result<Aim, ToolError> {
 }
 
 async fn input(tab: &Tab, event: InputEvent) -> Result<(), ToolError> {
-    let scale = tab.browser.pixel_scale(&tab.session_id);
+    let scale = tab.browser.zoom().pixel_scale(&tab.session_id);
     dispatch(tab.cdp(), &tab.session_id, &event, scale).await?;
     Ok(())
 }
@@ -387,7 +387,7 @@ fn click_events(x: f64, y: f64, button: MouseButton, count: u32, mods: u8) -> Ve
 /// waiting for the renderer's answer to one before sending the next: Chrome queues input in
 /// order.
 async fn send_in_order(tab: &Tab, events: &[InputEvent]) -> Result<(), ToolError> {
-    let scale = tab.browser.pixel_scale(&tab.session_id);
+    let scale = tab.browser.zoom().pixel_scale(&tab.session_id);
     let sends = events
         .iter()
         .map(|event| dispatch(tab.cdp(), &tab.session_id, event, scale));

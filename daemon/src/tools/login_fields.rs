@@ -137,7 +137,7 @@ pub async fn type_into(
     value: &Zeroizing<String>,
 ) -> Result<(), ToolError> {
     let (x, y, _) = refs::point_of(tab, &target.r).await?;
-    let scale = tab.browser.pixel_scale(&tab.session_id);
+    let scale = tab.browser.zoom().pixel_scale(&tab.session_id);
     let at = Pointer::at(x, y, 0);
     for event in [
         InputEvent::Mousemove {
@@ -183,7 +183,7 @@ pub async fn type_into(
 
 /// Presses Enter (in the field that has the focus: the last one typed into).
 pub async fn press_enter(tab: &Tab) -> Result<(), ToolError> {
-    let scale = tab.browser.pixel_scale(&tab.session_id);
+    let scale = tab.browser.zoom().pixel_scale(&tab.session_id);
     let enter = InputEvent::Keypress {
         key: "Enter".into(),
         code: "Enter".into(),

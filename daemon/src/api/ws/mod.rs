@@ -289,7 +289,10 @@ impl Pane {
         let found = match attached.view.watched_tab() {
             Ok((target, tab)) => {
                 let session = &attached.session;
-                session.find_in_page(&target, &tab, query, backwards).await
+                session
+                    .find()
+                    .in_page(&target, &tab, query, backwards)
+                    .await
             }
             Err(error) => Err(error),
         };
@@ -317,7 +320,7 @@ impl Pane {
             return self.not_started().await;
         };
         let answered = match SelectChoice::from_answer(index, indices, value, cancel) {
-            Ok(choice) => attached.session.answer_select(id, choice).await,
+            Ok(choice) => attached.session.popups().answer(id, choice).await,
             Err(error) => Err(error),
         };
         if let Err(error) = answered {
@@ -333,7 +336,7 @@ impl Pane {
         };
         let (session, out, id) = (attached.session.clone(), self.out.clone(), id.to_string());
         tokio::spawn(async move {
-            let message = match session.copy_context_image(&id).await {
+            let message = match session.context_menus().copy_image(&id).await {
                 Ok(image) => image,
                 Err(error) => PaneMessage::error(error.code(), error.to_string()),
             };
@@ -438,7 +441,7 @@ impl Pane {
         {
             self.send(message).await;
         }
-        for chooser in session.open_file_choosers() {
+        for chooser in session.person_files().all() {
             self.send(chooser.message()).await;
         }
         for prompt in session.open_auth_prompts() {
@@ -526,7 +529,7 @@ impl Pane {
         let Some(attached) = &self.attached else {
             return self.not_started().await;
         };
-        let rescaled = match scale.map(|s| attached.session.set_pixel_ratio(s)) {
+        let rescaled = match scale.map(|s| attached.session.zoom().set_pixel_ratio(s)) {
             Some(Err(reason)) => {
                 return self
                     .send(PaneMessage::error("bad_scale", reason.to_string()))
@@ -539,7 +542,7 @@ impl Pane {
             self.resize(&attached.view, width, height).await;
         } else if rescaled {
             if let Ok((_, tab)) = attached.view.watched_tab() {
-                if let Err(error) = attached.session.relayout_tab(&tab).await {
+                if let Err(error) = attached.session.zoom().relayout(&tab).await {
                     if let Some(message) = error_for_pane(&error) {
                         self.send(message).await;
                     }
@@ -556,13 +559,13 @@ impl Pane {
         let Some(attached) = &self.attached else {
             return self.not_started().await;
         };
-        if let Err(reason) = attached.session.check_zoom(factor) {
+        if let Err(reason) = attached.session.zoom().check(factor) {
             return self
                 .send(PaneMessage::error("bad_zoom", reason.to_string()))
                 .await;
         }
         let zoomed = match attached.view.watched_tab() {
-            Ok((_, tab)) => attached.session.zoom_tab(&tab, factor).await,
+            Ok((_, tab)) => attached.session.zoom().set(&tab, factor).await,
             Err(error) => Err(error),
         };
         if let Some(message) = zoomed.err().as_ref().and_then(error_for_pane) {

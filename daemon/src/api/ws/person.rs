@@ -114,7 +114,7 @@ pub async fn handle(view: &PaneView, message: ClientMessage, cap: u64) -> Option
                     Err(refusal) => return Some(refusal.into_message()),
                 }
             };
-            let answered = session.answer_file_chooser(&id, files).await;
+            let answered = session.person_files().answer(&id, files).await;
             answered
                 .err()
                 .map(|e| PaneMessage::error(e.code(), e.to_string()))
@@ -135,7 +135,7 @@ pub async fn handle(view: &PaneView, message: ClientMessage, cap: u64) -> Option
                 Ok((_, tab)) => tab,
                 Err(error) => return Some(PaneMessage::error(error.code(), error.to_string())),
             };
-            let dropped = session.drop_files(&tab, x, y, &files).await;
+            let dropped = session.person_files().drop_files(&tab, x, y, &files).await;
             dropped
                 .err()
                 .map(|e| PaneMessage::error(e.code(), e.to_string()))

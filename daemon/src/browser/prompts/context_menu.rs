@@ -10,17 +10,18 @@
 //! height}` (base64 PNG, at most [`MAX_IMAGE_BYTES`]) or an `error`.
 //!
 //! Only trusted events count (agents have no right click; a page's own synthetic events are
-//! not the person). Owns the world script's menu part, the latest menu of each tab, and
-//! turning its image into PNG bytes: drawn on a canvas in the world, or, for a cross-origin
+//! not the person). Owns the world script's menu part, recording the latest menu of each tab
+//! (kept in `open_popups`), and turning its image into PNG bytes: drawn on a canvas in the world, or, for a cross-origin
 //! image that would taint the canvas, its bytes from Chrome's resource cache
 //! (`Page.getResourceContent`) decoded by the same page's Chrome.
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::open_popups::{OpenMenu, OpenPopups};
 use crate::browser::error::SessionError;
 use crate::browser::protocol::PaneMessage;
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpError;
 
 /// Largest image copy image hands over (the PNG, and the bytes it is made from).
@@ -60,16 +61,6 @@ struct Reported {
     selection: Option<String>,
 }
 
-/// The latest menu of a tab: where its image lives.
-#[derive(Debug, Clone)]
-pub(in crate::browser) struct OpenMenu {
-    pub(in crate::browser) target_id: String,
-    session: String,
-    context: i64,
-    /// The world's id for the image under the point, and its address.
-    image: Option<(String, String)>,
-}
-
 /// Why copy image failed; the message is for the person.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum MenuError {
@@ -97,9 +88,21 @@ impl MenuError {
     }
 }
 
-impl BrowserSession {
+/// The context menus of one session's tabs (borrowed from the session:
+/// `session.context_menus()`).
+pub(crate) struct ContextMenus<'s> {
+    core: &'s SessionCore,
+    /// Where each tab's latest menu is kept (beside its popups).
+    popups: &'s OpenPopups,
+}
+
+impl<'s> ContextMenus<'s> {
+    pub(in crate::browser) fn new(core: &'s SessionCore, popups: &'s OpenPopups) -> Self {
+        Self { core, popups }
+    }
+
     /// The world saw the person's right click that the page left to the browser.
-    pub(in crate::browser) fn context_menu_opened(
+    pub(in crate::browser) fn opened(
         &self,
         target_id: &str,
         session: &str,
@@ -110,9 +113,9 @@ impl BrowserSession {
             tracing::debug!(event = "context_menu_unreadable");
             return;
         };
-        let id = self.prompts.popups.mint_menu();
+        let id = self.popups.mint_menu();
         let image = menu.image.clone().zip(menu.image_id).map(|(a, i)| (i, a));
-        self.prompts.popups.set_menu(
+        self.popups.set_menu(
             id.clone(),
             OpenMenu {
                 target_id: target_id.to_string(),
@@ -139,9 +142,8 @@ impl BrowserSession {
     }
 
     /// `copy_image {id}`: the image of context menu `id` as PNG, for the pane's clipboard.
-    pub(crate) async fn copy_context_image(&self, id: &str) -> Result<PaneMessage, MenuError> {
+    pub(crate) async fn copy_image(&self, id: &str) -> Result<PaneMessage, MenuError> {
         let menu = self
-            .prompts
             .popups
             .menu(id)
             .ok_or_else(|| MenuError::NotOpen(id.to_string()))?;

@@ -7,6 +7,7 @@ pub(crate) mod context_menu;
 pub(crate) mod dialogs;
 pub(crate) mod file_pickers;
 pub(crate) mod open_dialog;
+pub(crate) mod open_popups;
 pub(crate) mod person_files;
 pub(crate) mod pickers;
 pub(crate) mod registry;

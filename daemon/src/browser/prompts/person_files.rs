@@ -21,8 +21,9 @@ use tokio::sync::broadcast;
 
 use super::registry::{Prompt, Registry};
 use crate::browser::error::SessionError;
+use crate::browser::files::transfers::SessionFiles;
 use crate::browser::protocol::PaneMessage;
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::session::core::SessionCore;
 use crate::browser::tabs::owner::TabOwner;
 use crate::cdp::{CdpError, CdpEvent};
 use crate::mode::Mode;
@@ -74,7 +75,7 @@ impl PersonChooser {
 
 /// The open choosers of a session and the directories of files handed to its tabs.
 #[derive(Debug, Default)]
-pub struct PersonFiles {
+pub struct FileHandoffs {
     /// The open choosers, oldest first.
     open: Registry<PersonChooser>,
     /// Directories of files handed to each tab (target id → dirs), removed when it closes.
@@ -139,27 +140,52 @@ const SET_FILES_JS: &str = include_str!("js/set-files.js");
 /// Drops files built from their bytes on the element at (x, y), as a drag from the desktop.
 const DROP_FILES_JS: &str = include_str!("js/drop-files.js");
 
-impl BrowserSession {
-    /// Follows file choosers opening and documents changing until the session ends (a closed
-    /// tab's are forgotten by `untrack`).
-    pub(in crate::browser) async fn follow_person_files(
-        self: Arc<Self>,
-        mut events: broadcast::Receiver<CdpEvent>,
-    ) {
-        let closed = self.core.life.closed.clone();
-        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "person_files").await {
-            match event.method.as_str() {
-                "Page.fileChooserOpened" => self.chooser_opened(&event).await,
-                // A new document in a tab: the input of its chooser is gone.
-                "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
-                    if let Some(session) = event.session_id.as_deref() {
-                        self.close_choosers(|c| c.session_id == session);
-                    }
+/// Follows file choosers opening and documents changing until the session ends (a closed
+/// tab's are forgotten by `untrack`).
+pub(in crate::browser) async fn follow(
+    core: Arc<SessionCore>,
+    handoffs: Arc<FileHandoffs>,
+    files: Arc<SessionFiles>,
+    mut events: broadcast::Receiver<CdpEvent>,
+) {
+    let person_files = PersonFiles::new(&core, &handoffs, &files);
+    let closed = core.life.closed.clone();
+    while let Some(event) = crate::cdp::next_event(&mut events, &closed, "person_files").await {
+        match event.method.as_str() {
+            "Page.fileChooserOpened" => person_files.chooser_opened(&event).await,
+            // A new document in a tab: the input of its chooser is gone.
+            "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
+                if let Some(session) = event.session_id.as_deref() {
+                    person_files.close_choosers(|c| c.session_id == session);
                 }
-                _ => {}
             }
+            _ => {}
         }
-        // The session's directory (with every file in it) goes with the session.
+    }
+    // The session's directory (with every file in it) goes with the session.
+}
+
+/// The file choosers and handed files of one session's tabs (borrowed from the session:
+/// `session.person_files()`).
+pub(crate) struct PersonFiles<'s> {
+    core: &'s SessionCore,
+    handoffs: &'s FileHandoffs,
+    /// Where handed files are written (the session's upload directories), and the agents'
+    /// side of the same choosers.
+    files: &'s SessionFiles,
+}
+
+impl<'s> PersonFiles<'s> {
+    pub(in crate::browser) fn new(
+        core: &'s SessionCore,
+        handoffs: &'s FileHandoffs,
+        files: &'s SessionFiles,
+    ) -> Self {
+        Self {
+            core,
+            handoffs,
+            files,
+        }
     }
 
     async fn chooser_opened(&self, event: &CdpEvent) {
@@ -192,7 +218,7 @@ impl BrowserSession {
             .and_then(|reply| attribute(&reply["node"]["attributes"], "accept"))
             .unwrap_or_default();
         let chooser = PersonChooser {
-            id: self.prompts.files.open.mint(),
+            id: self.handoffs.open.mint(),
             target_id: target_id.clone(),
             session_id: session.to_string(),
             frame_id: event.params["frameId"]
@@ -205,9 +231,8 @@ impl BrowserSession {
         };
         // One chooser per tab, as a browser shows: a new one replaces the last.
         self.close_choosers(|c| c.target_id == target_id);
-        tracing::info!(event = "file_chooser_opened", channel_id = %self.channel(), id = %chooser.id, %target_id, multiple = chooser.multiple);
-        self.prompts
-            .files
+        tracing::info!(event = "file_chooser_opened", channel_id = %self.core.channel, id = %chooser.id, %target_id, multiple = chooser.multiple);
+        self.handoffs
             .open
             .insert(chooser.id.clone(), chooser.clone());
         self.core.notify(chooser.message());
@@ -215,7 +240,7 @@ impl BrowserSession {
 
     /// Closes the choosers `which` picks, telling panes.
     fn close_choosers(&self, which: impl Fn(&PersonChooser) -> bool) {
-        let closed = self.prompts.files.open.take_where(which);
+        let closed = self.handoffs.open.take_where(which);
         for (id, _) in closed {
             self.core.notify(PaneMessage::FileChooserClosed { id });
         }
@@ -224,11 +249,10 @@ impl BrowserSession {
     /// A closed tab's choosers and handed files go.
     /// Closes a tab's file choosers and removes the files handed to it (see
     /// `tabs::tracking::untrack`).
-    pub(in crate::browser) fn forget_person_files(&self, target_id: &str) {
+    pub(in crate::browser) fn forget_tab(&self, target_id: &str) {
         self.close_choosers(|c| c.target_id == target_id);
         let dirs = self
-            .prompts
-            .files
+            .handoffs
             .dirs
             .lock()
             .expect("dirs lock")
@@ -242,23 +266,21 @@ impl BrowserSession {
     }
 
     /// The file choosers waiting for the person (for a pane that attaches while one is open).
-    pub(crate) fn open_file_choosers(&self) -> Vec<PersonChooser> {
-        self.prompts
-            .files
+    pub(crate) fn all(&self) -> Vec<PersonChooser> {
+        self.handoffs
             .open
             .read(|open| open.iter().map(|(_, c)| c.clone()).collect())
     }
 
     /// Answers chooser `id`: sets `files` on its input, or cancels it (`None`). Nothing is set
     /// on an error, and the chooser stays open for another answer unless it is gone.
-    pub(crate) async fn answer_file_chooser(
+    pub(crate) async fn answer(
         &self,
         id: &str,
         files: Option<Vec<HandedFile>>,
     ) -> Result<(), HandError> {
         let chooser = self
-            .prompts
-            .files
+            .handoffs
             .open
             .read(|open| open.iter().find(|(i, _)| i == id).map(|(_, c)| c.clone()))
             .ok_or_else(|| HandError::NoChooser(id.to_string()))?;
@@ -278,8 +300,8 @@ impl BrowserSession {
             self.cancel_chooser_input(&chooser).await;
         }
         // Any agent-side record of the same chooser is answered too.
-        self.files().take_chooser(&chooser.session_id);
-        tracing::info!(event = "file_chooser_answered", channel_id = %self.channel(), %id, files = files.as_ref().map_or(0, Vec::len), cancelled = files.is_none());
+        self.files.take_chooser(&chooser.session_id);
+        tracing::info!(event = "file_chooser_answered", channel_id = %self.core.channel, %id, files = files.as_ref().map_or(0, Vec::len), cancelled = files.is_none());
         self.close_choosers(|c| c.id == id);
         Ok(())
     }
@@ -332,7 +354,7 @@ impl BrowserSession {
         chooser: &PersonChooser,
         files: &[HandedFile],
     ) -> Result<(), HandError> {
-        if self.mode() == Mode::Docker {
+        if self.core.mode == Mode::Docker {
             let arguments = json!([{ "value": inline(files) }]);
             let reply = self
                 .call_on_chooser_input(chooser, SET_FILES_JS, arguments)
@@ -358,7 +380,7 @@ impl BrowserSession {
 
     /// Drops `files` at (`x`, `y`) of the tab behind `session`: dragEnter, dragOver and drop
     /// with the files, as when the person drags them from the desktop.
-    pub async fn drop_files(
+    pub(crate) async fn drop_files(
         &self,
         session: &str,
         x: f64,
@@ -370,7 +392,7 @@ impl BrowserSession {
         }
         let target_id = { self.core.tabs.target_of_session(session) }
             .ok_or(HandError::Session(SessionError::Closed))?;
-        if self.mode() == Mode::Docker {
+        if self.core.mode == Mode::Docker {
             let world = self
                 .core
                 .cdp
@@ -412,7 +434,7 @@ impl BrowserSession {
                     .await?;
             }
         }
-        tracing::info!(event = "files_dropped", channel_id = %self.channel(), %target_id, files = files.len());
+        tracing::info!(event = "files_dropped", channel_id = %self.core.channel, %target_id, files = files.len());
         Ok(())
     }
 
@@ -420,11 +442,10 @@ impl BrowserSession {
     /// the same name both go), remembered for `target_id` so it goes when the tab closes.
     async fn store(&self, target_id: &str, files: &[HandedFile]) -> Result<Vec<String>, HandError> {
         let dir = self
-            .files()
+            .files
             .upload_dir()
             .map_err(|e| HandError::Store(crate::providers::io_reason(&e).to_string()))?;
-        self.prompts
-            .files
+        self.handoffs
             .dirs
             .lock()
             .expect("dirs lock")

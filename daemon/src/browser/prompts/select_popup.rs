@@ -8,16 +8,17 @@
 //! differs). Keys sent as input while the popup is open still drive Chrome's popup; when it
 //! closes by any means panes get `select_popup_closed`.
 //!
-//! Owns the open popups of a session (by public id) and answering them.
+//! Owns following the popups of a session's tabs and answering them (`Popups`, borrowed from the
+//! session); which are open, by public id, is kept in `open_popups`.
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::open_popups::{OpenPopup, OpenPopups};
 use super::pickers::MAX_VALUE;
-use super::registry::{Prompt, Registry};
 use crate::browser::error::SessionError;
 use crate::browser::protocol::{PaneMessage, PopupKind, PopupRect, SelectOption};
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::session::core::SessionCore;
 
 /// Part of the pane world's script (`report` is in scope): watches selects open and close,
 /// and offers `window.__portholeSelects` to the daemon for answers.
@@ -45,96 +46,6 @@ struct Opened {
     max: Option<String>,
     #[serde(default)]
     step: Option<String>,
-}
-
-/// An open popup: where its select lives.
-#[derive(Debug, Clone)]
-struct OpenPopup {
-    target_id: String,
-    session: String,
-    context: i64,
-    /// The world's own id for it.
-    local_id: String,
-    kind: PopupKind,
-}
-
-/// The open popups of a session by public id, and the latest context menu of each tab (see
-/// `context_menu`), each in the prompts' registry (ids minted one way).
-#[derive(Debug, Default)]
-pub struct OpenPopups {
-    by_id: Registry<OpenPopup>,
-    menus: Registry<super::context_menu::OpenMenu>,
-}
-
-impl Prompt for OpenPopup {
-    const PREFIX: &'static str = "sel_";
-}
-
-impl Prompt for super::context_menu::OpenMenu {
-    const PREFIX: &'static str = "cm_";
-}
-
-impl OpenPopups {
-    /// A fresh popup id.
-    fn mint(&self) -> String {
-        self.by_id.mint()
-    }
-
-    fn insert(&self, id: String, popup: OpenPopup) {
-        self.by_id.insert(id, popup);
-    }
-
-    fn take(&self, id: &str) -> Option<OpenPopup> {
-        self.by_id.take(id)
-    }
-
-    /// The public id of the popup the world knows as `local_id` in `context`, if open.
-    fn find_local(&self, session: &str, context: i64, local_id: &str) -> Option<String> {
-        self.by_id.read(|open| {
-            open.iter()
-                .find(|(_, p)| {
-                    p.session == session && p.context == context && p.local_id == local_id
-                })
-                .map(|(id, _)| id.clone())
-        })
-    }
-
-    /// Removes the popup the world knows as `local_id` in `context`; returns its public id.
-    fn take_local(&self, session: &str, context: i64, local_id: &str) -> Option<(String, String)> {
-        self.by_id
-            .take_where(|p| p.session == session && p.context == context && p.local_id == local_id)
-            .pop()
-            .map(|(id, p)| (id, p.target_id))
-    }
-
-    /// Whether a popup (a `<select>`'s list, a date, time or colour picker …) is open in tab
-    /// `target_id`.
-    pub fn open_in(&self, target_id: &str) -> bool {
-        self.by_id
-            .read(|open| open.iter().any(|(_, p)| p.target_id == target_id))
-    }
-
-    /// Forgets the popups and menus of a tab that closed.
-    pub fn forget_tab(&self, target_id: &str) {
-        self.by_id.take_where(|p| p.target_id == target_id);
-        self.menus.take_where(|m| m.target_id == target_id);
-    }
-
-    /// A fresh context menu id.
-    pub(in crate::browser) fn mint_menu(&self) -> String {
-        self.menus.mint()
-    }
-
-    /// Keeps `menu` as its tab's latest context menu (an older one of the tab goes).
-    pub(in crate::browser) fn set_menu(&self, id: String, menu: super::context_menu::OpenMenu) {
-        self.menus.take_where(|m| m.target_id == menu.target_id);
-        self.menus.insert(id, menu);
-    }
-
-    pub(in crate::browser) fn menu(&self, id: &str) -> Option<super::context_menu::OpenMenu> {
-        self.menus
-            .read(|open| open.iter().find(|(i, _)| i == id).map(|(_, m)| m.clone()))
-    }
 }
 
 /// How a pane answers a popup.
@@ -232,14 +143,24 @@ impl SelectChoice {
     }
 }
 
-impl BrowserSession {
+/// The popups of one session's tabs (borrowed from the session: `session.popups()`).
+pub(crate) struct Popups<'s> {
+    core: &'s SessionCore,
+    popups: &'s OpenPopups,
+}
+
+impl<'s> Popups<'s> {
+    pub(in crate::browser) fn new(core: &'s SessionCore, popups: &'s OpenPopups) -> Self {
+        Self { core, popups }
+    }
+
     /// Whether a popup is open in tab `target_id` (a capture of the tab could close it).
-    pub(crate) fn popup_open_in(&self, target_id: &str) -> bool {
-        self.prompts.popups.open_in(target_id)
+    pub(crate) fn open_in(&self, target_id: &str) -> bool {
+        self.popups.open_in(target_id)
     }
 
     /// The world saw a select open: remember it and tell panes.
-    pub(in crate::browser) fn select_opened(
+    pub(in crate::browser) fn opened(
         &self,
         target_id: &str,
         session: &str,
@@ -256,11 +177,11 @@ impl BrowserSession {
             .map_or(Some(PopupKind::Select), PopupKind::from_report);
         let Some(kind) = kind else { return };
         // A datalist's suggestions change as the person types: same popup, same id.
-        let id = match self.prompts.popups.find_local(session, context, &opened.id) {
+        let id = match self.popups.find_local(session, context, &opened.id) {
             Some(id) => id,
             None => {
-                let id = self.prompts.popups.mint();
-                self.prompts.popups.insert(
+                let id = self.popups.mint();
+                self.popups.insert(
                     id.clone(),
                     OpenPopup {
                         target_id: target_id.to_string(),
@@ -291,27 +212,23 @@ impl BrowserSession {
     }
 
     /// The world saw a select's popup close (a key, a click elsewhere, the page).
-    pub(in crate::browser) fn select_closed(&self, session: &str, context: i64, report: &Value) {
+    pub(in crate::browser) fn closed(&self, session: &str, context: i64, report: &Value) {
         let Some(local_id) = report["id"].as_str() else {
             return;
         };
-        if let Some((id, target_id)) = self.prompts.popups.take_local(session, context, local_id) {
+        if let Some((id, target_id)) = self.popups.take_local(session, context, local_id) {
             self.core
                 .notify(PaneMessage::SelectPopupClosed { id, target_id });
         }
     }
 
     /// A pane's `select_answer`: closes Chrome's popup and makes the choice as a person would.
-    pub(crate) async fn answer_select(
-        &self,
-        id: &str,
-        choice: SelectChoice,
-    ) -> Result<(), SelectError> {
-        let Some(popup) = self.prompts.popups.take(id) else {
+    pub(crate) async fn answer(&self, id: &str, choice: SelectChoice) -> Result<(), SelectError> {
+        let Some(popup) = self.popups.take(id) else {
             return Err(SelectError::NotOpen(id.to_string()));
         };
         if let Err(reason) = choice.fits(popup.kind) {
-            self.prompts.popups.insert(id.to_string(), popup);
+            self.popups.insert(id.to_string(), popup);
             return Err(SelectError::BadChoice {
                 id: id.to_string(),
                 reason,
@@ -338,7 +255,7 @@ impl BrowserSession {
                 return Err(SelectError::NotOpen(id.to_string()));
             }
             // A bad index: the popup stays open and answerable.
-            self.prompts.popups.insert(id.to_string(), popup);
+            self.popups.insert(id.to_string(), popup);
             return Err(SelectError::BadChoice {
                 id: id.to_string(),
                 reason: ChoiceMismatch::Page(reason.to_string()),
@@ -448,26 +365,5 @@ mod tests {
                 PopupKind::Date.shape()
             )
         );
-    }
-
-    #[test]
-    fn a_closed_report_finds_the_popup_by_its_world_id() {
-        let popups = OpenPopups::default();
-        let popup = |local: &str| OpenPopup {
-            target_id: "T".into(),
-            session: "S".into(),
-            context: 3,
-            local_id: local.into(),
-            kind: PopupKind::Select,
-        };
-        assert!(!popups.open_in("T"));
-        popups.insert("sel_a".into(), popup("s1"));
-        popups.insert("sel_b".into(), popup("s2"));
-        assert!(popups.open_in("T") && !popups.open_in("U"));
-        assert_eq!(popups.take_local("S", 3, "s2").unwrap().0, "sel_b");
-        assert!(popups.take_local("S", 4, "s1").is_none());
-        popups.forget_tab("T");
-        assert!(popups.take("sel_a").is_none());
-        assert!(!popups.open_in("T"));
     }
 }

@@ -15,7 +15,10 @@ use super::core::{Life, Ownership, SessionCore, TabTraffic, Views};
 use super::parts::{AgentState, Prompts, ToolState};
 use crate::browser::files::transfers::SessionFiles;
 use crate::browser::input::events::InputEvent;
+use crate::browser::prompts::context_menu::ContextMenus;
 use crate::browser::prompts::dialogs::Dialogs;
+use crate::browser::prompts::person_files::PersonFiles;
+use crate::browser::prompts::select_popup::Popups;
 use crate::browser::protocol::{PaneMessage, TabInfo};
 use crate::browser::tabs::agent_tabs::AgentTabs;
 use crate::browser::tabs::logs::TabLogs;
@@ -23,7 +26,11 @@ use crate::browser::tabs::owner::TabOwner;
 use crate::browser::tabs::refs::RefBooks;
 use crate::browser::tabs::store::Tabs;
 use crate::browser::tabs::tracking::{TabHooks, TabLife};
+use crate::browser::view::cursor::Cursor;
+use crate::browser::view::find::Find;
+use crate::browser::view::pane_world::PaneWorld;
 use crate::browser::view::screencast::ScreencastHub;
+use crate::browser::view::zoom::Zoom;
 use crate::browser::SessionError;
 use crate::cdp::CdpConnection;
 use crate::channel_id::ChannelId;
@@ -136,7 +143,12 @@ impl BrowserSession {
             prompts: Prompts::default(),
         });
         session.follow_shown_urls();
-        tokio::spawn(session.clone().follow_person_files(cdp.subscribe()));
+        tokio::spawn(crate::browser::prompts::person_files::follow(
+            session.core.clone(),
+            session.prompts.files.clone(),
+            session.tools.files.clone(),
+            cdp.subscribe(),
+        ));
         tokio::spawn(session.clone().follow_auth(cdp.subscribe()));
         let events = cdp.subscribe();
         // Discovery on and the tabs listed, sent together (one round trip): the list comes
@@ -265,6 +277,41 @@ impl BrowserSession {
     /// The JavaScript dialogs of this session's tabs.
     pub(crate) fn dialogs(&self) -> Dialogs<'_> {
         Dialogs::new(&self.core)
+    }
+
+    /// The file choosers and files the person hands this session's tabs.
+    pub(crate) fn person_files(&self) -> PersonFiles<'_> {
+        PersonFiles::new(&self.core, &self.prompts.files, &self.tools.files)
+    }
+
+    /// The `<select>` and `<input>` popups open in this session's tabs.
+    pub(crate) fn popups(&self) -> Popups<'_> {
+        Popups::new(&self.core, &self.prompts.popups)
+    }
+
+    /// The context menus the person opened in this session's tabs.
+    pub(crate) fn context_menus(&self) -> ContextMenus<'_> {
+        ContextMenus::new(&self.core, &self.prompts.popups)
+    }
+
+    /// What the pane's world in this session's tabs reports.
+    pub(in crate::browser) fn pane_world(&self) -> PaneWorld<'_> {
+        PaneWorld::new(
+            &self.core,
+            self.popups(),
+            self.context_menus(),
+            Cursor::new(&self.core),
+        )
+    }
+
+    /// Find in page in this session's tabs.
+    pub(crate) fn find(&self) -> Find<'_> {
+        Find::new(&self.core)
+    }
+
+    /// The pixel ratio and page zoom of this session's tabs.
+    pub(crate) fn zoom(&self) -> Zoom<'_> {
+        Zoom::new(&self.core)
     }
 
     // Room handles of guard/, approvals and auth.
@@ -451,7 +498,7 @@ impl TabHooks for BrowserSession {
 
     fn closed(&self, target_id: &str) {
         self.forget_auth_prompts(target_id);
-        self.forget_person_files(target_id);
+        self.person_files().forget_tab(target_id);
         self.forget_approvals(target_id);
     }
 }

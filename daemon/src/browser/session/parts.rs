@@ -43,12 +43,12 @@ pub(in crate::browser) struct AgentState {
 #[derive(Debug, Default)]
 pub(in crate::browser) struct Prompts {
     /// File choosers waiting for the person, and files handed to tabs (see `person_files`).
-    pub files: crate::browser::prompts::person_files::PersonFiles,
+    pub files: Arc<crate::browser::prompts::person_files::FileHandoffs>,
     /// HTTP authentication prompts (see `auth`).
     pub auth: crate::browser::prompts::auth::AuthPrompts,
     /// The `<select>` popups and context menus open in the session's tabs (see
     /// `select_popup`; a tab's go with its record).
-    pub popups: Arc<crate::browser::prompts::select_popup::OpenPopups>,
+    pub popups: Arc<crate::browser::prompts::open_popups::OpenPopups>,
     /// Agents' acts waiting for the person's approval (see `approvals`).
     pub approvals: crate::browser::prompts::approvals::OpenApprovals,
 }

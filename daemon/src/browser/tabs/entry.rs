@@ -17,7 +17,7 @@ use super::logs::TabLogBuffers;
 use super::refs::RefBook;
 use super::worlds::Worlds;
 use crate::browser::prompts::open_dialog::OpenDialog;
-use crate::browser::prompts::select_popup::OpenPopups;
+use crate::browser::prompts::open_popups::OpenPopups;
 use crate::browser::view::layouts::Layouts;
 use crate::browser::view::screencast::ScreencastHub;
 

@@ -18,7 +18,7 @@ use super::logs::TabLogs;
 use super::owner::TabOwner;
 use super::worlds::Worlds;
 use crate::browser::error::SessionError;
-use crate::browser::prompts::select_popup::OpenPopups;
+use crate::browser::prompts::open_popups::OpenPopups;
 use crate::browser::protocol::PaneMessage;
 use crate::browser::session::core::{Ownership, SessionCore};
 use crate::cdp::CdpError;

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use crate::browser::protocol::PaneMessage;
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::session::core::SessionCore;
 
 /// Part of the pane world's script (`report` is in scope).
 pub(in crate::browser) const SCRIPT: &str = include_str!("js/cursor.js");
@@ -18,9 +18,18 @@ pub(in crate::browser) const SCRIPT: &str = include_str!("js/cursor.js");
 /// Longest cursor value passed on (CSS cursor names are short; `url(…)` values are cut off).
 const MAX_CURSOR: usize = 64;
 
-impl BrowserSession {
+/// The cursor of one session's tabs (borrowed from the session by the pane's world).
+pub(in crate::browser) struct Cursor<'s> {
+    core: &'s SessionCore,
+}
+
+impl<'s> Cursor<'s> {
+    pub(in crate::browser) fn new(core: &'s SessionCore) -> Self {
+        Self { core }
+    }
+
     /// The world saw the cursor under the pointer change.
-    pub(in crate::browser) fn cursor_changed(&self, target_id: &str, report: &Value) {
+    pub(in crate::browser) fn changed(&self, target_id: &str, report: &Value) {
         let Some(cursor) = report["cursor"].as_str() else {
             return;
         };

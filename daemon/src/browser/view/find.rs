@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::browser::error::SessionError;
 use crate::browser::protocol::PaneMessage;
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpError;
 
 /// One find: `(query, backwards)`, null before the world's script is there.
@@ -21,10 +21,19 @@ const FIND_CALL: &str = include_str!("js/find-call.js");
 /// Longest query taken (characters).
 pub const MAX_QUERY: usize = 1000;
 
-impl BrowserSession {
+/// Find in page in one session's tabs (borrowed from the session: `session.find()`).
+pub(crate) struct Find<'s> {
+    core: &'s SessionCore,
+}
+
+impl<'s> Find<'s> {
+    pub(in crate::browser) fn new(core: &'s SessionCore) -> Self {
+        Self { core }
+    }
+
     /// Finds `query` in the tab behind flat CDP `session` (target `target_id`); returns the
     /// `find_result` for the pane.
-    pub(crate) async fn find_in_page(
+    pub(crate) async fn in_page(
         &self,
         target_id: &str,
         session: &str,

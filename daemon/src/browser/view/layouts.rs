@@ -237,7 +237,7 @@ impl Layouts {
     }
 
     /// The size last asked for the tab behind `session`, if any.
-    fn wanted_size(&self, session: &str) -> Option<(u32, u32)> {
+    pub(in crate::browser) fn wanted_size(&self, session: &str) -> Option<(u32, u32)> {
         let layout = self
             .by_session
             .lock()
@@ -366,59 +366,6 @@ pub enum LayoutError {
         max = ZOOMS.end()
     )]
     Zoom { factor: f64 },
-}
-
-impl crate::browser::session::handle::BrowserSession {
-    /// Lays this channel's tabs out with `scale` device pixels per CSS px from now on (1–3);
-    /// the caller re-lays the tab it shows. Refused outside 1–3, nothing changed.
-    pub fn set_pixel_ratio(&self, scale: f64) -> Result<bool, LayoutError> {
-        if !scale.is_finite() || !SCALES.contains(&scale) {
-            return Err(LayoutError::Scale { scale });
-        }
-        Ok(self.core.views.layouts.set_scale(scale))
-    }
-
-    /// Refuses a zoom factor outside [`ZOOMS`], saying what to send.
-    pub fn check_zoom(&self, factor: f64) -> Result<(), LayoutError> {
-        if factor.is_finite() && ZOOMS.contains(&factor) {
-            return Ok(());
-        }
-        Err(LayoutError::Zoom { factor })
-    }
-
-    /// Zooms the page of the tab behind flat CDP `session` by `factor` (checked with
-    /// `check_zoom`; 1: 100 %), as Chrome's Ctrl +/- does.
-    pub async fn zoom_tab(
-        &self,
-        session: &str,
-        factor: f64,
-    ) -> Result<(), crate::browser::SessionError> {
-        let requested = self
-            .core
-            .views
-            .layouts
-            .zoom(session, factor, self.viewport());
-        requested.apply(&self.core.cdp).await?;
-        Ok(())
-    }
-
-    /// Device pixels per pane px of the tab behind flat CDP `session` (input coordinates are
-    /// multiplied by it).
-    pub fn pixel_scale(&self, session: &str) -> f64 {
-        self.core.views.layouts.applied().of(session)
-    }
-
-    /// Lays the tab behind flat CDP `session` out again at the size it was last given (or the
-    /// channel's), with the channel's current pixel ratio.
-    pub async fn relayout_tab(&self, session: &str) -> Result<(), crate::browser::SessionError> {
-        let size = self
-            .core
-            .views
-            .layouts
-            .wanted_size(session)
-            .unwrap_or(self.viewport());
-        self.core.size_tab_to(session, size).await
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! What panes see: the shared screencast hub, the size each tab is laid out at, each pane's
-//! view, the frames each tab hands them, the cursor, find in page, the pane's isolated world, sharp frames of a still page at a
-//! pixel scale above 1, and the bench-only frame stages.
+//! What panes see: the shared screencast hub, the size each tab is laid out at and its pixel
+//! ratio and zoom, each pane's view, the frames each tab hands them, the cursor, find in page,
+//! the pane's isolated world, sharp frames of a still page at a pixel scale above 1, and the
+//! bench-only frame stages.
 
 pub(crate) mod cursor;
 pub(crate) mod find;
@@ -11,3 +12,4 @@ pub(crate) mod pane_view;
 pub(crate) mod pane_world;
 pub(crate) mod screencast;
 mod sharp;
+pub(crate) mod zoom;

@@ -10,7 +10,10 @@
 
 use serde_json::{json, Value};
 
-use crate::browser::session::handle::BrowserSession;
+use super::cursor::Cursor;
+use crate::browser::prompts::context_menu::ContextMenus;
+use crate::browser::prompts::select_popup::Popups;
+use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpConnection;
 
 /// The binding the script calls with a JSON report, and the isolated world it lives in.
@@ -60,9 +63,32 @@ pub async fn watch(cdp: &CdpConnection, session: &str) {
     }
 }
 
-impl BrowserSession {
+/// The reports of the pane's world in one session's tabs, routed to the rooms they concern
+/// (borrowed from the session: `session.pane_world()`).
+pub(in crate::browser) struct PaneWorld<'s> {
+    core: &'s SessionCore,
+    popups: Popups<'s>,
+    menus: ContextMenus<'s>,
+    cursor: Cursor<'s>,
+}
+
+impl<'s> PaneWorld<'s> {
+    pub(in crate::browser) fn new(
+        core: &'s SessionCore,
+        popups: Popups<'s>,
+        menus: ContextMenus<'s>,
+        cursor: Cursor<'s>,
+    ) -> Self {
+        Self {
+            core,
+            popups,
+            menus,
+            cursor,
+        }
+    }
+
     /// A `Runtime.bindingCalled` from the pane's world: routes the report by its `kind`.
-    pub(in crate::browser) fn pane_world_reported(&self, session: Option<&str>, params: &Value) {
+    pub(in crate::browser) fn reported(&self, session: Option<&str>, params: &Value) {
         if params["name"] != BINDING {
             return;
         }
@@ -77,10 +103,10 @@ impl BrowserSession {
         let Some(target_id) = target_id else { return };
         let context = params["executionContextId"].as_i64().unwrap_or_default();
         match report["kind"].as_str() {
-            Some("select_open") => self.select_opened(&target_id, session, context, &report),
-            Some("select_closed") => self.select_closed(session, context, &report),
-            Some("cursor") => self.cursor_changed(&target_id, &report),
-            Some("context_menu") => self.context_menu_opened(&target_id, session, context, &report),
+            Some("select_open") => self.popups.opened(&target_id, session, context, &report),
+            Some("select_closed") => self.popups.closed(session, context, &report),
+            Some("cursor") => self.cursor.changed(&target_id, &report),
+            Some("context_menu") => self.menus.opened(&target_id, session, context, &report),
             _ => {}
         }
     }
