@@ -23,7 +23,7 @@ use crate::browser::protocol::{PaneMessage, TabInfo};
 use crate::browser::tabs::agent_tabs::AgentTabs;
 use crate::browser::tabs::logs::TabLogs;
 use crate::browser::tabs::owner::TabOwner;
-use crate::browser::tabs::refs::RefBooks;
+use crate::browser::tabs::ref_books::RefBooks;
 use crate::browser::tabs::store::Tabs;
 use crate::browser::tabs::tracking::{TabHooks, TabLife};
 use crate::browser::view::cursor::Cursor;

@@ -12,14 +12,38 @@
 
 use std::sync::Arc;
 
-use super::list::Tab;
 use super::logs::TabLogBuffers;
+use super::owner::TabOwner;
 use super::refs::RefBook;
 use super::worlds::Worlds;
 use crate::browser::prompts::open_dialog::OpenDialog;
 use crate::browser::prompts::open_popups::OpenPopups;
+use crate::browser::protocol::TabInfo;
 use crate::browser::view::layouts::Layouts;
 use crate::browser::view::screencast::ScreencastHub;
+
+/// A tab the session tracks.
+#[derive(Debug, Clone)]
+pub struct Tab {
+    pub target_id: String,
+    /// Flat CDP session of this tab (`Target.attachToTarget {flatten: true}`).
+    pub session_id: String,
+    pub url: String,
+    pub title: String,
+    pub owner: TabOwner,
+}
+
+impl Tab {
+    pub fn info(&self) -> TabInfo {
+        TabInfo {
+            target_id: self.target_id.clone(),
+            url: self.url.clone(),
+            title: self.title.clone(),
+            owner: self.owner.id().to_string(),
+            owner_name: self.owner.name().to_string(),
+        }
+    }
+}
 
 /// Everything the session keeps about one tracked tab.
 #[derive(Debug)]

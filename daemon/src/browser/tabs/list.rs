@@ -4,32 +4,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-pub use super::entry::TabEntry;
+pub use super::entry::{Tab, TabEntry};
 use super::owner::TabOwner;
 use crate::browser::protocol::TabInfo;
-
-/// A tab the session tracks.
-#[derive(Debug, Clone)]
-pub struct Tab {
-    pub target_id: String,
-    /// Flat CDP session of this tab (`Target.attachToTarget {flatten: true}`).
-    pub session_id: String,
-    pub url: String,
-    pub title: String,
-    pub owner: TabOwner,
-}
-
-impl Tab {
-    pub fn info(&self) -> TabInfo {
-        TabInfo {
-            target_id: self.target_id.clone(),
-            url: self.url.clone(),
-            title: self.title.clone(),
-            owner: self.owner.id().to_string(),
-            owner_name: self.owner.name().to_string(),
-        }
-    }
-}
 
 /// Tabs in display order plus the active one.
 #[derive(Debug, Default)]

@@ -13,6 +13,7 @@ pub(crate) mod logs;
 pub(crate) mod navigation;
 pub(crate) mod own_tabs;
 pub(crate) mod owner;
+pub(crate) mod ref_books;
 pub mod refs;
 pub(crate) mod store;
 pub(crate) mod titles;
