@@ -1,9 +1,13 @@
-//! BrowserSession: the CDP state of one channel in one mode — one browser-level connection,
-//! per-tab flat sessions, the active tab, the screencast hub, and notices to panes.
+//! BrowserSession: the CDP state of one channel in one mode. It opens the session (tracks the
+//! browser's tabs, starts following its events), holds the core (`core`) and each room's state
+//! (`parts`), and lends each room its handle (`session.dialogs()`, `session.agent_tabs()` …),
+//! which borrows only what that room works on; the rest of the daemon reaches the rooms only
+//! through these. It also answers, for the other rooms, what happens when a tab lands or closes
+//! (`TabHooks`).
 //!
 //! Tab changes made by anyone (a pane, an agent, a page opening a popup) reach every pane as
-//! the same messages. Attaching to and opening tabs is `tracking`; each pane's own view is
-//! `pane_view`. This module never starts or stops a browser process; providers do.
+//! the same messages. Attaching to and opening tabs is `tabs::tracking`; each pane's own view is
+//! `view::pane_view`. This module never starts or stops a browser process; providers do.
 
 use std::sync::{Arc, Mutex};
 

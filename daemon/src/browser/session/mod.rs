@@ -1,6 +1,7 @@
-//! The session handle (`handle`: one browser-level connection and the parts it holds), the
-//! parts themselves (`parts`), the one dispatch of Chrome's events (`events`), and the blank
-//! slate an idle pause leaves.
+//! The session: its core (`core`: the connection, the tab list, life, notices and views every
+//! room works on), the handle that holds the core and the rooms' state and lends each room's
+//! handle (`handle`), the rooms' state holders (`parts`), the dispatch of Chrome's events
+//! (`events`), and the blank slate an idle pause leaves.
 
 pub(crate) mod blank_slate;
 pub(crate) mod core;
