@@ -14,7 +14,13 @@ use tokio_util::sync::CancellationToken;
 use super::core::{Life, Ownership, SessionCore, TabTraffic, Views};
 use super::parts::{AgentState, Prompts, ToolState};
 use crate::browser::files::transfers::SessionFiles;
+use crate::browser::guard::notes::AgentNotes;
+use crate::browser::guard::paused::Paused;
+use crate::browser::guard::redirects::UrlGuard;
+use crate::browser::guard::sites::Sites;
 use crate::browser::input::events::InputEvent;
+use crate::browser::prompts::approvals::Approvals;
+use crate::browser::prompts::auth::Auth;
 use crate::browser::prompts::dialogs::Dialogs;
 use crate::browser::protocol::{PaneMessage, TabInfo};
 use crate::browser::tabs::logs::TabLogs;
@@ -133,9 +139,9 @@ impl BrowserSession {
             agents: AgentState::default(),
             prompts: Prompts::default(),
         });
-        session.follow_shown_urls();
+        session.url_guard().follow();
         tokio::spawn(session.clone().follow_person_files(cdp.subscribe()));
-        tokio::spawn(session.clone().follow_auth(cdp.subscribe()));
+        tokio::spawn(session.paused().follow(cdp.subscribe()));
         let events = cdp.subscribe();
         // Discovery on and the tabs listed, sent together (one round trip): the list comes
         // after discovery began, so a tab opening meanwhile is in one or the other.
@@ -266,6 +272,48 @@ impl BrowserSession {
     }
 
     // Room handles of guard/, approvals and auth.
+
+    /// The URL guard: agents' tabs kept off browser-internal pages.
+    pub(crate) fn url_guard(&self) -> UrlGuard<'_> {
+        UrlGuard::new(&self.core, &self.agents.url_guard, &self.agents.notes)
+    }
+
+    /// The notes waiting for agents' next tool results.
+    pub(crate) fn agent_notes(&self) -> &AgentNotes {
+        &self.agents.notes
+    }
+
+    /// The sites each agent of this session may open.
+    pub(crate) fn sites(&self) -> Sites<'_> {
+        Sites::new(&self.core, &self.agents.sites, &self.agents.notes)
+    }
+
+    /// The requests paused at `Fetch` (owned: it follows them in a task).
+    pub(in crate::browser) fn paused(&self) -> Paused {
+        Paused::new(
+            self.core.clone(),
+            self.agents.sites.clone(),
+            self.agents.consent.clone(),
+            self.prompts.approvals.clone(),
+            self.prompts.auth.clone(),
+            self.agents.notes.clone(),
+        )
+    }
+
+    /// The approvals agents' acts wait for.
+    pub(crate) fn approvals(&self) -> Approvals<'_> {
+        Approvals::new(
+            &self.core,
+            &self.prompts.approvals,
+            &self.agents.consent,
+            self.auth(),
+        )
+    }
+
+    /// The HTTP authentication prompts of this session's tabs.
+    pub(crate) fn auth(&self) -> Auth<'_> {
+        Auth::new(&self.core, &self.prompts.auth)
+    }
 
     // Room handles of tabs/ and session/.
 
