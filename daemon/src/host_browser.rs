@@ -86,7 +86,7 @@ impl SessionSource for HostSource {
             .await
             .map_err(|e| format!("Connected to Chrome but could not open a tab: {e}"))?;
         // No person here: every tab is the tools', kept off browser-internal pages.
-        session.guard_every_tab();
+        session.url_guard().every_tab();
         *slot = Some(session.clone());
         Ok(session)
     }

@@ -157,10 +157,13 @@ async fn run(
     // The agent's tabs are held to its sites and approvals as they are now (a change applies
     // from here on), and its tab's requests count as its acts while the call runs.
     if let Some(rules) = rules {
-        session.set_agent_sites(actor.id(), rules.sites);
-        session.set_agent_consent(actor.id(), rules.consent).await;
+        session.sites().set(actor.id(), rules.sites);
+        session
+            .approvals()
+            .set_rules(actor.id(), rules.consent)
+            .await;
     }
-    let _acting = session.agent_call_begins(actor.id());
+    let _acting = session.approvals().call_begins(actor.id());
     let lost = channels.take_lost_tabs(&channel, actor.id());
     let timeline = state.inner.timeline.clone();
     let backend = EngineBackend::for_actor(

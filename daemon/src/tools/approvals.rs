@@ -24,6 +24,7 @@ pub async fn gate(
         _ => return Ok(()),
     };
     browser
+        .approvals()
         .approve_act(actor.id(), kind, target_id, None, detail)
         .await
         .map_err(ToolError::msg)
@@ -41,6 +42,7 @@ pub async fn gate_download(
     );
     let tab = download.target_id.as_deref().unwrap_or_default();
     browser
+        .approvals()
         .approve_act(
             actor.id(),
             ApprovalKind::Download,

@@ -113,9 +113,14 @@ impl ToolBackend for EngineBackend {
         };
         // The person's answers to what the call's page sent (a form post, a new site) come
         // with its answer.
-        session.approvals_settled(self.actor.id()).await;
+        session.approvals().settled(self.actor.id()).await;
         // A tab of this agent's was closed on a browser-internal page since its last result.
-        for note in session.take_url_notes(self.actor.id()).into_iter().rev() {
+        for note in session
+            .agent_notes()
+            .take(self.actor.id())
+            .into_iter()
+            .rev()
+        {
             output
                 .content
                 .insert(0, porthole_mcp::Content::Text { text: note });
@@ -168,7 +173,7 @@ async fn dispatch(
     }
     let tab = Tab::for_actor(browser, actor).await?;
     // Never on a browser-internal page (an agent's tab there is closed).
-    browser.check_tab_for_tools(&tab.target_id).await?;
+    browser.url_guard().check_tab(&tab.target_id).await?;
     // Tools use this tab: the helper's world in each of its new documents from now on.
     super::world::in_new_documents(browser, &tab.session_id);
     if let ToolCall::HandleDialog(a) = call {
@@ -181,7 +186,7 @@ async fn dispatch(
         }
     }
     // A page that asks for a login waits for a person (`browser::auth`).
-    if let Some(prompt) = browser.auth_prompt_in(&tab.target_id) {
+    if let Some(prompt) = browser.auth().prompt_in(&tab.target_id) {
         if !works_during_dialog(call) {
             return Err(ToolError::msg(prompt.describe_for_agent()));
         }
@@ -189,9 +194,10 @@ async fn dispatch(
     // An act the agent must ask the person about waits for the answer.
     super::approvals::gate(browser, actor, &tab.target_id, call).await?;
     let work = dialogs::unless_blocked(&tab, run_on_tab(&tab, call));
+    let auth = browser.auth();
     let output = tokio::select! {
         output = work => output?,
-        prompt = browser.auth_prompt_opens(&tab.target_id), if !works_during_dialog(call) => {
+        prompt = auth.prompt_opens(&tab.target_id), if !works_during_dialog(call) => {
             return Err(ToolError::msg(prompt.describe_for_agent()));
         }
     };

@@ -131,7 +131,7 @@ fn agent_of(actor: &Actor) -> Option<&str> {
 
 async fn tab_of(browser: &Arc<BrowserSession>, actor: &Actor) -> Result<Tab, ToolError> {
     let tab = Tab::for_actor(browser, actor).await?;
-    browser.check_tab_for_tools(&tab.target_id).await?;
+    browser.url_guard().check_tab(&tab.target_id).await?;
     super::world::in_new_documents(browser, &tab.session_id);
     if let Some(dialog) = browser.dialogs().open(&tab.target_id) {
         return Err(ToolError::msg(dialog.describe()));
@@ -349,6 +349,7 @@ pub(crate) async fn fill(
             origin.clone().unwrap_or_default()
         );
         if let Err(why) = browser
+            .approvals()
             .approve_act(
                 actor.id(),
                 ApprovalKind::Login,

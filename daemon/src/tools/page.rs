@@ -24,6 +24,7 @@ pub async fn navigate(tab: &Tab, args: &NavigateArgs) -> Result<ToolOutput, Tool
     let before = waits::before_navigation(tab);
     let started = std::time::Instant::now();
     tab.browser
+        .navigation()
         .navigate_with(&tab.session_id, &args.url, UrlPolicy::Agent, None)
         .await?;
     tracing::debug!(
@@ -39,6 +40,7 @@ pub async fn history(tab: &Tab, step: i64) -> Result<ToolOutput, ToolError> {
     let before = waits::before_navigation(tab);
     if !tab
         .browser
+        .navigation()
         .go_history_with(&tab.session_id, step, UrlPolicy::Agent)
         .await?
     {
@@ -64,7 +66,7 @@ pub async fn history(tab: &Tab, step: i64) -> Result<ToolOutput, ToolError> {
 /// `reload`.
 pub async fn reload(tab: &Tab) -> Result<ToolOutput, ToolError> {
     let before = waits::before_navigation(tab);
-    tab.browser.reload_on(&tab.session_id).await?;
+    tab.browser.navigation().reload_on(&tab.session_id).await?;
     let location = waits::settle_navigation(tab, before).await;
     finish_load(tab, location, "Reloaded", None).await
 }

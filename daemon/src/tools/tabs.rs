@@ -94,6 +94,7 @@ pub async fn new_tab(
         let tab = Tab::for_actor(browser, actor).await?;
         let before = waits::before_navigation(&tab);
         let navigated = browser
+            .navigation()
             .navigate_with(&tab.session_id, url, UrlPolicy::Agent, opener.as_deref())
             .await;
         if let Err(e) = navigated {

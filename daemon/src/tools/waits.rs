@@ -316,7 +316,9 @@ async fn keep_history(tab: &Tab) {
         )
         .await;
     if let Ok(history) = history {
-        tab.browser.keep_history(&tab.target_id, asked, history);
+        tab.browser
+            .url_guard()
+            .keep_history(&tab.target_id, asked, history);
     }
 }
 

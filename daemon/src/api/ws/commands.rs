@@ -40,7 +40,7 @@ async fn run_command(view: &PaneView, command: ClientMessage) -> Result<(), Sess
         ClientMessage::CloseTab { target_id } => session.close_tab(&target_id).await,
         ClientMessage::Navigate { url } => {
             let (_, tab) = view.watched_tab()?;
-            session.navigate_on(&tab, &url).await
+            session.navigation().navigate_on(&tab, &url).await
         }
         ClientMessage::Back {} | ClientMessage::Forward {} => {
             let step = if matches!(command, ClientMessage::Back {}) {
@@ -49,11 +49,15 @@ async fn run_command(view: &PaneView, command: ClientMessage) -> Result<(), Sess
                 1
             };
             let (_, tab) = view.watched_tab()?;
-            session.go_history_on(&tab, step).await.map(drop)
+            session
+                .navigation()
+                .go_history_on(&tab, step)
+                .await
+                .map(drop)
         }
         ClientMessage::Reload {} => {
             let (_, tab) = view.watched_tab()?;
-            session.reload_on(&tab).await
+            session.navigation().reload_on(&tab).await
         }
         ClientMessage::Print {} => {
             let (target, tab) = view.watched_tab()?;

@@ -444,10 +444,10 @@ impl Pane {
         for chooser in session.person_files().all() {
             self.send(chooser.message()).await;
         }
-        for prompt in session.open_auth_prompts() {
+        for prompt in session.auth().all() {
             self.send(prompt.message()).await;
         }
-        for approval in session.open_approvals() {
+        for approval in session.approvals().all() {
             self.send(approval).await;
         }
         for (target_id, dialog) in session.dialogs().all() {

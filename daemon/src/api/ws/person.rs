@@ -159,7 +159,7 @@ pub async fn handle(view: &PaneView, message: ClientMessage, cap: u64) -> Option
                     ))
                 }
             };
-            let answered = session.answer_auth(&id, answer).await;
+            let answered = session.auth().answer(&id, answer).await;
             answered
                 .err()
                 .map(|e| PaneMessage::error(e.code(), e.to_string()))
@@ -169,7 +169,8 @@ pub async fn handle(view: &PaneView, message: ClientMessage, cap: u64) -> Option
             allow,
             remember,
         } => session
-            .answer_approval(&id, allow, remember)
+            .approvals()
+            .answer(&id, allow, remember)
             .err()
             .map(|e| PaneMessage::error(e.code(), e.to_string())),
         _ => None,

@@ -11,32 +11,115 @@
 //! rejects), and the agent's answer (or its next one) says why. The person's tabs, and
 //! requests no agent rule concerns, go on at once. Decided in a task: the event loop never
 //! waits.
+//!
+//! Owns the session's follow of `Fetch` (turned on by `prompts::auth`, whose challenges it
+//! hands there) and the verdicts.
 
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use tokio::sync::broadcast;
 
-use crate::approvals::{bounded_detail, site_of, ApprovalKind, Ask};
-use crate::browser::session::handle::BrowserSession;
+use super::consent::AgentConsent;
+use super::notes::AgentNotes;
+use super::sites::{AgentSites, Sites};
+use crate::approvals::{site_of, ApprovalKind, Ask};
+use crate::browser::prompts::approvals::{Approvals, OpenApprovals};
+use crate::browser::prompts::auth::{Auth, AuthPrompts};
+use crate::browser::session::core::{Ownership, SessionCore};
 use crate::browser::tabs::owner::TabOwner;
 use crate::cdp::CdpEvent;
 
 /// Methods that send no data: never a `submit`.
 const SAFE_METHODS: [&str; 3] = ["GET", "HEAD", "OPTIONS"];
 
-impl BrowserSession {
+/// The requests paused at `Fetch` in one session, and what their verdicts work on. Owned
+/// (`Arc`s of the session's parts): it follows `Fetch` in a task of its own and decides each
+/// request in another (`session.paused()`).
+#[derive(Clone)]
+pub(in crate::browser) struct Paused {
+    core: Arc<SessionCore>,
+    sites: Arc<AgentSites>,
+    consent: Arc<AgentConsent>,
+    approvals: Arc<OpenApprovals>,
+    auth: Arc<AuthPrompts>,
+    notes: Arc<AgentNotes>,
+}
+
+impl Paused {
+    pub(in crate::browser) fn new(
+        core: Arc<SessionCore>,
+        sites: Arc<AgentSites>,
+        consent: Arc<AgentConsent>,
+        approvals: Arc<OpenApprovals>,
+        auth: Arc<AuthPrompts>,
+        notes: Arc<AgentNotes>,
+    ) -> Self {
+        Self {
+            core,
+            sites,
+            consent,
+            approvals,
+            auth,
+            notes,
+        }
+    }
+
+    fn auth(&self) -> Auth<'_> {
+        Auth::new(&self.core, &self.auth)
+    }
+
+    fn approvals(&self) -> Approvals<'_> {
+        Approvals::new(&self.core, &self.approvals, &self.consent, self.auth())
+    }
+
+    fn sites(&self) -> Sites<'_> {
+        Sites::new(&self.core, &self.sites, &self.notes)
+    }
+
+    /// Turns on authentication prompts (not for the user's own Chrome) and follows them until
+    /// the session ends; every document request paused on the way is continued, or failed
+    /// when an agent's sites refuse it (see `guard::sites`).
+    pub(in crate::browser) async fn follow(self, mut events: broadcast::Receiver<CdpEvent>) {
+        if self.core.ownership != Ownership::AllTabs {
+            return;
+        }
+        if let Err(error) = self.auth().enable_request_pauses(true, &self.consent).await {
+            tracing::warn!(event = "auth_prompts_off", channel_id = %self.core.channel, %error);
+            return;
+        }
+        let closed = self.core.life.closed.clone();
+        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "auth").await {
+            match event.method.as_str() {
+                "Fetch.requestPaused" => self.decide(&event),
+                // Also recorded here, in the order Chrome sent it: a frame's document request
+                // is decided by the tab the frame is in (see `guard::sites`).
+                "Page.frameAttached" => {
+                    if let (Some(session), Some(frame)) = (
+                        event.session_id.as_deref(),
+                        event.params["frameId"].as_str(),
+                    ) {
+                        self.core.tabs.frame_attached(session, frame);
+                    }
+                }
+                "Fetch.authRequired" => self.auth().required(&event),
+                _ => {}
+            }
+        }
+    }
+
     /// Lets a paused request go on, or fails it (see the module's doc).
-    pub(in crate::browser) fn decide_paused(self: &Arc<Self>, event: &CdpEvent) {
+    fn decide(&self, event: &CdpEvent) {
         let Some(request_id) = event.params["requestId"].as_str().map(str::to_string) else {
             return;
         };
-        let session = self.clone();
+        let paused = self.clone();
         let params = event.params.clone();
         tokio::spawn(async move {
-            let held = session.agents.sites.all_open()
-                && !session.agents.consent.any(ApprovalKind::Submit)
-                && !session.agents.consent.any(ApprovalKind::NewSite);
-            let fail = !held && session.holds_back(&params).await;
+            let held = paused.sites.all_open()
+                && !paused.consent.any(ApprovalKind::Submit)
+                && !paused.consent.any(ApprovalKind::NewSite);
+            let fail = !held && paused.holds_back(&params).await;
             let (method, reply) = match fail {
                 false => ("Fetch.continueRequest", json!({ "requestId": request_id })),
                 true => (
@@ -44,7 +127,7 @@ impl BrowserSession {
                     json!({ "requestId": request_id, "errorReason": "Aborted" }),
                 ),
             };
-            if let Err(error) = session.core.cdp.call(method, reply).await {
+            if let Err(error) = paused.core.cdp.call(method, reply).await {
                 // The request may have been cancelled meanwhile (the tab closed).
                 tracing::debug!(event = "paused_request_not_answered", method, %error);
             }
@@ -66,11 +149,11 @@ impl BrowserSession {
             return false;
         };
         let document = params["resourceType"].as_str() == Some("Document");
-        if document && self.refuse_site(&id, &target_id, url) {
+        if document && self.sites().refuse(&id, &target_id, url) {
             return true;
         }
         let method = params["request"]["method"].as_str().unwrap_or("GET");
-        if !SAFE_METHODS.contains(&method) && self.agents.consent.acting(&id) {
+        if !SAFE_METHODS.contains(&method) && self.consent.acting(&id) {
             let detail = format!(
                 "{method} {url}{}",
                 match params["resourceType"].as_str() {
@@ -79,7 +162,9 @@ impl BrowserSession {
                     None => String::new(),
                 }
             );
-            let ask = self.ask_for(&id, ApprovalKind::Submit, &target_id, url, detail);
+            let ask = self
+                .approvals()
+                .ask_for(&id, ApprovalKind::Submit, &target_id, url, detail);
             if self.network_verdict(ask).await {
                 return true;
             }
@@ -87,69 +172,26 @@ impl BrowserSession {
         // A page load in the tab itself (its main frame's id is the tab's).
         let load = document && frame == target_id;
         if load
-            && self.new_site_for(&id, &target_id, url)
-            && !self.agents.consent.take_pass(&target_id, &site_of(url))
+            && self.approvals().new_site_for(&id, &target_id, url)
+            && !self.consent.take_pass(&target_id, &site_of(url))
         {
             let detail = format!("load {url}");
-            let ask = self.ask_for(&id, ApprovalKind::NewSite, &target_id, url, detail);
+            let ask = self
+                .approvals()
+                .ask_for(&id, ApprovalKind::NewSite, &target_id, url, detail);
             return self.network_verdict(ask).await;
         }
         false
-    }
-
-    /// Whether a page load of `url` in `agent_id`'s tab `target_id` is a `new_site` to ask
-    /// about: the agent is held to it, and the URL's site is not the tab's page's.
-    pub(in crate::browser) fn new_site_for(
-        &self,
-        agent_id: &str,
-        target_id: &str,
-        url: &str,
-    ) -> bool {
-        if self
-            .agents
-            .consent
-            .asks(agent_id, ApprovalKind::NewSite)
-            .is_none()
-        {
-            return false;
-        }
-        let own_site = self.core.tabs.get(target_id).map(|t| site_of(&t.url));
-        own_site.as_deref() != Some(site_of(url).as_str())
-    }
-
-    /// What the person is shown for `agent_id`'s act in `target_id`.
-    pub(in crate::browser) fn ask_for(
-        &self,
-        agent_id: &str,
-        kind: ApprovalKind,
-        target_id: &str,
-        url: &str,
-        detail: String,
-    ) -> Ask {
-        let name = self
-            .agents
-            .consent
-            .asks(agent_id, kind)
-            .map(|r| r.name.clone())
-            .unwrap_or_default();
-        Ask {
-            agent_id: agent_id.to_string(),
-            name,
-            kind,
-            target_id: target_id.to_string(),
-            url: url.chars().take(2000).collect(),
-            detail: bounded_detail(&detail),
-        }
     }
 
     /// Asks the person when the agent's kinds hold `ask`; true when it is held back (the
     /// agent is told why).
     async fn network_verdict(&self, ask: Ask) -> bool {
         let agent_id = ask.agent_id.clone();
-        match self.approve(ask).await {
+        match self.approvals().approve(ask).await {
             Ok(()) => false,
             Err(refusal) => {
-                self.note_for_agent(&agent_id, refusal);
+                self.notes.leave(&agent_id, refusal);
                 true
             }
         }

@@ -8,10 +8,10 @@
 //! tools read after the last navigation when no navigation happened since (no round trip of
 //! its own), else against one it asks for.
 //!
-//! Owns the notes waiting for agents, the URLs, navigation counts and kept histories it
-//! records, and marks the tabs it is closing in their records; never
-//! touches a tab of the person's (except in a session where every tab is a tool's:
-//! `mcp-host-browser`).
+//! Owns the URLs, navigation counts and kept histories it records (`session.url_guard()`),
+//! leaves its notes for agents in `guard::notes`, and marks the tabs it is closing in their
+//! records; never touches a tab of the person's (except in a session where every tab is a
+//! tool's: `mcp-host-browser`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,21 +23,17 @@ use tokio::sync::broadcast;
 
 use crate::cdp::CdpEvent;
 
+use super::notes::AgentNotes;
 use super::policy::agent_may_stay_on;
 use crate::browser::error::SessionError;
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::session::core::SessionCore;
 use crate::browser::tabs::owner::{TabOwner, OWNER_AGENT};
-
-/// Most notes kept for one agent between its calls (a page refused in a loop keeps the newest).
-const MAX_NOTES: usize = 20;
 
 /// The guard's state in a session (which tabs it is closing is marked in their records).
 #[derive(Debug, Default)]
-pub struct UrlGuard {
+pub struct UrlGuardState {
     /// Every tab is a tool's, the person's included (`mcp-host-browser` has no person).
     every_tab: AtomicBool,
-    /// Notes for agents' next tool results, by agent id. Short lock, never held across an await.
-    notes: Mutex<HashMap<String, Vec<String>>>,
     /// Each page target's URL as Chrome last reported it, kept by a task of its own (see
     /// [`Shown`]); started as the session opens (before target discovery, so each target's
     /// creation is seen), or by the first tool call.
@@ -55,7 +51,7 @@ pub struct UrlGuard {
 /// `Page.navigatedWithinDocument`) was received, so a navigation history the tools asked for
 /// after a navigation can be kept and trusted while no navigation was received since it was
 /// asked for: `go_back` then checks the entry it goes to against it instead of asking first
-/// (see [`BrowserSession::keep_history`]).
+/// (see [`UrlGuard::keep_history`]).
 #[derive(Debug, Clone, Default)]
 struct Shown(Arc<Mutex<Seen>>);
 
@@ -174,13 +170,25 @@ impl Seen {
     }
 }
 
-impl BrowserSession {
+/// The URL guard of one session (borrowed from the session: `session.url_guard()`).
+pub(crate) struct UrlGuard<'s> {
+    core: &'s SessionCore,
+    state: &'s UrlGuardState,
+    notes: &'s AgentNotes,
+}
+
+impl<'s> UrlGuard<'s> {
+    pub(in crate::browser) fn new(
+        core: &'s SessionCore,
+        state: &'s UrlGuardState,
+        notes: &'s AgentNotes,
+    ) -> Self {
+        Self { core, state, notes }
+    }
+
     /// Treats every tab as an agent's (a session driven only by tools).
-    pub(crate) fn guard_every_tab(&self) {
-        self.agents
-            .url_guard
-            .every_tab
-            .store(true, Ordering::SeqCst);
+    pub(crate) fn every_tab(&self) {
+        self.state.every_tab.store(true, Ordering::SeqCst);
     }
 
     /// The agent id to tell when the tracked tab `target_id` must leave an internal page;
@@ -188,7 +196,7 @@ impl BrowserSession {
     fn guarded_by(&self, target_id: &str) -> Option<String> {
         match self.core.tabs.owner_of(target_id)? {
             TabOwner::Agent { id, .. } => Some(id),
-            TabOwner::Human if self.agents.url_guard.every_tab.load(Ordering::SeqCst) => {
+            TabOwner::Human if self.state.every_tab.load(Ordering::SeqCst) => {
                 Some(OWNER_AGENT.to_string())
             }
             TabOwner::Human => None,
@@ -197,7 +205,7 @@ impl BrowserSession {
 
     /// Called whenever a tracked tab's URL is learnt: an agent's tab on a page agents may not
     /// use is closed, and its agent gets a note. Returns true when it closes the tab.
-    pub(in crate::browser) fn guard_landing(&self, target_id: &str, url: &str) -> bool {
+    pub(in crate::browser) fn landing(&self, target_id: &str, url: &str) -> bool {
         if agent_may_stay_on(url) {
             return false;
         }
@@ -208,8 +216,8 @@ impl BrowserSession {
         if !first {
             return true;
         }
-        tracing::warn!(event = "internal_page_closed", channel_id = %self.channel(), agent_id = %agent_id, target_id = %target_id, scheme = url.split(':').next().unwrap_or_default());
-        self.note_for_agent(
+        tracing::warn!(event = "internal_page_closed", channel_id = %self.core.channel, agent_id = %agent_id, target_id = %target_id, scheme = url.split(':').next().unwrap_or_default());
+        self.notes.leave(
             &agent_id,
             format!(
                 "Note: your tab {target_id} reached {url}, a page of the browser itself that \
@@ -231,32 +239,11 @@ impl BrowserSession {
         true
     }
 
-    /// Leaves a note for `agent_id`'s current or next tool result.
-    pub(in crate::browser) fn note_for_agent(&self, agent_id: &str, note: String) {
-        let mut all = self.agents.url_guard.notes.lock().expect("notes lock");
-        let notes = all.entry(agent_id.to_string()).or_default();
-        if notes.len() >= MAX_NOTES {
-            notes.remove(0);
-        }
-        notes.push(note);
-    }
-
-    /// The notes waiting for `agent_id` (each is given once).
-    pub(crate) fn take_url_notes(&self, agent_id: &str) -> Vec<String> {
-        self.agents
-            .url_guard
-            .notes
-            .lock()
-            .expect("notes lock")
-            .remove(agent_id)
-            .unwrap_or_default()
-    }
-
     /// Keeps `history` (a `Page.getNavigationHistory` reply) of `target_id`, asked for at
     /// `asked`, unless a navigation of it was received since (it may not be in the reply).
     /// Kept only once the guard follows Chrome's reports (from the session's opening on).
     pub(crate) fn keep_history(&self, target_id: &str, asked: Instant, history: serde_json::Value) {
-        let Some(shown) = self.agents.url_guard.shown.get() else {
+        let Some(shown) = self.state.shown.get() else {
             return;
         };
         let mut seen = shown.0.lock().expect("shown lock");
@@ -270,7 +257,7 @@ impl BrowserSession {
     /// navigation of its main frame was received since it was asked for (a history step's
     /// entry is then checked and taken from it with no round trip of its own).
     pub(crate) fn kept_history(&self, target_id: &str) -> Option<serde_json::Value> {
-        let shown = self.agents.url_guard.shown.get()?;
+        let shown = self.state.shown.get()?;
         let seen = shown.0.lock().expect("shown lock");
         let (asked, history) = seen.histories.get(target_id)?;
         seen.holds(target_id, *asked).then(|| history.clone())
@@ -279,19 +266,17 @@ impl BrowserSession {
     /// Starts following the URL each target shows: called before target discovery is on, so
     /// every target's creation is seen and the first tool call in a tab needs no
     /// `Target.getTargetInfo` of its own.
-    pub(in crate::browser) fn follow_shown_urls(&self) {
-        self.agents
-            .url_guard
+    pub(in crate::browser) fn follow(&self) {
+        self.state
             .shown
             .get_or_init(|| Shown::follow(self.core.cdp.subscribe()));
     }
 
     /// Ok when a tool may run in `target_id`: its page, as Chrome reports it now, is one agents
-    /// may use. An agent's tab that is not is closed (see [`Self::guard_landing`]).
-    pub(crate) async fn check_tab_for_tools(&self, target_id: &str) -> Result<(), SessionError> {
+    /// may use. An agent's tab that is not is closed (see [`Self::landing`]).
+    pub(crate) async fn check_tab(&self, target_id: &str) -> Result<(), SessionError> {
         let shown = self
-            .agents
-            .url_guard
+            .state
             .shown
             .get_or_init(|| Shown::follow(self.core.cdp.subscribe()));
         let url = match shown.get(target_id) {
@@ -314,7 +299,7 @@ impl BrowserSession {
         if agent_may_stay_on(url) {
             return Ok(());
         }
-        if self.guard_landing(target_id, url) {
+        if self.landing(target_id, url) {
             return Err(SessionError::BadUrl(format!(
                 "this call did not run: your tab was on {url}, a page of the browser itself, \
                  and was closed"

@@ -7,13 +7,15 @@
 //! person's tabs are never filtered.
 //!
 //! Owns the rules each agent of the session is held to (set on each of its calls, so a change
-//! to its record applies from its next call) and the verdict on a paused request.
+//! to its record applies from its next call) and the verdict on a paused request
+//! (`session.sites()`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::notes::AgentNotes;
 use crate::browser::error::SessionError;
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::session::core::SessionCore;
 use crate::sites::SiteRules;
 
 /// The rules each agent of a session is held to, by agent id. Short lock, never held across
@@ -50,10 +52,25 @@ struct Refused {
     rule: String,
 }
 
-impl BrowserSession {
+/// The sites of one session's agents (borrowed from the session: `session.sites()`).
+pub(crate) struct Sites<'s> {
+    core: &'s SessionCore,
+    sites: &'s AgentSites,
+    notes: &'s AgentNotes,
+}
+
+impl<'s> Sites<'s> {
+    pub(in crate::browser) fn new(
+        core: &'s SessionCore,
+        sites: &'s AgentSites,
+        notes: &'s AgentNotes,
+    ) -> Self {
+        Self { core, sites, notes }
+    }
+
     /// Holds `agent_id`'s tabs to `rules` from now on (called with each of its tool calls).
-    pub(crate) fn set_agent_sites(&self, agent_id: &str, rules: SiteRules) {
-        let mut all = self.agents.sites.rules.lock().expect("agent sites lock");
+    pub(crate) fn set(&self, agent_id: &str, rules: SiteRules) {
+        let mut all = self.sites.rules.lock().expect("agent sites lock");
         if all.get(agent_id).map(|r| r.as_ref()) != Some(&rules) {
             all.insert(agent_id.to_string(), Arc::new(rules));
         }
@@ -61,12 +78,8 @@ impl BrowserSession {
 
     /// Refuses `url` for `agent_id` before anything is sent (an agent's `navigate` and
     /// `new_tab`): the same rule the network layer applies, with a clear error.
-    pub(in crate::browser) fn check_agent_site(
-        &self,
-        agent_id: &str,
-        url: &str,
-    ) -> Result<(), SessionError> {
-        let Some(rules) = self.agents.sites.get(agent_id) else {
+    pub(in crate::browser) fn check(&self, agent_id: &str, url: &str) -> Result<(), SessionError> {
+        let Some(rules) = self.sites.get(agent_id) else {
             return Ok(());
         };
         rules
@@ -79,13 +92,8 @@ impl BrowserSession {
 
     /// The refusal of a document request of `agent_id`'s tab to `url`, if its sites say no
     /// (told to the agent).
-    pub(in crate::browser) fn refuse_site(
-        &self,
-        agent_id: &str,
-        target_id: &str,
-        url: &str,
-    ) -> bool {
-        let Some(rules) = self.agents.sites.get(agent_id) else {
+    pub(in crate::browser) fn refuse(&self, agent_id: &str, target_id: &str, url: &str) -> bool {
+        let Some(rules) = self.sites.get(agent_id) else {
             return false;
         };
         let Err(refusal) = rules.verdict(url) else {
@@ -102,8 +110,8 @@ impl BrowserSession {
 
     fn tell_refused(&self, refused: &Refused) {
         let url: String = refused.url.chars().take(300).collect();
-        tracing::info!(event = "site_refused", channel_id = %self.channel(), agent_id = %refused.agent_id, target_id = %refused.target_id, rule = %refused.rule);
-        self.note_for_agent(
+        tracing::info!(event = "site_refused", channel_id = %self.core.channel, agent_id = %refused.agent_id, target_id = %refused.target_id, rule = %refused.rule);
+        self.notes.leave(
             &refused.agent_id,
             format!(
                 "Note: Porthole refused a page load in your tab {}: {url} — this agent may not \

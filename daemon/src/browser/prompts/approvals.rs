@@ -2,24 +2,28 @@
 //! waits here until a pane answers (`approval_answer`), `agents.approval_timeout_secs` pass
 //! (declined), or its tab goes away. With no pane attached it is declined at once, saying that
 //! nobody is watching. Every pane sees `approval` and then `approval_closed`; the timeline
-//! records both. No MCP tool, HTTP route or agent token reaches [`BrowserSession::answer_approval`]:
+//! records both. No MCP tool, HTTP route or agent token reaches [`Approvals::answer`]:
 //! only the pane's WebSocket, which takes the owner token alone.
+//!
+//! Owns the approvals waiting (`session.approvals()`), what the person is shown for an act,
+//! and holding each agent to its `confirm` kinds (`guard::consent` keeps them).
 
 use tokio::sync::{oneshot, watch};
 
+use super::auth::Auth;
 use super::registry::{Prompt, Registry};
-use crate::approvals::{ApprovalKind, Ask, Outcome, Remember};
+use crate::approvals::{bounded_detail, site_of, ApprovalKind, Ask, Outcome, Remember};
 use crate::browser::error::SessionError;
-use crate::browser::guard::consent::{CallGuard, ConsentRules};
+use crate::browser::guard::consent::{AgentConsent, CallGuard, ConsentRules};
 use crate::browser::protocol::PaneMessage;
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::session::core::SessionCore;
 
 /// The approvals waiting for the person.
 #[derive(Debug, Default)]
 pub struct OpenApprovals {
     /// The approvals waiting, oldest first.
     open: Registry<Waiting>,
-    /// Bumped whenever one closes (what [`BrowserSession::approvals_settled`] waits on).
+    /// Bumped whenever one closes (what [`Approvals::settled`] waits on).
     closed: watch::Sender<u64>,
 }
 
@@ -58,24 +62,47 @@ fn message(id: &str, ask: &Ask) -> PaneMessage {
     }
 }
 
-impl BrowserSession {
+/// The approvals of one session (borrowed from the session: `session.approvals()`); it
+/// widens what `auth` pauses when an agent is first held to `submit`.
+pub(crate) struct Approvals<'s> {
+    core: &'s SessionCore,
+    state: &'s OpenApprovals,
+    consent: &'s AgentConsent,
+    auth: Auth<'s>,
+}
+
+impl<'s> Approvals<'s> {
+    pub(in crate::browser) fn new(
+        core: &'s SessionCore,
+        state: &'s OpenApprovals,
+        consent: &'s AgentConsent,
+        auth: Auth<'s>,
+    ) -> Self {
+        Self {
+            core,
+            state,
+            consent,
+            auth,
+        }
+    }
+
     /// Holds `agent_id` to `rules` from its next act on; the first agent held to `submit`
     /// makes the session pause its tabs' data requests too (see `prompts::auth`).
-    pub(crate) async fn set_agent_consent(&self, agent_id: &str, rules: ConsentRules) {
-        if self.agents.consent.set(agent_id, rules) {
-            self.widen_request_pauses().await;
+    pub(crate) async fn set_rules(&self, agent_id: &str, rules: ConsentRules) {
+        if self.consent.set(agent_id, rules) {
+            self.auth.widen_request_pauses(self.consent).await;
         }
     }
 
     /// Counts one call of `agent_id` (its tab's requests count as its acts meanwhile).
-    pub(crate) fn agent_call_begins(&self, agent_id: &str) -> CallGuard {
-        self.agents.consent.call_begins(agent_id)
+    pub(crate) fn call_begins(&self, agent_id: &str) -> CallGuard {
+        self.consent.call_begins(agent_id)
     }
 
     /// Lets `ask` happen when its agent need not ask, the person said "always" for its site,
     /// or the person allows it now; else the refusal the agent reads.
     pub(crate) async fn approve(&self, ask: Ask) -> Result<(), String> {
-        let Some(rules) = self.agents.consent.asks(&ask.agent_id, ask.kind) else {
+        let Some(rules) = self.consent.asks(&ask.agent_id, ask.kind) else {
             return Ok(());
         };
         let outcome = self.ask_person(&ask, &rules).await;
@@ -96,7 +123,7 @@ impl BrowserSession {
         url: Option<&str>,
         detail: String,
     ) -> Result<(), String> {
-        if self.agents.consent.asks(agent_id, kind).is_none() {
+        if self.consent.asks(agent_id, kind).is_none() {
             return Ok(());
         }
         let url = match url {
@@ -135,10 +162,47 @@ impl BrowserSession {
             format!("navigate to {url}"),
         );
         self.approve(ask).await.map_err(SessionError::NotApproved)?;
-        self.agents
-            .consent
-            .grant_pass(&target_id, &crate::approvals::site_of(url));
+        self.consent.grant_pass(&target_id, &site_of(url));
         Ok(())
+    }
+
+    /// Whether a page load of `url` in `agent_id`'s tab `target_id` is a `new_site` to ask
+    /// about: the agent is held to it, and the URL's site is not the tab's page's.
+    pub(in crate::browser) fn new_site_for(
+        &self,
+        agent_id: &str,
+        target_id: &str,
+        url: &str,
+    ) -> bool {
+        if self.consent.asks(agent_id, ApprovalKind::NewSite).is_none() {
+            return false;
+        }
+        let own_site = self.core.tabs.get(target_id).map(|t| site_of(&t.url));
+        own_site.as_deref() != Some(site_of(url).as_str())
+    }
+
+    /// What the person is shown for `agent_id`'s act in `target_id`.
+    pub(in crate::browser) fn ask_for(
+        &self,
+        agent_id: &str,
+        kind: ApprovalKind,
+        target_id: &str,
+        url: &str,
+        detail: String,
+    ) -> Ask {
+        let name = self
+            .consent
+            .asks(agent_id, kind)
+            .map(|r| r.name.clone())
+            .unwrap_or_default();
+        Ask {
+            agent_id: agent_id.to_string(),
+            name,
+            kind,
+            target_id: target_id.to_string(),
+            url: url.chars().take(2000).collect(),
+            detail: bounded_detail(&detail),
+        }
     }
 
     /// Asks the person about `ask` and waits for the answer (see the module's doc).
@@ -147,10 +211,10 @@ impl BrowserSession {
         if rules.remembered.covers(&ask.agent_id, ask.kind, &site) {
             return Outcome::Remembered;
         }
-        let id = self.prompts.approvals.open.mint();
-        tracing::info!(event = "approval_asked", channel_id = %self.channel(), %id, agent_id = %ask.agent_id, kind = ask.kind.as_str(), target_id = %ask.target_id);
+        let id = self.state.open.mint();
+        tracing::info!(event = "approval_asked", channel_id = %self.core.channel, %id, agent_id = %ask.agent_id, kind = ask.kind.as_str(), target_id = %ask.target_id);
         let (answer, answered) = oneshot::channel();
-        self.prompts.approvals.open.insert(
+        self.state.open.insert(
             id.clone(),
             Waiting {
                 ask: ask.clone(),
@@ -158,7 +222,7 @@ impl BrowserSession {
             },
         );
         self.core.notify(message(&id, ask));
-        let (outcome, by) = if self.pane_count() == 0 {
+        let (outcome, by) = if self.core.pane_count() == 0 {
             (Outcome::Unwatched, "porthole")
         } else {
             let closed = self.core.life.closed.clone();
@@ -172,30 +236,29 @@ impl BrowserSession {
                 _ = closed.cancelled() => (Outcome::Gone, "porthole"),
             }
         };
-        self.prompts.approvals.open.take(&id);
+        self.state.open.take(&id);
         if outcome == Outcome::Allowed(Remember::Site) {
             rules.remembered.remember(&ask.agent_id, ask.kind, &site);
         }
-        tracing::info!(event = "approval_closed", channel_id = %self.channel(), %id, outcome = outcome.as_str(), by);
+        tracing::info!(event = "approval_closed", channel_id = %self.core.channel, %id, outcome = outcome.as_str(), by);
         self.core.notify(PaneMessage::ApprovalClosed {
             id,
             outcome: outcome.as_str().to_string(),
             by: by.to_string(),
         });
-        self.prompts.approvals.closed.send_modify(|n| *n += 1);
+        self.state.closed.send_modify(|n| *n += 1);
         outcome
     }
 
     /// The person's answer to approval `id` (from a pane only).
-    pub(crate) fn answer_approval(
+    pub(crate) fn answer(
         &self,
         id: &str,
         allow: bool,
         remember: Remember,
     ) -> Result<(), ApprovalError> {
         let waiting = self
-            .prompts
-            .approvals
+            .state
             .open
             .take(id)
             .ok_or_else(|| ApprovalError::NotOpen(id.to_string()))?;
@@ -209,21 +272,19 @@ impl BrowserSession {
     }
 
     /// The approvals waiting now, as `approval` messages (for a pane that attaches).
-    pub(crate) fn open_approvals(&self) -> Vec<PaneMessage> {
-        self.prompts
-            .approvals
+    pub(crate) fn all(&self) -> Vec<PaneMessage> {
+        self.state
             .open
             .read(|open| open.iter().map(|(id, w)| message(id, &w.ask)).collect())
     }
 
     /// Resolves once no approval of `agent_id` waits (a call's answer then says how they
     /// ended).
-    pub(crate) async fn approvals_settled(&self, agent_id: &str) {
-        let mut closed = self.prompts.approvals.closed.subscribe();
+    pub(crate) async fn settled(&self, agent_id: &str) {
+        let mut closed = self.state.closed.subscribe();
         loop {
             let waiting = self
-                .prompts
-                .approvals
+                .state
                 .open
                 .read(|open| open.iter().any(|(_, w)| w.ask.agent_id == agent_id));
             if !waiting || closed.changed().await.is_err() {
@@ -233,12 +294,8 @@ impl BrowserSession {
     }
 
     /// Closes the approvals of a tab that went away (see `tabs::tracking::untrack`).
-    pub(in crate::browser) fn forget_approvals(&self, target_id: &str) {
-        let gone = self
-            .prompts
-            .approvals
-            .open
-            .take_where(|w| w.ask.target_id == target_id);
+    pub(in crate::browser) fn forget(&self, target_id: &str) {
+        let gone = self.state.open.take_where(|w| w.ask.target_id == target_id);
         for (_, waiting) in gone {
             let _ = waiting.answer.send(Outcome::Gone);
         }

@@ -18,18 +18,20 @@
 //! Host mode is left alone (the
 //! browser-wide domain would pause the user's own tabs). Credentials never reach a log: what
 //! is logged is the prompt's id, tab, origin and outcome.
+//!
+//! Owns the open prompts and turning `Fetch` on (`session.auth()`); the events of `Fetch` are
+//! followed by `guard::paused`, which hands each challenge here.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::sync::broadcast;
 
 use super::registry::{Prompt, Registry};
 use crate::browser::error::SessionError;
+use crate::browser::guard::consent::AgentConsent;
 use crate::browser::protocol::PaneMessage;
-use crate::browser::session::core::Ownership;
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpEvent;
 
 /// How long a prompt waits while no pane is attached.
@@ -103,7 +105,7 @@ impl std::fmt::Debug for AuthAnswer {
 pub struct AuthPrompts {
     /// The open prompts, oldest first.
     open: Registry<AuthPrompt>,
-    /// Bumped whenever a prompt opens (what [`BrowserSession::auth_prompt_opens`] waits on).
+    /// Bumped whenever a prompt opens (what [`Auth::prompt_opens`] waits on).
     opened: tokio::sync::watch::Sender<u64>,
     /// Whether `Fetch` is on (serialises turning it on and widening its patterns).
     fetch_enabled: tokio::sync::Mutex<bool>,
@@ -128,56 +130,36 @@ impl AuthError {
     }
 }
 
-impl BrowserSession {
-    /// Turns on authentication prompts (not for the user's own Chrome) and follows them until
-    /// the session ends; every document request paused on the way is continued, or failed
-    /// when an agent's sites refuse it (see `guard::sites`).
-    pub(in crate::browser) async fn follow_auth(
-        self: Arc<Self>,
-        mut events: broadcast::Receiver<CdpEvent>,
-    ) {
-        if self.core.ownership != Ownership::AllTabs {
-            return;
-        }
-        if let Err(error) = self.enable_request_pauses(true).await {
-            tracing::warn!(event = "auth_prompts_off", channel_id = %self.channel(), %error);
-            return;
-        }
-        let closed = self.core.life.closed.clone();
-        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "auth").await {
-            match event.method.as_str() {
-                "Fetch.requestPaused" => self.decide_paused(&event),
-                // Also recorded here, in the order Chrome sent it: a frame's document request
-                // is decided by the tab the frame is in (see `guard::sites`).
-                "Page.frameAttached" => {
-                    if let (Some(session), Some(frame)) = (
-                        event.session_id.as_deref(),
-                        event.params["frameId"].as_str(),
-                    ) {
-                        self.core.tabs.frame_attached(session, frame);
-                    }
-                }
-                "Fetch.authRequired" => self.auth_required(&event),
-                _ => {}
-            }
-        }
+/// The login prompts of one session (borrowed from the session: `session.auth()`). It
+/// borrows the `Arc`s, for the task that cancels an unwatched prompt.
+pub(crate) struct Auth<'s> {
+    core: &'s Arc<SessionCore>,
+    prompts: &'s Arc<AuthPrompts>,
+}
+
+impl<'s> Auth<'s> {
+    pub(in crate::browser) fn new(
+        core: &'s Arc<SessionCore>,
+        prompts: &'s Arc<AuthPrompts>,
+    ) -> Self {
+        Self { core, prompts }
     }
 
     /// Pauses every document request at `Fetch` (and, once an agent is held to `submit`
     /// approvals, every data request: XHR, `fetch`, beacons), with HTTP authentication.
     /// `first` is the session's opening; later calls only widen what is paused, and only once
-    /// the opening enabled it (host mode never enables it).
-    async fn enable_request_pauses(&self, first: bool) -> Result<(), SessionError> {
-        let mut enabled = self.prompts.auth.fetch_enabled.lock().await;
+    /// the opening enabled it (host mode never enables it). `consent`: the agents' rules.
+    pub(in crate::browser) async fn enable_request_pauses(
+        &self,
+        first: bool,
+        consent: &AgentConsent,
+    ) -> Result<(), SessionError> {
+        let mut enabled = self.prompts.fetch_enabled.lock().await;
         if !first && !*enabled {
             return Ok(());
         }
         let mut patterns = vec![json!({ "urlPattern": "*", "resourceType": "Document" })];
-        if self
-            .agents
-            .consent
-            .any(crate::approvals::ApprovalKind::Submit)
-        {
+        if consent.any(crate::approvals::ApprovalKind::Submit) {
             for kind in ["XHR", "Fetch", "Ping", "EventSource"] {
                 patterns.push(json!({ "urlPattern": "*", "resourceType": kind }));
             }
@@ -194,13 +176,14 @@ impl BrowserSession {
     }
 
     /// Pauses the data requests of agents' tabs too (an agent is now held to `submit`).
-    pub(in crate::browser) async fn widen_request_pauses(&self) {
-        if let Err(error) = self.enable_request_pauses(false).await {
-            tracing::warn!(event = "submit_pauses_off", channel_id = %self.channel(), %error);
+    pub(in crate::browser) async fn widen_request_pauses(&self, consent: &AgentConsent) {
+        if let Err(error) = self.enable_request_pauses(false, consent).await {
+            tracing::warn!(event = "submit_pauses_off", channel_id = %self.core.channel, %error);
         }
     }
 
-    fn auth_required(self: &Arc<Self>, event: &CdpEvent) {
+    /// Opens a prompt for a challenge (`Fetch.authRequired`) and tells every pane.
+    pub(in crate::browser) fn required(&self, event: &CdpEvent) {
         let p = &event.params;
         let Some(request_id) = p["requestId"].as_str() else {
             return;
@@ -213,7 +196,7 @@ impl BrowserSession {
             .map_or_else(|| frame.to_string(), |t| t.target_id);
         let challenge = &p["authChallenge"];
         let prompt = AuthPrompt {
-            id: self.prompts.auth.open.mint(),
+            id: self.prompts.open.mint(),
             request_id: request_id.to_string(),
             target_id,
             url: p["request"]["url"].as_str().unwrap_or_default().to_string(),
@@ -224,26 +207,26 @@ impl BrowserSession {
                 .unwrap_or_default()
                 .to_ascii_lowercase(),
         };
-        tracing::info!(event = "auth_prompt_opened", channel_id = %self.channel(), id = %prompt.id, target_id = %prompt.target_id, origin = %prompt.origin, scheme = %prompt.scheme);
-        self.prompts
-            .auth
-            .open
-            .insert(prompt.id.clone(), prompt.clone());
+        tracing::info!(event = "auth_prompt_opened", channel_id = %self.core.channel, id = %prompt.id, target_id = %prompt.target_id, origin = %prompt.origin, scheme = %prompt.scheme);
+        self.prompts.open.insert(prompt.id.clone(), prompt.clone());
         self.core.notify(prompt.message());
-        self.prompts.auth.opened.send_modify(|n| *n += 1);
-        tokio::spawn(cancel_unwatched(Arc::downgrade(self), prompt.id));
+        self.prompts.opened.send_modify(|n| *n += 1);
+        tokio::spawn(cancel_unwatched(
+            Arc::downgrade(self.core),
+            Arc::downgrade(self.prompts),
+            prompt.id,
+        ));
     }
 
-    /// Forgets the prompts `which` picks, telling panes.
     /// Closes the login prompts of a tab that went away (see `tabs::tracking::untrack`).
-    pub(in crate::browser) fn forget_auth_prompts(&self, target_id: &str) {
+    pub(in crate::browser) fn forget(&self, target_id: &str) {
         self.drop_prompts(|p| p.target_id == target_id);
     }
 
+    /// Forgets the prompts `which` picks, telling panes.
     fn drop_prompts(&self, which: impl Fn(&AuthPrompt) -> bool) -> Vec<AuthPrompt> {
         let dropped: Vec<AuthPrompt> = self
             .prompts
-            .auth
             .open
             .take_where(which)
             .into_iter()
@@ -258,16 +241,15 @@ impl BrowserSession {
     }
 
     /// The login prompts waiting for the person (for a pane that attaches while one is open).
-    pub(crate) fn open_auth_prompts(&self) -> Vec<AuthPrompt> {
+    pub(crate) fn all(&self) -> Vec<AuthPrompt> {
         self.prompts
-            .auth
             .open
             .read(|open| open.iter().map(|(_, p)| p.clone()).collect())
     }
 
     /// The login prompt open in a tab, if any (agents are told to call `request_human`).
-    pub(crate) fn auth_prompt_in(&self, target_id: &str) -> Option<AuthPrompt> {
-        self.prompts.auth.open.read(|open| {
+    pub(crate) fn prompt_in(&self, target_id: &str) -> Option<AuthPrompt> {
+        self.prompts.open.read(|open| {
             open.iter()
                 .map(|(_, p)| p)
                 .find(|p| p.target_id == target_id)
@@ -277,10 +259,10 @@ impl BrowserSession {
 
     /// Resolves with the login prompt of `target_id` once one is open (at once if one is):
     /// a tool whose navigation is held by a login ends with what to do instead of waiting.
-    pub(crate) async fn auth_prompt_opens(&self, target_id: &str) -> AuthPrompt {
-        let mut opened = self.prompts.auth.opened.subscribe();
+    pub(crate) async fn prompt_opens(&self, target_id: &str) -> AuthPrompt {
+        let mut opened = self.prompts.opened.subscribe();
         loop {
-            if let Some(prompt) = self.auth_prompt_in(target_id) {
+            if let Some(prompt) = self.prompt_in(target_id) {
                 return prompt;
             }
             if opened.changed().await.is_err() {
@@ -290,7 +272,7 @@ impl BrowserSession {
     }
 
     /// Answers prompt `id` with credentials, or cancels it (the page shows the server's 401).
-    pub(crate) async fn answer_auth(&self, id: &str, answer: AuthAnswer) -> Result<(), AuthError> {
+    pub(crate) async fn answer(&self, id: &str, answer: AuthAnswer) -> Result<(), AuthError> {
         let cancel = matches!(answer, AuthAnswer::Cancel);
         let prompt = self
             .drop_prompts(|p| p.id == id)
@@ -304,7 +286,7 @@ impl BrowserSession {
             }),
             AuthAnswer::Cancel => json!({ "response": "CancelAuth" }),
         };
-        tracing::info!(event = "auth_prompt_answered", channel_id = %self.channel(), %id, origin = %prompt.origin, cancelled = cancel);
+        tracing::info!(event = "auth_prompt_answered", channel_id = %self.core.channel, %id, origin = %prompt.origin, cancelled = cancel);
         self.core
             .cdp
             .call(
@@ -319,18 +301,19 @@ impl BrowserSession {
 
 /// Cancels prompt `id` once it has waited [`UNWATCHED_PROMPT`] with no pane attached (checked
 /// again every period while a pane is).
-async fn cancel_unwatched(session: Weak<BrowserSession>, id: String) {
+async fn cancel_unwatched(core: Weak<SessionCore>, prompts: Weak<AuthPrompts>, id: String) {
     loop {
         tokio::time::sleep(UNWATCHED_PROMPT).await;
-        let Some(session) = session.upgrade() else {
+        let (Some(core), Some(prompts)) = (core.upgrade(), prompts.upgrade()) else {
             return;
         };
-        if !session.is_alive() || !session.open_auth_prompts().iter().any(|p| p.id == id) {
+        let auth = Auth::new(&core, &prompts);
+        if !core.is_alive() || !auth.all().iter().any(|p| p.id == id) {
             return;
         }
-        if session.pane_count() == 0 {
-            tracing::info!(event = "auth_prompt_unwatched", channel_id = %session.channel(), %id);
-            if let Err(error) = session.answer_auth(&id, AuthAnswer::Cancel).await {
+        if core.pane_count() == 0 {
+            tracing::info!(event = "auth_prompt_unwatched", channel_id = %core.channel, %id);
+            if let Err(error) = auth.answer(&id, AuthAnswer::Cancel).await {
                 tracing::debug!(event = "auth_prompt_cancel_failed", %error);
             }
             return;

@@ -228,7 +228,7 @@ impl BrowserSession {
         let url = info["url"].as_str().unwrap_or_default();
         let title = info["title"].as_str().unwrap_or_default();
         let changed = self.core.tabs.update(id, url, title);
-        self.guard_landing(id, url);
+        self.url_guard().landing(id, url);
         if changed {
             // Every tab's: each pane keeps those of the tab it watches.
             self.core.notify(PaneMessage::PageInfo {

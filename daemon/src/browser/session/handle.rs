@@ -18,7 +18,13 @@ use tokio_util::sync::CancellationToken;
 use super::core::{Life, Ownership, SessionCore, TabTraffic, Views};
 use super::parts::{AgentState, Prompts, ToolState};
 use crate::browser::files::transfers::SessionFiles;
+use crate::browser::guard::notes::AgentNotes;
+use crate::browser::guard::paused::Paused;
+use crate::browser::guard::redirects::UrlGuard;
+use crate::browser::guard::sites::Sites;
 use crate::browser::input::events::InputEvent;
+use crate::browser::prompts::approvals::Approvals;
+use crate::browser::prompts::auth::Auth;
 use crate::browser::prompts::context_menu::ContextMenus;
 use crate::browser::prompts::dialogs::Dialogs;
 use crate::browser::prompts::person_files::PersonFiles;
@@ -26,6 +32,7 @@ use crate::browser::prompts::select_popup::Popups;
 use crate::browser::protocol::{PaneMessage, TabInfo};
 use crate::browser::tabs::agent_tabs::AgentTabs;
 use crate::browser::tabs::logs::TabLogs;
+use crate::browser::tabs::navigation::Navigation;
 use crate::browser::tabs::owner::TabOwner;
 use crate::browser::tabs::ref_books::RefBooks;
 use crate::browser::tabs::store::Tabs;
@@ -146,14 +153,14 @@ impl BrowserSession {
             agents: AgentState::default(),
             prompts: Prompts::default(),
         });
-        session.follow_shown_urls();
+        session.url_guard().follow();
         tokio::spawn(crate::browser::prompts::person_files::follow(
             session.core.clone(),
             session.prompts.files.clone(),
             session.tools.files.clone(),
             cdp.subscribe(),
         ));
-        tokio::spawn(session.clone().follow_auth(cdp.subscribe()));
+        tokio::spawn(session.paused().follow(cdp.subscribe()));
         let events = cdp.subscribe();
         // Discovery on and the tabs listed, sent together (one round trip): the list comes
         // after discovery began, so a tab opening meanwhile is in one or the other.
@@ -320,7 +327,59 @@ impl BrowserSession {
 
     // Room handles of guard/, approvals and auth.
 
+    /// The URL guard: agents' tabs kept off browser-internal pages.
+    pub(crate) fn url_guard(&self) -> UrlGuard<'_> {
+        UrlGuard::new(&self.core, &self.agents.url_guard, &self.agents.notes)
+    }
+
+    /// The notes waiting for agents' next tool results.
+    pub(crate) fn agent_notes(&self) -> &AgentNotes {
+        &self.agents.notes
+    }
+
+    /// The sites each agent of this session may open.
+    pub(crate) fn sites(&self) -> Sites<'_> {
+        Sites::new(&self.core, &self.agents.sites, &self.agents.notes)
+    }
+
+    /// The requests paused at `Fetch` (owned: it follows them in a task).
+    pub(in crate::browser) fn paused(&self) -> Paused {
+        Paused::new(
+            self.core.clone(),
+            self.agents.sites.clone(),
+            self.agents.consent.clone(),
+            self.prompts.approvals.clone(),
+            self.prompts.auth.clone(),
+            self.agents.notes.clone(),
+        )
+    }
+
+    /// The approvals agents' acts wait for.
+    pub(crate) fn approvals(&self) -> Approvals<'_> {
+        Approvals::new(
+            &self.core,
+            &self.prompts.approvals,
+            &self.agents.consent,
+            self.auth(),
+        )
+    }
+
+    /// The HTTP authentication prompts of this session's tabs.
+    pub(crate) fn auth(&self) -> Auth<'_> {
+        Auth::new(&self.core, &self.prompts.auth)
+    }
+
     // Room handles of tabs/ and session/.
+
+    /// Navigation in this session's tabs.
+    pub(crate) fn navigation(&self) -> Navigation<'_> {
+        Navigation {
+            core: &self.core,
+            sites: self.sites(),
+            approvals: self.approvals(),
+            url_guard: self.url_guard(),
+        }
+    }
 
     /// Each agent's tabs (and the owner token's: the active tab).
     pub(crate) fn agent_tabs(&self) -> AgentTabs<'_> {
@@ -497,12 +556,12 @@ impl BrowserSession {
 /// What the other rooms do when a tab arrives or goes.
 impl TabHooks for BrowserSession {
     fn landed(&self, target_id: &str, url: &str) {
-        self.guard_landing(target_id, url);
+        self.url_guard().landing(target_id, url);
     }
 
     fn closed(&self, target_id: &str) {
-        self.forget_auth_prompts(target_id);
+        self.auth().forget(target_id);
         self.person_files().forget_tab(target_id);
-        self.forget_approvals(target_id);
+        self.approvals().forget(target_id);
     }
 }

@@ -30,13 +30,15 @@ pub(in crate::browser) struct AgentState {
     /// Serialises finding or opening an agent's tab, per agent, so one agent racing itself
     /// never opens two first tabs. Short lock around the map only.
     pub locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    /// Keeps agents' tabs off browser-internal pages (see `url_guard`).
-    pub url_guard: crate::browser::guard::redirects::UrlGuard,
+    /// Keeps agents' tabs off browser-internal pages (see `guard::redirects`).
+    pub url_guard: crate::browser::guard::redirects::UrlGuardState,
+    /// The notes waiting for agents' next tool results (see `guard::notes`).
+    pub notes: Arc<crate::browser::guard::notes::AgentNotes>,
     /// The sites each agent may open (see `guard::sites`).
-    pub sites: crate::browser::guard::sites::AgentSites,
+    pub sites: Arc<crate::browser::guard::sites::AgentSites>,
     /// What each agent must ask the person about, and its calls in flight (see
     /// `guard::consent`).
-    pub consent: crate::browser::guard::consent::AgentConsent,
+    pub consent: Arc<crate::browser::guard::consent::AgentConsent>,
 }
 
 /// What waits for the person at a pane.
@@ -45,10 +47,10 @@ pub(in crate::browser) struct Prompts {
     /// File choosers waiting for the person, and files handed to tabs (see `person_files`).
     pub files: Arc<crate::browser::prompts::person_files::FileHandoffs>,
     /// HTTP authentication prompts (see `auth`).
-    pub auth: crate::browser::prompts::auth::AuthPrompts,
+    pub auth: Arc<crate::browser::prompts::auth::AuthPrompts>,
     /// The `<select>` popups and context menus open in the session's tabs (see
     /// `select_popup`; a tab's go with its record).
     pub popups: Arc<crate::browser::prompts::open_popups::OpenPopups>,
     /// Agents' acts waiting for the person's approval (see `approvals`).
-    pub approvals: crate::browser::prompts::approvals::OpenApprovals,
+    pub approvals: Arc<crate::browser::prompts::approvals::OpenApprovals>,
 }

@@ -1,4 +1,4 @@
-//! Navigation of the active tab: URL checks, navigate, history, reload.
+//! Navigation of a tab: URL checks, navigate, history, reload.
 //!
 //! A bad URL fails at once: malformed ones before Chrome is asked, unreachable ones with
 //! Chrome's own reason (`net::ERR_…`) as soon as `Page.navigate` reports it.
@@ -9,7 +9,10 @@ use serde_json::json;
 
 use crate::browser::error::SessionError;
 use crate::browser::guard::policy::{check_url_for, UrlPolicy};
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::guard::redirects::UrlGuard;
+use crate::browser::guard::sites::Sites;
+use crate::browser::prompts::approvals::Approvals;
+use crate::browser::session::core::SessionCore;
 use crate::browser::tabs::owner::TabOwner;
 
 /// Longest a navigation may take to commit.
@@ -21,13 +24,17 @@ pub fn check_url(url: &str) -> Result<String, SessionError> {
     check_url_for(url, UrlPolicy::Pane, None)
 }
 
-impl BrowserSession {
-    /// Navigates the active tab; returns once the navigation committed (or failed).
-    pub async fn navigate(&self, url: &str) -> Result<(), SessionError> {
-        let (_, session) = self.active_tab()?;
-        self.navigate_on(&session, url).await
-    }
+/// Navigation in one session's tabs (borrowed from the session: `session.navigation()`); an
+/// agent's navigation is held to its sites and, where it asked, to the person's approval.
+pub(crate) struct Navigation<'s> {
+    pub(in crate::browser) core: &'s SessionCore,
+    pub(in crate::browser) sites: Sites<'s>,
+    pub(in crate::browser) approvals: Approvals<'s>,
+    /// The history the tools kept after the last navigation (see `guard::redirects`).
+    pub(in crate::browser) url_guard: UrlGuard<'s>,
+}
 
+impl Navigation<'_> {
     /// Navigates the tab behind the flat CDP `session` for the person in a pane; returns once
     /// the navigation committed (or failed).
     pub(crate) async fn navigate_on(&self, session: &str, url: &str) -> Result<(), SessionError> {
@@ -55,8 +62,8 @@ impl BrowserSession {
             if let Some(TabOwner::Agent { id, .. }) =
                 self.core.tabs.by_session(session).map(|t| t.owner)
             {
-                self.check_agent_site(&id, &url)?;
-                self.approve_new_site(&id, session, &url).await?;
+                self.sites.check(&id, &url)?;
+                self.approvals.approve_new_site(&id, session, &url).await?;
             }
         }
         let reply = self
@@ -88,7 +95,7 @@ impl BrowserSession {
         self.go_history_with(session, step, UrlPolicy::Pane).await
     }
 
-    /// [`Self::go_history_on`] when `policy` lets the entry's page be shown (an agent never
+    /// `go_history_on` when `policy` lets the entry's page be shown (an agent never
     /// goes back to a browser-internal page).
     pub(crate) async fn go_history_with(
         &self,
@@ -100,7 +107,7 @@ impl BrowserSession {
         // (see `url_guard`): the entry is checked and taken from it with no round trip.
         let kept = self
             .target_of_session(session)
-            .and_then(|t| self.kept_history(&t));
+            .and_then(|t| self.url_guard.kept_history(&t));
         if let Some(history) = kept {
             match self.go_to_entry(session, &history, step, policy).await {
                 // An entry Chrome no longer has: asked afresh below.
@@ -154,20 +161,12 @@ impl BrowserSession {
 
     /// The target of the tab behind the flat CDP `session`.
     fn target_of_session(&self, session: &str) -> Option<String> {
-        let tabs = self.core.tabs.list();
-        tabs.by_session(session).map(|t| t.target_id.clone())
+        self.core.tabs.target_of_session(session)
     }
 
     /// The URL Porthole last saw on the tab behind the flat CDP `session`.
     fn url_of_session(&self, session: &str) -> Option<String> {
-        let tabs = self.core.tabs.list();
-        tabs.by_session(session).map(|t| t.url.clone())
-    }
-
-    /// Reloads the active tab.
-    pub async fn reload(&self) -> Result<(), SessionError> {
-        let (_, session) = self.active_tab()?;
-        self.reload_on(&session).await
+        self.core.tabs.by_session(session).map(|t| t.url)
     }
 
     /// Reloads the tab behind the flat CDP `session`.
