@@ -173,6 +173,7 @@ export class VaultPanel {
   /** Reloads the sources, items, shares and the channel's agents. */
   async reload() {
     const s = this.opts.session();
+    let read = true;
     try {
       const overview = await this.call('GET', '/api/browser/vault');
       this.sources = overview.sources || [];
@@ -182,8 +183,10 @@ export class VaultPanel {
       this.agents = (agents.agents || []).filter((/** @type {Agent} */ a) => s && a.channel_id === s.channel);
     } catch (e) {
       this.say(`The vault cannot be read: ${/** @type {Error} */ (e).message}`, true);
+      read = false;
     }
     this.render();
+    return read;
   }
 
   /**
@@ -199,7 +202,8 @@ export class VaultPanel {
   }
 
   /**
-   * Sends the password typed for `source`; the input is cleared at once, whatever the answer.
+   * Sends the password typed for `source`; the input is cleared at once, whatever the answer,
+   * and the answer is said once the panel is drawn again.
    * @private
    * @param {string} source
    * @param {HTMLInputElement} input
@@ -207,15 +211,19 @@ export class VaultPanel {
   async unlock(source, input) {
     const body = { password: input.value };
     input.value = '';
+    /** @type {[string, boolean]} */
+    let outcome;
     try {
       await this.call('POST', `/api/browser/vault/${encodeURIComponent(source)}/unlock`, body);
-      this.say(`Unlocked ${source}.`, false);
+      outcome = [`Unlocked ${source}.`, false];
       if (this.wanted === source) this.wanted = null;
     } catch (e) {
-      this.say(`${source} stays locked: ${/** @type {Error} */ (e).message}`, true);
+      outcome = [`${source} stays locked: ${/** @type {Error} */ (e).message}`, true];
     }
     body.password = '';
-    await this.reload();
+    // Said once the panel shows the new state: a person answering "wrong password" at once
+    // types into the form as it is now, not one about to be drawn again.
+    if (await this.reload()) this.say(...outcome);
   }
 
   /** @private @param {string} source */
