@@ -5,6 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
+use serde_json::json;
+
+use crate::daemon::{DaemonOptions, TestDaemon};
+
 /// One entry of [`write`]'s database.
 pub struct KdbxEntry<'a> {
     pub title: &'a str,
@@ -74,4 +78,30 @@ pub fn write(dir: &Path, name: &str, password: &str, entries: &[KdbxEntry]) -> P
     );
     std::fs::remove_file(&source).unwrap();
     db
+}
+
+/// A daemon whose vault has one KeePass source, `kp` in `dir` (locked with `password`), holding
+/// one item, `kp/Web/Forum`: `alice` with `site_password` for the page at `site_url`.
+pub async fn daemon_with_forum(
+    dir: &Path,
+    password: &str,
+    site_password: &str,
+    site_url: &str,
+) -> TestDaemon {
+    let kp = write(
+        dir,
+        "kp",
+        password,
+        &[KdbxEntry {
+            title: "Forum",
+            username: "alice",
+            password: site_password,
+            url: site_url,
+        }],
+    );
+    TestDaemon::start_with(DaemonOptions {
+        config: json!({"vault": {"sources": [{"kind": "keepass", "name": "kp", "path": kp}]}}),
+        ..Default::default()
+    })
+    .await
 }

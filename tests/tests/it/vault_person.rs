@@ -8,8 +8,7 @@
 
 use std::time::Duration;
 
-use porthole_tests::daemon::{DaemonOptions, TestDaemon};
-use porthole_tests::kdbx::{self, KdbxEntry};
+use porthole_tests::kdbx;
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use porthole_tests::{eventually, TempDir};
@@ -47,21 +46,12 @@ async fn the_pane_fills_the_persons_item_into_its_own_site_only() {
     let site = PageServer::area("vault").await;
     let lookalike = PageServer::area("vault").await;
     let dir = TempDir::new("vault-person");
-    let kp = kdbx::write(
+    let daemon = kdbx::daemon_with_forum(
         dir.path(),
-        "kp",
         KP_PASSWORD,
-        &[KdbxEntry {
-            title: "Forum",
-            username: "alice",
-            password: SITE_PASSWORD,
-            url: &site.url("/login.html"),
-        }],
-    );
-    let daemon = TestDaemon::start_with(DaemonOptions {
-        config: json!({"vault": {"sources": [{"kind": "keepass", "name": "kp", "path": kp}]}}),
-        ..Default::default()
-    })
+        SITE_PASSWORD,
+        &site.url("/login.html"),
+    )
     .await;
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(CHANNEL).await;

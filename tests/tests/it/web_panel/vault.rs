@@ -8,8 +8,7 @@
 use std::time::Duration;
 
 use porthole_tests::chromium::BareChromium;
-use porthole_tests::daemon::{DaemonOptions, TestDaemon};
-use porthole_tests::kdbx::{self, KdbxEntry};
+use porthole_tests::kdbx;
 use porthole_tests::pages::PageServer;
 use porthole_tests::{eventually, TempDir};
 use serde_json::json;
@@ -58,21 +57,12 @@ async fn note(panel: &PanelPage) -> String {
 async fn the_key_button_unlocks_shares_and_fills() {
     let site = PageServer::area("vault").await;
     let dir = TempDir::new("vault-panel");
-    let kp = kdbx::write(
+    let daemon = kdbx::daemon_with_forum(
         dir.path(),
-        "kp",
         KP_PASSWORD,
-        &[KdbxEntry {
-            title: "Forum",
-            username: "alice",
-            password: SITE_PASSWORD,
-            url: &site.url("/login.html"),
-        }],
-    );
-    let daemon = TestDaemon::start_with(DaemonOptions {
-        config: json!({"vault": {"sources": [{"kind": "keepass", "name": "kp", "path": kp}]}}),
-        ..Default::default()
-    })
+        SITE_PASSWORD,
+        &site.url("/login.html"),
+    )
     .await;
     let (agent_id, token) = daemon.add_agent(CHANNEL, "Robo", &[]).await;
     let agent = daemon.caller(&token);
@@ -99,6 +89,14 @@ async fn the_key_button_unlocks_shares_and_fills() {
 
     // A wrong password: said, still locked, the input emptied.
     type_into(&panel, ".vault-password", "not the password").await;
+    // The input the password was typed into, kept: the panel draws a new form after the
+    // answer, so only this one shows whether the sent password was cleared from its input.
+    let typed = panel
+        .eval(&format!(
+            "(window.__typedPassword = {PANE}.querySelector('.vault-password')).value"
+        ))
+        .await;
+    assert_eq!(typed, json!("not the password"));
     panel.key("Enter", "Enter", 13, Some("\r")).await;
     panel
         .until(
@@ -120,6 +118,11 @@ async fn the_key_button_unlocks_shares_and_fills() {
             .eval(&format!("{PANE}.querySelector('.vault-password').value"))
             .await,
         json!("")
+    );
+    assert_eq!(
+        panel.eval("window.__typedPassword.value").await,
+        json!(""),
+        "the password sent stays in the input it was typed into"
     );
 
     // The right one: unlocked, the item listed, shared with nobody.
