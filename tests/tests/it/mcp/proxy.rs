@@ -469,6 +469,12 @@ async fn opens_switches_and_closes_tabs(s: &Proxy) {
     assert!(t.contains("[2]") && t.contains("(active)"), "{t}");
     let created = pane.next_of("tab_created", mark).await;
     let new_id = created["target_id"].as_str().unwrap().to_string();
+    // The pane follows the owner onto the new tab; that move is told before the switch back
+    // below is looked for (it came after the mark once, in a loaded full run).
+    pane.message_where("the pane on the new tab", mark, |m| {
+        m["type"] == "tab_switched" && m["target_id"] == json!(new_id)
+    })
+    .await;
     let list = ok(mcp, "list_tabs", json!({})).await;
     assert!(
         list.contains("[1] Second page")
