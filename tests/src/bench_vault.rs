@@ -70,15 +70,10 @@ fn keepass_db(dir: &Path, site: &str) -> PathBuf {
 /// The refs of the login form's two fields in the agent's tab.
 async fn refs(agent: &Caller) -> (String, String) {
     let (_, page) = agent.act_text("read_page", json!({})).await;
-    let of = |label: &str| {
-        page.lines()
-            .find(|l| l.contains(label) && l.contains("[ref="))
-            .and_then(|l| l.split("[ref=").nth(1))
-            .and_then(|r| r.split(']').next())
-            .unwrap_or_else(|| panic!("{label} in {page}"))
-            .to_string()
-    };
-    (of("User"), of("Password"))
+    (
+        crate::mcp::ref_of(&page, "User"),
+        crate::mcp::ref_of(&page, "Password"),
+    )
 }
 
 /// A fresh login page; then one fill by `fill_login` (true) or by two `form_input` calls,

@@ -181,6 +181,23 @@ impl TestDaemon {
         .await
     }
 
+    /// A channel's timeline (its newest 1000 events), and those of its events of `kind`.
+    pub async fn timeline_of(&self, channel: &str, kind: &str) -> (Value, Vec<Value>) {
+        let (_, timeline) = self
+            .get(&format!(
+                "/api/browser/channels/{channel}/timeline?limit=1000"
+            ))
+            .await;
+        let events = timeline["events"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["kind"] == kind)
+            .cloned()
+            .collect();
+        (timeline, events)
+    }
+
     pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
         crate::pages::http_request(
             "POST",

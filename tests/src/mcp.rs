@@ -225,12 +225,13 @@ pub fn is_error(result: &CallToolResult) -> bool {
     result.is_error == Some(true)
 }
 
-/// The ref on the first snapshot line containing `needle`, e.g. `button "Change"` → `e5`.
+/// The ref on the first snapshot line containing `needle` and a ref (a snapshot's or
+/// `read_page`'s), e.g. `button "Change"` → `e5`.
 pub fn ref_of(snapshot: &str, needle: &str) -> String {
     let line = snapshot
         .lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{snapshot}"));
+        .find(|l| l.contains(needle) && l.contains("[ref="))
+        .unwrap_or_else(|| panic!("no line with {needle:?} and a ref in:\n{snapshot}"));
     let start = line.find("[ref=").expect("line has a ref") + 5;
     let end = start + line[start..].find(']').expect("ref closes");
     line[start..end].to_string()

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use porthole_tests::action::Caller;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::mcp::ref_of;
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use porthole_tests::{eventually, TempDir};
@@ -506,15 +507,7 @@ async fn fill_login_types_into_the_items_own_site_only_and_never_answers_the_pas
         },
     )
     .await;
-    let ref_of = |label: &str| -> String {
-        let line = page
-            .lines()
-            .find(|l| l.contains(label) && l.contains("[ref="))
-            .unwrap_or_else(|| panic!("{label} in {page}"));
-        let at = line.find("[ref=").unwrap() + 5;
-        line[at..].split(']').next().unwrap().to_string()
-    };
-    let (user_ref, pass_ref) = (ref_of("User"), ref_of("Password"));
+    let (user_ref, pass_ref) = (ref_of(&page, "User"), ref_of(&page, "Password"));
     let (is_error, text) = agent
         .act_text(
             "fill_login",
@@ -535,13 +528,7 @@ async fn fill_login_types_into_the_items_own_site_only_and_never_answers_the_pas
         .act_ok("navigate", json!({"url": site.url("/login.html")}))
         .await;
     let (_, page) = agent.act_text("read_page", json!({})).await;
-    let user_ref = page
-        .lines()
-        .find(|l| l.contains("User"))
-        .and_then(|l| l.split("[ref=").nth(1))
-        .and_then(|r| r.split(']').next())
-        .unwrap_or_else(|| panic!("the user field in {page}"))
-        .to_string();
+    let user_ref = ref_of(&page, "User");
     let (is_error, text) = agent
         .act_text(
             "fill_login",
@@ -602,17 +589,7 @@ async fn fill_login_types_into_the_items_own_site_only_and_never_answers_the_pas
         || {
             let (daemon, look) = (&daemon, look.clone());
             async move {
-                let (_, timeline) = daemon
-                    .get(&format!(
-                        "/api/browser/channels/{CHANNEL}/timeline?limit=1000"
-                    ))
-                    .await;
-                let fills: Vec<Value> = timeline["events"]
-                    .as_array()?
-                    .iter()
-                    .filter(|e| e["kind"] == "vault")
-                    .cloned()
-                    .collect();
+                let (timeline, fills) = daemon.timeline_of(CHANNEL, "vault").await;
                 let summary = |e: &Value| e["summary"].as_str().unwrap_or_default().to_string();
                 let filled = fills
                     .iter()

@@ -217,17 +217,7 @@ async fn the_pane_fills_the_persons_item_into_its_own_site_only() {
         || {
             let daemon = &daemon;
             async move {
-                let (_, timeline) = daemon
-                    .get(&format!(
-                        "/api/browser/channels/{CHANNEL}/timeline?limit=1000"
-                    ))
-                    .await;
-                let fills: Vec<Value> = timeline["events"]
-                    .as_array()?
-                    .iter()
-                    .filter(|e| e["kind"] == "vault")
-                    .cloned()
-                    .collect();
+                let (timeline, fills) = daemon.timeline_of(CHANNEL, "vault").await;
                 let human = |ok: bool| {
                     fills
                         .iter()

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::mcp::ref_of;
 use porthole_tests::pages::PageServer;
 use porthole_tests::{eventually, TempDir};
 use serde_json::{json, Value};
@@ -24,16 +25,6 @@ fn source<'a>(overview: &'a Value, name: &str) -> &'a Value {
         .iter()
         .find(|s| s["name"] == name)
         .unwrap_or_else(|| panic!("no source {name} in {overview}"))
-}
-
-/// The ref of the first line of `page` (read_page's text) that holds `label`.
-fn ref_of(page: &str, label: &str) -> String {
-    page.lines()
-        .find(|l| l.contains(label) && l.contains("[ref="))
-        .and_then(|l| l.split("[ref=").nth(1))
-        .and_then(|r| r.split(']').next())
-        .unwrap_or_else(|| panic!("{label} in {page}"))
-        .to_string()
 }
 
 /// A PATH of links to every program of /usr/bin and /bin but `except`, plus `extra` first.
