@@ -1,8 +1,13 @@
 //! `porthole-bench timeline` (issue 19): what recording costs. Ten busy channels — each with
 //! a pane watching a page that changes 10 times a second and an agent calling tools back to
-//! back (`read_page`, then a scroll) — measured once with `timeline.enabled` off and once on,
-//! in one run: the daemon's CPU (% of a core; goal ≤ 5 points more with recording on), the
-//! tool calls done in the window, and the bytes the timeline wrote per hour per channel.
+//! back (`read_page`, then a scroll) — on two daemons started side by side, one with
+//! `timeline.enabled` off and one with it on. Their agents take turns: windows of the off
+//! daemon and of the on daemon alternate (off-on, on-off, off-on, …), so both see the same
+//! machine (a shared machine's load drifts over a minute; two runs one after the other compared
+//! that drift, not recording). Printed: the daemon's CPU (% of a core; goal ≤ 5 points more
+//! with recording on), the tool calls done per window, their ratios per pair of neighbouring
+//! windows and the median of those, the bytes the timeline wrote per hour per channel, and
+//! where recording's time goes, stage by stage.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -12,14 +17,14 @@ use serde_json::json;
 
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::pane::Pane;
-use crate::stream_stats::{cpu_seconds, median};
+use crate::stream_stats::{cpu_seconds_fine, median_of};
 
-/// Busy channels at once.
+/// Busy channels per daemon.
 const CHANNELS: usize = 10;
 /// The measuring window.
 const WINDOW: Duration = Duration::from_secs(10);
-/// Windows measured per setting (the median is printed).
-const RUNS: usize = 3;
+/// Pairs of windows (one off, one on) measured; the median of their ratios is printed.
+const PAIRS: usize = 3;
 
 /// A page whose text changes 10 times a second, long enough to scroll
 /// (`tests/pages/bench/ticker-tall.html`).
@@ -79,6 +84,7 @@ fn stage_spent(before: &Totals, after: &Totals) -> Totals {
 }
 
 /// What one window measured.
+#[derive(Clone, Copy)]
 struct Window {
     /// Daemon CPU, % of one core.
     cpu: f64,
@@ -86,13 +92,16 @@ struct Window {
     calls: usize,
 }
 
-/// Calls tools on `channel` with the owner token until `stop`; counts answered calls.
-fn busy_agent(
-    daemon: &TestDaemon,
-    channel: String,
-    stop: Arc<AtomicBool>,
-    calls: Arc<AtomicUsize>,
-) -> tokio::task::JoinHandle<()> {
+impl Window {
+    /// Daemon CPU seconds per tool call answered.
+    fn per_call(&self) -> f64 {
+        self.cpu / 100.0 * WINDOW.as_secs_f64() / (self.calls.max(1) as f64)
+    }
+}
+
+/// Calls tools on `channel` with the owner token while `active`, until `stop`; counts
+/// answered calls.
+fn busy_agent(daemon: &TestDaemon, channel: String, turn: Turn) -> tokio::task::JoinHandle<()> {
     let addr = daemon.addr.clone();
     let auth = format!("Bearer {}", daemon.token);
     tokio::spawn(async move {
@@ -102,7 +111,11 @@ fn busy_agent(
                    "scroll_direction": "down", "scroll_amount": 2}}),
         ];
         let mut i = 0;
-        while !stop.load(Ordering::Relaxed) {
+        while !turn.stop.load(Ordering::Relaxed) {
+            if !turn.active.load(Ordering::Relaxed) {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
             let mut body = steps[i % steps.len()].clone();
             body["channel_id"] = json!(channel);
             let (status, _) = crate::pages::http_request(
@@ -114,86 +127,153 @@ fn busy_agent(
             )
             .await;
             if status == 200 {
-                calls.fetch_add(1, Ordering::Relaxed);
+                turn.calls.fetch_add(1, Ordering::Relaxed);
             }
             i += 1;
         }
     })
 }
 
-/// Starts a daemon with `timeline.enabled` = `recording`, ten watched busy channels, and
-/// measures [`RUNS`] windows; returns them and the timeline's bytes per hour per channel.
-async fn measure(recording: bool) -> (Vec<Window>, f64, Totals, usize) {
-    let daemon = TestDaemon::start_with(DaemonOptions {
-        idle_timeout_secs: 600,
-        probe_port: false,
-        config: json!({"timeline": {"enabled": recording}}),
-        // The timeline's stage totals (and the frame stages) in the log.
-        env: vec![(
-            porthole::browser::frame_stages::ENV.to_string(),
-            "1".to_string(),
-        )],
-        ..DaemonOptions::default()
-    })
-    .await;
-    let mut panes = Vec::new();
-    let mut channels = Vec::new();
-    for n in 0..CHANNELS {
-        let channel = format!("bench-tl-{n}");
-        let pane = Pane::connect(&daemon.addr, &daemon.token).await;
-        pane.start(&channel).await;
-        let mark = pane.mark();
-        pane.send(json!({"type": "navigate", "url": ticker_url()}));
-        pane.message_where("the ticker page", mark, |m| {
-            m["type"] == "page_info" && m["title"] == "Ticker"
+/// The switches and counter a daemon's agents share.
+#[derive(Clone)]
+struct Turn {
+    /// The agents call tools only while set.
+    active: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    calls: Arc<AtomicUsize>,
+}
+
+/// One daemon with ten watched channels and an agent on each.
+struct Busy {
+    daemon: TestDaemon,
+    _panes: Vec<Pane>,
+    agents: Vec<tokio::task::JoinHandle<()>>,
+    turn: Turn,
+}
+
+impl Busy {
+    /// Starts a daemon with `timeline.enabled` = `recording`, ten watched channels and their
+    /// agents, and lets every agent have one call answered; the agents then wait for a turn.
+    async fn start(recording: bool) -> Busy {
+        let daemon = TestDaemon::start_with(DaemonOptions {
+            idle_timeout_secs: 600,
+            probe_port: false,
+            config: json!({"timeline": {"enabled": recording}}),
+            // The timeline's stage totals (and the frame stages) in the log.
+            env: vec![(
+                porthole::browser::frame_stages::ENV.to_string(),
+                "1".to_string(),
+            )],
+            ..DaemonOptions::default()
         })
         .await;
-        pane.watch().await;
-        panes.push(pane);
-        channels.push(channel);
+        let mut panes = Vec::new();
+        let mut channels = Vec::new();
+        for n in 0..CHANNELS {
+            let channel = format!("bench-tl-{n}");
+            let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+            pane.start(&channel).await;
+            let mark = pane.mark();
+            pane.send(json!({"type": "navigate", "url": ticker_url()}));
+            pane.message_where("the ticker page", mark, |m| {
+                m["type"] == "page_info" && m["title"] == "Ticker"
+            })
+            .await;
+            pane.watch().await;
+            panes.push(pane);
+            channels.push(channel);
+        }
+        let turn = Turn {
+            active: Arc::new(AtomicBool::new(true)),
+            stop: Arc::new(AtomicBool::new(false)),
+            calls: Arc::new(AtomicUsize::new(0)),
+        };
+        let agents = channels
+            .iter()
+            .map(|c| busy_agent(&daemon, c.clone(), turn.clone()))
+            .collect();
+        // Warm up: every agent has had at least one call answered.
+        let calls = turn.calls.clone();
+        crate::eventually("every agent's first call", Duration::from_secs(60), || {
+            let warm = calls.load(Ordering::Relaxed) >= CHANNELS;
+            async move { warm.then_some(()) }
+        })
+        .await;
+        turn.active.store(false, Ordering::Relaxed);
+        Busy {
+            daemon,
+            _panes: panes,
+            agents,
+            turn,
+        }
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    let calls = Arc::new(AtomicUsize::new(0));
-    let agents: Vec<_> = channels
-        .iter()
-        .map(|c| busy_agent(&daemon, c.clone(), stop.clone(), calls.clone()))
-        .collect();
-    let daemon_pid = daemon.child.as_ref().and_then(|c| c.id()).unwrap();
-    let timeline_dir = daemon.data.path().join("timeline");
-    // Warm up: every agent has had at least one call answered.
-    crate::eventually("every agent's first call", Duration::from_secs(60), || {
-        let warm = calls.load(Ordering::Relaxed) >= CHANNELS;
-        async move { warm.then_some(()) }
-    })
-    .await;
-    let bytes_before = dir_bytes(&timeline_dir);
-    let stages_before = last_totals(&daemon.log());
-    let calls_from = calls.load(Ordering::Relaxed);
-    let measured_from = Instant::now();
-    let mut windows = Vec::new();
-    for _ in 0..RUNS {
-        let cpu_before = cpu_seconds(daemon_pid);
-        let calls_before = calls.load(Ordering::Relaxed);
+
+    fn pid(&self) -> u32 {
+        self.daemon.child.as_ref().and_then(|c| c.id()).unwrap()
+    }
+
+    /// One window of this daemon's agents calling tools (the other daemon's wait).
+    async fn window(&self) -> Window {
+        self.turn.active.store(true, Ordering::Relaxed);
+        // The first calls of the turn are under way before the window opens.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let cpu_before = cpu_seconds_fine(self.pid());
+        let calls_before = self.turn.calls.load(Ordering::Relaxed);
         let started = Instant::now();
         tokio::time::sleep(WINDOW).await;
         let secs = started.elapsed().as_secs_f64();
-        windows.push(Window {
-            cpu: (cpu_seconds(daemon_pid) - cpu_before) / secs * 100.0,
-            calls: calls.load(Ordering::Relaxed) - calls_before,
-        });
+        let window = Window {
+            cpu: (cpu_seconds_fine(self.pid()) - cpu_before) / secs * 100.0,
+            calls: ((self.turn.calls.load(Ordering::Relaxed) - calls_before) as f64
+                * WINDOW.as_secs_f64()
+                / secs) as usize,
+        };
+        self.turn.active.store(false, Ordering::Relaxed);
+        window
     }
-    let secs = measured_from.elapsed().as_secs_f64();
-    let measured_calls = calls.load(Ordering::Relaxed) - calls_from;
-    let stages = stage_spent(&stages_before, &last_totals(&daemon.log()));
-    let per_hour = (dir_bytes(&timeline_dir).saturating_sub(bytes_before)) as f64 / secs * 3600.0
-        / CHANNELS as f64;
-    stop.store(true, Ordering::Relaxed);
-    for agent in agents {
-        let _ = agent.await;
+
+    async fn stop(self) {
+        self.turn.stop.store(true, Ordering::Relaxed);
+        for agent in self.agents {
+            let _ = agent.await;
+        }
+        self.daemon.stop().await;
     }
-    drop(panes);
-    daemon.stop().await;
-    (windows, per_hour, stages, measured_calls)
+}
+
+/// What the recording daemon's windows added up to.
+#[derive(Default)]
+struct Recorded {
+    stages: Totals,
+    calls: usize,
+    bytes: u64,
+    secs: f64,
+}
+
+impl Recorded {
+    /// Adds one window's stage totals, calls, timeline bytes and time.
+    fn add(&mut self, before: &Totals, after: &Totals, calls: usize, bytes: u64, secs: f64) {
+        self.stages = sum_totals(&self.stages, &stage_spent(before, after));
+        self.calls += calls;
+        self.bytes += bytes;
+        self.secs += secs;
+    }
+}
+
+/// `a` and `b` added stage by stage (stages only in `b` come after).
+fn sum_totals(a: &Totals, b: &Totals) -> Totals {
+    let mut sum = a.clone();
+    for (name, us, n, cpu) in b {
+        match sum.iter_mut().find(|(s, ..)| s == name) {
+            Some(stage) => {
+                stage.1 += us;
+                stage.2 += n;
+                stage.3 += cpu;
+            }
+            None => sum.push((name.clone(), *us, *n, *cpu)),
+        }
+    }
+    sum
 }
 
 /// Bytes of every file under `dir`.
@@ -224,56 +304,109 @@ fn load_average() -> String {
 pub async fn run() {
     println!(
         "timeline: {CHANNELS} channels, each watched by a pane (page changing 10×/s) with an agent \
-         calling read_page / scroll back to back; daemon CPU over {} × {:.0} s windows",
-        RUNS,
+         calling read_page / scroll back to back; two daemons side by side (recording off, on) \
+         taking turns in {} pairs of {:.0} s windows; daemon CPU in its own windows",
+        PAIRS,
         WINDOW.as_secs_f64()
     );
     let load_before = load_average();
-    let (off, ..) = measure(false).await;
-    let (on, per_hour, stages, measured_calls) = measure(true).await;
-    // A shared machine's other work moves these figures: the ratios are of one run.
+    let off = Busy::start(false).await;
+    let on = Busy::start(true).await;
+    let timeline_dir = on.daemon.data.path().join("timeline");
+    let mut pairs: Vec<(Window, Window)> = Vec::new();
+    let mut recorded = Recorded::default();
+    for pair in 0..PAIRS {
+        // Alternate which goes first, so a drift of the machine's load favours neither.
+        let on_first = pair % 2 == 1;
+        let (mut w_off, mut w_on) = (None, None);
+        for on_turn in [on_first, !on_first] {
+            if on_turn {
+                let stages_before = last_totals(&on.daemon.log());
+                let bytes_before = dir_bytes(&timeline_dir);
+                let started = Instant::now();
+                let window = on.window().await;
+                recorded.add(
+                    &stages_before,
+                    &last_totals(&on.daemon.log()),
+                    window.calls,
+                    dir_bytes(&timeline_dir).saturating_sub(bytes_before),
+                    started.elapsed().as_secs_f64(),
+                );
+                w_on = Some(window);
+            } else {
+                w_off = Some(off.window().await);
+            }
+        }
+        pairs.push((w_off.expect("off window"), w_on.expect("on window")));
+    }
+    on.stop().await;
+    off.stop().await;
+    // A shared machine's other work moves these figures: the ratios are of neighbouring windows.
     println!(
         "  machine load average (1 min) before / after the run: {load_before} / {}",
         load_average()
     );
-    let summary = |w: &[Window]| {
-        let mut cpu: Vec<f64> = w.iter().map(|w| w.cpu).collect();
-        let mut calls: Vec<f64> = w.iter().map(|w| w.calls as f64).collect();
-        (median(&mut cpu), median(&mut calls))
+    let all =
+        |pick: fn(&(Window, Window)) -> Window| -> Vec<Window> { pairs.iter().map(pick).collect() };
+    let (offs, ons) = (all(|p| p.0), all(|p| p.1));
+    let medians = |w: &[Window]| {
+        let cpu: Vec<f64> = w.iter().map(|w| w.cpu).collect();
+        let calls: Vec<f64> = w.iter().map(|w| w.calls as f64).collect();
+        (median_of(&cpu), median_of(&calls))
     };
-    let (cpu_off, calls_off) = summary(&off);
-    let (cpu_on, calls_on) = summary(&on);
-    let per_call = |cpu: f64, calls: f64| cpu / (calls / WINDOW.as_secs_f64()).max(f64::EPSILON);
-    println!(
-        "  recording off: daemon {cpu_off:5.1}% of a core, {calls_off:.0} tool calls per window \
-         (all windows: {})",
-        off.iter()
-            .map(|w| format!("{:.1}%", w.cpu))
+    let windows = |w: &[Window]| {
+        w.iter()
+            .map(|w| format!("{:.1}%/{}", w.cpu, w.calls))
             .collect::<Vec<_>>()
             .join(" ")
+    };
+    let (cpu_off, calls_off) = medians(&offs);
+    let (cpu_on, calls_on) = medians(&ons);
+    println!(
+        "  recording off: daemon {cpu_off:5.1}% of a core, {calls_off:.0} tool calls per window \
+         (windows, CPU/calls: {})",
+        windows(&offs)
     );
     println!(
         "  recording on:  daemon {cpu_on:5.1}% of a core, {calls_on:.0} tool calls per window \
-         (all windows: {})",
-        on.iter()
-            .map(|w| format!("{:.1}%", w.cpu))
+         (windows, CPU/calls: {})",
+        windows(&ons)
+    );
+    let cpu_ratios: Vec<f64> = pairs
+        .iter()
+        .map(|(off, on)| on.per_call() / off.per_call())
+        .collect();
+    let call_ratios: Vec<f64> = pairs
+        .iter()
+        .map(|(off, on)| on.calls as f64 / off.calls.max(1) as f64)
+        .collect();
+    let listed = |r: &[f64]| {
+        r.iter()
+            .map(|r| format!("{r:.2}"))
             .collect::<Vec<_>>()
             .join(" ")
-    );
+    };
+    let per_hour =
+        recorded.bytes as f64 / recorded.secs.max(f64::EPSILON) * 3600.0 / CHANNELS as f64;
     println!(
-        "  recording adds {:+.1} points of a core (goal ≤ +5.0), {:.2}× the CPU per tool call; \
-         the timeline grows {:.1} MB per hour per busy channel (capped by timeline.max_mb)",
+        "  recording adds {:+.1} points of a core (goal ≤ +5.0); the timeline grows {:.1} MB per \
+         hour per busy channel (capped by timeline.max_mb)",
         cpu_on - cpu_off,
-        per_call(cpu_on, calls_on) / per_call(cpu_off, calls_off),
         per_hour / 1e6,
     );
     println!(
-        "  ratios on / off: CPU per tool call {:.2}× (goal ≤ 1.10×), tool calls per window {:.2}× \
-         (goal ≥ 0.90×)",
-        per_call(cpu_on, calls_on) / per_call(cpu_off, calls_off),
-        calls_on / calls_off.max(1.0),
+        "  ratios on / off, per pair of neighbouring windows: CPU per tool call {}, tool calls per \
+         window {}",
+        listed(&cpu_ratios),
+        listed(&call_ratios)
     );
-    print_stages(&stages, measured_calls);
+    println!(
+        "  ratios on / off (median of the pairs): CPU per tool call {:.2}× (goal ≤ 1.10×), tool \
+         calls per window {:.2}× (goal ≥ 0.90×)",
+        median_of(&cpu_ratios),
+        median_of(&call_ratios),
+    );
+    print_stages(&recorded.stages, recorded.calls);
 }
 
 /// Where recording's time goes, per tool call answered: each stage's wall µs (wherever it
@@ -366,5 +499,14 @@ mod tests {
             vec![("queue".into(), 7, 1, 0)]
         );
         assert!(last_totals("no lines").is_empty());
+        // Windows add up stage by stage; a stage first seen later is added at the end.
+        assert_eq!(
+            sum_totals(&first, &spent),
+            vec![
+                ("capture".into(), 25, 3, 0),
+                ("write".into(), 9, 2, 7),
+                ("live".into(), 4, 1, 2)
+            ]
+        );
     }
 }
