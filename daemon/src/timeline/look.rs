@@ -60,21 +60,36 @@ impl Picture {
     }
 }
 
-/// The look of `jpeg`; `None` when it does not decode.
+/// The look of `jpeg`; `None` when it does not decode. Decoded straight to grey (the
+/// decoder skips the colour planes' conversion), and each row summed into its cells through a
+/// column → cell table, without a division per pixel.
 fn look(jpeg: &[u8]) -> Option<Look> {
-    let grey = image::load_from_memory_with_format(jpeg, image::ImageFormat::Jpeg)
-        .ok()?
-        .into_luma8();
-    let (width, height) = grey.dimensions();
-    if width == 0 || height == 0 {
+    let options = zune_core::options::DecoderOptions::default()
+        .jpeg_set_out_colorspace(zune_core::colorspace::ColorSpace::Luma);
+    let mut decoder = zune_jpeg::JpegDecoder::new_with_options(
+        zune_core::bytestream::ZCursor::new(jpeg),
+        options,
+    );
+    let grey = decoder.decode().ok()?;
+    let (width, height) = decoder.dimensions()?;
+    let (width, height) = (u32::try_from(width).ok()?, u32::try_from(height).ok()?);
+    if width == 0 || height == 0 || grey.len() < (width * height) as usize {
         return None;
     }
+    let column_cell: Vec<usize> = (0..width).map(|x| (x * GRID / width) as usize).collect();
     let mut sums = vec![0u64; (GRID * GRID) as usize];
     let mut counts = vec![0u64; (GRID * GRID) as usize];
-    for (x, y, pixel) in grey.enumerate_pixels() {
-        let cell = ((y * GRID / height) * GRID + x * GRID / width) as usize;
-        sums[cell] += u64::from(pixel.0[0]);
-        counts[cell] += 1;
+    for (y, row) in grey
+        .chunks_exact(width as usize)
+        .take(height as usize)
+        .enumerate()
+    {
+        let first = (y as u32 * GRID / height * GRID) as usize;
+        let (sums, counts) = (&mut sums[first..], &mut counts[first..]);
+        for (&cell, &pixel) in column_cell.iter().zip(row) {
+            sums[cell] += u64::from(pixel);
+            counts[cell] += 1;
+        }
     }
     Some(Look(
         sums.iter()
