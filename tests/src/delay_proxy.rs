@@ -5,11 +5,15 @@
 //! round trip away. Optionally a bandwidth limit per direction and connection (a chunk leaves
 //! no sooner than the previous one's bytes have drained at that rate).
 //!
+//! It counts on the wire the connections it accepts, the client's flights, and the depth of
+//! what it relays within a window ([`depth`]: the longest chain of round trips each send could
+//! have waited on).
+//!
 //! Everything runs on loopback; dropping the proxy closes the listener and every connection.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -18,6 +22,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
+
+pub mod depth;
+
+use depth::{Depths, Ledger, Side};
 
 /// How the link between the daemon and the target behaves.
 #[derive(Debug, Clone, Copy, Default)]
@@ -47,6 +55,9 @@ pub struct DelayProxy {
     accepted: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// Client flights so far: data from the client after the target spoke (or first).
     flights: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// The depth of what was relayed in the current window, over every connection.
+    // A std mutex, held only to stamp or note a chunk, never across an await.
+    ledger: Arc<Mutex<Ledger>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -64,6 +75,8 @@ impl DelayProxy {
         let accepted = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let flights = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let (count, flight_count) = (accepted.clone(), flights.clone());
+        let ledger: Arc<Mutex<Ledger>> = Arc::default();
+        let wire = ledger.clone();
         let task = tokio::spawn(async move {
             // Owned here: aborting the accept loop drops every connection's tasks.
             let mut connections = JoinSet::new();
@@ -71,8 +84,9 @@ impl DelayProxy {
                 tokio::select! {
                     accepted = listener.accept() => {
                         let Ok((client, _)) = accepted else { continue };
-                        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        connections.spawn(relay(client, target, link, flight_count.clone()));
+                        let index = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let on = Wire { ledger: wire.clone(), connection: index as usize };
+                        connections.spawn(relay(client, target, link, flight_count.clone(), on));
                     }
                     Some(_) = connections.join_next(), if !connections.is_empty() => {}
                 }
@@ -83,8 +97,19 @@ impl DelayProxy {
             link,
             accepted,
             flights,
+            ledger,
             task,
         }
+    }
+
+    /// Opens a new depth window: from now the depths count from zero (see [`depth`]).
+    pub fn open_depth_window(&self) {
+        self.ledger.lock().expect("ledger lock").open();
+    }
+
+    /// The current window's depths so far.
+    pub fn depths(&self) -> Depths {
+        self.ledger.lock().expect("ledger lock").depths()
     }
 
     /// Connections accepted so far.
@@ -120,7 +145,34 @@ pub fn tcp_addr(docker_host: &str) -> SocketAddr {
         .unwrap_or_else(|e| panic!("{docker_host} is not tcp://ip:port: {e}"))
 }
 
-async fn relay(client: TcpStream, target: SocketAddr, link: Link, flights: Arc<AtomicU64>) {
+/// Where a connection's chunks are noted: the proxy's ledger, and the connection's index.
+#[derive(Clone)]
+struct Wire {
+    ledger: Arc<Mutex<Ledger>>,
+    connection: usize,
+}
+
+impl Wire {
+    fn read(&self, from: Side, bytes: usize) -> depth::Stamp {
+        let mut ledger = self.ledger.lock().expect("ledger lock");
+        ledger.read(self.connection, from, bytes)
+    }
+
+    fn delivered(&self, from: Side, stamp: depth::Stamp) {
+        self.ledger
+            .lock()
+            .expect("ledger lock")
+            .delivered(from, stamp);
+    }
+}
+
+async fn relay(
+    client: TcpStream,
+    target: SocketAddr,
+    link: Link,
+    flights: Arc<AtomicU64>,
+    wire: Wire,
+) {
     let Ok(server) = TcpStream::connect(target).await else {
         return;
     };
@@ -139,8 +191,20 @@ async fn relay(client: TcpStream, target: SocketAddr, link: Link, flights: Arc<A
         flights: None,
     };
     tokio::join!(
-        direction(client_read, server_write, link, client_turn),
-        direction(server_read, client_write, link, server_turn),
+        direction(
+            client_read,
+            server_write,
+            link,
+            client_turn,
+            (Side::Client, &wire)
+        ),
+        direction(
+            server_read,
+            client_write,
+            link,
+            server_turn,
+            (Side::Engine, &wire)
+        ),
     );
 }
 
@@ -165,9 +229,16 @@ impl Turn {
     }
 }
 
-/// One direction: a reader stamps each chunk with when it may leave; a writer sends it then.
-async fn direction(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, link: Link, turn: Turn) {
-    let (tx, mut rx) = mpsc::unbounded_channel::<(Instant, Vec<u8>)>();
+/// One direction: a reader stamps each chunk with when it may leave (and its depth); a writer
+/// sends it then (and notes its delivery).
+async fn direction(
+    mut from: OwnedReadHalf,
+    mut to: OwnedWriteHalf,
+    link: Link,
+    turn: Turn,
+    (side, wire): (Side, &Wire),
+) {
+    let (tx, mut rx) = mpsc::unbounded_channel::<(Instant, Vec<u8>, depth::Stamp)>();
     let reader = async move {
         let mut buf = vec![0u8; 64 * 1024];
         loop {
@@ -175,8 +246,9 @@ async fn direction(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, link: Link, 
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
                     turn.spoke();
+                    let stamp = wire.read(side, n);
                     if tx
-                        .send((Instant::now() + link.one_way, buf[..n].to_vec()))
+                        .send((Instant::now() + link.one_way, buf[..n].to_vec(), stamp))
                         .is_err()
                     {
                         break;
@@ -188,7 +260,7 @@ async fn direction(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, link: Link, 
     };
     let writer = async move {
         let mut drained = Instant::now();
-        while let Some((due, chunk)) = rx.recv().await {
+        while let Some((due, chunk, stamp)) = rx.recv().await {
             let mut leave = due;
             if let Some(rate) = link.bytes_per_sec.filter(|r| *r > 0) {
                 let cost = Duration::from_secs_f64(chunk.len() as f64 / rate as f64);
@@ -199,6 +271,7 @@ async fn direction(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, link: Link, 
             if to.write_all(&chunk).await.is_err() {
                 return;
             }
+            wire.delivered(side, stamp);
         }
         let _ = to.shutdown().await;
     };
