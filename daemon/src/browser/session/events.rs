@@ -173,6 +173,9 @@ impl BrowserSession {
                     self.refresh_info(&target_id, session).await;
                 }
             }
+            // Another session of a tab leaving (a sharp capture's, see `view::sharp`) leaves
+            // the tab as it is.
+            "Target.detachedFromTarget" if !self.own_session_left(&event.params) => {}
             "Target.targetDestroyed" | "Target.detachedFromTarget" => {
                 if let Some(id) = event.params["targetId"].as_str() {
                     self.tab_life().untrack(id);
@@ -192,6 +195,18 @@ impl BrowserSession {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Whether a `Target.detachedFromTarget` ends its tab: the session that left is the one
+    /// the tab is tracked by, or the tab is not tracked (yet).
+    fn own_session_left(&self, params: &Value) -> bool {
+        let Some(target_id) = params["targetId"].as_str() else {
+            return true;
+        };
+        match self.core.tabs.session_of(target_id) {
+            Some(own) => params["sessionId"].as_str() == Some(own.as_str()),
+            None => true,
         }
     }
 

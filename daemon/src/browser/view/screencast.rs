@@ -126,7 +126,6 @@ impl ScreencastHub {
                 frames: frames.clone(),
                 shared: self.shared.clone(),
                 activate: self.activate,
-                sharp: Arc::default(),
             },
             wanted_rx,
             ended.clone(),
@@ -227,8 +226,6 @@ struct Caster {
     frames: FrameSlot,
     shared: Arc<Shared>,
     activate: bool,
-    /// The tab's second session for sharp frames, attached when first needed.
-    sharp: Arc<tokio::sync::OnceCell<String>>,
 }
 
 impl Caster {
@@ -265,7 +262,6 @@ impl Caster {
                     target_id: self.target_id.clone(),
                     session_id: self.session_id.clone(),
                     shared: self.shared.clone(),
-                    sharp: self.sharp.clone(),
                     quality: params.quality,
                 },
                 capped,
