@@ -7,7 +7,6 @@
 mod connection;
 mod error;
 mod evaluate;
-mod stream;
 mod tally;
 mod transport;
 mod trim;
@@ -15,6 +14,5 @@ mod trim;
 pub use connection::{CdpConnection, CdpEvent, DEFAULT_DEADLINE};
 pub use error::CdpError;
 pub(crate) use evaluate::thrown;
-pub(crate) use stream::next_event;
 pub use tally::{carried, tallied, CdpStats};
 pub(crate) use trim::cut_text;

@@ -112,3 +112,39 @@ async fn at_scale_one_every_frame_is_full_size_moving_or_still() {
     last_frame_is_red_at(&s.pane, (800, 600)).await;
     last_frame_is_red_at(&other, (800, 600)).await;
 }
+
+/// Each sharp capture attaches a second session to the tab and detaches it afterwards; Chrome's
+/// `Target.detachedFromTarget` for it names the tab. Only the tab's own session leaving ends
+/// the tab: after two captures (two detaches) it is still the one tab, shown and cast.
+#[tokio::test]
+async fn a_sharp_captures_session_leaving_the_tab_leaves_the_tab_open() {
+    let url = format!("{}/moving", PageServer::area("pane_sharp").await.base());
+    let s = PaneOnPage::open("ps-detach", &url, "Moving").await;
+    // A 1600×1200 frame at scale 2 comes only from a sharp capture: one capture done.
+    cast_at(&s, 2).await;
+    frames_while_moving(&s, 10).await;
+    s.probe.eval(&s.tab, "stand('#f00')").await;
+    last_frame_is_red_at(&s.pane, (1600, 1200)).await;
+    // A title change is reported through the same ordered events as the captures' detaches,
+    // after them: once the pane has it, the session has read both detaches.
+    let mark = s.pane.mark();
+    s.probe.eval(&s.tab, "document.title = 'Still'").await;
+    let info = s.pane.title_is(mark, "Still").await;
+    assert_eq!(info["target_id"], s.tab.as_str());
+    let received = s.pane.received.lock().unwrap();
+    let closed: Vec<&serde_json::Value> = received
+        .messages
+        .iter()
+        .filter(|m| m["type"] == "tab_closed" || m["type"] == "tab_created")
+        .collect();
+    assert!(closed.is_empty(), "no tab closed nor opened: {closed:?}");
+    let tabs = received
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m["type"] == "tabs")
+        .expect("a tab list");
+    assert_eq!(tabs["tabs"].as_array().map(Vec::len), Some(1), "{tabs}");
+    assert_eq!(tabs["tabs"][0]["target_id"], s.tab.as_str(), "{tabs}");
+    assert_eq!(tabs["active_target_id"], s.tab.as_str(), "{tabs}");
+}

@@ -32,12 +32,12 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
-use tokio_util::sync::CancellationToken;
 
 use super::download::{Download, DownloadState};
 use super::download_notices::DownloadNotices;
 use crate::browser::protocol::PaneMessage;
-use crate::cdp::{CdpConnection, CdpEvent};
+use crate::browser::session::dispatch::RoomEvents;
+use crate::cdp::CdpConnection;
 use crate::providers::{BrowserFiles, DownloadPlace};
 
 /// The list file in a downloads directory.
@@ -184,17 +184,25 @@ impl std::fmt::Debug for SessionFiles {
     }
 }
 
+/// The events the downloads and the agents' file choosers are followed by.
+pub(in crate::browser) const FILE_EVENTS: &[&str] = &[
+    "Page.fileChooserOpened",
+    "Browser.downloadWillBegin",
+    "Browser.downloadProgress",
+];
+
 impl SessionFiles {
     /// Creates the session's directory and, unless `place` is off, points the browser's
-    /// downloads at their place and follows them until `closed` is cancelled. `downloads_root`:
+    /// downloads at their place and follows them (`events`: the session's [`FILE_EVENTS`])
+    /// until the session ends. `downloads_root`:
     /// where channels' download directories go (`<data_dir>/downloads`); without one the list
     /// (and local files) go to a temporary directory removed with the session.
-    pub fn spawn(
+    pub(in crate::browser) fn spawn(
         cdp: &CdpConnection,
         channel: &str,
         place: DownloadPlace,
         downloads_root: Option<&Path>,
-        closed: CancellationToken,
+        events: RoomEvents,
         notices: broadcast::Sender<PaneMessage>,
         limits: DownloadLimits,
     ) -> Arc<Self> {
@@ -251,8 +259,7 @@ impl SessionFiles {
             (DownloadTracking::On, Some(dir)) if files.downloads_dir.is_some() => Some(dir.clone()),
             _ => None,
         };
-        let events = cdp.subscribe();
-        tokio::spawn(files.clone().follow(cdp.clone(), events, downloads, closed));
+        tokio::spawn(files.clone().follow(cdp.clone(), events, downloads));
         files
     }
 
@@ -576,14 +583,13 @@ impl SessionFiles {
     async fn follow(
         self: Arc<Self>,
         cdp: CdpConnection,
-        mut events: broadcast::Receiver<CdpEvent>,
+        mut events: RoomEvents,
         downloads: Option<PathBuf>,
-        closed: CancellationToken,
     ) {
         if let Some(dir) = &downloads {
             self.allow_downloads(&cdp, dir).await;
         }
-        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "files").await {
+        while let Some(event) = events.next().await {
             match (event.method.as_str(), event.session_id.as_deref()) {
                 ("Page.fileChooserOpened", Some(session)) => {
                     let Some(id) = event.params["backendNodeId"].as_i64() else {

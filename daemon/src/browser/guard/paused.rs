@@ -18,7 +18,6 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use tokio::sync::broadcast;
 
 use super::consent::AgentConsent;
 use super::notes::AgentNotes;
@@ -27,6 +26,7 @@ use crate::approvals::{site_of, ApprovalKind, Ask};
 use crate::browser::prompts::approvals::{Approvals, OpenApprovals};
 use crate::browser::prompts::auth::{Auth, AuthPrompts};
 use crate::browser::session::core::{Ownership, SessionCore};
+use crate::browser::session::dispatch::RoomEvents;
 use crate::browser::tabs::owner::TabOwner;
 use crate::cdp::CdpEvent;
 
@@ -45,6 +45,13 @@ pub(in crate::browser) struct Paused {
     auth: Arc<AuthPrompts>,
     notes: Arc<AgentNotes>,
 }
+
+/// The events paused requests and login prompts are followed by.
+pub(in crate::browser) const PAUSED_EVENTS: &[&str] = &[
+    "Fetch.requestPaused",
+    "Fetch.authRequired",
+    "Page.frameAttached",
+];
 
 impl Paused {
     pub(in crate::browser) fn new(
@@ -80,7 +87,8 @@ impl Paused {
     /// Turns on authentication prompts (not for the user's own Chrome) and follows them until
     /// the session ends; every document request paused on the way is continued, or failed
     /// when an agent's sites refuse it (see `guard::sites`).
-    pub(in crate::browser) async fn follow(self, mut events: broadcast::Receiver<CdpEvent>) {
+    /// `events`: the session's [`PAUSED_EVENTS`].
+    pub(in crate::browser) async fn follow(self, mut events: RoomEvents) {
         if self.core.ownership != Ownership::AllTabs {
             return;
         }
@@ -88,8 +96,7 @@ impl Paused {
             tracing::warn!(event = "auth_prompts_off", channel_id = %self.core.channel, %error);
             return;
         }
-        let closed = self.core.life.closed.clone();
-        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "auth").await {
+        while let Some(event) = events.next().await {
             match event.method.as_str() {
                 "Fetch.requestPaused" => self.decide(&event),
                 // Also recorded here, in the order Chrome sent it: a frame's document request

@@ -19,14 +19,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use serde_json::json;
-use tokio::sync::broadcast;
-
-use crate::cdp::CdpEvent;
 
 use super::notes::AgentNotes;
 use super::policy::agent_may_stay_on;
 use crate::browser::error::SessionError;
 use crate::browser::session::core::SessionCore;
+use crate::browser::session::dispatch::{Delivery, RoomEvents};
 use crate::browser::tabs::owner::{TabOwner, OWNER_AGENT};
 
 /// The guard's state in a session (which tabs it is closing is marked in their records).
@@ -36,7 +34,7 @@ pub struct UrlGuardState {
     every_tab: AtomicBool,
     /// Each page target's URL as Chrome last reported it, kept by a task of its own (see
     /// [`Shown`]); started as the session opens (before target discovery, so each target's
-    /// creation is seen), or by the first tool call.
+    /// creation is seen).
     shown: OnceLock<Shown>,
 }
 
@@ -68,26 +66,35 @@ struct Seen {
     lagged: Option<Instant>,
 }
 
+/// The events the URL each target shows is followed by.
+pub(in crate::browser) const SHOWN_EVENTS: &[&str] = &[
+    "Target.targetCreated",
+    "Target.targetInfoChanged",
+    "Target.targetDestroyed",
+    "Page.frameNavigated",
+    "Page.navigatedWithinDocument",
+];
+
 impl Shown {
-    /// Starts recording from `events` (subscribed before anything is read); the task ends with
-    /// the connection.
-    fn follow(mut events: broadcast::Receiver<CdpEvent>) -> Self {
+    /// Starts recording from `events` (the session's [`SHOWN_EVENTS`], queued before anything
+    /// is read); the task ends with the dispatch.
+    fn follow(mut events: RoomEvents) -> Self {
         let shown = Self::default();
         let urls = shown.0.clone();
         tokio::spawn(async move {
             loop {
                 let event = match events.recv().await {
-                    Ok(event) => event,
+                    Some(Delivery::Event(event)) => event,
                     // Missed reports: forget everything, so each target is asked again
                     // (and no kept history is trusted: a navigation may be among them).
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                    Some(Delivery::Lagged(_)) => {
                         let mut seen = urls.lock().expect("shown lock");
                         seen.urls.clear();
                         seen.histories.clear();
                         seen.lagged = Some(Instant::now());
                         continue;
                     }
-                    Err(broadcast::error::RecvError::Closed) => return,
+                    None => return,
                 };
                 let info = &event.params["targetInfo"];
                 match event.method.as_str() {
@@ -263,23 +270,18 @@ impl<'s> UrlGuard<'s> {
         seen.holds(target_id, *asked).then(|| history.clone())
     }
 
-    /// Starts following the URL each target shows: called before target discovery is on, so
-    /// every target's creation is seen and the first tool call in a tab needs no
-    /// `Target.getTargetInfo` of its own.
-    pub(in crate::browser) fn follow(&self) {
-        self.state
-            .shown
-            .get_or_init(|| Shown::follow(self.core.cdp.subscribe()));
+    /// Starts following the URL each target shows from `events` (the session's
+    /// [`SHOWN_EVENTS`]): called before target discovery is on, so every target's creation is
+    /// seen and the first tool call in a tab needs no `Target.getTargetInfo` of its own.
+    pub(in crate::browser) fn follow(&self, events: RoomEvents) {
+        self.state.shown.get_or_init(|| Shown::follow(events));
     }
 
     /// Ok when a tool may run in `target_id`: its page, as Chrome reports it now, is one agents
     /// may use. An agent's tab that is not is closed (see [`Self::landing`]).
     pub(crate) async fn check_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        let shown = self
-            .state
-            .shown
-            .get_or_init(|| Shown::follow(self.core.cdp.subscribe()));
-        let url = match shown.get(target_id) {
+        let shown = self.state.shown.get();
+        let url = match shown.and_then(|shown| shown.get(target_id)) {
             Some(url) => url,
             None => {
                 let reply = self
@@ -291,7 +293,9 @@ impl<'s> UrlGuard<'s> {
                     .as_str()
                     .unwrap_or_default()
                     .to_string();
-                shown.seed(target_id, &url);
+                if let Some(shown) = shown {
+                    shown.seed(target_id, &url);
+                }
                 url
             }
         };

@@ -12,6 +12,12 @@ use crate::browser::protocol::{DialogKind, PaneMessage};
 use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpEvent;
 
+/// The events dialogs are followed by.
+pub(in crate::browser) const DIALOG_EVENTS: &[&str] = &[
+    "Page.javascriptDialogOpening",
+    "Page.javascriptDialogClosed",
+];
+
 /// The dialogs of one session's tabs (borrowed from the session: `session.dialogs()`).
 pub(crate) struct Dialogs<'s> {
     core: &'s SessionCore,
@@ -22,7 +28,7 @@ impl<'s> Dialogs<'s> {
         Self { core }
     }
 
-    /// Records dialogs opening and closing (from the session's event loop).
+    /// Records dialogs opening and closing (from the session's event loop: [`DIALOG_EVENTS`]).
     pub(in crate::browser) fn follow(&self, event: &CdpEvent) {
         let opening = event.method == "Page.javascriptDialogOpening";
         let closed = event.method == "Page.javascriptDialogClosed";

@@ -17,13 +17,13 @@ use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 use serde_json::{json, Value};
-use tokio::sync::broadcast;
 
 use super::registry::{Prompt, Registry};
 use crate::browser::error::SessionError;
 use crate::browser::files::transfers::SessionFiles;
 use crate::browser::protocol::PaneMessage;
 use crate::browser::session::core::SessionCore;
+use crate::browser::session::dispatch::RoomEvents;
 use crate::browser::tabs::owner::TabOwner;
 use crate::cdp::{CdpError, CdpEvent};
 use crate::mode::Mode;
@@ -140,17 +140,20 @@ const SET_FILES_JS: &str = include_str!("js/set-files.js");
 /// Drops files built from their bytes on the element at (x, y), as a drag from the desktop.
 const DROP_FILES_JS: &str = include_str!("js/drop-files.js");
 
-/// Follows file choosers opening and documents changing until the session ends (a closed
-/// tab's are forgotten by `untrack`).
+/// The events the person's file choosers are followed by.
+pub(in crate::browser) const CHOOSER_EVENTS: &[&str] =
+    &["Page.fileChooserOpened", "Page.frameNavigated"];
+
+/// Follows file choosers opening and documents changing (`events`: the session's
+/// [`CHOOSER_EVENTS`]) until the session ends (a closed tab's are forgotten by `untrack`).
 pub(in crate::browser) async fn follow(
     core: Arc<SessionCore>,
     handoffs: Arc<FileHandoffs>,
     files: Arc<SessionFiles>,
-    mut events: broadcast::Receiver<CdpEvent>,
+    mut events: RoomEvents,
 ) {
     let person_files = PersonFiles::new(&core, &handoffs, &files);
-    let closed = core.life.closed.clone();
-    while let Some(event) = crate::cdp::next_event(&mut events, &closed, "person_files").await {
+    while let Some(event) = events.next().await {
         match event.method.as_str() {
             "Page.fileChooserOpened" => person_files.chooser_opened(&event).await,
             // A new document in a tab: the input of its chooser is gone.

@@ -1,27 +1,50 @@
 //! Following Chrome's events for a BrowserSession: tabs appearing and disappearing, URL and
 //! title changes, main-frame navigations (which restart the screencast), and the browser
-//! going away. Runs as one task per session; it only updates session state and notifies.
+//! going away. Runs as one task per session, reading its queue of the session's one dispatch
+//! (`dispatch`); it only updates session state and notifies.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::sync::broadcast;
 
 use super::core::Ownership;
+use super::dispatch::{Delivery, RoomEvents};
 use super::handle::BrowserSession;
+use crate::browser::prompts::dialogs::DIALOG_EVENTS;
 use crate::browser::protocol::PaneMessage;
 use crate::cdp::CdpEvent;
 
 /// The document's own title.
 const DOCUMENT_TITLE: &str = include_str!("js/document-title.js");
 
+/// The events the session follows its tabs by (beside the dialogs', [`DIALOG_EVENTS`]).
+const TAB_EVENTS: &[&str] = &[
+    "Target.targetCreated",
+    "Target.targetInfoChanged",
+    "Target.targetDestroyed",
+    "Target.detachedFromTarget",
+    "Page.frameAttached",
+    "Page.frameDetached",
+    "Page.frameNavigated",
+    "Page.domContentEventFired",
+    "Page.loadEventFired",
+    "Page.navigatedWithinDocument",
+    "Browser.downloadWillBegin",
+    "Runtime.executionContextsCleared",
+    "Runtime.executionContextCreated",
+    "Runtime.bindingCalled",
+];
+
 impl BrowserSession {
-    /// Follows Chrome's target events until the session ends.
-    pub(in crate::browser) async fn follow_events(
-        self: Arc<Self>,
-        mut events: broadcast::Receiver<CdpEvent>,
-    ) {
+    /// Every event the session's own task follows ([`Self::follow_events`]).
+    pub(in crate::browser) fn followed_events() -> Vec<&'static str> {
+        [TAB_EVENTS, DIALOG_EVENTS].concat()
+    }
+
+    /// Follows Chrome's target events (`events`: the session's [`Self::followed_events`])
+    /// until the session ends.
+    pub(in crate::browser) async fn follow_events(self: Arc<Self>, mut events: RoomEvents) {
         loop {
             let event = tokio::select! {
                 _ = self.core.life.closed.cancelled() => return,
@@ -33,12 +56,12 @@ impl BrowserSession {
                     return;
                 }
                 event = events.recv() => match event {
-                    Ok(event) => event,
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    Some(Delivery::Event(event)) => event,
+                    Some(Delivery::Lagged(missed)) => {
                         tracing::warn!(event = "browser_events_lagged", channel_id = %self.core.channel, missed);
                         continue;
                     }
-                    Err(broadcast::error::RecvError::Closed) => return,
+                    None => return,
                 },
             };
             self.handle_event(&event).await;
@@ -150,6 +173,9 @@ impl BrowserSession {
                     self.refresh_info(&target_id, session).await;
                 }
             }
+            // Another session of a tab leaving (a sharp capture's, see `view::sharp`) leaves
+            // the tab as it is.
+            "Target.detachedFromTarget" if !self.own_session_left(&event.params) => {}
             "Target.targetDestroyed" | "Target.detachedFromTarget" => {
                 if let Some(id) = event.params["targetId"].as_str() {
                     self.tab_life().untrack(id);
@@ -169,6 +195,18 @@ impl BrowserSession {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Whether a `Target.detachedFromTarget` ends its tab: the session that left is the one
+    /// the tab is tracked by, or the tab is not tracked (yet).
+    fn own_session_left(&self, params: &Value) -> bool {
+        let Some(target_id) = params["targetId"].as_str() else {
+            return true;
+        };
+        match self.core.tabs.session_of(target_id) {
+            Some(own) => params["sessionId"].as_str() == Some(own.as_str()),
+            None => true,
         }
     }
 

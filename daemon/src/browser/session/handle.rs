@@ -16,22 +16,23 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::core::{Life, Ownership, SessionCore, TabTraffic, Views};
+use super::dispatch::Dispatch;
 use super::parts::{AgentState, Prompts, ToolState};
-use crate::browser::files::transfers::SessionFiles;
+use crate::browser::files::transfers::{SessionFiles, FILE_EVENTS};
 use crate::browser::guard::notes::AgentNotes;
-use crate::browser::guard::paused::Paused;
-use crate::browser::guard::redirects::UrlGuard;
+use crate::browser::guard::paused::{Paused, PAUSED_EVENTS};
+use crate::browser::guard::redirects::{UrlGuard, SHOWN_EVENTS};
 use crate::browser::guard::sites::Sites;
 use crate::browser::input::events::InputEvent;
 use crate::browser::prompts::approvals::Approvals;
 use crate::browser::prompts::auth::Auth;
 use crate::browser::prompts::context_menu::ContextMenus;
 use crate::browser::prompts::dialogs::Dialogs;
-use crate::browser::prompts::person_files::PersonFiles;
+use crate::browser::prompts::person_files::{PersonFiles, CHOOSER_EVENTS};
 use crate::browser::prompts::select_popup::Popups;
 use crate::browser::protocol::{PaneMessage, TabInfo};
 use crate::browser::tabs::agent_tabs::AgentTabs;
-use crate::browser::tabs::logs::TabLogs;
+use crate::browser::tabs::logs::{TabLogs, LOG_EVENTS};
 use crate::browser::tabs::navigation::Navigation;
 use crate::browser::tabs::owner::TabOwner;
 use crate::browser::tabs::ref_books::RefBooks;
@@ -40,7 +41,7 @@ use crate::browser::tabs::tracking::{TabHooks, TabLife};
 use crate::browser::view::cursor::Cursor;
 use crate::browser::view::find::Find;
 use crate::browser::view::pane_world::PaneWorld;
-use crate::browser::view::screencast::ScreencastHub;
+use crate::browser::view::screencast::{ScreencastHub, FRAME_EVENTS};
 use crate::browser::view::zoom::Zoom;
 use crate::browser::SessionError;
 use crate::cdp::CdpConnection;
@@ -106,20 +107,23 @@ impl BrowserSession {
         } = options;
         let (notices, _) = broadcast::channel(256);
         let closed = CancellationToken::new();
+        // One subscription for every room, taken before anything is asked of Chrome.
+        let mut dispatch = Dispatch::new(cdp.subscribe(), closed.clone());
         let layouts = Arc::new(crate::browser::view::layouts::Layouts::default());
         let hub = Arc::new(ScreencastHub::spawn(
             cdp.clone(),
+            dispatch.room("screencast", FRAME_EVENTS),
             closed.clone(),
             ownership == Ownership::AllTabs,
             layouts.applied().clone(),
         ));
-        let logs = TabLogs::spawn(&cdp, closed.clone());
+        let logs = TabLogs::spawn(&cdp, dispatch.room("logs", LOG_EVENTS));
         let files = SessionFiles::spawn(
             &cdp,
             channel.as_str(),
             downloads,
             downloads_root.as_deref(),
-            closed.clone(),
+            dispatch.room("files", FILE_EVENTS),
             notices.clone(),
             download_limits,
         );
@@ -153,15 +157,22 @@ impl BrowserSession {
             agents: AgentState::default(),
             prompts: Prompts::default(),
         });
-        session.url_guard().follow();
+        session
+            .url_guard()
+            .follow(dispatch.room("url_guard", SHOWN_EVENTS));
         tokio::spawn(crate::browser::prompts::person_files::follow(
             session.core.clone(),
             session.prompts.files.clone(),
             session.tools.files.clone(),
-            cdp.subscribe(),
+            dispatch.room("person_files", CHOOSER_EVENTS),
         ));
-        tokio::spawn(session.paused().follow(cdp.subscribe()));
-        let events = cdp.subscribe();
+        tokio::spawn(
+            session
+                .paused()
+                .follow(dispatch.room("auth", PAUSED_EVENTS)),
+        );
+        let events = dispatch.room("session", &Self::followed_events());
+        dispatch.start();
         // Discovery on and the tabs listed, sent together (one round trip): the list comes
         // after discovery began, so a tab opening meanwhile is in one or the other.
         let all_tabs = ownership == Ownership::AllTabs;

@@ -15,11 +15,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
 
+use crate::browser::session::dispatch::RoomEvents;
+use crate::cdp::CdpConnection;
 use serde_json::Value;
-use tokio::sync::broadcast;
-use tokio_util::sync::CancellationToken;
-
-use crate::cdp::{CdpConnection, CdpEvent};
 
 /// Entries kept per tab and kind; the oldest go first.
 pub const LOG_CAPACITY: usize = 1000;
@@ -28,7 +26,7 @@ pub const ENTRY_BYTES: usize = 4096;
 /// The most bytes kept of an entry's other fields (source, method, failure, type).
 const FIELD_BYTES: usize = 512;
 /// The events the buffers are filled from; no one else reads their long strings.
-const LOG_EVENTS: &[&str] = &[
+pub(in crate::browser) const LOG_EVENTS: &[&str] = &[
     "Network.",
     "Runtime.consoleAPICalled",
     "Runtime.exceptionThrown",
@@ -82,17 +80,17 @@ pub struct TabLogs {
 }
 
 impl TabLogs {
-    /// Starts recording the events of `cdp` until `closed` is cancelled or the socket goes.
-    pub fn spawn(cdp: &CdpConnection, closed: CancellationToken) -> Self {
+    /// Starts recording `events` (the session's [`LOG_EVENTS`] of `cdp`) until the session
+    /// ends.
+    pub(in crate::browser) fn spawn(cdp: &CdpConnection, events: RoomEvents) -> Self {
         cdp.trim_events(LOG_EVENTS, ENTRY_BYTES);
         let logs = Self::default();
-        let events = cdp.subscribe();
-        tokio::spawn(logs.clone().record(events, closed));
+        tokio::spawn(logs.clone().record(events));
         logs
     }
 
-    async fn record(self, mut events: broadcast::Receiver<CdpEvent>, closed: CancellationToken) {
-        while let Some(event) = crate::cdp::next_event(&mut events, &closed, "logs").await {
+    async fn record(self, mut events: RoomEvents) {
+        while let Some(event) = events.next().await {
             if let Some(session) = event.session_id.as_deref() {
                 self.apply(session, &event.method, &event.params);
             }

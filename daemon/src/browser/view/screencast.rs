@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::frame_stages;
@@ -23,6 +23,7 @@ use super::frames::{
     publish, stale_capture, Cast, Frame, FrameSlot, Params, Running, Sent, Shared, Sizes, Wanted,
     FRAME_CAP,
 };
+use crate::browser::session::dispatch::{Delivery, RoomEvents};
 use crate::cdp::{CdpConnection, CdpEvent};
 
 /// Shares one screencast per tab among the panes of a channel.
@@ -57,9 +58,10 @@ impl ScreencastHub {
     /// window they are looking at; Porthole's tabs there sit in background windows of their
     /// own, where they paint already.
     /// `scales`: each tab's pixel scale, by which Chrome's frame sizes are divided to give CSS
-    /// px (see `layouts`).
-    pub fn spawn(
+    /// px (see `layouts`). `frames`: the session's [`FRAME_EVENTS`].
+    pub(in crate::browser) fn spawn(
         cdp: CdpConnection,
+        frames: RoomEvents,
         closed: CancellationToken,
         activate: bool,
         scales: super::layouts::AppliedScales,
@@ -71,7 +73,7 @@ impl ScreencastHub {
                 restart_cast(&shared, session);
             }
         }));
-        tokio::spawn(receive_frames(cdp.clone(), shared.clone(), closed.clone()));
+        tokio::spawn(receive_frames(cdp.clone(), frames, shared.clone()));
         Self {
             cdp,
             closed,
@@ -124,7 +126,6 @@ impl ScreencastHub {
                 frames: frames.clone(),
                 shared: self.shared.clone(),
                 activate: self.activate,
-                sharp: Arc::default(),
             },
             wanted_rx,
             ended.clone(),
@@ -225,8 +226,6 @@ struct Caster {
     frames: FrameSlot,
     shared: Arc<Shared>,
     activate: bool,
-    /// The tab's second session for sharp frames, attached when first needed.
-    sharp: Arc<tokio::sync::OnceCell<String>>,
 }
 
 impl Caster {
@@ -263,7 +262,6 @@ impl Caster {
                     target_id: self.target_id.clone(),
                     session_id: self.session_id.clone(),
                     shared: self.shared.clone(),
-                    sharp: self.sharp.clone(),
                     quality: params.quality,
                 },
                 capped,
@@ -385,27 +383,27 @@ async fn reconcile(caster: Caster, mut wanted: watch::Receiver<Wanted>, ended: C
     caster.set_casting(None);
 }
 
+/// The events the screencast is fed by.
+pub(in crate::browser) const FRAME_EVENTS: &[&str] = &["Page.screencastFrame"];
+
 /// Acks every frame at once and publishes each running cast's frames into its tab's slot.
-async fn receive_frames(cdp: CdpConnection, shared: Arc<Shared>, closed: CancellationToken) {
-    let mut events = cdp.subscribe();
+async fn receive_frames(cdp: CdpConnection, mut events: RoomEvents, shared: Arc<Shared>) {
     // The view size and JPEG size of each session's last frame (see `stale_capture`).
     let mut last_sizes: HashMap<String, Sizes> = HashMap::new();
     loop {
-        let event: CdpEvent = tokio::select! {
-            _ = closed.cancelled() => return,
-            event = events.recv() => match event {
-                Ok(event) => event,
-                Err(broadcast::error::RecvError::Lagged(missed)) => {
-                    // Frames we never saw were never acked, and Chrome stops sending after a
-                    // couple of unacked frames: restart every cast.
-                    tracing::debug!(event = "screencast_lagged", missed);
-                    for cast in shared.casts.lock().expect("casts lock").values() {
-                        cast.wanted.send_modify(|w| w.generation += 1);
-                    }
-                    continue;
+        // Ends with the session.
+        let event: CdpEvent = match events.recv().await {
+            Some(Delivery::Event(event)) => event,
+            Some(Delivery::Lagged(missed)) => {
+                // Frames we never saw were never acked, and Chrome stops sending after a
+                // couple of unacked frames: restart every cast.
+                tracing::debug!(event = "screencast_lagged", missed);
+                for cast in shared.casts.lock().expect("casts lock").values() {
+                    cast.wanted.send_modify(|w| w.generation += 1);
                 }
-                Err(broadcast::error::RecvError::Closed) => return,
-            },
+                continue;
+            }
+            None => return,
         };
         if event.method != "Page.screencastFrame" {
             continue;

@@ -19,8 +19,9 @@
 //! tab's one cast at full size: when the page moves again its first frames would come at the
 //! slow size.
 //!
-//! The second session stays attached as long as the tab: detaching it would send a
-//! `Target.detachedFromTarget` naming the tab, which the session reads as the tab gone.
+//! The second session is attached for each capture and detached after it (its
+//! `Target.detachedFromTarget` names the tab, which the session tells from the tab's own
+//! session leaving).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,8 +46,6 @@ pub(super) struct Tab {
     /// The tab's own flat session (its cast's).
     pub(super) session_id: String,
     pub(super) shared: Arc<Shared>,
-    /// The tab's second session, attached when first needed, kept as long as the tab.
-    pub(super) sharp: Arc<tokio::sync::OnceCell<String>>,
     pub(super) quality: u8,
 }
 
@@ -75,26 +74,21 @@ pub(super) async fn settle(tab: Tab, mut capped: watch::Receiver<u64>) {
 }
 
 impl Tab {
-    /// The tab's second session (attached once).
+    /// A second session on the tab, for one capture.
     async fn sharp_session(&self) -> Option<String> {
         let attached = self
-            .sharp
-            .get_or_try_init(|| async {
-                let reply = self
-                    .cdp
-                    .call(
-                        "Target.attachToTarget",
-                        json!({"targetId": self.target_id, "flatten": true}),
-                    )
-                    .await?;
-                let session = reply["sessionId"].as_str().unwrap_or_default().to_string();
-                let mut sessions = self.shared.sharp_sessions.lock().expect("sharp lock");
-                sessions.insert(session.clone(), None);
-                Ok::<_, crate::cdp::CdpError>(session)
-            })
+            .cdp
+            .call(
+                "Target.attachToTarget",
+                json!({"targetId": self.target_id, "flatten": true}),
+            )
             .await;
         match attached {
-            Ok(session) => Some(session.clone()),
+            Ok(reply) => {
+                let session = reply["sessionId"].as_str().unwrap_or_default().to_string();
+                self.waiting(&session, None);
+                Some(session)
+            }
             Err(error) => {
                 tracing::debug!(event = "screencast_sharp_failed", target_id = %self.target_id, %error);
                 None
@@ -149,6 +143,15 @@ impl Tab {
             .cdp
             .call_on(&session, "Page.stopScreencast", json!({}))
             .await;
+        let _ = self
+            .cdp
+            .call("Target.detachFromTarget", json!({ "sessionId": session }))
+            .await;
+        self.shared
+            .sharp_sessions
+            .lock()
+            .expect("sharp lock")
+            .remove(&session);
         !moved
     }
 
