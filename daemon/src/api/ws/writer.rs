@@ -115,7 +115,7 @@ pub(super) async fn write_loop(mut sink: Sink, mut commands: mpsc::Receiver<Outg
                     match sent {
                         Ok(()) => {
                             let sent = sink.send(Message::Binary(frame.jpeg.clone())).await;
-                            crate::browser::frame_stages::written(frame.stamps.as_ref());
+                            crate::browser::frame_stages::written(frame.stamps.as_ref(), frame.seq);
                             if let Some(stamps) = &frame.stamps {
                                 crate::browser::wheel_frame_written(stamps.from_swap, stamps.received);
                             }

@@ -84,8 +84,12 @@ pub fn wheel_answered(trace: Option<Trace>, sent_us: u64, delta_y: f64, in_fligh
 /// written to a pane: logged while wheel input is recent.
 pub fn frame_written(from_swap: Option<Duration>, received: Instant) {
     let last = LAST_WHEEL_MS.load(Ordering::Relaxed);
+    // No wheel yet: no clock read either (this runs for every pane and frame).
+    if last == 0 {
+        return;
+    }
     let now = now_us();
-    if last == 0 || now / 1000 > last + FRAMES_AFTER.as_millis() as u64 {
+    if now / 1000 > last + FRAMES_AFTER.as_millis() as u64 {
         return;
     }
     let received_us = now.saturating_sub(micros(received.elapsed()));

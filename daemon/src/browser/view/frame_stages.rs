@@ -71,11 +71,27 @@ pub fn published(stamps: &Stamps) {
     ));
 }
 
-/// One pane's socket took a frame (no-op unless [`on`]).
-pub fn written(stamps: Option<&Stamps>) {
+/// One pane's socket took frame `seq` of its tab (no-op unless [`on`]). Only the first write
+/// of each frame is recorded (the stage the first pane's socket took): the others would take
+/// the shared lock once per pane and frame, a cost of the bench's own that users never pay.
+pub fn written(stamps: Option<&Stamps>, seq: u64) {
     let Some(stamps) = stamps else {
         return;
     };
+    static LAST_WRITTEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let last = LAST_WRITTEN.load(std::sync::atomic::Ordering::Relaxed);
+    if last == seq
+        || LAST_WRITTEN
+            .compare_exchange(
+                last,
+                seq,
+                std::sync::atomic::Ordering::Relaxed,
+                std::sync::atomic::Ordering::Relaxed,
+            )
+            .is_err()
+    {
+        return;
+    }
     let now = Instant::now();
     let report = {
         let mut i = interval().lock().expect("frame stages lock");
