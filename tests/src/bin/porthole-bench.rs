@@ -151,7 +151,7 @@ async fn fanout_cpu(daemon: &TestDaemon, pid: u32) {
         let fps = (alone.1 as f64 / secs).round().max(1.0) as u32;
         let floor1 = bench_fanout::server_cpu(frame.clone(), fps, 1, CPU_WINDOW).await;
         let floor20 = bench_fanout::server_cpu(frame.clone(), fps, MANY, CPU_WINDOW).await;
-        let daemon_each = per_pane_us(crowd.0 - alone.0, (crowd.1 - alone.1) as f64);
+        let daemon_each = per_pane_us(crowd.0 - alone.0, crowd.1.saturating_sub(alone.1) as f64);
         let floor_each = per_pane_us(floor20 - floor1, f64::from(fps) * secs * (MANY - 1) as f64);
         ratios.push(daemon_each / floor_each);
         one.push(alone);
