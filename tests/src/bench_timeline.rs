@@ -441,10 +441,11 @@ fn print_stages(stages: &Totals, calls: usize) {
     let (write, writes, write_cpu) = get("write");
     let (file, files, file_cpu) = get("frame_file");
     let (hash, _, hash_cpu) = get("hash");
+    let (commit, commits, commit_cpu) = get("commit");
     let sqlite = (
-        (write - file - hash).max(0.0),
+        (write - file - hash - commit).max(0.0),
         writes,
-        (write_cpu - file_cpu - hash_cpu).max(0.0),
+        (write_cpu - file_cpu - hash_cpu - commit_cpu).max(0.0),
     );
     let waits = |label: &str, (us, n, _): (f64, f64, f64)| {
         format!("{label} {:.0} µs wall ({:.2}×)", us / calls, n / calls)
@@ -457,17 +458,21 @@ fn print_stages(stages: &Totals, calls: usize) {
             n / calls
         )
     };
-    // Frame files and hashes run inside the write: counted once.
+    // Frame files, hashes and commits run inside the write: counted once.
     let cpu_total: f64 =
-        stages.iter().map(|(.., cpu)| *cpu as f64).sum::<f64>() - file_cpu - hash_cpu;
+        stages.iter().map(|(.., cpu)| *cpu as f64).sum::<f64>() - file_cpu - hash_cpu - commit_cpu;
     println!(
-        "  stages per tool call (how many per call): {}, {}, {}, {}, {}, {}, {}, {}; CPU of \
+        "  stages per tool call (how many per call): {}, {}, {}, {}, {}, {}, {}, {}, {}; CPU of \
          the stages that never wait {:.1} µs per call",
         waits("capture", get("capture")),
         waits("view frame", get("view_frame")),
         works("frame compare", get("compare")),
         works("frame hash", get("hash")),
         works("SQLite write", sqlite),
+        works(
+            "SQLite commit (WAL checkpoints)",
+            (commit, commits, commit_cpu)
+        ),
         works("frame file", (file, files, file_cpu)),
         works("live timeline_event", get("live")),
         works("queue on the call's path", get("queue")),

@@ -48,21 +48,29 @@ pub async fn follow(timeline: Arc<Timeline>, session: Arc<BrowserSession>) {
             .filter(|id| timeline.framed_within(session.channel(), id, MIN_INTERVAL))
             .cloned()
             .collect();
-        // Comparing pictures may decode JPEGs: off the runtime's threads.
+        // Comparing pictures may decode JPEGs: off the runtime's threads. Most frames of a
+        // busy channel only need noting (their tab was just framed, issue 35): that is done
+        // here, without a hand-over to a blocking thread per frame.
         let picked;
-        (changes, (picked, pending)) = match tokio::task::spawn_blocking(move || {
+        if changes.compares(&watched, &framed) {
+            (changes, (picked, pending)) = match tokio::task::spawn_blocking(move || {
+                let timer = super::stages::start();
+                let picked = changes.pick(watched, &framed);
+                timer.stop(super::stages::Stage::Compare);
+                (changes, picked)
+            })
+            .await
+            {
+                Ok(done) => done,
+                Err(_) => break,
+            };
+        } else {
             let timer = super::stages::start();
-            let picked = changes.pick(watched, &framed);
+            (picked, pending) = changes.pick(watched, &framed);
             timer.stop(super::stages::Stage::Compare);
-            (changes, picked)
-        })
-        .await
-        {
-            Ok(done) => done,
-            Err(_) => break,
-        };
+        }
         if let Some((target_id, frame)) = picked {
-            timeline.page_frame(&session, target_id, frame.jpeg.to_vec());
+            timeline.page_frame(&session, target_id, frame.jpeg.clone());
             next = Instant::now() + MIN_INTERVAL;
         }
     }
@@ -87,6 +95,16 @@ struct Changes {
 }
 
 impl Changes {
+    /// Whether [`Changes::pick`] would compare a frame with earlier ones (and may decode): a
+    /// known tab shows another frame and no tool call just framed it.
+    fn compares(&self, watched: &[(String, Arc<Frame>)], framed: &[String]) -> bool {
+        watched.iter().any(|(target_id, frame)| {
+            self.tabs
+                .get(target_id)
+                .is_some_and(|tab| !Arc::ptr_eq(&tab.last, frame) && !framed.contains(target_id))
+        })
+    }
+
     /// The frame to keep now, if a watched tab shows something new, and whether other tabs
     /// changed too (to look again after the interval without waiting for another frame).
     /// Tabs in `framed` (a tool call's frame of them was just kept) are only noted: their
@@ -187,6 +205,21 @@ mod tests {
             kept(changes.pick_all(vec![("T".into(), frame(b"c"))])),
             Some(("T".into(), b"c".to_vec()))
         );
+    }
+
+    #[test]
+    fn only_a_changed_tab_no_call_framed_is_compared() {
+        let mut changes = Changes::default();
+        let a = frame(b"a");
+        // A tab first seen is only noted.
+        assert!(!changes.compares(&[("T".into(), a.clone())], &[]));
+        changes.pick_all(vec![("T".into(), a.clone())]);
+        // The same frame again: nothing to compare.
+        assert!(!changes.compares(&[("T".into(), a)], &[]));
+        // Another frame: compared, unless a tool call just framed the tab.
+        let b = frame(b"b");
+        assert!(changes.compares(&[("T".into(), b.clone())], &[]));
+        assert!(!changes.compares(&[("T".into(), b)], &["T".to_string()]));
     }
 
     #[test]

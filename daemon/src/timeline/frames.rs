@@ -44,7 +44,7 @@ fn source(popup_open: bool) -> Source {
 
 /// A JPEG of tab `target_id` as it is now; `None` when the tab is gone or does not answer.
 /// With a popup open in the tab, the person's view instead (see [`of_view`]).
-pub async fn capture(session: &BrowserSession, target_id: &str) -> Option<Vec<u8>> {
+pub async fn capture(session: &BrowserSession, target_id: &str) -> Option<bytes::Bytes> {
     if !session.is_alive() {
         return None;
     }
@@ -69,6 +69,7 @@ pub async fn capture(session: &BrowserSession, target_id: &str) -> Option<Vec<u8
     base64::engine::general_purpose::STANDARD
         .decode(reply["data"].as_str()?)
         .ok()
+        .map(bytes::Bytes::from)
 }
 
 /// The screencast's frame number of tab `target_id` (taken as a tool call ends, for
@@ -99,7 +100,7 @@ pub async fn after_call(
     session: &BrowserSession,
     target_id: &str,
     seen: Option<u64>,
-) -> (Option<Vec<u8>>, bool) {
+) -> (Option<bytes::Bytes>, bool) {
     if !session.is_alive() {
         return (None, false);
     }
@@ -122,18 +123,18 @@ pub async fn after_call(
             None => return (capture(session, target_id).await, false),
         }
     }
-    (Some(frame.jpeg.to_vec()), true)
+    (Some(frame.jpeg.clone()), true)
 }
 
 /// A JPEG of watched tab `target_id` as the person sees it: the screencast's last frame, or
 /// none when no pane casts it. For the person's input: `Page.captureScreenshot` closes a picker
 /// Chrome has open (a time or colour picker the person is using, Chromium 156), and a watched
 /// tab's last frame is what the person just acted on.
-pub fn of_view(session: &BrowserSession, target_id: &str) -> Option<Vec<u8>> {
+pub fn of_view(session: &BrowserSession, target_id: &str) -> Option<bytes::Bytes> {
     session
         .screencast()
         .last_frame(target_id)
-        .map(|frame| frame.jpeg.to_vec())
+        .map(|frame| frame.jpeg.clone())
 }
 
 /// Whether `id` is a frame id (32 hex digits) and nothing else.

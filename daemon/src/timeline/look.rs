@@ -5,17 +5,16 @@
 //! full resolution, another encoder pass); those are not changes of the page. A typed
 //! character, a ticked box or a caret moves a cell by ten levels or more.
 
-use std::hash::{Hash, Hasher};
-
 /// Cells across and down.
 const GRID: u32 = 32;
 /// Largest difference of a cell's mean grey (0–255) between two looks of one picture.
 const TOLERANCE: u8 = 4;
 
-/// A frame as remembered: its bytes, their hash, and its look once it was needed.
+/// A frame as remembered: its bytes (shared with the screencast, not copied) and its look
+/// once it was needed. Making one costs nothing: a watched tab's every frame is noted
+/// (`super::changes`), and only a frame whose bytes match none of the known ones is decoded.
 pub struct Picture {
     jpeg: bytes::Bytes,
-    hash: u64,
     look: Option<Option<Look>>,
 }
 
@@ -23,15 +22,20 @@ pub struct Picture {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Look(Vec<u8>);
 
+/// Whether two JPEGs are the same bytes: the same shared buffer, or equal ones (a compare that
+/// stops at the first difference, cheaper than hashing every frame).
+pub fn same_jpeg(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && (a.as_ptr() == b.as_ptr() || a == b)
+}
+
 impl Picture {
     pub fn of(jpeg: bytes::Bytes) -> Self {
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        jpeg.hash(&mut hasher);
-        Picture {
-            hash: hasher.finish(),
-            jpeg,
-            look: None,
-        }
+        Picture { jpeg, look: None }
+    }
+
+    /// Whether both hold the same bytes ([`same_jpeg`]).
+    fn same_bytes(&self, other: &Picture) -> bool {
+        same_jpeg(&self.jpeg, &other.jpeg)
     }
 
     /// Whether this frame shows one of the pictures in `known`. Decodes only when no bytes
@@ -39,7 +43,7 @@ impl Picture {
     pub fn among<'a>(&mut self, known: impl IntoIterator<Item = &'a mut Picture>) -> bool {
         let mut others = Vec::new();
         for picture in known {
-            if picture.hash == self.hash {
+            if picture.same_bytes(self) {
                 return true;
             }
             others.push(picture);

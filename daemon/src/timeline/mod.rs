@@ -222,7 +222,7 @@ impl Timeline {
     }
 
     /// Records a frame of watched tab `target_id` that changed (from [`changes`]).
-    fn page_frame(&self, session: &Arc<BrowserSession>, target_id: String, jpeg: Vec<u8>) {
+    fn page_frame(&self, session: &Arc<BrowserSession>, target_id: String, jpeg: bytes::Bytes) {
         self.send(
             session.channel(),
             Job::Frame {

@@ -69,7 +69,7 @@ pub enum Job {
     /// A watched tab changed: its screencast frame (see `changes`).
     Frame {
         target_id: String,
-        jpeg: Vec<u8>,
+        jpeg: bytes::Bytes,
         session: Arc<BrowserSession>,
     },
 }
@@ -172,9 +172,25 @@ pub async fn run(
     };
     let mut burst: Option<Burst> = None;
     let mut expiry = tokio::time::interval(EXPIRY_CHECK);
+    // The burst's end, the pace's release and the shutdown are waited on by futures kept from
+    // one job to the next, moved only when their time changes: a busy channel's recorder
+    // wakes for every tool call while the pace holds events, and a fresh timer and
+    // cancellation wait per wake (registered, then dropped) cost more than the job (issue 35).
+    let ends_timer = tokio::time::sleep_until(Instant::now());
+    let due_timer = tokio::time::sleep_until(Instant::now());
+    let shutdown = draining.clone().cancelled_owned();
+    tokio::pin!(ends_timer, due_timer, shutdown);
+    let (mut ends_set, mut due_set): (Option<Instant>, Option<Instant>) = (None, None);
     loop {
         let ends = burst.as_ref().map(Burst::ends_at);
         let due = recorder.pace.due();
+        if let Some(at) = ends.filter(|at| ends_set != Some(*at)) {
+            ends_timer.as_mut().reset(at);
+        }
+        if let Some(at) = due.filter(|at| due_set != Some(*at)) {
+            due_timer.as_mut().reset(at);
+        }
+        (ends_set, due_set) = (ends, due);
         tokio::select! {
             job = jobs.recv() => match job {
                 None => break,
@@ -214,14 +230,14 @@ pub async fn run(
                     recorder.emit(Pending::new(vec![draft], Some(session), Some(jpeg)), None).await;
                 }
             },
-            _ = tokio::time::sleep_until(ends.unwrap_or_else(Instant::now)), if ends.is_some() => {
+            _ = &mut ends_timer, if ends.is_some() => {
                 recorder.flush(burst.take()).await;
             }
-            _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => {
+            _ = &mut due_timer, if due.is_some() => {
                 recorder.release().await;
             }
             // Shutting down: what is held is written now, with no captures.
-            _ = draining.cancelled(), if due.is_some() => recorder.release().await,
+            _ = &mut shutdown, if due.is_some() => recorder.release().await,
             _ = expiry.tick() => recorder.writer.expire().await,
         }
     }
@@ -256,7 +272,9 @@ struct Pending {
     at_ms: u64,
     session: Option<Arc<BrowserSession>>,
     /// A frame it came with (the person's view, a changed page), unless it wants a capture.
-    frame: Option<Vec<u8>>,
+    /// Shared, not copied: the events held for one capture all carry the same buffer
+    /// (issue 35: a copy per call of a tab's frame).
+    frame: Option<bytes::Bytes>,
     /// The screencast's frame number of the tab it wants a capture of, as it happened.
     seen: Option<u64>,
 }
@@ -265,7 +283,7 @@ impl Pending {
     fn new(
         drafts: Vec<Draft>,
         session: Option<Arc<BrowserSession>>,
-        frame: Option<Vec<u8>>,
+        frame: Option<bytes::Bytes>,
     ) -> Self {
         Self {
             drafts,
@@ -330,7 +348,7 @@ impl Recorder {
         }
         let seen: HashMap<String, Option<u64>> =
             seen.into_iter().map(|(t, s)| (t.to_string(), s)).collect();
-        let mut frames: HashMap<String, Option<Vec<u8>>> = HashMap::new();
+        let mut frames: HashMap<String, Option<bytes::Bytes>> = HashMap::new();
         let mut batch = Vec::new();
         for (mut pending, capture_of) in held {
             if let (Some(session), Some(target)) = (pending.session.clone(), capture_of) {
@@ -368,7 +386,7 @@ impl Recorder {
         session: &BrowserSession,
         target: &str,
         seen: Option<u64>,
-    ) -> Option<Vec<u8>> {
+    ) -> Option<bytes::Bytes> {
         if self.draining.is_cancelled() {
             // Shutting down: the event matters more than a fresh capture.
             let timer = stages::start();
@@ -440,17 +458,15 @@ impl Writer {
         }
         let written = tokio::task::spawn_blocking(move || {
             let timer = stages::start();
-            let mut rows = rows;
             let mut slot = slot.lock().expect("timeline slot lock");
             let Some(store) = slot.open(&dir, limits)? else {
                 return Ok(Vec::new());
             };
-            let frames: Vec<Option<Vec<u8>>> = rows.iter_mut().map(|row| row.2.take()).collect();
             let mut appends = Vec::new();
-            for ((drafts, at_ms, _), frame) in rows.into_iter().zip(&frames) {
+            for (drafts, at_ms, frame) in rows {
                 let count = drafts.len();
                 for (i, draft) in drafts.into_iter().enumerate() {
-                    let frame = frame.as_deref().filter(|_| i + 1 == count);
+                    let frame = frame.clone().filter(|_| i + 1 == count);
                     appends.push((draft, frame, at_ms));
                 }
             }
@@ -501,17 +517,20 @@ fn announce(session: &BrowserSession, event: super::event::TimelineEvent) {
         session.announce(message);
         return;
     }
-    let (started, cpu) = (std::time::Instant::now(), stages::thread_cpu());
+    // The thread's CPU clock is read for one announce in a few (`stages::cpu_sample`).
+    let (started, cpu) = (std::time::Instant::now(), stages::cpu_sample());
     let panes = session.pane_count() as u32;
     let _ = message.to_json();
-    let (encode, encode_cpu) = (started.elapsed(), stages::thread_cpu().saturating_sub(cpu));
+    let encode = started.elapsed();
+    let encode_cpu = cpu.map(|cpu| stages::thread_cpu().saturating_sub(cpu));
     session.announce(message);
     // The encode above stands for the first pane's; one more for each other pane.
     let more = panes.saturating_sub(1);
     stages::add(
         Stage::Live,
         started.elapsed() + encode * more,
-        Some(stages::thread_cpu().saturating_sub(cpu) + encode_cpu * more),
+        cpu.zip(encode_cpu)
+            .map(|(cpu, encode_cpu)| stages::thread_cpu().saturating_sub(cpu) + encode_cpu * more),
         1,
     );
 }

@@ -71,7 +71,9 @@ pub struct Store {
 
 /// The last frame stored, and the newest event using it.
 struct LastFrame {
-    jpeg: Vec<u8>,
+    /// Shares the buffer the recorder handed over: the calls that share one capture bring
+    /// this very buffer again, which is then known without comparing its bytes.
+    jpeg: bytes::Bytes,
     id: String,
     /// The newest event using it (`frames.last_seq` gets it when the batch commits).
     last_seq: u64,
@@ -80,8 +82,8 @@ struct LastFrame {
 }
 
 /// A frame an event brings, identified before its event is encoded (so that is done once).
-struct Incoming<'a> {
-    jpeg: &'a [u8],
+struct Incoming {
+    jpeg: bytes::Bytes,
     id: String,
     /// The same image as the last frame stored.
     repeat: bool,
@@ -137,7 +139,7 @@ impl Store {
         };
         std::fs::create_dir_all(dir.join(FRAMES_DIR)).map_err(io)?;
         let path = dir.join(DB_FILE);
-        let conn = match open_db(&path) {
+        let conn = match open_db(&path, limits) {
             Ok(conn) => conn,
             Err(error) => {
                 let aside = path
@@ -146,7 +148,7 @@ impl Store {
                 let _ = std::fs::rename(&path, aside);
                 let _ = std::fs::remove_file(path.with_extension("sqlite3-wal"));
                 let _ = std::fs::remove_file(path.with_extension("sqlite3-shm"));
-                open_db(&path).map_err(|source| db(&path, source))?
+                open_db(&path, limits).map_err(|source| db(&path, source))?
             }
         };
         let next_seq: i64 = conn
@@ -193,7 +195,7 @@ impl Store {
     /// before it and runs as it does alone. On an error nothing since the last commit is kept.
     pub fn append_all(
         &mut self,
-        rows: Vec<(Draft, Option<&[u8]>, u64)>,
+        rows: Vec<(Draft, Option<bytes::Bytes>, u64)>,
     ) -> Result<Vec<TimelineEvent>, StoreError> {
         self.begin()?;
         let mut events = Vec::with_capacity(rows.len());
@@ -233,9 +235,11 @@ impl Store {
     /// Commits the open transaction, if any.
     fn commit(&mut self) -> Result<(), StoreError> {
         if !self.conn.is_autocommit() {
+            let timer = super::stages::start();
             self.conn
                 .execute_batch("COMMIT")
                 .map_err(|e| self.db_err(e))?;
+            timer.stop(super::stages::Stage::Commit);
         }
         self.uncommitted = 0;
         Ok(())
@@ -257,6 +261,7 @@ impl Store {
         frame: Option<&[u8]>,
         at_ms: u64,
     ) -> Result<TimelineEvent, StoreError> {
+        let frame = frame.map(bytes::Bytes::copy_from_slice);
         let mut events = self.append_all(vec![(draft, frame, at_ms)])?;
         Ok(events.remove(0))
     }
@@ -265,7 +270,7 @@ impl Store {
     fn append_one(
         &mut self,
         draft: Draft,
-        frame: Option<&[u8]>,
+        frame: Option<bytes::Bytes>,
         at_ms: u64,
     ) -> Result<TimelineEvent, StoreError> {
         let seq = self.next_seq;
@@ -306,12 +311,12 @@ impl Store {
 
     /// The id of `jpeg`: the last frame's when it is the same image (a compare), else its
     /// hash.
-    fn identify<'a>(&self, jpeg: &'a [u8]) -> Incoming<'a> {
+    fn identify(&self, jpeg: bytes::Bytes) -> Incoming {
         let timer = super::stages::start();
         let repeat = self
             .last_frame
             .as_ref()
-            .filter(|last| last.jpeg == jpeg)
+            .filter(|last| super::look::same_jpeg(&last.jpeg, &jpeg))
             .map(|last| last.id.clone());
         let incoming = match repeat {
             Some(id) => Incoming {
@@ -320,7 +325,7 @@ impl Store {
                 repeat: true,
             },
             None => {
-                let hash = Sha256::digest(jpeg);
+                let hash = Sha256::digest(&jpeg);
                 Incoming {
                     jpeg,
                     id: hash[..16].iter().map(|b| format!("{b:02x}")).collect(),
@@ -335,7 +340,7 @@ impl Store {
     /// Stores `frame` under its id (once), noting that event `seq` uses it. A repeat of the
     /// last frame costs nothing here: its `last_seq` is written once per transaction
     /// ([`Store::store_last_use`]).
-    fn put_frame(&mut self, frame: Incoming<'_>, seq: u64) -> Result<(), StoreError> {
+    fn put_frame(&mut self, frame: Incoming, seq: u64) -> Result<(), StoreError> {
         if frame.repeat {
             // Still the last frame unless a prune on the way removed it.
             if let Some(last) = self.last_frame.as_mut().filter(|l| l.id == frame.id) {
@@ -346,9 +351,9 @@ impl Store {
             self.make_room(frame.jpeg.len() as u64)?;
         }
         self.store_last_use()?;
-        self.put_new_frame(frame.jpeg, &frame.id, seq)?;
+        self.put_new_frame(&frame.jpeg, &frame.id, seq)?;
         self.last_frame = Some(Box::new(LastFrame {
-            jpeg: frame.jpeg.to_vec(),
+            jpeg: frame.jpeg,
             id: frame.id,
             last_seq: seq,
             stored_seq: seq,
@@ -634,16 +639,30 @@ fn db(path: &Path, source: rusqlite::Error) -> StoreError {
     }
 }
 
-fn open_db(path: &Path) -> Result<Connection, rusqlite::Error> {
+/// The fewest and most WAL pages between two automatic checkpoints ([`checkpoint_pages`]).
+const CHECKPOINT_PAGES: (u64, u64) = (16, 256);
+
+/// How many pages the WAL may hold before SQLite copies them into the database: 1/64 of the
+/// cap, within [`CHECKPOINT_PAGES`] (1 MiB at most). A checkpoint costs two `fsync`s, a copy
+/// of the pages and a truncation; at the fewest (64 KiB, as before issue 35) a busy channel
+/// checkpointed on every other batch, which `porthole-bench timeline` found to be most of the
+/// SQLite write's cost. A small cap keeps the small WAL. Commits are in the WAL either way, so
+/// a SIGKILL loses nothing more; the bound counts the WAL (see [`row_growth`]).
+fn checkpoint_pages(limits: Limits) -> u64 {
+    (limits.max_bytes / 64 / 4096).clamp(CHECKPOINT_PAGES.0, CHECKPOINT_PAGES.1)
+}
+
+fn open_db(path: &Path, limits: Limits) -> Result<Connection, rusqlite::Error> {
     let conn = Connection::open(path)?;
     // auto_vacuum must be chosen before the first table exists.
-    conn.execute_batch(
+    conn.execute_batch(&format!(
         "PRAGMA auto_vacuum = INCREMENTAL;
          PRAGMA journal_mode = WAL;
          PRAGMA synchronous = NORMAL;
-         PRAGMA wal_autocheckpoint = 16;
+         PRAGMA wal_autocheckpoint = {};
          PRAGMA journal_size_limit = 65536;",
-    )?;
+        checkpoint_pages(limits)
+    ))?;
     // SQLite keeps every page it touches in the connection's cache up to `cache_size`
     // (2000 KiB by default). Appends touch a new page every few events, and a store stays
     // open for the daemon's life, so each recording channel's cache grew with its database
@@ -674,6 +693,22 @@ mod tests {
 
     fn human() -> Draft {
         Draft::new(EventKind::Human, EventActor::Human).action("click")
+    }
+
+    #[test]
+    fn the_wal_grows_with_the_cap_before_a_checkpoint() {
+        let pages = |max_bytes| {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::open(dir.path(), limits(max_bytes)).unwrap();
+            store
+                .conn
+                .query_row("PRAGMA wal_autocheckpoint", [], |r| r.get::<_, i64>(0))
+                .unwrap()
+        };
+        // The default cap (200 MB): 1 MiB of WAL between checkpoints, not one every 64 KiB.
+        assert_eq!(pages(200 << 20), 256);
+        // A small cap keeps the small WAL.
+        assert_eq!(pages(2 << 20), 16);
     }
 
     #[test]
@@ -810,7 +845,10 @@ mod tests {
             let jpeg = vec![(n / 7) as u8; 2000 + n];
             let frame = (n % 2 == 0).then_some(&jpeg[..]);
             if n % 5 == 0 {
-                let rows = (0..40).map(|i| (long(n * 40 + i), frame, now)).collect();
+                let shared = frame.map(bytes::Bytes::copy_from_slice);
+                let rows = (0..40)
+                    .map(|i| (long(n * 40 + i), shared.clone(), now))
+                    .collect();
                 store.append_all(rows).unwrap();
             } else {
                 store.append(long(n), frame, now).unwrap();
@@ -837,8 +875,8 @@ mod tests {
         store.append(human(), Some(b"still"), now).unwrap();
         store
             .append_all(vec![
-                (human(), Some(b"still"), now),
-                (human(), Some(b"still"), now),
+                (human(), Some(bytes::Bytes::from_static(b"still")), now),
+                (human(), Some(bytes::Bytes::from_static(b"still")), now),
             ])
             .unwrap();
         let last_seq: i64 = store
