@@ -4,8 +4,9 @@
 //!
 //! Three tasks per pane: the reader (this connection's messages, in order), the writer (the
 //! only owner of the socket's send half: JSON notices, replies, and the latest frame from the
-//! screencast hub), and an input dispatcher per attachment (so a slow CDP round trip never
-//! stalls reading). Bad messages get an `error` reply and the connection stays up.
+//! screencast hub; it runs on the one thread of all panes' writers, `writer_thread`), and an
+//! input dispatcher per attachment (so a slow CDP round trip never stalls reading). Bad messages
+//! get an `error` reply and the connection stays up.
 
 mod commands;
 mod input;
@@ -13,6 +14,7 @@ mod person;
 mod protocol;
 mod vault_fill;
 mod writer;
+mod writer_thread;
 
 use std::sync::Arc;
 
@@ -99,7 +101,7 @@ async fn run_pane(socket: WebSocket, state: AppState) {
     drop(_guard);
     let (sink, mut stream) = socket.split();
     let (out, out_rx) = mpsc::channel(64);
-    let writer = tokio::spawn(write_loop(sink, out_rx));
+    let writer = writer_thread::spawn(write_loop(sink, out_rx));
     let mut pane = Pane {
         state: state.clone(),
         out,
