@@ -37,6 +37,7 @@ pub mod pages;
 pub mod pane;
 pub mod pane_on_page;
 pub mod probe;
+pub mod probe_retina;
 pub mod raw_cdp;
 pub mod remote;
 pub mod sockets;

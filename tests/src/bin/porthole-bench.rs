@@ -270,6 +270,7 @@ async fn main() {
         Some("peers") => return porthole_tests::bench_peers::run().await,
         Some("docker") => return porthole_tests::bench_docker::run().await,
         Some("scale") => return porthole_tests::bench_scale::run().await,
+        Some("retina-probe") => return porthole_tests::probe_retina::run().await,
         Some("timeline") => return porthole_tests::bench_timeline::run().await,
         Some("vault") => return porthole_tests::bench_vault::run().await,
         Some("wheel") => {
@@ -280,7 +281,7 @@ async fn main() {
         }
         Some(other) => {
             eprintln!(
-                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `consent`, `soak`, `distance`, `peers`, `wheel`, `screencast`, `scale`, `timeline`, `vault` or nothing"
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `consent`, `soak`, `distance`, `peers`, `wheel`, `screencast`, `scale`, `retina-probe`, `timeline`, `vault` or nothing"
             );
             std::process::exit(2);
         }
