@@ -12,6 +12,10 @@ use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
 use tokio_tungstenite::tungstenite::Message;
 
+/// How long clients that just connected are left to settle into the stream before a window
+/// opens (the daemon's panes get the same in `porthole-bench screencast`).
+pub const SETTLE: Duration = Duration::from_millis(300);
+
 /// CPU seconds the kernel has charged to one thread of this process (nanosecond accounting).
 fn thread_cpu_seconds(tid: i32) -> f64 {
     let path = format!("/proc/self/task/{tid}/schedstat");
@@ -57,8 +61,7 @@ pub async fn server_cpu(frame: Bytes, fps: u32, clients: usize, window: Duration
             while let Some(Ok(_)) = read.next().await {}
         }));
     }
-    // Let every socket settle into the stream before the window opens.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(SETTLE).await;
     let before = thread_cpu_seconds(tid);
     tokio::time::sleep(window).await;
     let used = thread_cpu_seconds(tid) - before;

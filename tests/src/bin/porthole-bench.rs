@@ -112,8 +112,11 @@ async fn watching_panes(daemon: &TestDaemon, n: usize) -> Vec<Pane> {
     panes
 }
 
-/// Daemon CPU seconds and frames delivered over one window with `panes` watching.
+/// Daemon CPU seconds and frames delivered over one window with `panes` watching, opened once
+/// the panes just connected settled into the stream (as the floor's clients do, see
+/// `bench_fanout::SETTLE`).
 async fn cpu_window(pid: u32, panes: &[&Pane]) -> (f64, usize) {
+    tokio::time::sleep(bench_fanout::SETTLE).await;
     let before = cpu_seconds_fine(pid);
     let counted: usize = panes.iter().map(|p| p.frame_count()).sum();
     tokio::time::sleep(CPU_WINDOW).await;
