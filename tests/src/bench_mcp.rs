@@ -194,10 +194,7 @@ impl RawTab {
     }
 
     async fn call(&self, method: &str, params: Value) -> Value {
-        self.cdp
-            .call_on(&self.session, method, params)
-            .await
-            .unwrap_or_else(|e| panic!("{method}: {e}"))
+        crate::raw_cdp::call(&self.cdp, &self.session, method, params).await
     }
 
     async fn eval(&self, expression: &str) -> Value {

@@ -82,16 +82,9 @@ impl RawTab {
                         Err(_) => return,
                     };
                     let arrived = Instant::now();
-                    if event.method != "Page.screencastFrame"
-                        || event.session_id.as_deref() != Some(&session)
-                    {
+                    if !crate::raw_cdp::ack_frame(&cdp, &event, &session) {
                         continue;
                     }
-                    cdp.fire(
-                        "Page.screencastFrameAck",
-                        json!({"sessionId": event.params["sessionId"]}),
-                        Some(&session),
-                    );
                     let swap_us = event.params["metadata"]["timestamp"]
                         .as_f64()
                         .map_or(0, |s| (s * 1e6) as u64);

@@ -420,16 +420,9 @@ impl Tab {
         let (reader_cdp, reader_session) = (cdp.clone(), session.clone());
         tokio::spawn(async move {
             while let Ok(event) = events.recv().await {
-                if event.method != "Page.screencastFrame"
-                    || event.session_id.as_deref() != Some(&reader_session)
-                {
+                if !raw_cdp::ack_frame(&reader_cdp, &event, &reader_session) {
                     continue;
                 }
-                reader_cdp.fire(
-                    "Page.screencastFrameAck",
-                    json!({"sessionId": event.params["sessionId"]}),
-                    Some(&reader_session),
-                );
                 let frame = Frame {
                     received: event.received,
                     meta: event.params["metadata"].clone(),
@@ -455,10 +448,7 @@ impl Tab {
     }
 
     async fn call(&self, method: &str, params: Value) -> Value {
-        self.cdp
-            .call_on(&self.session, method, params)
-            .await
-            .unwrap_or_else(|e| panic!("{method}: {e}"))
+        raw_cdp::call(&self.cdp, &self.session, method, params).await
     }
 
     async fn eval(&self, expression: &str) -> Value {

@@ -41,6 +41,27 @@ pub async fn first_page(cdp: &CdpConnection) -> String {
     .await
 }
 
+/// `method` on flat session `session`; panics with the method's name when Chrome refuses.
+pub async fn call(cdp: &CdpConnection, session: &str, method: &str, params: Value) -> Value {
+    cdp.call_on(session, method, params)
+        .await
+        .unwrap_or_else(|e| panic!("{method}: {e}"))
+}
+
+/// Acknowledges `event` when it is a screencast frame of `session` (so Chrome sends the
+/// next); false for any other event.
+pub fn ack_frame(cdp: &CdpConnection, event: &CdpEvent, session: &str) -> bool {
+    if event.method != "Page.screencastFrame" || event.session_id.as_deref() != Some(session) {
+        return false;
+    }
+    cdp.fire(
+        "Page.screencastFrameAck",
+        json!({"sessionId": event.params["sessionId"]}),
+        Some(session),
+    );
+    true
+}
+
 /// Starts a screencast on `session` with `params` (`format`, `quality`, sizes); returns the
 /// events from before it started.
 pub async fn start_screencast(
@@ -87,14 +108,9 @@ pub async fn screencast_frames(
         if Instant::now() >= end {
             break;
         }
-        if event.method != "Page.screencastFrame" || event.session_id.as_deref() != Some(&session) {
+        if !ack_frame(cdp, &event, &session) {
             continue;
         }
-        cdp.fire(
-            "Page.screencastFrameAck",
-            json!({"sessionId": event.params["sessionId"]}),
-            Some(&session),
-        );
         let swapped = event.params["metadata"]["timestamp"].as_f64();
         if let Some(since) = porthole::browser::frame_stages::since_swap(swapped, event.received) {
             from_swap.push(since.as_secs_f64() * 1000.0);
