@@ -7,8 +7,10 @@
 //! that drift, not recording). Printed: the daemon's CPU (% of a core; goal ≤ 5 points more
 //! with recording on), the tool calls done per window, their ratios per pair of neighbouring
 //! windows and the median of those, the bytes the timeline wrote per hour per channel, and
-//! where recording's time goes, stage by stage.
+//! where recording's time goes, stage by stage, and by thread (CPU and times scheduled in per
+//! tool call of each daemon's threads).
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,7 +19,7 @@ use serde_json::json;
 
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::pane::Pane;
-use crate::stream_stats::{cpu_seconds_fine, median_of};
+use crate::stream_stats::{cpu_by_thread, cpu_seconds_fine, median_of};
 
 /// Busy channels per daemon.
 const CHANNELS: usize = 10;
@@ -86,12 +88,31 @@ fn stage_spent(before: &Totals, after: &Totals) -> Totals {
 }
 
 /// What one window measured.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Window {
     /// Daemon CPU, % of one core.
     cpu: f64,
     /// Tool calls answered in the window, all channels.
     calls: usize,
+    /// CPU ns and times scheduled in, by thread name, over the window.
+    threads: Threads,
+}
+
+/// CPU ns and times scheduled in, by thread name (see [`cpu_by_thread`]).
+type Threads = BTreeMap<String, (u64, u64)>;
+
+/// What each thread name used from `before` to `after`.
+fn threads_spent(before: &Threads, after: &Threads) -> Threads {
+    after
+        .iter()
+        .map(|(name, (ns, slices))| {
+            let (ns0, slices0) = before.get(name).copied().unwrap_or_default();
+            (
+                name.clone(),
+                (ns.saturating_sub(ns0), slices.saturating_sub(slices0)),
+            )
+        })
+        .collect()
 }
 
 impl Window {
@@ -220,6 +241,7 @@ impl Busy {
         // The first calls of the turn are under way before the window opens.
         tokio::time::sleep(Duration::from_millis(200)).await;
         let cpu_before = cpu_seconds_fine(self.pid());
+        let threads_before = cpu_by_thread(self.pid());
         let calls_before = self.turn.calls.load(Ordering::Relaxed);
         let started = Instant::now();
         tokio::time::sleep(WINDOW).await;
@@ -229,6 +251,7 @@ impl Busy {
             calls: ((self.turn.calls.load(Ordering::Relaxed) - calls_before) as f64
                 * WINDOW.as_secs_f64()
                 / secs) as usize,
+            threads: threads_spent(&threads_before, &cpu_by_thread(self.pid())),
         };
         self.turn.active.store(false, Ordering::Relaxed);
         window
@@ -361,7 +384,7 @@ pub async fn run() {
     );
     let all =
         |pick: fn(&(Window, Window)) -> Window| -> Vec<Window> { pairs.iter().map(pick).collect() };
-    let (offs, ons) = (all(|p| p.0), all(|p| p.1));
+    let (offs, ons) = (all(|p| p.0.clone()), all(|p| p.1.clone()));
     let medians = |w: &[Window]| {
         let cpu: Vec<f64> = w.iter().map(|w| w.cpu).collect();
         let calls: Vec<f64> = w.iter().map(|w| w.calls as f64).collect();
@@ -420,6 +443,37 @@ pub async fn run() {
         median_of(&call_ratios),
     );
     print_stages(&recorded.stages, recorded.calls);
+    print_threads(&offs, &ons);
+}
+
+/// CPU µs and times scheduled in per tool call, by thread name, of each daemon over all its
+/// windows: which threads recording's extra time runs on, and how often they wake for it.
+fn print_threads(offs: &[Window], ons: &[Window]) {
+    let per_call = |windows: &[Window], name: &str| {
+        let calls = windows.iter().map(|w| w.calls).sum::<usize>().max(1) as f64;
+        let (ns, slices) = windows
+            .iter()
+            .filter_map(|w| w.threads.get(name))
+            .fold((0u64, 0u64), |(n, s), (ns, sl)| (n + ns, s + sl));
+        (ns as f64 / 1e3 / calls, slices as f64 / calls)
+    };
+    let names: std::collections::BTreeSet<&String> = offs
+        .iter()
+        .chain(ons)
+        .flat_map(|w| w.threads.keys())
+        .collect();
+    let listed = names
+        .iter()
+        .map(|name| {
+            let (off_us, off_wakes) = per_call(offs, name);
+            let (on_us, on_wakes) = per_call(ons, name);
+            format!(
+                "{name} {off_us:.0} / {on_us:.0} µs, {off_wakes:.2} / {on_wakes:.2} times scheduled in"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    println!("  per tool call by thread, off / on: {listed}");
 }
 
 /// Where recording's time goes, per tool call answered: each stage's wall µs (wherever it

@@ -155,6 +155,35 @@ pub fn cpu_seconds_fine(pid: u32) -> f64 {
     ns as f64 / 1e9
 }
 
+/// CPU ns and times scheduled in (`/proc/<pid>/task/*/schedstat`) of a process's threads,
+/// by thread name without its trailing digits (a runtime's workers and blocking threads share
+/// a name). Threads that ended are not counted.
+pub fn cpu_by_thread(pid: u32) -> std::collections::BTreeMap<String, (u64, u64)> {
+    let mut by_name = std::collections::BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return by_name;
+    };
+    for task in tasks.flatten() {
+        let read = |file: &str| std::fs::read_to_string(task.path().join(file)).ok();
+        let (Some(comm), Some(stat)) = (read("comm"), read("schedstat")) else {
+            continue;
+        };
+        let mut fields = stat.split_whitespace().map(str::parse::<u64>);
+        let (Some(Ok(ns)), _, Some(Ok(slices))) = (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let name = comm
+            .trim()
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .to_string();
+        let entry: &mut (u64, u64) = by_name.entry(name).or_default();
+        entry.0 += ns;
+        entry.1 += slices;
+    }
+    by_name
+}
+
 /// Every process: pid → (parent pid, command line with spaces).
 pub fn processes() -> HashMap<u32, (u32, String)> {
     let mut all = HashMap::new();
