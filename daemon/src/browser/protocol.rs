@@ -274,6 +274,12 @@ pub enum PaneMessage {
     /// An event was added to the channel's timeline (DESIGN.md §17); its fields are the
     /// event's own.
     TimelineEvent(Box<crate::timeline_event::TimelineEvent>),
+    /// Several `timeline_event` messages written to the timeline together, handed to the
+    /// panes as one notice (a busy agent's held calls: one wake of each pane's writer, not one
+    /// per event); each pane is sent them one by one. Never serialized itself.
+    #[serde(skip)]
+    #[schema(ignore)]
+    TimelineEvents(std::sync::Arc<[PaneMessage]>),
 }
 
 /// `download.state`.

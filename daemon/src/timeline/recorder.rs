@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::event::{now_ms, Draft, EventActor, EventKind};
+use super::event::{now_ms, Draft, EventActor, EventKind, TimelineEvent};
 use super::pace::Pace;
 use super::stages::{self, Stage};
 use super::store::{Limits, Store, StoreError};
@@ -477,13 +477,27 @@ impl Writer {
         .await;
         match written {
             Ok(Ok(events)) => {
+                // One notice to a session's panes for each run of its events.
                 let mut events = events.into_iter();
+                let mut run: Option<(Arc<BrowserSession>, Vec<TimelineEvent>)> = None;
                 for (session, count) in sessions {
-                    for event in events.by_ref().take(count) {
-                        if let Some(session) = &session {
-                            announce(session, event);
+                    let taken = events.by_ref().take(count);
+                    let Some(session) = session else {
+                        taken.for_each(drop);
+                        continue;
+                    };
+                    match &mut run {
+                        Some((of, run)) if Arc::ptr_eq(of, &session) => run.extend(taken),
+                        _ => {
+                            if let Some((of, events)) = run.take() {
+                                announce(&of, events);
+                            }
+                            run = Some((session, taken.collect()));
                         }
                     }
+                }
+                if let Some((of, events)) = run {
+                    announce(&of, events);
                 }
             }
             Ok(Err(error)) => {
@@ -509,10 +523,20 @@ impl Writer {
     }
 }
 
-/// Sends `event` to the session's panes (timed as [`Stage::Live`] with one JSON encode per
-/// pane, which is what each pane's writer does with it).
-fn announce(session: &BrowserSession, event: super::event::TimelineEvent) {
-    let message = PaneMessage::TimelineEvent(Box::new(event));
+/// Sends `events` to the session's panes, as one notice when there are several (timed as
+/// [`Stage::Live`] with one JSON encode per event and pane, which is what each pane's writer
+/// does with them).
+fn announce(session: &BrowserSession, events: Vec<TimelineEvent>) {
+    let count = events.len() as u64;
+    let mut messages: Vec<PaneMessage> = events
+        .into_iter()
+        .map(|event| PaneMessage::TimelineEvent(Box::new(event)))
+        .collect();
+    let message = match messages.len() {
+        0 => return,
+        1 => messages.pop().expect("one message"),
+        _ => PaneMessage::TimelineEvents(messages.into()),
+    };
     if !stages::on() {
         session.announce(message);
         return;
@@ -520,7 +544,10 @@ fn announce(session: &BrowserSession, event: super::event::TimelineEvent) {
     // The thread's CPU clock is read for one announce in a few (`stages::cpu_sample`).
     let (started, cpu) = (std::time::Instant::now(), stages::cpu_sample());
     let panes = session.pane_count() as u32;
-    let _ = message.to_json();
+    match &message {
+        PaneMessage::TimelineEvents(all) => all.iter().for_each(|m| drop(m.to_json())),
+        one => drop(one.to_json()),
+    }
     let encode = started.elapsed();
     let encode_cpu = cpu.map(|cpu| stages::thread_cpu().saturating_sub(cpu));
     session.announce(message);
@@ -531,6 +558,6 @@ fn announce(session: &BrowserSession, event: super::event::TimelineEvent) {
         started.elapsed() + encode * more,
         cpu.zip(encode_cpu)
             .map(|(cpu, encode_cpu)| stages::thread_cpu().saturating_sub(cpu) + encode_cpu * more),
-        1,
+        count,
     );
 }

@@ -96,6 +96,9 @@ pub(super) async fn write_loop(mut sink: Sink, mut commands: mpsc::Receiver<Outg
                     }
                     sent
                 }
+                Followed::Notice(PaneMessage::TimelineEvents(events)) => {
+                    send_all(&mut sink, &events).await
+                }
                 Followed::Notice(message) => send_json(&mut sink, &message).await,
                 Followed::Nothing => Ok(()),
                 Followed::Ended => {
@@ -136,6 +139,14 @@ pub(super) async fn write_loop(mut sink: Sink, mut commands: mpsc::Receiver<Outg
 
 async fn send_json(sink: &mut Sink, message: &PaneMessage) -> Result<(), axum::Error> {
     sink.send(Message::Text(message.to_json().into())).await
+}
+
+/// Sends `messages` in order, in one write.
+async fn send_all(sink: &mut Sink, messages: &[PaneMessage]) -> Result<(), axum::Error> {
+    for message in messages {
+        sink.feed(Message::Text(message.to_json().into())).await?;
+    }
+    sink.flush().await
 }
 
 /// What happened in the followed session.

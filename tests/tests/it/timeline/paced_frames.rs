@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use porthole_tests::daemon::DaemonOptions;
 use porthole_tests::eventually;
+use porthole_tests::pane::Pane;
 use serde_json::json;
 
 use super::{daemon_on_page, events, frame, owner_act, serve_pages, REPAINT};
@@ -23,6 +24,10 @@ async fn back_to_back_calls_share_captures_and_the_last_shows_the_end() {
     let pages = serve_pages().await;
     let channel = "tl-paced";
     let daemon = daemon_on_page(DaemonOptions::default(), channel, &format!("{pages}/noise")).await;
+    // A pane of the channel gets each event live.
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(channel).await;
+    let mark = pane.mark();
     for n in 0..CALLS {
         let expression = if n + 1 == CALLS { GO_GREEN } else { REPAINT };
         owner_act(
@@ -42,6 +47,26 @@ async fn back_to_back_calls_share_captures_and_the_last_shows_the_end() {
     let calls: Vec<_> = all.iter().filter(|e| e["tool"] == "evaluate").collect();
     let seqs: Vec<u64> = calls.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    // Held calls are written together and reach the pane as one notice: it is still sent
+    // one `timeline_event` per call, in order.
+    let live = pane
+        .wait(
+            "every call's timeline_event",
+            Duration::from_secs(30),
+            |r| {
+                let live: Vec<u64> = r.messages[mark..]
+                    .iter()
+                    .filter(|m| m["type"] == "timeline_event" && m["tool"] == "evaluate")
+                    .map(|m| m["seq"].as_u64().unwrap())
+                    .collect();
+                (live.len() >= CALLS).then_some(live)
+            },
+        )
+        .await;
+    assert_eq!(
+        live, seqs,
+        "the calls' live events, against the listed ones"
+    );
     let ats: Vec<&str> = calls.iter().map(|e| e["at"].as_str().unwrap()).collect();
     assert!(ats.windows(2).all(|w| w[0] <= w[1]), "{ats:?}");
     // Every call has a frame (each repaint makes a new image, so frames differ only by
