@@ -61,6 +61,9 @@ enum Outgoing {
     Cast,
     /// Stop following notices and frames.
     Unfollow,
+    /// Tell the pane its viewport again before the next frame: its size or scale is about to
+    /// change, and frames of the new size can come before the `Cast` that follows.
+    TellSize,
     Close(u16, &'static str),
 }
 
@@ -540,6 +543,9 @@ impl Pane {
             Some(Ok(changed)) => changed,
             None => false,
         };
+        if size.is_some() || rescaled {
+            let _ = self.out.send(Outgoing::TellSize).await;
+        }
         if let Some((width, height)) = size {
             self.resize(&attached.view, width, height).await;
         } else if rescaled {

@@ -74,6 +74,10 @@ pub(super) async fn write_loop(mut sink: Sink, mut commands: mpsc::Receiver<Outg
                     told_size = None;
                     Ok(())
                 }
+                Some(Outgoing::TellSize) => {
+                    told_size = None;
+                    Ok(())
+                }
                 Some(Outgoing::Unfollow) => {
                     following = None;
                     (cast, frames) = (false, None);
