@@ -526,14 +526,16 @@ async fn the_pane_dialog_ticks_and_filters(
         m["type"] == "page_info" && m["title"] == "Porthole"
     })
     .await;
+    // The title comes before the panel's modules run: wait for them (the full suite's load
+    // once kept them past 10 s).
+    eventually("the panel's modules", Duration::from_secs(60), || async {
+        (probe.eval(tab, "!!window.porthole").await == json!(true)).then_some(())
+    })
+    .await;
     let dialog = probe
         .eval(
             tab,
             r#"(async () => { try {
-                // The title comes before the panel's modules run: wait for them (up to 10 s).
-                for (let i = 0; i < 200 && !window.porthole; i++) {
-                    await new Promise(r => setTimeout(r, 50));
-                }
                 const d = window.porthole.cookies;
                 await d.open();
                 d.pickSource('chromium:Default', false);
