@@ -19,7 +19,7 @@ use serde_json::json;
 
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::pane::Pane;
-use crate::stream_stats::{cpu_by_thread, cpu_seconds_fine, median_of};
+use crate::stream_stats::{cpu_by_thread, median_of};
 
 /// Busy channels per daemon.
 const CHANNELS: usize = 10;
@@ -240,18 +240,19 @@ impl Busy {
         self.turn.active.store(true, Ordering::Relaxed);
         // The first calls of the turn are under way before the window opens.
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let cpu_before = cpu_seconds_fine(self.pid());
         let threads_before = cpu_by_thread(self.pid());
         let calls_before = self.turn.calls.load(Ordering::Relaxed);
         let started = Instant::now();
         tokio::time::sleep(WINDOW).await;
         let secs = started.elapsed().as_secs_f64();
+        let threads = threads_spent(&threads_before, &cpu_by_thread(self.pid()));
+        let ns: u64 = threads.values().map(|(ns, _)| ns).sum();
         let window = Window {
-            cpu: (cpu_seconds_fine(self.pid()) - cpu_before) / secs * 100.0,
+            cpu: ns as f64 / 1e9 / secs * 100.0,
             calls: ((self.turn.calls.load(Ordering::Relaxed) - calls_before) as f64
                 * WINDOW.as_secs_f64()
                 / secs) as usize,
-            threads: threads_spent(&threads_before, &cpu_by_thread(self.pid())),
+            threads,
         };
         self.turn.active.store(false, Ordering::Relaxed);
         window

@@ -144,14 +144,7 @@ pub fn cpu_seconds(pid: u32) -> f64 {
 /// 10 ms ticks of [`cpu_seconds`] are too coarse for a few per cent of a core over seconds).
 /// A thread that exits takes its time with it: for processes whose threads live on.
 pub fn cpu_seconds_fine(pid: u32) -> f64 {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0.0;
-    };
-    let ns: u64 = tasks
-        .flatten()
-        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum();
+    let ns: u64 = cpu_by_thread(pid).values().map(|(ns, _)| ns).sum();
     ns as f64 / 1e9
 }
 

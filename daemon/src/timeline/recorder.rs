@@ -477,27 +477,8 @@ impl Writer {
         .await;
         match written {
             Ok(Ok(events)) => {
-                // One notice to a session's panes for each run of its events.
-                let mut events = events.into_iter();
-                let mut run: Option<(Arc<BrowserSession>, Vec<TimelineEvent>)> = None;
-                for (session, count) in sessions {
-                    let taken = events.by_ref().take(count);
-                    let Some(session) = session else {
-                        taken.for_each(drop);
-                        continue;
-                    };
-                    match &mut run {
-                        Some((of, run)) if Arc::ptr_eq(of, &session) => run.extend(taken),
-                        _ => {
-                            if let Some((of, events)) = run.take() {
-                                announce(&of, events);
-                            }
-                            run = Some((session, taken.collect()));
-                        }
-                    }
-                }
-                if let Some((of, events)) = run {
-                    announce(&of, events);
+                for (session, events) in runs_by_session(sessions, events) {
+                    announce(&session, events);
                 }
             }
             Ok(Err(error)) => {
@@ -521,6 +502,25 @@ impl Writer {
         })
         .await;
     }
+}
+
+/// The events of a write, in order, in runs of one session each (one notice per run): `owners`
+/// says whose each next `count` events are; those of no session are dropped.
+fn runs_by_session<S, E>(
+    owners: Vec<(Option<Arc<S>>, usize)>,
+    events: Vec<E>,
+) -> Vec<(Arc<S>, Vec<E>)> {
+    let mut events = events.into_iter();
+    let mut runs: Vec<(Arc<S>, Vec<E>)> = Vec::new();
+    for (owner, count) in owners {
+        let taken: Vec<E> = events.by_ref().take(count).collect();
+        let Some(owner) = owner else { continue };
+        match runs.last_mut() {
+            Some((last, run)) if Arc::ptr_eq(last, &owner) => run.extend(taken),
+            _ => runs.push((owner, taken)),
+        }
+    }
+    runs
 }
 
 /// Sends `events` to the session's panes, as one notice when there are several (timed as
@@ -560,4 +560,29 @@ fn announce(session: &BrowserSession, events: Vec<TimelineEvent>) {
             .map(|(cpu, encode_cpu)| stages::thread_cpu().saturating_sub(cpu) + encode_cpu * more),
         count,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_writes_events_go_out_in_runs_of_one_session_in_order() {
+        let (a, b) = (Arc::new("a"), Arc::new("b"));
+        let owners = vec![
+            (Some(a.clone()), 2),
+            (None, 1),
+            (Some(a.clone()), 1),
+            (Some(b.clone()), 1),
+            (Some(a.clone()), 1),
+        ];
+        let runs: Vec<(&str, Vec<u32>)> = runs_by_session(owners, vec![0, 1, 2, 3, 4, 5])
+            .into_iter()
+            .map(|(session, events)| (*session, events))
+            .collect();
+        assert_eq!(
+            runs,
+            vec![("a", vec![0, 1, 3]), ("b", vec![4]), ("a", vec![5])]
+        );
+    }
 }
