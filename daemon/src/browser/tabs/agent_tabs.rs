@@ -12,7 +12,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::owner::{Actor, TabOwner};
+use super::entry::Tab;
+use super::owner::{Actor, TabOwner, OWNER_AGENT};
 use super::tracking::TabLife;
 use crate::browser::error::SessionError;
 use crate::browser::protocol::TabInfo;
@@ -30,12 +31,12 @@ impl AgentTabs<'_> {
     /// `(target_id, session_id)` of the tab `actor` acts in; an agent without a tab gets a new
     /// one of its own (one at a time per agent, so racing calls share it).
     pub(crate) async fn tab_for(&self, actor: &Actor) -> Result<(String, String), SessionError> {
-        let Actor::Agent { id, .. } = actor else {
-            return self.life.core.active_tab();
-        };
         if !self.life.core.is_alive() {
             return Err(SessionError::Closed);
         }
+        let Actor::Agent { id, .. } = actor else {
+            return self.owner_tab().await;
+        };
         let lock = self.agent_lock(id);
         let _one_at_a_time = lock.lock().await;
         if let Some(found) = self.current_agent_tab(id) {
@@ -52,6 +53,35 @@ impl AgentTabs<'_> {
         Ok((target_id, session_id))
     }
 
+    /// The active tab, unless the URL guard is closing it: then another tab, made active, or a
+    /// new one when none is left (`mcp-host-browser`'s guard closes its last tab, and the note
+    /// it leaves promises the next call a tab).
+    async fn owner_tab(&self) -> Result<(String, String), SessionError> {
+        let lock = self.agent_lock(OWNER_AGENT);
+        let _one_at_a_time = lock.lock().await;
+        let (active, other) = {
+            let tabs = self.life.core.tabs.list();
+            let open = |t: &&Tab| tabs.entry(&t.target_id).is_some_and(|e| !e.guard_closing);
+            let active = tabs.active().filter(open).map(|t| t.target_id.clone());
+            let other = tabs.filtered(|_| true).into_iter().rfind(open);
+            (active, other.map(|t| t.target_id.clone()))
+        };
+        let target_id = match (active, other) {
+            (Some(active), _) => active,
+            (None, Some(other)) => {
+                self.life.switch_tab(&other).await?;
+                other
+            }
+            (None, None) => self.life.new_tab(None).await?.target_id,
+        };
+        let session_id = self
+            .life
+            .core
+            .tab_session(&target_id)
+            .ok_or_else(|| SessionError::UnknownTab(target_id.clone()))?;
+        Ok((target_id, session_id))
+    }
+
     fn agent_lock(&self, agent_id: &str) -> Arc<tokio::sync::Mutex<()>> {
         self.locks
             .lock()
@@ -61,18 +91,26 @@ impl AgentTabs<'_> {
             .clone()
     }
 
-    /// The agent's current tab when it is still its own; else its newest own tab, if any.
+    /// The agent's current tab when it is still its own; else its newest own tab, if any. A
+    /// tab the URL guard is closing is neither: the agent was told its next call runs in
+    /// another tab, and Chrome's word that the tab is gone may come after that call.
     fn current_agent_tab(&self, agent_id: &str) -> Option<(String, String)> {
         let tabs = self.life.core.tabs.list();
         let mut current = self.current.lock().expect("agent tabs lock");
-        let still_ours = current
-            .get(agent_id)
-            .and_then(|id| tabs.get(id))
-            .filter(|t| t.owner.id() == agent_id);
+        let usable = |target_id: &str| {
+            tabs.entry(target_id)
+                .filter(|e| e.tab.owner.id() == agent_id && !e.guard_closing)
+                .map(|e| &e.tab)
+        };
+        let still_ours = current.get(agent_id).and_then(|id| usable(id));
         let tab = match still_ours {
             Some(tab) => tab,
             None => {
-                let tab = *tabs.filtered(|o| o.id() == agent_id).last()?;
+                let newest = tabs.filtered(|o| o.id() == agent_id);
+                let tab = *newest
+                    .iter()
+                    .rev()
+                    .find(|t| usable(&t.target_id).is_some())?;
                 current.insert(agent_id.to_string(), tab.target_id.clone());
                 tab
             }

@@ -330,7 +330,8 @@ async fn an_agents_tab_on_an_internal_page_is_closed_and_the_agent_told() {
 }
 
 /// `porthole mcp-host-browser` on a stand-in user Chrome: the same refusals, and its tab sent
-/// to an internal page by the user (in their own Chrome) is closed, with a note next call.
+/// to an internal page by the user (in their own Chrome) is closed, with a note next call,
+/// and the calls after it run in a new tab.
 #[tokio::test]
 async fn mcp_host_browser_keeps_its_tabs_off_internal_pages() {
     let base = serve_pages().await;
@@ -387,4 +388,8 @@ async fn mcp_host_browser_keeps_its_tabs_off_internal_pages() {
     let said = text(&call(&mcp, "get_page_text", json!({})).await);
     assert!(said.contains("Porthole closed that tab"), "{said}");
     assert!(!looks_internal_content(&said), "{said}");
+    // As the note says, the calls go on in a new tab (the closed one was the server's last).
+    ok(&mcp, "navigate", json!({"url": start})).await;
+    let page = agent_page(&mcp).await;
+    assert!(page.contains(&start), "{page}");
 }
