@@ -32,10 +32,32 @@ async fn a_docker_evaluate_over_256_mib_fails_alone_and_the_browser_lives_on() {
         json!({"expression": "const huge = 'y'.repeat(300e6); huge"}),
     )
     .await;
-    assert!(
-        refused.contains("sidecar") && refused.contains("skipped"),
-        "{refused}"
-    );
+    if refused.contains("did not answer in time") {
+        // The full suite's load can keep Chrome making the reply past the tool's 20 s (it
+        // takes ~5 s alone): the call fails on its deadline, and the hub skips the reply when
+        // it comes. Its own line in the sidecar's log says so.
+        let container = format!("porthole-chrome-{tag}");
+        porthole_tests::eventually(
+            "the sidecar's hub to skip the late reply",
+            std::time::Duration::from_secs(120),
+            || async {
+                // The sidecar writes its lines on stderr.
+                let logs = std::process::Command::new("docker")
+                    .args(["logs", &container])
+                    .output()
+                    .expect("docker logs");
+                String::from_utf8_lossy(&logs.stderr)
+                    .contains("chrome_message_skipped")
+                    .then_some(())
+            },
+        )
+        .await;
+    } else {
+        assert!(
+            refused.contains("sidecar") && refused.contains("skipped"),
+            "{refused}"
+        );
+    }
 
     // The same tab answers again, and the pane's tab is still there.
     assert_eq!(eval(&agent, "1 + 1").await, json!(2));
