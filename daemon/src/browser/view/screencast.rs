@@ -34,6 +34,10 @@ pub struct ScreencastHub {
     activate: bool,
     params: Mutex<Params>,
     shared: Arc<Shared>,
+    /// The daemon's runtime, where each tab's cast task runs: a pane's writer starts watching
+    /// from the writers' thread (`api::ws::writer_thread`), which only copies bytes into
+    /// sockets.
+    runtime: tokio::runtime::Handle,
 }
 
 /// Held by a pane while it watches a tab; dropping it stops that tab's cast when it was the
@@ -80,6 +84,7 @@ impl ScreencastHub {
             activate,
             params: Mutex::new(Params { quality: 70 }),
             shared,
+            runtime: tokio::runtime::Handle::current(),
         }
     }
 
@@ -118,7 +123,7 @@ impl ScreencastHub {
             generation: 0,
         });
         let ended = self.closed.child_token();
-        tokio::spawn(reconcile(
+        self.runtime.spawn(reconcile(
             Caster {
                 cdp: self.cdp.clone(),
                 target_id: target_id.to_string(),
