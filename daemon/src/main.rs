@@ -8,6 +8,12 @@ use porthole::config::Config;
 use porthole::daemon::{Daemon, Paths};
 use porthole::mode::Mode;
 
+/// mimalloc, not glibc's malloc: measured with `porthole-bench timeline` and `screencast`
+/// (release, alternating runs), malloc and free were 15 % of a busy daemon's CPU, and with
+/// mimalloc a tool call costs 8–15 % less CPU and a pane's frame about 10 % less.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "porthole",
