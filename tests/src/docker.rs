@@ -26,6 +26,20 @@ pub fn docker(args: &[&str]) -> (bool, String) {
     )
 }
 
+/// The sidecar container of `channel` (the daemon's `porthole-chrome-<channel>`).
+pub fn container(channel: &str) -> String {
+    format!("porthole-chrome-{channel}")
+}
+
+/// What a container wrote on stderr (the sidecar's `[sidecar] …` lines go there).
+pub fn stderr_log(name: &str) -> String {
+    let output = std::process::Command::new("docker")
+        .args(["logs", name])
+        .output()
+        .expect("the docker CLI runs (scripts/setup/docker.sh installs it)");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 /// `docker inspect` of a container, `None` when there is none.
 pub fn inspect_container(name: &str) -> Option<Value> {
     let (ok, out) = docker(&["container", "inspect", name]);

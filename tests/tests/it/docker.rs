@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::docker::container;
 use porthole_tests::docker::{
     self, docker, ensure_image, inspect_container, labelled_containers, unique, volume_exists,
     DockerCleanup,
@@ -15,10 +16,6 @@ use porthole_tests::docker::{
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
-
-fn container(channel: &str) -> String {
-    format!("porthole-chrome-{channel}")
-}
 
 fn volume(channel: &str) -> String {
     format!("porthole-chrome-profile-{channel}")

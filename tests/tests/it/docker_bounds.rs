@@ -36,17 +36,12 @@ async fn a_docker_evaluate_over_256_mib_fails_alone_and_the_browser_lives_on() {
         // The full suite's load can keep Chrome making the reply past the tool's 20 s (it
         // takes ~5 s alone): the call fails on its deadline, and the hub skips the reply when
         // it comes. Its own line in the sidecar's log says so.
-        let container = format!("porthole-chrome-{tag}");
+        let container = docker::container(&tag);
         porthole_tests::eventually(
             "the sidecar's hub to skip the late reply",
             std::time::Duration::from_secs(120),
             || async {
-                // The sidecar writes its lines on stderr.
-                let logs = std::process::Command::new("docker")
-                    .args(["logs", &container])
-                    .output()
-                    .expect("docker logs");
-                String::from_utf8_lossy(&logs.stderr)
+                docker::stderr_log(&container)
                     .contains("chrome_message_skipped")
                     .then_some(())
             },

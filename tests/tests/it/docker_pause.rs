@@ -8,13 +8,10 @@
 use std::time::Duration;
 
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::docker::container;
 use porthole_tests::docker::{self, ensure_image, inspect_container, unique, DockerCleanup};
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
-
-fn container(channel: &str) -> String {
-    format!("porthole-chrome-{channel}")
-}
 
 /// Waits until the container `name` is paused.
 async fn paused(name: &str) -> Value {

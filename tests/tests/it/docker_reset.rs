@@ -3,15 +3,12 @@
 //! also clear the local profile, and one made in local mode the docker sidecar and its volume.
 
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::docker::container;
 use porthole_tests::docker::{
     self, ensure_image, inspect_container, unique, volume_exists, DockerCleanup,
 };
 use porthole_tests::pages::PageServer;
 use serde_json::{json, Value};
-
-fn container(channel: &str) -> String {
-    format!("porthole-chrome-{channel}")
-}
 
 fn volume(channel: &str) -> String {
     format!("porthole-chrome-profile-{channel}")

@@ -7,16 +7,13 @@
 use std::time::Duration;
 
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::docker::container;
 use porthole_tests::docker::{
     self, ensure_image, inspect_container, labelled_containers, unique, volume_exists,
     DockerCleanup,
 };
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
-
-fn container(channel: &str) -> String {
-    format!("porthole-chrome-{channel}")
-}
 
 /// The untaken spares labelled with `tag`.
 fn spares(tag: &str) -> Vec<String> {

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::delay_proxy::Link;
+use porthole_tests::docker::container;
 use porthole_tests::docker::{self, unique};
 use porthole_tests::pages;
 use porthole_tests::pane::Pane;
@@ -62,10 +63,6 @@ at_both_distances! {
     a_remote_engine_without_base_images_fails_the_build_with_the_command_that_fixes_it => no_base_images_names_the_fix;
     a_cdp_stream_that_drops_mid_way_is_told_and_the_next_start_reconnects => dropped_stream_is_told_and_reconnects;
     an_agents_tools_drive_a_remote_browser => agents_tools_drive_a_remote_browser;
-}
-
-fn container(channel: &str) -> String {
-    format!("porthole-chrome-{channel}")
 }
 
 fn volume(channel: &str) -> String {

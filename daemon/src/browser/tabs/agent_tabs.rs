@@ -44,13 +44,9 @@ impl AgentTabs<'_> {
         }
         let target_id = self.life.open_tab_laid_out(actor.as_owner()).await?;
         self.set_agent_tab(id, &target_id);
-        let session_id = self
-            .life
-            .core
-            .tab_session(&target_id)
-            .ok_or_else(|| SessionError::UnknownTab(target_id.clone()))?;
-        tracing::info!(event = "agent_tab_opened", channel_id = %self.life.core.channel, agent_id = %id, target_id = %target_id);
-        Ok((target_id, session_id))
+        let tab = self.with_session(target_id)?;
+        tracing::info!(event = "agent_tab_opened", channel_id = %self.life.core.channel, agent_id = %id, target_id = %tab.0);
+        Ok(tab)
     }
 
     /// The active tab, unless the URL guard is closing it: then another tab, made active, or a
@@ -74,12 +70,15 @@ impl AgentTabs<'_> {
             }
             (None, None) => self.life.new_tab(None).await?.target_id,
         };
-        let session_id = self
-            .life
-            .core
-            .tab_session(&target_id)
-            .ok_or_else(|| SessionError::UnknownTab(target_id.clone()))?;
-        Ok((target_id, session_id))
+        self.with_session(target_id)
+    }
+
+    /// `(target_id, session_id)` of a tracked tab.
+    fn with_session(&self, target_id: String) -> Result<(String, String), SessionError> {
+        match self.life.core.tab_session(&target_id) {
+            Some(session_id) => Ok((target_id, session_id)),
+            None => Err(SessionError::UnknownTab(target_id)),
+        }
     }
 
     fn agent_lock(&self, agent_id: &str) -> Arc<tokio::sync::Mutex<()>> {
