@@ -3,6 +3,12 @@
 //! whose CPU time is read from the kernel's per-thread accounting. What the daemon adds per
 //! pane over this floor is what fanning out could still save; the floor itself (the kernel's
 //! loopback send and one WebSocket frame per socket) is paid by any server.
+//!
+//! The floor's clients send what a pane sends before it watches (two short messages): the
+//! kernel treats a socket whose peer has sent data as interactive, and the peer then delays
+//! its ACKs; on loopback the ACK for every second frame is then built and taken in inside the
+//! server's own `sendto`. A client that never sent a byte ACKs each frame from its own
+//! thread instead, which makes a floor no pane-serving server can stand on.
 
 use std::time::Duration;
 
@@ -34,10 +40,25 @@ fn current_tid() -> i32 {
         .unwrap_or(0)
 }
 
+/// What the floor's clients send once connected.
+#[derive(Clone, Copy, Debug)]
+pub enum Spoke {
+    /// Two short messages, as a pane sends its start and watch.
+    AsPanes,
+    /// Nothing (their kernel then ACKs each frame at once, from the reading thread).
+    Never,
+}
+
 /// The fan-out server's CPU time over `window` with `clients` connected clients reading every
 /// frame: `frame` sent `fps` times a second to each, one task per socket fed by one watch
 /// channel (the daemon's own shape, nothing else).
-pub async fn server_cpu(frame: Bytes, fps: u32, clients: usize, window: Duration) -> f64 {
+pub async fn server_cpu(
+    frame: Bytes,
+    fps: u32,
+    clients: usize,
+    spoke: Spoke,
+    window: Duration,
+) -> f64 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the fan-out floor");
     let addr = listener.local_addr().expect("its address");
     let (tid_tx, tid_rx) = oneshot::channel();
@@ -53,9 +74,17 @@ pub async fn server_cpu(frame: Bytes, fps: u32, clients: usize, window: Duration
     let tid = tid_rx.await.expect("the floor thread's id");
     let mut readers = Vec::new();
     for _ in 0..clients {
-        let (socket, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/"))
+        let (mut socket, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/"))
             .await
             .expect("connect to the fan-out floor");
+        if let Spoke::AsPanes = spoke {
+            for message in [
+                r#"{"type":"start","channel":"bench"}"#,
+                r#"{"type":"watch","tab":"tab-1"}"#,
+            ] {
+                let _ = socket.send(Message::text(message)).await;
+            }
+        }
         readers.push(tokio::spawn(async move {
             let (_, mut read) = socket.split();
             while let Some(Ok(_)) = read.next().await {}

@@ -29,24 +29,25 @@
 //!     `form_input` typing the same two values, and the scan of answers per KB
 //!     ([`porthole_tests::bench_vault`]).
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use porthole::cdp::CdpConnection;
-use porthole_tests::bench_fanout;
+use porthole_tests::bench_fanout::{self, Spoke};
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
 use porthole_tests::raw_cdp;
-use porthole_tests::stream_stats::{cpu_seconds_fine, median, pane_stream, Arrivals, Stream};
+use porthole_tests::stream_stats::{cpu_by_thread, median, pane_stream, Arrivals, Stream};
 use serde_json::json;
 
 const WINDOW: Duration = Duration::from_secs(4);
 /// One CPU sample, and how many samples of each kind (alternating 1 and 20 panes).
 const CPU_WINDOW: Duration = Duration::from_secs(5);
-const CPU_ROUNDS: usize = 3;
+const CPU_ROUNDS: usize = 5;
 /// Turns each of the daemon's and the raw screencast take within [`WINDOW`].
 const TURNS: usize = 4;
 
@@ -115,21 +116,31 @@ async fn watching_panes(daemon: &TestDaemon, n: usize) -> Vec<Pane> {
 /// Daemon CPU seconds and frames delivered over one window with `panes` watching, opened once
 /// the panes just connected settled into the stream (as the floor's clients do, see
 /// `bench_fanout::SETTLE`).
-async fn cpu_window(pid: u32, panes: &[&Pane]) -> (f64, usize) {
+async fn cpu_window(pid: u32, panes: &[&Pane]) -> (f64, usize, BTreeMap<String, f64>) {
     tokio::time::sleep(bench_fanout::SETTLE).await;
-    let before = cpu_seconds_fine(pid);
+    let before = cpu_by_thread(pid);
     let counted: usize = panes.iter().map(|p| p.frame_count()).sum();
     tokio::time::sleep(CPU_WINDOW).await;
-    let used = cpu_seconds_fine(pid) - before;
+    let after = cpu_by_thread(pid);
     let delivered: usize = panes.iter().map(|p| p.frame_count()).sum::<usize>() - counted;
-    (used, delivered)
+    let by_thread: BTreeMap<String, f64> = after
+        .iter()
+        .map(|(name, (ns, _))| {
+            let ns0 = before.get(name).map_or(0, |(ns0, _)| *ns0);
+            (name.clone(), ns.saturating_sub(ns0) as f64 / 1e9)
+        })
+        .collect();
+    (by_thread.values().sum(), delivered, by_thread)
 }
 
 /// The daemon's CPU with 1 and with 20 panes on one tab, against the floor: a bare WebSocket
-/// fan-out of the same frame at the same rate ([`porthole_tests::bench_fanout`]). Each of
-/// [`CPU_ROUNDS`] rounds measures all four (daemon 1 and 20 panes, floor 1 and 20 clients) one
-/// after the other, so the floor shares the daemon's stretch of time; the ratio of the
-/// medians is printed, and each round's own (noisier: a difference of two short windows).
+/// fan-out of the same frame at the same rate ([`porthole_tests::bench_fanout`]) to clients
+/// that, as panes do, sent two short messages first. Each of [`CPU_ROUNDS`] rounds measures
+/// the daemon with 1 and 20 panes, then the floor with 1 and 20 clients, then the floor with
+/// clients that never sent a byte (printed beside, not the goal's floor: see
+/// [`Spoke`]), one after the other, so the floors share the daemon's stretch of time; the
+/// ratio of the medians is printed, and each round's own (noisier: a difference of two short
+/// windows). Then the daemon's per-pane cost by thread.
 async fn fanout_cpu(daemon: &TestDaemon, pid: u32) {
     const MANY: usize = 20;
     let secs = CPU_WINDOW.as_secs_f64();
@@ -138,6 +149,8 @@ async fn fanout_cpu(daemon: &TestDaemon, pid: u32) {
     let (mut one, mut many, mut bare1, mut bare20) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut ratios = Vec::new();
+    let mut by_thread: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut silent = Vec::new();
     let per_pane_us = |extra_cpu: f64, frames: f64| extra_cpu / frames.max(1.0) * 1e6;
     for round in 0..CPU_ROUNDS {
         let log_from = daemon.log().len();
@@ -152,13 +165,32 @@ async fn fanout_cpu(daemon: &TestDaemon, pid: u32) {
         drop(all);
         drop(more);
         let fps = (alone.1 as f64 / secs).round().max(1.0) as u32;
-        let floor1 = bench_fanout::server_cpu(frame.clone(), fps, 1, CPU_WINDOW).await;
-        let floor20 = bench_fanout::server_cpu(frame.clone(), fps, MANY, CPU_WINDOW).await;
-        let daemon_each = per_pane_us(crowd.0 - alone.0, crowd.1.saturating_sub(alone.1) as f64);
+        let floor = |clients, spoke| {
+            bench_fanout::server_cpu(frame.clone(), fps, clients, spoke, CPU_WINDOW)
+        };
+        let (floor1, floor20) = (
+            floor(1, Spoke::AsPanes).await,
+            floor(MANY, Spoke::AsPanes).await,
+        );
+        let (silent1, silent20) = (
+            floor(1, Spoke::Never).await,
+            floor(MANY, Spoke::Never).await,
+        );
+        let extra_frames = crowd.1.saturating_sub(alone.1) as f64;
+        let daemon_each = per_pane_us(crowd.0 - alone.0, extra_frames);
+        for (name, spent) in &crowd.2 {
+            let alone_spent = alone.2.get(name).copied().unwrap_or(0.0);
+            let each = per_pane_us(spent - alone_spent, extra_frames);
+            by_thread.entry(name.clone()).or_default().push(each);
+        }
         let floor_each = per_pane_us(floor20 - floor1, f64::from(fps) * secs * (MANY - 1) as f64);
         ratios.push(daemon_each / floor_each);
-        one.push(alone);
-        many.push(crowd);
+        silent.push(per_pane_us(
+            silent20 - silent1,
+            f64::from(fps) * secs * (MANY - 1) as f64,
+        ));
+        one.push((alone.0, alone.1));
+        many.push((crowd.0, crowd.1));
         bare1.push(floor1);
         bare20.push(floor20);
     }
@@ -183,8 +215,10 @@ async fn fanout_cpu(daemon: &TestDaemon, pid: u32) {
     let bare_each = per_pane_us(bare20 - bare1, f64::from(fps) * secs * (MANY - 1) as f64);
     println!(
         "  per pane and frame beyond the first: daemon {daemon_each:5.1} µs, bare WebSocket \
-         fan-out of the same {} KiB frame {bare_each:5.1} µs (floor)",
-        frame.len() / 1024
+         fan-out of the same {} KiB frame {bare_each:5.1} µs (floor; {:.1} µs to clients \
+         that never sent a byte)",
+        frame.len() / 1024,
+        median(&mut silent)
     );
     println!(
         "  per pane and frame, daemon / floor: {:.2}× (goal ≤ 1.20×; of the medians above; by \
@@ -195,6 +229,16 @@ async fn fanout_cpu(daemon: &TestDaemon, pid: u32) {
             .map(|r| format!("{r:.2}×"))
             .collect::<Vec<_>>()
             .join(" "),
+    );
+    let threads: Vec<String> = by_thread
+        .iter_mut()
+        .map(|(name, each)| (name, median(each)))
+        .filter(|(_, each)| each.abs() >= 0.05)
+        .map(|(name, each)| format!("{name} {each:.1}"))
+        .collect();
+    println!(
+        "  daemon per pane and frame beyond the first, by thread (µs, median): {}",
+        threads.join(", ")
     );
     let floor_ratio = (cpu1 + (bare20 - bare1) * frames1 / (f64::from(fps) * secs)) / cpu1;
     println!(
