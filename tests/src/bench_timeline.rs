@@ -10,7 +10,6 @@
 //! where recording's time goes, stage by stage, and by thread (CPU and times scheduled in per
 //! tool call of each daemon's threads).
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,7 +18,7 @@ use serde_json::json;
 
 use crate::daemon::{DaemonOptions, TestDaemon};
 use crate::pane::Pane;
-use crate::stream_stats::{cpu_by_thread, median_of};
+use crate::stream_stats::{cpu_by_thread, median_of, threads_spent, Threads};
 
 /// Busy channels per daemon.
 const CHANNELS: usize = 10;
@@ -96,23 +95,6 @@ struct Window {
     calls: usize,
     /// CPU ns and times scheduled in, by thread name, over the window.
     threads: Threads,
-}
-
-/// CPU ns and times scheduled in, by thread name (see [`cpu_by_thread`]).
-type Threads = BTreeMap<String, (u64, u64)>;
-
-/// What each thread name used from `before` to `after`.
-fn threads_spent(before: &Threads, after: &Threads) -> Threads {
-    after
-        .iter()
-        .map(|(name, (ns, slices))| {
-            let (ns0, slices0) = before.get(name).copied().unwrap_or_default();
-            (
-                name.clone(),
-                (ns.saturating_sub(ns0), slices.saturating_sub(slices0)),
-            )
-        })
-        .collect()
 }
 
 impl Window {

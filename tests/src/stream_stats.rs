@@ -148,10 +148,27 @@ pub fn cpu_seconds_fine(pid: u32) -> f64 {
     ns as f64 / 1e9
 }
 
+/// CPU ns and times scheduled in, by thread name (see [`cpu_by_thread`]).
+pub type Threads = std::collections::BTreeMap<String, (u64, u64)>;
+
+/// What each thread name used from `before` to `after` (two readings of [`cpu_by_thread`]).
+pub fn threads_spent(before: &Threads, after: &Threads) -> Threads {
+    after
+        .iter()
+        .map(|(name, (ns, slices))| {
+            let (ns0, slices0) = before.get(name).copied().unwrap_or_default();
+            (
+                name.clone(),
+                (ns.saturating_sub(ns0), slices.saturating_sub(slices0)),
+            )
+        })
+        .collect()
+}
+
 /// CPU ns and times scheduled in (`/proc/<pid>/task/*/schedstat`) of a process's threads,
 /// by thread name without its trailing digits (a runtime's workers and blocking threads share
 /// a name). Threads that ended are not counted.
-pub fn cpu_by_thread(pid: u32) -> std::collections::BTreeMap<String, (u64, u64)> {
+pub fn cpu_by_thread(pid: u32) -> Threads {
     let mut by_name = std::collections::BTreeMap::new();
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return by_name;

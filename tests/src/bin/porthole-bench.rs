@@ -41,7 +41,9 @@ use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
 use porthole_tests::raw_cdp;
-use porthole_tests::stream_stats::{cpu_by_thread, median, pane_stream, Arrivals, Stream};
+use porthole_tests::stream_stats::{
+    cpu_by_thread, median, pane_stream, threads_spent, Arrivals, Stream,
+};
 use serde_json::json;
 
 const WINDOW: Duration = Duration::from_secs(4);
@@ -121,14 +123,11 @@ async fn cpu_window(pid: u32, panes: &[&Pane]) -> (f64, usize, BTreeMap<String, 
     let before = cpu_by_thread(pid);
     let counted: usize = panes.iter().map(|p| p.frame_count()).sum();
     tokio::time::sleep(CPU_WINDOW).await;
-    let after = cpu_by_thread(pid);
+    let spent = threads_spent(&before, &cpu_by_thread(pid));
     let delivered: usize = panes.iter().map(|p| p.frame_count()).sum::<usize>() - counted;
-    let by_thread: BTreeMap<String, f64> = after
-        .iter()
-        .map(|(name, (ns, _))| {
-            let ns0 = before.get(name).map_or(0, |(ns0, _)| *ns0);
-            (name.clone(), ns.saturating_sub(ns0) as f64 / 1e9)
-        })
+    let by_thread: BTreeMap<String, f64> = spent
+        .into_iter()
+        .map(|(name, (ns, _))| (name, ns as f64 / 1e9))
         .collect();
     (by_thread.values().sum(), delivered, by_thread)
 }
@@ -183,12 +182,10 @@ async fn fanout_cpu(daemon: &TestDaemon, pid: u32) {
             let each = per_pane_us(spent - alone_spent, extra_frames);
             by_thread.entry(name.clone()).or_default().push(each);
         }
-        let floor_each = per_pane_us(floor20 - floor1, f64::from(fps) * secs * (MANY - 1) as f64);
+        let floor_frames = f64::from(fps) * secs * (MANY - 1) as f64;
+        let floor_each = per_pane_us(floor20 - floor1, floor_frames);
         ratios.push(daemon_each / floor_each);
-        silent.push(per_pane_us(
-            silent20 - silent1,
-            f64::from(fps) * secs * (MANY - 1) as f64,
-        ));
+        silent.push(per_pane_us(silent20 - silent1, floor_frames));
         one.push((alone.0, alone.1));
         many.push((crowd.0, crowd.1));
         bare1.push(floor1);
