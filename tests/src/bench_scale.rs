@@ -8,7 +8,9 @@
 //!   that paint at full size (median and worst; a still period with no sharp frame is a miss);
 //! - frames per second, and the daemon's CPU.
 //!
-//! Then where scale 2's time goes: raw casts of the tab at scale 2 at full size with JPEG
+//! Last a design the daemon does not use, on raw CDP (`bench_scale_flip`: the view at scale 1
+//! while moving, flipped to 2 for each sharp frame), with the frames it casts of neither
+//! layout. Then where scale 2's time goes: raw casts of the tab at scale 2 at full size with JPEG
 //! quality 30, 60 and 90, and capped at the CSS size (`maxWidth`/`maxHeight` 800×600).
 //! Prints each figure's ratio to its same-run baseline.
 
@@ -54,6 +56,9 @@ struct Figures {
     missed: usize,
     /// Median JPEG bytes.
     bytes: f64,
+    /// Frames whose painted clock is nonsense (more than a period before their arrival): a
+    /// frame of neither layout, cast between the two calls of a view change.
+    implausible: usize,
     /// Width × height of the largest frame.
     size: (u32, u32),
     /// The daemon's CPU over the window, % of a core (pane streams only).
@@ -79,12 +84,16 @@ impl Figures {
     }
 
     fn line(&self, name: &str) -> String {
+        let implausible = match self.implausible {
+            0 => String::new(),
+            n => format!(", {n} frames of neither layout"),
+        };
         let cpu = self
             .cpu
             .map_or(String::new(), |c| format!(", daemon CPU {c:5.1}%"));
         format!(
             "  {name:<34} {:>4}×{:<4} {:5.1} frames/s, {:4.0} kB; motion {:6.1} ms; sharp {:6.1} ms \
-             median, {:6.1} worst, {}/{} late{cpu}",
+             median, {:6.1} worst, {}/{} late{implausible}{cpu}",
             self.size.0,
             self.size.1,
             self.fps(),
@@ -126,6 +135,9 @@ fn figures(frames: Vec<(i64, Vec<u8>)>, full: u32) -> Figures {
         }
     }
     let since = |a: &Arrival| (a.at - i64::from(a.painted)).rem_euclid(1 << 24) as f64;
+    let plausible = arrivals.len();
+    arrivals.retain(|a| since(a) < f64::from(PERIOD));
+    out.implausible = plausible - arrivals.len();
     let mut motion: Vec<f64> = arrivals
         .iter()
         .filter(|a| a.painted % PERIOD < MOVING)
@@ -325,6 +337,16 @@ pub async fn run() {
         let seen = raw_at(cdp, &tab, 2, quality, cap).await;
         println!("{}", seen.line(name));
     }
+    // Last: its overrides replace the daemon's layout of the tab (they are the tab's, not the
+    // session's).
+    let (flipped, flips) = crate::bench_scale_flip::frames(cdp, &tab, PANE, WINDOW).await;
+    let flipped = figures(flipped, PANE.0 * 2);
+    println!("{}", flipped.line("scale 2, raw CDP, view flipped"));
+    println!(
+        "    view flipped to scale 2 {} times and back {}; the frame of the flip back was the \
+         last scale-1 frame again {} times (dropped), differed {} times",
+        flips.ups, flips.downs, flips.dropped, flips.differed
+    );
     println!(
         "  motion: daemon scale 2 / scale 1 {} (goal ≤ 1.5×); daemon / raw CDP at scale 1 {}, at \
          scale 2 {}; raw CDP scale 2 / scale 1 {}",
@@ -332,6 +354,12 @@ pub async fn run() {
         ratio(pane1.motion, raw1.motion),
         ratio(pane2.motion, raw2.motion),
         ratio(raw2.motion, raw1.motion),
+    );
+    println!(
+        "  a design not used (see bench_scale_flip): view flipped / raw CDP at scale 1: motion \
+         {}, time to sharp {}",
+        ratio(flipped.motion, raw1.motion),
+        ratio(flipped.sharp_median(), raw1.sharp_median()),
     );
     println!(
         "  time to sharp at scale 2: daemon {:.0} ms median, {:.0} ms worst, {} of {} over \

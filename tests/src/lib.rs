@@ -17,6 +17,7 @@ pub mod bench_nav_cpu;
 pub mod bench_peers;
 pub mod bench_remote;
 pub mod bench_scale;
+pub mod bench_scale_flip;
 pub mod bench_soak;
 pub mod bench_stages;
 pub mod bench_timeline;
