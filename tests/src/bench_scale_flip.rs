@@ -14,7 +14,6 @@
 
 use std::time::Duration;
 
-use base64::Engine as _;
 use porthole::cdp::CdpConnection;
 use serde_json::json;
 use tokio::time::Instant;
@@ -120,14 +119,5 @@ pub async fn frames(
     let _ = cdp
         .call("Target.detachFromTarget", json!({ "sessionId": session }))
         .await;
-    let frames = published
-        .into_iter()
-        .map(|(arrived, data)| {
-            let jpeg = base64::engine::general_purpose::STANDARD
-                .decode(data)
-                .unwrap_or_default();
-            (arrived, jpeg)
-        })
-        .collect();
-    (frames, flips)
+    (raw_cdp::decoded(published), flips)
 }

@@ -121,7 +121,13 @@ pub async fn screencast_frames(
     let _ = cdp
         .call_on(&session, "Page.stopScreencast", json!({}))
         .await;
-    let frames = encoded
+    (decoded(encoded), from_swap)
+}
+
+/// Frames kept as Chrome sent them (base64, stamped on arrival), decoded to their JPEG bytes
+/// after a window, so decoding never delays the next arrival.
+pub fn decoded(encoded: Vec<(i64, String)>) -> Vec<(i64, Vec<u8>)> {
+    encoded
         .into_iter()
         .map(|(arrived, data)| {
             let jpeg = base64::engine::general_purpose::STANDARD
@@ -129,6 +135,5 @@ pub async fn screencast_frames(
                 .unwrap_or_default();
             (arrived, jpeg)
         })
-        .collect();
-    (frames, from_swap)
+        .collect()
 }
