@@ -9,9 +9,10 @@
 //! - frames per second, and the daemon's CPU.
 //!
 //! Last a design the daemon does not use, on raw CDP (`bench_scale_flip`: the view at scale 1
-//! while moving, flipped to 2 for each sharp frame), with the frames it casts of neither
-//! layout. Then where scale 2's time goes: raw casts of the tab at scale 2 at full size with JPEG
-//! quality 30, 60 and 90, and capped at the CSS size (`maxWidth`/`maxHeight` 800×600).
+//! while moving, flipped to 2 for each sharp frame), with the frames it holds back while
+//! flipping and the still periods it leaves blurry. Then where scale 2's time goes: raw casts
+//! of the tab at scale 2 at full size with JPEG quality 30, 60 and 90, and capped at the CSS
+//! size (`maxWidth`/`maxHeight` 800×600).
 //! Prints each figure's ratio to its same-run baseline.
 
 use std::time::{Duration, Instant};
@@ -344,8 +345,9 @@ pub async fn run() {
     println!("{}", flipped.line("scale 2, raw CDP, view flipped"));
     println!(
         "    view flipped to scale 2 {} times and back {}; the frame of the flip back was the \
-         last scale-1 frame again {} times (dropped), differed {} times",
-        flips.ups, flips.downs, flips.dropped, flips.differed
+         last scale-1 frame again {} times (dropped), differed {} times; {} frames narrower \
+         than full size while flipped up (held)",
+        flips.ups, flips.downs, flips.dropped, flips.differed, flips.held
     );
     println!(
         "  motion: daemon scale 2 / scale 1 {} (goal ≤ 1.5×); daemon / raw CDP at scale 1 {}, at \

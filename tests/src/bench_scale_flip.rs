@@ -5,12 +5,20 @@
 //! one) and back at once, so the next motion starts at scale 1. The frame of the flip back
 //! is dropped when it is the same JPEG as the last scale-1 frame (the page did not change).
 //!
-//! Measured on Chromium 156 headless (`porthole-bench scale`): motion as fast as scale 1 and
-//! sharp within ~110–140 ms. What keeps it out of the daemon: a flip is two calls
-//! (`setDeviceMetricsOverride`, then `setVisibleSize`), and Chrome may cast a frame between
-//! them, of the old surface at the new size (the page drawn at half size, or a quarter of it
-//! at twice): the bench counts such frames (their painted clock is nonsense). And input
-//! coordinates are view pixels, so they would change with every flip.
+//! The flip up is two calls (`setDeviceMetricsOverride` with `dontSetVisibleSize`, then
+//! `setVisibleSize`), and Chrome may cast a frame between them, of the old surface at the new
+//! size (the page drawn at half size): frames narrower than full size while flipped up are
+//! held, never published. The flip back is one call (`setDeviceMetricsOverride` at the CSS
+//! size, which sets the visible size too): with two calls there, Chrome cast such frames at
+//! full size as well, which would be published as the sharp one.
+//!
+//! Measured on Chromium 156 headless (`porthole-bench scale`, three runs): motion 11–12 ms
+//! against raw scale 1's 8–9 (1.33–1.50×), no frame held or of neither layout, but 1 to 5 of
+//! 8 still periods never sharp: after some flips up Chrome casts nothing until the page paints
+//! again (seen: the first full-size frame ~500 ms after the flip, of the next period's motion),
+//! so the still page stays blurry. The sharp frames that come take 108–119 ms median. What else
+//! keeps it out of the daemon: input coordinates are view pixels, so they would change with
+//! every flip (a click racing a flip lands at half or twice its place).
 
 use std::time::Duration;
 
@@ -34,13 +42,16 @@ pub struct Flips {
     pub dropped: usize,
     /// Frames of the flip back that differed from it (published).
     pub differed: usize,
+    /// Frames narrower than full size cast while flipped up (held, not published).
+    pub held: usize,
 }
 
-/// The view of the tab behind `session` at `scale` (800×600 CSS px, `devicePixelRatio` 2).
-async fn view(cdp: &CdpConnection, session: &str, scale: u32, css: (u32, u32)) {
+/// Flips the view of the tab behind `session` to scale 2 (800×600 CSS px at 1600×1200 view px,
+/// `devicePixelRatio` 2): two calls, as the daemon lays out a scale.
+async fn view_up(cdp: &CdpConnection, session: &str, css: (u32, u32)) {
     let metrics = json!({"width": css.0, "height": css.1, "deviceScaleFactor": 2,
-                         "scale": scale, "mobile": false, "dontSetVisibleSize": true});
-    let visible = json!({"width": css.0 * scale, "height": css.1 * scale});
+                         "scale": 2, "mobile": false, "dontSetVisibleSize": true});
+    let visible = json!({"width": css.0 * 2, "height": css.1 * 2});
     let (a, b) = tokio::join!(
         biased;
         cdp.call_on(session, "Emulation.setDeviceMetricsOverride", metrics),
@@ -48,6 +59,16 @@ async fn view(cdp: &CdpConnection, session: &str, scale: u32, css: (u32, u32)) {
     );
     a.expect("setDeviceMetricsOverride");
     b.expect("setVisibleSize");
+}
+
+/// Flips the view back to scale 1 (`devicePixelRatio` still 2) in one call: the metrics set the
+/// visible size to the CSS size.
+async fn view_down(cdp: &CdpConnection, session: &str, css: (u32, u32)) {
+    let metrics = json!({"width": css.0, "height": css.1, "deviceScaleFactor": 2,
+                         "scale": 1, "mobile": false});
+    cdp.call_on(session, "Emulation.setDeviceMetricsOverride", metrics)
+        .await
+        .expect("setDeviceMetricsOverride");
 }
 
 /// A raw cast of `target` (CSS size `css`) for `window` with the view flipped as the module
@@ -61,7 +82,7 @@ pub async fn frames(
     window: Duration,
 ) -> (Vec<(i64, Vec<u8>)>, Flips) {
     let session = raw_cdp::attach(cdp, target).await;
-    view(cdp, &session, 1, css).await;
+    view_down(cdp, &session, css).await;
     let params = json!({"format": "jpeg", "quality": 60});
     let mut events = raw_cdp::start_screencast(cdp, &session, params).await;
     let mut flips = Flips::default();
@@ -75,7 +96,7 @@ pub async fn frames(
             Ok(Err(_)) => break,
             Err(_) => {
                 if !high && !still {
-                    view(cdp, &session, 2, css).await;
+                    view_up(cdp, &session, css).await;
                     (high, flips.ups) = (true, flips.ups + 1);
                 }
                 continue;
@@ -93,9 +114,14 @@ pub async fn frames(
         if high && full {
             // The sharp frame: published, and straight back to scale 1.
             published.push((arrived, data));
-            view(cdp, &session, 1, css).await;
+            view_down(cdp, &session, css).await;
             (high, flipped_back, still) = (false, true, true);
             flips.downs += 1;
+            continue;
+        }
+        if high {
+            // Between the flip's two calls, or a frame of scale 1 already on its way.
+            flips.held += 1;
             continue;
         }
         if flipped_back && !full {
@@ -115,7 +141,7 @@ pub async fn frames(
     let _ = cdp
         .call_on(&session, "Page.stopScreencast", json!({}))
         .await;
-    view(cdp, &session, 2, css).await;
+    view_up(cdp, &session, css).await;
     let _ = cdp
         .call("Target.detachFromTarget", json!({ "sessionId": session }))
         .await;
