@@ -16,9 +16,13 @@
 //! against raw scale 1's 8–9 (1.33–1.50×), no frame held or of neither layout, but 1 to 5 of
 //! 8 still periods never sharp: after some flips up Chrome casts nothing until the page paints
 //! again (seen: the first full-size frame ~500 ms after the flip, of the next period's motion),
-//! so the still page stays blurry. The sharp frames that come take 108–119 ms median. What else
-//! keeps it out of the daemon: input coordinates are view pixels, so they would change with
-//! every flip (a click racing a flip lands at half or twice its place).
+//! so the still page stays blurry. Tried against it, neither helped (2 runs each, late 1–3 of
+//! 8–9): a second session's cast started right after the flip up (the daemon's way of getting a
+//! frame of a still page; some of its frames were of neither layout), and toggling
+//! `Emulation.setDefaultBackgroundColorOverride` at each flip up. The sharp frames that come
+//! take 108–119 ms median. What else keeps it out of the daemon: input coordinates are view
+//! pixels, so they would change with every flip (a click racing a flip lands at half or twice
+//! its place).
 
 use std::time::Duration;
 
