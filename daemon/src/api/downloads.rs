@@ -82,7 +82,7 @@ pub async fn download(
     })?;
     let length = body.size;
     let body = Body::from_stream(tokio_util::io::ReaderStream::new(body.reader));
-    let mime = crate::tools::files::mime_type(&d.name);
+    let mime = crate::tools::mime_type(&d.name);
     Ok((
         StatusCode::OK,
         [

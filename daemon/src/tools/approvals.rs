@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use porthole_mcp::vocabulary::ToolCall;
 
-use super::error::ToolError;
 use crate::approvals::ApprovalKind;
 use crate::browser::{Actor, BrowserSession, Download};
+use crate::tools::error::ToolError;
 
 /// Waits for the person when `call` in `target_id` is an act `actor` must ask about.
 pub async fn gate(

@@ -21,38 +21,23 @@
 //!
 //! [`BrowserSession`]: crate::browser::BrowserSession
 
-mod actions;
+mod act;
 mod approvals;
-mod backend;
-mod badge_scan;
-mod badges;
-mod dialogs;
-mod driver;
+mod capture;
 mod error;
-mod evaluate;
-pub(crate) mod files;
-mod forms;
-mod frames;
-mod in_tab;
 mod login;
-mod login_fields;
-mod login_person;
-mod logs;
 mod page;
-mod read_window;
-mod readback;
-mod refs;
+mod read;
+mod run;
 mod script_guard;
-mod snapshot;
-mod snapshot_lines;
-mod tabs;
-mod waits;
-mod world;
+mod tab;
+mod transfer;
 
-pub(crate) use backend::{EngineBackend, ReadySession, SessionSource};
-pub use in_tab::run_in_tab;
-pub(crate) use login::{FillRecord, VaultHooks};
-pub(crate) use login_person::{fill_for_person, PersonFill};
+pub(crate) use login::person::{fill_for_person, PersonFill};
+pub(crate) use login::vault_tools::{FillRecord, VaultHooks};
+pub(crate) use run::{EngineBackend, ReadySession, SessionSource};
+pub use tab::in_tab::run_in_tab;
 /// Evaluates an expression in the tools' isolated world of a frame session (made when there
 /// is none): for the daemon's own reads of a page, which the page must not be able to forge.
-pub(crate) use world::evaluate as in_tools_world;
+pub(crate) use tab::world::evaluate as in_tools_world;
+pub(crate) use transfer::file_tools::mime_type;

@@ -10,9 +10,9 @@ use porthole_mcp::vocabulary::ToolCall;
 use porthole_mcp::ToolOutput;
 use serde_json::json;
 
-use super::driver::Tab;
-use super::login::VaultHooks;
 use crate::browser::{Actor, BrowserSession};
+use crate::tools::login::vault_tools::VaultHooks;
+use crate::tools::tab::driver::Tab;
 use crate::vault::ledger::Doc;
 
 /// `(loader id, origin)` of the document tab session `session` shows now.
@@ -149,7 +149,7 @@ pub async fn evaluate(
             ));
         }
     }
-    let output = super::backend::run(browser, call, actor).await;
+    let output = crate::tools::run::run(browser, call, actor).await;
     // The code ran (or may have, even when it failed): the document counts as scripted.
     if let Some(doc) = doc {
         hooks.vault.documents.evaluated(doc);

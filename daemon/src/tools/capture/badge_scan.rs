@@ -2,7 +2,7 @@
 //!
 //! The main document's helper finds what is clickable there (same-origin iframes included).
 //! Cross-origin frames run in other processes, so each is asked through its own session (kept
-//! in the tab's ref book, [`super::frames`]; frames inside them too); its boxes come in the
+//! in the tab's ref book, [`crate::tools::tab::iframes`]; frames inside them too); its boxes come in the
 //! frame's coordinates and are moved to where the frame sits in the viewport, cut to the part
 //! of it that shows, and kept only where the hit test of each document on the way down lands on
 //! the `<iframe>` it holds (a dialog over the frame, or over a frame around it, hides its
@@ -15,11 +15,11 @@ use porthole_mcp::vocabulary::ImageFormat;
 use porthole_mcp::ToolOutput;
 use serde_json::{json, Value};
 
-use super::badges::Badge;
-use super::driver::{helper_on, Tab};
-use super::error::ToolError;
-use super::frames;
-use super::refs::{self, FrameRefs};
+use crate::tools::capture::badges::Badge;
+use crate::tools::error::ToolError;
+use crate::tools::tab::driver::{helper_on, Tab};
+use crate::tools::tab::element_refs::{self as refs, FrameRefs};
+use crate::tools::tab::iframes as frames;
 
 /// The most badges drawn on one screenshot.
 const MAX_BADGES: u64 = 150;
@@ -75,7 +75,7 @@ pub async fn capture_with_badges(
     let css_width = Some(viewport.0).filter(|w| *w > 0.0).unwrap_or(1.0);
     let scale = f64::from(img.width()) / css_width;
     let badges: Vec<Badge> = found.iter().map(|f| f.badge.clone()).collect();
-    super::badges::draw(&mut img, &badges, scale);
+    crate::tools::capture::badges::draw(&mut img, &badges, scale);
     let mut jpeg = Vec::new();
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 80)
         .encode_image(&img)

@@ -7,14 +7,14 @@
 //! agents' `evaluate` is refused in the filled document. The outcome names what was filled and
 //! where, never a value.
 //!
-//! [`login::fill`]: super::login::fill
+//! [`login::fill`]: crate::tools::login::vault_tools::fill
 
 use std::sync::Arc;
 
-use super::driver::Tab;
-use super::login::{self, FillRecord, Filler, VaultHooks};
-use super::login_fields::FieldKind;
 use crate::browser::{Actor, BrowserSession};
+use crate::tools::login::fields::FieldKind;
+use crate::tools::login::vault_tools::{self as login, FillRecord, Filler, VaultHooks};
+use crate::tools::tab::driver::Tab;
 use crate::vault::VaultError;
 
 /// The longest item name looked up (longer ones are not items).
@@ -117,7 +117,7 @@ pub async fn fill_for_person(
         )
         .await
     } else {
-        Err(super::error::ToolError::msg(format!(
+        Err(crate::tools::error::ToolError::msg(format!(
             "Item '{}' has no password and no one-time code seed to fill.",
             opened.entry.title
         )))

@@ -8,11 +8,13 @@ use porthole_mcp::vocabulary::{
 };
 use porthole_mcp::ToolOutput;
 
-use super::driver::Tab;
-use super::error::ToolError;
-use super::readback::{self, Expect};
-use super::{page, refs, waits};
 use crate::browser::{dispatch_input as dispatch, InputEvent, MouseButton, Pointer};
+use crate::tools::act::readback::{self, Expect};
+use crate::tools::act::waits;
+use crate::tools::error::ToolError;
+use crate::tools::page::browse as page;
+use crate::tools::tab::driver::Tab;
+use crate::tools::tab::element_refs as refs;
 
 /// After `type`: a note when the field (the ref's, else the focused one) does not hold the
 /// text. `read` is what the settle read already (see [`read_back_in_settle`]).
@@ -347,7 +349,7 @@ async fn aim(tab: &Tab, target: Option<PointTarget>) -> Result<Aim, ToolError> {
             Ok((x, y, String::new()))
         }
         Some(PointTarget::Ref(r)) => {
-            let (x, y, what) = refs::point_of(tab, &r).await?;
+            let (x, y, what) = crate::tools::tab::iframes::point_of(tab, &r).await?;
             Ok((x, y, format!(" on {r} ({what})")))
         }
         None => Err(ToolError::msg(

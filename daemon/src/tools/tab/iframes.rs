@@ -1,11 +1,11 @@
 //! Cross-origin frames of a tab: which frames its page embeds (each frame's id and the ref of
 //! the `<iframe>` that owns it), and where the tools reach each one, kept in the tab's ref book
-//! ([`super::refs`]) for the frame's life and reused by every tool that looks into frames
+//! ([`crate::tools::tab::element_refs`]) for the frame's life and reused by every tool that looks into frames
 //! (`read_page`, `find`, `get_page_text`, `wait_for_*`, badges). An out-of-process frame (a
 //! cross-site one) is a target of its own, reached through one flat CDP session attached to
 //! it. A cross-origin frame of the same site stays in its parent's process with no target:
 //! it is reached by its frame id on the session of the document holding it
-//! ([`super::world::in_process`]), where the tools' world is made in it.
+//! ([`crate::tools::tab::world::in_process`]), where the tools' world is made in it.
 //!
 //! A cross-origin frame inside another one is reached through its parent's session, down to
 //! [`MAX_NESTING`] levels; where a frame sits in the viewport is the sum of its `<iframe>`s'
@@ -14,9 +14,9 @@
 
 use serde_json::{json, Value};
 
-use super::driver::{helper_on, Tab};
-use super::error::ToolError;
-use super::refs::{self, FrameRefs};
+use crate::tools::error::ToolError;
+use crate::tools::tab::driver::{helper_on, Tab};
+use crate::tools::tab::element_refs::{self as refs, FrameRefs};
 
 /// An `<iframe>`'s ref in the tools' world of the document holding it: `(nonce, base)` on the
 /// element.
@@ -59,7 +59,7 @@ pub async fn owners_in(
 ) -> (Vec<(String, String)>, Option<u64>) {
     const GROUP: &str = "porthole-frame-owners";
     let cdp = tab.cdp();
-    let doc_session = super::world::split(doc).0;
+    let doc_session = crate::tools::tab::world::split(doc).0;
     let mut next = None;
     let in_process: Vec<String> = in_process_children(tab, doc)
         .await
@@ -71,7 +71,7 @@ pub async fn owners_in(
     }
     // Owners are resolved into the helper's isolated world (where the refs are), and only an
     // answer carrying that world's nonce is believed.
-    let Ok(world) = super::world::world(&tab.browser, doc).await else {
+    let Ok(world) = crate::tools::tab::world::world(&tab.browser, doc).await else {
         return (Vec::new(), next);
     };
     let mut owners = Vec::new();
@@ -147,11 +147,11 @@ pub async fn owners_in(
     (owners, next)
 }
 
-/// The frames directly inside the document at `doc` (an address, see [`super::world`]) that
+/// The frames directly inside the document at `doc` (an address, see [`crate::tools::tab::world`]) that
 /// live in its own process, by frame id; those of the document's own origin (which `page.js`
 /// walks in place) are left out here, without a round trip each.
 async fn in_process_children(tab: &Tab, doc: &str) -> Vec<String> {
-    let (session, frame) = super::world::split(doc);
+    let (session, frame) = crate::tools::tab::world::split(doc);
     let Ok(tree) = tab
         .cdp()
         .call_on(session, "Page.getFrameTree", json!({}))
@@ -210,7 +210,7 @@ pub async fn attach(tab: &Tab, target_id: &str) -> Result<String, ToolError> {
 /// Lets go of a frame session (best effort: the frame may be gone, and its session with it);
 /// an in-process frame has none of its own.
 pub async fn detach(tab: &Tab, target_id: &str, session_id: &str) {
-    if super::world::split(session_id).1.is_some() {
+    if crate::tools::tab::world::split(session_id).1.is_some() {
         return;
     }
     let result = tab
@@ -283,10 +283,10 @@ pub async fn sessions(tab: &Tab) -> Vec<FrameRefs> {
                 }
                 if !all.contains(&target_id) {
                     // In the process of the document holding it: reached on that session.
-                    let session = super::world::split(&doc_session).0;
+                    let session = crate::tools::tab::world::split(&doc_session).0;
                     let frame = FrameRefs {
                         ranges: Vec::new(),
-                        session_id: super::world::in_process(session, &target_id),
+                        session_id: crate::tools::tab::world::in_process(session, &target_id),
                         target_id,
                         iframe_ref,
                         parent: parent_id,
@@ -442,4 +442,30 @@ pub fn record(tab: &Tab, frame: &FrameRefs, lo: u64, hi: u64) {
     tab.browser
         .refs()
         .merge(&tab.target_id, hi, vec![entry], &[]);
+}
+
+/// Scrolls the element into view and returns its centre in viewport CSS pixels, refusing
+/// when it is covered or gone.
+pub async fn point_of(tab: &Tab, r: &str) -> Result<(f64, f64, String), ToolError> {
+    let (session, iframe) = refs::locate(tab, r)?;
+    let answer = helper_on(&tab.browser, &session, "point", &[Value::from(r)])
+        .await
+        .map_err(|e| refs::frame_gone(r, &iframe, e))?;
+    if let Some(error) = refs::ref_error(tab, r, &answer) {
+        return Err(error);
+    }
+    let (mut x, mut y) = (
+        answer["x"].as_f64().unwrap_or(0.0),
+        answer["y"].as_f64().unwrap_or(0.0),
+    );
+    if let Some(frame) = iframe {
+        let placed = place(tab, &frame, &refs::book(tab).frames).await?;
+        x += placed.x;
+        y += placed.y;
+    }
+    Ok((
+        x,
+        y,
+        answer["what"].as_str().unwrap_or_default().to_string(),
+    ))
 }

@@ -2,7 +2,7 @@
 //! offset, and the answer built from the page's header line, that window and the note saying
 //! what was cut, all within the caller's `max_bytes` (the note counts against the budget).
 
-use super::error::ToolError;
+use crate::tools::error::ToolError;
 
 /// The longest header line, as a share of the budget: a page with a huge title or URL still
 /// leaves room for its tree.

@@ -26,10 +26,10 @@ use porthole_mcp::vocabulary::EvaluateArgs;
 use porthole_mcp::ToolOutput;
 use serde_json::{json, Value};
 
-use super::driver::Tab;
-use super::error::ToolError;
-use super::snapshot::cap;
 use crate::bounds;
+use crate::tools::error::ToolError;
+use crate::tools::read::snapshot::cap;
+use crate::tools::tab::driver::Tab;
 
 /// How long the agent's code may run.
 const DEADLINE: Duration = Duration::from_secs(20);

@@ -10,10 +10,13 @@ use porthole_mcp::vocabulary::ToolCall;
 use porthole_mcp::{ToolBackend, ToolOutput};
 use serde_json::Value;
 
-use super::driver::Tab;
-use super::error::ToolError;
-use super::{actions, dialogs, files, forms, logs, page, snapshot, tabs};
 use crate::browser::{Actor, BrowserSession};
+use crate::tools::act::{computer as actions, forms};
+use crate::tools::error::ToolError;
+use crate::tools::page::{browse as page, dialog_answers as dialogs, tab_list as tabs};
+use crate::tools::read::{page_logs as logs, snapshot};
+use crate::tools::tab::driver::Tab;
+use crate::tools::transfer::file_tools as files;
 
 /// Where the tools find their browser session (started on demand).
 #[async_trait]
@@ -44,7 +47,7 @@ pub struct EngineBackend {
     saves_files: bool,
     /// The vault, for `list_logins` / `fill_login` / `fill_totp` (the daemon's action
     /// endpoint; none in mcp-host-browser).
-    vault: Option<super::login::VaultHooks>,
+    vault: Option<crate::tools::login::vault_tools::VaultHooks>,
 }
 
 impl EngineBackend {
@@ -64,7 +67,7 @@ impl EngineBackend {
     }
 
     /// With the vault's tools.
-    pub fn with_vault(mut self, hooks: super::login::VaultHooks) -> Self {
+    pub fn with_vault(mut self, hooks: crate::tools::login::vault_tools::VaultHooks) -> Self {
         self.vault = Some(hooks);
         self
     }
@@ -103,11 +106,17 @@ impl ToolBackend for EngineBackend {
         };
         let mut output = match &call {
             ToolCall::ListLogins(_) | ToolCall::FillLogin(_) | ToolCall::FillTotp(_) => {
-                super::login::run(&session, &call, &self.actor, self.vault.as_ref()).await
+                crate::tools::login::vault_tools::run(
+                    &session,
+                    &call,
+                    &self.actor,
+                    self.vault.as_ref(),
+                )
+                .await
             }
             ToolCall::Evaluate(_) if self.vault.is_some() => {
                 let hooks = self.vault.as_ref().expect("checked");
-                super::script_guard::evaluate(&session, &call, &self.actor, hooks).await
+                crate::tools::script_guard::evaluate(&session, &call, &self.actor, hooks).await
             }
             _ => run(&session, &call, &self.actor).await,
         };
@@ -166,7 +175,7 @@ async fn dispatch(
         }
         ToolCall::ListDownloads(_) => return Ok(files::list_downloads(browser, actor)),
         ToolCall::ListLogins(_) | ToolCall::FillLogin(_) | ToolCall::FillTotp(_) => {
-            return Ok(super::login::run(browser, call, actor, None).await)
+            return Ok(crate::tools::login::vault_tools::run(browser, call, actor, None).await)
         }
         ToolCall::GetDownload(a) => return files::get_download(browser, actor, a).await,
         _ => {}
@@ -175,7 +184,7 @@ async fn dispatch(
     // Never on a browser-internal page (an agent's tab there is closed).
     browser.url_guard().check_tab(&tab.target_id).await?;
     // Tools use this tab: the helper's world in each of its new documents from now on.
-    super::world::in_new_documents(browser, &tab.session_id);
+    crate::tools::tab::world::in_new_documents(browser, &tab.session_id);
     if let ToolCall::HandleDialog(a) = call {
         return dialogs::handle_dialog(&tab, a).await;
     }
@@ -192,7 +201,7 @@ async fn dispatch(
         }
     }
     // An act the agent must ask the person about waits for the answer.
-    super::approvals::gate(browser, actor, &tab.target_id, call).await?;
+    crate::tools::approvals::gate(browser, actor, &tab.target_id, call).await?;
     let work = dialogs::unless_blocked(&tab, run_on_tab(&tab, call));
     let auth = browser.auth();
     let output = tokio::select! {

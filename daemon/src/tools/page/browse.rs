@@ -10,13 +10,13 @@ use porthole_mcp::vocabulary::{
 use porthole_mcp::ToolOutput;
 use serde_json::{json, Value};
 
-use super::driver::Tab;
-use super::error::ToolError;
-use super::snapshot::cap;
-use super::waits;
 use crate::browser::UrlPolicy;
+use crate::tools::act::waits;
+use crate::tools::error::ToolError;
+use crate::tools::read::snapshot::cap;
+use crate::tools::tab::driver::Tab;
 
-pub use super::evaluate::evaluate;
+pub use crate::tools::page::evaluate::evaluate;
 
 /// `navigate`: returns once the page loaded (or its load deadline passed), with its URL and
 /// title; then waits for wait_for_* if asked.
@@ -118,8 +118,8 @@ pub async fn page_text(tab: &Tab, args: &GetPageTextArgs) -> Result<ToolOutput, 
     let main = tab.helper("text", &[]).await?;
     let mut text = main.as_str().unwrap_or_default().to_string();
     // Cross-origin frames' text follows the page's own.
-    let frames = super::frames::sessions(tab).await;
-    for (_, part) in super::frames::helper_in_each(tab, &frames, "text", &[]).await {
+    let frames = crate::tools::tab::iframes::sessions(tab).await;
+    for (_, part) in crate::tools::tab::iframes::helper_in_each(tab, &frames, "text", &[]).await {
         if let Some(part) = part.as_str().filter(|p| !p.trim().is_empty()) {
             text.push('\n');
             text.push_str(part);
@@ -141,7 +141,7 @@ pub async fn screenshot(tab: &Tab, args: &ScreenshotArgs) -> Result<ToolOutput, 
         None => None,
     };
     let out = if args.badges() {
-        super::badge_scan::capture_with_badges(tab, args.format).await?
+        crate::tools::capture::badge_scan::capture_with_badges(tab, args.format).await?
     } else {
         capture(tab, args.format).await?
     };

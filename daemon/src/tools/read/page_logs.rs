@@ -11,7 +11,7 @@ use porthole_mcp::vocabulary::{
 };
 use porthole_mcp::ToolOutput;
 
-use super::driver::Tab;
+use crate::tools::tab::driver::Tab;
 
 /// The most bytes one answer holds: the read budget `read_page` keeps to.
 const BUDGET: usize = MAX_READ_PAGE_BYTES as usize;

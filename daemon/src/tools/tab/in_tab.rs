@@ -7,9 +7,10 @@ use std::sync::Arc;
 use porthole_mcp::vocabulary::ToolCall;
 use porthole_mcp::ToolOutput;
 
-use super::driver::Tab;
-use super::{actions, forms, snapshot};
 use crate::browser::BrowserSession;
+use crate::tools::act::{computer as actions, forms};
+use crate::tools::read::snapshot;
+use crate::tools::tab::driver::Tab;
 
 /// Runs a ref tool on the tracked tab `target_id`; other tools and unknown tabs are error
 /// results.

@@ -5,10 +5,11 @@ use porthole_mcp::vocabulary::{FormInputArgs, FormValue};
 use porthole_mcp::ToolOutput;
 use serde_json::Value;
 
-use super::driver::{helper_on, Tab};
-use super::error::ToolError;
-use super::readback::{self, Expect};
-use super::{refs, waits};
+use crate::tools::act::readback::{self, Expect};
+use crate::tools::act::waits;
+use crate::tools::error::ToolError;
+use crate::tools::tab::driver::{helper_on, Tab};
+use crate::tools::tab::element_refs as refs;
 
 /// `form_input`.
 pub async fn form_input(tab: &Tab, args: &FormInputArgs) -> Result<ToolOutput, ToolError> {

@@ -12,9 +12,9 @@
 
 use serde_json::Value;
 
-use super::driver::{helper_on, Tab};
-use super::error::ToolError;
 pub(crate) use crate::browser::{FrameRefs, RefBook};
+use crate::tools::error::ToolError;
+use crate::tools::tab::driver::Tab;
 
 /// The tab's book (kept on the session, per tab).
 pub fn book(tab: &Tab) -> RefBook {
@@ -82,32 +82,6 @@ pub fn ref_error(tab: &Tab, r: &str, answer: &Value) -> Option<ToolError> {
             .to_string(),
         other => format!("Ref {r}: {other}"),
     }))
-}
-
-/// Scrolls the element into view and returns its centre in viewport CSS pixels, refusing
-/// when it is covered or gone.
-pub async fn point_of(tab: &Tab, r: &str) -> Result<(f64, f64, String), ToolError> {
-    let (session, iframe) = locate(tab, r)?;
-    let answer = helper_on(&tab.browser, &session, "point", &[Value::from(r)])
-        .await
-        .map_err(|e| frame_gone(r, &iframe, e))?;
-    if let Some(error) = ref_error(tab, r, &answer) {
-        return Err(error);
-    }
-    let (mut x, mut y) = (
-        answer["x"].as_f64().unwrap_or(0.0),
-        answer["y"].as_f64().unwrap_or(0.0),
-    );
-    if let Some(frame) = iframe {
-        let placed = super::frames::place(tab, &frame, &book(tab).frames).await?;
-        x += placed.x;
-        y += placed.y;
-    }
-    Ok((
-        x,
-        y,
-        answer["what"].as_str().unwrap_or_default().to_string(),
-    ))
 }
 
 /// A helper call in an out-of-process frame failed: the frame is most likely gone.

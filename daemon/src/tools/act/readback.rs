@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::driver::{helper_call, helper_on, Tab};
+use crate::tools::tab::driver::{helper_call, helper_on, Tab};
 
 /// How the field's value must relate to the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub async fn mismatch(
 }
 
 /// The expression that reads the field back (the ref's element, or the focused one when `r`
-/// is `None`) in the tools' world: for [`waits::settle`](super::waits::settle),
+/// is `None`) in the tools' world: for [`waits::settle`](crate::tools::act::waits::settle),
 /// which runs it right after the page settled, in the same round trip.
 pub fn expression(r: Option<&str>) -> String {
     helper_call("readBack", &[r.map_or(Value::Null, Value::from)])

@@ -17,12 +17,12 @@ use porthole_mcp::vocabulary::{GetDownloadArgs, InlineFile, UploadFileArgs, MAX_
 use porthole_mcp::{BlobResource, Content, ToolOutput};
 use serde_json::{json, Value};
 
-use super::driver::{helper_on, Tab};
-use super::error::ToolError;
-use super::refs;
 use crate::browser::{Actor, BrowserSession};
 use crate::browser::{Download, DownloadState, DownloadTracking, ReadBack};
 use crate::cdp::CdpError;
+use crate::tools::error::ToolError;
+use crate::tools::tab::driver::{helper_on, Tab};
+use crate::tools::tab::element_refs as refs;
 
 /// The largest download `get_download` returns inline; a larger one is named by path only.
 /// page.js's `setFilesOf` on a file input (`Runtime.callFunctionOn`).
@@ -171,7 +171,7 @@ async fn on_node(
     };
     let mut retried = false;
     loop {
-        let world = super::world::world(&tab.browser, session).await?;
+        let world = crate::tools::tab::world::world(&tab.browser, session).await?;
         let attempt = async {
             let resolve =
                 json!({"backendNodeId": backend_node_id, "executionContextId": world.context_id});
@@ -374,7 +374,7 @@ pub async fn get_download(
         }
         DownloadState::Completed => {}
     }
-    super::approvals::gate_download(browser, actor, &d).await?;
+    crate::tools::approvals::gate_download(browser, actor, &d).await?;
     let mime = mime_type(&d.name);
     let saved = files.where_saved(&d);
     let bytes = match files

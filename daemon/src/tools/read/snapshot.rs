@@ -11,12 +11,12 @@ use porthole_mcp::vocabulary::{FindArgs, ReadPageArgs, ReadPageFilter};
 use porthole_mcp::ToolOutput;
 use serde_json::{json, Value};
 
-use super::driver::{helper_on, Tab};
-use super::error::ToolError;
-use super::frames;
-use super::read_window;
-use super::refs::{self, FrameRefs};
-use super::snapshot_lines;
+use crate::tools::error::ToolError;
+use crate::tools::read::read_window;
+use crate::tools::read::snapshot_lines;
+use crate::tools::tab::driver::{helper_on, Tab};
+use crate::tools::tab::element_refs::{self as refs, FrameRefs};
+use crate::tools::tab::iframes as frames;
 
 /// A placeholder `page.js` leaves where a cross-origin frame's content goes.
 const FRAME_MARK: &str = "\u{0}frame:";
@@ -236,8 +236,8 @@ impl Reading<'_> {
                         let own_target = self.targets.iter().flatten().any(|t| *t == target_id);
                         let session_id = match own_target {
                             true => String::new(),
-                            false => super::world::in_process(
-                                super::world::split(&doc_session).0,
+                            false => crate::tools::tab::world::in_process(
+                                crate::tools::tab::world::split(&doc_session).0,
                                 &target_id,
                             ),
                         };

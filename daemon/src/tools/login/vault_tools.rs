@@ -6,7 +6,7 @@
 //! ok or why not) through the hook the daemon gives; a locked source tells the panes
 //! (`vault_locked`) so the person can unlock it.
 //!
-//! [`login_fields`]: super::login_fields
+//! [`login_fields`]: crate::tools::login::fields
 
 use std::sync::Arc;
 
@@ -15,11 +15,11 @@ use porthole_mcp::ToolOutput;
 use serde_json::json;
 use zeroize::Zeroizing;
 
-use super::driver::Tab;
-use super::error::ToolError;
-use super::login_fields::{self, FieldKind, Target};
 use crate::approvals::ApprovalKind;
 use crate::browser::{Actor, BrowserSession, PaneMessage};
+use crate::tools::error::ToolError;
+use crate::tools::login::fields::{self as login_fields, FieldKind, Target};
+use crate::tools::tab::driver::Tab;
 use crate::vault::ledger::Doc;
 use crate::vault::origins::origin_of;
 use crate::vault::{Opened, Vault, VaultError};
@@ -78,7 +78,7 @@ impl Filler<'_> {
         match self {
             Filler::Tool(actor) => tab_of(browser, actor).await,
             Filler::Person { tab, .. } => {
-                super::world::in_new_documents(browser, &tab.session_id);
+                crate::tools::tab::world::in_new_documents(browser, &tab.session_id);
                 if let Some(dialog) = browser.dialogs().open(&tab.target_id) {
                     return Err(ToolError::msg(dialog.describe()));
                 }
@@ -132,7 +132,7 @@ fn agent_of(actor: &Actor) -> Option<&str> {
 async fn tab_of(browser: &Arc<BrowserSession>, actor: &Actor) -> Result<Tab, ToolError> {
     let tab = Tab::for_actor(browser, actor).await?;
     browser.url_guard().check_tab(&tab.target_id).await?;
-    super::world::in_new_documents(browser, &tab.session_id);
+    crate::tools::tab::world::in_new_documents(browser, &tab.session_id);
     if let Some(dialog) = browser.dialogs().open(&tab.target_id) {
         return Err(ToolError::msg(dialog.describe()));
     }
@@ -329,10 +329,11 @@ pub(crate) async fn fill(
     }
     let scripted = match by {
         Filler::Tool(actor) => {
-            super::script_guard::fill_refusal(browser, hooks, actor, &opened.origins).await
+            crate::tools::script_guard::fill_refusal(browser, hooks, actor, &opened.origins).await
         }
         Filler::Person { agents, .. } => {
-            super::script_guard::person_fill_refusal(browser, hooks, agents, &opened.origins).await
+            crate::tools::script_guard::person_fill_refusal(browser, hooks, agents, &opened.origins)
+                .await
         }
     };
     if let Some(why) = scripted {
@@ -370,7 +371,8 @@ pub(crate) async fn fill(
     for target in &targets {
         if !seen_origins.contains(&&target.origin) {
             seen_origins.push(&target.origin);
-            if let Some(doc) = super::script_guard::doc_of(&tab, Some(target.origin.clone())).await
+            if let Some(doc) =
+                crate::tools::script_guard::doc_of(&tab, Some(target.origin.clone())).await
             {
                 match by {
                     Filler::Tool(_) => hooks.vault.documents.filled(doc),

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use porthole_mcp::vocabulary::{CloseTabArgs, NewTabArgs, SwitchTabArgs, TabRef};
 use porthole_mcp::ToolOutput;
 
-use super::driver::Tab;
-use super::error::ToolError;
-use super::waits;
 use crate::browser::check_url_for;
 use crate::browser::{Actor, BrowserSession, SessionError, UrlPolicy};
+use crate::tools::act::waits;
+use crate::tools::error::ToolError;
+use crate::tools::tab::driver::Tab;
 
 /// `list_tabs`.
 pub fn list_tabs(browser: &BrowserSession, actor: &Actor) -> ToolOutput {

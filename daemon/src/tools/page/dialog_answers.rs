@@ -8,8 +8,8 @@ use porthole_mcp::vocabulary::HandleDialogArgs;
 use porthole_mcp::{Content, ToolOutput};
 use tokio::sync::broadcast::error::RecvError;
 
-use super::driver::Tab;
-use super::error::ToolError;
+use crate::tools::error::ToolError;
+use crate::tools::tab::driver::Tab;
 
 /// How long a tool may still take after its page opened a dialog (an input event's dispatch,
 /// for one, does not return until the dialog is answered).

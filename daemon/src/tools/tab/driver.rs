@@ -9,12 +9,9 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::error::ToolError;
 use crate::browser::{Actor, BrowserSession, TabInfo};
 use crate::cdp::CdpConnection;
-
-/// The in-page helper: refs, snapshot, hit testing, form filling, text, quiet-DOM waits.
-pub const PAGE_JS: &str = include_str!("page.js");
+use crate::tools::error::ToolError;
 
 /// The document's own URL and title.
 const LOCATION: &str = include_str!("js/location.js");
@@ -95,7 +92,7 @@ impl Tab {
 }
 
 /// Calls `page.js`'s `function(args…)` in the frame behind `session`, in Porthole's isolated
-/// world (see [`super::world`]): page scripts cannot reach or replace what it uses.
+/// world (see [`crate::tools::tab::world`]): page scripts cannot reach or replace what it uses.
 pub async fn helper_on(
     browser: &BrowserSession,
     session: &str,
@@ -108,7 +105,11 @@ pub async fn helper_on(
 /// The expression that calls `page.js`'s `function(args…)` in the tools' world.
 pub fn helper_call(function: &str, args: &[Value]) -> String {
     let args: Vec<String> = args.iter().map(to_js).collect();
-    format!("{}.{function}({})", super::world::HELPER, args.join(", "))
+    format!(
+        "{}.{function}({})",
+        crate::tools::tab::world::HELPER,
+        args.join(", ")
+    )
 }
 
 fn to_js<T: Serialize>(value: &T) -> String {
@@ -125,5 +126,5 @@ pub async fn eval_on(
     expression: &str,
     deadline: Duration,
 ) -> Result<Value, ToolError> {
-    super::world::evaluate(browser, session, expression, deadline).await
+    crate::tools::tab::world::evaluate(browser, session, expression, deadline).await
 }

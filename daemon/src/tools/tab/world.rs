@@ -26,15 +26,17 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
-use super::driver::PAGE_JS;
-use super::error::ToolError;
 use crate::browser::BrowserSession;
 use crate::browser::NewDocumentWorld;
 use crate::cdp::{CdpConnection, CdpError, CdpEvent};
+use crate::tools::error::ToolError;
 
 /// Name of the world in every frame.
 const WORLD_NAME: &str = "porthole-tools";
 /// The helper's API object, as the isolated world's own code reaches it.
+/// The in-page helper: refs, snapshot, hit testing, form filling, text, quiet-DOM waits.
+const PAGE_JS: &str = include_str!("page.js");
+
 pub const HELPER: &str = "globalThis[Symbol.for('porthole.tools')]";
 /// Sets the nonce on the helper's API: `(api, nonce)`.
 const INSTALL: &str = include_str!("js/install.js");

@@ -12,9 +12,9 @@ use porthole_mcp::vocabulary::wait::{WaitFor, WAIT_POLL_INTERVAL};
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
-use super::driver::Tab;
-use super::error::ToolError;
 use crate::cdp::CdpEvent;
+use crate::tools::error::ToolError;
+use crate::tools::tab::driver::Tab;
 
 /// How long an explicit navigation (navigate, history, reload) may take to show its first
 /// event; it ends at that event, so it only costs time when nothing navigates.
@@ -371,7 +371,7 @@ async fn quiet(tab: &Tab, before: &mut Before, seen: &mut Seen, notes: &mut Vec<
     let after_release = std::mem::take(&mut before.after_release);
     // The helper already in the world (made again with it after a navigation), not a fresh
     // copy of page.js to parse on every action.
-    let mut quiet_js = super::driver::helper_call(
+    let mut quiet_js = crate::tools::tab::driver::helper_call(
         "quiet",
         &[
             json!(QUIET_FRAMES),
@@ -525,9 +525,13 @@ async fn loaded_url(tab: &Tab, target_id: &str) -> Option<String> {
     let end = started + tab.browser.settle_limits().new_tab_load;
     let mut url = None;
     while Instant::now() < end {
-        let state =
-            super::driver::eval_on(&tab.browser, &session, LOAD_STATE, Duration::from_secs(2))
-                .await;
+        let state = crate::tools::tab::driver::eval_on(
+            &tab.browser,
+            &session,
+            LOAD_STATE,
+            Duration::from_secs(2),
+        )
+        .await;
         if let Ok(v) = state {
             url = v["url"].as_str().map(str::to_string);
             let blank = url.as_deref() == Some("about:blank");
@@ -627,8 +631,8 @@ async fn found(tab: &Tab, wait: &WaitFor) -> Result<bool, ToolError> {
     if selector && text {
         return Ok(true);
     }
-    let frames = super::frames::sessions(tab).await;
-    for (_, v) in super::frames::helper_in_each(tab, &frames, "has", &args).await {
+    let frames = crate::tools::tab::iframes::sessions(tab).await;
+    for (_, v) in crate::tools::tab::iframes::helper_in_each(tab, &frames, "has", &args).await {
         let (s, t) = check(&v);
         selector |= s;
         text |= t;

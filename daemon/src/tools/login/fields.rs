@@ -11,11 +11,11 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use zeroize::Zeroizing;
 
-use super::driver::{eval_on, Tab};
-use super::error::ToolError;
-use super::refs;
-use super::world::HELPER;
 use crate::browser::{dispatch_input, InputEvent, MouseButton, Pointer};
+use crate::tools::error::ToolError;
+use crate::tools::tab::driver::{eval_on, Tab};
+use crate::tools::tab::element_refs as refs;
+use crate::tools::tab::world::HELPER;
 
 /// Finds the sign-in form's fields.
 const FIND_FIELDS: &str = include_str!("js/login-fields.js");
@@ -136,7 +136,7 @@ pub async fn type_into(
     target: &Target,
     value: &Zeroizing<String>,
 ) -> Result<(), ToolError> {
-    let (x, y, _) = refs::point_of(tab, &target.r).await?;
+    let (x, y, _) = crate::tools::tab::iframes::point_of(tab, &target.r).await?;
     let scale = tab.browser.zoom().pixel_scale(&tab.session_id);
     let at = Pointer::at(x, y, 0);
     for event in [
