@@ -15,15 +15,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use porthole_mcp::{McpServer, ServerOptions};
+use porthole_mcp::{McpServer, ServerOptions, ToolBackend, ToolOutput};
+use serde_json::Value;
 
-use crate::browser::BrowserSession;
+use crate::browser::{Actor, BrowserSession};
+use crate::calls::Pipeline;
 use crate::channel_id::ChannelId;
 use crate::channels::{close_session, connect_users_chrome, ownership_of};
 use crate::mode::Mode;
 use crate::providers::host::{HostProvider, HostSettings};
 use crate::providers::{BrowserProvider, CdpAddress, ProgressFn};
-use crate::tools::{EngineBackend, SessionSource};
 
 /// Where to look for the user's Chrome and how to present the tools.
 #[derive(Debug, Clone)]
@@ -50,8 +51,26 @@ struct HostSource {
 /// than a channel's, so the answer comes within the MCP call's own deadline.
 const CONNECT_DEADLINE: Duration = Duration::from_secs(20);
 
+/// The tools on the user's Chrome: every call through the call pipeline's standalone layers,
+/// as the owner (only this server's own tabs exist for it).
+struct HostTools {
+    source: Arc<HostSource>,
+    pipeline: Pipeline,
+}
+
 #[async_trait]
-impl SessionSource for HostSource {
+impl ToolBackend for HostTools {
+    async fn call(&self, tool: &str, args: Value) -> ToolOutput {
+        match self.source.session().await {
+            Ok(session) => self.pipeline.run(&session, &Actor::Owner, tool, args).await,
+            Err(message) => ToolOutput::error(message),
+        }
+    }
+}
+
+impl HostSource {
+    /// The running session over the user's Chrome, connected on first use, or a message
+    /// saying what to do.
     async fn session(&self) -> Result<Arc<BrowserSession>, String> {
         let mut slot = self.session.lock().await;
         if let Some(session) = slot.as_ref().filter(|s| s.is_alive()) {
@@ -99,7 +118,10 @@ pub async fn serve(options: HostBrowserOptions) -> Result<(), porthole_mcp::serv
         options,
         session: tokio::sync::Mutex::new(None),
     });
-    let backend = EngineBackend::new(source.clone(), true);
+    let backend = HostTools {
+        source: source.clone(),
+        pipeline: Pipeline::standalone(),
+    };
     let result = McpServer::new(Arc::new(backend), server_options)
         .serve_stdio()
         .await;

@@ -9,6 +9,7 @@ pub(crate) mod api;
 pub mod approvals;
 pub mod bounds;
 pub mod browser;
+pub(crate) mod calls;
 pub mod cdp;
 pub mod channel_id;
 pub(crate) mod channels;

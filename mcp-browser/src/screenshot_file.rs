@@ -15,10 +15,16 @@ use crate::wire::ToolOutput;
 /// Takes a screenshot with `backend` (passing the wait arguments and the format) and writes it
 /// to `args.path`, returning the absolute path and size, or an error result saying what failed.
 pub async fn save_screenshot(backend: &dyn ToolBackend, args: &SaveScreenshotArgs) -> ToolOutput {
-    let format = args.resolved_format();
     let shot_args = serde_json::to_value(args.screenshot_args())
         .unwrap_or_else(|e| panic!("screenshot arguments always serialise: {e}"));
     let shot = backend.call(ToolName::Screenshot.as_str(), shot_args).await;
+    write_screenshot(args, shot).await
+}
+
+/// Writes the image of `shot` (a `screenshot` result taken with `args.screenshot_args()`) to
+/// `args.path`, returning the absolute path and size, or an error result saying what failed.
+pub async fn write_screenshot(args: &SaveScreenshotArgs, shot: ToolOutput) -> ToolOutput {
+    let format = args.resolved_format();
     if shot.is_error {
         return shot;
     }

@@ -119,6 +119,26 @@ impl Outcome {
     }
 }
 
+/// What became of an act an agent may have had to ask the person about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// It may happen: the agent is not held to its kind, or the person allowed it (now, or
+    /// with an "always" that covers it).
+    Go,
+    /// It must not happen: how the approval ended, and what the agent reads.
+    Refused { outcome: Outcome, refusal: String },
+}
+
+impl Verdict {
+    /// The verdict of an approval that ended in `outcome`.
+    pub fn of(outcome: Outcome, ask: &Ask, timeout_secs: u64) -> Self {
+        match outcome.refusal(ask, timeout_secs) {
+            None => Verdict::Go,
+            Some(refusal) => Verdict::Refused { outcome, refusal },
+        }
+    }
+}
+
 /// Cuts `text` to [`MAX_DETAIL_CHARS`] characters, saying so.
 pub fn bounded_detail(text: &str) -> String {
     let count = text.chars().count();

@@ -22,7 +22,7 @@ pub(crate) use error::SessionError;
 pub(crate) use files::download::{Download, DownloadState};
 pub(crate) use files::print::print_to_download;
 pub(crate) use files::transfers::{DownloadLimits, DownloadTracking, ReadBack};
-pub(crate) use guard::consent::ConsentRules;
+pub(crate) use guard::consent::{CallGuard, ConsentRules};
 pub(crate) use guard::policy::{check_url_for, UrlPolicy};
 pub(crate) use input::events::{dispatch as dispatch_input, InputEvent, MouseButton, Pointer};
 #[cfg(test)]

@@ -10,7 +10,6 @@ pub mod control;
 pub mod guard;
 pub mod handoff;
 pub mod page_state;
-pub mod supervise;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

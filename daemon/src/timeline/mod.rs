@@ -266,7 +266,7 @@ impl Timeline {
         &self,
         session: &Arc<BrowserSession>,
         actor: &Actor,
-        fill: crate::tools::FillRecord,
+        fill: crate::vault::FillRecord,
     ) {
         let mut summary = format!(
             "{} of '{}'{}",

@@ -9,6 +9,7 @@
 //! browsers or HTTP.
 
 pub mod error;
+pub mod fill_record;
 pub mod keepass;
 pub mod keyring;
 pub mod keyring_setup;
@@ -29,6 +30,8 @@ use serde::Serialize;
 use zeroize::Zeroizing;
 
 pub use error::VaultError;
+pub use fill_record::FillRecord;
+pub use ledger::Doc;
 pub use source::{Entry, ItemInfo, SourceState, VaultSource};
 
 use settings::{VaultConfig, VaultShare, VaultSourceConfig};
@@ -73,10 +76,10 @@ pub struct Vault {
     /// The person's shares. Never held across an await.
     shares: Mutex<Vec<VaultShare>>,
     /// Where agents ran `evaluate` and where they filled (script and secrets never share a
-    /// document).
-    pub documents: ledger::Ledger,
+    /// document). Reached only through the methods below.
+    documents: ledger::Ledger,
     /// The secrets filled in each channel, for the scan of text answers.
-    pub filled: scan::Scanner,
+    filled: scan::Scanner,
     /// The data directory whose keyring entries this daemon reads (`porthole vault unlock`).
     keyring_dir: Option<PathBuf>,
 }
@@ -168,6 +171,43 @@ impl Vault {
     pub fn forget_channel(&self, channel: &str) {
         self.filled.forget(channel);
         self.documents.forget_channel(channel);
+    }
+
+    /// Notes that an agent ran script in `doc` (it counts as scripted while it lives).
+    pub fn note_scripted(&self, doc: Doc) {
+        self.documents.evaluated(doc);
+    }
+
+    /// Notes that `doc` was filled (script is refused there while it lives).
+    pub fn note_filled(&self, doc: Doc) {
+        self.documents.filled(doc);
+    }
+
+    /// The documents `agent` ran script in, in `channel` (live or not: the caller asks the
+    /// browser, outside any lock).
+    pub fn scripted_by(&self, channel: &str, agent: &str) -> Vec<Doc> {
+        self.documents.evaluated_by(channel, agent)
+    }
+
+    /// The documents filled for `agent` in `channel` (live or not).
+    pub fn filled_for(&self, channel: &str, agent: &str) -> Vec<Doc> {
+        self.documents.filled_by(channel, agent)
+    }
+
+    /// Forgets documents the browser no longer shows.
+    pub fn forget_documents(&self, gone: &[Doc]) {
+        self.documents.forget(gone);
+    }
+
+    /// Remembers a secret typed into a page of `channel`, for the scan of every later answer.
+    pub fn remember_secret(&self, channel: &str, secret: &str) {
+        self.filled.remember(channel, secret);
+    }
+
+    /// `text` with every secret filled in `channel` replaced by [`scan::MARK`]; `None` when
+    /// it holds none.
+    pub fn scrub(&self, channel: &str, text: &str) -> Option<String> {
+        self.filled.scrub(channel, text)
     }
 
     fn source(&self, name: &str) -> Result<&Arc<dyn VaultSource>, VaultError> {

@@ -2,7 +2,8 @@
 //! the pane watches (or the tab she names), in a task of its own so typing never stalls the
 //! pane's reading. Every `vault_fill` gets one `vault_result` (what was filled and where, or why
 //! nothing was; never a value), after a `vault_locked` when the item's source is locked. The
-//! fill itself, its checks and its timeline event are `tools::fill_for_person`'s.
+//! fill itself, its checks and its timeline event are the call pipeline's
+//! (`calls::fill_for_person`).
 
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ use tokio::sync::mpsc;
 use super::Outgoing;
 use crate::api::AppState;
 use crate::browser::{PaneMessage, PaneView};
-use crate::tools::{fill_for_person, PersonFill, VaultHooks};
+use crate::calls::{self, PersonFill};
 
 /// Fills `item` into `target_id` (else the watched tab) and answers on `out`.
 pub(super) fn spawn(
@@ -73,12 +74,15 @@ async fn answer(
             )];
         }
     };
-    let timeline = state.inner.timeline.clone();
-    let hooks = VaultHooks {
-        vault: state.inner.vault.clone(),
-        record: Arc::new(move |session, actor, fill| timeline.vault_fill(session, actor, fill)),
+    let inner = &state.inner;
+    let parts = calls::Parts {
+        agents: &inner.agents,
+        channels: &inner.channels,
+        oversight: &inner.oversight,
+        timeline: &inner.timeline,
+        vault: &inner.vault,
     };
-    match fill_for_person(&session, &hooks, tab, item, &agents).await {
+    match calls::fill_for_person(&parts, &session, tab, item, &agents).await {
         PersonFill::Filled(what) => vec![result(true, what)],
         PersonFill::Refused(why) => vec![result(false, why)],
         PersonFill::Locked { source, message } => {

@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use super::consent::AgentConsent;
 use super::notes::AgentNotes;
 use super::sites::{AgentSites, Sites};
-use crate::approvals::{site_of, ApprovalKind, Ask};
+use crate::approvals::{site_of, ApprovalKind, Ask, Verdict};
 use crate::browser::prompts::approvals::{Approvals, OpenApprovals};
 use crate::browser::prompts::auth::{Auth, AuthPrompts};
 use crate::browser::session::core::{Ownership, SessionCore};
@@ -196,8 +196,8 @@ impl Paused {
     async fn network_verdict(&self, ask: Ask) -> bool {
         let agent_id = ask.agent_id.clone();
         match self.approvals().approve(ask).await {
-            Ok(()) => false,
-            Err(refusal) => {
+            Verdict::Go => false,
+            Verdict::Refused { refusal, .. } => {
                 self.notes.leave(&agent_id, refusal);
                 true
             }

@@ -12,7 +12,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::auth::Auth;
 use super::registry::{Prompt, Registry};
-use crate::approvals::{bounded_detail, site_of, ApprovalKind, Ask, Outcome, Remember};
+use crate::approvals::{bounded_detail, site_of, ApprovalKind, Ask, Outcome, Remember, Verdict};
 use crate::browser::error::SessionError;
 use crate::browser::guard::consent::{AgentConsent, CallGuard, ConsentRules};
 use crate::browser::protocol::PaneMessage;
@@ -100,21 +100,18 @@ impl<'s> Approvals<'s> {
     }
 
     /// Lets `ask` happen when its agent need not ask, the person said "always" for its site,
-    /// or the person allows it now; else the refusal the agent reads.
-    pub(crate) async fn approve(&self, ask: Ask) -> Result<(), String> {
+    /// or the person allows it now; else refuses it with what the agent reads.
+    pub(crate) async fn approve(&self, ask: Ask) -> Verdict {
         let Some(rules) = self.consent.asks(&ask.agent_id, ask.kind) else {
-            return Ok(());
+            return Verdict::Go;
         };
         let outcome = self.ask_person(&ask, &rules).await;
-        match outcome.refusal(&ask, rules.timeout.as_secs()) {
-            None => Ok(()),
-            Some(refusal) => Err(refusal),
-        }
+        Verdict::of(outcome, &ask, rules.timeout.as_secs())
     }
 
     /// Asks the person about `agent_id`'s act of `kind` in `target_id` when its kinds hold it
     /// (a tool's own: `evaluate`, `upload_file`, `get_download`, a vault fill). `url`: where
-    /// the act goes (the tab's page when `None`). The error is what the agent reads.
+    /// the act goes (the tab's page when `None`).
     pub(crate) async fn approve_act(
         &self,
         agent_id: &str,
@@ -122,9 +119,9 @@ impl<'s> Approvals<'s> {
         target_id: &str,
         url: Option<&str>,
         detail: String,
-    ) -> Result<(), String> {
+    ) -> Verdict {
         if self.consent.asks(agent_id, kind).is_none() {
-            return Ok(());
+            return Verdict::Go;
         }
         let url = match url {
             Some(url) => url.to_string(),
@@ -161,7 +158,9 @@ impl<'s> Approvals<'s> {
             url,
             format!("navigate to {url}"),
         );
-        self.approve(ask).await.map_err(SessionError::NotApproved)?;
+        if let Verdict::Refused { refusal, .. } = self.approve(ask).await {
+            return Err(SessionError::NotApproved(refusal));
+        }
         self.consent.grant_pass(&target_id, &site_of(url));
         Ok(())
     }

@@ -4,5 +4,4 @@
 //! (`crate::calls`), never this room's.
 
 pub(crate) mod fields;
-pub(crate) mod person;
 pub(crate) mod vault_tools;

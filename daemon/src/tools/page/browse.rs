@@ -16,8 +16,6 @@ use crate::tools::error::ToolError;
 use crate::tools::read::snapshot::cap;
 use crate::tools::tab::driver::Tab;
 
-pub use crate::tools::page::evaluate::evaluate;
-
 /// `navigate`: returns once the page loaded (or its load deadline passed), with its URL and
 /// title; then waits for wait_for_* if asked.
 pub async fn navigate(tab: &Tab, args: &NavigateArgs) -> Result<ToolOutput, ToolError> {

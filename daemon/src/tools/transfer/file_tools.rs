@@ -325,12 +325,14 @@ pub fn list_downloads(browser: &Arc<BrowserSession>, actor: &Actor) -> ToolOutpu
     ))
 }
 
-/// `get_download`.
-pub async fn get_download(
+/// `get_download`, first half: the finished download `args` names among `actor`'s, or why
+/// there is none to return (the call pipeline asks the person, when the agent must, before
+/// [`download_answer`] reads its bytes).
+pub async fn finished_download(
     browser: &Arc<BrowserSession>,
     actor: &Actor,
     args: &GetDownloadArgs,
-) -> Result<ToolOutput, ToolError> {
+) -> Result<Download, ToolError> {
     let files = browser.files();
     if let DownloadTracking::Off(why) = files.tracking() {
         return Err(ToolError::msg(format!("Downloads are not listed: {why}.")));
@@ -374,11 +376,20 @@ pub async fn get_download(
         }
         DownloadState::Completed => {}
     }
-    crate::tools::approvals::gate_download(browser, actor, &d).await?;
+    Ok(d)
+}
+
+/// `get_download`, second half: a finished download's bytes (inline up to
+/// [`MAX_INLINE_DOWNLOAD`]) and where it is saved.
+pub async fn download_answer(
+    browser: &Arc<BrowserSession>,
+    d: &Download,
+) -> Result<ToolOutput, ToolError> {
+    let files = browser.files();
     let mime = mime_type(&d.name);
-    let saved = files.where_saved(&d);
+    let saved = files.where_saved(d);
     let bytes = match files
-        .read_download(&d, MAX_INLINE_DOWNLOAD)
+        .read_download(d, MAX_INLINE_DOWNLOAD)
         .await
         .map_err(|e| ToolError::msg(e.to_string()))?
     {

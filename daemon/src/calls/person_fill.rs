@@ -1,5 +1,7 @@
 //! The person's own fill (DESIGN.md §19, a pane's `vault_fill`): an item of her vault into a
-//! tab she watches. The same fill as the agents' `fill_login` ([`login::fill`]): fields found
+//! tab she watches, through the layers that apply to her: the tab's gate, the vault's rules and
+//! the timeline; never admission, oversight or an approval (she is the one who approves). The
+//! same fill as the agents' `fill_login` ([`fill::fill`]): fields found
 //! in the page, the origin of each field's frame checked against the item's origins, trusted
 //! typing, the secret remembered for the channel's scan. Not asked of her: a share (the vault
 //! is hers) or a `login` approval (she is the one who approves). Refused where an agent of the
@@ -7,15 +9,16 @@
 //! agents' `evaluate` is refused in the filled document. The outcome names what was filled and
 //! where, never a value.
 //!
-//! [`login::fill`]: crate::tools::login::vault_tools::fill
+//! [`fill::fill`]: super::fill::fill
 
 use std::sync::Arc;
 
+use super::fill::{self, FillLayers, Filler};
+use super::record::Record;
+use super::secrets::Secrets;
 use crate::browser::{Actor, BrowserSession};
-use crate::tools::login::fields::FieldKind;
-use crate::tools::login::vault_tools::{self as login, FillRecord, Filler, VaultHooks};
-use crate::tools::tab::driver::Tab;
-use crate::vault::VaultError;
+use crate::tools::{self, FieldKind, Tab, ToolError};
+use crate::vault::{FillRecord, Vault, VaultError};
 
 /// The longest item name looked up (longer ones are not items).
 const MAX_ITEM: usize = 1000;
@@ -24,7 +27,7 @@ const LISTED: usize = 20;
 
 /// What became of the person's fill.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PersonFill {
+pub(crate) enum PersonFill {
     /// Filled: what and where.
     Filled(String),
     /// Not filled, and why (nothing was typed).
@@ -35,13 +38,18 @@ pub enum PersonFill {
 
 /// Fills `item` into tab `target_id` (its flat CDP session `session_id`) for the person.
 /// `agents`: the ids of the channel's agents (their `evaluate` is checked and then held off).
-pub async fn fill_for_person(
+pub(crate) async fn fill_for_person(
     browser: &Arc<BrowserSession>,
-    hooks: &VaultHooks,
+    secrets: &Secrets,
+    record: &Record,
     (target_id, session_id): (String, String),
     item: &str,
     agents: &[String],
 ) -> PersonFill {
+    let layers = FillLayers {
+        secrets,
+        record: Some(record),
+    };
     let tab = Tab {
         browser: browser.clone(),
         target_id,
@@ -56,7 +64,7 @@ pub async fn fill_for_person(
             item.chars().take(80).collect::<String>()
         ));
     }
-    let opened = match hooks.vault.open_for(None, item).await {
+    let opened = match secrets.vault().open_for(None, item).await {
         Ok(opened) => opened,
         Err(error) => {
             let outcome = match &error {
@@ -69,7 +77,7 @@ pub async fn fill_for_person(
                 VaultError::UnknownItem(_) => PersonFill::Refused(format!(
                     "There is no item {item:?} in the vault's unlocked sources ({}). Nothing \
                      was typed.",
-                    items(hooks).await
+                    items(secrets.vault()).await
                 )),
                 other => PersonFill::Refused(format!("{other}. Nothing was typed.")),
             };
@@ -79,26 +87,23 @@ pub async fn fill_for_person(
                 }
                 PersonFill::Filled(_) => String::new(),
             };
-            (hooks.record)(
-                browser,
-                &Actor::Owner,
-                FillRecord {
-                    target_id: Some(tab.target_id.clone()),
-                    title: item.chars().take(200).collect(),
-                    origin: None,
-                    fields: vec!["username", "password"],
-                    ok: false,
-                    why: Some(why),
-                    by_person: true,
-                },
-            );
+            let refused = FillRecord {
+                target_id: None,
+                title: item.chars().take(200).collect(),
+                origin: None,
+                fields: vec!["username", "password"],
+                ok: false,
+                why: Some(why),
+                by_person: true,
+            };
+            layers.record(browser, by, refused);
             return outcome;
         }
     };
     let filled = if opened.entry.password.is_some() {
-        match login::login_wanted(&opened, None, None) {
+        match tools::login_wanted(&opened, None, None) {
             Ok((wanted, values)) => {
-                login::fill(browser, by, hooks, &opened, &wanted, &values, false).await
+                fill::fill(&layers, browser, by, &opened, &wanted, &values, false).await
             }
             Err(e) => Err(e),
         }
@@ -106,10 +111,10 @@ pub async fn fill_for_person(
         // An item with only a seed: its current code, into the page's one-time code field.
         let code = spec.code_now();
         let wanted = [(FieldKind::Code, None)];
-        login::fill(
+        fill::fill(
+            &layers,
             browser,
             by,
-            hooks,
             &opened,
             &wanted,
             &[(FieldKind::Code, &code)],
@@ -117,7 +122,7 @@ pub async fn fill_for_person(
         )
         .await
     } else {
-        Err(crate::tools::error::ToolError::msg(format!(
+        Err(ToolError::msg(format!(
             "Item '{}' has no password and no one-time code seed to fill.",
             opened.entry.title
         )))
@@ -129,8 +134,8 @@ pub async fn fill_for_person(
 }
 
 /// The unlocked items, for an "unknown item" answer.
-async fn items(hooks: &VaultHooks) -> String {
-    let (usable, locked) = hooks.vault.usable_by(None).await;
+async fn items(vault: &Vault) -> String {
+    let (usable, locked) = vault.usable_by(None).await;
     let mut names: Vec<&str> = usable.iter().map(|u| u.info.item.as_str()).collect();
     let more = names.len().saturating_sub(LISTED);
     names.truncate(LISTED);

@@ -1,0 +1,128 @@
+//! What the person must allow first (DESIGN.md §20): the agent's sites and `confirm` kinds,
+//! looked up from its record (and the config's `agents.sites` / `agents.confirm`) when its call
+//! begins and held on its session from then on; the tools' own acts an approval holds
+//! (`evaluate` shows its script, `upload_file` the file names, `get_download` the file, a vault
+//! fill the item and fields); and the wait for the person's answers to what the call's page
+//! sent (a form post, a new site), which the browser holds at the network layer
+//! (`browser::guard`). Each ends in an [`Verdict`]; a refusal is the call's error.
+
+use std::sync::Arc;
+
+use porthole_mcp::vocabulary::{ToolCall, UploadFileArgs};
+
+use crate::agents::{AgentIdentity, Agents};
+use crate::approvals::{ApprovalKind, Verdict};
+use crate::browser::{Actor, BrowserSession, CallGuard, ConsentRules, Download};
+use crate::tools::{Tab, ToolError};
+
+/// Holds `agent`'s tabs in `session` to its sites and approvals as its record says now (a
+/// change applies from this call on), and counts the call, so its tab's requests are its acts
+/// while the guard lives.
+pub(crate) async fn hold(
+    agents: &Agents,
+    session: &BrowserSession,
+    actor: &Actor,
+    agent: Option<&AgentIdentity>,
+) -> CallGuard {
+    if let Some(agent) = agent {
+        session.sites().set(actor.id(), agents.site_rules(agent));
+        let rules = ConsentRules {
+            name: agent.name.clone(),
+            kinds: agents.confirm_kinds(agent),
+            remembered: agents.remembered().clone(),
+            timeout: agents.approval_timeout(),
+        };
+        session.approvals().set_rules(actor.id(), rules).await;
+    }
+    session.approvals().call_begins(actor.id())
+}
+
+/// Waits for the person when `call` in `tab` is an act its agent must ask about
+/// (`evaluate`, `upload_file`).
+pub(crate) async fn approve(tab: &Tab, call: &ToolCall) -> Result<(), ToolError> {
+    let (kind, detail) = match call {
+        ToolCall::Evaluate(a) => (ApprovalKind::Evaluate, a.expression.clone()),
+        ToolCall::UploadFile(a) => (ApprovalKind::Upload, file_names(a)),
+        _ => return Ok(()),
+    };
+    let verdict = tab
+        .browser
+        .approvals()
+        .approve_act(tab.actor.id(), kind, &tab.target_id, None, detail)
+        .await;
+    refused(verdict)
+}
+
+/// Waits for the person before a finished download's bytes reach `actor`.
+pub(crate) async fn approve_download(
+    session: &Arc<BrowserSession>,
+    actor: &Actor,
+    download: &Download,
+) -> Result<(), ToolError> {
+    let detail = format!(
+        "{} ({} bytes) from {}",
+        download.name, download.received, download.url
+    );
+    let tab = download.target_id.as_deref().unwrap_or_default();
+    let verdict = session
+        .approvals()
+        .approve_act(
+            actor.id(),
+            ApprovalKind::Download,
+            tab,
+            Some(&download.url),
+            detail,
+        )
+        .await;
+    refused(verdict)
+}
+
+/// Waits for the person before `actor` fills a login into `tab` (`detail` names the item
+/// and fields, never a value). The person is never asked about her own fill.
+pub(crate) async fn approve_login(tab: &Tab, detail: String) -> Result<(), String> {
+    let verdict = tab
+        .browser
+        .approvals()
+        .approve_act(
+            tab.actor.id(),
+            ApprovalKind::Login,
+            &tab.target_id,
+            None,
+            detail,
+        )
+        .await;
+    match verdict {
+        Verdict::Go => Ok(()),
+        Verdict::Refused { refusal, .. } => Err(refusal),
+    }
+}
+
+/// Resolves once the person answered every approval the call's page asked for (a form post,
+/// a new site), so the call's answer can say how they ended.
+pub(crate) async fn settled(session: &BrowserSession, actor: &Actor) {
+    session.approvals().settled(actor.id()).await;
+}
+
+fn refused(verdict: Verdict) -> Result<(), ToolError> {
+    match verdict {
+        Verdict::Go => Ok(()),
+        Verdict::Refused { refusal, .. } => Err(ToolError::msg(refusal)),
+    }
+}
+
+fn file_names(args: &UploadFileArgs) -> String {
+    let names: Vec<String> = match &args.files {
+        Some(files) => files.iter().map(|f| f.name.clone()).collect(),
+        None => args
+            .paths
+            .iter()
+            .map(|p| {
+                std::path::Path::new(p)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| p.clone())
+            })
+            .collect(),
+    };
+    format!("files: {}", names.join(", "))
+}

@@ -1,0 +1,98 @@
+//! The tab an act happens in, and what keeps it out: the acting tab (an agent's first call
+//! opens one of its own), never a browser-internal page (the URL guard closes an agent's tab
+//! there), a page blocked by a dialog answers nothing that runs in it, and a page asking for a
+//! login waits for the person (`browser::prompts::auth`), also when it starts asking while the
+//! tool runs. And the notes the browser left for the agent since its last answer (a tab closed
+//! on an internal page, a refused site).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use porthole_mcp::vocabulary::ToolCall;
+use porthole_mcp::{Content, ToolOutput};
+
+use crate::browser::{Actor, BrowserSession};
+use crate::tools::{self, Tab, ToolError};
+
+/// The tab `actor` acts in, checked for `call`.
+pub(crate) async fn enter(
+    session: &Arc<BrowserSession>,
+    actor: &Actor,
+    call: &ToolCall,
+) -> Result<Tab, ToolError> {
+    let tab = Tab::for_actor(session, actor).await?;
+    // Never on a browser-internal page (an agent's tab there is closed).
+    session.url_guard().check_tab(&tab.target_id).await?;
+    // Tools use this tab: the helper's world in each of its new documents from now on.
+    tools::in_new_documents(session, &tab.session_id);
+    if matches!(call, ToolCall::HandleDialog(_)) {
+        return Ok(tab);
+    }
+    let exempt = tools::works_during_dialog(call);
+    // A page blocked by a dialog answers nothing that runs in it.
+    if let Some(dialog) = session.dialogs().open(&tab.target_id) {
+        if !exempt {
+            return Err(ToolError::msg(dialog.describe()));
+        }
+    }
+    // A page that asks for a login waits for a person.
+    if let Some(prompt) = session.auth().prompt_in(&tab.target_id) {
+        if !exempt {
+            return Err(ToolError::msg(prompt.describe_for_agent()));
+        }
+    }
+    Ok(tab)
+}
+
+/// The tab `actor` acts in for a vault fill or `list_logins`: the same checks, but a login
+/// prompt does not refuse it (the vault fills the page's own fields).
+pub(crate) async fn enter_for_vault(
+    session: &Arc<BrowserSession>,
+    actor: &Actor,
+) -> Result<Tab, ToolError> {
+    let tab = Tab::for_actor(session, actor).await?;
+    session.url_guard().check_tab(&tab.target_id).await?;
+    tools::in_new_documents(session, &tab.session_id);
+    if let Some(dialog) = session.dialogs().open(&tab.target_id) {
+        return Err(ToolError::msg(dialog.describe()));
+    }
+    Ok(tab)
+}
+
+/// A tab the person named for her own fill: the helper's world, and no fill while a dialog
+/// blocks the page.
+pub(crate) fn enter_for_person(tab: &Tab) -> Result<(), ToolError> {
+    tools::in_new_documents(&tab.browser, &tab.session_id);
+    if let Some(dialog) = tab.browser.dialogs().open(&tab.target_id) {
+        return Err(ToolError::msg(dialog.describe()));
+    }
+    Ok(())
+}
+
+/// Runs `work` in `tab`: a dialog it opens ends the wait with a result saying so, and a login
+/// prompt that opens meanwhile refuses it (the person answers those).
+pub(crate) async fn guarded(
+    tab: &Tab,
+    call: &ToolCall,
+    work: impl Future<Output = Result<ToolOutput, ToolError>>,
+) -> Result<ToolOutput, ToolError> {
+    if matches!(call, ToolCall::HandleDialog(_)) {
+        return work.await;
+    }
+    let work = tools::unless_blocked(tab, work);
+    let auth = tab.browser.auth();
+    let output = tokio::select! {
+        output = work => output?,
+        prompt = auth.prompt_opens(&tab.target_id), if !tools::works_during_dialog(call) => {
+            return Err(ToolError::msg(prompt.describe_for_agent()));
+        }
+    };
+    Ok(tools::mention_open_dialog(tab, output))
+}
+
+/// Puts the notes the browser left for `actor` since its last answer before `output`.
+pub(crate) fn notes(session: &BrowserSession, actor: &Actor, output: &mut ToolOutput) {
+    for note in session.agent_notes().take(actor.id()).into_iter().rev() {
+        output.content.insert(0, Content::Text { text: note });
+    }
+}

@@ -1,0 +1,68 @@
+//! What the timeline keeps of an act (DESIGN.md §17): one `tool` event per call (the tool, its
+//! tab, ok or not, how long, a summary made from the arguments before the call ran, never a
+//! typed value), and one `vault` event per fill or refused fill (the item's title, the origin,
+//! the fields; never a value).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use porthole_mcp::ToolOutput;
+use serde_json::Value;
+
+use crate::browser::{Actor, BrowserSession};
+use crate::timeline::{summary, Timeline, ToolRecord};
+use crate::vault::FillRecord;
+
+/// The timeline the calls of one entry point are recorded in.
+#[derive(Clone)]
+pub(crate) struct Record {
+    timeline: Arc<Timeline>,
+}
+
+/// A call being recorded: its summary, made before it ran, and when it began.
+pub(crate) struct Started {
+    summary: String,
+    began: Instant,
+}
+
+impl Record {
+    pub(crate) fn new(timeline: Arc<Timeline>) -> Self {
+        Self { timeline }
+    }
+
+    /// Starts recording a call of `tool` with `args` (summarised now: the call may consume
+    /// them).
+    pub(crate) fn start(tool: &str, args: &Value) -> Started {
+        Started {
+            summary: summary::of_call(tool, args),
+            began: Instant::now(),
+        }
+    }
+
+    /// Records the call's `tool` event.
+    pub(crate) fn tool_call(
+        &self,
+        session: &Arc<BrowserSession>,
+        actor: &Actor,
+        tool: &str,
+        started: Started,
+        output: &ToolOutput,
+    ) {
+        self.timeline.tool_call(
+            session,
+            actor,
+            ToolRecord {
+                tool: tool.to_string(),
+                target_id: session.agent_tabs().current(actor),
+                ok: !output.is_error,
+                ms: started.began.elapsed().as_millis() as u64,
+                summary: started.summary,
+            },
+        );
+    }
+
+    /// Records a fill (or a refused one).
+    pub(crate) fn fill(&self, session: &Arc<BrowserSession>, actor: &Actor, fill: FillRecord) {
+        self.timeline.vault_fill(session, actor, fill);
+    }
+}

@@ -1,0 +1,250 @@
+//! Script and secrets never share a document (DESIGN.md §19), and a secret never comes back:
+//! - a fill goes only into frames of the item's origins ([`Secrets::check_origins`]);
+//! - a fill is refused in a live document of the item's origins where the filling agent (or,
+//!   for the person's fill, any agent of the channel) ran `evaluate` since it loaded;
+//! - after a fill, `evaluate` is refused in documents of the filled origins while a filled
+//!   document lives ([`Secrets::before_script`]);
+//! - every answer is scanned, and each secret filled in the channel is replaced by `[secret]`
+//!   ([`Secrets::scrub`]).
+//!
+//! Which document a tab shows is its main frame's loader id and origin (`Page.getFrameTree`);
+//! the vault's ledger remembers documents, this layer asks the browser which still live.
+//! Porthole's own isolated-world reads are not agent script and are not counted.
+
+use std::sync::Arc;
+
+use porthole_mcp::vocabulary::ToolCall;
+use porthole_mcp::{Content, ToolOutput};
+use serde_json::json;
+
+use crate::browser::{Actor, BrowserSession};
+use crate::channel_id::ChannelId;
+use crate::tools::{Tab, Target, ToolError};
+use crate::vault::{Doc, Vault};
+
+/// The vault's rules for the calls of one entry point.
+#[derive(Clone)]
+pub(crate) struct Secrets {
+    vault: Arc<Vault>,
+}
+
+impl Secrets {
+    pub(crate) fn new(vault: Arc<Vault>) -> Self {
+        Self { vault }
+    }
+
+    /// The vault the fills open items of.
+    pub(crate) fn vault(&self) -> &Arc<Vault> {
+        &self.vault
+    }
+
+    /// Before `call` runs in `tab`: an `evaluate` is refused in a document of an origin that
+    /// was filled while a filled document of it lives; otherwise the document it will run in
+    /// (it counts as scripted once the script ran, see [`Secrets::after_script`]).
+    pub(crate) async fn before_script(
+        &self,
+        tab: &Tab,
+        call: &ToolCall,
+    ) -> Result<Option<Doc>, ToolError> {
+        if !matches!(call, ToolCall::Evaluate(_)) {
+            return Ok(None);
+        }
+        let Some(doc) = doc_of(tab, None).await else {
+            return Ok(None);
+        };
+        let browser = &tab.browser;
+        let filled: Vec<Doc> = self
+            .vault
+            .filled_for(browser.channel().as_str(), tab.actor.id())
+            .into_iter()
+            .filter(|d| d.origin == doc.origin)
+            .collect();
+        if let Some(filled) = self.live(browser, filled).await.into_iter().next() {
+            tracing::info!(event = "vault_evaluate_refused", channel_id = %browser.channel(), agent_id = tab.actor.id());
+            return Err(ToolError::msg(format!(
+                "Refused: a login was filled into a page of {} that is still open (tab {}) (by \
+                 you, or by the person for your tab), so evaluate is refused in pages of that \
+                 site until that page is gone (navigated away or closed), because script and \
+                 secrets never share a page.",
+                filled.origin, filled.target
+            )));
+        }
+        Ok(Some(doc))
+    }
+
+    /// After the script ran (or may have, even when it failed): its document counts as
+    /// scripted.
+    pub(crate) fn after_script(&self, doc: Option<Doc>) {
+        if let Some(doc) = doc {
+            self.vault.note_scripted(doc);
+        }
+    }
+
+    /// Why a fill of an item with `origins` by `actor` is refused: it ran `evaluate` in a live
+    /// document of one of them.
+    pub(crate) async fn fill_refusal(
+        &self,
+        browser: &Arc<BrowserSession>,
+        actor: &Actor,
+        origins: &[String],
+    ) -> Option<String> {
+        let doc = self.scripted(browser, &[actor.id()], origins).await?;
+        Some(format!(
+            "Refused: you ran evaluate in a page of {} that is still open (tab {}) since it \
+             loaded, and a script of yours there could read what is typed. Script and secrets \
+             never share a document: load the page again (navigate or reload) and fill without \
+             evaluate. Nothing was typed.",
+            doc.origin, doc.target
+        ))
+    }
+
+    /// Why the person's fill of an item with `origins` is refused: one of the channel's
+    /// `agents` ran `evaluate` in a live document of one of them (its script could be waiting
+    /// there).
+    pub(crate) async fn person_fill_refusal(
+        &self,
+        browser: &Arc<BrowserSession>,
+        agents: &[String],
+        origins: &[String],
+    ) -> Option<String> {
+        let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
+        let doc = self.scripted(browser, &agents, origins).await?;
+        Some(format!(
+            "Refused: agent {} ran a script (evaluate) in a page of {} that is still open (tab \
+             {}), and that script could read what is typed. Reload the page, then fill again. \
+             Nothing was typed.",
+            doc.agent, doc.origin, doc.target
+        ))
+    }
+
+    /// Refuses unless every target's frame origin is one the item `title` may go to.
+    pub(crate) fn check_origins(
+        targets: &[Target],
+        allowed: &[String],
+        title: &str,
+    ) -> Result<(), String> {
+        for target in targets {
+            if !allowed.contains(&target.origin) {
+                return Err(format!(
+                    "Refused: the {} field {} is in a frame of {}, but '{title}' may only be \
+                     filled into {}. Nothing was typed. (A look-alike site or a frame from \
+                     another site never gets a login.)",
+                    target.kind.name(),
+                    target.r,
+                    target.origin,
+                    if allowed.is_empty() {
+                        "no site (the item has no URL, or the share's origins exclude them all)"
+                            .to_string()
+                    } else {
+                        allowed.join(", ")
+                    }
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes that `tab`'s document of `origin` is filled for each of `agents` (from the first
+    /// key on, `evaluate` is refused there).
+    pub(crate) async fn mark_filled(&self, tab: &Tab, origin: &str, agents: &[String]) {
+        if let Some(doc) = doc_of(tab, Some(origin.to_string())).await {
+            for agent in agents {
+                self.vault.note_filled(Doc {
+                    agent: agent.clone(),
+                    ..doc.clone()
+                });
+            }
+        }
+    }
+
+    /// Remembers a secret about to be typed in `channel`: from its first key on, the page may
+    /// echo it, so every later answer is scanned for it.
+    pub(crate) fn remember(&self, channel: &ChannelId, secret: &str) {
+        self.vault.remember_secret(channel.as_str(), secret);
+    }
+
+    /// Replaces every secret filled in `channel` by `[secret]` in the answer's text, and says
+    /// that it did.
+    pub(crate) fn scrub(&self, channel: &ChannelId, output: &mut ToolOutput) {
+        let mut replaced = false;
+        for content in &mut output.content {
+            if let Content::Text { text } = content {
+                if let Some(clean) = self.vault.scrub(channel.as_str(), text) {
+                    *text = clean;
+                    replaced = true;
+                }
+            }
+        }
+        if replaced {
+            output.content.push(Content::Text {
+                text: format!(
+                    "Note: a secret filled in this channel was replaced by {} in this answer.",
+                    crate::vault::scan::MARK
+                ),
+            });
+        }
+    }
+
+    /// The live ones of `docs`; the ledger forgets the others.
+    async fn live(&self, browser: &BrowserSession, docs: Vec<Doc>) -> Vec<Doc> {
+        let (mut alive, mut gone) = (Vec::new(), Vec::new());
+        for doc in docs {
+            let now = match browser.tab_session(&doc.target) {
+                Some(session) => document_of(browser, &session).await,
+                None => None,
+            };
+            if now.is_some_and(|(loader, _)| loader == doc.loader) {
+                alive.push(doc);
+            } else {
+                gone.push(doc);
+            }
+        }
+        self.vault.forget_documents(&gone);
+        alive
+    }
+
+    /// A live document of `origins` where one of `agents` ran `evaluate` in this channel.
+    async fn scripted(
+        &self,
+        browser: &Arc<BrowserSession>,
+        agents: &[&str],
+        origins: &[String],
+    ) -> Option<Doc> {
+        let docs: Vec<Doc> = agents
+            .iter()
+            .flat_map(|agent| self.vault.scripted_by(browser.channel().as_str(), agent))
+            .filter(|d| origins.contains(&d.origin))
+            .collect();
+        self.live(browser, docs).await.into_iter().next()
+    }
+}
+
+/// `(loader id, origin)` of the document tab session `session` shows now.
+async fn document_of(browser: &BrowserSession, session: &str) -> Option<(String, String)> {
+    let tree = browser
+        .cdp()
+        .call_on(session, "Page.getFrameTree", json!({}))
+        .await
+        .ok()?;
+    let frame = &tree["frameTree"]["frame"];
+    Some((
+        frame["loaderId"].as_str()?.to_string(),
+        frame["securityOrigin"]
+            .as_str()
+            .unwrap_or("null")
+            .to_string(),
+    ))
+}
+
+/// The document `tab` shows now, as the ledger keeps it (`origin`: the filled frame's, else
+/// the main frame's).
+async fn doc_of(tab: &Tab, origin: Option<String>) -> Option<Doc> {
+    let (loader, top_origin) = document_of(&tab.browser, &tab.session_id).await?;
+    Some(Doc {
+        channel: tab.browser.channel().to_string(),
+        agent: tab.actor.id().to_string(),
+        target: tab.target_id.clone(),
+        loader,
+        origin: origin.unwrap_or(top_origin),
+    })
+}
