@@ -12,7 +12,7 @@
 //! record which owner's tab that was. In host mode ([`DownloadPlace::Watch`]) the behaviour
 //! stays Chrome's `default` (the user's Chrome keeps its own download folder) with events on,
 //! and only the downloads of the session's own tabs are listed, where Chrome says it saved
-//! them. Reading and answering for tools is `tools::files`; the person's `download` messages
+//! them. Reading and answering for tools is `tools::transfer`; the person's `download` messages
 //! are `download_notices`.
 //!
 //! `browser.downloads_max_mb` caps the channel's downloads on disk: a download that would

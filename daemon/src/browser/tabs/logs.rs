@@ -10,7 +10,7 @@
 //!
 //! A tab's buffers live in its record (`TabEntry`) and go with it; the recorder reaches them by
 //! a weak link from the tab's flat session, so events of a session no tab holds are dropped.
-//! Owns the buffers and the recorder task; reading and filtering for tools is `tools::logs`.
+//! Owns the buffers and the recorder task; reading and filtering for tools is `tools::read::page_logs`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, Weak};

@@ -6,7 +6,7 @@
 //! locked step that merges into the current book (numbers only grow, frames are replaced by
 //! target id), so two tool calls on the same tab cannot lose each other's updates, and calls on
 //! different tabs never touch the same book. What refs mean is the tools' business
-//! (`tools::refs`); this module only keeps the numbers.
+//! (`tools::tab::element_refs`); this module only keeps the numbers.
 
 /// An out-of-process frame and the refs issued in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,7 +17,7 @@ pub struct FrameRefs {
     pub target_id: String,
     /// Where the tools reach the frame: our flat session to an out-of-process frame, kept for
     /// the frame's life; for a frame in its parent's process, `<parent's session>/<frame id>`
-    /// (`tools::world::in_process`).
+    /// (`tools::tab::world::in_process`).
     pub session_id: String,
     /// The ref of the frame's `<iframe>` element in the document that holds it.
     pub iframe_ref: String,

@@ -1,5 +1,5 @@
 //! The MCP tools' isolated JavaScript worlds in a session's frames, by flat CDP session: made
-//! and used by `tools::world`, kept here so they live and die with the session (and a tab's
+//! and used by `tools::tab::world`, kept here so they live and die with the session (and a tab's
 //! with the tab), never in a process-wide cache.
 
 use std::collections::HashMap;

@@ -1,6 +1,6 @@
 //! The page tools: `navigate`, `go_back`, `go_forward`, `reload`, `page_info`,
 //! `get_page_text` (cross-origin frames included), `screenshot` (an image block, with badges
-//! when asked) and `resize_window`; `evaluate` lives in `tools::evaluate`.
+//! when asked) and `resize_window`; `evaluate` lives in `tools::page::evaluate`.
 
 use std::time::Duration;
 
