@@ -2,7 +2,9 @@
 //!
 //! Layers, bottom up: [`cdp`] (raw CDP connection actor), [`browser`] (per-channel CDP state:
 //! tabs, screencast hub, input), [`providers`] (browser lifecycle per mode), [`channels`]
-//! (sessions per channel and mode, idle monitor), [`api`] (HTTP + WebSocket, auth).
+//! (sessions per channel and mode, idle monitor), `tools` (one tool on a tab), `calls` (an
+//! agent's act start to end: admit, oversee, gate, secrets, consent, record), [`api`] (HTTP +
+//! WebSocket, auth).
 
 pub mod agents;
 pub(crate) mod api;

@@ -1,7 +1,7 @@
 //! The MCP browser tools (DESIGN.md §7), implemented once on the engine. Each runs one tool
 //! on a tab (or on the actor's view of the browser) and nothing else: who may run it, the
 //! person's oversight and approvals, the vault's rules and the timeline are the call pipeline's
-//! (`crate::calls`), which every entry point goes through.
+//! (`calls`), which every entry point goes through.
 //!
 //! Rooms (none imports `calls`, and none shares a name with a room of `browser/`):
 //! - [`run`]: the one match from a parsed call to its tool, and where it runs ([`Scope`]).

@@ -1,7 +1,7 @@
 //! The one match from a parsed call to the tool that does it. A tool runs either on the actor's
 //! view of the browser (its tab list, its downloads) or in the tab it acts in; which one is
 //! [`scope`]'s answer. Everything around a tool (who may, the person, the vault, the timeline)
-//! is the call pipeline's (`crate::calls`), never this file's.
+//! is the call pipeline's (`calls`), never this file's.
 
 use std::sync::Arc;
 

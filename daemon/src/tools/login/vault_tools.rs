@@ -1,7 +1,7 @@
 //! The vault's tools on a tab (DESIGN.md §19), their mechanics only: `list_logins` (the items
 //! shared with the caller, each saying whether it matches the tab's page), the items a caller
 //! may use, and what a login fill types and where. Which fills may happen, the person's
-//! approval and the timeline's record are the call pipeline's (`crate::calls`).
+//! approval and the timeline's record are the call pipeline's (`calls`).
 
 use porthole_mcp::ToolOutput;
 use serde_json::json;
