@@ -20,7 +20,7 @@ use futures_util::StreamExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::engine::{is_conflict, is_not_found, DockerError};
-use super::LABEL_DAEMON;
+use super::names::{random_token, LABEL_CHANNEL, LABEL_DAEMON, LABEL_SPARE};
 
 /// The sidecar's gate port inside the container (bridge network).
 pub(crate) const GATE_PORT: u16 = 9222;
@@ -216,7 +216,7 @@ impl SidecarSpec {
             volume_labels: HashMap::new(),
             ..self.clone()
         };
-        for label in [LABEL_SPEC, super::LABEL_CHANNEL, super::LABEL_SPARE] {
+        for label in [LABEL_SPEC, LABEL_CHANNEL, LABEL_SPARE] {
             neutral.labels.remove(label);
         }
         let body = serde_json::to_value(neutral.create_body()).unwrap_or_default();
@@ -435,7 +435,7 @@ pub(crate) const LABEL_VOLUME_NONCE: &str = "porthole.volume-nonce";
 /// [`LABEL_VOLUME_NONCE`].
 pub(crate) fn volume_labels(labels: &HashMap<String, String>) -> HashMap<String, String> {
     let mut asked = labels.clone();
-    asked.insert(LABEL_VOLUME_NONCE.to_string(), super::random_token(16));
+    asked.insert(LABEL_VOLUME_NONCE.to_string(), random_token(16));
     asked
 }
 
@@ -804,15 +804,11 @@ mod tests {
         let mut channel = spec();
         channel.name = "porthole-chrome-work".into();
         channel.volume = Some("porthole-chrome-profile-work".into());
-        channel
-            .labels
-            .insert(super::super::LABEL_CHANNEL.into(), "work".into());
+        channel.labels.insert(LABEL_CHANNEL.into(), "work".into());
         let mut spare = spec();
         spare.name = "porthole-spare-abc".into();
         spare.volume = Some("porthole-spare-profile-abc".into());
-        spare
-            .labels
-            .insert(super::super::LABEL_SPARE.into(), "1".into());
+        spare.labels.insert(LABEL_SPARE.into(), "1".into());
         assert_eq!(
             channel.spec_hash("sha256:one"),
             spare.spec_hash("sha256:one")

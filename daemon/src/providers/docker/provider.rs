@@ -22,16 +22,18 @@ use std::time::Duration;
 use async_trait::async_trait;
 use bollard::Docker;
 
-use super::container::{self, GateAddr, Network, Rollback, SidecarSpec, LABEL_SPEC};
+use super::container::{self, GateAddr, Network, Rollback, SidecarSpec, DOWNLOADS_DIR, LABEL_SPEC};
 use super::engine::{is_conflict, DockerError};
 use super::image::ImageManager;
+use super::names::{
+    container_name, random_token, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION,
+};
 use super::pause::{self, Paused, PausedSidecars};
 use super::reaper;
 use super::sandbox::{self, Sandbox};
 use super::spare::SpareSlot;
 use super::steps::Steps;
 use super::volumes::ProfileVolumes;
-use super::{container_name, random_token, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION};
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
 use crate::providers::{
@@ -663,7 +665,7 @@ impl BrowserProvider for DockerProvider {
     /// through the engine's archive API.
     fn downloads(&self, channel: &ChannelId) -> DownloadPlace {
         DownloadPlace::Browser {
-            dir: container::DOWNLOADS_DIR.to_string(),
+            dir: DOWNLOADS_DIR.to_string(),
             files: Arc::new(super::files::ContainerFiles {
                 docker: self.docker.clone(),
                 container: container_name(channel),

@@ -16,10 +16,12 @@ use bollard::Docker;
 
 use super::container::{self, GateAddr, LABEL_SPEC};
 use super::engine::DockerError;
+use super::names::{
+    container_name, spare_volume, LABEL_CHANNEL, LABEL_DAEMON, LABEL_SPARE, LABEL_VERSION,
+    SPARE_PREFIX, VERSION,
+};
 use super::pause::Paused;
 use super::provider::Kept;
-use super::spare::{spare_volume, SPARE_PREFIX};
-use super::{container_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_SPARE, LABEL_VERSION, VERSION};
 use crate::channel_id::ChannelId;
 
 /// What the reaper found.

@@ -16,17 +16,15 @@ use std::sync::{Arc, Mutex};
 
 use super::container::{self, GateAddr, Rollback};
 use super::engine::DockerError;
+use super::names::{
+    container_name, random_token, volume_name, LABEL_DAEMON, LABEL_SPARE, SPARE_PREFIX,
+    SPARE_VOLUME_PREFIX,
+};
 use super::pause;
 use super::provider::DockerProvider;
 use super::steps::Steps;
-use super::{container_name, random_token, volume_name, LABEL_DAEMON, LABEL_SPARE};
 use crate::channel_id::ChannelId;
 use crate::providers::CdpAddress;
-
-/// Name prefix of an untaken spare's container.
-pub(crate) const SPARE_PREFIX: &str = "porthole-spare-";
-/// Name prefix of an untaken spare's profile volume.
-const SPARE_VOLUME_PREFIX: &str = "porthole-spare-profile-";
 
 /// A booted, paused sidecar no channel owns yet.
 #[derive(Debug, Clone)]
@@ -56,12 +54,6 @@ impl SpareSlot {
     fn put(&self, spare: Spare) {
         *self.ready.lock().expect("spare lock") = Some(spare);
     }
-}
-
-/// The volume of the spare container `name` (made with it).
-pub(crate) fn spare_volume(name: &str) -> Option<String> {
-    name.strip_prefix(SPARE_PREFIX)
-        .map(|id| format!("{SPARE_VOLUME_PREFIX}{id}"))
 }
 
 impl DockerProvider {
