@@ -4,14 +4,16 @@
 //!
 //! - [`names`]: the names and labels of what this daemon makes on the engine; random tokens.
 //! - [`engine`]: connecting to the engine (always `negotiate_version()`), error mapping.
-//! - [`container`]: what a sidecar container looks like (pure) and the calls that make,
-//!   inspect, stop and remove one; the rollback guard of a failed start.
+//! - [`seccomp`]: the sidecar's seccomp profile and what turns Chromium's sandbox on.
+//! - [`spec`]: what a sidecar container looks like (pure), and its spec hash.
+//! - [`container`]: the calls that make, inspect, stop and remove one sidecar and its volume;
+//!   the rollback guard of a failed start.
 //! - [`files`]: the browser's downloads read back through the engine's archive API.
 //! - [`exec`]: CDP carried inside the Docker API connection (an exec of the sidecar's
 //!   `cdp-pipe`), for engines on another machine: nothing published.
 //! - [`output`]: a starting sidecar's output on the attach stream: readiness as an event.
 //! - [`image`]: the sidecar image: rebuild rules, the embedded build context, the build.
-//! - [`sandbox`]: the seccomp profile that lets Chromium's own sandbox run, and its probe.
+//! - [`sandbox`]: the probe that decides whether Chromium's own sandbox runs in the sidecars.
 //! - [`steps`]: how long each step of a start took, for the log.
 //! - [`pause`]: sidecars frozen at an idle stop and resumed by the next start.
 //! - [`volumes`]: which volume holds each channel's profile (a spare's, for a channel that took
@@ -37,14 +39,16 @@ pub(crate) mod pause;
 pub(crate) mod provider;
 pub(crate) mod reaper;
 pub mod sandbox;
+mod seccomp;
 mod spare;
+mod spec;
 mod steps;
 mod volumes;
 
-pub use container::Network;
 pub(crate) use engine::{connect, DockerError, EngineTarget};
 pub(crate) use image::{ImageManager, ImageSettings, ImageStatus};
 pub(crate) use provider::{CdpRoute, DockerProvider, DockerSettings};
+pub use spec::Network;
 
 use std::path::Path;
 

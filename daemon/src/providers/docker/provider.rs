@@ -22,7 +22,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use bollard::Docker;
 
-use super::container::{self, GateAddr, Network, Rollback, SidecarSpec, DOWNLOADS_DIR, LABEL_SPEC};
+use super::container::{self, GateAddr, Rollback};
 use super::engine::{is_conflict, DockerError};
 use super::image::ImageManager;
 use super::names::{
@@ -32,6 +32,7 @@ use super::pause::{self, Paused, PausedSidecars};
 use super::reaper;
 use super::sandbox::{self, Sandbox};
 use super::spare::SpareSlot;
+use super::spec::{Network, SidecarSpec, DOWNLOADS_DIR, LABEL_SPEC};
 use super::steps::Steps;
 use super::volumes::ProfileVolumes;
 use crate::channel_id::ChannelId;

@@ -14,7 +14,7 @@ use bollard::models::ContainerSummaryStateEnum;
 use bollard::query_parameters::ListContainersOptionsBuilder;
 use bollard::Docker;
 
-use super::container::{self, GateAddr, LABEL_SPEC};
+use super::container::{self, GateAddr};
 use super::engine::DockerError;
 use super::names::{
     container_name, spare_volume, LABEL_CHANNEL, LABEL_DAEMON, LABEL_SPARE, LABEL_VERSION,
@@ -22,6 +22,7 @@ use super::names::{
 };
 use super::pause::Paused;
 use super::provider::Kept;
+use super::spec::LABEL_SPEC;
 use crate::channel_id::ChannelId;
 
 /// What the reaper found.
