@@ -2,7 +2,9 @@
 //! `porthole-chrome-<channel>` with its profile on the named volume
 //! `porthole-chrome-profile-<channel>`.
 //!
+//! The files, from the floor up (each imports only files above it in this list):
 //! - [`names`]: the names and labels of what this daemon makes on the engine; random tokens.
+//! - [`settings`]: the provider's settings and how CDP reaches a sidecar ([`CdpRoute`]).
 //! - [`engine`]: connecting to the engine (always `negotiate_version()`), error mapping.
 //! - [`seccomp`]: the sidecar's seccomp profile and what turns Chromium's sandbox on.
 //! - [`spec`]: what a sidecar container looks like (pure), and its spec hash.
@@ -16,8 +18,10 @@
 //! - [`sandbox`]: the probe that decides whether Chromium's own sandbox runs in the sidecars.
 //! - [`steps`]: how long each step of a start took, for the log.
 //! - [`pause`]: sidecars frozen at an idle stop and resumed by the next start.
+//! - [`kept`]: stopped sidecars kept for their channel's next start.
 //! - [`volumes`]: which volume holds each channel's profile (a spare's, for a channel that took
 //!   one over).
+//! - [`launcher`]: making and booting one sidecar under this daemon's settings.
 //! - [`spare`]: one booted, paused sidecar kept ready for the next new channel.
 //! - [`reaper`]: at daemon start, adopt this daemon's running sidecars, remove stale ones.
 //! - [`provider`]: [`DockerProvider`], the `BrowserProvider` tying these together.
@@ -33,6 +37,8 @@ pub mod engine;
 pub(crate) mod exec;
 pub(crate) mod files;
 pub mod image;
+mod kept;
+mod launcher;
 mod names;
 mod output;
 pub(crate) mod pause;
@@ -40,6 +46,7 @@ pub(crate) mod provider;
 pub(crate) mod reaper;
 pub mod sandbox;
 mod seccomp;
+mod settings;
 mod spare;
 mod spec;
 mod steps;
@@ -47,7 +54,8 @@ mod volumes;
 
 pub(crate) use engine::{connect, DockerError, EngineTarget};
 pub(crate) use image::{ImageManager, ImageSettings, ImageStatus};
-pub(crate) use provider::{CdpRoute, DockerProvider, DockerSettings};
+pub(crate) use provider::DockerProvider;
+pub(crate) use settings::{CdpRoute, DockerSettings};
 pub use spec::Network;
 
 use std::path::Path;

@@ -16,12 +16,12 @@ use bollard::Docker;
 
 use super::container::{self, GateAddr};
 use super::engine::DockerError;
+use super::kept::Kept;
 use super::names::{
     container_name, spare_volume, LABEL_CHANNEL, LABEL_DAEMON, LABEL_SPARE, LABEL_VERSION,
     SPARE_PREFIX, VERSION,
 };
 use super::pause::Paused;
-use super::provider::Kept;
 use super::spec::LABEL_SPEC;
 use crate::channel_id::ChannelId;
 
