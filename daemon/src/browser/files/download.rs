@@ -54,3 +54,11 @@ pub struct Download {
     #[serde(default)]
     pub why: Option<String>,
 }
+
+impl Download {
+    /// Every byte has arrived (the server said how many) but Chrome has not said the download
+    /// completed yet: it reports the last bytes before it finishes the file.
+    pub fn all_bytes_in(&self) -> bool {
+        self.state == DownloadState::InProgress && self.total > 0 && self.received == self.total
+    }
+}

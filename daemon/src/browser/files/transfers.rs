@@ -174,6 +174,9 @@ pub struct SessionFiles {
     /// events of the others are kept here (guid → begin, last progress) until an owner is
     /// settled, never listed. Short lock.
     unowned: Option<Mutex<HashMap<String, Held>>>,
+    /// Told each time a listed download ends (completed or canceled), after the list says so;
+    /// [`SessionFiles::ended`] waits on it.
+    ends: tokio::sync::watch::Sender<()>,
 }
 
 impl std::fmt::Debug for SessionFiles {
@@ -254,6 +257,7 @@ impl SessionFiles {
             notices: DownloadNotices::new(notices),
             limits,
             unowned: watch.then(|| Mutex::new(HashMap::new())),
+            ends: tokio::sync::watch::Sender::new(()),
         });
         let downloads = match (&tracking, &files.browser_dir) {
             (DownloadTracking::On, Some(dir)) if files.downloads_dir.is_some() => Some(dir.clone()),
@@ -569,6 +573,28 @@ impl SessionFiles {
         self.downloads.lock().expect("downloads lock").clone()
     }
 
+    /// The download `id` once it has ended (completed or canceled), waiting for that at most
+    /// `within`: Chrome reports the last bytes of a download before it says the download
+    /// completed. `None` when no such download is listed; a download still running after
+    /// `within` is returned as it stands.
+    pub async fn ended(&self, id: &str, within: std::time::Duration) -> Option<Download> {
+        let deadline = tokio::time::Instant::now() + within;
+        // Subscribed before the first look, so an end between the look and the wait is seen.
+        let mut ends = self.ends.subscribe();
+        loop {
+            let download = self.download(id)?;
+            if download.state != DownloadState::InProgress {
+                return Some(download);
+            }
+            if tokio::time::timeout_at(deadline, ends.changed())
+                .await
+                .is_err()
+            {
+                return Some(download);
+            }
+        }
+    }
+
     /// A download by its id (`d1`) or Chrome's guid.
     pub fn download(&self, id: &str) -> Option<Download> {
         let id = id.trim();
@@ -781,6 +807,7 @@ impl SessionFiles {
                     let snapshot = self.snapshot(&downloads);
                     drop(downloads);
                     self.save(snapshot);
+                    self.ends.send_replace(());
                 }
                 effect
             }
@@ -853,6 +880,7 @@ mod tests {
             notices: DownloadNotices::new(broadcast::channel(16).0),
             limits: DownloadLimits::default(),
             unowned: None,
+            ends: tokio::sync::watch::Sender::new(()),
         }
     }
 
@@ -925,6 +953,40 @@ mod tests {
         assert!(d.why.unwrap().contains("500 downloads"));
         assert_eq!(files.downloads().len(), MAX_LISTED);
         assert!(files.download("one-too-many").is_none());
+    }
+
+    #[tokio::test]
+    async fn a_download_with_every_byte_is_waited_on_until_chrome_says_it_ended() {
+        use std::time::{Duration, Instant};
+        let files = Arc::new(session_files());
+        let dir = files.downloads_dir().unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        begin(&files, &dir, "g1", "http://x/f");
+        let progress = |state: &str| json!({"guid": "g1", "receivedBytes": 5, "totalBytes": 5, "state": state});
+        files.apply("Browser.downloadProgress", &progress("inProgress"), &dir);
+        assert!(files.download("d1").unwrap().all_bytes_in());
+        // Chrome says nothing more: the wait ends at its bound, the download as it stands.
+        let asked = Instant::now();
+        let d = files.ended("d1", Duration::from_millis(200)).await.unwrap();
+        assert_eq!(d.state, DownloadState::InProgress);
+        assert!(asked.elapsed() >= Duration::from_millis(200));
+        // Chrome's `completed` comes during the wait: the answer is the completed download,
+        // when it comes and not at the bound.
+        let chrome = {
+            let (files, dir) = (files.clone(), dir.clone());
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                files.apply("Browser.downloadProgress", &progress("completed"), &dir);
+            })
+        };
+        let bound = Duration::from_secs(30);
+        let asked = Instant::now();
+        let d = files.ended("g1", bound).await.unwrap();
+        assert_eq!(d.state, DownloadState::Completed);
+        assert!(!d.all_bytes_in());
+        assert!(asked.elapsed() < bound);
+        chrome.await.unwrap();
+        assert!(files.ended("d9", bound).await.is_none());
     }
 
     #[test]

@@ -20,8 +20,8 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use super::engine::{is_not_found, DockerError};
-use super::{LABEL_BUILT_AT, LABEL_VERSION, VERSION};
+use super::engine::{connect, is_not_found, DockerError, EngineTarget};
+use super::names::{LABEL_BUILT_AT, LABEL_VERSION, VERSION};
 use crate::providers::ProgressFn;
 
 include!(concat!(env!("OUT_DIR"), "/sidecar_context.rs"));
@@ -65,6 +65,26 @@ pub(crate) struct ImageSettings {
     /// environment a `docker` CLI needs to reach it (`DOCKER_HOST=… DOCKER_TLS_VERIFY=1 …`),
     /// so a missing base image comes with the command that copies it there.
     pub remote_engine_env: Option<String>,
+}
+
+impl ImageSettings {
+    /// The image settings the config asks for, on `engine`.
+    pub(crate) fn from_config(
+        config: &crate::config::BrowserConfig,
+        engine: &EngineTarget,
+    ) -> Self {
+        Self {
+            image: config.chrome_image.clone(),
+            base_image: config.base_image.clone(),
+            builder_image: config.builder_image.clone(),
+            pull: config.image_pull,
+            local_base_image: config.local_base_image.clone(),
+            local_builder_image: config.local_builder_image.clone(),
+            extra_labels: config.container_labels.clone().into_iter().collect(),
+            dev: is_dev_build(),
+            remote_engine_env: engine.is_remote().then(|| engine.cli_env()),
+        }
+    }
 }
 
 /// Why the image gets built.
@@ -506,8 +526,8 @@ pub async fn build_once(
     config: &crate::config::BrowserConfig,
     if_needed: bool,
 ) -> Result<ImageStatus, DockerError> {
-    let (docker, target) = super::connect(&config.docker, Duration::from_secs(10)).await?;
-    let manager = ImageManager::new(docker, super::image_settings(config, &target));
+    let (docker, target) = connect(&config.docker, Duration::from_secs(10)).await?;
+    let manager = ImageManager::new(docker, ImageSettings::from_config(config, &target));
     let progress: ProgressFn = std::sync::Arc::new(|_: &str, _: &str| {});
     if if_needed {
         manager.ensure(progress).await?;

@@ -2,21 +2,31 @@
 //! `porthole-chrome-<channel>` with its profile on the named volume
 //! `porthole-chrome-profile-<channel>`.
 //!
+//! The files, from the floor up (each imports only files above it in this list):
+//! - [`names`]: the names and labels of what this daemon makes on the engine; random tokens.
+//! - [`settings`]: the provider's settings and how CDP reaches a sidecar ([`CdpRoute`]).
 //! - [`engine`]: connecting to the engine (always `negotiate_version()`), error mapping.
-//! - [`container`]: what a sidecar container looks like (pure) and the calls that make,
-//!   inspect, stop and remove one; the rollback guard of a failed start.
+//! - [`seccomp`]: the sidecar's seccomp profile and what turns Chromium's sandbox on.
+//! - [`spec`]: what a sidecar container looks like (pure), and its spec hash.
+//! - [`container`]: the calls that make, inspect, stop and remove one sidecar and its volume;
+//!   the rollback guard of a failed start.
 //! - [`files`]: the browser's downloads read back through the engine's archive API.
 //! - [`exec`]: CDP carried inside the Docker API connection (an exec of the sidecar's
 //!   `cdp-pipe`), for engines on another machine: nothing published.
 //! - [`output`]: a starting sidecar's output on the attach stream: readiness as an event.
 //! - [`image`]: the sidecar image: rebuild rules, the embedded build context, the build.
+//! - [`sandbox`]: the probe that decides whether Chromium's own sandbox runs in the sidecars.
+//! - [`steps`]: how long each step of a start took, for the log.
 //! - [`pause`]: sidecars frozen at an idle stop and resumed by the next start.
-//! - [`spare`]: one booted, paused sidecar kept ready for the next new channel.
+//! - [`kept`]: stopped sidecars kept for their channel's next start.
 //! - [`volumes`]: which volume holds each channel's profile (a spare's, for a channel that took
 //!   one over).
+//! - [`launcher`]: making and booting one sidecar under this daemon's settings.
+//! - [`spare`]: one booted, paused sidecar kept ready for the next new channel.
 //! - [`reaper`]: at daemon start, adopt this daemon's running sidecars, remove stale ones.
-//! - [`sandbox`]: the seccomp profile that lets Chromium's own sandbox run, and its probe.
 //! - [`provider`]: [`DockerProvider`], the `BrowserProvider` tying these together.
+//!
+//! This file only names them and starts the provider from the config.
 //!
 //! This module owns only containers, volumes and images that carry the label
 //! `porthole.daemon=<this daemon's id>` (or the image tag it is configured with); it never
@@ -27,49 +37,30 @@ pub mod engine;
 pub(crate) mod exec;
 pub(crate) mod files;
 pub mod image;
+mod kept;
+mod launcher;
+mod names;
 mod output;
 pub(crate) mod pause;
 pub(crate) mod provider;
 pub(crate) mod reaper;
 pub mod sandbox;
+mod seccomp;
+mod settings;
 mod spare;
+mod spec;
 mod steps;
 mod volumes;
 
-pub use container::Network;
 pub(crate) use engine::{connect, DockerError, EngineTarget};
 pub(crate) use image::{ImageManager, ImageSettings, ImageStatus};
-pub(crate) use provider::{CdpRoute, DockerProvider, DockerSettings};
+pub(crate) use provider::DockerProvider;
+pub(crate) use settings::{CdpRoute, DockerSettings};
+pub use spec::Network;
 
 use std::path::Path;
 
-use crate::channel_id::ChannelId;
-
-/// Label naming the channel of a container or volume.
-pub(crate) const LABEL_CHANNEL: &str = "porthole.channel";
-/// Label of a container (and its volume) made as a warm spare, before its channel was known.
-pub(crate) const LABEL_SPARE: &str = "porthole.spare";
-/// Label naming the daemon (its data dir's id) that owns a container or volume.
-pub(crate) const LABEL_DAEMON: &str = "porthole.daemon";
-/// Label with the Porthole version that made a container or image.
-pub(crate) const LABEL_VERSION: &str = "porthole.version";
-/// Label with the build time of an image (RFC 3339, UTC).
-pub(crate) const LABEL_BUILT_AT: &str = "porthole.built_at";
-
-/// This build's version, written into labels.
-pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// The container of a channel. Channel ids are already limited to `[A-Za-z0-9_.-]` starting
-/// with a letter or digit (see `channel_id`), which is exactly Docker's name alphabet, and are
-/// used unchanged, so two channels never share a name.
-pub(crate) fn container_name(channel: &ChannelId) -> String {
-    format!("porthole-chrome-{channel}")
-}
-
-/// The profile volume of a channel.
-pub(crate) fn volume_name(channel: &ChannelId) -> String {
-    format!("porthole-chrome-profile-{channel}")
-}
+use names::random_token;
 
 /// This daemon's id: random, made on first start and kept in `<data_dir>/daemon_id`, so a
 /// restarted daemon recognises the containers of its predecessor and two daemons with
@@ -88,36 +79,8 @@ pub(crate) fn load_or_create_daemon_id(data_dir: &Path) -> std::io::Result<Strin
     Ok(id)
 }
 
-/// A random string of `[a-z0-9]`.
-pub(crate) fn random_token(len: usize) -> String {
-    use rand::Rng;
-    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-    let mut rng = rand::rng();
-    (0..len)
-        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
-        .collect()
-}
-
 /// How long the engine may take to answer at daemon start before docker mode is off.
 pub(crate) const ENGINE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(3);
-
-/// The image settings the config asks for.
-pub(crate) fn image_settings(
-    config: &crate::config::BrowserConfig,
-    engine: &EngineTarget,
-) -> ImageSettings {
-    ImageSettings {
-        image: config.chrome_image.clone(),
-        base_image: config.base_image.clone(),
-        builder_image: config.builder_image.clone(),
-        pull: config.image_pull,
-        local_base_image: config.local_base_image.clone(),
-        local_builder_image: config.local_builder_image.clone(),
-        extra_labels: config.container_labels.clone().into_iter().collect(),
-        dev: image::is_dev_build(),
-        remote_engine_env: engine.is_remote().then(|| engine.cli_env()),
-    }
-}
 
 /// How CDP reaches the sidecars of `engine`: `auto` is the published port on this machine's
 /// own engine (a unix socket) and the exec stream on any other, whose published ports are
@@ -164,7 +127,7 @@ pub(crate) async fn start_provider(
     tracing::info!(event = "docker_available", engine = %target.host, api = %docker.client_version(), daemon_id = %daemon_id);
     let images = std::sync::Arc::new(ImageManager::new(
         docker.clone(),
-        image_settings(config, &target),
+        ImageSettings::from_config(config, &target),
     ));
     let provider = DockerProvider::new(
         docker,
@@ -203,21 +166,6 @@ pub(crate) async fn start_provider(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_follow_the_channel_id() {
-        let channel = ChannelId::parse("team-1.dev_x").unwrap();
-        assert_eq!(container_name(&channel), "porthole-chrome-team-1.dev_x");
-        assert_eq!(
-            volume_name(&channel),
-            "porthole-chrome-profile-team-1.dev_x"
-        );
-        let upper = ChannelId::parse("Team").unwrap();
-        assert_ne!(
-            container_name(&upper),
-            container_name(&ChannelId::parse("team").unwrap())
-        );
-    }
 
     #[test]
     fn daemon_id_is_stable_per_data_dir() {

@@ -1,37 +1,43 @@
 //! [`DockerProvider`]: a channel's browser as the sidecar container `porthole-chrome-<channel>`.
 //!
-//! Start: image ready (checked once per daemon) → a sidecar this daemon stopped and kept is
-//! started again when its spec hash label still equals the spec's ([`Kept`]); else the profile
-//! volume and the container are created at once (the create makes a missing volume itself,
-//! with the same labels) → attached to its output → started → ready when the sidecar says so on
-//! that stream, while the gate's port is read by one inspect ([`super::output`]); no polling.
-//! A failed start removes the container and any volume it created ([`Rollback`]). Stop:
-//! SIGTERM (the sidecar closes Chrome cleanly, cookies flushed); the container is kept,
-//! stopped, for the next start, and removed on a profile reset, a channel delete, daemon
-//! shutdown, or when it stopped without being asked (killed, crashed). The volume stays until a
-//! profile reset or channel delete. An idle stop pauses the sidecar instead while
-//! `browser.idle_pause_secs` allows, and the next start resumes it ([`super::pause`]); a
-//! paused sidecar asked to stop or go is thawed first. Per-channel serialisation is the caller's
+//! Start: image ready (checked once per daemon) → a sidecar paused at an idle stop is resumed
+//! ([`super::pause`]), or one this daemon stopped and kept is started again ([`super::kept`]),
+//! when its spec hash label still equals the spec's; else a new channel takes over the warm
+//! spare ([`super::spare`]); else the [`Launcher`] creates the profile volume and the
+//! container at once and boots it. A failed start removes the container and any volume it
+//! created ([`Rollback`]). Stop: SIGTERM (the sidecar closes Chrome cleanly, cookies flushed);
+//! the container is kept, stopped, for the next start, and removed on a profile reset, a
+//! channel delete, daemon shutdown, or when it stopped without being asked (killed, crashed).
+//! The volume stays until a profile reset or channel delete. An idle stop pauses the sidecar
+//! instead while `browser.idle_pause_secs` allows, and the next start resumes it; a paused
+//! sidecar asked to stop or go is thawed first. Per-channel serialisation is the caller's
 //! (`ChannelService` holds a lifecycle lock per channel and mode).
+//!
+//! This is the roof of the docker files: it holds the registries (running, kept, paused, the
+//! spare, the profile volumes) and uses every room below; none of them imports it.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use bollard::Docker;
 
-use super::container::{self, GateAddr, Network, Rollback, SidecarSpec, LABEL_SPEC};
-use super::engine::{is_conflict, DockerError};
+use super::container::{self, GateAddr, Rollback};
+use super::engine::DockerError;
 use super::image::ImageManager;
+use super::kept::{Kept, KeptSidecars};
+use super::launcher::{check_extensions, Launcher};
+use super::names::{container_name, LABEL_CHANNEL, LABEL_VERSION, VERSION};
 use super::pause::{self, Paused, PausedSidecars};
 use super::reaper;
-use super::sandbox::{self, Sandbox};
+use super::sandbox::Sandbox;
+use super::settings::DockerSettings;
 use super::spare::SpareSlot;
+use super::spec::{DOWNLOADS_DIR, LABEL_SPEC};
 use super::steps::Steps;
 use super::volumes::ProfileVolumes;
-use super::{container_name, random_token, LABEL_CHANNEL, LABEL_DAEMON, LABEL_VERSION, VERSION};
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
 use crate::providers::{
@@ -39,90 +45,31 @@ use crate::providers::{
     Stopped,
 };
 
-/// How long a new sidecar may take until its browser answers.
-const READY_DEADLINE: Duration = Duration::from_secs(45);
-/// How long a start that found its container exited waits for the rest of its output.
-const EXIT_OUTPUT_DEADLINE: Duration = Duration::from_secs(5);
-/// How often a start asks the gate while it waits for the sidecar's ready event (a safety net:
-/// the event normally comes first).
-const GATE_SAFETY_NET: Duration = Duration::from_secs(1);
 /// SIGTERM-to-SIGKILL time on stop (the sidecar's own grace is 8 s).
 const STOP_GRACE: Duration = Duration::from_secs(10);
 
-/// Settings of the docker provider.
+/// A channel's sidecar registered as running.
 #[derive(Debug, Clone)]
-pub struct DockerSettings {
-    /// This daemon's id (`porthole.daemon` label).
-    pub daemon_id: String,
-    pub network: Network,
-    pub persist_profile: bool,
-    /// Unpacked extension directories, in load order.
-    pub extensions: Vec<PathBuf>,
-    pub screen: (u32, u32),
-    pub memory_mb: u64,
-    pub cpus: f64,
-    /// Labels added to every container and volume (tests add `porthole.test`).
-    pub extra_labels: HashMap<String, String>,
-    /// How the daemon reaches each browser's CDP.
-    pub cdp_route: CdpRoute,
-    /// How long an idle-stopped sidecar stays paused before it is stopped (zero: stopped at
-    /// the idle stop; see [`super::pause`]).
-    pub idle_pause: Duration,
-    /// Keep one booted, paused sidecar for the next new channel (see [`super::spare`]).
-    pub warm_spare: bool,
-    /// The daemon's data dir (where [`ProfileVolumes`] keeps its file).
-    pub data_dir: PathBuf,
-}
-
-/// How the daemon reaches a sidecar's CDP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CdpRoute {
-    /// The sidecar's secret-gated port, published on 127.0.0.1 of the engine's host (only
-    /// meaningful when that host is this machine).
-    Port,
-    /// An exec stream of `porthole-sidecar cdp-pipe`, inside the Docker API connection:
-    /// nothing published (see [`super::exec`]).
-    Exec,
-}
-
-/// How long an exec into a sidecar that already runs may take to answer.
-const EXEC_RECONNECT_DEADLINE: Duration = Duration::from_secs(10);
-
-/// A sidecar this daemon stopped cleanly (or found stopped at its start) and kept: started
-/// again by the next start of its channel while `spec` equals that start's spec hash.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Kept {
-    pub id: String,
-    /// Its [`LABEL_SPEC`].
-    pub spec: String,
-}
-
-#[derive(Debug, Clone)]
-pub(super) struct Running {
-    pub(super) container: String,
+struct Running {
+    container: String,
     /// The published gate; `None` when CDP goes by exec.
-    pub(super) addr: Option<GateAddr>,
+    addr: Option<GateAddr>,
 }
 
 /// Runs each channel's browser in its own sidecar container.
 pub struct DockerProvider {
-    pub(super) docker: Docker,
-    pub(super) images: Arc<ImageManager>,
-    pub(super) settings: DockerSettings,
+    /// Makes, boots and reaches sidecars (the engine, the images, the settings).
+    launcher: Arc<Launcher>,
     /// Short lock, never held across an await.
-    pub(super) running: Mutex<HashMap<ChannelId, Running>>,
-    /// Whether Chromium's own sandbox works here: probed once, before the first sidecar.
-    sandbox: tokio::sync::OnceCell<Sandbox>,
-    /// Stopped sidecars kept for their channel's next start (short lock).
-    kept: Mutex<HashMap<ChannelId, Kept>>,
+    running: Mutex<HashMap<ChannelId, Running>>,
+    /// Stopped sidecars kept for their channel's next start.
+    kept: KeptSidecars,
     /// Sidecars paused at an idle stop, resumed by their channel's next start.
     paused: PausedSidecars,
     /// Which volume holds each channel's profile.
-    pub(super) volumes: ProfileVolumes,
+    volumes: ProfileVolumes,
     /// The warm spare a new channel takes over (see [`super::spare`]).
-    pub(super) spare: SpareSlot,
-    /// This provider, for the tasks it spawns (made with `Arc::new_cyclic`).
-    pub(super) me: std::sync::Weak<DockerProvider>,
+    spare: Arc<SpareSlot>,
 }
 
 impl DockerProvider {
@@ -134,7 +81,7 @@ impl DockerProvider {
         settings: DockerSettings,
     ) -> Arc<Self> {
         let mut running = HashMap::new();
-        let mut kept = HashMap::new();
+        let kept = KeptSidecars::default();
         let paused = PausedSidecars::default();
         match reaper::reap(&docker, &settings.daemon_id).await {
             Ok(reaped) => {
@@ -149,7 +96,9 @@ impl DockerProvider {
                     let container = container_name(&channel);
                     running.insert(channel, Running { container, addr });
                 }
-                kept = reaped.kept;
+                for (channel, found) in reaped.kept {
+                    kept.insert(channel, found);
+                }
                 for (channel, found) in reaped.paused {
                     paused.insert(channel, found);
                 }
@@ -157,72 +106,40 @@ impl DockerProvider {
             Err(error) => tracing::warn!(event = "docker_reap_failed", %error),
         }
         let volumes = ProfileVolumes::load(settings.data_dir.join("profile_volumes.json"));
-        Arc::new_cyclic(|me| Self {
-            docker,
-            images,
-            settings,
+        let launcher = Arc::new(Launcher::new(docker, images, settings));
+        Arc::new(Self {
+            spare: Arc::new(SpareSlot::new(launcher.clone())),
+            launcher,
             running: Mutex::new(running),
-            sandbox: tokio::sync::OnceCell::new(),
-            kept: Mutex::new(kept),
+            kept,
             paused,
             volumes,
-            spare: SpareSlot::default(),
-            me: me.clone(),
         })
     }
 
     /// The image manager (for the image endpoints).
     pub fn images(&self) -> &Arc<ImageManager> {
-        &self.images
+        self.launcher.images()
+    }
+
+    /// Makes a warm spare in the background unless one is ready or being made (or spares are
+    /// off; see [`super::spare`]).
+    pub(crate) fn refill_spare(&self) {
+        self.spare.refill();
+    }
+
+    fn docker(&self) -> &Docker {
+        self.launcher.docker()
+    }
+
+    fn settings(&self) -> &DockerSettings {
+        self.launcher.settings()
     }
 
     fn labels(&self, channel: &ChannelId) -> HashMap<String, String> {
-        let mut labels = self.sidecar_labels();
+        let mut labels = self.launcher.sidecar_labels();
         labels.insert(LABEL_CHANNEL.to_string(), channel.to_string());
         labels
-    }
-
-    /// The labels of every sidecar of this daemon, before its channel's (a spare has none).
-    pub(super) fn sidecar_labels(&self) -> HashMap<String, String> {
-        let mut labels = self.settings.extra_labels.clone();
-        labels.insert(LABEL_DAEMON.to_string(), self.settings.daemon_id.clone());
-        labels.insert(LABEL_VERSION.to_string(), VERSION.to_string());
-        labels
-    }
-
-    /// The CDP address of a sidecar that was paused and is thawed now (its browser never
-    /// stopped): its published gate, else a new exec stream.
-    pub(super) async fn thawed_address(
-        &self,
-        container: &str,
-        addr: &Option<GateAddr>,
-        steps: &mut Steps,
-    ) -> Result<CdpAddress, DockerError> {
-        Ok(match addr {
-            Some(addr) => CdpAddress::WebSocket(addr.ws_url()),
-            None => {
-                steps.requests(2);
-                let cdp =
-                    super::exec::connect(&self.docker, container, EXEC_RECONNECT_DEADLINE).await?;
-                steps.mark("exec_cdp_ready");
-                CdpAddress::Connected(cdp)
-            }
-        })
-    }
-
-    /// The sandbox probe's outcome (run on the first call; see [`sandbox`]).
-    pub(super) async fn sandbox(&self) -> &Sandbox {
-        self.sandbox
-            .get_or_init(|| async {
-                let mut labels = self.settings.extra_labels.clone();
-                labels.insert(LABEL_DAEMON.to_string(), self.settings.daemon_id.clone());
-                sandbox::probe(&self.docker, self.images.image(), labels).await
-            })
-            .await
-    }
-
-    fn is_ours(&self, info: &bollard::models::ContainerInspectResponse) -> bool {
-        container::label(info, LABEL_DAEMON) == Some(self.settings.daemon_id.as_str())
     }
 
     fn registered(&self, channel: &ChannelId) -> Option<Running> {
@@ -231,43 +148,6 @@ impl DockerProvider {
             .expect("docker registry lock")
             .get(channel)
             .cloned()
-    }
-
-    /// Creates the container of `spec`, in one Engine API call when nothing is in the way.
-    /// A container of that name (a stale sidecar of this daemon's, stopped outside it) is
-    /// removed and the create made again; one of another daemon's is refused. An image gone
-    /// since this daemon checked it is checked (built) again, once.
-    async fn create(
-        &self,
-        spec: &SidecarSpec,
-        progress: &ProgressFn,
-        requests: &std::sync::atomic::AtomicU32,
-    ) -> Result<String, ProviderError> {
-        use std::sync::atomic::Ordering::Relaxed;
-        requests.fetch_add(1, Relaxed);
-        match container::create(&self.docker, spec).await {
-            Ok(id) => return Ok(id),
-            Err(DockerError::Engine { source, .. }) if is_conflict(&source) => {
-                requests.fetch_add(2, Relaxed);
-                let info = container::inspect(&self.docker, &spec.name).await?;
-                if info.as_ref().is_some_and(|info| !self.is_ours(info)) {
-                    let name = &spec.name;
-                    return Err(ProviderError::refused(format!(
-                        "a container named {name} exists and does not belong to this Porthole daemon; remove it (docker rm -f {name}) or use another channel id"
-                    )));
-                }
-                container::remove_force(&self.docker, &spec.name).await?;
-                tracing::info!(event = "stale_sidecar_removed", container = %spec.name);
-            }
-            Err(DockerError::ImageMissing { .. }) => {
-                tracing::info!(event = "sidecar_image_gone", image = %spec.image);
-                self.images.forget();
-                self.images.ensure(progress.clone()).await?;
-            }
-            Err(error) => return Err(error.into()),
-        }
-        requests.fetch_add(1, Relaxed);
-        Ok(container::create(&self.docker, spec).await?)
     }
 
     /// Starts the channel's kept sidecar when its spec still matches, else creates one (and
@@ -282,14 +162,15 @@ impl DockerProvider {
     ) -> Result<(Option<GateAddr>, CdpAddress), ProviderError> {
         let name = container_name(channel);
         let volume = self
-            .settings
+            .settings()
             .persist_profile
             .then(|| self.volumes.volume_of(channel));
         let (mut spec, hash) = self
+            .launcher
             .spec(name.clone(), self.labels(channel), volume, extensions)
             .await?;
         steps.mark("sandbox_probe");
-        if let Sandbox::Off { reason } = self.sandbox().await {
+        if let Sandbox::Off { reason } = self.launcher.sandbox().await {
             tracing::info!(
                 event = "sidecar_chromium_unsandboxed",
                 container = %name,
@@ -309,14 +190,14 @@ impl DockerProvider {
                 tracing::info!(event = "sidecar_spec_changed", container = %name, was = ?paused.spec, now = %hash, "the paused sidecar is replaced");
             }
             steps.requests(1);
-            container::remove_force(&self.docker, &paused.id).await?;
+            container::remove_force(self.docker(), &paused.id).await?;
         }
-        let kept = self.kept.lock().expect("kept lock").remove(channel);
+        let kept = self.kept.take(channel);
         if let Some(kept) = kept {
             // A kept sidecar that does not come up again is removed, like a new one would be.
             rollback.container(&name);
             if kept.spec == hash {
-                match self.boot(&kept.id, &name, steps).await {
+                match self.launcher.boot(&kept.id, &name, steps).await {
                     Ok(found) => {
                         tracing::info!(event = "sidecar_restarted", container = %name, id = %kept.id);
                         steps.reused();
@@ -330,194 +211,17 @@ impl DockerProvider {
                 tracing::info!(event = "sidecar_spec_changed", container = %name, was = %kept.spec, now = %hash, "the kept sidecar is replaced");
             }
             steps.requests(1);
-            container::remove_force(&self.docker, &kept.id).await?;
+            container::remove_force(self.docker(), &kept.id).await?;
         }
-        if let Some(found) = self.claim_spare(channel, &hash, steps).await {
+        if let Some(found) = self.spare.claim(&self.volumes, channel, &hash, steps).await {
             return Ok(found);
         }
         let id = self
+            .launcher
             .create_with_volume(&mut spec, progress, rollback, steps)
             .await?;
         tracing::info!(event = "sidecar_created", container = %name, id = %id);
-        self.boot(&id, &name, steps).await
-    }
-
-    /// The spec of a sidecar named `name` with `labels` and its profile on `volume`, under
-    /// this daemon's settings, and its spec hash (also set as its [`LABEL_SPEC`] label).
-    pub(super) async fn spec(
-        &self,
-        name: String,
-        labels: HashMap<String, String>,
-        volume: Option<String>,
-        extensions: Vec<PathBuf>,
-    ) -> Result<(SidecarSpec, String), DockerError> {
-        let host_port = match self.settings.network {
-            Network::Host => Some(free_loopback_port()?),
-            Network::Bridge => None,
-        };
-        let mut spec = SidecarSpec {
-            name,
-            image: self.images.image().to_string(),
-            labels,
-            secret: random_token(32),
-            network: self.settings.network,
-            host_port,
-            publish: self.settings.cdp_route == CdpRoute::Port,
-            volume,
-            volume_labels: HashMap::new(),
-            extensions,
-            screen: self.settings.screen,
-            memory_mb: self.settings.memory_mb,
-            cpus: self.settings.cpus,
-            sandbox: self.sandbox().await.is_on(),
-        };
-        let image_id = self.images.image_id().unwrap_or_else(|| spec.image.clone());
-        let hash = spec.spec_hash(&image_id);
-        spec.labels.insert(LABEL_SPEC.to_string(), hash.clone());
-        Ok((spec, hash))
-    }
-
-    /// Creates the container and its profile volume at once: the volume create (which tells
-    /// whether this start made the volume, and whose it is) runs beside the container's create,
-    /// which makes a missing volume itself with the same labels.
-    pub(super) async fn create_with_volume(
-        &self,
-        spec: &mut SidecarSpec,
-        progress: &ProgressFn,
-        rollback: &mut Rollback,
-        steps: &mut Steps,
-    ) -> Result<String, ProviderError> {
-        let asked = spec.volume.as_ref().map(|_| {
-            let mut labels = spec.labels.clone();
-            labels.remove(LABEL_SPEC);
-            container::volume_labels(&labels)
-        });
-        spec.volume_labels = asked.clone().unwrap_or_default();
-        let requests = std::sync::atomic::AtomicU32::new(0);
-        let volume = async {
-            match (&spec.volume, &asked) {
-                (Some(volume), Some(asked)) => {
-                    requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    container::ensure_volume(&self.docker, volume, asked)
-                        .await
-                        .map(|made| made.then(|| volume.clone()))
-                }
-                _ => Ok(None),
-            }
-        };
-        let (made, created) = tokio::join!(volume, self.create(spec, progress, &requests));
-        steps.requests(requests.into_inner());
-        if let Ok(Some(volume)) = &made {
-            rollback.volume(volume);
-        }
-        if created.is_ok() {
-            rollback.container(&spec.name);
-        }
-        made?;
-        let id = created?;
-        steps.mark("volume_and_create");
-        Ok(id)
-    }
-
-    /// Starts a created or stopped sidecar and waits until its browser is ready: by exec (the
-    /// relay waits for Chrome), or on the published gate, ready when the sidecar's output
-    /// says so (attached before the start) and found by one inspect meanwhile.
-    pub(super) async fn boot(
-        &self,
-        id: &str,
-        name: &str,
-        steps: &mut Steps,
-    ) -> Result<(Option<GateAddr>, CdpAddress), ProviderError> {
-        if self.settings.cdp_route == CdpRoute::Exec {
-            steps.requests(1);
-            container::start(&self.docker, id, name).await?;
-            steps.mark("start");
-            steps.requests(2);
-            let cdp = match super::exec::connect(&self.docker, name, READY_DEADLINE).await {
-                Ok(cdp) => cdp,
-                Err(error) => {
-                    let tail = container::log_tail(&self.docker, name, 20).await;
-                    return Err(DockerError::NotReady(format!(
-                        "{error}; the container's last output:\n{tail}"
-                    ))
-                    .into());
-                }
-            };
-            steps.mark("exec_cdp_ready");
-            return Ok((None, CdpAddress::Connected(cdp)));
-        }
-        steps.requests(1);
-        let output = super::output::attach(&self.docker, id, name).await?;
-        steps.mark("attach");
-        steps.requests(1);
-        container::start(&self.docker, id, name).await?;
-        steps.mark("start");
-        steps.requests(1);
-        let gate = async {
-            let info = container::inspect(&self.docker, id).await?.ok_or_else(|| {
-                DockerError::NotReady(format!("container {name} vanished after start"))
-            })?;
-            container::gate_addr(&info).ok_or_else(|| {
-                DockerError::NotReady(format!(
-                    "container {name} has no gate port published on 127.0.0.1"
-                ))
-            })
-        };
-        // The inspect answers long before Chrome is up; the output stream keeps what the
-        // sidecar writes meanwhile.
-        let addr = match gate.await {
-            Ok(addr) => addr,
-            // A container that exited has no published port: its output says why.
-            Err(error) => {
-                return Err(match output.ready(name, EXIT_OUTPUT_DEADLINE).await {
-                    Err(said @ DockerError::NotReady(_)) => said,
-                    _ => error,
-                }
-                .into())
-            }
-        };
-        // The event decides; the gate is asked now and then only as a safety net, should the
-        // engine's stream lose the line.
-        let asked = async {
-            loop {
-                tokio::time::sleep(GATE_SAFETY_NET).await;
-                if container::gate_ready(&addr).await {
-                    tracing::warn!(event = "sidecar_ready_by_gate", container = %name, "the sidecar's ready line did not arrive on the attach stream; its gate answered");
-                    return;
-                }
-            }
-        };
-        tokio::select! {
-            ready = output.ready(name, READY_DEADLINE) => ready?,
-            () = asked => {}
-        }
-        steps.mark("chrome_ready");
-        let ws_url = addr.ws_url();
-        Ok((Some(addr), CdpAddress::WebSocket(ws_url)))
-    }
-
-    /// The endpoint of a sidecar registered as running, `None` when it no longer answers.
-    async fn reach(&self, running: &Running) -> Option<CdpAddress> {
-        match &running.addr {
-            Some(addr) => container::gate_ready(addr)
-                .await
-                .then(|| CdpAddress::WebSocket(addr.ws_url())),
-            None => {
-                match super::exec::connect(
-                    &self.docker,
-                    &running.container,
-                    EXEC_RECONNECT_DEADLINE,
-                )
-                .await
-                {
-                    Ok(cdp) => Some(CdpAddress::Connected(cdp)),
-                    Err(error) => {
-                        tracing::warn!(event = "cdp_exec_failed", container = %running.container, %error);
-                        None
-                    }
-                }
-            }
-        }
+        self.launcher.boot(&id, &name, steps).await
     }
 
     /// Stops the channel's sidecar if it is ours. With `keep`, a running sidecar of this
@@ -525,14 +229,14 @@ impl DockerProvider {
     /// go, or one that stopped without being asked: killed, crashed) is removed.
     async fn stop_container(&self, channel: &ChannelId, keep: bool) -> Result<bool, DockerError> {
         let name = container_name(channel);
-        self.kept.lock().expect("kept lock").remove(channel);
-        let info = match container::inspect(&self.docker, &name).await? {
-            Some(info) if self.is_ours(&info) => info,
+        self.kept.take(channel);
+        let info = match container::inspect(self.docker(), &name).await? {
+            Some(info) if self.launcher.is_ours(&info) => info,
             _ => return Ok(false),
         };
         if pause::is_paused(&info) {
             // A frozen process takes no signal: thawed first, then stopped like any other.
-            pause::unpause(&self.docker, info.id.as_deref().unwrap_or(&name), &name).await?;
+            pause::unpause(self.docker(), info.id.as_deref().unwrap_or(&name), &name).await?;
         }
         let spec = container::label(&info, LABEL_SPEC).map(str::to_string);
         let this_version = container::label(&info, LABEL_VERSION) == Some(VERSION);
@@ -542,17 +246,14 @@ impl DockerProvider {
             info.id,
         ) {
             (true, Some(spec), Some(id)) => {
-                let stopped = container::stop(&self.docker, &id, STOP_GRACE).await?;
+                let stopped = container::stop(self.docker(), &id, STOP_GRACE).await?;
                 if stopped {
                     tracing::info!(event = "sidecar_kept", container = %name, "stopped, kept for the next start");
-                    self.kept
-                        .lock()
-                        .expect("kept lock")
-                        .insert(channel.clone(), Kept { id, spec });
+                    self.kept.insert(channel.clone(), Kept { id, spec });
                 }
                 Ok(stopped)
             }
-            _ => container::stop_and_remove(&self.docker, &name, STOP_GRACE).await,
+            _ => container::stop_and_remove(self.docker(), &name, STOP_GRACE).await,
         }
     }
 
@@ -591,9 +292,9 @@ impl DockerProvider {
         };
         let name = running.container.clone();
         let paused = async {
-            let info = container::inspect(&self.docker, &name).await?;
+            let info = container::inspect(self.docker(), &name).await?;
             let Some(info) = info.filter(|info| {
-                self.is_ours(info)
+                self.launcher.is_ours(info)
                     && container::label(info, LABEL_VERSION) == Some(VERSION)
                     && container::is_running(info)
                     && !pause::is_paused(info)
@@ -602,12 +303,12 @@ impl DockerProvider {
             };
             let spec = container::label(&info, LABEL_SPEC).map(str::to_string);
             let Some(id) = info.id else { return Ok(None) };
-            pause::pause(&self.docker, &id, &name).await?;
+            pause::pause(self.docker(), &id, &name).await?;
             Ok::<_, DockerError>(Some((id, spec)))
         };
         match paused.await {
             Ok(Some((id, spec))) => {
-                tracing::info!(event = "sidecar_paused", channel_id = %channel, container = %name, window_secs = self.settings.idle_pause.as_secs(), "frozen until the next start or the end of the pause window");
+                tracing::info!(event = "sidecar_paused", channel_id = %channel, container = %name, window_secs = self.settings().idle_pause.as_secs(), "frozen until the next start or the end of the pause window");
                 self.paused.insert(
                     channel.clone(),
                     Paused {
@@ -637,7 +338,7 @@ impl DockerProvider {
         steps: &mut Steps,
     ) -> Result<CdpAddress, DockerError> {
         steps.requests(1);
-        if !pause::unpause(&self.docker, &paused.id, &paused.container).await? {
+        if !pause::unpause(self.docker(), &paused.id, &paused.container).await? {
             return Err(DockerError::NotReady(format!(
                 "the paused container {} is gone",
                 paused.container
@@ -645,6 +346,7 @@ impl DockerProvider {
         }
         steps.mark("unpause");
         let address = self
+            .launcher
             .thawed_address(&paused.container, &paused.addr, steps)
             .await?;
         steps.reused();
@@ -663,9 +365,9 @@ impl BrowserProvider for DockerProvider {
     /// through the engine's archive API.
     fn downloads(&self, channel: &ChannelId) -> DownloadPlace {
         DownloadPlace::Browser {
-            dir: container::DOWNLOADS_DIR.to_string(),
+            dir: DOWNLOADS_DIR.to_string(),
             files: Arc::new(super::files::ContainerFiles {
-                docker: self.docker.clone(),
+                docker: self.docker().clone(),
                 container: container_name(channel),
             }),
         }
@@ -678,7 +380,7 @@ impl BrowserProvider for DockerProvider {
     ) -> Result<Endpoint, ProviderError> {
         let mut steps = Steps::start();
         if let Some(running) = self.registered(channel) {
-            if let Some(address) = self.reach(&running).await {
+            if let Some(address) = self.launcher.reach(&running.container, &running.addr).await {
                 return Ok(Endpoint {
                     address,
                     fresh: false,
@@ -689,19 +391,19 @@ impl BrowserProvider for DockerProvider {
                 .lock()
                 .expect("docker registry lock")
                 .remove(channel);
-            container::remove_force(&self.docker, &running.container)
+            container::remove_force(self.docker(), &running.container)
                 .await
                 .map_err(ProviderError::from)?;
             steps.requests(1);
             // Asked the gate (or the exec) of the sidecar it had, and removed that one.
             steps.mark("lost_sidecar_removed");
         }
-        self.images.ensure(progress.clone()).await?;
+        self.launcher.images().ensure(progress.clone()).await?;
         steps.mark("image");
         let name = container_name(channel);
-        let extensions = check_extensions(&self.settings.extensions)?;
+        let extensions = check_extensions(&self.settings().extensions)?;
         progress("starting_container", "Starting the browser container");
-        let mut rollback = Rollback::new(self.docker.clone());
+        let mut rollback = Rollback::new(self.docker().clone());
         match self
             .launch(channel, extensions, &progress, &mut rollback, &mut steps)
             .await
@@ -709,7 +411,7 @@ impl BrowserProvider for DockerProvider {
             Ok((addr, address)) => {
                 rollback.disarm();
                 tracing::info!(event = "sidecar_start_steps", channel_id = %channel, steps = ?steps.summary(), engine_requests = steps.request_count(), reused = steps.was_reused(), "milliseconds per step");
-                tracing::info!(event = "sidecar_ready", channel_id = %channel, container = %name, port = ?addr.as_ref().map(|a| a.port), route = ?self.settings.cdp_route);
+                tracing::info!(event = "sidecar_ready", channel_id = %channel, container = %name, port = ?addr.as_ref().map(|a| a.port), route = ?self.settings().cdp_route);
                 self.running.lock().expect("docker registry lock").insert(
                     channel.clone(),
                     Running {
@@ -735,7 +437,7 @@ impl BrowserProvider for DockerProvider {
     }
 
     fn pauses_when_idle(&self) -> bool {
-        !self.settings.idle_pause.is_zero()
+        !self.settings().idle_pause.is_zero()
     }
 
     async fn idle_browser(&self, channel: &ChannelId) -> Result<Stopped, ProviderError> {
@@ -746,7 +448,7 @@ impl BrowserProvider for DockerProvider {
     }
 
     fn paused_too_long(&self) -> Vec<ChannelId> {
-        self.paused.older_than(self.settings.idle_pause)
+        self.paused.older_than(self.settings().idle_pause)
     }
 
     async fn stop_paused(&self, channel: &ChannelId) -> Result<Stopped, ProviderError> {
@@ -761,7 +463,7 @@ impl BrowserProvider for DockerProvider {
         self.halt(channel, false).await?;
         let volume = self.volumes.volume_of(channel);
         let removed =
-            container::remove_volume(&self.docker, &volume, &self.labels(channel)).await?;
+            container::remove_volume(self.docker(), &volume, &self.labels(channel)).await?;
         self.volumes.forget(channel);
         tracing::info!(event = "profile_volume_removed", channel_id = %channel, volume = %volume, removed);
         Ok(if removed {
@@ -782,72 +484,11 @@ impl BrowserProvider for DockerProvider {
         channels.extend(self.paused.channels());
         let stops = channels.iter().map(|channel| self.halt(channel, false));
         let (results, ()) =
-            tokio::join!(futures_util::future::join_all(stops), self.remove_spare());
+            tokio::join!(futures_util::future::join_all(stops), self.spare.remove());
         for result in results {
             if let Err(error) = result {
                 tracing::warn!(event = "sidecar_shutdown_failed", %error);
             }
         }
-    }
-}
-
-/// Every configured extension directory, absolute, checked to be a readable directory with a
-/// `manifest.json`; the error names the directory.
-pub(super) fn check_extensions(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, DockerError> {
-    dirs.iter()
-        .enumerate()
-        .map(|(i, dir)| check_extension(i, dir))
-        .collect()
-}
-
-fn check_extension(index: usize, dir: &Path) -> Result<PathBuf, DockerError> {
-    let fail = |what: String| {
-        DockerError::Invalid(format!(
-            "extension directory {} (browser.extensions[{index}]) {what}; fix or remove it in the config",
-            dir.display()
-        ))
-    };
-    let absolute = std::fs::canonicalize(dir).map_err(|e| fail(format!("cannot be read: {e}")))?;
-    std::fs::read_dir(&absolute).map_err(|e| fail(format!("cannot be listed: {e}")))?;
-    if !absolute.join("manifest.json").is_file() {
-        return Err(fail("has no manifest.json".to_string()));
-    }
-    Ok(absolute)
-}
-
-/// A free 127.0.0.1 port for a host-network sidecar's gate.
-fn free_loopback_port() -> Result<u16, DockerError> {
-    std::net::TcpListener::bind(("127.0.0.1", 0))
-        .and_then(|listener| listener.local_addr())
-        .map(|addr| addr.port())
-        .map_err(|e| DockerError::Invalid(format!("cannot find a free port on 127.0.0.1: {e}")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn extension_dirs_are_checked_and_named_in_errors() {
-        let dir = tempfile::tempdir().unwrap();
-        let good = dir.path().join("good");
-        std::fs::create_dir(&good).unwrap();
-        std::fs::write(good.join("manifest.json"), "{}").unwrap();
-        let bare = dir.path().join("bare");
-        std::fs::create_dir(&bare).unwrap();
-        let missing = dir.path().join("missing");
-        assert_eq!(
-            check_extensions(std::slice::from_ref(&good)).unwrap(),
-            vec![std::fs::canonicalize(&good).unwrap()]
-        );
-        let error = check_extensions(&[good.clone(), missing.clone()])
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains(&missing.display().to_string()), "{error}");
-        assert!(error.contains("browser.extensions[1]"), "{error}");
-        let error = check_extensions(std::slice::from_ref(&bare))
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("manifest.json"), "{error}");
     }
 }

@@ -14,12 +14,15 @@ use bollard::models::ContainerSummaryStateEnum;
 use bollard::query_parameters::ListContainersOptionsBuilder;
 use bollard::Docker;
 
-use super::container::{self, GateAddr, LABEL_SPEC};
+use super::container::{self, GateAddr};
 use super::engine::DockerError;
+use super::kept::Kept;
+use super::names::{
+    container_name, spare_volume, LABEL_CHANNEL, LABEL_DAEMON, LABEL_SPARE, LABEL_VERSION,
+    SPARE_PREFIX, VERSION,
+};
 use super::pause::Paused;
-use super::provider::Kept;
-use super::spare::{spare_volume, SPARE_PREFIX};
-use super::{container_name, LABEL_CHANNEL, LABEL_DAEMON, LABEL_SPARE, LABEL_VERSION, VERSION};
+use super::spec::LABEL_SPEC;
 use crate::channel_id::ChannelId;
 
 /// What the reaper found.

@@ -1,18 +1,8 @@
-//! Chromium's own sandbox in the sidecar (DESIGN.md §13). Under Docker's default seccomp
-//! profile a container without `CAP_SYS_ADMIN` may not make user namespaces, so Chromium's
-//! namespace sandbox fails ("No usable sandbox!") and the sidecar had to pass `--no-sandbox`.
-//! [`SECCOMP_PROFILE`] is an allowlist written for the sidecar: ordinary file, memory,
-//! process, signal, socket and time calls, plus what the namespace sandbox needs (`clone` and
-//! `unshare` with namespace flags, `setns`, `chroot`); no `mount`, module, key, BPF, perf,
-//! clock-setting or reboot calls, so a user namespace grants little; no `ptrace` or
-//! `process_vm_*` (one process of the container reading or steering another) and no message
-//! queues, which Chromium does not use. `clone3` answers ENOSYS
-//! so the C library falls back to `clone`.
-//!
-//! [`probe`] tries it once per daemon: a short-lived container of the sidecar image, with the
-//! sidecar's own limits and this profile, runs Chromium without `--no-sandbox` and must exit
-//! cleanly. Only then do sidecars get the profile and the sandbox; otherwise they keep
-//! `--no-sandbox` and the log says why.
+//! Whether Chromium's own sandbox runs in this daemon's sidecars (DESIGN.md §13): [`probe`]
+//! tries it once per daemon: a short-lived container of the sidecar image, with the sidecar's
+//! own limits and the seccomp profile of [`super::seccomp`], runs Chromium without
+//! `--no-sandbox` and must exit cleanly. Only then do sidecars get the profile and the sandbox;
+//! otherwise they keep `--no-sandbox` and the log says why.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -23,14 +13,8 @@ use bollard::query_parameters::{
 use bollard::Docker;
 use futures_util::StreamExt;
 
-use super::container::{self, Network, SidecarSpec};
-
-/// The sidecar's seccomp profile (Docker's JSON format), sent inline as `seccomp=<json>`.
-pub(crate) const SECCOMP_PROFILE: &str = include_str!("sidecar-seccomp.json");
-
-/// The argument that tells the sidecar to leave `--no-sandbox` out (porthole-sidecar's
-/// `chrome::SANDBOX_ARG`).
-pub(crate) const SANDBOX_ARG: &str = "--porthole-chromium-sandbox";
+use super::container;
+use super::spec::{Network, SidecarSpec};
 
 /// How long the probe's Chromium may take to load a page and exit.
 const PROBE_DEADLINE: Duration = Duration::from_secs(45);
@@ -61,7 +45,7 @@ enum ProbeError {
 /// Whether sidecars run Chromium's own sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sandbox {
-    /// Under [`SECCOMP_PROFILE`], without `--no-sandbox`.
+    /// Under the sidecar's seccomp profile, without `--no-sandbox`.
     On,
     /// With `--no-sandbox`; `reason` says why (for the log).
     Off { reason: String },
@@ -71,15 +55,6 @@ impl Sandbox {
     pub fn is_on(&self) -> bool {
         matches!(self, Sandbox::On)
     }
-}
-
-/// The `SecurityOpt` entries of a sidecar.
-pub(crate) fn security_opts(sandbox: bool) -> Vec<String> {
-    let mut opts = vec!["no-new-privileges:true".to_string()];
-    if sandbox {
-        opts.push(format!("seccomp={SECCOMP_PROFILE}"));
-    }
-    opts
 }
 
 /// Tries the sandbox once on `image` (see the module docs) and logs the outcome
@@ -200,58 +175,4 @@ fn rand_u32() -> u32 {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u64(std::process::id() as u64);
     hasher.finish() as u32
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_profile_is_json_that_allows_the_namespace_sandbox_and_not_mount() {
-        let profile: serde_json::Value = serde_json::from_str(SECCOMP_PROFILE).unwrap();
-        assert_eq!(profile["defaultAction"], "SCMP_ACT_ERRNO");
-        let allowed: Vec<&str> = profile["syscalls"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|rule| rule["action"] == "SCMP_ACT_ALLOW" && rule.get("args").is_none())
-            .flat_map(|rule| rule["names"].as_array().unwrap())
-            .filter_map(|name| name.as_str())
-            .collect();
-        for needed in ["clone", "unshare", "setns", "chroot", "seccomp", "prctl"] {
-            assert!(allowed.contains(&needed), "{needed}");
-        }
-        for refused in [
-            "mount",
-            "umount2",
-            "pivot_root",
-            "init_module",
-            "kexec_load",
-            "bpf",
-            "keyctl",
-            "perf_event_open",
-            "reboot",
-            "clock_settime",
-            // Reading or steering another process of the container: Chromium does not need
-            // it (only a crash reporter would), and a compromised browser process must not.
-            "ptrace",
-            "process_vm_readv",
-            "process_vm_writev",
-            "userfaultfd",
-            "open_by_handle_at",
-            // System V message queues and POSIX mqueues: nothing in Chromium uses them.
-            "msgget",
-            "mq_open",
-        ] {
-            assert!(!allowed.contains(&refused), "{refused}");
-        }
-    }
-
-    #[test]
-    fn the_profile_goes_with_the_sandbox_only() {
-        assert_eq!(security_opts(false), vec!["no-new-privileges:true"]);
-        let on = security_opts(true);
-        assert_eq!(on[0], "no-new-privileges:true");
-        assert!(on[1].starts_with("seccomp={"));
-    }
 }

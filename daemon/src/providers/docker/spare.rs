@@ -10,27 +10,29 @@
 //!
 //! Shutdown removes an untaken spare with its volume; the reaper of the next daemon removes one
 //! a killed daemon left (by name: a taken spare has been renamed).
+//!
+//! [`SpareSlot`] makes and boots its spare through the [`Launcher`] it holds, and is handed the
+//! channel's [`ProfileVolumes`] when a channel claims it; it knows nothing of the provider.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::container::{self, GateAddr, Rollback};
-use super::engine::DockerError;
+use super::engine::{is_not_found, DockerError};
+use super::launcher::{check_extensions, Launcher};
+use super::names::{
+    container_name, random_token, volume_name, LABEL_DAEMON, LABEL_SPARE, SPARE_PREFIX,
+    SPARE_VOLUME_PREFIX,
+};
 use super::pause;
-use super::provider::DockerProvider;
 use super::steps::Steps;
-use super::{container_name, random_token, volume_name, LABEL_DAEMON, LABEL_SPARE};
+use super::volumes::ProfileVolumes;
 use crate::channel_id::ChannelId;
-use crate::providers::CdpAddress;
-
-/// Name prefix of an untaken spare's container.
-pub(crate) const SPARE_PREFIX: &str = "porthole-spare-";
-/// Name prefix of an untaken spare's profile volume.
-const SPARE_VOLUME_PREFIX: &str = "porthole-spare-profile-";
+use crate::providers::{CdpAddress, ProgressFn, ProviderError};
 
 /// A booted, paused sidecar no channel owns yet.
 #[derive(Debug, Clone)]
-pub(crate) struct Spare {
+struct Spare {
     id: String,
     name: String,
     volume: Option<String>,
@@ -40,8 +42,9 @@ pub(crate) struct Spare {
 }
 
 /// The spare, if one is ready, and whether one is being made.
-#[derive(Debug, Default)]
 pub(crate) struct SpareSlot {
+    launcher: Arc<Launcher>,
+    /// Short lock, never held across an await.
     ready: Mutex<Option<Spare>>,
     making: AtomicBool,
     /// Set at shutdown: a spare finished after it removes itself.
@@ -49,6 +52,16 @@ pub(crate) struct SpareSlot {
 }
 
 impl SpareSlot {
+    /// An empty slot whose spares `launcher` makes.
+    pub(super) fn new(launcher: Arc<Launcher>) -> Self {
+        Self {
+            launcher,
+            ready: Mutex::new(None),
+            making: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+        }
+    }
+
     fn take(&self) -> Option<Spare> {
         self.ready.lock().expect("spare lock").take()
     }
@@ -56,38 +69,27 @@ impl SpareSlot {
     fn put(&self, spare: Spare) {
         *self.ready.lock().expect("spare lock") = Some(spare);
     }
-}
 
-/// The volume of the spare container `name` (made with it).
-pub(crate) fn spare_volume(name: &str) -> Option<String> {
-    name.strip_prefix(SPARE_PREFIX)
-        .map(|id| format!("{SPARE_VOLUME_PREFIX}{id}"))
-}
-
-impl DockerProvider {
     /// Makes a spare in the background unless one is ready or being made (or spares are off).
-    pub(crate) fn refill_spare(&self) {
-        if !self.settings.warm_spare
-            || self.spare.closed.load(Ordering::SeqCst)
-            || self.spare.ready.lock().expect("spare lock").is_some()
-            || self.spare.making.swap(true, Ordering::SeqCst)
+    pub(super) fn refill(self: &Arc<Self>) {
+        if !self.launcher.settings().warm_spare
+            || self.closed.load(Ordering::SeqCst)
+            || self.ready.lock().expect("spare lock").is_some()
+            || self.making.swap(true, Ordering::SeqCst)
         {
             return;
         }
-        let Some(me) = self.me.upgrade() else {
-            self.spare.making.store(false, Ordering::SeqCst);
-            return;
-        };
+        let me = self.clone();
         tokio::spawn(async move {
-            let made = me.make_spare().await;
-            me.spare.making.store(false, Ordering::SeqCst);
+            let made = me.make().await;
+            me.making.store(false, Ordering::SeqCst);
             match made {
-                Ok(spare) if me.spare.closed.load(Ordering::SeqCst) => {
-                    discard(&me, spare).await;
+                Ok(spare) if me.closed.load(Ordering::SeqCst) => {
+                    me.discard(spare).await;
                 }
                 Ok(spare) => {
                     tracing::info!(event = "spare_ready", container = %spare.name);
-                    me.spare.put(spare);
+                    me.put(spare);
                 }
                 Err(error) => {
                     tracing::warn!(event = "spare_failed", %error, "new channels start without a spare")
@@ -97,30 +99,34 @@ impl DockerProvider {
     }
 
     /// Creates, boots and pauses a spare.
-    async fn make_spare(self: &Arc<Self>) -> Result<Spare, DockerError> {
-        self.images.ensure(Arc::new(|_: &str, _: &str| {})).await?;
+    async fn make(&self) -> Result<Spare, DockerError> {
+        let launcher = &self.launcher;
+        launcher
+            .images()
+            .ensure(Arc::new(|_: &str, _: &str| {}))
+            .await?;
         let id = random_token(12);
         let name = format!("{SPARE_PREFIX}{id}");
-        let volume = self
-            .settings
+        let volume = launcher
+            .settings()
             .persist_profile
             .then(|| format!("{SPARE_VOLUME_PREFIX}{id}"));
-        let mut labels = self.sidecar_labels();
+        let mut labels = launcher.sidecar_labels();
         labels.insert(LABEL_SPARE.to_string(), "1".to_string());
-        let extensions = super::provider::check_extensions(&self.settings.extensions)?;
-        let (mut spec, hash) = self
+        let extensions = check_extensions(&launcher.settings().extensions)?;
+        let (mut spec, hash) = launcher
             .spec(name.clone(), labels, volume.clone(), extensions)
             .await?;
         let mut steps = Steps::start();
-        let mut rollback = Rollback::new(self.docker.clone());
-        let progress: crate::providers::ProgressFn = Arc::new(|_: &str, _: &str| {});
+        let mut rollback = Rollback::new(launcher.docker().clone());
+        let progress: ProgressFn = Arc::new(|_: &str, _: &str| {});
         let made = async {
-            let id = self
+            let id = launcher
                 .create_with_volume(&mut spec, &progress, &mut rollback, &mut steps)
                 .await?;
-            let (addr, _) = self.boot(&id, &name, &mut steps).await?;
-            pause::pause(&self.docker, &id, &name).await?;
-            Ok::<_, crate::providers::ProviderError>((id, addr))
+            let (addr, _) = launcher.boot(&id, &name, &mut steps).await?;
+            pause::pause(launcher.docker(), &id, &name).await?;
+            Ok::<_, ProviderError>((id, addr))
         };
         match made.await {
             Ok((id, addr)) => {
@@ -141,35 +147,37 @@ impl DockerProvider {
         }
     }
 
-    /// Hands the spare to `channel` when it is new (no profile volume yet) and the spare's spec
-    /// is `hash`: written down, renamed, thawed. `None`: the start makes its own sidecar.
-    pub(super) async fn claim_spare(
-        &self,
+    /// Hands the spare to `channel` when it is new (no profile volume yet, in `volumes` or on
+    /// the engine) and the spare's spec is `hash`: written down in `volumes`, renamed, thawed.
+    /// `None`: the start makes its own sidecar.
+    pub(super) async fn claim(
+        self: &Arc<Self>,
+        volumes: &ProfileVolumes,
         channel: &ChannelId,
         hash: &str,
         steps: &mut Steps,
     ) -> Option<(Option<GateAddr>, CdpAddress)> {
-        if !self.settings.warm_spare {
+        if !self.launcher.settings().warm_spare {
             return None;
         }
-        let spare = self.spare.take();
+        let spare = self.take();
         let Some(spare) = spare else {
-            self.refill_spare();
+            self.refill();
             return None;
         };
-        if self.volumes.is_mapped(channel) || self.has_profile(channel, steps).await {
-            self.spare.put(spare);
+        if volumes.is_mapped(channel) || self.has_profile(channel, steps).await {
+            self.put(spare);
             return None;
         }
         if spare.spec != hash {
             tracing::info!(event = "spare_outdated", container = %spare.name, "made under another image or config: replaced");
-            discard(self, spare).await;
-            self.refill_spare();
+            self.discard(spare).await;
+            self.refill();
             return None;
         }
         let name = container_name(channel);
-        let taken = self.take_over(channel, &spare, &name, steps).await;
-        self.refill_spare();
+        let taken = self.take_over(volumes, channel, &spare, &name, steps).await;
+        self.refill();
         match taken {
             Ok(address) => {
                 tracing::info!(event = "spare_claimed", channel_id = %channel, container = %name, volume = ?spare.volume);
@@ -177,8 +185,8 @@ impl DockerProvider {
             }
             Err(error) => {
                 tracing::warn!(event = "spare_claim_failed", channel_id = %channel, %error, "creating a new sidecar");
-                self.volumes.forget(channel);
-                discard(self, spare).await;
+                volumes.forget(channel);
+                self.discard(spare).await;
                 None
             }
         }
@@ -186,32 +194,34 @@ impl DockerProvider {
 
     /// The channel's own profile volume exists (a reset channel has none: it may take a spare).
     async fn has_profile(&self, channel: &ChannelId, steps: &mut Steps) -> bool {
-        if !self.settings.persist_profile {
+        if !self.launcher.settings().persist_profile {
             return false;
         }
         steps.requests(1);
         !matches!(
-            self.docker.inspect_volume(&volume_name(channel)).await,
-            Err(ref e) if super::engine::is_not_found(e)
+            self.launcher.docker().inspect_volume(&volume_name(channel)).await,
+            Err(ref e) if is_not_found(e)
         )
     }
 
     async fn take_over(
         &self,
+        volumes: &ProfileVolumes,
         channel: &ChannelId,
         spare: &Spare,
         name: &str,
         steps: &mut Steps,
     ) -> Result<CdpAddress, DockerError> {
         if let Some(volume) = &spare.volume {
-            self.volumes.assign(channel, volume).map_err(|e| {
+            volumes.assign(channel, volume).map_err(|e| {
                 DockerError::Invalid(format!(
                     "cannot write down the channel's profile volume: {e}"
                 ))
             })?;
         }
         steps.requests(2);
-        self.docker
+        let docker = self.launcher.docker();
+        docker
             .rename_container(
                 &spare.id,
                 bollard::query_parameters::RenameContainerOptionsBuilder::new()
@@ -222,33 +232,34 @@ impl DockerProvider {
             .map_err(|e| {
                 DockerError::engine(format!("rename container {} to {name}", spare.name), e)
             })?;
-        pause::unpause(&self.docker, &spare.id, name).await?;
+        pause::unpause(docker, &spare.id, name).await?;
         steps.mark("spare_claimed");
-        self.thawed_address(name, &spare.addr, steps).await
+        self.launcher.thawed_address(name, &spare.addr, steps).await
     }
 
     /// Removes an untaken spare and its volume (shutdown); a spare still being made removes
     /// itself when done.
-    pub(super) async fn remove_spare(&self) {
-        self.spare.closed.store(true, Ordering::SeqCst);
-        if let Some(spare) = self.spare.take() {
-            discard(self, spare).await;
+    pub(super) async fn remove(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        if let Some(spare) = self.take() {
+            self.discard(spare).await;
         }
     }
-}
 
-/// Removes a spare's container and volume.
-async fn discard(provider: &DockerProvider, spare: Spare) {
-    if let Err(error) = container::remove_force(&provider.docker, &spare.id).await {
-        tracing::warn!(event = "spare_remove_failed", container = %spare.name, %error);
-    }
-    if let Some(volume) = &spare.volume {
-        let labels = std::collections::HashMap::from([(
-            LABEL_DAEMON.to_string(),
-            provider.settings.daemon_id.clone(),
-        )]);
-        if let Err(error) = container::remove_volume(&provider.docker, volume, &labels).await {
-            tracing::warn!(event = "spare_volume_remove_failed", %volume, %error);
+    /// Removes a spare's container and volume.
+    async fn discard(&self, spare: Spare) {
+        let docker = self.launcher.docker();
+        if let Err(error) = container::remove_force(docker, &spare.id).await {
+            tracing::warn!(event = "spare_remove_failed", container = %spare.name, %error);
+        }
+        if let Some(volume) = &spare.volume {
+            let labels = std::collections::HashMap::from([(
+                LABEL_DAEMON.to_string(),
+                self.launcher.settings().daemon_id.clone(),
+            )]);
+            if let Err(error) = container::remove_volume(docker, volume, &labels).await {
+                tracing::warn!(event = "spare_volume_remove_failed", %volume, %error);
+            }
         }
     }
 }

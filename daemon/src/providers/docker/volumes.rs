@@ -1,6 +1,6 @@
 //! Which named volume holds each channel's profile. A channel's volume is
 //! `porthole-chrome-profile-<channel>` unless the channel took over a warm spare sidecar
-//! ([`super::spare`]), whose volume was made before its channel was known: those channels are
+//! (`spare`), whose volume was made before its channel was known: those channels are
 //! written down in `<data_dir>/profile_volumes.json`, replaced atomically on every change, so
 //! the profile is found again after a daemon restart.
 
@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use super::volume_name;
+use super::names::volume_name;
 use crate::channel_id::ChannelId;
 
 /// The channels whose profile is not on their own named volume. Short lock.

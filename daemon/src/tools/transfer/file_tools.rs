@@ -30,6 +30,8 @@ const SET_FILES_OF: &str = include_str!("js/set-files-of.js");
 /// page.js's `filesOf` on a file input (`Runtime.callFunctionOn`).
 const FILES_OF: &str = include_str!("js/files-of.js");
 const MAX_INLINE_DOWNLOAD: u64 = 10 * 1024 * 1024;
+/// How long `get_download` waits for Chrome to say a download whose every byte is in completed.
+const LAST_WORD: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// `upload_file`.
 pub async fn upload_file(tab: &Tab, args: &UploadFileArgs) -> Result<ToolOutput, ToolError> {
@@ -354,6 +356,13 @@ pub async fn finished_download(
                 known.join(", ")
             )
         }));
+    };
+    // Chrome reports the last bytes before it says the download completed: a finished
+    // download must not read as running.
+    let d = if d.all_bytes_in() {
+        files.ended(&d.guid, LAST_WORD).await.unwrap_or(d)
+    } else {
+        d
     };
     match d.state {
         DownloadState::InProgress => {

@@ -27,6 +27,22 @@ async fn listed(mcp: &Client, needle: &str) -> String {
     .await
 }
 
+/// Polls list_downloads until `count` downloads of report.bin show completed (deadline 20 s):
+/// Chrome says a download completed a moment after its last bytes, so a download listed at
+/// once may still be running.
+async fn reports_completed(mcp: &Client, count: usize) -> String {
+    const DONE: &str = "report.bin — 3008 bytes, application/octet-stream, completed";
+    porthole_tests::eventually(
+        &format!("list_downloads showing {count} completed report.bin"),
+        std::time::Duration::from_secs(20),
+        || async {
+            let t = ok(mcp, "list_downloads", json!({})).await;
+            (t.matches(DONE).count() == count).then_some(t)
+        },
+    )
+    .await
+}
+
 async fn bytes_of(mcp: &Client, id: &str) -> Vec<u8> {
     let result = call(mcp, "get_download", json!({ "id": id })).await;
     let (blob, _) = resource_blob(&result)
@@ -147,8 +163,8 @@ async fn downloads_from_frames_are_the_agents_and_outlive_its_tab() {
         )
         .await;
     }
-    let list = listed(&alpha, "[d2]").await;
-    assert_eq!(list.matches("report.bin").count(), 2, "{list}");
+    let list = reports_completed(&alpha, 2).await;
+    assert!(list.contains("[d1]") && list.contains("[d2]"), "{list}");
     // The agent closes its tab; the downloads stay its own.
     ok(&alpha, "close_tab", json!({})).await;
     let list = ok(&alpha, "list_downloads", json!({})).await;
