@@ -58,9 +58,9 @@ pub fn print(log: &str, from: usize) {
 mod tests {
     #[test]
     fn reads_the_stage_fields() {
-        let log = "x INFO porthole::browser::frame_stages: median frames=60 writes=60 cdp_to_hub_us=120 decode_us=300 hub_to_socket_us=80 cdp_to_socket_us=500\n\
+        let log = "x INFO porthole::browser::view::frame_stages: median frames=60 writes=60 cdp_to_hub_us=120 decode_us=300 hub_to_socket_us=80 cdp_to_socket_us=500\n\
                    x INFO other\n\
-                   x INFO porthole::browser::frame_stages: median frames=60 writes=60 cdp_to_hub_us=100 decode_us=200 hub_to_socket_us=60 cdp_to_socket_us=400\n";
+                   x INFO porthole::browser::view::frame_stages: median frames=60 writes=60 cdp_to_hub_us=100 decode_us=200 hub_to_socket_us=60 cdp_to_socket_us=400\n";
         let m = super::medians(log);
         assert_eq!(m.len(), 4, "no swap_to_cdp_us in these lines");
         assert_eq!(m[0], ("cdp_to_hub_us".to_string(), 120.0));

@@ -368,8 +368,8 @@ fn print(runs: &[Run], floor: &[raw::Floor], naive: Duration) {
 mod tests {
     #[test]
     fn reads_the_stage_lines() {
-        let log = "2026 INFO porthole::browser::input_stages: one wheel dispatch event=\"input_stages\" kind=\"wheel\" events=3 delta_y=30.0 in_flight=2 read_us=100 popped_us=150 sent_us=200 replied_us=900\n\
-                   2026 INFO porthole::browser::input_stages: a frame event=\"wheel_frame\" swap_us=5 received_us=7 written_us=9\n";
+        let log = "2026 INFO porthole::browser::input::stages: one wheel dispatch event=\"input_stages\" kind=\"wheel\" events=3 delta_y=30.0 in_flight=2 read_us=100 popped_us=150 sent_us=200 replied_us=900\n\
+                   2026 INFO porthole::browser::input::stages: a frame event=\"wheel_frame\" swap_us=5 received_us=7 written_us=9\n";
         let d = super::dispatches(log);
         assert_eq!(d.len(), 1);
         assert_eq!((d[0].delta_y, d[0].replied_us), (30.0, 900));
