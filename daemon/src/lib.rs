@@ -7,6 +7,7 @@
 pub mod agents;
 pub(crate) mod api;
 pub mod approvals;
+pub mod bench_hooks;
 pub mod bounds;
 pub mod browser;
 pub mod cdp;

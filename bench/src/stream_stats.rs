@@ -7,11 +7,10 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures_util::{SinkExt, StreamExt};
+use porthole_tests::pages::decode_blocks;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
-
-use crate::pages::decode_blocks;
 
 /// The wall clock in ms mod 2^24, as the bench pages paint it.
 pub fn now_ms24() -> i64 {
@@ -138,14 +137,6 @@ pub fn cpu_seconds(pid: u32) -> f64 {
     let ticks: f64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0)
         + fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
     ticks / 100.0
-}
-
-/// CPU seconds of a process's live threads, from the kernel's nanosecond accounting (the
-/// 10 ms ticks of [`cpu_seconds`] are too coarse for a few per cent of a core over seconds).
-/// A thread that exits takes its time with it: for processes whose threads live on.
-pub fn cpu_seconds_fine(pid: u32) -> f64 {
-    let ns: u64 = cpu_by_thread(pid).values().map(|(ns, _)| ns).sum();
-    ns as f64 / 1e9
 }
 
 /// CPU ns and times scheduled in, by thread name (see [`cpu_by_thread`]).

@@ -14,10 +14,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::pane::Pane;
 use serde_json::json;
 
-use crate::daemon::{DaemonOptions, TestDaemon};
-use crate::pane::Pane;
 use crate::stream_stats::{cpu_by_thread, median_of, threads_spent, Threads};
 
 /// Busy channels per daemon.
@@ -32,7 +32,7 @@ const PAIRS: usize = 3;
 /// A page whose text changes 10 times a second, long enough to scroll
 /// (`tests/pages/bench/ticker-tall.html`).
 fn ticker_url() -> String {
-    crate::pages::data_url(&crate::pages::page("bench/ticker-tall.html"))
+    porthole_tests::pages::data_url(&porthole_tests::pages::page("bench/ticker-tall.html"))
 }
 
 /// One stage's running totals: name, wall µs, count, CPU µs (of the stages that never wait).
@@ -123,7 +123,7 @@ fn busy_agent(daemon: &TestDaemon, channel: String, turn: Turn) -> tokio::task::
             }
             let mut body = steps[i % steps.len()].clone();
             body["channel_id"] = json!(channel);
-            let (status, _) = crate::pages::http_request(
+            let (status, _) = porthole_tests::pages::http_request(
                 "POST",
                 &addr,
                 "/api/browser/action",
@@ -166,7 +166,7 @@ impl Busy {
             config: json!({"timeline": {"enabled": recording}}),
             // The timeline's stage totals (and the frame stages) in the log.
             env: vec![(
-                porthole::browser::frame_stages::ENV.to_string(),
+                porthole::bench_hooks::frame_stages::ENV.to_string(),
                 "1".to_string(),
             )],
             ..DaemonOptions::default()
@@ -199,7 +199,7 @@ impl Busy {
             .collect();
         // Warm up: every agent has had at least one call answered.
         let calls = turn.calls.clone();
-        crate::eventually("every agent's first call", Duration::from_secs(60), || {
+        porthole_tests::eventually("every agent's first call", Duration::from_secs(60), || {
             let warm = calls.load(Ordering::Relaxed) >= CHANNELS;
             async move { warm.then_some(()) }
         })

@@ -7,15 +7,14 @@
 
 use std::time::{Duration, Instant};
 
-use porthole::cdp::{CdpConnection, CdpEvent};
+use crate::stream_stats::ms;
+use porthole::bench_hooks::cdp::{CdpConnection, CdpEvent};
+use porthole_tests::chromium::BareChromium;
+use porthole_tests::mcp::{is_error, Server};
+pub(crate) use porthole_tests::mcp::{ref_of, text};
 use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
-
-use crate::chromium::BareChromium;
-use crate::mcp::{is_error, Server};
-pub(crate) use crate::mcp::{ref_of, text};
-use crate::stream_stats::ms;
 
 /// Measured runs per step (after one warm-up run).
 pub const RUNS: usize = 5;
@@ -88,10 +87,12 @@ impl Laps {
 /// select, a checkbox, a button that changes text, a link, prose and a list; `/page2`; and the
 /// shared `/complex`) on 127.0.0.1; returns the base URL.
 pub(crate) async fn serve_pages() -> String {
-    crate::pages::PageServer::area("bench").await.base()
+    porthole_tests::pages::PageServer::area("bench")
+        .await
+        .base()
 }
 
-pub(crate) use crate::mcp::Client;
+pub(crate) use porthole_tests::mcp::Client;
 
 /// Spawns `porthole mcp-host-browser` on the Chromium whose profile is `profile`.
 async fn spawn_host(profile: &std::path::Path) -> Client {
@@ -106,7 +107,8 @@ async fn spawn_host(profile: &std::path::Path) -> Client {
 
 /// Calls `tool` and asserts success (a bench step may take up to 60 s).
 pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    let result = crate::mcp::call_within(client, tool, args, Duration::from_secs(60)).await;
+    let result =
+        porthole_tests::mcp::call_within(client, tool, args, Duration::from_secs(60)).await;
     assert!(!is_error(&result), "{tool} failed: {}", text(&result));
     result
 }
@@ -174,7 +176,8 @@ impl RawTab {
             )
             .await
             .unwrap();
-        let session = crate::raw_cdp::attach(cdp, created["targetId"].as_str().unwrap()).await;
+        let session =
+            porthole_tests::raw_cdp::attach(cdp, created["targetId"].as_str().unwrap()).await;
         let events = cdp.subscribe();
         cdp.call_on(&session, "Page.enable", json!({}))
             .await
@@ -194,7 +197,7 @@ impl RawTab {
     }
 
     async fn call(&self, method: &str, params: Value) -> Value {
-        crate::raw_cdp::call(&self.cdp, &self.session, method, params).await
+        porthole_tests::raw_cdp::call(&self.cdp, &self.session, method, params).await
     }
 
     async fn eval(&self, expression: &str) -> Value {

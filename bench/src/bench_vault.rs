@@ -11,13 +11,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use porthole_tests::action::Caller;
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::pages::PageServer;
+use porthole_tests::TempDir;
 use serde_json::{json, Value};
 
-use crate::action::Caller;
-use crate::daemon::{DaemonOptions, TestDaemon};
-use crate::pages::PageServer;
 use crate::stream_stats::median_of;
-use crate::TempDir;
 
 const FILLED: &str = "bench-vault";
 const PLAIN: &str = "bench-vault-plain";
@@ -71,8 +71,8 @@ fn keepass_db(dir: &Path, site: &str) -> PathBuf {
 async fn refs(agent: &Caller) -> (String, String) {
     let (_, page) = agent.act_text("read_page", json!({})).await;
     (
-        crate::mcp::ref_of(&page, "User"),
-        crate::mcp::ref_of(&page, "Password"),
+        porthole_tests::mcp::ref_of(&page, "User"),
+        porthole_tests::mcp::ref_of(&page, "Password"),
     )
 }
 
@@ -107,7 +107,7 @@ async fn page_text(agent: &Caller) -> (f64, String) {
     let started = Instant::now();
     let answer: Value = agent.act_ok("get_page_text", json!({})).await;
     let ms = started.elapsed().as_secs_f64() * 1000.0;
-    (ms, crate::action::result_text(&answer))
+    (ms, porthole_tests::action::result_text(&answer))
 }
 
 /// Runs the vault part and prints it.
@@ -158,7 +158,7 @@ pub async fn run() {
     }
     let kb = text.len() as f64 / 1024.0;
     // The scanner alone, on that text, with the filled secret's forms.
-    let scanner = porthole::vault::scan::Scanner::default();
+    let scanner = porthole::bench_hooks::vault::scan::Scanner::default();
     scanner.remember(FILLED, USER);
     scanner.remember(FILLED, SITE_PASSWORD);
     let mut alone = Vec::new();

@@ -21,10 +21,10 @@ const QUIET_WAIT_MAX: Duration = Duration::from_secs(15);
 const IDLE_WINDOW: Duration = Duration::from_secs(2);
 
 use crate::bench_mcp::{mcp_run, median, serve_pages, Client, STEPS};
-use crate::daemon::{DaemonOptions, TestDaemon};
-use crate::mcp::{is_error, text, Server};
-use crate::pane::Pane;
 use crate::stream_stats::{tree_cpu_by_kind, tree_cpu_seconds};
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::mcp::{is_error, text, Server};
+use porthole_tests::pane::Pane;
 
 /// Measured runs (after one warm-up run).
 const RUNS: usize = 5;
@@ -255,7 +255,8 @@ fn print_navigation_floor(bare_ms: f64, one_ms: f64) {
 
 /// Calls `tool`: (was it an error, its text).
 async fn call(client: &Client, tool: &str, args: serde_json::Value) -> (bool, String) {
-    let result = crate::mcp::call_within(client, tool, args, Duration::from_secs(120)).await;
+    let result =
+        porthole_tests::mcp::call_within(client, tool, args, Duration::from_secs(120)).await;
     (is_error(&result), text(&result))
 }
 

@@ -9,12 +9,12 @@
 
 use std::time::{Duration, Instant};
 
+use porthole_tests::action::Caller;
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::pages::PageServer;
+use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
 
-use crate::action::Caller;
-use crate::daemon::{DaemonOptions, TestDaemon};
-use crate::pages::PageServer;
-use crate::pane::Pane;
 use crate::stream_stats::median_of;
 
 const CHANNEL: &str = "bench-consent";

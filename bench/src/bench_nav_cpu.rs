@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use porthole::cdp::CdpConnection;
+use porthole::bench_hooks::cdp::CdpConnection;
+use porthole_tests::chromium::BareChromium;
 use serde_json::json;
 
-use crate::chromium::BareChromium;
 use crate::stream_stats::tree_cpu_seconds;
 
 /// Measured navigations (after three to warm up).

@@ -15,13 +15,13 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use porthole_tests::daemon::TestDaemon;
+use porthole_tests::pages::{decode_blocks, PageServer};
+use porthole_tests::pane::Pane;
+use porthole_tests::probe::Probe;
 use serde_json::{json, Value};
 
 use crate::bench_wheel_raw::{self as raw, RawTab};
-use crate::daemon::TestDaemon;
-use crate::pages::{decode_blocks, PageServer};
-use crate::pane::Pane;
-use crate::probe::Probe;
 use crate::stream_stats::median;
 
 /// Runs of the stream through the daemon (and single events for the floor).

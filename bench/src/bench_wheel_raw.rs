@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
-use porthole::cdp::CdpConnection;
+use porthole::bench_hooks::cdp::CdpConnection;
+use porthole_tests::chromium::BareChromium;
+use porthole_tests::pages::{decode_blocks, PageServer};
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
 use crate::bench_wheel::{wall_us, PageScroll, SCROLL_LOG};
-use crate::chromium::BareChromium;
-use crate::pages::{decode_blocks, PageServer};
 
 /// One screencast frame of the raw tab.
 #[derive(Debug, Clone, Copy)]
@@ -49,7 +49,7 @@ impl RawTab {
             .await
             .unwrap();
         let target = created["targetId"].as_str().unwrap().to_string();
-        let session = crate::raw_cdp::attach(&cdp, &target).await;
+        let session = porthole_tests::raw_cdp::attach(&cdp, &target).await;
         cdp.call("Target.activateTarget", json!({"targetId": target}))
             .await
             .unwrap();
@@ -82,7 +82,7 @@ impl RawTab {
                         Err(_) => return,
                     };
                     let arrived = Instant::now();
-                    if !crate::raw_cdp::ack_frame(&cdp, &event, &session) {
+                    if !crate::raw_screencast::ack_frame(&cdp, &event, &session) {
                         continue;
                     }
                     let swap_us = event.params["metadata"]["timestamp"]

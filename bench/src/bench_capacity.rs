@@ -11,11 +11,11 @@
 
 use std::time::{Duration, Instant};
 
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::docker::{self, unique, DockerCleanup};
+use porthole_tests::pane::Pane;
 use serde_json::json;
 
-use crate::daemon::{DaemonOptions, TestDaemon};
-use crate::docker::{self, unique, DockerCleanup};
-use crate::pane::Pane;
 use crate::stream_stats::{cpu_seconds, median, processes, rss_mib, tree};
 
 /// Channel counts measured.
@@ -25,7 +25,7 @@ const WINDOW: Duration = Duration::from_secs(5);
 
 /// A page whose text changes 10 times a second.
 fn ticker_url() -> String {
-    crate::pages::data_url(&crate::pages::page("bench/ticker.html"))
+    porthole_tests::pages::data_url(&porthole_tests::pages::page("bench/ticker.html"))
 }
 
 /// Proportional set size of a process in MiB (0 when it is gone).

@@ -9,21 +9,21 @@
 //! step did not do its job is reported as failed, never timed. Also the bytes of each one's
 //! snapshot of the shared complex page (each written to `$PORTHOLE_BENCH_SNAPSHOTS/<server>-complex.txt`
 //! when that is set), the bytes per page of the generated family of complex pages
-//! ([`crate::page_family`]), and the ratios issue 21 asks for. `PORTHOLE_BENCH_SIZES_ONLY=1`
+//! ([`porthole_tests::page_family`]), and the ratios issue 21 asks for. `PORTHOLE_BENCH_SIZES_ONLY=1`
 //! skips the timed rounds (the snapshot sizes only).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use porthole_tests::chromium::{BareChromium, BASE_FLAGS};
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::mcp::{call_within, image, is_error, text, Server};
+use porthole_tests::page_family::BENCH_PAGES;
+use porthole_tests::TempDir;
 use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
 
 use crate::bench_mcp::{median, serve_pages, Client, Laps, DONE, DONE_VALUE, STEPS};
-use crate::chromium::{BareChromium, BASE_FLAGS};
-use crate::daemon::{DaemonOptions, TestDaemon};
-use crate::mcp::{call_within, image, is_error, text, Server};
-use crate::page_family::BENCH_PAGES;
-use crate::TempDir;
 
 /// Measured runs per step (after one warm-up run).
 const RUNS: usize = 5;
@@ -375,7 +375,7 @@ impl Peer {
         }
     }
 
-    /// The bytes of the snapshot of each generated page (`crate::page_family`), each written to
+    /// The bytes of the snapshot of each generated page (`porthole_tests::page_family`), each written to
     /// `$PORTHOLE_BENCH_SNAPSHOTS/<server>-family-<seed>.txt` when that is set.
     async fn family(&mut self, base: &str) {
         if self.client.is_none() || self.failed.as_deref().is_some_and(|f| f.starts_with("not")) {
@@ -443,7 +443,7 @@ fn cut(said: &str) -> String {
 
 /// Where `scripts/setup/bench-peers.sh` installs the peers.
 fn peers_dir() -> PathBuf {
-    crate::workspace_root().join("target/bench-peers/node_modules")
+    porthole_tests::workspace_root().join("target/bench-peers/node_modules")
 }
 
 /// The closed-network Chromium flags the project uses (DESIGN.md §10), minus headless (each

@@ -29,21 +29,23 @@
 //! Everything created carries `porthole.test=<tag>` and is removed by a [`DockerCleanup`] guard,
 //! also when the bench panics. Skipped with one line when no Docker engine answers.
 
-use std::time::{Duration, Instant};
-
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use bollard::query_parameters::StopContainerOptionsBuilder;
 use bollard::Docker;
-use porthole::cdp::CdpConnection;
-use porthole::providers::docker::container::{self, Network, SidecarSpec};
+use porthole::bench_hooks::cdp::CdpConnection;
+use porthole::bench_hooks::docker::container::{self, Network, SidecarSpec};
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::docker::{
+    self, docker, ensure_image, inspect_container, unique, DockerCleanup,
+};
+use porthole_tests::pane::Pane;
+use porthole_tests::raw_cdp;
+use porthole_tests::start_log::{start_log, StartLog};
 use serde_json::json;
 
-use crate::daemon::{DaemonOptions, TestDaemon};
-use crate::docker::{self, docker, ensure_image, inspect_container, unique, DockerCleanup};
-use crate::pane::Pane;
-use crate::raw_cdp;
-use crate::start_log::{start_log, StartLog};
+use crate::raw_screencast;
 use crate::stream_stats::{median_of as median, ms};
 
 /// Measured runs per case.
@@ -71,7 +73,7 @@ fn container(channel: &str) -> String {
 
 /// Waits until the container `name` no longer runs (paused, stopped and kept, or removed).
 async fn stopped(name: &str) {
-    crate::eventually(
+    porthole_tests::eventually(
         &format!("container {name} to stop"),
         Duration::from_secs(60),
         || async {
@@ -103,7 +105,7 @@ async fn bare_first_frame(engine: &Docker, name: &str) {
     let url = container::gate_addr(&info)
         .expect("the bare container publishes its gate")
         .ws_url();
-    let cdp = crate::eventually("bare CDP", Duration::from_secs(45), || {
+    let cdp = porthole_tests::eventually("bare CDP", Duration::from_secs(45), || {
         let url = url.clone();
         async move {
             CdpConnection::connect(&url, Duration::from_secs(2))
@@ -112,11 +114,12 @@ async fn bare_first_frame(engine: &Docker, name: &str) {
         }
     })
     .await;
-    let target = raw_cdp::first_page(&cdp).await;
+    let target = raw_screencast::first_page(&cdp).await;
     let session = raw_cdp::attach(&cdp, &target).await;
     let mut events =
-        raw_cdp::start_screencast(&cdp, &session, json!({"format": "jpeg", "quality": 60})).await;
-    raw_cdp::first_frame(&mut events, Duration::from_secs(20)).await;
+        raw_screencast::start_screencast(&cdp, &session, json!({"format": "jpeg", "quality": 60}))
+            .await;
+    raw_screencast::first_frame(&mut events, Duration::from_secs(20)).await;
 }
 
 /// A bare start through the same Engine API calls the daemon makes (bollard: create with the
@@ -178,7 +181,7 @@ pub async fn run() {
         }
     };
     ensure_image().await;
-    let (engine, _) = porthole::providers::docker::engine::connect(
+    let (engine, _) = porthole::bench_hooks::docker::engine::connect(
         &porthole::config::Config::default().browser.docker,
         Duration::from_secs(10),
     )
@@ -187,7 +190,7 @@ pub async fn run() {
     let tag = unique("bench-dk");
     // The bare containers run Chromium's sandbox exactly when the daemon's would (its probe,
     // outside the timed region).
-    let sandbox = porthole::providers::docker::sandbox::probe(
+    let sandbox = porthole::bench_hooks::docker::sandbox::probe(
         &engine,
         docker::IMAGE,
         HashMap::from([("porthole.test".to_string(), tag.clone())]),

@@ -7,44 +7,66 @@
 //! 3. Local mode start-to-first-frame vs a bare Chromium launch + CDP + first frame.
 //! 4. A 2 s, 120 Hz wheel stream: last event to the frame that shows the final scroll, through
 //!    the daemon, by stage, vs one event alone through raw CDP (the floor) and raw CDP
-//!    dispatching every event ([`porthole_tests::bench_wheel`]).
+//!    dispatching every event ([`crate::bench_wheel`]).
 //! 5. The MCP tools: an 8-step agent script through `porthole mcp-host-browser` vs the same
-//!    steps in raw CDP ([`porthole_tests::bench_mcp`]).
+//!    steps in raw CDP ([`crate::bench_mcp`]).
 //! 6. Agents: the same script through `porthole-mcp` with an agent token over the agent Unix
 //!    socket vs TCP, and 4 agents at once on one channel vs one alone
-//!    ([`porthole_tests::bench_agents`]).
+//!    ([`crate::bench_agents`]).
 //! 7. Docker mode start-to-first-frame (container absent; second start after an idle stop;
 //!    container stopped) vs a bare `docker run` of the sidecar image + CDP + first frame
-//!    ([`porthole_tests::bench_docker`]); skipped when no Docker engine answers.
+//!    ([`crate::bench_docker`]); skipped when no Docker engine answers.
 //! 8. Remote engine: CDP through the Docker API (exec stream, local and over TLS to a second
 //!    engine) vs the published port: start to first frame, frames per second, added latency
-//!    ([`porthole_tests::bench_remote`]).
+//!    ([`crate::bench_remote`]).
 //! 9. Capacity: 1, 5 and 10 channels streaming a page that changes 10×/s, local and docker
 //!    mode: daemon RSS/CPU, Chromium memory/CPU per channel, frames per second per pane
-//!    ([`porthole_tests::bench_capacity`]).
+//!    ([`crate::bench_capacity`]).
 //! 10. Distance (`porthole-bench distance`, not part of the full run): the MCP script, the
 //!     first call and pane input → frame with the remote engine 0, 25 and 50 ms away
-//!     ([`porthole_tests::bench_distance`]).
+//!     ([`crate::bench_distance`]).
 //! 11. Vault (`porthole-bench vault`, not part of the full run): `fill_login` against
 //!     `form_input` typing the same two values, and the scan of answers per KB
-//!     ([`porthole_tests::bench_vault`]).
+//!     ([`crate::bench_vault`]).
+
+mod bench_agents;
+mod bench_bandwidth;
+mod bench_capacity;
+mod bench_consent;
+mod bench_distance;
+mod bench_docker;
+mod bench_fanout;
+mod bench_mcp;
+mod bench_nav_cpu;
+mod bench_peers;
+mod bench_remote;
+mod bench_scale;
+mod bench_scale_flip;
+mod bench_soak;
+mod bench_stages;
+mod bench_timeline;
+mod bench_vault;
+mod bench_wheel;
+mod bench_wheel_raw;
+mod probe_retina;
+mod raw_screencast;
+mod stream_stats;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use porthole::cdp::CdpConnection;
-use porthole_tests::bench_fanout::{self, Spoke};
+use porthole::bench_hooks::cdp::CdpConnection;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
 use porthole_tests::raw_cdp;
-use porthole_tests::stream_stats::{
-    cpu_by_thread, median, pane_stream, threads_spent, Arrivals, Stream,
-};
 use serde_json::json;
+
+use crate::bench_fanout::Spoke;
+use crate::stream_stats::{cpu_by_thread, median, pane_stream, threads_spent, Arrivals, Stream};
 
 const WINDOW: Duration = Duration::from_secs(4);
 /// One CPU sample, and how many samples of each kind (alternating 1 and 20 panes).
@@ -57,7 +79,8 @@ const TURNS: usize = 4;
 /// Chrome's frame swap to the raw client's read (ms).
 async fn raw_stream(cdp: CdpConnection, target: String, window: Duration) -> (Stream, f64) {
     let params = json!({"format": "jpeg", "quality": 60, "maxWidth": 8192, "maxHeight": 8192, "everyNthFrame": 1});
-    let (frames, mut from_swap) = raw_cdp::screencast_frames(&cdp, &target, params, window).await;
+    let (frames, mut from_swap) =
+        raw_screencast::screencast_frames(&cdp, &target, params, window).await;
     (Arrivals(frames).into_stream(), median(&mut from_swap))
 }
 
@@ -93,7 +116,7 @@ async fn screencast_and_cpu(daemon: &TestDaemon, pages: &PageServer) {
         "  paint→client  daemon {lat_d:7.1} ms raw CDP {lat_r:7.1} ms added {:.1} ms (median; goal ≤ 2)",
         lat_d - lat_r
     );
-    porthole_tests::bench_stages::print(&daemon.log(), log_from);
+    crate::bench_stages::print(&daemon.log(), log_from);
     println!(
         "  raw CDP client: Chrome's swap → read {:.2} ms (median)",
         median(&mut raw_from_swap)
@@ -133,7 +156,7 @@ async fn cpu_window(pid: u32, panes: &[&Pane]) -> (f64, usize, BTreeMap<String, 
 }
 
 /// The daemon's CPU with 1 and with 20 panes on one tab, against the floor: a bare WebSocket
-/// fan-out of the same frame at the same rate ([`porthole_tests::bench_fanout`]) to clients
+/// fan-out of the same frame at the same rate ([`crate::bench_fanout`]) to clients
 /// that, as panes do, sent two short messages first. Each of [`CPU_ROUNDS`] rounds measures
 /// the daemon with 1 and 20 panes, then the floor with 1 and 20 clients, then the floor with
 /// clients that never sent a byte (printed beside, not the goal's floor: see
@@ -156,7 +179,7 @@ async fn fanout_cpu(daemon: &TestDaemon, pid: u32) {
         let alone = cpu_window(pid, &[&first[0]]).await;
         if round == 0 {
             println!("  one pane alone, no raw cast beside it:");
-            porthole_tests::bench_stages::print(&daemon.log(), log_from);
+            crate::bench_stages::print(&daemon.log(), log_from);
         }
         let more = watching_panes(daemon, MANY - 1).await;
         let all: Vec<&Pane> = first.iter().chain(&more).collect();
@@ -257,11 +280,12 @@ async fn start_to_first_frame(daemon: &TestDaemon) {
     let cdp = CdpConnection::connect(&chromium.ws_url, Duration::from_secs(10))
         .await
         .unwrap();
-    let target = raw_cdp::first_page(&cdp).await;
+    let target = raw_screencast::first_page(&cdp).await;
     let session = raw_cdp::attach(&cdp, &target).await;
     let mut events =
-        raw_cdp::start_screencast(&cdp, &session, json!({"format": "jpeg", "quality": 60})).await;
-    raw_cdp::first_frame(&mut events, Duration::from_secs(60)).await;
+        raw_screencast::start_screencast(&cdp, &session, json!({"format": "jpeg", "quality": 60}))
+            .await;
+    raw_screencast::first_frame(&mut events, Duration::from_secs(60)).await;
     let bare = started.elapsed();
     println!("local mode start → first frame:");
     println!(
@@ -278,7 +302,7 @@ fn bench_daemon() -> porthole_tests::daemon::DaemonOptions {
     porthole_tests::daemon::DaemonOptions {
         rust_log: "info",
         env: vec![(
-            porthole::browser::frame_stages::ENV.to_string(),
+            porthole::bench_hooks::frame_stages::ENV.to_string(),
             "1".to_string(),
         )],
         ..Default::default()
@@ -303,22 +327,22 @@ async fn with_local_daemon(
 async fn main() {
     // `porthole-bench <part>` runs one part alone.
     match std::env::args().nth(1).as_deref() {
-        Some("mcp") => return porthole_tests::bench_mcp::run().await,
-        Some("agents") => return porthole_tests::bench_agents::run().await,
-        Some("remote") => return porthole_tests::bench_remote::run().await,
-        Some("capacity") => return porthole_tests::bench_capacity::run().await,
-        Some("consent") => return porthole_tests::bench_consent::run().await,
-        Some("soak") => return porthole_tests::bench_soak::run().await,
-        Some("distance") => return porthole_tests::bench_distance::run().await,
-        Some("bandwidth") => return porthole_tests::bench_bandwidth::run().await,
-        Some("peers") => return porthole_tests::bench_peers::run().await,
-        Some("docker") => return porthole_tests::bench_docker::run().await,
-        Some("scale") => return porthole_tests::bench_scale::run().await,
-        Some("retina-probe") => return porthole_tests::probe_retina::run().await,
-        Some("timeline") => return porthole_tests::bench_timeline::run().await,
-        Some("vault") => return porthole_tests::bench_vault::run().await,
+        Some("mcp") => return crate::bench_mcp::run().await,
+        Some("agents") => return crate::bench_agents::run().await,
+        Some("remote") => return crate::bench_remote::run().await,
+        Some("capacity") => return crate::bench_capacity::run().await,
+        Some("consent") => return crate::bench_consent::run().await,
+        Some("soak") => return crate::bench_soak::run().await,
+        Some("distance") => return crate::bench_distance::run().await,
+        Some("bandwidth") => return crate::bench_bandwidth::run().await,
+        Some("peers") => return crate::bench_peers::run().await,
+        Some("docker") => return crate::bench_docker::run().await,
+        Some("scale") => return crate::bench_scale::run().await,
+        Some("retina-probe") => return crate::probe_retina::run().await,
+        Some("timeline") => return crate::bench_timeline::run().await,
+        Some("vault") => return crate::bench_vault::run().await,
         Some("wheel") => {
-            return with_local_daemon(|d, p| Box::pin(porthole_tests::bench_wheel::run(d, p))).await
+            return with_local_daemon(|d, p| Box::pin(crate::bench_wheel::run(d, p))).await
         }
         Some("screencast") => {
             return with_local_daemon(|d, p| Box::pin(screencast_and_cpu(d, p))).await
@@ -337,15 +361,15 @@ async fn main() {
     println!("Porthole bench — ratios against a baseline measured in the same run\n");
     screencast_and_cpu(&daemon, &pages).await;
     start_to_first_frame(&daemon).await;
-    porthole_tests::bench_wheel::run(&daemon, &pages).await;
+    crate::bench_wheel::run(&daemon, &pages).await;
     daemon.stop().await;
     println!();
-    porthole_tests::bench_mcp::run().await;
-    porthole_tests::bench_agents::run().await;
+    crate::bench_mcp::run().await;
+    crate::bench_agents::run().await;
     println!();
-    porthole_tests::bench_docker::run().await;
+    crate::bench_docker::run().await;
     println!();
-    porthole_tests::bench_remote::run().await;
+    crate::bench_remote::run().await;
     println!();
-    porthole_tests::bench_capacity::run().await;
+    crate::bench_capacity::run().await;
 }

@@ -9,16 +9,15 @@
 
 use std::time::Duration;
 
+use porthole::bench_hooks::frame_stages;
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::delay_proxy::{self, DelayProxy, Link};
+use porthole_tests::docker::{self, DockerCleanup};
+use porthole_tests::pages::{data_url, page};
+use porthole_tests::pane::Pane;
+use porthole_tests::remote::{self, RemoteTest};
 use serde_json::json;
 
-use porthole::browser::frame_stages;
-
-use crate::daemon::{DaemonOptions, TestDaemon};
-use crate::delay_proxy::{self, DelayProxy, Link};
-use crate::docker::{self, DockerCleanup};
-use crate::pages::{data_url, page};
-use crate::pane::Pane;
-use crate::remote::{self, RemoteTest};
 use crate::stream_stats::{load_average, median_of, pane_stream_with, Stream};
 
 /// Each direction's delay.

@@ -11,22 +11,22 @@
 //! - pane input → frame: a click (press and release, as the web panel sends it) on a page that
 //!   repaints on each `click` event, to the first frame after it, median of [`INPUT_RUNS`];
 //! - CDP per tool call, from the daemon's `tool_run` log lines: commands sent and replies
-//!   waited on one after another (each a round trip to the engine; `porthole::cdp::tallied`),
+//!   waited on one after another (each a round trip to the engine; `porthole::bench_hooks::cdp::tallied`),
 //!   and where each navigation's time went (commit, load, DOM-quiet wait).
 
 use std::time::{Duration, Instant};
 
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::delay_proxy::{self, DelayProxy, Link};
+use porthole_tests::docker::{self, DockerCleanup};
+use porthole_tests::pages::{data_url, page};
+use porthole_tests::pane::Pane;
+use porthole_tests::remote::{self, RemoteTest};
+use porthole_tests::tool_runs::{cdp_counts, field};
 use serde_json::json;
 
 use crate::bench_mcp::{call, median, ref_of, text, Client, DONE, DONE_VALUE, STEPS};
-use crate::daemon::{DaemonOptions, TestDaemon};
-use crate::delay_proxy::{self, DelayProxy, Link};
-use crate::docker::{self, DockerCleanup};
-use crate::pages::{data_url, page};
-use crate::pane::Pane;
-use crate::remote::{self, RemoteTest};
 use crate::stream_stats::{load_average, ms};
-use crate::tool_runs::{cdp_counts, field};
 
 /// Measured script runs per case (after one warm-up run).
 const RUNS: usize = 3;
@@ -61,7 +61,7 @@ struct Case {
 async fn spawn_agent(daemon: &TestDaemon, channel: &str, name: &str) -> Client {
     let (_, token) = daemon.add_agent(channel, name, &[]).await;
     let api = format!("unix://{}", daemon.agent_socket().display());
-    crate::mcp::Server::binary("porthole-mcp")
+    porthole_tests::mcp::Server::binary("porthole-mcp")
         .args(&["--api", &api, "--token", &token])
         .quiet()
         .connect()
@@ -208,7 +208,7 @@ async fn first_call(
     let connections = proxy.map(DelayProxy::connections);
     let started = Instant::now();
     // A start slower than the tool call's deadline (a loaded engine) is printed, not fatal.
-    let result = crate::mcp::request(&client, "navigate", json!({ "url": url })).await;
+    let result = porthole_tests::mcp::request(&client, "navigate", json!({ "url": url })).await;
     let took = match result {
         Ok(r) if r.is_error != Some(true) => Some(ms(started.elapsed())),
         other => {

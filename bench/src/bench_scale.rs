@@ -18,14 +18,14 @@
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use porthole::cdp::CdpConnection;
+use porthole::bench_hooks::cdp::CdpConnection;
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::pages::PageServer;
+use porthole_tests::probe::Probe;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::daemon::{DaemonOptions, TestDaemon};
-use crate::pages::PageServer;
-use crate::probe::Probe;
 use crate::stream_stats::{cpu_seconds, median, median_of, now_ms24};
 
 const WINDOW: Duration = Duration::from_secs(8);
@@ -250,7 +250,7 @@ async fn raw_at(
 ) -> Figures {
     let (w, h) = cap.unwrap_or((8192, 8192));
     let params = json!({"format": "jpeg", "quality": quality, "maxWidth": w, "maxHeight": h});
-    let (frames, _) = crate::raw_cdp::screencast_frames(cdp, target, params, WINDOW).await;
+    let (frames, _) = crate::raw_screencast::screencast_frames(cdp, target, params, WINDOW).await;
     figures(frames, PANE.0 * scale)
 }
 
@@ -300,7 +300,7 @@ pub async fn run() {
         ..Default::default()
     })
     .await;
-    let driver = crate::pane::Pane::connect(&daemon.addr, &daemon.token).await;
+    let driver = porthole_tests::pane::Pane::connect(&daemon.addr, &daemon.token).await;
     let tab = driver.start(CHANNEL).await;
     driver
         .open_page(&pages.url("/bench/clock-pauses"), "Clock pauses")

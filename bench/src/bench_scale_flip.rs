@@ -26,11 +26,12 @@
 
 use std::time::Duration;
 
-use porthole::cdp::CdpConnection;
+use porthole::bench_hooks::cdp::CdpConnection;
+use porthole_tests::raw_cdp;
 use serde_json::json;
 use tokio::time::Instant;
 
-use crate::raw_cdp;
+use crate::raw_screencast;
 use crate::stream_stats::now_ms24;
 
 /// How long the cast sends nothing before the view flips to scale 2 (as the daemon's settle).
@@ -88,7 +89,7 @@ pub async fn frames(
     let session = raw_cdp::attach(cdp, target).await;
     view_down(cdp, &session, css).await;
     let params = json!({"format": "jpeg", "quality": 60});
-    let mut events = raw_cdp::start_screencast(cdp, &session, params).await;
+    let mut events = raw_screencast::start_screencast(cdp, &session, params).await;
     let mut flips = Flips::default();
     let mut published: Vec<(i64, String)> = Vec::new();
     let (mut high, mut flipped_back, mut still) = (false, false, false);
@@ -107,7 +108,7 @@ pub async fn frames(
             }
         };
         let arrived = now_ms24();
-        if !raw_cdp::ack_frame(cdp, &event, &session) {
+        if !raw_screencast::ack_frame(cdp, &event, &session) {
             continue;
         }
         let data = event.params["data"]
@@ -149,5 +150,5 @@ pub async fn frames(
     let _ = cdp
         .call("Target.detachFromTarget", json!({ "sessionId": session }))
         .await;
-    (raw_cdp::decoded(published), flips)
+    (raw_screencast::decoded(published), flips)
 }

@@ -25,13 +25,14 @@
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
-use porthole::cdp::CdpConnection;
+use porthole::bench_hooks::cdp::CdpConnection;
+use porthole_tests::chromium::BareChromium;
+use porthole_tests::pages::PageServer;
+use porthole_tests::raw_cdp;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use crate::chromium::BareChromium;
-use crate::pages::PageServer;
-use crate::raw_cdp;
+use crate::raw_screencast;
 
 /// The page's CSS size and the device scale factor.
 const CSS: (u32, u32) = (800, 600);
@@ -413,14 +414,14 @@ const CAST: fn() -> Value =
 
 impl Tab {
     async fn open(cdp: CdpConnection, url: &str) -> Self {
-        let target = raw_cdp::first_page(&cdp).await;
+        let target = raw_screencast::first_page(&cdp).await;
         let session = raw_cdp::attach(&cdp, &target).await;
         let mut events = cdp.subscribe();
         let (tx, frames) = mpsc::unbounded_channel();
         let (reader_cdp, reader_session) = (cdp.clone(), session.clone());
         tokio::spawn(async move {
             while let Ok(event) = events.recv().await {
-                if !raw_cdp::ack_frame(&reader_cdp, &event, &reader_session) {
+                if !raw_screencast::ack_frame(&reader_cdp, &event, &reader_session) {
                     continue;
                 }
                 let frame = Frame {
@@ -439,7 +440,7 @@ impl Tab {
             frames,
         };
         tab.call("Page.navigate", json!({"url": url})).await;
-        crate::eventually("the page to load", Duration::from_secs(20), || async {
+        porthole_tests::eventually("the page to load", Duration::from_secs(20), || async {
             (tab.eval("document.readyState").await == "complete").then_some(())
         })
         .await;

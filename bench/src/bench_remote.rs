@@ -17,12 +17,12 @@
 
 use std::time::{Duration, Instant};
 
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::docker::{self, DockerCleanup};
+use porthole_tests::pane::Pane;
+use porthole_tests::remote::{self, RemoteTest};
 use serde_json::json;
 
-use crate::daemon::{DaemonOptions, TestDaemon};
-use crate::docker::{self, DockerCleanup};
-use crate::pane::Pane;
-use crate::remote::{self, RemoteTest};
 use crate::stream_stats::{cpu_seconds, median, pane_stream};
 
 /// Start runs per case.
@@ -71,7 +71,7 @@ async fn clock(daemon: &TestDaemon, channel: &str) -> Pane {
     let pane = Pane::connect(&daemon.addr, &daemon.token).await;
     pane.start(channel).await;
     let mark = pane.mark();
-    pane.send(json!({"type": "navigate", "url": crate::pages::data_url(&crate::pages::clock_page_at(PAINT_HZ))}));
+    pane.send(json!({"type": "navigate", "url": porthole_tests::pages::data_url(&porthole_tests::pages::clock_page_at(PAINT_HZ))}));
     pane.message_where("the clock page", mark, |m| {
         m["type"] == "page_info" && m["title"] == "Clock"
     })
