@@ -3,8 +3,8 @@
 //! IME composition landing "日本語", drag-select then copy, find in page, an OAuth-style popup
 //! round trip, and a Basic-auth login. One container serves them all (a docker start is the
 //! slow part); no probe reaches it, so the page says what it holds in its title. Files, drops
-//! and downloads in docker mode are in `pane_files` and `pane_downloads`; popups of inputs in
-//! `pane_pickers`.
+//! and downloads in docker mode are in `pane::files` and `pane::downloads`; popups of inputs in
+//! `pane::pickers`.
 
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::docker;
@@ -97,7 +97,7 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
 
     // An OAuth-style popup round trip: the pane shows the popup, window.opener works, and the
     // pane is back on its opener when it closes.
-    let views = crate::pane_view::serve_pages().await;
+    let views = crate::pane::view::serve_pages().await;
     pane.open_page(&format!("{views}/oauth-start"), "Sign in")
         .await;
     let mark = pane.mark();

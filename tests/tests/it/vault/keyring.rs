@@ -15,7 +15,7 @@ use porthole_tests::pages::PageServer;
 use porthole_tests::{cli, eventually, TempDir};
 use serde_json::{json, Value};
 
-use super::vault::{fill_forum_and_submit, keepass_db, state_of, CHANNEL, KP_PASSWORD};
+use super::tools::{fill_forum_and_submit, keepass_db, state_of, CHANNEL, KP_PASSWORD};
 
 /// A private D-Bus session bus with an unlocked GNOME Keyring (the Secret Service) on it.
 /// The bus goes when this drops; the keyring daemon leaves with its bus.

@@ -13,7 +13,7 @@ use porthole_tests::pages::PageServer;
 use porthole_tests::{eventually, TempDir};
 use serde_json::{json, Value};
 
-use super::vault::{
+use super::tools::{
     fill_forum_and_submit, keepass_db, received, run, state_of, unlock, wait_for, CHANNEL,
     KP_PASSWORD, PASS_PASSWORD, SITE_PASSWORD,
 };
