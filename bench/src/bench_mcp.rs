@@ -201,12 +201,8 @@ impl RawTab {
     }
 
     async fn eval(&self, expression: &str) -> Value {
-        self.call(
-            "Runtime.evaluate",
-            json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
-        )
-        .await["result"]["value"]
-            .clone()
+        let params = porthole_tests::raw_cdp::by_value(expression);
+        porthole_tests::raw_cdp::evaluate(&self.cdp, &self.session, params).await
     }
 
     /// Drops events seen so far (they belong to earlier steps).

@@ -21,18 +21,7 @@ pub async fn bare_navigation_cpu_ms(base: &str) -> f64 {
     let cdp = CdpConnection::connect(&chromium.ws_url, Duration::from_secs(10))
         .await
         .expect("CDP to the bare Chromium");
-    let target = cdp
-        .call("Target.createTarget", json!({"url": "about:blank"}))
-        .await
-        .expect("a tab");
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target["targetId"], "flatten": true}),
-        )
-        .await
-        .expect("attach");
-    let session = attached["sessionId"].as_str().expect("session").to_string();
+    let (_, session) = porthole_tests::raw_cdp::open(&cdp, "about:blank").await;
     cdp.call_on(&session, "Page.enable", json!({}))
         .await
         .expect("Page.enable");

@@ -44,12 +44,7 @@ impl RawTab {
         let cdp = CdpConnection::connect(&chromium.ws_url, Duration::from_secs(10))
             .await
             .unwrap();
-        let created = cdp
-            .call("Target.createTarget", json!({"url": pages.url("/scroll")}))
-            .await
-            .unwrap();
-        let target = created["targetId"].as_str().unwrap().to_string();
-        let session = porthole_tests::raw_cdp::attach(&cdp, &target).await;
+        let (target, session) = porthole_tests::raw_cdp::open(&cdp, &pages.url("/scroll")).await;
         cdp.call("Target.activateTarget", json!({"targetId": target}))
             .await
             .unwrap();
@@ -126,16 +121,8 @@ impl RawTab {
 
     /// Evaluates `expression` in the page.
     pub async fn eval(&self, expression: &str) -> Value {
-        let result = self
-            .cdp
-            .call_on(
-                &self.session,
-                "Runtime.evaluate",
-                json!({"expression": expression, "returnByValue": true}),
-            )
-            .await
-            .expect("evaluate");
-        result["result"]["value"].clone()
+        let params = json!({"expression": expression, "returnByValue": true});
+        porthole_tests::raw_cdp::evaluate(&self.cdp, &self.session, params).await
     }
 
     /// The first frame that arrived at or after `after` showing `value` (waits up to 60 s).

@@ -453,13 +453,8 @@ impl Tab {
     }
 
     async fn eval(&self, expression: &str) -> Value {
-        let out = self
-            .call(
-                "Runtime.evaluate",
-                json!({"expression": expression, "returnByValue": true}),
-            )
-            .await;
-        out["result"]["value"].clone()
+        let params = json!({"expression": expression, "returnByValue": true});
+        raw_cdp::evaluate(&self.cdp, &self.session, params).await
     }
 
     /// Sends `calls` in order: each answered before the next, or all at once (`pipelined`,

@@ -25,3 +25,41 @@ pub async fn call(cdp: &CdpConnection, session: &str, method: &str, params: Valu
         .await
         .unwrap_or_else(|e| panic!("{method}: {e}"))
 }
+
+/// Opens `url` in a new tab of the browser behind `cdp` and attaches to it on a flat session;
+/// returns the tab's target id and the session id.
+pub async fn open(cdp: &CdpConnection, url: &str) -> (String, String) {
+    let created = cdp
+        .call("Target.createTarget", json!({"url": url}))
+        .await
+        .expect("open a tab");
+    let target = created["targetId"]
+        .as_str()
+        .expect("a target id")
+        .to_string();
+    let session = attach(cdp, &target).await;
+    (target, session)
+}
+
+/// The params of a `Runtime.evaluate` of `expression` whose value comes back by value, a
+/// promise awaited first.
+pub fn by_value(expression: &str) -> Value {
+    json!({"expression": expression, "returnByValue": true, "awaitPromise": true})
+}
+
+/// `Runtime.evaluate` with `params` (see [`by_value`]) on flat session `session`; the value it
+/// gave (`result.value`). Panics when Chrome refuses.
+pub async fn evaluate(cdp: &CdpConnection, session: &str, params: Value) -> Value {
+    call(cdp, session, "Runtime.evaluate", params).await["result"]["value"].clone()
+}
+
+/// `Runtime.evaluate` with `params` in page `target`, on a session attached for it and
+/// detached after; the value it gave.
+pub async fn evaluate_in(cdp: &CdpConnection, target: &str, params: Value) -> Value {
+    let session = attach(cdp, target).await;
+    let value = evaluate(cdp, &session, params).await;
+    let _ = cdp
+        .call("Target.detachFromTarget", json!({"sessionId": session}))
+        .await;
+    value
+}
