@@ -18,16 +18,6 @@ async fn serve_page() -> String {
     PageServer::area("pane_docker").await.base()
 }
 
-fn click(pane: &Pane, x: f64, y: f64) {
-    pane.input("mousemove", json!({"x": x, "y": y, "button": "none"}));
-    for kind in ["mousedown", "mouseup"] {
-        pane.input(
-            kind,
-            json!({"x": x, "y": y, "button": "left", "click_count": 1}),
-        );
-    }
-}
-
 #[tokio::test]
 async fn docker_mode_the_pane_is_a_whole_browser() {
     docker::ensure_image().await;
@@ -43,7 +33,8 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
 
     // The sixth option of a <select>, chosen by the pane.
     let mark = pane.mark();
-    click(&pane, 100.0, 35.0);
+    pane.hover((100.0, 35.0));
+    pane.click((100.0, 35.0));
     let popup = pane.next_of("select_popup", mark).await;
     assert_eq!(popup["options"].as_array().unwrap().len(), 8, "{popup}");
     assert_eq!(popup["options"][5]["label"], "Fig");
@@ -54,7 +45,7 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
     // Pointer over the link, text over the field.
     for (x, y, want) in [(50.0, 312.0, "pointer"), (400.0, 315.0, "text")] {
         let mark = pane.mark();
-        pane.input("mousemove", json!({"x": x, "y": y, "button": "none"}));
+        pane.hover((x, y));
         pane.message_where(&format!("cursor {want}"), mark, |m| {
             m["type"] == "cursor" && m["target_id"] == tab.as_str() && m["cursor"] == want
         })
@@ -62,7 +53,8 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
     }
 
     // An IME composition lands 日本語 in the field.
-    click(&pane, 400.0, 315.0);
+    pane.hover((400.0, 315.0));
+    pane.click((400.0, 315.0));
     let mark = pane.mark();
     for draft in ["に", "日本", "日本語"] {
         pane.input("composition", json!({"text": draft}));
@@ -101,7 +93,8 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
     pane.open_page(&format!("{views}/oauth-start"), "Sign in")
         .await;
     let mark = pane.mark();
-    click(&pane, 120.0, 45.0);
+    pane.hover((120.0, 45.0));
+    pane.click((120.0, 45.0));
     let created = pane
         .message_where("the popup tab", mark, |m| {
             m["type"] == "tab_created" && m["opener_id"] == tab.as_str()
@@ -113,7 +106,8 @@ async fn docker_mode_the_pane_is_a_whole_browser() {
     })
     .await;
     let mark = pane.mark();
-    click(&pane, 120.0, 45.0);
+    pane.hover((120.0, 45.0));
+    pane.click((120.0, 45.0));
     pane.message_where("the popup closed", mark, |m| {
         m["type"] == "tab_closed" && m["target_id"] == popup.as_str()
     })

@@ -32,28 +32,13 @@ async fn open_page(pane: &Pane) {
     // The page's script sets its title once something changes; until then the title above.
 }
 
-/// A click as a person makes it: the pointer comes first (Chrome opens a picker from its icon
-/// only once the pointer is over it).
-fn click(pane: &Pane, (x, y): (f64, f64)) {
-    pane.input("mousemove", json!({"x": x, "y": y, "button": "none"}));
-    for kind in ["mousedown", "mouseup"] {
-        pane.input(
-            kind,
-            json!({"x": x, "y": y, "button": "left", "click_count": 1}),
-        );
-    }
-}
-
-fn key(pane: &Pane, key: &str) {
-    for kind in ["keydown", "keyup"] {
-        pane.input(kind, json!({"key": key, "code": key}));
-    }
-}
-
 /// Presses at `at` and returns the popup of `kind` that opens.
 async fn open_popup(pane: &Pane, at: (f64, f64), kind: &str) -> Value {
     let mark = pane.mark();
-    click(pane, at);
+    // A click as a person makes it: the pointer comes first (Chrome opens a picker from its
+    // icon only once the pointer is over it).
+    pane.hover(at);
+    pane.click(at);
     pane.message_where(&format!("a {kind} popup"), mark, |m| {
         m["type"] == "select_popup" && m["kind"] == kind
     })
@@ -259,7 +244,7 @@ async fn date_time_and_colour_pickers_reach_the_pane_and_take_a_value() {
     let mut presses = 0;
     loop {
         presses += 1;
-        key(&s.pane, "Escape");
+        s.pane.key("Escape", "Escape", 0);
         let closed = s
             .pane
             .message_within(std::time::Duration::from_secs(3), mark, |m| {

@@ -21,21 +21,6 @@ async fn setup(channel: &str, path: &str, title: &str) -> PaneOnPage {
     PaneOnPage::open(channel, &url, title).await
 }
 
-fn click(pane: &Pane, x: f64, y: f64) {
-    for kind in ["mousedown", "mouseup"] {
-        pane.input(
-            kind,
-            json!({"x": x, "y": y, "button": "left", "click_count": 1}),
-        );
-    }
-}
-
-fn key(pane: &Pane, key: &str) {
-    for kind in ["keydown", "keyup"] {
-        pane.input(kind, json!({"key": key, "code": key}));
-    }
-}
-
 /// The next `error` after `mark`.
 async fn error_after(pane: &Pane, mark: usize) -> Value {
     pane.next_of("error", mark).await
@@ -44,7 +29,7 @@ async fn error_after(pane: &Pane, mark: usize) -> Value {
 /// Opens the page's select with a click and returns the `select_popup` the pane got.
 async fn open_select(s: &PaneOnPage) -> Value {
     let mark = s.pane.mark();
-    click(&s.pane, 100.0, 35.0);
+    s.pane.click((100.0, 35.0));
     s.pane.next_of("select_popup", mark).await
 }
 
@@ -143,8 +128,8 @@ async fn keys_on_an_open_select_still_choose_and_close_it_for_the_pane() {
     let popup = open_select(&s).await;
     let id = popup["id"].as_str().unwrap().to_string();
     let mark = s.pane.mark();
-    key(&s.pane, "ArrowDown");
-    key(&s.pane, "Enter");
+    s.pane.key("ArrowDown", "ArrowDown", 0);
+    s.pane.key("Enter", "Enter", 0);
     s.pane
         .message_where("select_popup_closed", mark, |m| {
             m["type"] == "select_popup_closed" && m["id"] == id.as_str()
@@ -176,7 +161,7 @@ async fn keys_on_an_open_select_still_choose_and_close_it_for_the_pane() {
 #[tokio::test]
 async fn an_ime_composition_shows_its_draft_and_commits_into_the_field() {
     let s = setup("pv-ime", "/view", "Pane view page").await;
-    click(&s.pane, 400.0, 315.0);
+    s.pane.click((400.0, 315.0));
     s.probe
         .eval_until(&s.tab, "document.activeElement.id", json!("field"))
         .await;
@@ -277,7 +262,7 @@ pub(crate) async fn frames_follow_the_scale(pane: &Pane) {
     // The button at CSS (500..600, 400..450) gets a click at CSS (550, 425); (280, 215) is
     // the body (a doubled coordinate would be the button).
     pane.input("click", json!({"x": 550, "y": 425}));
-    click(pane, 280.0, 215.0);
+    pane.click((280.0, 215.0));
     pane.newest_title_is("2 800x600 550,425,btn;280,215,").await;
 }
 
@@ -319,7 +304,7 @@ async fn zoom_lays_the_page_out_smaller_with_a_larger_pixel_ratio() {
     s.pane.newest_title_is("2 400x300").await;
     // Frames keep the pane's size; pane (560, 430) is CSS (280, 215) of the zoomed page.
     frame_of(&s.pane, mark, (800, 600), false).await;
-    click(&s.pane, 560.0, 430.0);
+    s.pane.click((560.0, 430.0));
     s.pane.newest_title_is("2 400x300 280,215,").await;
     for bad in [json!(0), json!(10), json!(-1), json!(0.1)] {
         let mark = s.pane.mark();
@@ -340,7 +325,7 @@ async fn zoom_lays_the_page_out_smaller_with_a_larger_pixel_ratio() {
     s.pane.send(json!({"type": "zoom", "factor": 1.5}));
     s.pane.newest_title_is("3 533x400 280,215,").await;
     frame_of(&s.pane, mark, (1600, 1200), true).await;
-    click(&s.pane, 300.0, 150.0);
+    s.pane.click((300.0, 150.0));
     s.pane.newest_title_is("3 533x400 280,215,;200,100,").await;
 }
 
@@ -427,8 +412,7 @@ async fn the_cursor_follows_the_pointer_over_a_link_and_a_text_field() {
         (60.0, 312.0, "pointer"),
     ] {
         let mark = s.pane.mark();
-        s.pane
-            .input("mousemove", json!({"x": x, "y": y, "button": "none"}));
+        s.pane.hover((x, y));
         cursor_after(mark, want).await;
     }
 }

@@ -80,11 +80,7 @@ async fn two_panes_watch_two_tabs_with_their_own_frames_input_and_page_info() {
     })
     .await;
     let mark_b = b.mark();
-    b.input(
-        "keydown",
-        json!({"key": "q", "code": "KeyQ", "modifiers": 0}),
-    );
-    b.input("keyup", json!({"key": "q", "code": "KeyQ", "modifiers": 0}));
+    b.key("q", "KeyQ", 0);
     // The title the page set from script reaches B's tab list (no load event tells of it).
     b.message_where("the key's title in b's list", mark_b, |m| {
         m["type"] == "tabs"
@@ -298,9 +294,7 @@ async fn a_link_that_opens_a_tab_takes_the_pane_watching_its_page_there() {
     .await;
     let mark = a.mark();
     let mark_b = b.mark();
-    let at = json!({"x": 200, "y": 200, "button": "left", "click_count": 1});
-    a.input("mousedown", at.clone());
-    a.input("mouseup", at);
+    a.click((200.0, 200.0));
     let switched = a.next_of("tab_switched", mark).await;
     let popup = switched["target_id"].clone();
     assert_ne!(popup, opener);
