@@ -14,6 +14,7 @@ use std::time::Instant;
 use porthole_tests::action::Caller;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::pages::PageServer;
+use porthole_tests::vault_fixture::{self, KdbxEntry, KdbxFormat};
 use porthole_tests::TempDir;
 use serde_json::{json, Value};
 
@@ -30,41 +31,15 @@ const PAGE_KB: usize = 256;
 
 /// A `.kdbx` written by the real keepassxc-cli with one entry, `Web/Forum`, at `site`.
 fn keepass_db(dir: &Path, site: &str) -> PathBuf {
-    use std::io::Write;
-    let xml = dir.join("bench.xml");
-    std::fs::write(
-        &xml,
-        format!(
-            r#"<?xml version="1.0" encoding="utf-8" standalone="yes"?>
-<KeePassFile><Meta><Generator>porthole-bench</Generator></Meta><Root><Group>
-<UUID>AAAAAAAAAAAAAAAAAAAAAA==</UUID><Name>Root</Name>
-<Group><UUID>AAAAAAAAAAAAAAAAAAAAAQ==</UUID><Name>Web</Name>
-<Entry><UUID>AAAAAAAAAAAAAAAAAAAAAg==</UUID>
-<String><Key>Title</Key><Value>Forum</Value></String>
-<String><Key>UserName</Key><Value>{USER}</Value></String>
-<String><Key>Password</Key><Value ProtectInMemory="True">{SITE_PASSWORD}</Value></String>
-<String><Key>URL</Key><Value>{site}/login.html</Value></String>
-</Entry></Group></Group></Root></KeePassFile>"#
-        ),
-    )
-    .expect("write the export");
-    let db = dir.join("bench.kdbx");
-    let mut child = std::process::Command::new("keepassxc-cli")
-        .args(["import", "-q", "-p", "-t", "100"])
-        .arg(&xml)
-        .arg(&db)
-        .stdin(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("keepassxc-cli (scripts/setup/vault-tools.sh installs it)");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(format!("{DB_PASSWORD}\n{DB_PASSWORD}\n").as_bytes())
-        .expect("the password");
-    assert!(child.wait().expect("keepassxc-cli").success());
-    db
+    let login = format!("{site}/login.html");
+    let forum = KdbxEntry {
+        title: "Forum",
+        username: USER,
+        password: Some(SITE_PASSWORD),
+        url: &login,
+        otp: None,
+    };
+    vault_fixture::write(dir, "bench", DB_PASSWORD, &[forum], KdbxFormat::default())
 }
 
 /// The refs of the login form's two fields in the agent's tab.
@@ -116,10 +91,7 @@ pub async fn run() {
     let dir = TempDir::new("bench-vault");
     let kp = keepass_db(dir.path(), &pages.base());
     let daemon = TestDaemon::start_with(DaemonOptions {
-        config: json!({"vault": {
-            "sources": [{"kind": "keepass", "name": "kp", "path": kp}],
-            "share": [{"item": "kp/Web/Forum", "agents": ["*"]}],
-        }}),
+        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
         rust_log: "info",
         ..Default::default()
     })

@@ -14,7 +14,6 @@ pub mod daemon;
 pub mod delay_proxy;
 pub mod docker;
 pub mod http;
-pub mod kdbx;
 pub mod mcp;
 pub mod page_family;
 pub mod pages;
@@ -27,6 +26,7 @@ pub mod sockets;
 pub mod start_log;
 pub mod tool_runs;
 pub mod typescript;
+pub mod vault_fixture;
 
 use std::time::{Duration, Instant};
 

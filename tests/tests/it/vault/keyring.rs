@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::pages::PageServer;
+use porthole_tests::vault_fixture::keepass_vault;
 use porthole_tests::{cli, eventually, TempDir};
 use serde_json::{json, Value};
 
@@ -164,10 +165,7 @@ async fn vault_unlock_stores_the_password_in_the_secret_service_and_the_daemon_u
     let site = PageServer::area("vault").await;
     let dir = TempDir::new("vault-db");
     let kp = keepass_db(dir.path(), "kp", &site.base(), true, false);
-    let config = json!({"vault": {
-        "sources": [{"kind": "keepass", "name": "kp", "path": kp}],
-        "share": [{"item": "kp/Web/Forum", "agents": ["*"]}],
-    }});
+    let config = keepass_vault(&kp, &["kp/Web/Forum"]);
     let data = TempDir::new("daemon");
     std::fs::write(data.path().join("config.json"), config.to_string()).unwrap();
     let options = || DaemonOptions {
@@ -273,7 +271,7 @@ async fn without_a_keyring_the_source_stays_locked_quietly() {
     let dir = TempDir::new("vault-db");
     let kp = keepass_db(dir.path(), "kp", "http://127.0.0.1:9", false, false);
     let daemon = TestDaemon::start_with(DaemonOptions {
-        config: json!({"vault": {"sources": [{"kind": "keepass", "name": "kp", "path": kp}]}}),
+        config: keepass_vault(&kp, &[]),
         env: vec![(
             "DBUS_SESSION_BUS_ADDRESS".into(),
             "unix:path=/nonexistent/porthole-test-bus".into(),

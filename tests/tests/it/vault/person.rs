@@ -8,9 +8,9 @@
 
 use std::time::Duration;
 
-use porthole_tests::kdbx;
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
+use porthole_tests::vault_fixture;
 use porthole_tests::{eventually, TempDir};
 use serde_json::{json, Value};
 
@@ -46,7 +46,7 @@ async fn the_pane_fills_the_persons_item_into_its_own_site_only() {
     let site = PageServer::area("vault").await;
     let lookalike = PageServer::area("vault").await;
     let dir = TempDir::new("vault-person");
-    let daemon = kdbx::daemon_with_forum(
+    let daemon = vault_fixture::daemon_with_forum(
         dir.path(),
         KP_PASSWORD,
         SITE_PASSWORD,

@@ -10,12 +10,13 @@ use std::time::{Duration, Instant};
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::mcp::ref_of;
 use porthole_tests::pages::PageServer;
+use porthole_tests::vault_fixture::{keepass_vault, run};
 use porthole_tests::{eventually, TempDir};
 use serde_json::{json, Value};
 
 use super::tools::{
-    fill_forum_and_submit, keepass_db, received, run, state_of, unlock, wait_for, CHANNEL,
-    KP_PASSWORD, PASS_PASSWORD, SITE_PASSWORD,
+    fill_forum_and_submit, keepass_db, received, state_of, unlock, wait_for, CHANNEL, KP_PASSWORD,
+    PASS_PASSWORD, SITE_PASSWORD,
 };
 
 fn source<'a>(overview: &'a Value, name: &str) -> &'a Value {
@@ -243,13 +244,7 @@ async fn an_item_without_a_password_or_a_seed_and_refs_that_take_no_typing_are_r
     let dir = TempDir::new("vault-db");
     let kp = keepass_db(dir.path(), "kp", &site.base(), true, false);
     let daemon = TestDaemon::start_with(DaemonOptions {
-        config: json!({"vault": {
-            "sources": [{"kind": "keepass", "name": "kp", "path": kp}],
-            "share": [
-                {"item": "kp/Web/Forum", "agents": ["*"]},
-                {"item": "kp/Web/Bare", "agents": ["*"]},
-            ],
-        }}),
+        config: keepass_vault(&kp, &["kp/Web/Forum", "kp/Web/Bare"]),
         ..Default::default()
     })
     .await;
@@ -342,10 +337,7 @@ async fn a_reset_or_deleted_channel_forgets_the_secrets_filled_there() {
     let dir = TempDir::new("vault-db");
     let kp = keepass_db(dir.path(), "kp", &site.base(), true, false);
     let daemon = TestDaemon::start_with(DaemonOptions {
-        config: json!({"vault": {
-            "sources": [{"kind": "keepass", "name": "kp", "path": kp}],
-            "share": [{"item": "kp/Web/Forum", "agents": ["*"]}],
-        }}),
+        config: keepass_vault(&kp, &["kp/Web/Forum"]),
         ..Default::default()
     })
     .await;

@@ -5,7 +5,6 @@
 //! with trusted typing; no answer carries a password; vault routes are the owner's alone.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use porthole_tests::action::Caller;
@@ -13,6 +12,7 @@ use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::mcp::ref_of;
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
+use porthole_tests::vault_fixture::{self, run, KdbxEntry, KdbxFormat};
 use porthole_tests::{eventually, TempDir};
 use serde_json::{json, Value};
 
@@ -25,69 +25,10 @@ pub(crate) const PASS_PASSWORD: &str = "pw-from-pass-9";
 /// The KeePass entry's TOTP seed (any valid base32 will do).
 pub(crate) const SEED: &str = "JBSWY3DPEHPK3PXP";
 
-/// Runs a program with `stdin`, asserting success; its stdout.
-pub(crate) fn run(program: &str, args: &[&str], env: &[(&str, &Path)], stdin: &str) -> String {
-    use std::io::Write;
-    let mut child = std::process::Command::new(program)
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (*k, *v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{program} (scripts/setup/vault-tools.sh installs it): {e}"));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
-/// A KeePass export (XML): `Web/Forum` at `site` with a TOTP seed, `Web/Other` elsewhere,
-/// `Web/Bare` at `site` with a user name only (no password, no seed); `kdbx4`
-/// adds an entry's custom data, which makes keepassxc-cli write KDBX 4 instead of 3.1.
-pub(crate) fn keepass_xml(site: &str, kdbx4: bool) -> String {
-    let custom = if kdbx4 {
-        "<CustomData><Item><Key>porthole-test</Key><Value>kdbx4</Value></Item></CustomData>"
-    } else {
-        ""
-    };
-    format!(
-        r#"<?xml version="1.0" encoding="utf-8" standalone="yes"?>
-<KeePassFile><Meta><Generator>porthole-test</Generator></Meta><Root><Group>
-<UUID>AAAAAAAAAAAAAAAAAAAAAA==</UUID><Name>Root</Name>
-<Group><UUID>AAAAAAAAAAAAAAAAAAAAAQ==</UUID><Name>Web</Name>
-<Entry><UUID>AAAAAAAAAAAAAAAAAAAAAg==</UUID>{custom}
-<String><Key>Title</Key><Value>Forum</Value></String>
-<String><Key>UserName</Key><Value>alice</Value></String>
-<String><Key>Password</Key><Value ProtectInMemory="True">{SITE_PASSWORD}</Value></String>
-<String><Key>URL</Key><Value>{site}/login.html</Value></String>
-<String><Key>otp</Key><Value>otpauth://totp/Forum:alice?secret={SEED}&amp;period=30&amp;digits=6&amp;issuer=Forum</Value></String>
-</Entry>
-<Entry><UUID>AAAAAAAAAAAAAAAAAAAAAw==</UUID>
-<String><Key>Title</Key><Value>Other</Value></String>
-<String><Key>UserName</Key><Value>carol</Value></String>
-<String><Key>Password</Key><Value>other-secret-77</Value></String>
-<String><Key>URL</Key><Value>https://other.invalid/</Value></String>
-</Entry>
-<Entry><UUID>AAAAAAAAAAAAAAAAAAAABA==</UUID>
-<String><Key>Title</Key><Value>Bare</Value></String>
-<String><Key>UserName</Key><Value>dave</Value></String>
-<String><Key>URL</Key><Value>{site}/login.html</Value></String>
-</Entry>
-</Group></Group></Root></KeePassFile>"#
-    )
-}
-
-/// A `.kdbx` written by the real keepassxc-cli; with `key_file`, that file is made too.
+/// A `.kdbx` written by the real keepassxc-cli, locked with [`KP_PASSWORD`]: `Web/Forum` at
+/// `site` with a TOTP seed, `Web/Other` elsewhere, `Web/Bare` at `site` with a user name only
+/// (no password, no seed); KDBX 4 with `kdbx4`, else 3.1 (checked in its header); with
+/// `key_file`, locked by `<dir>/<name>.key` too.
 pub(crate) fn keepass_db(
     dir: &Path,
     name: &str,
@@ -95,27 +36,36 @@ pub(crate) fn keepass_db(
     kdbx4: bool,
     key_file: bool,
 ) -> PathBuf {
-    let xml = dir.join(format!("{name}.xml"));
-    std::fs::write(&xml, keepass_xml(site, kdbx4)).unwrap();
-    let db = dir.join(format!("{name}.kdbx"));
-    let key = dir.join(format!("{name}.key"));
-    let mut args = vec!["import", "-q", "-p", "-t", "100"];
-    if key_file {
-        args.extend(["--set-key-file", key.to_str().unwrap()]);
-    }
-    args.extend([xml.to_str().unwrap(), db.to_str().unwrap()]);
-    run(
-        "keepassxc-cli",
-        &args,
-        &[],
-        &format!("{KP_PASSWORD}\n{KP_PASSWORD}\n"),
-    );
-    std::fs::remove_file(&xml).unwrap();
+    let login = format!("{site}/login.html");
+    let otp = format!("otpauth://totp/Forum:alice?secret={SEED}&period=30&digits=6&issuer=Forum");
+    let entries = [
+        KdbxEntry {
+            title: "Forum",
+            username: "alice",
+            password: Some(SITE_PASSWORD),
+            url: &login,
+            otp: Some(&otp),
+        },
+        KdbxEntry {
+            title: "Other",
+            username: "carol",
+            password: Some("other-secret-77"),
+            url: "https://other.invalid/",
+            otp: None,
+        },
+        KdbxEntry {
+            title: "Bare",
+            username: "dave",
+            password: None,
+            url: &login,
+            otp: None,
+        },
+    ];
+    let format = KdbxFormat { kdbx4, key_file };
+    let db = vault_fixture::write(dir, name, KP_PASSWORD, &entries, format);
     // The header's version: 3.1 or 4.0, as asked.
-    let head = std::fs::read(&db).unwrap();
-    let major = u16::from_le_bytes([head[10], head[11]]);
     assert_eq!(
-        major,
+        vault_fixture::major_version(&db),
         if kdbx4 { 4 } else { 3 },
         "{name}: KDBX major version"
     );
@@ -653,10 +603,7 @@ async fn script_and_secrets_never_share_a_document() {
     let dir = TempDir::new("vault-db");
     let kp = keepass_db(dir.path(), "kp", &site.base(), true, false);
     let daemon = TestDaemon::start_with(DaemonOptions {
-        config: json!({"vault": {
-            "sources": [{"kind": "keepass", "name": "kp", "path": kp}],
-            "share": [{"item": "kp/Web/Forum", "agents": ["*"]}],
-        }}),
+        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
         ..Default::default()
     })
     .await;
@@ -742,10 +689,7 @@ async fn no_answer_carries_a_filled_secret_even_from_a_page_that_echoes_it() {
     let dir = TempDir::new("vault-db");
     let kp = keepass_db(dir.path(), "kp", &site.base(), true, false);
     let daemon = TestDaemon::start_with(DaemonOptions {
-        config: json!({"vault": {
-            "sources": [{"kind": "keepass", "name": "kp", "path": kp}],
-            "share": [{"item": "kp/Web/Forum", "agents": ["*"]}],
-        }}),
+        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
         rust_log: "porthole=trace,info",
         ..Default::default()
     })
