@@ -3,8 +3,7 @@
 //! inside a channel's Chromium through its own DevTools port.
 //!
 //! Every wait here has a deadline and waits on an event or polls; nothing sleeps a fixed time.
-//! The benches (`bench/`, `porthole-bench`) build on the same harness; nothing here is theirs
-//! alone.
+//! The benches (`bench/`, `porthole-bench`) build on this harness too.
 
 pub mod action;
 pub mod chromium;
