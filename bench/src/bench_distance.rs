@@ -11,8 +11,9 @@
 //! - pane input → frame: a click (press and release, as the web panel sends it) on a page that
 //!   repaints on each `click` event, to the first frame after it, median of [`INPUT_RUNS`];
 //! - CDP per tool call, from the daemon's `tool_run` log lines: commands sent and replies
-//!   waited on one after another (each a round trip to the engine; `porthole::bench_hooks::cdp::tallied`),
-//!   and where each navigation's time went (commit, load, DOM-quiet wait).
+//!   waited on one after another (each a round trip to the engine;
+//!   `porthole::bench_hooks::cdp::tallied`), and where each navigation's time went (commit,
+//!   load, DOM-quiet wait).
 
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,6 @@
 //! Reads the daemon's `frame_stages` log lines (bench only: the daemon writes them when started
-//! with `PORTHOLE_BENCH_FRAME_STAGES=1`, see `porthole::bench_hooks::frame_stages`) and prints where
-//! a frame's time inside the daemon goes, so the latency the daemon adds is attributed.
+//! with `PORTHOLE_BENCH_FRAME_STAGES=1`, see `porthole::bench_hooks::frame_stages`) and prints
+//! where a frame's time inside the daemon goes, so the latency the daemon adds is attributed.
 
 /// The medians of the `frame_stages` lines in `log`, as `(field, microseconds)`, each field's
 /// median taken over the lines (one line per second of streaming).

@@ -2,7 +2,6 @@
 //! one name, as dropshot keeps its only public hook module `test_util`: a bench reaches into
 //! the daemon through this list and nowhere else, so what benches depend on is read in one
 //! place. It owns nothing: each item lives in its own module and is only re-exported here.
-//! Tests use the daemon as a user does (its binary, its API) and need none of these.
 
 /// The frame stage log: its switch ([`frame_stages::ENV`]) and a frame's time since Chrome's
 /// swap, which the raw screencast baseline measures the same way.
