@@ -9,6 +9,7 @@
 pub mod agents;
 pub(crate) mod api;
 pub mod approvals;
+pub mod bench_hooks;
 pub mod bounds;
 pub mod browser;
 pub(crate) mod calls;

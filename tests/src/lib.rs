@@ -3,27 +3,9 @@
 //! inside a channel's Chromium through its own DevTools port.
 //!
 //! Every wait here has a deadline and waits on an event or polls; nothing sleeps a fixed time.
+//! The benches (`bench/`, `porthole-bench`) build on this harness too.
 
 pub mod action;
-pub mod bench_agents;
-pub mod bench_bandwidth;
-pub mod bench_capacity;
-pub mod bench_consent;
-pub mod bench_distance;
-pub mod bench_docker;
-pub mod bench_fanout;
-pub mod bench_mcp;
-pub mod bench_nav_cpu;
-pub mod bench_peers;
-pub mod bench_remote;
-pub mod bench_scale;
-pub mod bench_scale_flip;
-pub mod bench_soak;
-pub mod bench_stages;
-pub mod bench_timeline;
-pub mod bench_vault;
-pub mod bench_wheel;
-pub mod bench_wheel_raw;
 pub mod chromium;
 pub mod cli;
 pub mod cookie_profiles;
@@ -31,21 +13,19 @@ pub mod daemon;
 pub mod delay_proxy;
 pub mod docker;
 pub mod http;
-pub mod kdbx;
 pub mod mcp;
 pub mod page_family;
 pub mod pages;
 pub mod pane;
 pub mod pane_on_page;
 pub mod probe;
-pub mod probe_retina;
 pub mod raw_cdp;
 pub mod remote;
 pub mod sockets;
 pub mod start_log;
-pub mod stream_stats;
 pub mod tool_runs;
 pub mod typescript;
+pub mod vault_fixture;
 
 use std::time::{Duration, Instant};
 

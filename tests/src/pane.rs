@@ -135,6 +135,33 @@ impl Pane {
         self.send(fields);
     }
 
+    /// A left click at `(x, y)` (CSS px of the page): the button pressed and released there,
+    /// one click. The pointer does not move there first; [`Pane::hover`] does that.
+    pub fn click(&self, (x, y): (f64, f64)) {
+        for kind in ["mousedown", "mouseup"] {
+            self.input(
+                kind,
+                json!({"x": x, "y": y, "button": "left", "click_count": 1}),
+            );
+        }
+    }
+
+    /// The pointer moved to `(x, y)` with no button held.
+    pub fn hover(&self, (x, y): (f64, f64)) {
+        self.input("mousemove", json!({"x": x, "y": y, "button": "none"}));
+    }
+
+    /// `key` pressed and released: `code` names the physical key, `modifiers` is CDP's
+    /// bitmask (Alt 1, Ctrl 2, Meta 4, Shift 8).
+    pub fn key(&self, key: &str, code: &str, modifiers: u8) {
+        for kind in ["keydown", "keyup"] {
+            self.input(
+                kind,
+                json!({"key": key, "code": code, "modifiers": modifiers}),
+            );
+        }
+    }
+
     /// Stops or resumes reading (a slow pane stops reading).
     pub fn set_reading(&self, reading: bool) {
         self.reading.send_replace(reading);

@@ -9,6 +9,8 @@ use std::time::Duration;
 use porthole::cdp::CdpConnection;
 use serde_json::{json, Value};
 
+use crate::raw_cdp;
+
 /// A second CDP connection to a channel's browser.
 pub struct Probe {
     pub cdp: CdpConnection,
@@ -26,29 +28,7 @@ impl Probe {
 
     /// Evaluates `expression` in the page `target_id` and returns its value.
     pub async fn eval(&self, target_id: &str, expression: &str) -> Value {
-        let attached = self
-            .cdp
-            .call(
-                "Target.attachToTarget",
-                json!({"targetId": target_id, "flatten": true}),
-            )
-            .await
-            .expect("attach");
-        let session = attached["sessionId"].as_str().unwrap().to_string();
-        let result = self
-            .cdp
-            .call_on(
-                &session,
-                "Runtime.evaluate",
-                json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
-            )
-            .await
-            .expect("evaluate");
-        let _ = self
-            .cdp
-            .call("Target.detachFromTarget", json!({"sessionId": session}))
-            .await;
-        result["result"]["value"].clone()
+        raw_cdp::evaluate_in(&self.cdp, target_id, raw_cdp::by_value(expression)).await
     }
 
     /// Polls `expression` until it equals `expected` (deadline 20 s).

@@ -1,16 +1,8 @@
-//! Raw CDP on a page, the way the benches' baseline clients drive Chromium without the daemon:
-//! attach to a target on a flat session, find a browser's first page, start a screencast, and
-//! wait for its first frame or gather its frames for a window (each acknowledged, stamped on
-//! arrival, decoded after the window so decoding does not delay the next arrival).
+//! Raw CDP on a page, without the daemon: attach to a target on a flat session, call a method
+//! on it, evaluate script in it. The one place tests and benches write these.
 
-use std::time::{Duration, Instant};
-
-use base64::Engine as _;
-use porthole::cdp::{CdpConnection, CdpEvent};
+use porthole::cdp::CdpConnection;
 use serde_json::{json, Value};
-use tokio::sync::broadcast;
-
-use crate::stream_stats::now_ms24;
 
 /// Attaches to `target` on a flat session; returns the session id.
 pub async fn attach(cdp: &CdpConnection, target: &str) -> String {
@@ -27,20 +19,6 @@ pub async fn attach(cdp: &CdpConnection, target: &str) -> String {
         .to_string()
 }
 
-/// The first page target of the browser behind `cdp` (waits up to 20 s for one).
-pub async fn first_page(cdp: &CdpConnection) -> String {
-    crate::eventually("a page", Duration::from_secs(20), || async {
-        let targets = cdp.call("Target.getTargets", json!({})).await.ok()?;
-        targets["targetInfos"]
-            .as_array()?
-            .iter()
-            .find(|t| t["type"] == "page")
-            .and_then(|t| t["targetId"].as_str())
-            .map(str::to_string)
-    })
-    .await
-}
-
 /// `method` on flat session `session`; panics with the method's name when Chrome refuses.
 pub async fn call(cdp: &CdpConnection, session: &str, method: &str, params: Value) -> Value {
     cdp.call_on(session, method, params)
@@ -48,92 +26,40 @@ pub async fn call(cdp: &CdpConnection, session: &str, method: &str, params: Valu
         .unwrap_or_else(|e| panic!("{method}: {e}"))
 }
 
-/// Acknowledges `event` when it is a screencast frame of `session` (so Chrome sends the
-/// next); false for any other event.
-pub fn ack_frame(cdp: &CdpConnection, event: &CdpEvent, session: &str) -> bool {
-    if event.method != "Page.screencastFrame" || event.session_id.as_deref() != Some(session) {
-        return false;
-    }
-    cdp.fire(
-        "Page.screencastFrameAck",
-        json!({"sessionId": event.params["sessionId"]}),
-        Some(session),
-    );
-    true
-}
-
-/// Starts a screencast on `session` with `params` (`format`, `quality`, sizes); returns the
-/// events from before it started.
-pub async fn start_screencast(
-    cdp: &CdpConnection,
-    session: &str,
-    params: Value,
-) -> broadcast::Receiver<CdpEvent> {
-    let events = cdp.subscribe();
-    cdp.call_on(session, "Page.startScreencast", params)
+/// Opens `url` in a new tab of the browser behind `cdp` and attaches to it on a flat session;
+/// returns the tab's target id and the session id.
+pub async fn open(cdp: &CdpConnection, url: &str) -> (String, String) {
+    let created = cdp
+        .call("Target.createTarget", json!({"url": url}))
         .await
-        .expect("start the screencast");
-    events
+        .expect("open a tab");
+    let target = created["targetId"]
+        .as_str()
+        .expect("a target id")
+        .to_string();
+    let session = attach(cdp, &target).await;
+    (target, session)
 }
 
-/// Waits for the screencast's first frame; panics after `within`.
-pub async fn first_frame(events: &mut broadcast::Receiver<CdpEvent>, within: Duration) {
-    tokio::time::timeout(within, async {
-        while let Ok(event) = events.recv().await {
-            if event.method == "Page.screencastFrame" {
-                return;
-            }
-        }
-    })
-    .await
-    .unwrap_or_else(|_| panic!("a screencast frame within {within:?}"));
+/// The params of a `Runtime.evaluate` of `expression` whose value comes back by value, a
+/// promise awaited first.
+pub fn by_value(expression: &str) -> Value {
+    json!({"expression": expression, "returnByValue": true, "awaitPromise": true})
 }
 
-/// A screencast of `target` with `params` for `window`: each frame acknowledged and stamped
-/// on arrival (`now_ms24`), its JPEG decoded from base64 after the window; then stopped. With
-/// the frames, each one's time from Chrome's swap (`metadata.timestamp`) to its arrival, in ms.
-pub async fn screencast_frames(
-    cdp: &CdpConnection,
-    target: &str,
-    params: Value,
-    window: Duration,
-) -> (Vec<(i64, Vec<u8>)>, Vec<f64>) {
+/// `Runtime.evaluate` with `params` (see [`by_value`]) on flat session `session`; the value it
+/// gave (`result.value`). Panics when Chrome refuses.
+pub async fn evaluate(cdp: &CdpConnection, session: &str, params: Value) -> Value {
+    call(cdp, session, "Runtime.evaluate", params).await["result"]["value"].clone()
+}
+
+/// `Runtime.evaluate` with `params` in page `target`, on a session attached for it and
+/// detached after; the value it gave.
+pub async fn evaluate_in(cdp: &CdpConnection, target: &str, params: Value) -> Value {
     let session = attach(cdp, target).await;
-    let mut events = start_screencast(cdp, &session, params).await;
-    let mut encoded: Vec<(i64, String)> = Vec::new();
-    let mut from_swap = Vec::new();
-    let end = Instant::now() + window;
-    while let Ok(Ok(event)) = tokio::time::timeout_at(end.into(), events.recv()).await {
-        let arrived = now_ms24();
-        if Instant::now() >= end {
-            break;
-        }
-        if !ack_frame(cdp, &event, &session) {
-            continue;
-        }
-        let swapped = event.params["metadata"]["timestamp"].as_f64();
-        if let Some(since) = porthole::browser::frame_stages::since_swap(swapped, event.received) {
-            from_swap.push(since.as_secs_f64() * 1000.0);
-        }
-        let data = event.params["data"].as_str().unwrap_or_default();
-        encoded.push((arrived, data.to_string()));
-    }
+    let value = evaluate(cdp, &session, params).await;
     let _ = cdp
-        .call_on(&session, "Page.stopScreencast", json!({}))
+        .call("Target.detachFromTarget", json!({"sessionId": session}))
         .await;
-    (decoded(encoded), from_swap)
-}
-
-/// Frames kept as Chrome sent them (base64, stamped on arrival), decoded to their JPEG bytes
-/// after a window, so decoding never delays the next arrival.
-pub fn decoded(encoded: Vec<(i64, String)>) -> Vec<(i64, Vec<u8>)> {
-    encoded
-        .into_iter()
-        .map(|(arrived, data)| {
-            let jpeg = base64::engine::general_purpose::STANDARD
-                .decode(data)
-                .unwrap_or_default();
-            (arrived, jpeg)
-        })
-        .collect()
+    value
 }

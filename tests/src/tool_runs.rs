@@ -4,7 +4,7 @@
 
 /// The value of field `name` in a log line (the event's own fields come last: a span before
 /// them may hold `tool=` too).
-pub(crate) fn field(line: &str, name: &str) -> Option<String> {
+pub fn field(line: &str, name: &str) -> Option<String> {
     let at = line.rfind(&format!(" {name}="))? + name.len() + 2;
     let value = line[at..].split_whitespace().next()?;
     Some(value.trim_matches('"').to_string())

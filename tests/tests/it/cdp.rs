@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use porthole::cdp::{CdpConnection, CdpError};
 use porthole_tests::chromium::BareChromium;
+use porthole_tests::raw_cdp;
 use serde_json::json;
 
 #[tokio::test]
@@ -36,25 +37,14 @@ async fn a_call_past_its_deadline_fails_with_timeout_and_the_connection_lives_on
     let cdp = CdpConnection::connect(&chromium.ws_url, Duration::from_secs(10))
         .await
         .unwrap();
-    let target = cdp
-        .call("Target.createTarget", json!({"url": "about:blank"}))
-        .await
-        .unwrap();
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target["targetId"], "flatten": true}),
-        )
-        .await
-        .unwrap();
-    let session = attached["sessionId"].as_str().unwrap();
+    let (_, session) = raw_cdp::open(&cdp, "about:blank").await;
     // A promise that never settles: Chrome never answers this call.
     let never = json!({"expression": "new Promise(() => {})", "awaitPromise": true});
     let error = cdp
         .call_with(
             "Runtime.evaluate",
             never,
-            Some(session),
+            Some(&session),
             Duration::from_millis(300),
         )
         .await
@@ -65,7 +55,7 @@ async fn a_call_past_its_deadline_fails_with_timeout_and_the_connection_lives_on
     );
     let alive = cdp
         .call_on(
-            session,
+            &session,
             "Runtime.evaluate",
             json!({"expression": "1 + 1", "returnByValue": true}),
         )
@@ -80,18 +70,7 @@ async fn a_dead_browser_turns_pending_and_later_calls_into_lost() {
     let cdp = CdpConnection::connect(&chromium.ws_url, Duration::from_secs(10))
         .await
         .unwrap();
-    let target = cdp
-        .call("Target.createTarget", json!({"url": "about:blank"}))
-        .await
-        .unwrap();
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target["targetId"], "flatten": true}),
-        )
-        .await
-        .unwrap();
-    let session = attached["sessionId"].as_str().unwrap().to_string();
+    let (_, session) = raw_cdp::open(&cdp, "about:blank").await;
     let pending = {
         let cdp = cdp.clone();
         tokio::spawn(async move {
@@ -129,18 +108,7 @@ async fn events_carry_their_session_and_nobody_listening_is_fine() {
         .await
         .unwrap();
     let mut events = cdp.subscribe();
-    let target = cdp
-        .call("Target.createTarget", json!({"url": "about:blank"}))
-        .await
-        .unwrap();
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target["targetId"], "flatten": true}),
-        )
-        .await
-        .unwrap();
-    let session = attached["sessionId"].as_str().unwrap().to_string();
+    let (_, session) = raw_cdp::open(&cdp, "about:blank").await;
     cdp.call_on(&session, "Runtime.enable", json!({}))
         .await
         .unwrap();

@@ -34,28 +34,6 @@ async fn setup(channel: &str) -> Setup {
     }
 }
 
-fn key(pane: &Pane, key: &str, code: &str, modifiers: u8) {
-    pane.input(
-        "keydown",
-        json!({"key": key, "code": code, "modifiers": modifiers}),
-    );
-    pane.input(
-        "keyup",
-        json!({"key": key, "code": code, "modifiers": modifiers}),
-    );
-}
-
-fn click(pane: &Pane, x: f64, y: f64) {
-    pane.input(
-        "mousedown",
-        json!({"x": x, "y": y, "button": "left", "click_count": 1}),
-    );
-    pane.input(
-        "mouseup",
-        json!({"x": x, "y": y, "button": "left", "click_count": 1}),
-    );
-}
-
 #[tokio::test]
 async fn clicks_reach_the_button_in_order() {
     let s = setup("in-click").await;
@@ -67,8 +45,8 @@ async fn clicks_reach_the_button_in_order() {
             json!("clicked 1"),
         )
         .await;
-    click(&s.pane, 100.0, 40.0);
-    click(&s.pane, 100.0, 40.0);
+    s.pane.click((100.0, 40.0));
+    s.pane.click((100.0, 40.0));
     s.probe
         .eval_until(
             &s.tab,
@@ -182,14 +160,14 @@ async fn wheel_events_scroll_the_page_by_their_sum() {
 #[tokio::test]
 async fn typing_enter_and_shortcuts_work_in_a_textarea() {
     let s = setup("in-keys").await;
-    click(&s.pane, 100.0, 180.0);
+    s.pane.click((100.0, 180.0));
     s.probe
         .eval_until(&s.tab, "document.activeElement.id", json!("area"))
         .await;
-    key(&s.pane, "H", "KeyH", 8);
-    key(&s.pane, "i", "KeyI", 0);
-    key(&s.pane, "Enter", "Enter", 0);
-    key(&s.pane, "!", "Digit1", 8);
+    s.pane.key("H", "KeyH", 8);
+    s.pane.key("i", "KeyI", 0);
+    s.pane.key("Enter", "Enter", 0);
+    s.pane.key("!", "Digit1", 8);
     s.probe
         .eval_until(
             &s.tab,
@@ -197,7 +175,7 @@ async fn typing_enter_and_shortcuts_work_in_a_textarea() {
             json!("Hi\n!"),
         )
         .await;
-    key(&s.pane, "Backspace", "Backspace", 0);
+    s.pane.key("Backspace", "Backspace", 0);
     s.probe
         .eval_until(
             &s.tab,
@@ -206,13 +184,13 @@ async fn typing_enter_and_shortcuts_work_in_a_textarea() {
         )
         .await;
     // Ctrl+A selects all (a shortcut, not text), typing then replaces it.
-    key(&s.pane, "a", "KeyA", 2);
-    key(&s.pane, "z", "KeyZ", 0);
+    s.pane.key("a", "KeyA", 2);
+    s.pane.key("z", "KeyZ", 0);
     s.probe
         .eval_until(&s.tab, "document.getElementById('area').value", json!("z"))
         .await;
     // Ctrl+Enter stays a shortcut: no newline.
-    key(&s.pane, "Enter", "Enter", 2);
+    s.pane.key("Enter", "Enter", 2);
     s.pane.input("typetext", json!({"text": " typed"}));
     s.probe
         .eval_until(
@@ -237,7 +215,7 @@ async fn typing_enter_and_shortcuts_work_in_a_textarea() {
 #[tokio::test]
 async fn paste_copy_and_cut_go_through_the_pane_clipboard() {
     let s = setup("in-clip").await;
-    click(&s.pane, 450.0, 150.0);
+    s.pane.click((450.0, 150.0));
     s.probe
         .eval_until(&s.tab, "document.activeElement.id", json!("field"))
         .await;
@@ -250,7 +228,7 @@ async fn paste_copy_and_cut_go_through_the_pane_clipboard() {
             json!("from the user's clipboard"),
         )
         .await;
-    key(&s.pane, "a", "KeyA", 2);
+    s.pane.key("a", "KeyA", 2);
     let mark = s.pane.mark();
     s.pane.input("copy", json!({}));
     let copied = s.pane.next_of("clipboard", mark).await;

@@ -24,6 +24,7 @@ use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::eventually;
 use porthole_tests::pages::{http_get_bytes, PageServer};
 use porthole_tests::pane::Pane;
+use porthole_tests::raw_cdp;
 use porthole_tests::TempDir;
 use serde_json::{json, Value};
 
@@ -392,31 +393,12 @@ async fn check_export_plays(file: &Path, events: usize) {
         .await
         .unwrap();
     let url = format!("file://{}", file.display());
-    let target = cdp
-        .call("Target.createTarget", json!({"url": url}))
-        .await
-        .unwrap();
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target["targetId"], "flatten": true}),
-        )
-        .await
-        .unwrap();
-    let session = attached["sessionId"].as_str().unwrap().to_string();
+    let (_, session) = raw_cdp::open(&cdp, &url).await;
     let eval = |expression: &'static str| {
-        let cdp = cdp.clone();
-        let session = session.clone();
+        let (cdp, session) = (cdp.clone(), session.clone());
         async move {
-            let reply = cdp
-                .call_on(
-                    &session,
-                    "Runtime.evaluate",
-                    json!({"expression": expression, "returnByValue": true}),
-                )
-                .await
-                .unwrap();
-            reply["result"]["value"].clone()
+            let params = json!({"expression": expression, "returnByValue": true});
+            raw_cdp::evaluate(&cdp, &session, params).await
         }
     };
     let rows = eventually(

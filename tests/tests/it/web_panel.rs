@@ -22,6 +22,7 @@ use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::PageServer;
 use porthole_tests::probe::Probe;
+use porthole_tests::raw_cdp;
 use porthole_tests::Poll;
 use serde_json::{json, Value};
 
@@ -39,38 +40,15 @@ impl PanelPage {
         let cdp = CdpConnection::connect(&browser.ws_url, Duration::from_secs(10))
             .await
             .unwrap();
-        let target = cdp
-            .call("Target.createTarget", json!({"url": url}))
+        let (target, session) = raw_cdp::open(&cdp, url).await;
+        cdp.call("Target.activateTarget", json!({"targetId": target}))
             .await
             .unwrap();
-        let attached = cdp
-            .call(
-                "Target.attachToTarget",
-                json!({"targetId": target["targetId"], "flatten": true}),
-            )
-            .await
-            .unwrap();
-        let session = attached["sessionId"].as_str().unwrap().to_string();
-        cdp.call(
-            "Target.activateTarget",
-            json!({"targetId": target["targetId"]}),
-        )
-        .await
-        .unwrap();
         Self { cdp, session }
     }
 
     async fn eval(&self, expression: &str) -> Value {
-        let reply = self
-            .cdp
-            .call_on(
-                &self.session,
-                "Runtime.evaluate",
-                json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
-            )
-            .await
-            .unwrap();
-        reply["result"]["value"].clone()
+        raw_cdp::evaluate(&self.cdp, &self.session, raw_cdp::by_value(expression)).await
     }
 
     /// Polls `expression` until it is truthy; returns its value. On timeout the panic says

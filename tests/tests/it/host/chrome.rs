@@ -10,6 +10,7 @@ use std::time::Duration;
 use porthole::cdp::CdpConnection;
 use porthole_tests::chromium::{BareChromium, Chromium};
 use porthole_tests::eventually;
+use porthole_tests::raw_cdp;
 use serde_json::{json, Value};
 use tokio::process::{Child, Command};
 
@@ -95,29 +96,9 @@ impl UserChrome {
 
     /// Evaluates `expression` in page `target_id`.
     pub async fn eval(&self, target_id: &str, expression: &str) -> Value {
-        let attached = self
-            .cdp
-            .call(
-                "Target.attachToTarget",
-                json!({"targetId": target_id, "flatten": true}),
-            )
-            .await
-            .expect("attach");
-        let session = attached["sessionId"].as_str().unwrap().to_string();
-        let result = self
-            .cdp
-            .call_on(
-                &session,
-                "Runtime.evaluate",
-                json!({"expression": expression, "returnByValue": true, "awaitPromise": true, "userGesture": true}),
-            )
-            .await
-            .expect("evaluate");
-        let _ = self
-            .cdp
-            .call("Target.detachFromTarget", json!({"sessionId": session}))
-            .await;
-        result["result"]["value"].clone()
+        let mut params = raw_cdp::by_value(expression);
+        params["userGesture"] = json!(true);
+        raw_cdp::evaluate_in(&self.cdp, target_id, params).await
     }
 }
 

@@ -88,29 +88,37 @@ async fn upload_sets_files_the_page_reads_back_and_bad_input_is_named() {
 
     // Bad input, each named.
     let missing = dir.path().join("missing.pdf").display().to_string();
-    let e = err(
-        &mcp,
-        "upload_file",
-        json!({"ref": many, "paths": [missing]}),
-    )
-    .await;
-    assert!(e.contains(&missing), "{e}");
-    let e = err(&mcp, "upload_file", json!({"ref": button, "paths": [a]})).await;
-    assert!(e.contains("is not a file input"), "{e}");
-    let e = err(&mcp, "upload_file", json!({"ref": one, "paths": [a, b]})).await;
-    assert!(e.contains("takes one file"), "{e}");
     let big = dir.path().join("big.bin");
     std::fs::File::create(&big)
         .unwrap()
         .set_len(10 * 1024 * 1024 + 1)
         .unwrap();
-    let e = err(
-        &mcp,
-        "upload_file",
-        json!({"ref": many, "paths": [big.display().to_string()]}),
-    )
-    .await;
-    assert!(e.contains("over the cap"), "{e}");
+    let cases = [
+        (
+            "a missing file",
+            json!({"ref": many, "paths": [missing]}),
+            missing.as_str(),
+        ),
+        (
+            "a button",
+            json!({"ref": button, "paths": [a]}),
+            "is not a file input",
+        ),
+        (
+            "two files for one",
+            json!({"ref": one, "paths": [a, b]}),
+            "takes one file",
+        ),
+        (
+            "a file over the cap",
+            json!({"ref": many, "paths": [big.display().to_string()]}),
+            "over the cap",
+        ),
+    ];
+    for (name, args, expected) in cases {
+        let e = err(&mcp, "upload_file", args).await;
+        assert!(e.contains(expected), "{name}: {e}");
+    }
     // The daemon reads no paths of its own machine: a bare action call naming one is refused.
     let body = daemon
         .owner_on(CHANNEL)
@@ -176,6 +184,16 @@ async fn fetched(mcp: &Client, id: &str) -> (Vec<u8>, Option<String>, String) {
     (bytes, mime, text)
 }
 
+/// The id of download `name` in a `list_downloads` answer (its line starts `[id]`).
+fn download_id(list: &str, name: &str) -> String {
+    list.lines()
+        .find(|l| l.contains(name))
+        .and_then(|l| l.strip_prefix('['))
+        .and_then(|l| l.split(']').next())
+        .unwrap_or_else(|| panic!("no {name} in {list}"))
+        .to_string()
+}
+
 #[tokio::test]
 async fn downloads_are_listed_and_fetched_byte_exact() {
     let pages = porthole_tests::pages::PageServer::area("mcp").await;
@@ -198,13 +216,7 @@ async fn downloads_are_listed_and_fetched_byte_exact() {
     )
     .await;
     let list = listed(&mcp, "report.bin").await;
-    let id = list
-        .lines()
-        .find(|l| l.contains("report.bin"))
-        .and_then(|l| l.strip_prefix('['))
-        .and_then(|l| l.split(']').next())
-        .unwrap()
-        .to_string();
+    let id = download_id(&list, "report.bin");
     listed(&mcp, "completed").await;
     let (bytes, mime, text) = fetched(&mcp, &id).await;
     assert_eq!(bytes, report_bytes(), "{text}");
@@ -221,13 +233,7 @@ async fn downloads_are_listed_and_fetched_byte_exact() {
     )
     .await;
     let list = listed(&mcp, "bytes.bin — 1024 bytes").await;
-    let blob_id = list
-        .lines()
-        .find(|l| l.contains("bytes.bin"))
-        .and_then(|l| l.strip_prefix('['))
-        .and_then(|l| l.split(']').next())
-        .unwrap()
-        .to_string();
+    let blob_id = download_id(&list, "bytes.bin");
     let (bytes, _, _) = fetched(&mcp, &blob_id).await;
     let expected: Vec<u8> = (0..1024u32).map(|i| (i % 256) as u8).collect();
     assert_eq!(bytes, expected);
@@ -240,13 +246,7 @@ async fn downloads_are_listed_and_fetched_byte_exact() {
     )
     .await;
     let list = listed(&mcp, "slow.bin").await;
-    let slow_id = list
-        .lines()
-        .find(|l| l.contains("slow.bin"))
-        .and_then(|l| l.strip_prefix('['))
-        .and_then(|l| l.split(']').next())
-        .unwrap()
-        .to_string();
+    let slow_id = download_id(&list, "slow.bin");
     let e = err(&mcp, "get_download", json!({ "id": slow_id })).await;
     assert!(e.contains("still running"), "{e}");
     pages.release_slow_download();

@@ -55,20 +55,17 @@ async fn panes_see_agent_activity_and_take_over_and_release() {
     pane.send(json!({"type": "takeover"}));
     let control = pane.next_of("control", mark).await;
     assert_eq!(control["holder"], "human", "{control}");
-    let refused = err(
-        &agent,
-        "navigate",
-        json!({"url": format!("http://{pages}/second")}),
-    )
-    .await;
-    assert!(refused.contains("taken control"), "{refused}");
-    let refused = err(
-        &agent,
-        "computer",
-        json!({"action": "left_click", "coordinate": [5, 5]}),
-    )
-    .await;
-    assert!(refused.contains("taken control"), "{refused}");
+    let changing = [
+        ("navigate", json!({"url": format!("http://{pages}/second")})),
+        (
+            "computer",
+            json!({"action": "left_click", "coordinate": [5, 5]}),
+        ),
+    ];
+    for (tool, args) in changing {
+        let refused = err(&agent, tool, args).await;
+        assert!(refused.contains("taken control"), "{tool}: {refused}");
+    }
     let snapshot = ok(&agent, "read_page", json!({})).await;
     assert!(snapshot.contains("Change"), "{snapshot}");
     ok(&agent, "page_info", json!({})).await;
@@ -192,18 +189,7 @@ async fn the_persons_input_holds_agents_back_and_the_next_read_reports_it() {
     .await;
     assert!(refused.contains("Refused"), "{refused}");
     // Reading works, and after the quiet time the agent acts again; its read says what changed.
-    let report = porthole_tests::eventually(
-        "a report of the person's change",
-        Duration::from_secs(15),
-        || {
-            let agent = &agent;
-            async move {
-                let page = ok(agent, "read_page", json!({})).await;
-                page.contains("used this tab").then_some(page)
-            }
-        },
-    )
-    .await;
+    let report = person_change_report(&agent).await;
     assert!(report.contains("\"Ada\""), "{report}");
     porthole_tests::eventually("the quiet time to pass", Duration::from_secs(10), || {
         let agent = &agent;
@@ -259,6 +245,19 @@ async fn person_types_in(pane: &Pane, agent: &Client, id: &str, typed: &str) {
     pane.input("typetext", json!({"text": typed}));
 }
 
+/// The agent's next `read_page` that reports the person's change (polled up to 15 s).
+async fn person_change_report(agent: &Client) -> String {
+    porthole_tests::eventually(
+        "a report of the person's change",
+        Duration::from_secs(15),
+        || async move {
+            let page = ok(agent, "read_page", json!({})).await;
+            page.contains("used this tab").then_some(page)
+        },
+    )
+    .await
+}
+
 #[tokio::test]
 async fn a_page_cannot_forge_the_persons_changes_in_the_guards_report() {
     let pages = porthole_tests::pages::PageServer::area("mcp").await;
@@ -272,18 +271,7 @@ async fn a_page_cannot_forge_the_persons_changes_in_the_guards_report() {
     // The page patches querySelectorAll (a field that is not there, "changed" at every read)
     // and getAttribute (the real field under another label); the person types in the real one.
     person_types_in(&pane, &agent, "name", "Ada").await;
-    let report = porthole_tests::eventually(
-        "a report of the person's change",
-        Duration::from_secs(15),
-        || {
-            let agent = &agent;
-            async move {
-                let page = ok(agent, "read_page", json!({})).await;
-                page.contains("used this tab").then_some(page)
-            }
-        },
-    )
-    .await;
+    let report = person_change_report(&agent).await;
     let note = report
         .lines()
         .find(|l| l.contains("used this tab"))

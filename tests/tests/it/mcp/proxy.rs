@@ -135,76 +135,65 @@ async fn reads_the_page(s: &Proxy) -> String {
 /// computer on refs: main document, shadow root, same-origin iframe.
 async fn clicks_refs_in_the_document_a_shadow_root_and_a_frame(s: &Proxy, snap: &str) {
     let mcp = &s.mcp;
-    let change = ref_of(snap, "button \"Change\"");
-    ok(
-        mcp,
-        "computer",
-        json!({"action": "left_click", "ref": change}),
-    )
-    .await;
-    eval_until(
-        mcp,
-        "document.getElementById('status').textContent",
-        json!("Changed!"),
-    )
-    .await;
-    let shadow = ref_of(snap, "button \"Shadow button\"");
-    ok(
-        mcp,
-        "computer",
-        json!({"action": "left_click", "ref": shadow}),
-    )
-    .await;
-    eval_until(
-        mcp,
-        "document.getElementById('host').shadowRoot.getElementById('ss').textContent",
-        json!("shadow clicked"),
-    )
-    .await;
-    let frame_button = ref_of(snap, "button \"Frame button\"");
-    ok(
-        mcp,
-        "computer",
-        json!({"action": "left_click", "ref": frame_button}),
-    )
-    .await;
-    eval_until(
-        mcp,
-        "document.getElementById('frame').contentDocument.getElementById('fs').textContent",
-        json!("frame clicked"),
-    )
-    .await;
+    // (the button's line in the snapshot, what the page shows once it is clicked, its text)
+    let cases = [
+        (
+            "button \"Change\"",
+            "document.getElementById('status').textContent",
+            "Changed!",
+        ),
+        (
+            "button \"Shadow button\"",
+            "document.getElementById('host').shadowRoot.getElementById('ss').textContent",
+            "shadow clicked",
+        ),
+        (
+            "button \"Frame button\"",
+            "document.getElementById('frame').contentDocument.getElementById('fs').textContent",
+            "frame clicked",
+        ),
+    ];
+    for (button, shown, expected) in cases {
+        let target = ref_of(snap, button);
+        ok(
+            mcp,
+            "computer",
+            json!({"action": "left_click", "ref": target}),
+        )
+        .await;
+        eval_until(mcp, shown, json!(expected)).await;
+    }
 }
 
 /// form_input: text, select (by visible text), checkbox.
 async fn fills_a_form(s: &Proxy, snap: &str) {
     let mcp = &s.mcp;
-    let name = ref_of(snap, "textbox \"Name\"");
-    ok(mcp, "form_input", json!({"ref": name, "value": "Ada"})).await;
-    assert_eq!(
-        eval(mcp, "document.getElementById('name').value").await,
-        json!("Ada")
-    );
-    ok(
-        mcp,
-        "form_input",
-        json!({"ref": ref_of(snap, "combobox \"Color\""), "value": "Green"}),
-    )
-    .await;
-    assert_eq!(
-        eval(mcp, "document.getElementById('color').value").await,
-        json!("g")
-    );
-    ok(
-        mcp,
-        "form_input",
-        json!({"ref": ref_of(snap, "checkbox \"Agree\""), "value": true}),
-    )
-    .await;
-    assert_eq!(
-        eval(mcp, "document.getElementById('agree').checked").await,
-        json!(true)
-    );
+    // (the field's line in the snapshot, the value given, what the page reads, its value)
+    let cases = [
+        (
+            "textbox \"Name\"",
+            json!("Ada"),
+            "document.getElementById('name').value",
+            json!("Ada"),
+        ),
+        (
+            "combobox \"Color\"",
+            json!("Green"),
+            "document.getElementById('color').value",
+            json!("g"),
+        ),
+        (
+            "checkbox \"Agree\"",
+            json!(true),
+            "document.getElementById('agree').checked",
+            json!(true),
+        ),
+    ];
+    for (field, value, read, expected) in cases {
+        let target = ref_of(snap, field);
+        ok(mcp, "form_input", json!({"ref": target, "value": value})).await;
+        assert_eq!(eval(mcp, read).await, expected, "{field} given {value}");
+    }
     let e = err(
         mcp,
         "form_input",
@@ -255,24 +244,9 @@ async fn points_by_coordinate(s: &Proxy) {
     let mcp = &s.mcp;
     let pad = eval(mcp, "(() => { const r = document.getElementById('pad'); r.scrollIntoView({block:'center'}); const b = r.getBoundingClientRect(); return [b.x + b.width/2, b.y + b.height/2]; })()").await;
     let at = json!([pad[0], pad[1]]);
-    ok(
-        mcp,
-        "computer",
-        json!({"action": "hover", "coordinate": at}),
-    )
-    .await;
-    ok(
-        mcp,
-        "computer",
-        json!({"action": "double_click", "coordinate": at}),
-    )
-    .await;
-    ok(
-        mcp,
-        "computer",
-        json!({"action": "right_click", "coordinate": at}),
-    )
-    .await;
+    for action in ["hover", "double_click", "right_click"] {
+        ok(mcp, "computer", json!({"action": action, "coordinate": at})).await;
+    }
     ok(
         mcp,
         "computer",
@@ -339,20 +313,23 @@ async fn waits(s: &Proxy, snap: &str) {
     )
     .await;
     assert!(t.contains("Waited"), "{t}");
-    let e = err(
-        mcp,
-        "computer",
-        json!({"action": "wait", "wait_for_text": "never there", "wait_timeout_ms": 600}),
-    )
-    .await;
-    assert!(e.contains("Timed out after 600 ms"), "{e}");
-    let e = err(
-        mcp,
-        "screenshot",
-        json!({"wait_for_selector": "#nope", "wait_timeout_ms": 300}),
-    )
-    .await;
-    assert!(e.contains("Timed out"), "{e}");
+    // (the tool, a wait that never ends, what the error says)
+    let timeouts = [
+        (
+            "computer",
+            json!({"action": "wait", "wait_for_text": "never there", "wait_timeout_ms": 600}),
+            "Timed out after 600 ms",
+        ),
+        (
+            "screenshot",
+            json!({"wait_for_selector": "#nope", "wait_timeout_ms": 300}),
+            "Timed out",
+        ),
+    ];
+    for (tool, args, expected) in timeouts {
+        let e = err(mcp, tool, args.clone()).await;
+        assert!(e.contains(expected), "{tool} {args}: {e}");
+    }
 }
 
 /// Screenshots: image blocks, and a file written by the proxy.
@@ -452,12 +429,16 @@ async fn refuses_stale_refs_after_a_link(s: &Proxy, snap: &str) {
 /// History.
 async fn goes_back_and_forward(s: &Proxy) {
     let mcp = &s.mcp;
-    let t = ok(mcp, "go_back", json!({})).await;
-    assert!(t.contains("/form"), "{t}");
-    let t = ok(mcp, "go_forward", json!({})).await;
-    assert!(t.contains("/second"), "{t}");
-    let t = ok(mcp, "reload", json!({})).await;
-    assert!(t.contains("Second page"), "{t}");
+    // (the tool, what its answer names)
+    let cases = [
+        ("go_back", "/form"),
+        ("go_forward", "/second"),
+        ("reload", "Second page"),
+    ];
+    for (tool, expected) in cases {
+        let t = ok(mcp, tool, json!({})).await;
+        assert!(t.contains(expected), "{tool}: {t}");
+    }
 }
 
 /// Tabs: numbered from 1, the pane hears every change.
@@ -581,26 +562,34 @@ async fn refuses_bad_input(s: &Proxy) {
 /// The action endpoint answers the same over plain HTTP; the daemon never writes files.
 async fn answers_the_action_endpoint_over_http(s: &Proxy) {
     let daemon = &s.daemon;
-    let (status, body) = daemon
-        .post(
-            "/api/browser/action",
-            &json!({"channel_id": CHANNEL, "tool": "page_info", "args": {}}),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(body["isError"], json!(false));
-    let (status, body) = daemon
-        .post("/api/browser/action", &json!({"channel_id": CHANNEL, "tool": "save_screenshot", "args": {"path": "/tmp/x.png"}}))
-        .await;
-    assert_eq!(status, 200);
-    assert_eq!(body["isError"], json!(true), "{body}");
-    let (status, body) = daemon
-        .post(
-            "/api/browser/action",
-            &json!({"channel_id": "../bad", "tool": "page_info", "args": {}}),
-        )
-        .await;
-    assert_eq!(status, 400, "{body}");
+    // (what is asked, the request, its status, its `isError` when it answers one)
+    let cases = [
+        (
+            "page_info",
+            json!({"channel_id": CHANNEL, "tool": "page_info", "args": {}}),
+            200,
+            Some(false),
+        ),
+        (
+            "a file written by the daemon",
+            json!({"channel_id": CHANNEL, "tool": "save_screenshot", "args": {"path": "/tmp/x.png"}}),
+            200,
+            Some(true),
+        ),
+        (
+            "a bad channel id",
+            json!({"channel_id": "../bad", "tool": "page_info", "args": {}}),
+            400,
+            None,
+        ),
+    ];
+    for (name, request, expected_status, expected_error) in cases {
+        let (status, body) = daemon.post("/api/browser/action", &request).await;
+        assert_eq!(status, expected_status, "{name}: {body}");
+        if let Some(is_error) = expected_error {
+            assert_eq!(body["isError"], json!(is_error), "{name}: {body}");
+        }
+    }
     let (_, doc) = daemon.get("/api/openapi.json").await;
     assert!(doc["paths"]["/api/browser/action"].is_object());
 }

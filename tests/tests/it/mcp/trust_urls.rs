@@ -294,15 +294,7 @@ async fn an_agents_tab_on_an_internal_page_is_closed_and_the_agent_told() {
         .to_string();
 
     let probe = porthole_tests::probe::Probe::connect(&daemon.profile_dir(channel)).await;
-    let attached = probe
-        .cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": agent_tab, "flatten": true}),
-        )
-        .await
-        .expect("attach");
-    let session = attached["sessionId"].as_str().unwrap().to_string();
+    let session = porthole_tests::raw_cdp::attach(&probe.cdp, &agent_tab).await;
     let mark = pane.mark();
     let _ = probe
         .cdp
@@ -359,15 +351,7 @@ async fn mcp_host_browser_keeps_its_tabs_off_internal_pages() {
         .find(|p| p["url"] == start.as_str())
         .expect("the server's tab in Chrome");
     let ours = ours["targetId"].as_str().unwrap().to_string();
-    let attached = probe
-        .cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": ours, "flatten": true}),
-        )
-        .await
-        .expect("attach");
-    let session = attached["sessionId"].as_str().unwrap().to_string();
+    let session = porthole_tests::raw_cdp::attach(&probe.cdp, &ours).await;
     let _ = probe
         .cdp
         .call_on(

@@ -9,7 +9,7 @@ use porthole_tests::probe::Probe;
 use serde_json::json;
 
 use super::{PanelPage, PANE};
-use crate::pane_context_menu::{serve_menu_pages, LINK_AT};
+use crate::pane::context_menu::{serve_menu_pages, LINK_AT};
 
 async fn right_click(panel: &PanelPage, (x, y): (f64, f64)) {
     panel.mouse("mouseMoved", x, y).await;

@@ -1,5 +1,5 @@
 //! `<porthole-pane>` on a channel whose browser runs in a docker sidecar (the WebSocket tests
-//! of docker mode are `pane_docker`; this is the same person through the bundled panel in a
+//! of docker mode are `pane::docker`; this is the same person through the bundled panel in a
 //! real headless Chromium): the drawn `<select>` list chooses the sixth option, the cursor
 //! follows the page, and the file-chooser card hands the page a file. No probe reaches a
 //! browser in a container: the pages say what they hold in their titles.

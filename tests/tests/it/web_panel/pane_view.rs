@@ -9,7 +9,7 @@ use porthole_tests::probe::Probe;
 use serde_json::json;
 
 use super::{PanelPage, PANE};
-use crate::pane_view::serve_pages;
+use crate::pane::view::serve_pages;
 
 /// The panel on `channel`, its pane showing the view page; returns the panel and the tab.
 async fn panel_on_view_page(

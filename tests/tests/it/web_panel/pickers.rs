@@ -10,7 +10,7 @@ use porthole_tests::probe::Probe;
 use serde_json::{json, Value};
 
 use super::{PanelPage, PANE};
-use crate::pane_pickers::{serve_pickers, COLOR_AT, DATALIST_AT, DATE_AT};
+use crate::pane::pickers::{serve_pickers, COLOR_AT, DATALIST_AT, DATE_AT};
 
 /// The panel on `channel`, its pane showing the pickers page; returns it, the tab and a probe.
 async fn panel_on_pickers(

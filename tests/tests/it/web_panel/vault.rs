@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use porthole_tests::chromium::BareChromium;
-use porthole_tests::kdbx;
 use porthole_tests::pages::PageServer;
+use porthole_tests::vault_fixture;
 use porthole_tests::{eventually, TempDir};
 use serde_json::json;
 
@@ -57,7 +57,7 @@ async fn note(panel: &PanelPage) -> String {
 async fn the_key_button_unlocks_shares_and_fills() {
     let site = PageServer::area("vault").await;
     let dir = TempDir::new("vault-panel");
-    let daemon = kdbx::daemon_with_forum(
+    let daemon = vault_fixture::daemon_with_forum(
         dir.path(),
         KP_PASSWORD,
         SITE_PASSWORD,

