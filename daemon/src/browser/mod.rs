@@ -2,26 +2,27 @@
 //! each pane's view, navigation and input. Knows nothing about HTTP, panes' sockets or how
 //! browsers are started.
 //!
-//! Rooms, each owning one part of a session: `session` (the handle, its life, the one CDP
-//! event dispatch), `tabs` (the record per tab and everything kept per tab), `view` (what panes
-//! see), `input` (what panes send), `prompts` (what waits for the person), `files` (downloads,
-//! uploads, print), `guard` (which URLs agents may open) and `protocol` (the pane messages).
-//! The rooms are private: the rest of the daemon uses only what this list re-exports.
+//! The floor (`floor`: the error, the pane messages, the one CDP event dispatch) and rooms, each
+//! owning one part of a session: `session` (the handle and its life), `tabs` (the record per
+//! tab and everything kept per tab), `view` (what panes see), `input` (what panes send),
+//! `prompts` (what waits for the person), `files` (downloads, uploads, print) and `guard` (which
+//! URLs agents may open). The rooms are private: the rest of the daemon uses only what this
+//! list re-exports.
 
-mod error;
 mod files;
+mod floor;
 mod guard;
 mod input;
 mod prompts;
-mod protocol;
 mod session;
 mod tabs;
 mod view;
 
-pub(crate) use error::SessionError;
 pub(crate) use files::download::{Download, DownloadState};
 pub(crate) use files::print::print_to_download;
 pub(crate) use files::transfers::{DownloadLimits, DownloadTracking, ReadBack};
+pub(crate) use floor::SessionError;
+pub(crate) use floor::{ActivityPhase, DownloadPhase, Holder, PaneMessage, TabInfo};
 pub(crate) use guard::consent::ConsentRules;
 pub(crate) use guard::policy::{check_url_for, UrlPolicy};
 pub(crate) use input::events::{dispatch as dispatch_input, InputEvent, MouseButton, Pointer};
@@ -34,7 +35,6 @@ pub(crate) use prompts::auth::AuthAnswer;
 pub(crate) use prompts::person_files::{safe_name, HandedFile};
 pub(crate) use prompts::registry::{Prompt, Registry};
 pub(crate) use prompts::select_popup::SelectChoice;
-pub(crate) use protocol::{ActivityPhase, DownloadPhase, Holder, PaneMessage, TabInfo};
 pub use session::core::Ownership;
 pub(crate) use session::handle::SettleLimits;
 pub use session::handle::{BrowserSession, SessionOptions};

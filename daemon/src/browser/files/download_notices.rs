@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 
 use super::download::{Download, DownloadState};
-use crate::browser::protocol::{DownloadPhase, PaneMessage};
+use crate::browser::floor::{DownloadPhase, PaneMessage};
 use crate::browser::tabs::owner::TabOwner;
 
 /// The shortest gap between two `progress` messages of one download (4 a second).

@@ -35,8 +35,8 @@ use tokio::sync::broadcast;
 
 use super::download::{Download, DownloadState};
 use super::download_notices::DownloadNotices;
-use crate::browser::protocol::PaneMessage;
-use crate::browser::session::dispatch::RoomEvents;
+use crate::browser::floor::PaneMessage;
+use crate::browser::floor::RoomEvents;
 use crate::cdp::CdpConnection;
 use crate::providers::{BrowserFiles, DownloadPlace};
 

@@ -22,9 +22,9 @@ use serde_json::json;
 
 use super::notes::AgentNotes;
 use super::policy::agent_may_stay_on;
-use crate::browser::error::SessionError;
+use crate::browser::floor::SessionError;
+use crate::browser::floor::{Delivery, RoomEvents};
 use crate::browser::session::core::SessionCore;
-use crate::browser::session::dispatch::{Delivery, RoomEvents};
 use crate::browser::tabs::owner::{TabOwner, OWNER_AGENT};
 
 /// The guard's state in a session (which tabs it is closing is marked in their records).

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::notes::AgentNotes;
-use crate::browser::error::SessionError;
+use crate::browser::floor::SessionError;
 use crate::browser::session::core::SessionCore;
 use crate::sites::SiteRules;
 

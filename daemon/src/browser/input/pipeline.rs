@@ -26,7 +26,7 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 use super::events::InputEvent;
 use super::queue::{InputQueue, Queued};
 use super::stages;
-use crate::browser::error::SessionError;
+use crate::browser::floor::SessionError;
 use crate::browser::session::handle::BrowserSession;
 
 /// Most events waiting for Chrome's answer at once: more than a 120 Hz wheel sends

@@ -13,9 +13,9 @@ use tokio::sync::{oneshot, watch};
 use super::auth::Auth;
 use super::registry::{Prompt, Registry};
 use crate::approvals::{bounded_detail, site_of, ApprovalKind, Ask, Outcome, Remember};
-use crate::browser::error::SessionError;
+use crate::browser::floor::PaneMessage;
+use crate::browser::floor::SessionError;
 use crate::browser::guard::consent::{AgentConsent, CallGuard, ConsentRules};
-use crate::browser::protocol::PaneMessage;
 use crate::browser::session::core::SessionCore;
 
 /// The approvals waiting for the person.

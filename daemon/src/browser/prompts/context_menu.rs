@@ -19,8 +19,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::open_popups::{OpenMenu, OpenPopups};
-use crate::browser::error::SessionError;
-use crate::browser::protocol::PaneMessage;
+use crate::browser::floor::PaneMessage;
+use crate::browser::floor::SessionError;
 use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpError;
 

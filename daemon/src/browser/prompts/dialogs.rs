@@ -7,8 +7,8 @@
 use serde_json::json;
 
 use super::open_dialog::OpenDialog;
-use crate::browser::error::SessionError;
-use crate::browser::protocol::{DialogKind, PaneMessage};
+use crate::browser::floor::SessionError;
+use crate::browser::floor::{DialogKind, PaneMessage};
 use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpEvent;
 

@@ -3,7 +3,7 @@
 //! Plain data; following and answering popups is `select_popup`, menus `context_menu`.
 
 use super::registry::{Prompt, Registry};
-use crate::browser::protocol::PopupKind;
+use crate::browser::floor::PopupKind;
 
 /// An open popup: where its select lives.
 #[derive(Debug, Clone)]

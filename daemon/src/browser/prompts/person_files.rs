@@ -19,11 +19,11 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::registry::{Prompt, Registry};
-use crate::browser::error::SessionError;
 use crate::browser::files::transfers::SessionFiles;
-use crate::browser::protocol::PaneMessage;
+use crate::browser::floor::PaneMessage;
+use crate::browser::floor::RoomEvents;
+use crate::browser::floor::SessionError;
 use crate::browser::session::core::SessionCore;
-use crate::browser::session::dispatch::RoomEvents;
 use crate::browser::tabs::owner::TabOwner;
 use crate::cdp::{CdpError, CdpEvent};
 use crate::mode::Mode;

@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::browser::error::SessionError;
-use crate::browser::protocol::PaneMessage;
+use crate::browser::floor::PaneMessage;
+use crate::browser::floor::SessionError;
 use crate::browser::tabs::adoption::Adopting;
 use crate::browser::tabs::store::Tabs;
 use crate::browser::view::layouts::Layouts;

@@ -9,10 +9,10 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::core::Ownership;
-use super::dispatch::{Delivery, RoomEvents};
 use super::handle::BrowserSession;
+use crate::browser::floor::PaneMessage;
+use crate::browser::floor::{Delivery, RoomEvents};
 use crate::browser::prompts::dialogs::DIALOG_EVENTS;
-use crate::browser::protocol::PaneMessage;
 use crate::cdp::CdpEvent;
 
 /// The document's own title.

@@ -1,12 +1,10 @@
 //! The session: its core (`core`: the connection, the tab list, life, notices and views every
 //! room works on), the handle that holds the core and the rooms' state and lends each room's
-//! handle (`handle`), the rooms' state holders (`parts`), the one dispatch of Chrome's events
-//! into a queue per room (`dispatch`), the session's own following of its tabs (`events`), and
-//! the blank slate an idle pause leaves.
+//! handle (`handle`), the rooms' state holders (`parts`), the session's own following of its
+//! tabs (`events`), and the blank slate an idle pause leaves.
 
 pub(crate) mod blank_slate;
 pub(crate) mod core;
-pub(crate) mod dispatch;
 pub(crate) mod events;
 pub(crate) mod handle;
 pub(crate) mod parts;

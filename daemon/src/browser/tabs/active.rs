@@ -6,8 +6,8 @@ use serde_json::json;
 
 use super::owner::TabOwner;
 use super::tracking::TabLife;
-use crate::browser::error::SessionError;
-use crate::browser::protocol::TabInfo;
+use crate::browser::floor::SessionError;
+use crate::browser::floor::TabInfo;
 use crate::browser::session::core::Ownership;
 
 impl TabLife<'_> {

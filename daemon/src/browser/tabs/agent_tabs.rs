@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use super::entry::Tab;
 use super::owner::{Actor, TabOwner, OWNER_AGENT};
 use super::tracking::TabLife;
-use crate::browser::error::SessionError;
-use crate::browser::protocol::TabInfo;
+use crate::browser::floor::SessionError;
+use crate::browser::floor::TabInfo;
 
 /// Each agent's tabs in one session (borrowed from the session: `session.agent_tabs()`).
 pub(crate) struct AgentTabs<'s> {

@@ -16,9 +16,9 @@ use super::logs::TabLogBuffers;
 use super::owner::TabOwner;
 use super::refs::RefBook;
 use super::worlds::Worlds;
+use crate::browser::floor::TabInfo;
 use crate::browser::prompts::open_dialog::OpenDialog;
 use crate::browser::prompts::open_popups::OpenPopups;
-use crate::browser::protocol::TabInfo;
 use crate::browser::view::layouts::Layouts;
 use crate::browser::view::screencast::ScreencastHub;
 

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 pub use super::entry::{Tab, TabEntry};
 use super::owner::TabOwner;
-use crate::browser::protocol::TabInfo;
+use crate::browser::floor::TabInfo;
 
 /// Tabs in display order plus the active one.
 #[derive(Debug, Default)]

@@ -15,7 +15,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
 
-use crate::browser::session::dispatch::RoomEvents;
+use crate::browser::floor::RoomEvents;
 use crate::cdp::CdpConnection;
 use serde_json::Value;
 

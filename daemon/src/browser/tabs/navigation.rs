@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::browser::error::SessionError;
+use crate::browser::floor::SessionError;
 use crate::browser::guard::policy::{check_url_for, UrlPolicy};
 use crate::browser::guard::redirects::UrlGuard;
 use crate::browser::guard::sites::Sites;

@@ -6,9 +6,9 @@ use std::sync::{Mutex, MutexGuard};
 
 use super::list::{Tab, TabEntry, TabList};
 use super::owner::TabOwner;
-use crate::browser::error::SessionError;
+use crate::browser::floor::SessionError;
+use crate::browser::floor::{PaneMessage, TabInfo};
 use crate::browser::prompts::open_dialog::OpenDialog;
-use crate::browser::protocol::{PaneMessage, TabInfo};
 
 /// The tracked tabs of one session, each with its record. Short lock, never held across an
 /// await.

@@ -17,9 +17,9 @@ use super::list::Tab;
 use super::logs::TabLogs;
 use super::owner::TabOwner;
 use super::worlds::Worlds;
-use crate::browser::error::SessionError;
+use crate::browser::floor::PaneMessage;
+use crate::browser::floor::SessionError;
 use crate::browser::prompts::open_popups::OpenPopups;
-use crate::browser::protocol::PaneMessage;
 use crate::browser::session::core::{Ownership, SessionCore};
 use crate::cdp::CdpError;
 

@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::browser::protocol::PaneMessage;
+use crate::browser::floor::PaneMessage;
 use crate::browser::session::core::SessionCore;
 
 /// Part of the pane world's script (`report` is in scope).

@@ -10,8 +10,8 @@
 
 use serde_json::{json, Value};
 
-use crate::browser::error::SessionError;
-use crate::browser::protocol::PaneMessage;
+use crate::browser::floor::PaneMessage;
+use crate::browser::floor::SessionError;
 use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpError;
 

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
 use super::screencast::Watching;
-use crate::browser::error::SessionError;
-use crate::browser::protocol::PaneMessage;
+use crate::browser::floor::PaneMessage;
+use crate::browser::floor::SessionError;
 use crate::browser::session::handle::BrowserSession;
 
 /// One pane's view of its channel.

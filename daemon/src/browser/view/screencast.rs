@@ -23,7 +23,7 @@ use super::frames::{
     publish, stale_capture, Cast, Frame, FrameSlot, Params, Running, Sent, Shared, Sizes, Wanted,
     FRAME_CAP,
 };
-use crate::browser::session::dispatch::{Delivery, RoomEvents};
+use crate::browser::floor::{Delivery, RoomEvents};
 use crate::cdp::{CdpConnection, CdpEvent};
 
 /// Shares one screencast per tab among the panes of a channel.

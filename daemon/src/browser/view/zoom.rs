@@ -6,7 +6,7 @@
 //! [`Layouts`]: super::layouts::Layouts
 
 use super::layouts::{LayoutError, SCALES, ZOOMS};
-use crate::browser::error::SessionError;
+use crate::browser::floor::SessionError;
 use crate::browser::session::core::SessionCore;
 
 /// The pixel ratio and page zoom of one session's tabs (borrowed from the session:
