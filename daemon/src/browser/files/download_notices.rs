@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 
 use super::download::{Download, DownloadState};
+use crate::browser::floor::TabOwner;
 use crate::browser::floor::{DownloadPhase, PaneMessage};
-use crate::browser::tabs::owner::TabOwner;
 
 /// The shortest gap between two `progress` messages of one download (4 a second).
 const PROGRESS_GAP: Duration = Duration::from_millis(250);

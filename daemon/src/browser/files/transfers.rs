@@ -427,11 +427,7 @@ impl SessionFiles {
             total: size,
             path: dir.join(&guid),
             frame_id: target_id.to_string(),
-            owner: Some(
-                crate::browser::tabs::owner::TabOwner::Human
-                    .id()
-                    .to_string(),
-            ),
+            owner: Some(crate::browser::floor::TabOwner::Human.id().to_string()),
             target_id: Some(target_id.to_string()),
             on_daemon: true,
             why: None,

@@ -1,19 +1,33 @@
-//! The floor every room of `browser/` stands on: what a session is (`core`), the one dispatch
-//! of Chrome's events into a queue per room (`dispatch`), the error of a session operation
-//! (`error`) and the messages to panes (`protocol`).
+//! The floor every room of `browser/` stands on: the one dispatch of Chrome's events into a
+//! queue per room (`dispatch`), the error of a session operation (`error`), the messages to
+//! panes (`protocol`), who owns a tab (`owner`), which URLs a tab may be sent to (`url_policy`),
+//! the registry of what waits for the person (`registry`), the size each tab is laid out at
+//! (`layouts`) and the bench's switch (`bench`).
 //!
 //! Rooms (`tabs`, `view`, `input`, `prompts`, `files`, `guard`) import the floor and never a
 //! sibling room; the session (`session/`, the roof) holds the rooms' state and lends each room
 //! its handle. The floor imports no room and not the roof, so every import in `browser/` points
 //! down to here. Rooms import what is listed below, never a file of the floor by its path.
 
+mod bench;
 mod dispatch;
 mod error;
+mod layouts;
+mod owner;
 mod protocol;
+mod registry;
+mod url_policy;
 
+pub use bench::{stages_on, STAGES_ENV};
 pub(in crate::browser) use dispatch::{Delivery, Dispatch, RoomEvents};
 pub use error::SessionError;
+pub(in crate::browser) use layouts::{
+    clamp as clamp_size, repaint, AppliedScales, LayoutError, Layouts, SCALES, ZOOMS,
+};
+pub use owner::{Actor, TabOwner, HUMAN, OWNER_AGENT};
 pub use protocol::{
     ActivityPhase, DialogKind, DownloadPhase, Holder, PaneMessage, PopupKind, PopupRect,
     SelectOption, TabInfo,
 };
+pub use registry::{Prompt, Registry};
+pub use url_policy::{agent_may_stay_on, check_url_for, UrlPolicy};

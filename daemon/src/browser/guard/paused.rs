@@ -24,10 +24,10 @@ use super::notes::AgentNotes;
 use super::sites::{AgentSites, Sites};
 use crate::approvals::{site_of, ApprovalKind, Ask};
 use crate::browser::floor::RoomEvents;
+use crate::browser::floor::TabOwner;
 use crate::browser::prompts::approvals::{Approvals, OpenApprovals};
 use crate::browser::prompts::auth::{Auth, AuthPrompts};
 use crate::browser::session::core::{Ownership, SessionCore};
-use crate::browser::tabs::owner::TabOwner;
 use crate::cdp::CdpEvent;
 
 /// Methods that send no data: never a `submit`.

@@ -1,6 +1,6 @@
 //! Keeping agents' tabs off browser-internal pages after the fact: a redirect, a page script,
 //! a popup or the person's own navigation can take a tab where `navigate` would never send it
-//! (see [`super::url_policy`]). Such an agent tab is closed at once and its agent told in its
+//! (see the floor's `url_policy`). Such an agent tab is closed at once and its agent told in its
 //! next tool result; a tool never runs in a tab that shows one (checked against the URL
 //! Chrome last reported, recorded as reports arrive: no round trip per tool call).
 //!
@@ -21,11 +21,11 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::notes::AgentNotes;
-use super::policy::agent_may_stay_on;
+use crate::browser::floor::agent_may_stay_on;
 use crate::browser::floor::SessionError;
 use crate::browser::floor::{Delivery, RoomEvents};
+use crate::browser::floor::{TabOwner, OWNER_AGENT};
 use crate::browser::session::core::SessionCore;
-use crate::browser::tabs::owner::{TabOwner, OWNER_AGENT};
 
 /// The guard's state in a session (which tabs it is closing is marked in their records).
 #[derive(Debug, Default)]

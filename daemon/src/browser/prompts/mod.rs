@@ -10,5 +10,4 @@ pub(crate) mod open_dialog;
 pub(crate) mod open_popups;
 pub(crate) mod person_files;
 pub(crate) mod pickers;
-pub(crate) mod registry;
 pub(crate) mod select_popup;

@@ -2,8 +2,8 @@
 //! (see `tabs::entry`) keep them: where each one's select or image lives in the pane's world.
 //! Plain data; following and answering popups is `select_popup`, menus `context_menu`.
 
-use super::registry::{Prompt, Registry};
 use crate::browser::floor::PopupKind;
+use crate::browser::floor::{Prompt, Registry};
 
 /// An open popup: where its select lives.
 #[derive(Debug, Clone)]

@@ -18,13 +18,13 @@ use std::sync::{Arc, Mutex};
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use super::registry::{Prompt, Registry};
 use crate::browser::files::transfers::SessionFiles;
 use crate::browser::floor::PaneMessage;
 use crate::browser::floor::RoomEvents;
 use crate::browser::floor::SessionError;
+use crate::browser::floor::TabOwner;
+use crate::browser::floor::{Prompt, Registry};
 use crate::browser::session::core::SessionCore;
-use crate::browser::tabs::owner::TabOwner;
 use crate::cdp::{CdpError, CdpEvent};
 use crate::mode::Mode;
 

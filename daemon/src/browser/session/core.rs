@@ -12,11 +12,11 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
+use crate::browser::floor::Layouts;
 use crate::browser::floor::PaneMessage;
 use crate::browser::floor::SessionError;
 use crate::browser::tabs::adoption::Adopting;
 use crate::browser::tabs::store::Tabs;
-use crate::browser::view::layouts::Layouts;
 use crate::browser::view::screencast::ScreencastHub;
 use crate::cdp::{CdpConnection, CdpError};
 use crate::channel_id::ChannelId;
@@ -152,7 +152,7 @@ impl SessionCore {
     ) -> Result<(), SessionError> {
         let requested = self.views.layouts.request(session, (width, height));
         *self.views.viewport.lock().expect("viewport lock") =
-            crate::browser::view::layouts::clamp((width, height));
+            crate::browser::floor::clamp_size((width, height));
         requested.apply(&self.cdp).await?;
         Ok(())
     }

@@ -97,8 +97,7 @@ impl BrowserSession {
                     return;
                 }
                 if self.core.ownership == Ownership::AllTabs || opener_is_ours {
-                    let owner =
-                        opener_owner.unwrap_or(crate::browser::tabs::owner::TabOwner::Human);
+                    let owner = opener_owner.unwrap_or(crate::browser::floor::TabOwner::Human);
                     if self.agent_tabs().refuse_popup_over_limit(&owner, id).await {
                         return;
                     }

@@ -20,6 +20,7 @@ use super::parts::{AgentState, Prompts, ToolState};
 use crate::browser::files::transfers::{SessionFiles, FILE_EVENTS};
 use crate::browser::floor::Dispatch;
 use crate::browser::floor::SessionError;
+use crate::browser::floor::TabOwner;
 use crate::browser::floor::{PaneMessage, TabInfo};
 use crate::browser::guard::notes::AgentNotes;
 use crate::browser::guard::paused::{Paused, PAUSED_EVENTS};
@@ -35,7 +36,6 @@ use crate::browser::prompts::select_popup::Popups;
 use crate::browser::tabs::agent_tabs::AgentTabs;
 use crate::browser::tabs::logs::{TabLogs, LOG_EVENTS};
 use crate::browser::tabs::navigation::Navigation;
-use crate::browser::tabs::owner::TabOwner;
 use crate::browser::tabs::ref_books::RefBooks;
 use crate::browser::tabs::store::Tabs;
 use crate::browser::tabs::tracking::{TabHooks, TabLife};
@@ -109,7 +109,7 @@ impl BrowserSession {
         let closed = CancellationToken::new();
         // One subscription for every room, taken before anything is asked of Chrome.
         let mut dispatch = Dispatch::new(cdp.subscribe(), closed.clone());
-        let layouts = Arc::new(crate::browser::view::layouts::Layouts::default());
+        let layouts = Arc::new(crate::browser::floor::Layouts::default());
         let hub = Arc::new(ScreencastHub::spawn(
             cdp.clone(),
             dispatch.room("screencast", FRAME_EVENTS),

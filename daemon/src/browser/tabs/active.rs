@@ -4,10 +4,10 @@
 
 use serde_json::json;
 
-use super::owner::TabOwner;
 use super::tracking::TabLife;
 use crate::browser::floor::SessionError;
 use crate::browser::floor::TabInfo;
+use crate::browser::floor::TabOwner;
 use crate::browser::session::core::Ownership;
 
 impl TabLife<'_> {

@@ -13,10 +13,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::entry::Tab;
-use super::owner::{Actor, TabOwner, OWNER_AGENT};
 use super::tracking::TabLife;
 use crate::browser::floor::SessionError;
 use crate::browser::floor::TabInfo;
+use crate::browser::floor::{Actor, TabOwner, OWNER_AGENT};
 
 /// Each agent's tabs in one session (borrowed from the session: `session.agent_tabs()`).
 pub(crate) struct AgentTabs<'s> {
@@ -259,7 +259,7 @@ impl AgentTabs<'_> {
                 });
             }
             // An agent never gets a tab on a browser-internal page (the person's to keep).
-            if !crate::browser::guard::policy::agent_may_stay_on(&tab.url) {
+            if !crate::browser::floor::agent_may_stay_on(&tab.url) {
                 return Err(SessionError::BadUrl(format!(
                     "the tab shows {}, a page of the browser itself that agents may not use",
                     tab.url

@@ -13,13 +13,13 @@
 use std::sync::Arc;
 
 use super::logs::TabLogBuffers;
-use super::owner::TabOwner;
 use super::refs::RefBook;
 use super::worlds::Worlds;
+use crate::browser::floor::Layouts;
 use crate::browser::floor::TabInfo;
+use crate::browser::floor::TabOwner;
 use crate::browser::prompts::open_dialog::OpenDialog;
 use crate::browser::prompts::open_popups::OpenPopups;
-use crate::browser::view::layouts::Layouts;
 use crate::browser::view::screencast::ScreencastHub;
 
 /// A tab the session tracks.

@@ -5,8 +5,8 @@
 use std::collections::{HashMap, HashSet};
 
 pub use super::entry::{Tab, TabEntry};
-use super::owner::TabOwner;
 use crate::browser::floor::TabInfo;
+use crate::browser::floor::TabOwner;
 
 /// Tabs in display order plus the active one.
 #[derive(Debug, Default)]

@@ -1,8 +1,7 @@
-//! Everything kept per tab: the tab list and the one record per tab (`list`, `entry`), who owns
-//! a tab (`owner`), attaching and preparing tabs (`tracking`, `adoption`), the active tab
-//! (`active`), host mode's own tabs,
-//! agents' tabs, navigation, titles, element refs, the tools' isolated worlds and the console and
-//! network logs.
+//! Everything kept per tab: the tab list and the one record per tab (`list`, `entry`), attaching
+//! and preparing tabs (`tracking`, `adoption`), the active tab (`active`), host mode's own tabs,
+//! agents' tabs, navigation, titles, element refs, the tools' isolated worlds and the console
+//! and network logs. Who owns a tab is the floor's (`owner`).
 
 pub(crate) mod active;
 pub(crate) mod adoption;
@@ -12,7 +11,6 @@ pub(crate) mod list;
 pub(crate) mod logs;
 pub(crate) mod navigation;
 pub(crate) mod own_tabs;
-pub(crate) mod owner;
 pub(crate) mod ref_books;
 pub mod refs;
 pub(crate) mod store;

@@ -8,12 +8,12 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::browser::floor::SessionError;
-use crate::browser::guard::policy::{check_url_for, UrlPolicy};
+use crate::browser::floor::TabOwner;
+use crate::browser::floor::{check_url_for, UrlPolicy};
 use crate::browser::guard::redirects::UrlGuard;
 use crate::browser::guard::sites::Sites;
 use crate::browser::prompts::approvals::Approvals;
 use crate::browser::session::core::SessionCore;
-use crate::browser::tabs::owner::TabOwner;
 
 /// Longest a navigation may take to commit.
 const NAVIGATE_DEADLINE: Duration = Duration::from_secs(30);
@@ -142,7 +142,7 @@ impl Navigation<'_> {
             return Ok(false);
         };
         let url = entry["url"].as_str().unwrap_or_default();
-        if policy == UrlPolicy::Agent && !crate::browser::guard::policy::agent_may_stay_on(url) {
+        if policy == UrlPolicy::Agent && !crate::browser::floor::agent_may_stay_on(url) {
             return Err(SessionError::BadUrl(format!(
                 "that history entry is {url}, a page agents may not open"
             )));

@@ -80,7 +80,7 @@ mod tests {
                 session_id: format!("s-{id}"),
                 url: String::new(),
                 title: String::new(),
-                owner: crate::browser::tabs::owner::TabOwner::Human,
+                owner: crate::browser::floor::TabOwner::Human,
             };
             list.add(crate::browser::tabs::list::TabEntry::new(tab, Vec::new()));
         }

@@ -5,8 +5,8 @@
 use std::sync::{Mutex, MutexGuard};
 
 use super::list::{Tab, TabEntry, TabList};
-use super::owner::TabOwner;
 use crate::browser::floor::SessionError;
+use crate::browser::floor::TabOwner;
 use crate::browser::floor::{PaneMessage, TabInfo};
 use crate::browser::prompts::open_dialog::OpenDialog;
 

@@ -1,13 +1,12 @@
-//! What panes see: the shared screencast hub, the size each tab is laid out at and its pixel
-//! ratio and zoom, each pane's view, the frames each tab hands them, the cursor, find in page,
-//! the pane's isolated world, sharp frames of a still page at a pixel scale above 1, and the
-//! bench-only frame stages.
+//! What panes see: the shared screencast hub, a tab's pixel ratio and zoom (the size each tab
+//! is laid out at is the floor's `layouts`), each pane's view, the frames each tab hands them,
+//! the cursor, find in page, the pane's isolated world, sharp frames of a still page at a pixel
+//! scale above 1, and the bench-only frame stages.
 
 pub(crate) mod cursor;
 pub(crate) mod find;
 pub mod frame_stages;
 pub(crate) mod frames;
-pub(crate) mod layouts;
 pub(crate) mod pane_view;
 pub(crate) mod pane_world;
 pub(crate) mod screencast;

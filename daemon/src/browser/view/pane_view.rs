@@ -181,8 +181,7 @@ impl PaneView {
                 opener_id: Some(ref opener),
                 ..
             } if self.watched().as_deref() == Some(opener.as_str()) => {
-                if self.session.owner_of(target_id)
-                    == Some(crate::browser::tabs::owner::TabOwner::Human)
+                if self.session.owner_of(target_id) == Some(crate::browser::floor::TabOwner::Human)
                 {
                     if let Err(error) = self.show(target_id) {
                         tracing::debug!(event = "follow_popup_failed", %target_id, %error);

@@ -62,13 +62,13 @@ impl ScreencastHub {
     /// window they are looking at; Porthole's tabs there sit in background windows of their
     /// own, where they paint already.
     /// `scales`: each tab's pixel scale, by which Chrome's frame sizes are divided to give CSS
-    /// px (see `layouts`). `frames`: the session's [`FRAME_EVENTS`].
+    /// px (see the floor's `layouts`). `frames`: the session's [`FRAME_EVENTS`].
     pub(in crate::browser) fn spawn(
         cdp: CdpConnection,
         frames: RoomEvents,
         closed: CancellationToken,
         activate: bool,
-        scales: super::layouts::AppliedScales,
+        scales: crate::browser::floor::AppliedScales,
     ) -> Self {
         let shared = Arc::new(Shared::new(scales.clone()));
         let on_scale = Arc::downgrade(&shared);
@@ -299,7 +299,7 @@ impl Caster {
                 activate,
                 self.cdp
                     .call_on(&self.session_id, "Page.startScreencast", request),
-                super::layouts::repaint(&self.cdp, &self.session_id),
+                crate::browser::floor::repaint(&self.cdp, &self.session_id),
             )
         })
         .await;

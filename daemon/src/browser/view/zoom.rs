@@ -1,12 +1,10 @@
 //! How large a pane's tab is drawn: the channel's pixel ratio (`screencast {scale}`), a tab's
 //! page zoom (`zoom {factor}`), and laying a tab out again at them. Checks what a pane asks
-//! against [`SCALES`] and [`ZOOMS`] and hands the sizes to the session's [`Layouts`] (see
-//! `layouts` for how Chrome is told).
-//!
-//! [`Layouts`]: super::layouts::Layouts
+//! against [`SCALES`] and [`ZOOMS`] and hands the sizes to the session's `Layouts` (see
+//! the floor's `layouts` for how Chrome is told).
 
-use super::layouts::{LayoutError, SCALES, ZOOMS};
 use crate::browser::floor::SessionError;
+use crate::browser::floor::{LayoutError, SCALES, ZOOMS};
 use crate::browser::session::core::SessionCore;
 
 /// The pixel ratio and page zoom of one session's tabs (borrowed from the session:
