@@ -2,8 +2,7 @@
 //! browser's tabs, starts following its events), holds the core (`core`) and each room's state
 //! (`parts`), and lends each room its handle (`session.dialogs()`, `session.agent_tabs()` …),
 //! which borrows only what that room works on; the rest of the daemon reaches the rooms only
-//! through these. It also answers, for the other rooms, what happens when a tab lands or closes
-//! (`TabHooks`).
+//! through these. What every room keeps, installs and closes per tab is `per_tab`.
 //!
 //! Tab changes made by anyone (a pane, an agent, a page opening a popup) reach every pane as
 //! the same messages. Attaching to and opening tabs is `tabs::tracking`; each pane's own view is
@@ -38,7 +37,7 @@ use crate::browser::tabs::logs::{TabLogs, LOG_EVENTS};
 use crate::browser::tabs::navigation::Navigation;
 use crate::browser::tabs::ref_books::RefBooks;
 use crate::browser::tabs::store::Tabs;
-use crate::browser::tabs::tracking::{TabHooks, TabLife};
+use crate::browser::tabs::tracking::TabLife;
 use crate::browser::view::cursor::Cursor;
 use crate::browser::view::find::Find;
 use crate::browser::view::pane_world::PaneWorld;
@@ -405,9 +404,6 @@ impl BrowserSession {
     pub(in crate::browser) fn tab_life(&self) -> TabLife<'_> {
         TabLife {
             core: &self.core,
-            logs: &self.tools.logs,
-            worlds: &self.tools.worlds,
-            popups: &self.prompts.popups,
             hooks: self,
         }
     }
@@ -561,18 +557,5 @@ impl BrowserSession {
         }
         let scale = self.core.pixel_scale(session);
         Ok(crate::browser::input::events::dispatch(&self.core.cdp, session, event, scale).await?)
-    }
-}
-
-/// What the other rooms do when a tab arrives or goes.
-impl TabHooks for BrowserSession {
-    fn landed(&self, target_id: &str, url: &str) {
-        self.url_guard().landing(target_id, url);
-    }
-
-    fn closed(&self, target_id: &str) {
-        self.auth().forget(target_id);
-        self.person_files().forget_tab(target_id);
-        self.approvals().forget(target_id);
     }
 }

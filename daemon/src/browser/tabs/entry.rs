@@ -3,24 +3,17 @@
 //! (`TabList::remove`, called by `untrack`).
 //!
 //! What only the session reads (the dialog, the ref book, the URL guard's mark) is plain data
-//! in the entry. What a task that outlives the tab-list lock also writes is [`Held`]: the logs
-//! are an `Arc` here that the recorder reaches through a weak link, and the registries kept
-//! by flat-session or target id elsewhere (screencast casts, layouts and applied scales, the
-//! tools' isolated world, open popups and menus) are registrations that leave their registry
-//! when the entry drops. A new per-tab thing goes in this file, so it cannot be left behind on
-//! close.
+//! in the entry. What a task that outlives the tab-list lock also writes is a [`TabPart`]: the
+//! logs are an `Arc` a part keeps that the recorder reaches through a weak link, and the
+//! registries kept by flat-session or target id elsewhere (screencast casts, layouts and applied
+//! scales, the tools' isolated world, open popups and menus) are registrations that leave their
+//! registry when the entry drops. Which parts a tab has is decided in one place, the session's
+//! `per_tab`, so none can be left behind on close.
 
-use std::sync::Arc;
-
-use super::logs::TabLogBuffers;
 use super::refs::RefBook;
-use super::worlds::Worlds;
-use crate::browser::floor::Layouts;
 use crate::browser::floor::TabInfo;
 use crate::browser::floor::TabOwner;
 use crate::browser::prompts::open_dialog::OpenDialog;
-use crate::browser::prompts::open_popups::OpenPopups;
-use crate::browser::view::screencast::ScreencastHub;
 
 /// A tab the session tracks.
 #[derive(Debug, Clone)]
@@ -58,59 +51,53 @@ pub struct TabEntry {
     pub guard_closing: bool,
     /// The tab's console and network buffers and its places in registries kept elsewhere:
     /// never read here, kept for what dropping them does.
-    _held: Vec<Held>,
+    _parts: Vec<TabPart>,
 }
 
 impl TabEntry {
-    /// A record for `tab`, holding `held` (its logs and registrations).
-    pub fn new(tab: Tab, held: Vec<Held>) -> Self {
+    /// A record for `tab`, holding `parts` (its logs and registrations).
+    pub fn new(tab: Tab, parts: Vec<TabPart>) -> Self {
         Self {
             tab,
             dialog: None,
             refs: RefBook::default(),
             guard_closing: false,
-            _held: held,
+            _parts: parts,
         }
     }
 }
 
-/// A tab's place in a registry another part keeps (by the tab's target id or flat session id,
-/// shared with a task), removed when the tab's entry drops.
-pub enum Held {
-    /// The tab's console and network buffers, also written by the logs recorder through a
-    /// weak link (see `logs`): dropping the last `Arc` is what forgets them.
-    Logs(Arc<TabLogBuffers>),
-    /// The tab's screencast (by target id).
-    Cast(Arc<ScreencastHub>, String),
-    /// The tab's layout and the scale Chrome was told (by flat session).
-    Layout(Arc<Layouts>, String),
-    /// The tools' isolated world of the tab's main frame (by flat session).
-    World(Arc<Worlds>, String),
-    /// The `<select>` popups and the context menu open in the tab (by target id).
-    Popups(Arc<OpenPopups>, String),
+/// A tab's place in a registry a room keeps elsewhere (by the tab's target id or flat session
+/// id, shared with a task), left when the tab's record drops: what leaving takes is the room's,
+/// which parts a tab has is the session's (`per_tab`).
+pub struct TabPart {
+    /// What it is, for the record's `Debug` (`logs`, `cast` …).
+    what: &'static str,
+    /// Leaves the registry: run once, when the record drops.
+    leave: Option<Box<dyn FnOnce() + Send>>,
 }
 
-impl std::fmt::Debug for Held {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (what, id) = match self {
-            Held::Logs(logs) => return f.debug_tuple("Held::Logs").field(logs).finish(),
-            Held::Cast(_, id) => ("cast", id),
-            Held::Layout(_, id) => ("layout", id),
-            Held::World(_, id) => ("world", id),
-            Held::Popups(_, id) => ("popups", id),
-        };
-        write!(f, "Held::{what}({id})")
+impl TabPart {
+    /// A part named `what` that `leave` lets go of (it owns what the record keeps alive, or
+    /// forgets the tab in a registry).
+    pub fn new(what: &'static str, leave: impl FnOnce() + Send + 'static) -> Self {
+        Self {
+            what,
+            leave: Some(Box::new(leave)),
+        }
     }
 }
 
-impl Drop for Held {
+impl std::fmt::Debug for TabPart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TabPart({})", self.what)
+    }
+}
+
+impl Drop for TabPart {
     fn drop(&mut self) {
-        match self {
-            Held::Logs(_) => {}
-            Held::Cast(hub, target_id) => hub.forget(target_id),
-            Held::Layout(layouts, session) => layouts.forget(session),
-            Held::World(worlds, session) => worlds.drop_session(session),
-            Held::Popups(popups, target_id) => popups.forget_tab(target_id),
+        if let Some(leave) = self.leave.take() {
+            leave();
         }
     }
 }

@@ -2,33 +2,37 @@
 //! attaching to a page target and preparing it (page events, file chooser interception, focus
 //! emulation, logs, title observer), waiting for a target to be tracked, forgetting a closed
 //! one, and opening a new tab for an owner (safely against a stop that lands while Chrome is
-//! still creating it). What other rooms do when a tab arrives or goes reaches them through
-//! [`TabHooks`], which the session implements, so tracking names none of them.
+//! still creating it). What other rooms keep, install and close per tab reaches them through
+//! [`TabHooks`], which the session implements (`session/per_tab.rs`), so tracking names none of
+//! them.
 
 use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use super::adoption::Adoption;
-use super::entry::{Held, TabEntry};
+use super::entry::{TabEntry, TabPart};
 use super::list::Tab;
-use super::logs::TabLogs;
-use super::worlds::Worlds;
 use crate::browser::floor::PaneMessage;
 use crate::browser::floor::SessionError;
 use crate::browser::floor::TabOwner;
-use crate::browser::prompts::open_popups::OpenPopups;
 use crate::browser::session::core::{Ownership, SessionCore};
 use crate::cdp::CdpError;
+use futures_util::future::BoxFuture;
 
 /// How long to wait for a target we created to show up as attached.
 const TRACK_DEADLINE: Duration = Duration::from_secs(10);
 
-/// What the rest of the session does when a tab arrives or goes (the session implements it,
-/// in `session/handle.rs`).
+/// What the rest of the session keeps, installs and does when a tab arrives or goes (the
+/// session implements it, in `session/per_tab.rs`).
 pub(in crate::browser) trait TabHooks: Send + Sync {
+    /// The parts other rooms keep about the tab `target_id` (flat session `session_id`) that is
+    /// being tracked: its record holds them, and leaves each when it drops.
+    fn parts(&self, target_id: &str, session_id: &str) -> Vec<TabPart>;
+    /// Installs the scripts every document of the tab behind `session_id` runs (sent in order
+    /// on its first poll; not waited on by the tracking).
+    fn scripts(&self, session_id: &str) -> BoxFuture<'static, ()>;
     /// A tab was tracked on `url`: the URL guard looks at an agent's popup's first page.
     fn landed(&self, target_id: &str, url: &str);
     /// A tab closed (or was never tracked): what waits for the person in it goes (login
@@ -39,12 +43,7 @@ pub(in crate::browser) trait TabHooks: Send + Sync {
 /// The tabs of one session coming and going.
 pub(in crate::browser) struct TabLife<'s> {
     pub(in crate::browser) core: &'s SessionCore,
-    /// Each tab's console and network logs start with its record.
-    pub(in crate::browser) logs: &'s TabLogs,
-    /// The tools' isolated worlds (a tab's leave with its record).
-    pub(in crate::browser) worlds: &'s Arc<Worlds>,
-    /// Open `<select>` popups and menus (a tab's leave with its record).
-    pub(in crate::browser) popups: &'s Arc<OpenPopups>,
+    /// What the other rooms keep, install and close per tab.
     pub(in crate::browser) hooks: &'s dyn TabHooks,
 }
 
@@ -86,13 +85,7 @@ impl TabLife<'_> {
         };
         // The tab's record starts here: its logs fill from the domains enabled below, and its
         // places in the registries kept by session or target id are left when it drops.
-        let held = vec![
-            Held::Logs(self.logs.open(&session_id)),
-            Held::Cast(self.core.views.hub.clone(), target_id.to_string()),
-            Held::Layout(self.core.views.layouts.clone(), session_id.clone()),
-            Held::World(self.worlds.clone(), session_id.clone()),
-            Held::Popups(self.popups.clone(), target_id.to_string()),
-        ];
+        let parts = self.hooks.parts(target_id, &session_id);
         // The tab's preparation, sent at once and in this order (Chrome runs a session's
         // commands in order), so a browser far away costs one round trip for all of it, not
         // one per command:
@@ -110,17 +103,7 @@ impl TabLife<'_> {
         let on = |method: &'static str, params: Value| cdp.call_on(&session_id, method, params);
         // In a tally of their own: not waited on by the work that tracks the tab, so not
         // counted among its round trips.
-        let mut scripts = Box::pin({
-            let (cdp, session) = (cdp.clone(), session_id.clone());
-            crate::cdp::tallied(async move {
-                tokio::join!(
-                    biased;
-                    super::titles::watch(&cdp, &session),
-                    crate::browser::view::pane_world::watch(&cdp, &session),
-                    crate::browser::prompts::file_pickers::install(&cdp, &session),
-                );
-            })
-        });
+        let mut scripts = Box::pin(crate::cdp::tallied(self.hooks.scripts(&session_id)));
         let mut scripts_done = false;
         let send_scripts = std::future::poll_fn(|cx| {
             // One poll sends their commands (in order, after the ones above).
@@ -178,7 +161,7 @@ impl TabLife<'_> {
             title: tab.title.clone(),
             opener_id: info["targetInfo"]["openerId"].as_str().map(str::to_string),
         };
-        let became_active = self.core.tabs.add(TabEntry::new(tab, held));
+        let became_active = self.core.tabs.add(TabEntry::new(tab, parts));
         self.core.traffic.version.send_modify(|v| *v += 1);
         self.core.notify(created);
         self.core.notify(self.core.tabs_message());
