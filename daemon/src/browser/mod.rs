@@ -25,6 +25,7 @@ pub(crate) use floor::SessionError;
 pub(crate) use floor::{check_url_for, UrlPolicy};
 pub(crate) use floor::{ActivityPhase, DownloadPhase, Holder, PaneMessage, TabInfo};
 pub(crate) use floor::{Actor, HUMAN, OWNER_AGENT};
+pub(crate) use floor::{FrameRefs, RefBook};
 pub(crate) use floor::{Prompt, Registry};
 pub(crate) use guard::consent::ConsentRules;
 pub(crate) use input::events::{dispatch as dispatch_input, InputEvent, MouseButton, Pointer};
@@ -39,7 +40,6 @@ pub(crate) use prompts::select_popup::SelectChoice;
 pub use session::core::Ownership;
 pub(crate) use session::handle::SettleLimits;
 pub use session::handle::{BrowserSession, SessionOptions};
-pub(crate) use tabs::refs::{FrameRefs, RefBook};
 pub(crate) use tabs::worlds::{IsolatedWorld, NewDocumentWorld};
 pub(crate) use view::find::MAX_QUERY as MAX_FIND_QUERY;
 /// Bench-only attribution of a frame's time by stage (used by `porthole-bench`).

@@ -35,8 +35,7 @@ use tokio::sync::broadcast;
 
 use super::download::{Download, DownloadState};
 use super::download_notices::DownloadNotices;
-use crate::browser::floor::PaneMessage;
-use crate::browser::floor::RoomEvents;
+use crate::browser::floor::{PaneMessage, RoomEvents};
 use crate::cdp::CdpConnection;
 use crate::providers::{BrowserFiles, DownloadPlace};
 

@@ -1,8 +1,8 @@
 //! The floor every room of `browser/` stands on: the one dispatch of Chrome's events into a
 //! queue per room (`dispatch`), the error of a session operation (`error`), the messages to
 //! panes (`protocol`), who owns a tab (`owner`), which URLs a tab may be sent to (`url_policy`),
-//! the registry of what waits for the person (`registry`), the size each tab is laid out at
-//! (`layouts`) and the bench's switch (`bench`).
+//! the registry of what waits for the person (`registry`), the tab list with one record per tab
+//! (`tab_list`), the size each tab is laid out at (`layouts`) and the bench's switch (`bench`).
 //!
 //! Rooms (`tabs`, `view`, `input`, `prompts`, `files`, `guard`) import the floor and never a
 //! sibling room; the session (`session/`, the roof) holds the rooms' state and lends each room
@@ -16,6 +16,7 @@ mod layouts;
 mod owner;
 mod protocol;
 mod registry;
+mod tab_list;
 mod url_policy;
 
 pub use bench::{stages_on, STAGES_ENV};
@@ -30,4 +31,6 @@ pub use protocol::{
     SelectOption, TabInfo,
 };
 pub use registry::{Prompt, Registry};
+pub use tab_list::{FrameRefs, RefBook};
+pub(in crate::browser) use tab_list::{OpenDialog, Tab, TabEntry, TabPart, Tabs};
 pub use url_policy::{agent_may_stay_on, check_url_for, UrlPolicy};

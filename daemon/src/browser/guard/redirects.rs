@@ -21,10 +21,9 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::notes::AgentNotes;
-use crate::browser::floor::agent_may_stay_on;
-use crate::browser::floor::SessionError;
-use crate::browser::floor::{Delivery, RoomEvents};
-use crate::browser::floor::{TabOwner, OWNER_AGENT};
+use crate::browser::floor::{
+    agent_may_stay_on, Delivery, RoomEvents, SessionError, TabOwner, OWNER_AGENT,
+};
 use crate::browser::session::core::SessionCore;
 
 /// The guard's state in a session (which tabs it is closing is marked in their records).

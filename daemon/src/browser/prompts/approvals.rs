@@ -12,9 +12,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::auth::Auth;
 use crate::approvals::{bounded_detail, site_of, ApprovalKind, Ask, Outcome, Remember};
-use crate::browser::floor::PaneMessage;
-use crate::browser::floor::SessionError;
-use crate::browser::floor::{Prompt, Registry};
+use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionError};
 use crate::browser::guard::consent::{AgentConsent, CallGuard, ConsentRules};
 use crate::browser::session::core::SessionCore;
 

@@ -27,9 +27,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::browser::floor::PaneMessage;
-use crate::browser::floor::SessionError;
-use crate::browser::floor::{Prompt, Registry};
+use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionError};
 use crate::browser::guard::consent::AgentConsent;
 use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpEvent;

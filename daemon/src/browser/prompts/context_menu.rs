@@ -19,8 +19,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::open_popups::{OpenMenu, OpenPopups};
-use crate::browser::floor::PaneMessage;
-use crate::browser::floor::SessionError;
+use crate::browser::floor::{PaneMessage, SessionError};
 use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpError;
 

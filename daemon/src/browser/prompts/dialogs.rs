@@ -6,9 +6,7 @@
 
 use serde_json::json;
 
-use super::open_dialog::OpenDialog;
-use crate::browser::floor::SessionError;
-use crate::browser::floor::{DialogKind, PaneMessage};
+use crate::browser::floor::{DialogKind, OpenDialog, PaneMessage, SessionError};
 use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpEvent;
 

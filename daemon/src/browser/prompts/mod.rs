@@ -6,7 +6,6 @@ pub(crate) mod auth;
 pub(crate) mod context_menu;
 pub(crate) mod dialogs;
 pub(crate) mod file_pickers;
-pub(crate) mod open_dialog;
 pub(crate) mod open_popups;
 pub(crate) mod person_files;
 pub(crate) mod pickers;

@@ -19,11 +19,7 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use crate::browser::files::transfers::SessionFiles;
-use crate::browser::floor::PaneMessage;
-use crate::browser::floor::RoomEvents;
-use crate::browser::floor::SessionError;
-use crate::browser::floor::TabOwner;
-use crate::browser::floor::{Prompt, Registry};
+use crate::browser::floor::{PaneMessage, Prompt, Registry, RoomEvents, SessionError, TabOwner};
 use crate::browser::session::core::SessionCore;
 use crate::cdp::{CdpError, CdpEvent};
 use crate::mode::Mode;

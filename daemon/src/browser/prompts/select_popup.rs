@@ -16,8 +16,7 @@ use serde_json::{json, Value};
 
 use super::open_popups::{OpenPopup, OpenPopups};
 use super::pickers::MAX_VALUE;
-use crate::browser::floor::SessionError;
-use crate::browser::floor::{PaneMessage, PopupKind, PopupRect, SelectOption};
+use crate::browser::floor::{PaneMessage, PopupKind, PopupRect, SelectOption, SessionError};
 use crate::browser::session::core::SessionCore;
 
 /// Part of the pane world's script (`report` is in scope): watches selects open and close,

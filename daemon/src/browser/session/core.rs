@@ -12,11 +12,8 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::browser::floor::Layouts;
-use crate::browser::floor::PaneMessage;
-use crate::browser::floor::SessionError;
+use crate::browser::floor::{Layouts, PaneMessage, SessionError, Tabs};
 use crate::browser::tabs::adoption::Adopting;
-use crate::browser::tabs::store::Tabs;
 use crate::browser::view::screencast::ScreencastHub;
 use crate::cdp::{CdpConnection, CdpError};
 use crate::channel_id::ChannelId;
@@ -42,7 +39,7 @@ pub(in crate::browser) struct SessionCore {
     pub ownership: Ownership,
     /// The browser-level connection (tabs are flat sessions on it).
     pub cdp: CdpConnection,
-    /// The tracked tabs, each with its record (see `tabs::entry`). Short lock, never held
+    /// The tracked tabs, each with its record (see the floor's `tab_list`). Short lock, never held
     /// across an await.
     pub tabs: Tabs,
     /// Tabs coming and going (waits for tracking, what a host-mode stop closes).

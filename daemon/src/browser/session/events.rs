@@ -10,8 +10,7 @@ use serde_json::{json, Value};
 
 use super::core::Ownership;
 use super::handle::BrowserSession;
-use crate::browser::floor::PaneMessage;
-use crate::browser::floor::{Delivery, RoomEvents};
+use crate::browser::floor::{Delivery, PaneMessage, RoomEvents};
 use crate::browser::prompts::dialogs::DIALOG_EVENTS;
 use crate::cdp::CdpEvent;
 

@@ -9,7 +9,7 @@
 use futures_util::future::BoxFuture;
 
 use super::handle::BrowserSession;
-use crate::browser::tabs::entry::TabPart;
+use crate::browser::floor::TabPart;
 use crate::browser::tabs::tracking::TabHooks;
 
 impl TabHooks for BrowserSession {

@@ -5,9 +5,7 @@
 use serde_json::json;
 
 use super::tracking::TabLife;
-use crate::browser::floor::SessionError;
-use crate::browser::floor::TabInfo;
-use crate::browser::floor::TabOwner;
+use crate::browser::floor::{SessionError, TabInfo, TabOwner};
 use crate::browser::session::core::Ownership;
 
 impl TabLife<'_> {

@@ -12,11 +12,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::entry::Tab;
 use super::tracking::TabLife;
-use crate::browser::floor::SessionError;
-use crate::browser::floor::TabInfo;
-use crate::browser::floor::{Actor, TabOwner, OWNER_AGENT};
+use crate::browser::floor::{
+    agent_may_stay_on, Actor, SessionError, Tab, TabInfo, TabOwner, OWNER_AGENT,
+};
 
 /// Each agent's tabs in one session (borrowed from the session: `session.agent_tabs()`).
 pub(crate) struct AgentTabs<'s> {
@@ -55,13 +54,12 @@ impl AgentTabs<'_> {
     async fn owner_tab(&self) -> Result<(String, String), SessionError> {
         let lock = self.agent_lock(OWNER_AGENT);
         let _one_at_a_time = lock.lock().await;
-        let (active, other) = {
-            let tabs = self.life.core.tabs.list();
+        let (active, other) = self.life.core.tabs.read(|tabs| {
             let open = |t: &&Tab| tabs.entry(&t.target_id).is_some_and(|e| !e.guard_closing);
             let active = tabs.active().filter(open).map(|t| t.target_id.clone());
             let other = tabs.filtered(|_| true).into_iter().rfind(open);
             (active, other.map(|t| t.target_id.clone()))
-        };
+        });
         let target_id = match (active, other) {
             (Some(active), _) => active,
             (None, Some(other)) => {
@@ -94,27 +92,28 @@ impl AgentTabs<'_> {
     /// tab the URL guard is closing is neither: the agent was told its next call runs in
     /// another tab, and Chrome's word that the tab is gone may come after that call.
     fn current_agent_tab(&self, agent_id: &str) -> Option<(String, String)> {
-        let tabs = self.life.core.tabs.list();
-        let mut current = self.current.lock().expect("agent tabs lock");
-        let usable = |target_id: &str| {
-            tabs.entry(target_id)
-                .filter(|e| e.tab.owner.id() == agent_id && !e.guard_closing)
-                .map(|e| &e.tab)
-        };
-        let still_ours = current.get(agent_id).and_then(|id| usable(id));
-        let tab = match still_ours {
-            Some(tab) => tab,
-            None => {
-                let newest = tabs.filtered(|o| o.id() == agent_id);
-                let tab = *newest
-                    .iter()
-                    .rev()
-                    .find(|t| usable(&t.target_id).is_some())?;
-                current.insert(agent_id.to_string(), tab.target_id.clone());
-                tab
-            }
-        };
-        Some((tab.target_id.clone(), tab.session_id.clone()))
+        self.life.core.tabs.read(|tabs| {
+            let mut current = self.current.lock().expect("agent tabs lock");
+            let usable = |target_id: &str| {
+                tabs.entry(target_id)
+                    .filter(|e| e.tab.owner.id() == agent_id && !e.guard_closing)
+                    .map(|e| &e.tab)
+            };
+            let still_ours = current.get(agent_id).and_then(|id| usable(id));
+            let tab = match still_ours {
+                Some(tab) => tab,
+                None => {
+                    let newest = tabs.filtered(|o| o.id() == agent_id);
+                    let tab = *newest
+                        .iter()
+                        .rev()
+                        .find(|t| usable(&t.target_id).is_some())?;
+                    current.insert(agent_id.to_string(), tab.target_id.clone());
+                    tab
+                }
+            };
+            Some((tab.target_id.clone(), tab.session_id.clone()))
+        })
     }
 
     fn set_agent_tab(&self, agent_id: &str, target_id: &str) {
@@ -134,25 +133,28 @@ impl AgentTabs<'_> {
 
     /// The tabs `actor` may see, in display order.
     pub(crate) fn visible(&self, actor: &Actor) -> Vec<TabInfo> {
-        let tabs = self.life.core.tabs.list();
-        tabs.filtered(|owner| actor.may_touch(owner))
-            .into_iter()
-            .map(|t| t.info())
-            .collect()
+        self.life.core.tabs.read(|tabs| {
+            tabs.filtered(|owner| actor.may_touch(owner))
+                .into_iter()
+                .map(|t| t.info())
+                .collect()
+        })
     }
 
     /// Ok when `actor` may act on the tracked tab `target_id`.
     pub(crate) fn check_access(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
-        let tabs = self.life.core.tabs.list();
-        let tab = tabs
-            .get(target_id)
+        let owner = self
+            .life
+            .core
+            .tabs
+            .owner_of(target_id)
             .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
-        if actor.may_touch(&tab.owner) {
+        if actor.may_touch(&owner) {
             Ok(())
         } else {
             Err(SessionError::NotYours {
                 target_id: target_id.to_string(),
-                owner: tab.owner.described(),
+                owner: owner.described(),
             })
         }
     }
@@ -191,9 +193,10 @@ impl AgentTabs<'_> {
 
     /// How many tabs agent `agent_id` has.
     fn agent_tab_count(&self, agent_id: &str) -> usize {
-        let tabs = self.life.core.tabs.list();
-        tabs.filtered(|o| matches!(o, TabOwner::Agent { id, .. } if id == agent_id))
-            .len()
+        self.life.core.tabs.read(|tabs| {
+            tabs.filtered(|o| matches!(o, TabOwner::Agent { id, .. } if id == agent_id))
+                .len()
+        })
     }
 
     /// Closes popup `target_id` when `owner` is an agent with all the tabs it may have; true
@@ -247,8 +250,7 @@ impl AgentTabs<'_> {
         agent_id: &str,
         name: &str,
     ) -> Result<(), SessionError> {
-        {
-            let mut tabs = self.life.core.tabs.list();
+        self.life.core.tabs.write(|tabs| {
             let tab = tabs
                 .get(target_id)
                 .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
@@ -259,7 +261,7 @@ impl AgentTabs<'_> {
                 });
             }
             // An agent never gets a tab on a browser-internal page (the person's to keep).
-            if !crate::browser::floor::agent_may_stay_on(&tab.url) {
+            if !agent_may_stay_on(&tab.url) {
                 return Err(SessionError::BadUrl(format!(
                     "the tab shows {}, a page of the browser itself that agents may not use",
                     tab.url
@@ -272,7 +274,8 @@ impl AgentTabs<'_> {
                     name: name.to_string(),
                 },
             );
-        }
+            Ok(())
+        })?;
         self.set_agent_tab(agent_id, target_id);
         tracing::info!(event = "tab_given", channel_id = %self.life.core.channel, %agent_id, %target_id);
         self.life.core.notify(self.life.core.tabs_message());
@@ -281,12 +284,12 @@ impl AgentTabs<'_> {
 
     /// Agents (the owner included) that own at least one tab of this session.
     pub(crate) fn agents_with_tabs(&self) -> Vec<String> {
-        let tabs = self.life.core.tabs.list();
-        let mut ids: Vec<String> = tabs
-            .filtered(|o| matches!(o, TabOwner::Agent { .. }))
-            .into_iter()
-            .map(|t| t.owner.id().to_string())
-            .collect();
+        let mut ids: Vec<String> = self.life.core.tabs.read(|tabs| {
+            tabs.filtered(|o| matches!(o, TabOwner::Agent { .. }))
+                .into_iter()
+                .map(|t| t.owner.id().to_string())
+                .collect()
+        });
         ids.sort();
         ids.dedup();
         ids

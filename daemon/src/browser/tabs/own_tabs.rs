@@ -126,8 +126,8 @@ impl TabLife<'_> {
 
     /// Target ids of the tabs this session tracks.
     fn tracked_ids(&self) -> Vec<String> {
-        let tabs = self.core.tabs.list();
-        tabs.infos().into_iter().map(|t| t.target_id).collect()
+        let (tabs, _) = self.core.tabs.infos();
+        tabs.into_iter().map(|t| t.target_id).collect()
     }
 
     /// What a person reads when the browser went away.

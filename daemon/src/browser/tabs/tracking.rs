@@ -9,17 +9,13 @@
 use std::future::Future;
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
 use super::adoption::Adoption;
-use super::entry::{TabEntry, TabPart};
-use super::list::Tab;
-use crate::browser::floor::PaneMessage;
-use crate::browser::floor::SessionError;
-use crate::browser::floor::TabOwner;
+use crate::browser::floor::{PaneMessage, SessionError, Tab, TabEntry, TabOwner, TabPart};
 use crate::browser::session::core::{Ownership, SessionCore};
 use crate::cdp::CdpError;
-use futures_util::future::BoxFuture;
 
 /// How long to wait for a target we created to show up as attached.
 const TRACK_DEADLINE: Duration = Duration::from_secs(10);
@@ -63,7 +59,7 @@ impl TabLife<'_> {
         owner: TabOwner,
         size: Option<(u32, u32)>,
     ) -> Result<bool, SessionError> {
-        let claimed = self.core.tabs.list().begin_attach(target_id);
+        let claimed = self.core.tabs.write(|tabs| tabs.begin_attach(target_id));
         if !claimed {
             return self.wait_tracked(target_id).await.map(|()| false);
         }
@@ -78,7 +74,7 @@ impl TabLife<'_> {
         let session_id = match attached {
             Ok(reply) => reply["sessionId"].as_str().unwrap_or_default().to_string(),
             Err(error) => {
-                self.core.tabs.list().abandon_attach(target_id);
+                self.core.tabs.write(|tabs| tabs.abandon_attach(target_id));
                 self.core.traffic.version.send_modify(|v| *v += 1);
                 return Err(error.into());
             }
@@ -192,7 +188,7 @@ impl TabLife<'_> {
         let mut version = self.core.traffic.version.subscribe();
         let tracked = async {
             loop {
-                if self.core.tabs.list().contains(target_id) {
+                if self.core.tabs.read(|tabs| tabs.contains(target_id)) {
                     return true;
                 }
                 if !self.core.traffic.adopting.contains(target_id)
@@ -211,14 +207,15 @@ impl TabLife<'_> {
         let mut version = self.core.traffic.version.subscribe();
         let wait = async {
             loop {
-                {
-                    let tabs = self.core.tabs.list();
-                    if tabs.contains(target_id) {
-                        return Ok(());
-                    }
-                    if !tabs.is_attaching(target_id) {
-                        return Err(SessionError::UnknownTab(target_id.to_string()));
-                    }
+                let (tracked, attaching) = self
+                    .core
+                    .tabs
+                    .read(|tabs| (tabs.contains(target_id), tabs.is_attaching(target_id)));
+                if tracked {
+                    return Ok(());
+                }
+                if !attaching {
+                    return Err(SessionError::UnknownTab(target_id.to_string()));
                 }
                 if version.changed().await.is_err() {
                     return Err(SessionError::Closed);
@@ -230,13 +227,13 @@ impl TabLife<'_> {
             .unwrap_or_else(|_| Err(SessionError::UnknownTab(target_id.to_string())))
     }
 
-    /// Stops tracking a tab (it was closed or detached); picks a new active tab if needed.
-    /// Removing its record is the forgetting: everything kept about the tab is in it (see
-    /// `entry`), dropped here, outside the tabs lock; what waits for the person in it (login
-    /// prompts, file choosers and the files handed to it) is closed here too, whether or not
+    /// Stops tracking a tab (it was closed or detached); picks a new active tab if needed. Removing
+    /// its record is the forgetting: everything kept about the tab is in it (see the floor's
+    /// `tab_list::entry`), dropped here, outside the tabs lock; what waits for the person in it
+    /// (login prompts, file choosers and the files handed to it) is closed here too, whether or not
     /// the tab was tracked yet. The one place a closed tab is forgotten.
     pub(in crate::browser) fn untrack(&self, target_id: &str) {
-        let (removed, switched) = self.core.tabs.list().remove(target_id);
+        let (removed, switched) = self.core.tabs.write(|tabs| tabs.remove(target_id));
         self.core.traffic.version.send_modify(|v| *v += 1);
         self.hooks.closed(target_id);
         let Some(removed) = removed else {
@@ -371,11 +368,10 @@ impl TabLife<'_> {
             self.core.size_tab_to(&session, size).await?;
         }
         // The target-created event may have won the attach and recorded another owner.
-        let changed = {
-            let mut tabs = self.core.tabs.list();
+        let changed = self.core.tabs.write(|tabs| {
             let differs = tabs.get(&target_id).is_some_and(|t| t.owner != owner);
             differs && tabs.set_owner(&target_id, owner)
-        };
+        });
         if changed {
             self.core.notify(self.core.tabs_message());
         }

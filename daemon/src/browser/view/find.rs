@@ -10,8 +10,7 @@
 
 use serde_json::{json, Value};
 
-use crate::browser::floor::PaneMessage;
-use crate::browser::floor::SessionError;
+use crate::browser::floor::{PaneMessage, SessionError};
 use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpError;
 

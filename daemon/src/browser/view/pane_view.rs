@@ -13,8 +13,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
 use super::screencast::Watching;
-use crate::browser::floor::PaneMessage;
-use crate::browser::floor::SessionError;
+use crate::browser::floor::{PaneMessage, SessionError};
 use crate::browser::session::handle::BrowserSession;
 
 /// One pane's view of its channel.

@@ -10,10 +10,9 @@
 //! registry when the entry drops. Which parts a tab has is decided in one place, the session's
 //! `per_tab`, so none can be left behind on close.
 
+use super::dialog::OpenDialog;
 use super::refs::RefBook;
-use crate::browser::floor::TabInfo;
-use crate::browser::floor::TabOwner;
-use crate::browser::prompts::open_dialog::OpenDialog;
+use crate::browser::floor::{TabInfo, TabOwner};
 
 /// A tab the session tracks.
 #[derive(Debug, Clone)]
@@ -43,9 +42,9 @@ impl Tab {
 pub struct TabEntry {
     /// Ids, address, title and owner.
     pub tab: Tab,
-    /// The JavaScript dialog open in the tab (see `dialogs`).
+    /// The JavaScript dialog open in the tab (see `prompts::dialogs`).
     pub dialog: Option<OpenDialog>,
-    /// The MCP tools' element-ref book (see `refs_store`).
+    /// The MCP tools' element-ref book (see `refs` and the `tabs` room's `ref_books`).
     pub refs: RefBook,
     /// Set once the URL guard is closing this tab (it is closed once; see `url_guard`).
     pub guard_closing: bool,

@@ -1,5 +1,5 @@
-//! The JavaScript dialog open in a tab, as its record keeps it (see `tabs::entry`) and tools
-//! describe it. Plain data; following and answering dialogs is `dialogs`.
+//! The JavaScript dialog open in a tab, as its record keeps it (see `entry`) and tools
+//! describe it. Plain data; following and answering dialogs is `prompts::dialogs`.
 
 use crate::browser::floor::DialogKind;
 
