@@ -1,20 +1,16 @@
 //! SessionCore: what every room of a session works on — which channel and mode it is, the
-//! browser-level connection, the tab list, tabs coming and going, the session's life, the
-//! notices to panes, and what panes see. A room's handle borrows it (`Dialogs<'_>`,
+//! browser-level connection, the tab list, the session's life, the notices to panes, and the
+//! size panes see tabs at. A room's handle borrows it (`Dialogs<'_>`,
 //! `Navigation<'_>` …); the core imports no room that works on it, so every import in
 //! `browser/` points down to here.
 
-use std::collections::HashSet;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::browser::floor::{Layouts, PaneMessage, SessionError, Tabs};
-use crate::browser::tabs::adoption::Adopting;
-use crate::browser::view::screencast::ScreencastHub;
 use crate::cdp::{CdpConnection, CdpError};
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
@@ -42,8 +38,6 @@ pub(in crate::browser) struct SessionCore {
     /// The tracked tabs, each with its record (see the floor's `tab_list`). Short lock, never held
     /// across an await.
     pub tabs: Tabs,
-    /// Tabs coming and going (waits for tracking, what a host-mode stop closes).
-    pub traffic: TabTraffic,
     /// Whether and why the session ended.
     pub life: Life,
     /// Notices to every pane of the channel.
@@ -201,41 +195,8 @@ pub(in crate::browser) struct Life {
     pub end_reason: Mutex<Option<String>>,
 }
 
-/// Tabs coming and going: waiting for a target to be tracked, and what a host-mode stop must
-/// close.
-#[derive(Debug)]
-pub(in crate::browser) struct TabTraffic {
-    /// Bumped on every tab-list change, so callers can wait for a target to be tracked.
-    pub version: watch::Sender<u64>,
-    /// Set when Porthole itself is closing the session's tabs (host-mode stop): a tab list
-    /// that empties then is not refilled.
-    pub winding_down: Arc<AtomicBool>,
-    /// Tabs being created right now (`Target.createTarget` in flight or being attached): a
-    /// host-mode stop waits for them so none is left behind in the user's Chrome.
-    pub creating: Arc<watch::Sender<usize>>,
-    /// Targets Chrome created for us that are not tracked yet (their creator may have been
-    /// cancelled mid-way): a host-mode stop closes them too. Short lock.
-    pub opening: Arc<Mutex<HashSet<String>>>,
-    /// Targets whose creating call is tracking them now: the event loop leaves them to it.
-    pub adopting: Adopting,
-}
-
-impl Default for TabTraffic {
-    fn default() -> Self {
-        Self {
-            version: watch::channel(0).0,
-            winding_down: Arc::default(),
-            creating: Arc::new(watch::channel(0).0),
-            opening: Arc::default(),
-            adopting: Adopting::default(),
-        }
-    }
-}
-
 /// What panes see: the shared screencasts and the size tabs are laid out at.
 pub(in crate::browser) struct Views {
-    /// One screencast per tab shared by the channel's panes (a tab's cast goes with its record).
-    pub hub: Arc<ScreencastHub>,
     /// The size each tab is laid out at, sent in the order asked (a tab's goes with its record).
     pub layouts: Arc<Layouts>,
     /// Requested viewport (CSS px). Short lock.

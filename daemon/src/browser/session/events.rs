@@ -78,11 +78,7 @@ impl BrowserSession {
                     .as_str()
                     .and_then(|opener| self.core.tabs.owner_of(opener));
                 let opener_is_ours = opener_owner.is_some();
-                let winding_down = self
-                    .core
-                    .traffic
-                    .winding_down
-                    .load(std::sync::atomic::Ordering::SeqCst);
+                let winding_down = self.tab_life().winding_down();
                 if winding_down && opener_is_ours && self.core.ownership == Ownership::OwnTabs {
                     // A popup of ours while a host-mode stop closes our tabs: it goes too.
                     let _ = self
@@ -157,7 +153,7 @@ impl BrowserSession {
             // A cross-process navigation can end a running screencast without a word.
             "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
                 if let Some(session) = event.session_id.as_deref() {
-                    self.core.views.hub.restart(session);
+                    self.screencast.restart(session);
                 }
             }
             "Page.domContentEventFired"
@@ -179,11 +175,7 @@ impl BrowserSession {
                     self.tab_life().untrack(id);
                     // Closed from outside (a page's window.close(), the user in their own
                     // Chrome): a channel always keeps one tab to show and drive.
-                    let winding_down = self
-                        .core
-                        .traffic
-                        .winding_down
-                        .load(std::sync::atomic::Ordering::SeqCst);
+                    let winding_down = self.tab_life().winding_down();
                     if self.tab_count() == 0 && self.is_alive() && !winding_down {
                         tracing::info!(event = "last_tab_replaced", channel_id = %self.core.channel);
                         if let Err(error) = self.new_tab(None).await {

@@ -14,7 +14,7 @@ use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use super::core::{Life, Ownership, SessionCore, TabTraffic, Views};
+use super::core::{Life, Ownership, SessionCore, Views};
 use super::parts::{AgentState, Prompts, ToolState};
 use crate::browser::files::transfers::{SessionFiles, FILE_EVENTS};
 use crate::browser::floor::{Dispatch, PaneMessage, SessionError, TabInfo, TabOwner, Tabs};
@@ -34,6 +34,7 @@ use crate::browser::tabs::logs::{TabLogs, LOG_EVENTS};
 use crate::browser::tabs::navigation::Navigation;
 use crate::browser::tabs::ref_books::RefBooks;
 use crate::browser::tabs::tracking::TabLife;
+use crate::browser::tabs::traffic::TabTraffic;
 use crate::browser::view::cursor::Cursor;
 use crate::browser::view::find::Find;
 use crate::browser::view::pane_world::PaneWorld;
@@ -66,6 +67,10 @@ pub struct BrowserSession {
     /// What every room works on: the channel, the connection, the tab list, the session's
     /// life, notices and views.
     pub(in crate::browser) core: Arc<SessionCore>,
+    /// Tabs coming and going (the tabs room's, lent with `tab_life()`).
+    pub(in crate::browser) traffic: TabTraffic,
+    /// One screencast per tab shared by the channel's panes (a tab's cast goes with its record).
+    pub(in crate::browser) screencast: Arc<ScreencastHub>,
     /// The MCP tools' logs, worlds, files and settle limits.
     pub(in crate::browser) tools: ToolState,
     /// Agents' current tabs, their locks and the URL guard.
@@ -128,14 +133,12 @@ impl BrowserSession {
             ownership,
             cdp: cdp.clone(),
             tabs: Tabs::default(),
-            traffic: TabTraffic::default(),
             life: Life {
                 closed,
                 end_reason: Mutex::new(None),
             },
             notices,
             views: Views {
-                hub,
                 layouts,
                 viewport: Mutex::new(screen),
                 panes: Default::default(),
@@ -143,6 +146,8 @@ impl BrowserSession {
         });
         let session = Arc::new(Self {
             core,
+            traffic: TabTraffic::default(),
+            screencast: hub,
             tools: ToolState {
                 logs,
                 worlds: Default::default(),
@@ -286,7 +291,7 @@ impl BrowserSession {
 
     /// The screencast hub of this channel.
     pub fn screencast(&self) -> &ScreencastHub {
-        &self.core.views.hub
+        &self.screencast
     }
 
     // Room handles of prompts/ and view/ (each borrows what it works on).
@@ -400,6 +405,7 @@ impl BrowserSession {
     pub(in crate::browser) fn tab_life(&self) -> TabLife<'_> {
         TabLife {
             core: &self.core,
+            traffic: &self.traffic,
             hooks: self,
         }
     }

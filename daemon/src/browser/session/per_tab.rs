@@ -16,7 +16,7 @@ impl TabHooks for BrowserSession {
     fn parts(&self, target_id: &str, session_id: &str) -> Vec<TabPart> {
         let (target, session) = (target_id.to_string(), session_id.to_string());
         let logs = self.tools.logs.open(session_id);
-        let hub = self.core.views.hub.clone();
+        let hub = self.screencast.clone();
         let layouts = self.core.views.layouts.clone();
         let worlds = self.tools.worlds.clone();
         let popups = self.prompts.popups.clone();

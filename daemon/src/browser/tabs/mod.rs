@@ -12,4 +12,5 @@ pub(crate) mod own_tabs;
 pub(crate) mod ref_books;
 pub(crate) mod titles;
 pub(crate) mod tracking;
+pub(crate) mod traffic;
 pub(crate) mod worlds;

@@ -64,10 +64,10 @@ impl TabLife<'_> {
     /// moment later, and a close can be lost while it is being set up), so each round closes
     /// what is left, waits for `Target.targetDestroyed`, and asks Chrome's own target list.
     pub(in crate::browser) async fn close_own_tabs(&self) -> usize {
-        self.core.traffic.winding_down.store(true, Ordering::SeqCst);
+        self.traffic.winding_down.store(true, Ordering::SeqCst);
         // A tab Chrome is still opening for us lands in `opening` or closes itself (see
         // `open_tab`); the caller bounds the wait.
-        let mut creating = self.core.traffic.creating.subscribe();
+        let mut creating = self.traffic.creating.subscribe();
         let _ = creating.wait_for(|n| *n == 0).await;
         let mut events = self.core.cdp.subscribe();
         let mut asked: HashSet<String> = HashSet::new();
@@ -75,14 +75,7 @@ impl TabLife<'_> {
         for round in 0..CLOSE_ROUNDS {
             // Opened for us but not tracked yet, then what is tracked (in this order: a tab
             // leaves `opening` only once it is tracked), popups that appeared meanwhile too.
-            left.extend(
-                self.core
-                    .traffic
-                    .opening
-                    .lock()
-                    .expect("opening lock")
-                    .drain(),
-            );
+            left.extend(self.traffic.opening.lock().expect("opening lock").drain());
             left.extend(self.tracked_ids());
             if left.is_empty() {
                 break;
@@ -128,6 +121,12 @@ impl TabLife<'_> {
     fn tracked_ids(&self) -> Vec<String> {
         let (tabs, _) = self.core.tabs.infos();
         tabs.into_iter().map(|t| t.target_id).collect()
+    }
+
+    /// Whether Porthole is closing the session's own tabs (a host-mode stop): a tab list that
+    /// empties then is not refilled, and a popup of ours goes too.
+    pub(in crate::browser) fn winding_down(&self) -> bool {
+        self.traffic.winding_down.load(Ordering::SeqCst)
     }
 
     /// What a person reads when the browser went away.

@@ -13,6 +13,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
 use super::adoption::Adoption;
+use super::traffic::TabTraffic;
 use crate::browser::floor::{PaneMessage, SessionError, Tab, TabEntry, TabOwner, TabPart};
 use crate::browser::session::core::{Ownership, SessionCore};
 use crate::cdp::CdpError;
@@ -39,6 +40,8 @@ pub(in crate::browser) trait TabHooks: Send + Sync {
 /// The tabs of one session coming and going.
 pub(in crate::browser) struct TabLife<'s> {
     pub(in crate::browser) core: &'s SessionCore,
+    /// Tabs coming and going (waits for tracking, what a host-mode stop closes).
+    pub(in crate::browser) traffic: &'s TabTraffic,
     /// What the other rooms keep, install and close per tab.
     pub(in crate::browser) hooks: &'s dyn TabHooks,
 }
@@ -75,7 +78,7 @@ impl TabLife<'_> {
             Ok(reply) => reply["sessionId"].as_str().unwrap_or_default().to_string(),
             Err(error) => {
                 self.core.tabs.write(|tabs| tabs.abandon_attach(target_id));
-                self.core.traffic.version.send_modify(|v| *v += 1);
+                self.traffic.version.send_modify(|v| *v += 1);
                 return Err(error.into());
             }
         };
@@ -158,7 +161,7 @@ impl TabLife<'_> {
             opener_id: info["targetInfo"]["openerId"].as_str().map(str::to_string),
         };
         let became_active = self.core.tabs.add(TabEntry::new(tab, parts));
-        self.core.traffic.version.send_modify(|v| *v += 1);
+        self.traffic.version.send_modify(|v| *v += 1);
         self.core.notify(created);
         self.core.notify(self.core.tabs_message());
         if became_active {
@@ -177,23 +180,19 @@ impl TabLife<'_> {
     /// when no call of ours made it, or its call ended without tracking it (failed or
     /// cancelled: its [`Adoption`] lets the target go at once): the caller tracks it then.
     pub(in crate::browser) async fn tracked_by_its_opener(&self, target_id: &str) -> bool {
-        if *self.core.traffic.creating.borrow() == 0
-            && !self.core.traffic.adopting.contains(target_id)
-        {
+        if *self.traffic.creating.borrow() == 0 && !self.traffic.adopting.contains(target_id) {
             return false;
         }
-        let mut creating = self.core.traffic.creating.subscribe();
+        let mut creating = self.traffic.creating.subscribe();
         let answered = creating.wait_for(|n| *n == 0);
         let _ = tokio::time::timeout(TRACK_DEADLINE, answered).await;
-        let mut version = self.core.traffic.version.subscribe();
+        let mut version = self.traffic.version.subscribe();
         let tracked = async {
             loop {
                 if self.core.tabs.read(|tabs| tabs.contains(target_id)) {
                     return true;
                 }
-                if !self.core.traffic.adopting.contains(target_id)
-                    || version.changed().await.is_err()
-                {
+                if !self.traffic.adopting.contains(target_id) || version.changed().await.is_err() {
                     return false;
                 }
             }
@@ -204,7 +203,7 @@ impl TabLife<'_> {
     }
 
     async fn wait_tracked(&self, target_id: &str) -> Result<(), SessionError> {
-        let mut version = self.core.traffic.version.subscribe();
+        let mut version = self.traffic.version.subscribe();
         let wait = async {
             loop {
                 let (tracked, attaching) = self
@@ -234,7 +233,7 @@ impl TabLife<'_> {
     /// the tab was tracked yet. The one place a closed tab is forgotten.
     pub(in crate::browser) fn untrack(&self, target_id: &str) {
         let (removed, switched) = self.core.tabs.write(|tabs| tabs.remove(target_id));
-        self.core.traffic.version.send_modify(|v| *v += 1);
+        self.traffic.version.send_modify(|v| *v += 1);
         self.hooks.closed(target_id);
         let Some(removed) = removed else {
             return;
@@ -299,14 +298,14 @@ impl TabLife<'_> {
         // queued commands) still leaves the new target's id where a stop finds it, or closes
         // it when the stop already looked (`winding_down` is read under the `opening` lock
         // that `close_own_tabs` drains under, so every created tab meets one or the other).
-        self.core.traffic.creating.send_modify(|n| *n += 1);
+        self.traffic.creating.send_modify(|n| *n += 1);
         // This call tracks the new target itself, for as long as it lives.
-        let adoption = Adoption::new(&self.core.traffic.adopting, &self.core.traffic.version);
+        let adoption = Adoption::new(&self.traffic.adopting, &self.traffic.version);
         let (cdp, creating, opening, winding_down, claim) = (
             self.core.cdp.clone(),
-            self.core.traffic.creating.clone(),
-            self.core.traffic.opening.clone(),
-            self.core.traffic.winding_down.clone(),
+            self.traffic.creating.clone(),
+            self.traffic.opening.clone(),
+            self.traffic.winding_down.clone(),
             adoption.claim(),
         );
         // Its round trip is the caller's (counted in the caller's tally).
@@ -343,7 +342,6 @@ impl TabLife<'_> {
             })?
             .to_string();
         if self
-            .core
             .traffic
             .winding_down
             .load(std::sync::atomic::Ordering::SeqCst)
@@ -352,8 +350,7 @@ impl TabLife<'_> {
             return Err(SessionError::Closed);
         }
         let tracked = self.track_laid_out(&target_id, owner.clone(), size).await;
-        self.core
-            .traffic
+        self.traffic
             .opening
             .lock()
             .expect("opening lock")
