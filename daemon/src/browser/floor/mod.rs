@@ -1,5 +1,6 @@
-//! The floor every room of `browser/` stands on: the one dispatch of Chrome's events into a
-//! queue per room (`dispatch`), the error of a session operation (`error`), the messages to
+//! The floor every room of `browser/` stands on: what every room works on (`core`: the
+//! channel, the connection, the tab list, the session's life, the notices to panes, the size
+//! panes see tabs at), the one dispatch of Chrome's events into a queue per room (`dispatch`), the error of a session operation (`error`), the messages to
 //! panes (`protocol`), who owns a tab (`owner`), which URLs a tab may be sent to (`url_policy`),
 //! the registry of what waits for the person (`registry`), the tab list with one record per tab
 //! (`tab_list`), the size each tab is laid out at (`layouts`) and the bench's switch (`bench`).
@@ -10,6 +11,7 @@
 //! down to here. Rooms import what is listed below, never a file of the floor by its path.
 
 mod bench;
+mod core;
 mod dispatch;
 mod error;
 mod layouts;
@@ -20,6 +22,8 @@ mod tab_list;
 mod url_policy;
 
 pub use bench::{stages_on, STAGES_ENV};
+pub use core::Ownership;
+pub(in crate::browser) use core::SessionCore;
 pub(in crate::browser) use dispatch::{Delivery, Dispatch, RoomEvents};
 pub use error::SessionError;
 pub(in crate::browser) use layouts::{

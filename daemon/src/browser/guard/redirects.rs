@@ -21,10 +21,10 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::notes::AgentNotes;
+use crate::browser::floor::SessionCore;
 use crate::browser::floor::{
     agent_may_stay_on, Delivery, RoomEvents, SessionError, TabOwner, OWNER_AGENT,
 };
-use crate::browser::session::core::SessionCore;
 
 /// The guard's state in a session (which tabs it is closing is marked in their records).
 #[derive(Debug, Default)]
@@ -200,7 +200,7 @@ impl<'s> UrlGuard<'s> {
     /// The agent id to tell when the tracked tab `target_id` must leave an internal page;
     /// `None` when it is the person's tab (or not tracked).
     fn guarded_by(&self, target_id: &str) -> Option<String> {
-        match self.core.tabs.owner_of(target_id)? {
+        match self.core.tabs().owner_of(target_id)? {
             TabOwner::Agent { id, .. } => Some(id),
             TabOwner::Human if self.state.every_tab.load(Ordering::SeqCst) => {
                 Some(OWNER_AGENT.to_string())
@@ -218,11 +218,11 @@ impl<'s> UrlGuard<'s> {
         let Some(agent_id) = self.guarded_by(target_id) else {
             return false;
         };
-        let first = self.core.tabs.begin_guard_close(target_id);
+        let first = self.core.tabs().begin_guard_close(target_id);
         if !first {
             return true;
         }
-        tracing::warn!(event = "internal_page_closed", channel_id = %self.core.channel, agent_id = %agent_id, target_id = %target_id, scheme = url.split(':').next().unwrap_or_default());
+        tracing::warn!(event = "internal_page_closed", channel_id = %self.core.channel(), agent_id = %agent_id, target_id = %target_id, scheme = url.split(':').next().unwrap_or_default());
         self.notes.leave(
             &agent_id,
             format!(
@@ -232,7 +232,7 @@ impl<'s> UrlGuard<'s> {
                  of yours (a new one if you have none)."
             ),
         );
-        let cdp = self.core.cdp.clone();
+        let cdp = self.core.cdp().clone();
         let target = target_id.to_string();
         tokio::spawn(async move {
             if let Err(error) = cdp
@@ -285,7 +285,7 @@ impl<'s> UrlGuard<'s> {
             None => {
                 let reply = self
                     .core
-                    .cdp
+                    .cdp()
                     .call("Target.getTargetInfo", json!({ "targetId": target_id }))
                     .await?;
                 let url = reply["targetInfo"]["url"]

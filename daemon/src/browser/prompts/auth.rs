@@ -27,9 +27,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::browser::floor::SessionCore;
 use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionError};
 use crate::browser::guard::consent::AgentConsent;
-use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpEvent;
 
 /// How long a prompt waits while no pane is attached.
@@ -163,7 +163,7 @@ impl<'s> Auth<'s> {
             }
         }
         self.core
-            .cdp
+            .cdp()
             .call(
                 "Fetch.enable",
                 json!({ "handleAuthRequests": true, "patterns": patterns }),
@@ -176,7 +176,7 @@ impl<'s> Auth<'s> {
     /// Pauses the data requests of agents' tabs too (an agent is now held to `submit`).
     pub(in crate::browser) async fn widen_request_pauses(&self, consent: &AgentConsent) {
         if let Err(error) = self.enable_request_pauses(false, consent).await {
-            tracing::warn!(event = "submit_pauses_off", channel_id = %self.core.channel, %error);
+            tracing::warn!(event = "submit_pauses_off", channel_id = %self.core.channel(), %error);
         }
     }
 
@@ -189,7 +189,7 @@ impl<'s> Auth<'s> {
         let frame = p["frameId"].as_str().unwrap_or_default();
         let target_id = self
             .core
-            .tabs
+            .tabs()
             .tab_of_frame(frame)
             .map_or_else(|| frame.to_string(), |t| t.target_id);
         let challenge = &p["authChallenge"];
@@ -205,7 +205,7 @@ impl<'s> Auth<'s> {
                 .unwrap_or_default()
                 .to_ascii_lowercase(),
         };
-        tracing::info!(event = "auth_prompt_opened", channel_id = %self.core.channel, id = %prompt.id, target_id = %prompt.target_id, origin = %prompt.origin, scheme = %prompt.scheme);
+        tracing::info!(event = "auth_prompt_opened", channel_id = %self.core.channel(), id = %prompt.id, target_id = %prompt.target_id, origin = %prompt.origin, scheme = %prompt.scheme);
         self.prompts.open.insert(prompt.id.clone(), prompt.clone());
         self.core.notify(prompt.message());
         self.prompts.opened.send_modify(|n| *n += 1);
@@ -284,9 +284,9 @@ impl<'s> Auth<'s> {
             }),
             AuthAnswer::Cancel => json!({ "response": "CancelAuth" }),
         };
-        tracing::info!(event = "auth_prompt_answered", channel_id = %self.core.channel, %id, origin = %prompt.origin, cancelled = cancel);
+        tracing::info!(event = "auth_prompt_answered", channel_id = %self.core.channel(), %id, origin = %prompt.origin, cancelled = cancel);
         self.core
-            .cdp
+            .cdp()
             .call(
                 "Fetch.continueWithAuth",
                 json!({ "requestId": prompt.request_id, "authChallengeResponse": response }),
@@ -310,7 +310,7 @@ async fn cancel_unwatched(core: Weak<SessionCore>, prompts: Weak<AuthPrompts>, i
             return;
         }
         if core.pane_count() == 0 {
-            tracing::info!(event = "auth_prompt_unwatched", channel_id = %core.channel, %id);
+            tracing::info!(event = "auth_prompt_unwatched", channel_id = %core.channel(), %id);
             if let Err(error) = auth.answer(&id, AuthAnswer::Cancel).await {
                 tracing::debug!(event = "auth_prompt_cancel_failed", %error);
             }

@@ -19,8 +19,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::open_popups::{OpenMenu, OpenPopups};
+use crate::browser::floor::SessionCore;
 use crate::browser::floor::{PaneMessage, SessionError};
-use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpError;
 
 /// Largest image copy image hands over (the PNG, and the bytes it is made from).
@@ -184,7 +184,7 @@ impl<'s> ContextMenus<'s> {
     async fn cached_resource(&self, session: &str, url: &str) -> Result<Value, MenuError> {
         let tree = self
             .core
-            .cdp
+            .cdp()
             .call_on(session, "Page.getResourceTree", json!({}))
             .await
             .map_err(SessionError::from)?;
@@ -195,7 +195,7 @@ impl<'s> ContextMenus<'s> {
         };
         let content = self
             .core
-            .cdp
+            .cdp()
             .call_on(
                 session,
                 "Page.getResourceContent",
@@ -221,7 +221,7 @@ impl<'s> ContextMenus<'s> {
     async fn await_in(&self, menu: &OpenMenu, expression: &str) -> Result<Value, MenuError> {
         let reply = self
             .core
-            .cdp
+            .cdp()
             .call_on(
                 &menu.session,
                 "Runtime.evaluate",

@@ -6,8 +6,8 @@
 
 use serde_json::json;
 
+use crate::browser::floor::SessionCore;
 use crate::browser::floor::{DialogKind, OpenDialog, PaneMessage, SessionError};
-use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpEvent;
 
 /// The events dialogs are followed by.
@@ -36,7 +36,7 @@ impl<'s> Dialogs<'s> {
         let Some(target_id) = event
             .session_id
             .as_deref()
-            .and_then(|session| self.core.tabs.target_of_session(session))
+            .and_then(|session| self.core.tabs().target_of_session(session))
         else {
             return;
         };
@@ -52,8 +52,8 @@ impl<'s> Dialogs<'s> {
                     .filter(|p| !p.is_empty())
                     .map(str::to_string),
             };
-            tracing::info!(event = "dialog_opened", channel_id = %self.core.channel, %target_id, kind = dialog.kind.as_str());
-            self.core.tabs.set_dialog(&target_id, dialog.clone());
+            tracing::info!(event = "dialog_opened", channel_id = %self.core.channel(), %target_id, kind = dialog.kind.as_str());
+            self.core.tabs().set_dialog(&target_id, dialog.clone());
             self.core.notify(PaneMessage::Dialog {
                 target_id,
                 kind: dialog.kind,
@@ -66,7 +66,7 @@ impl<'s> Dialogs<'s> {
     }
 
     fn forget(&self, target_id: &str) {
-        let was_open = self.core.tabs.take_dialog(target_id);
+        let was_open = self.core.tabs().take_dialog(target_id);
         if was_open {
             self.core.notify(PaneMessage::DialogClosed {
                 target_id: target_id.to_string(),
@@ -76,12 +76,12 @@ impl<'s> Dialogs<'s> {
 
     /// The dialog open in a tab, if any.
     pub(crate) fn open(&self, target_id: &str) -> Option<OpenDialog> {
-        self.core.tabs.dialog(target_id)
+        self.core.tabs().dialog(target_id)
     }
 
     /// Every open dialog, by tab (for a pane that attaches while one is open).
     pub(crate) fn all(&self) -> Vec<(String, OpenDialog)> {
-        self.core.tabs.dialogs()
+        self.core.tabs().dialogs()
     }
 
     /// Answers the dialog open in `target_id` (`text` goes into a prompt).
@@ -103,10 +103,10 @@ impl<'s> Dialogs<'s> {
             params["promptText"] = json!(text);
         }
         self.core
-            .cdp
+            .cdp()
             .call_on(&session, "Page.handleJavaScriptDialog", params)
             .await?;
-        tracing::info!(event = "dialog_answered", channel_id = %self.core.channel, %target_id, accept);
+        tracing::info!(event = "dialog_answered", channel_id = %self.core.channel(), %target_id, accept);
         self.forget(target_id);
         Ok(dialog)
     }

@@ -19,8 +19,8 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use crate::browser::files::transfers::SessionFiles;
+use crate::browser::floor::SessionCore;
 use crate::browser::floor::{PaneMessage, Prompt, Registry, RoomEvents, SessionError, TabOwner};
-use crate::browser::session::core::SessionCore;
 use crate::cdp::{CdpError, CdpEvent};
 use crate::mode::Mode;
 
@@ -193,7 +193,7 @@ impl<'s> PersonFiles<'s> {
         };
         let tab = {
             self.core
-                .tabs
+                .tabs()
                 .by_session(session)
                 .map(|t| (t.target_id, t.owner))
         };
@@ -206,7 +206,7 @@ impl<'s> PersonFiles<'s> {
         };
         let accept = self
             .core
-            .cdp
+            .cdp()
             .call_on(
                 session,
                 "DOM.describeNode",
@@ -230,7 +230,7 @@ impl<'s> PersonFiles<'s> {
         };
         // One chooser per tab, as a browser shows: a new one replaces the last.
         self.close_choosers(|c| c.target_id == target_id);
-        tracing::info!(event = "file_chooser_opened", channel_id = %self.core.channel, id = %chooser.id, %target_id, multiple = chooser.multiple);
+        tracing::info!(event = "file_chooser_opened", channel_id = %self.core.channel(), id = %chooser.id, %target_id, multiple = chooser.multiple);
         self.handoffs
             .open
             .insert(chooser.id.clone(), chooser.clone());
@@ -300,7 +300,7 @@ impl<'s> PersonFiles<'s> {
         }
         // Any agent-side record of the same chooser is answered too.
         self.files.take_chooser(&chooser.session_id);
-        tracing::info!(event = "file_chooser_answered", channel_id = %self.core.channel, %id, files = files.as_ref().map_or(0, Vec::len), cancelled = files.is_none());
+        tracing::info!(event = "file_chooser_answered", channel_id = %self.core.channel(), %id, files = files.as_ref().map_or(0, Vec::len), cancelled = files.is_none());
         self.close_choosers(|c| c.id == id);
         Ok(())
     }
@@ -327,7 +327,7 @@ impl<'s> PersonFiles<'s> {
             .await?;
         let reply = self
             .core
-            .cdp
+            .cdp()
             .call_on(
                 session,
                 "Runtime.callFunctionOn",
@@ -342,7 +342,7 @@ impl<'s> PersonFiles<'s> {
         let release = json!({ "objectId": object });
         let _ = self
             .core
-            .cdp
+            .cdp()
             .call_on(session, "Runtime.releaseObject", release)
             .await;
         Ok(reply?)
@@ -353,7 +353,7 @@ impl<'s> PersonFiles<'s> {
         chooser: &PersonChooser,
         files: &[HandedFile],
     ) -> Result<(), HandError> {
-        if self.core.mode == Mode::Docker {
+        if self.core.mode() == Mode::Docker {
             let arguments = json!([{ "value": inline(files) }]);
             let reply = self
                 .call_on_chooser_input(chooser, SET_FILES_JS, arguments)
@@ -366,7 +366,7 @@ impl<'s> PersonFiles<'s> {
         }
         let paths = self.store(&chooser.target_id, files).await?;
         self.core
-            .cdp
+            .cdp()
             .call_on(
                 &chooser.session_id,
                 "DOM.setFileInputFiles",
@@ -389,12 +389,12 @@ impl<'s> PersonFiles<'s> {
         if files.is_empty() {
             return Err(HandError::NoFiles);
         }
-        let target_id = { self.core.tabs.target_of_session(session) }
+        let target_id = { self.core.tabs().target_of_session(session) }
             .ok_or(HandError::Session(SessionError::Closed))?;
-        if self.core.mode == Mode::Docker {
+        if self.core.mode() == Mode::Docker {
             let world = self
                 .core
-                .cdp
+                .cdp()
                 .call_on(
                     session,
                     "Page.createIsolatedWorld",
@@ -403,7 +403,7 @@ impl<'s> PersonFiles<'s> {
                 .await?;
             let reply = self
                 .core
-                .cdp
+                .cdp()
                 .call_on(
                     session,
                     "Runtime.callFunctionOn",
@@ -424,7 +424,7 @@ impl<'s> PersonFiles<'s> {
             let data = json!({ "items": [], "files": paths, "dragOperationsMask": 1 });
             for kind in ["dragEnter", "dragOver", "drop"] {
                 self.core
-                    .cdp
+                    .cdp()
                     .call_on(
                         session,
                         "Input.dispatchDragEvent",
@@ -433,7 +433,7 @@ impl<'s> PersonFiles<'s> {
                     .await?;
             }
         }
-        tracing::info!(event = "files_dropped", channel_id = %self.core.channel, %target_id, files = files.len());
+        tracing::info!(event = "files_dropped", channel_id = %self.core.channel(), %target_id, files = files.len());
         Ok(())
     }
 
@@ -477,7 +477,7 @@ impl<'s> PersonFiles<'s> {
     ) -> Result<String, HandError> {
         let world = self
             .core
-            .cdp
+            .cdp()
             .call_on(
                 session,
                 "Page.createIsolatedWorld",
@@ -490,18 +490,18 @@ impl<'s> PersonFiles<'s> {
         });
         let mut resolved = self
             .core
-            .cdp
+            .cdp()
             .call_on(session, "DOM.resolveNode", params.clone())
             .await;
         if resolved.is_err() {
             let _ = self
                 .core
-                .cdp
+                .cdp()
                 .call_on(session, "DOM.enable", json!({}))
                 .await;
             resolved = self
                 .core
-                .cdp
+                .cdp()
                 .call_on(session, "DOM.resolveNode", params)
                 .await;
         }

@@ -1,23 +1,25 @@
 //! BrowserSession: the CDP state of one channel in one mode. It opens the session (tracks the
-//! browser's tabs, starts following its events), holds the core (`core`) and each room's state
-//! (`parts`), and lends each room its handle (`session.dialogs()`, `session.agent_tabs()` …),
-//! which borrows only what that room works on; the rest of the daemon reaches the rooms only
-//! through these. What every room keeps, installs and closes per tab is `per_tab`.
+//! browser's tabs, starts following its events), holds the floor's core (`SessionCore`) and each
+//! room's state (`parts`), and lends each room its handle (`session.dialogs()`,
+//! `session.agent_tabs()` …), which borrows only what that room works on; the rest of the daemon
+//! reaches the rooms only through these. What every room keeps, installs and closes per tab is
+//! `per_tab`.
 //!
 //! Tab changes made by anyone (a pane, an agent, a page opening a popup) reach every pane as
 //! the same messages. Attaching to and opening tabs is `tabs::tracking`; each pane's own view is
 //! `view::pane_view`. This module never starts or stops a browser process; providers do.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use super::core::{Life, Ownership, SessionCore, Views};
 use super::parts::{AgentState, Prompts, ToolState};
 use crate::browser::files::transfers::{SessionFiles, FILE_EVENTS};
-use crate::browser::floor::{Dispatch, PaneMessage, SessionError, TabInfo, TabOwner, Tabs};
+use crate::browser::floor::{
+    Dispatch, Ownership, PaneMessage, SessionCore, SessionError, TabInfo, TabOwner,
+};
 use crate::browser::guard::notes::AgentNotes;
 use crate::browser::guard::paused::{Paused, PAUSED_EVENTS};
 use crate::browser::guard::redirects::{UrlGuard, SHOWN_EVENTS};
@@ -82,8 +84,8 @@ pub struct BrowserSession {
 impl std::fmt::Debug for BrowserSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BrowserSession")
-            .field("channel", &self.core.channel)
-            .field("mode", &self.core.mode)
+            .field("channel", &self.core.channel())
+            .field("mode", &self.core.mode())
             .finish_non_exhaustive()
     }
 }
@@ -105,45 +107,34 @@ impl BrowserSession {
             download_limits,
             settle,
         } = options;
-        let (notices, _) = broadcast::channel(256);
         let closed = CancellationToken::new();
         // One subscription for every room, taken before anything is asked of Chrome.
         let mut dispatch = Dispatch::new(cdp.subscribe(), closed.clone());
-        let layouts = Arc::new(crate::browser::floor::Layouts::default());
+        let core = Arc::new(SessionCore::new(
+            channel,
+            mode,
+            ownership,
+            cdp.clone(),
+            closed.clone(),
+            screen,
+        ));
         let hub = Arc::new(ScreencastHub::spawn(
             cdp.clone(),
             dispatch.room("screencast", FRAME_EVENTS),
             closed.clone(),
             ownership == Ownership::AllTabs,
-            layouts.applied().clone(),
+            core.layouts().applied().clone(),
         ));
         let logs = TabLogs::spawn(&cdp, dispatch.room("logs", LOG_EVENTS));
         let files = SessionFiles::spawn(
             &cdp,
-            channel.as_str(),
+            core.channel().as_str(),
             downloads,
             downloads_root.as_deref(),
             dispatch.room("files", FILE_EVENTS),
-            notices.clone(),
+            core.notices(),
             download_limits,
         );
-        let core = Arc::new(SessionCore {
-            channel,
-            mode,
-            ownership,
-            cdp: cdp.clone(),
-            tabs: Tabs::default(),
-            life: Life {
-                closed,
-                end_reason: Mutex::new(None),
-            },
-            notices,
-            views: Views {
-                layouts,
-                viewport: Mutex::new(screen),
-                panes: Default::default(),
-            },
-        });
         let session = Arc::new(Self {
             core,
             traffic: TabTraffic::default(),
@@ -223,7 +214,7 @@ impl BrowserSession {
         if session.tab_count() == 0 {
             session.new_tab(None).await?;
         } else {
-            let active = session.core.tabs.active_id();
+            let active = session.core.tabs().active_id();
             // The first tracked tab is active and laid out already (`track`).
             if let Some(active) = active.filter(|a| activated.as_ref() != Some(a)) {
                 session.switch_tab(&active).await?;
@@ -233,21 +224,21 @@ impl BrowserSession {
     }
 
     pub fn channel(&self) -> &ChannelId {
-        &self.core.channel
+        self.core.channel()
     }
 
     pub fn mode(&self) -> Mode {
-        self.core.mode
+        self.core.mode()
     }
 
     /// Which targets this session shows.
     pub fn ownership(&self) -> Ownership {
-        self.core.ownership
+        self.core.ownership()
     }
 
     /// The browser-level connection (for tools that need raw CDP).
     pub fn cdp(&self) -> &CdpConnection {
-        &self.core.cdp
+        self.core.cdp()
     }
 
     /// True while the browser answers and nobody closed the session.
@@ -257,10 +248,7 @@ impl BrowserSession {
 
     /// Resolves when the session is closed or its browser is gone.
     pub async fn ended(&self) {
-        tokio::select! {
-            _ = self.core.life.closed.cancelled() => {}
-            _ = self.core.cdp.lost() => {}
-        }
+        self.core.ended().await;
     }
 
     /// Closes the session: panes get `stopped`, the screencast ends. The browser itself is the
@@ -271,22 +259,12 @@ impl BrowserSession {
 
     /// Why the session ended (`idle`, `browser_gone`, `profile_reset` …); `None` while it runs.
     pub(crate) fn end_reason(&self) -> Option<String> {
-        if self.is_alive() {
-            return None;
-        }
-        let recorded = self
-            .core
-            .life
-            .end_reason
-            .lock()
-            .expect("end reason lock")
-            .clone();
-        Some(recorded.unwrap_or_else(|| "browser_gone".to_string()))
+        self.core.end_reason()
     }
 
     /// Receives every notice for panes from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<PaneMessage> {
-        self.core.notices.subscribe()
+        self.core.subscribe()
     }
 
     /// The screencast hub of this channel.
@@ -422,12 +400,12 @@ impl BrowserSession {
 
     /// The MCP tools' element-ref books of this session's tabs.
     pub fn refs(&self) -> RefBooks<'_> {
-        RefBooks::new(&self.core.tabs)
+        RefBooks::new(self.core.tabs())
     }
 
     /// Who owns a tracked tab.
     pub(crate) fn owner_of(&self, target_id: &str) -> Option<TabOwner> {
-        self.core.tabs.owner_of(target_id)
+        self.core.tabs().owner_of(target_id)
     }
 
     /// How long the tools' settle waits after an action.
@@ -438,7 +416,7 @@ impl BrowserSession {
     /// The main frame's id of the tab behind flat session `session` (its target's id); `None`
     /// for a session that is not a tab's (an out-of-process frame's).
     pub(crate) fn main_frame_of(&self, session: &str) -> Option<String> {
-        self.core.tabs.main_frame_of(session)
+        self.core.tabs().main_frame_of(session)
     }
 
     /// Opens an about:blank tab and closes every other page before an idle pause (see
@@ -469,7 +447,7 @@ impl BrowserSession {
     }
 
     pub fn tab_count(&self) -> usize {
-        self.core.tabs.len()
+        self.core.tabs().len()
     }
 
     /// The `tabs` message describing the current list.
@@ -479,12 +457,12 @@ impl BrowserSession {
 
     /// Tabs in order, with the active one's id.
     pub(crate) fn tab_infos(&self) -> (Vec<TabInfo>, Option<String>) {
-        self.core.tabs.infos()
+        self.core.tabs().infos()
     }
 
     /// `page_info` of a tab.
     pub(crate) fn page_info_of(&self, target_id: &str) -> Option<PaneMessage> {
-        self.core.tabs.page_info(target_id)
+        self.core.tabs().page_info(target_id)
     }
 
     /// `(target_id, session_id)` of the active tab.
@@ -494,7 +472,7 @@ impl BrowserSession {
 
     /// Resolves a tab reference: a 1-based index (as `list_tabs` prints) or a target id.
     pub(crate) fn resolve_tab(&self, reference: &str) -> Result<String, SessionError> {
-        self.core.tabs.resolve(reference)
+        self.core.tabs().resolve(reference)
     }
 
     /// Opens a tab of the person at the pane (about:blank by default, in a window of its own
@@ -558,6 +536,6 @@ impl BrowserSession {
             return Err(SessionError::Closed);
         }
         let scale = self.core.pixel_scale(session);
-        Ok(crate::browser::input::events::dispatch(&self.core.cdp, session, event, scale).await?)
+        Ok(crate::browser::input::events::dispatch(self.core.cdp(), session, event, scale).await?)
     }
 }

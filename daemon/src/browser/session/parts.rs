@@ -1,6 +1,6 @@
-//! The named parts a [`crate::browser::BrowserSession`] holds beside its core (`core`): the MCP
-//! tools' state, agents' state, and what waits for the person. Plain holders: the behaviour is
-//! in the rooms each field names, whose handles borrow the one field they work on.
+//! The named parts a [`crate::browser::BrowserSession`] holds beside the floor's core: the MCP
+//! tools' state, agents' state, and what waits for the person. Plain holders: the behaviour is in
+//! the rooms each field names, whose handles borrow the one field they work on.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -17,7 +17,7 @@ impl TabHooks for BrowserSession {
         let (target, session) = (target_id.to_string(), session_id.to_string());
         let logs = self.tools.logs.open(session_id);
         let hub = self.screencast.clone();
-        let layouts = self.core.views.layouts.clone();
+        let layouts = self.core.layouts().clone();
         let worlds = self.tools.worlds.clone();
         let popups = self.prompts.popups.clone();
         vec![
@@ -37,7 +37,7 @@ impl TabHooks for BrowserSession {
     }
 
     fn scripts(&self, session_id: &str) -> BoxFuture<'static, ()> {
-        let (cdp, session) = (self.core.cdp.clone(), session_id.to_string());
+        let (cdp, session) = (self.core.cdp().clone(), session_id.to_string());
         Box::pin(async move {
             tokio::join!(
                 biased;

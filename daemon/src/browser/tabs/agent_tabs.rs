@@ -44,7 +44,7 @@ impl AgentTabs<'_> {
         let target_id = self.life.open_tab_laid_out(actor.as_owner()).await?;
         self.set_agent_tab(id, &target_id);
         let tab = self.with_session(target_id)?;
-        tracing::info!(event = "agent_tab_opened", channel_id = %self.life.core.channel, agent_id = %id, target_id = %tab.0);
+        tracing::info!(event = "agent_tab_opened", channel_id = %self.life.core.channel(), agent_id = %id, target_id = %tab.0);
         Ok(tab)
     }
 
@@ -54,7 +54,7 @@ impl AgentTabs<'_> {
     async fn owner_tab(&self) -> Result<(String, String), SessionError> {
         let lock = self.agent_lock(OWNER_AGENT);
         let _one_at_a_time = lock.lock().await;
-        let (active, other) = self.life.core.tabs.read(|tabs| {
+        let (active, other) = self.life.core.tabs().read(|tabs| {
             let open = |t: &&Tab| tabs.entry(&t.target_id).is_some_and(|e| !e.guard_closing);
             let active = tabs.active().filter(open).map(|t| t.target_id.clone());
             let other = tabs.filtered(|_| true).into_iter().rfind(open);
@@ -92,7 +92,7 @@ impl AgentTabs<'_> {
     /// tab the URL guard is closing is neither: the agent was told its next call runs in
     /// another tab, and Chrome's word that the tab is gone may come after that call.
     fn current_agent_tab(&self, agent_id: &str) -> Option<(String, String)> {
-        self.life.core.tabs.read(|tabs| {
+        self.life.core.tabs().read(|tabs| {
             let mut current = self.current.lock().expect("agent tabs lock");
             let usable = |target_id: &str| {
                 tabs.entry(target_id)
@@ -133,7 +133,7 @@ impl AgentTabs<'_> {
 
     /// The tabs `actor` may see, in display order.
     pub(crate) fn visible(&self, actor: &Actor) -> Vec<TabInfo> {
-        self.life.core.tabs.read(|tabs| {
+        self.life.core.tabs().read(|tabs| {
             tabs.filtered(|owner| actor.may_touch(owner))
                 .into_iter()
                 .map(|t| t.info())
@@ -146,7 +146,7 @@ impl AgentTabs<'_> {
         let owner = self
             .life
             .core
-            .tabs
+            .tabs()
             .owner_of(target_id)
             .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
         if actor.may_touch(&owner) {
@@ -193,7 +193,7 @@ impl AgentTabs<'_> {
 
     /// How many tabs agent `agent_id` has.
     fn agent_tab_count(&self, agent_id: &str) -> usize {
-        self.life.core.tabs.read(|tabs| {
+        self.life.core.tabs().read(|tabs| {
             tabs.filtered(|o| matches!(o, TabOwner::Agent { id, .. } if id == agent_id))
                 .len()
         })
@@ -214,11 +214,11 @@ impl AgentTabs<'_> {
         if open < max {
             return false;
         }
-        tracing::info!(event = "agent_popup_refused", channel_id = %self.life.core.channel, agent_id = %id, %target_id, open, max);
+        tracing::info!(event = "agent_popup_refused", channel_id = %self.life.core.channel(), agent_id = %id, %target_id, open, max);
         let closed = self
             .life
             .core
-            .cdp
+            .cdp()
             .call(
                 "Target.closeTarget",
                 serde_json::json!({ "targetId": target_id }),
@@ -250,7 +250,7 @@ impl AgentTabs<'_> {
         agent_id: &str,
         name: &str,
     ) -> Result<(), SessionError> {
-        self.life.core.tabs.write(|tabs| {
+        self.life.core.tabs().write(|tabs| {
             let tab = tabs
                 .get(target_id)
                 .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
@@ -277,14 +277,14 @@ impl AgentTabs<'_> {
             Ok(())
         })?;
         self.set_agent_tab(agent_id, target_id);
-        tracing::info!(event = "tab_given", channel_id = %self.life.core.channel, %agent_id, %target_id);
+        tracing::info!(event = "tab_given", channel_id = %self.life.core.channel(), %agent_id, %target_id);
         self.life.core.notify(self.life.core.tabs_message());
         Ok(())
     }
 
     /// Agents (the owner included) that own at least one tab of this session.
     pub(crate) fn agents_with_tabs(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self.life.core.tabs.read(|tabs| {
+        let mut ids: Vec<String> = self.life.core.tabs().read(|tabs| {
             tabs.filtered(|o| matches!(o, TabOwner::Agent { .. }))
                 .into_iter()
                 .map(|t| t.owner.id().to_string())

@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::browser::floor::SessionCore;
 use crate::browser::floor::{check_url_for, SessionError, TabOwner, UrlPolicy};
 use crate::browser::guard::redirects::UrlGuard;
 use crate::browser::guard::sites::Sites;
 use crate::browser::prompts::approvals::Approvals;
-use crate::browser::session::core::SessionCore;
 
 /// Longest a navigation may take to commit.
 const NAVIGATE_DEADLINE: Duration = Duration::from_secs(30);
@@ -58,7 +58,7 @@ impl Navigation<'_> {
         let url = check_url_for(url, policy, current.as_deref())?;
         if policy == UrlPolicy::Agent {
             if let Some(TabOwner::Agent { id, .. }) =
-                self.core.tabs.by_session(session).map(|t| t.owner)
+                self.core.tabs().by_session(session).map(|t| t.owner)
             {
                 self.sites.check(&id, &url)?;
                 self.approvals.approve_new_site(&id, session, &url).await?;
@@ -66,7 +66,7 @@ impl Navigation<'_> {
         }
         let reply = self
             .core
-            .cdp
+            .cdp()
             .call_with(
                 "Page.navigate",
                 json!({ "url": url }),
@@ -115,7 +115,7 @@ impl Navigation<'_> {
         }
         let history = self
             .core
-            .cdp
+            .cdp()
             .call_on(session, "Page.getNavigationHistory", json!({}))
             .await?;
         self.go_to_entry(session, &history, step, policy).await
@@ -146,7 +146,7 @@ impl Navigation<'_> {
             )));
         }
         self.core
-            .cdp
+            .cdp()
             .call_with(
                 "Page.navigateToHistoryEntry",
                 json!({ "entryId": entry["id"] }),
@@ -159,18 +159,18 @@ impl Navigation<'_> {
 
     /// The target of the tab behind the flat CDP `session`.
     fn target_of_session(&self, session: &str) -> Option<String> {
-        self.core.tabs.target_of_session(session)
+        self.core.tabs().target_of_session(session)
     }
 
     /// The URL Porthole last saw on the tab behind the flat CDP `session`.
     fn url_of_session(&self, session: &str) -> Option<String> {
-        self.core.tabs.by_session(session).map(|t| t.url)
+        self.core.tabs().by_session(session).map(|t| t.url)
     }
 
     /// Reloads the tab behind the flat CDP `session`.
     pub(crate) async fn reload_on(&self, session: &str) -> Result<(), SessionError> {
         self.core
-            .cdp
+            .cdp()
             .call_on(session, "Page.reload", json!({}))
             .await?;
         Ok(())

@@ -10,7 +10,7 @@ use serde_json::json;
 use tokio::sync::broadcast;
 
 use super::tracking::TabLife;
-use crate::browser::session::core::Ownership;
+use crate::browser::floor::Ownership;
 use crate::cdp::CdpEvent;
 
 /// The document's `visibilityState`.
@@ -46,7 +46,7 @@ impl TabLife<'_> {
     /// True when the page behind `session` reports `document.visibilityState == "hidden"`.
     pub(in crate::browser) async fn is_hidden(&self, session: &str) -> bool {
         self.core
-            .cdp
+            .cdp()
             .call_on(
                 session,
                 "Runtime.evaluate",
@@ -69,7 +69,7 @@ impl TabLife<'_> {
         // `open_tab`); the caller bounds the wait.
         let mut creating = self.traffic.creating.subscribe();
         let _ = creating.wait_for(|n| *n == 0).await;
-        let mut events = self.core.cdp.subscribe();
+        let mut events = self.core.cdp().subscribe();
         let mut asked: HashSet<String> = HashSet::new();
         let mut left: HashSet<String> = HashSet::new();
         for round in 0..CLOSE_ROUNDS {
@@ -84,17 +84,17 @@ impl TabLife<'_> {
                 asked.insert(id.clone());
                 if let Err(error) = self
                     .core
-                    .cdp
+                    .cdp()
                     .call("Target.closeTarget", json!({ "targetId": id }))
                     .await
                 {
-                    tracing::debug!(event = "own_tab_close_failed", channel_id = %self.core.channel, target_id = %id, round, %error);
+                    tracing::debug!(event = "own_tab_close_failed", channel_id = %self.core.channel(), target_id = %id, round, %error);
                 }
             }
             wait_destroyed(&mut events, &mut left, CLOSE_ROUND).await;
             // Chrome's own list is the truth (a lagging event reader can miss a destroy).
             if !left.is_empty() {
-                if let Ok(targets) = self.core.cdp.call("Target.getTargets", json!({})).await {
+                if let Ok(targets) = self.core.cdp().call("Target.getTargets", json!({})).await {
                     let listed: HashSet<&str> = targets["targetInfos"]
                         .as_array()
                         .into_iter()
@@ -112,14 +112,14 @@ impl TabLife<'_> {
             }
         }
         if !left.is_empty() {
-            tracing::warn!(event = "own_tabs_left_open", channel_id = %self.core.channel, left = left.len());
+            tracing::warn!(event = "own_tabs_left_open", channel_id = %self.core.channel(), left = left.len());
         }
         asked.len() - left.len()
     }
 
     /// Target ids of the tabs this session tracks.
     fn tracked_ids(&self) -> Vec<String> {
-        let (tabs, _) = self.core.tabs.infos();
+        let (tabs, _) = self.core.tabs().infos();
         tabs.into_iter().map(|t| t.target_id).collect()
     }
 
@@ -131,14 +131,14 @@ impl TabLife<'_> {
 
     /// What a person reads when the browser went away.
     pub(in crate::browser) fn gone_message(&self, reason: &str) -> String {
-        match self.core.ownership {
+        match self.core.ownership() {
             Ownership::OwnTabs => format!(
                 "Your Chrome closed or stopped allowing remote debugging ({reason}). Reopen Chrome with remote debugging on (chrome://inspect/#remote-debugging) and start again, or switch channel {} back to another mode.",
-                self.core.channel
+                self.core.channel()
             ),
             Ownership::AllTabs => format!(
                 "The browser of channel {} went away ({reason}); send start to bring it back.",
-                self.core.channel
+                self.core.channel()
             ),
         }
     }

@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 
 use super::adoption::Adoption;
 use super::traffic::TabTraffic;
+use crate::browser::floor::{Ownership, SessionCore};
 use crate::browser::floor::{PaneMessage, SessionError, Tab, TabEntry, TabOwner, TabPart};
-use crate::browser::session::core::{Ownership, SessionCore};
 use crate::cdp::CdpError;
 
 /// How long to wait for a target we created to show up as attached.
@@ -62,13 +62,13 @@ impl TabLife<'_> {
         owner: TabOwner,
         size: Option<(u32, u32)>,
     ) -> Result<bool, SessionError> {
-        let claimed = self.core.tabs.write(|tabs| tabs.begin_attach(target_id));
+        let claimed = self.core.tabs().write(|tabs| tabs.begin_attach(target_id));
         if !claimed {
             return self.wait_tracked(target_id).await.map(|()| false);
         }
         let attached = self
             .core
-            .cdp
+            .cdp()
             .call(
                 "Target.attachToTarget",
                 json!({"targetId": target_id, "flatten": true}),
@@ -77,7 +77,9 @@ impl TabLife<'_> {
         let session_id = match attached {
             Ok(reply) => reply["sessionId"].as_str().unwrap_or_default().to_string(),
             Err(error) => {
-                self.core.tabs.write(|tabs| tabs.abandon_attach(target_id));
+                self.core
+                    .tabs()
+                    .write(|tabs| tabs.abandon_attach(target_id));
                 self.traffic.version.send_modify(|v| *v += 1);
                 return Err(error.into());
             }
@@ -98,7 +100,7 @@ impl TabLife<'_> {
         //   document and every later one: sent here, in this order, but not waited on (the
         //   page runs them; their failures were only ever logged), so a pane's first frame
         //   does not wait for a just-started renderer to run three scripts.
-        let cdp = &self.core.cdp;
+        let cdp = self.core.cdp();
         let on = |method: &'static str, params: Value| cdp.call_on(&session_id, method, params);
         // In a tally of their own: not waited on by the work that tracks the tab, so not
         // counted among its round trips.
@@ -113,7 +115,7 @@ impl TabLife<'_> {
         let lay_out = async {
             match size {
                 Some(size) => {
-                    let requested = self.core.views.layouts.request(&session_id, size);
+                    let requested = self.core.layouts().request(&session_id, size);
                     Some(requested.apply(cdp).await)
                 }
                 None => None,
@@ -160,7 +162,7 @@ impl TabLife<'_> {
             title: tab.title.clone(),
             opener_id: info["targetInfo"]["openerId"].as_str().map(str::to_string),
         };
-        let became_active = self.core.tabs.add(TabEntry::new(tab, parts));
+        let became_active = self.core.tabs().add(TabEntry::new(tab, parts));
         self.traffic.version.send_modify(|v| *v += 1);
         self.core.notify(created);
         self.core.notify(self.core.tabs_message());
@@ -189,7 +191,7 @@ impl TabLife<'_> {
         let mut version = self.traffic.version.subscribe();
         let tracked = async {
             loop {
-                if self.core.tabs.read(|tabs| tabs.contains(target_id)) {
+                if self.core.tabs().read(|tabs| tabs.contains(target_id)) {
                     return true;
                 }
                 if !self.traffic.adopting.contains(target_id) || version.changed().await.is_err() {
@@ -208,7 +210,7 @@ impl TabLife<'_> {
             loop {
                 let (tracked, attaching) = self
                     .core
-                    .tabs
+                    .tabs()
                     .read(|tabs| (tabs.contains(target_id), tabs.is_attaching(target_id)));
                 if tracked {
                     return Ok(());
@@ -232,7 +234,7 @@ impl TabLife<'_> {
     /// (login prompts, file choosers and the files handed to it) is closed here too, whether or not
     /// the tab was tracked yet. The one place a closed tab is forgotten.
     pub(in crate::browser) fn untrack(&self, target_id: &str) {
-        let (removed, switched) = self.core.tabs.write(|tabs| tabs.remove(target_id));
+        let (removed, switched) = self.core.tabs().write(|tabs| tabs.remove(target_id));
         self.traffic.version.send_modify(|v| *v += 1);
         self.hooks.closed(target_id);
         let Some(removed) = removed else {
@@ -286,7 +288,7 @@ impl TabLife<'_> {
             return Err(SessionError::Closed);
         }
         let mut params = json!({ "url": url });
-        if self.core.ownership == Ownership::OwnTabs || own_window {
+        if self.core.ownership() == Ownership::OwnTabs || own_window {
             // The user's Chrome: a window of Porthole's own, opened without taking focus, so
             // the tab is active (it paints) without covering or hiding anything of the user's.
             // An agent's tab: a window of its own, so it paints beside everyone else's.
@@ -302,7 +304,7 @@ impl TabLife<'_> {
         // This call tracks the new target itself, for as long as it lives.
         let adoption = Adoption::new(&self.traffic.adopting, &self.traffic.version);
         let (cdp, creating, opening, winding_down, claim) = (
-            self.core.cdp.clone(),
+            self.core.cdp().clone(),
             self.traffic.creating.clone(),
             self.traffic.opening.clone(),
             self.traffic.winding_down.clone(),
@@ -365,7 +367,7 @@ impl TabLife<'_> {
             self.core.size_tab_to(&session, size).await?;
         }
         // The target-created event may have won the attach and recorded another owner.
-        let changed = self.core.tabs.write(|tabs| {
+        let changed = self.core.tabs().write(|tabs| {
             let differs = tabs.get(&target_id).is_some_and(|t| t.owner != owner);
             differs && tabs.set_owner(&target_id, owner)
         });

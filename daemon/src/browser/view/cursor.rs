@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use crate::browser::floor::PaneMessage;
-use crate::browser::session::core::SessionCore;
+use crate::browser::floor::SessionCore;
 
 /// Part of the pane world's script (`report` is in scope).
 pub(in crate::browser) const SCRIPT: &str = include_str!("js/cursor.js");

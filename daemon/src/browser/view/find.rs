@@ -10,8 +10,8 @@
 
 use serde_json::{json, Value};
 
+use crate::browser::floor::SessionCore;
 use crate::browser::floor::{PaneMessage, SessionError};
-use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpError;
 
 /// One find: `(query, backwards)`, null before the world's script is there.
@@ -41,7 +41,7 @@ impl<'s> Find<'s> {
     ) -> Result<PaneMessage, SessionError> {
         let tree = self
             .core
-            .cdp
+            .cdp()
             .call_on(session, "Page.getFrameTree", json!({}))
             .await?;
         let frame = tree["frameTree"]["frame"]["id"]
@@ -50,7 +50,7 @@ impl<'s> Find<'s> {
         // The world already made for this frame (same name: Chrome returns its context).
         let world = self
             .core
-            .cdp
+            .cdp()
             .call_on(
                 session,
                 "Page.createIsolatedWorld",

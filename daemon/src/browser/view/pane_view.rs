@@ -31,11 +31,7 @@ pub struct PaneView {
 
 impl Drop for PaneView {
     fn drop(&mut self) {
-        self.session
-            .core
-            .views
-            .panes
-            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        self.session.core.pane_detached();
     }
 }
 
@@ -51,11 +47,7 @@ impl PaneView {
     /// A view of `session` that starts on the session's active tab, following agents.
     pub fn new(session: Arc<BrowserSession>) -> Arc<Self> {
         let watched = session.active_tab().ok().map(|(id, _)| id);
-        session
-            .core
-            .views
-            .panes
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        session.core.pane_attached();
         Arc::new(Self {
             session,
             watched: Mutex::new(watched),

@@ -11,9 +11,9 @@
 use serde_json::{json, Value};
 
 use super::cursor::Cursor;
+use crate::browser::floor::SessionCore;
 use crate::browser::prompts::context_menu::ContextMenus;
 use crate::browser::prompts::select_popup::Popups;
-use crate::browser::session::core::SessionCore;
 use crate::cdp::CdpConnection;
 
 /// The binding the script calls with a JSON report, and the isolated world it lives in.
@@ -99,7 +99,7 @@ impl<'s> PaneWorld<'s> {
         else {
             return;
         };
-        let target_id = { self.core.tabs.target_of_session(session) };
+        let target_id = { self.core.tabs().target_of_session(session) };
         let Some(target_id) = target_id else { return };
         let context = params["executionContextId"].as_i64().unwrap_or_default();
         match report["kind"].as_str() {

@@ -3,8 +3,8 @@
 //! against [`SCALES`] and [`ZOOMS`] and hands the sizes to the session's `Layouts` (see
 //! the floor's `layouts` for how Chrome is told).
 
+use crate::browser::floor::SessionCore;
 use crate::browser::floor::{LayoutError, SessionError, SCALES, ZOOMS};
-use crate::browser::session::core::SessionCore;
 
 /// The pixel ratio and page zoom of one session's tabs (borrowed from the session:
 /// `session.zoom()`).
@@ -23,7 +23,7 @@ impl<'s> Zoom<'s> {
         if !scale.is_finite() || !SCALES.contains(&scale) {
             return Err(LayoutError::Scale { scale });
         }
-        Ok(self.core.views.layouts.set_scale(scale))
+        Ok(self.core.layouts().set_scale(scale))
     }
 
     /// Refuses a zoom factor outside [`ZOOMS`], saying what to send.
@@ -39,10 +39,9 @@ impl<'s> Zoom<'s> {
     pub(crate) async fn set(&self, session: &str, factor: f64) -> Result<(), SessionError> {
         let requested = self
             .core
-            .views
-            .layouts
+            .layouts()
             .zoom(session, factor, self.core.viewport());
-        requested.apply(&self.core.cdp).await?;
+        requested.apply(self.core.cdp()).await?;
         Ok(())
     }
 
@@ -57,8 +56,7 @@ impl<'s> Zoom<'s> {
     pub(crate) async fn relayout(&self, session: &str) -> Result<(), SessionError> {
         let size = self
             .core
-            .views
-            .layouts
+            .layouts()
             .wanted_size(session)
             .unwrap_or(self.core.viewport());
         self.core.size_tab_to(session, size).await
