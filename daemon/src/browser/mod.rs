@@ -19,6 +19,7 @@ mod tabs;
 mod view;
 
 pub(crate) use files::download::{Download, DownloadState};
+pub(crate) use files::person_files::{safe_name, HandedFile};
 pub(crate) use files::print::print_to_download;
 pub(crate) use files::transfers::{DownloadLimits, DownloadTracking, ReadBack};
 pub use floor::Ownership;
@@ -36,7 +37,6 @@ pub(crate) use input::pipeline::{Dispatched, InputPipeline, Next};
 pub(crate) use input::queue::InputQueue;
 pub(crate) use input::stages::frame_written as wheel_frame_written;
 pub(crate) use prompts::auth::AuthAnswer;
-pub(crate) use prompts::person_files::{safe_name, HandedFile};
 pub(crate) use prompts::select_popup::SelectChoice;
 pub(crate) use session::handle::SettleLimits;
 pub use session::handle::{BrowserSession, SessionOptions};

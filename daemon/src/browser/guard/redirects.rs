@@ -21,9 +21,8 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::notes::AgentNotes;
-use crate::browser::floor::SessionCore;
 use crate::browser::floor::{
-    agent_may_stay_on, Delivery, RoomEvents, SessionError, TabOwner, OWNER_AGENT,
+    agent_may_stay_on, Delivery, RoomEvents, SessionCore, SessionError, TabOwner, OWNER_AGENT,
 };
 
 /// The guard's state in a session (which tabs it is closing is marked in their records).

@@ -14,8 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::notes::AgentNotes;
-use crate::browser::floor::SessionCore;
-use crate::browser::floor::SessionError;
+use crate::browser::floor::{SessionCore, SessionError};
 use crate::sites::SiteRules;
 
 /// The rules each agent of a session is held to, by agent id. Short lock, never held across

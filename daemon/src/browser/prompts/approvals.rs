@@ -12,8 +12,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::auth::Auth;
 use crate::approvals::{bounded_detail, site_of, ApprovalKind, Ask, Outcome, Remember};
-use crate::browser::floor::SessionCore;
-use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionError};
+use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionCore, SessionError};
 use crate::browser::guard::consent::{AgentConsent, CallGuard, ConsentRules};
 
 /// The approvals waiting for the person.

@@ -27,8 +27,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::browser::floor::SessionCore;
-use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionError};
+use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionCore, SessionError};
 use crate::browser::guard::consent::AgentConsent;
 use crate::cdp::CdpEvent;
 

@@ -19,8 +19,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::open_popups::{OpenMenu, OpenPopups};
-use crate::browser::floor::SessionCore;
-use crate::browser::floor::{PaneMessage, SessionError};
+use crate::browser::floor::{PaneMessage, SessionCore, SessionError};
 use crate::cdp::CdpError;
 
 /// Largest image copy image hands over (the PNG, and the bytes it is made from).

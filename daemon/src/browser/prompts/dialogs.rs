@@ -6,8 +6,7 @@
 
 use serde_json::json;
 
-use crate::browser::floor::SessionCore;
-use crate::browser::floor::{DialogKind, OpenDialog, PaneMessage, SessionError};
+use crate::browser::floor::{DialogKind, OpenDialog, PaneMessage, SessionCore, SessionError};
 use crate::cdp::CdpEvent;
 
 /// The events dialogs are followed by.

@@ -16,8 +16,9 @@ use serde_json::{json, Value};
 
 use super::open_popups::{OpenPopup, OpenPopups};
 use super::pickers::MAX_VALUE;
-use crate::browser::floor::SessionCore;
-use crate::browser::floor::{PaneMessage, PopupKind, PopupRect, SelectOption, SessionError};
+use crate::browser::floor::{
+    PaneMessage, PopupKind, PopupRect, SelectOption, SessionCore, SessionError,
+};
 
 /// Part of the pane world's script (`report` is in scope): watches selects open and close,
 /// and offers `window.__portholeSelects` to the daemon for answers.

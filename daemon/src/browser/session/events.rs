@@ -9,8 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::handle::BrowserSession;
-use crate::browser::floor::Ownership;
-use crate::browser::floor::{Delivery, PaneMessage, RoomEvents};
+use crate::browser::floor::{Delivery, Ownership, PaneMessage, RoomEvents};
 use crate::browser::prompts::dialogs::DIALOG_EVENTS;
 use crate::cdp::CdpEvent;
 

@@ -16,6 +16,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::parts::{AgentState, Prompts, ToolState};
+use crate::browser::files::person_files::{PersonFiles, CHOOSER_EVENTS};
 use crate::browser::files::transfers::{SessionFiles, FILE_EVENTS};
 use crate::browser::floor::{
     Dispatch, Ownership, PaneMessage, SessionCore, SessionError, TabInfo, TabOwner,
@@ -29,7 +30,6 @@ use crate::browser::prompts::approvals::Approvals;
 use crate::browser::prompts::auth::Auth;
 use crate::browser::prompts::context_menu::ContextMenus;
 use crate::browser::prompts::dialogs::Dialogs;
-use crate::browser::prompts::person_files::{PersonFiles, CHOOSER_EVENTS};
 use crate::browser::prompts::select_popup::Popups;
 use crate::browser::tabs::agent_tabs::AgentTabs;
 use crate::browser::tabs::logs::{TabLogs, LOG_EVENTS};
@@ -151,7 +151,7 @@ impl BrowserSession {
         session
             .url_guard()
             .follow(dispatch.room("url_guard", SHOWN_EVENTS));
-        tokio::spawn(crate::browser::prompts::person_files::follow(
+        tokio::spawn(crate::browser::files::person_files::follow(
             session.core.clone(),
             session.prompts.files.clone(),
             session.tools.files.clone(),

@@ -45,7 +45,7 @@ pub(in crate::browser) struct AgentState {
 #[derive(Debug, Default)]
 pub(in crate::browser) struct Prompts {
     /// File choosers waiting for the person, and files handed to tabs (see `person_files`).
-    pub files: Arc<crate::browser::prompts::person_files::FileHandoffs>,
+    pub files: Arc<crate::browser::files::person_files::FileHandoffs>,
     /// HTTP authentication prompts (see `auth`).
     pub auth: Arc<crate::browser::prompts::auth::AuthPrompts>,
     /// The `<select>` popups and context menus open in the session's tabs (see

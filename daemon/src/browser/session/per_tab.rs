@@ -43,7 +43,7 @@ impl TabHooks for BrowserSession {
                 biased;
                 crate::browser::tabs::titles::watch(&cdp, &session),
                 crate::browser::view::pane_world::watch(&cdp, &session),
-                crate::browser::prompts::file_pickers::install(&cdp, &session),
+                crate::browser::files::file_pickers::install(&cdp, &session),
             );
         })
     }

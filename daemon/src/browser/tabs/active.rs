@@ -5,8 +5,7 @@
 use serde_json::json;
 
 use super::tracking::TabLife;
-use crate::browser::floor::Ownership;
-use crate::browser::floor::{SessionError, TabInfo, TabOwner};
+use crate::browser::floor::{Ownership, SessionError, TabInfo, TabOwner};
 
 impl TabLife<'_> {
     /// Opens a tab of the person at the pane (about:blank by default, in a window of its own

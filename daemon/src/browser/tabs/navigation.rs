@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::browser::floor::SessionCore;
-use crate::browser::floor::{check_url_for, SessionError, TabOwner, UrlPolicy};
+use crate::browser::floor::{check_url_for, SessionCore, SessionError, TabOwner, UrlPolicy};
 use crate::browser::guard::redirects::UrlGuard;
 use crate::browser::guard::sites::Sites;
 use crate::browser::prompts::approvals::Approvals;

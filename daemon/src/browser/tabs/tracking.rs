@@ -14,8 +14,9 @@ use serde_json::{json, Value};
 
 use super::adoption::Adoption;
 use super::traffic::TabTraffic;
-use crate::browser::floor::{Ownership, SessionCore};
-use crate::browser::floor::{PaneMessage, SessionError, Tab, TabEntry, TabOwner, TabPart};
+use crate::browser::floor::{
+    Ownership, PaneMessage, SessionCore, SessionError, Tab, TabEntry, TabOwner, TabPart,
+};
 use crate::cdp::CdpError;
 
 /// How long to wait for a target we created to show up as attached.

@@ -9,8 +9,7 @@
 
 use serde_json::Value;
 
-use crate::browser::floor::PaneMessage;
-use crate::browser::floor::SessionCore;
+use crate::browser::floor::{PaneMessage, SessionCore};
 
 /// Part of the pane world's script (`report` is in scope).
 pub(in crate::browser) const SCRIPT: &str = include_str!("js/cursor.js");

@@ -10,8 +10,7 @@
 
 use serde_json::{json, Value};
 
-use crate::browser::floor::SessionCore;
-use crate::browser::floor::{PaneMessage, SessionError};
+use crate::browser::floor::{PaneMessage, SessionCore, SessionError};
 use crate::cdp::CdpError;
 
 /// One find: `(query, backwards)`, null before the world's script is there.

@@ -3,8 +3,7 @@
 //! against [`SCALES`] and [`ZOOMS`] and hands the sizes to the session's `Layouts` (see
 //! the floor's `layouts` for how Chrome is told).
 
-use crate::browser::floor::SessionCore;
-use crate::browser::floor::{LayoutError, SessionError, SCALES, ZOOMS};
+use crate::browser::floor::{LayoutError, SessionCore, SessionError, SCALES, ZOOMS};
 
 /// The pixel ratio and page zoom of one session's tabs (borrowed from the session:
 /// `session.zoom()`).

@@ -2,14 +2,13 @@
 //! tabs (`file_chooser` → `file_chooser_answer`) and files dropped from the person's desktop
 //! onto the pane (`drop_files`, a real drag and drop through `Input.dispatchDragEvent`).
 //!
-//! Choosers stay intercepted (`tracking` turns interception on for every tab); this module
+//! Choosers stay intercepted (`tabs::tracking` turns interception on for every tab); this module
 //! tells panes of those opened in a tab the person owns (an agent's tab keeps them for
-//! `upload_file`, see `files`). Where the bytes go: local and host modes write them to a fresh
-//! directory of the session's (the browser reads the daemon's disk), removed when their tab
-//! closes or the session ends; docker mode, whose browser cannot see the daemon's disk, builds
-//! the files in the page from their bytes (in an isolated world) as `upload_file` does.
-//! Checking sizes against `browser.pane_upload_max_mb` is the API's; this module takes
-//! decoded bytes.
+//! `upload_file`, see `transfers`). Where the bytes go: local and host modes write them to a fresh
+//! directory of the session's (the browser reads the daemon's disk), removed when their tab closes
+//! or the session ends; docker mode, whose browser cannot see the daemon's disk, builds the files
+//! in the page from their bytes (in an isolated world) as `upload_file` does. Checking sizes
+//! against `browser.pane_upload_max_mb` is the API's; this module takes decoded bytes.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -18,9 +17,10 @@ use std::sync::{Arc, Mutex};
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use crate::browser::files::transfers::SessionFiles;
-use crate::browser::floor::SessionCore;
-use crate::browser::floor::{PaneMessage, Prompt, Registry, RoomEvents, SessionError, TabOwner};
+use super::transfers::SessionFiles;
+use crate::browser::floor::{
+    PaneMessage, Prompt, Registry, RoomEvents, SessionCore, SessionError, TabOwner,
+};
 use crate::cdp::{CdpError, CdpEvent};
 use crate::mode::Mode;
 
