@@ -29,7 +29,6 @@ pub(crate) use floor::{ActivityPhase, DownloadPhase, Holder, PaneMessage, TabInf
 pub(crate) use floor::{Actor, HUMAN, OWNER_AGENT};
 pub(crate) use floor::{FrameRefs, RefBook};
 pub(crate) use floor::{Prompt, Registry};
-pub(crate) use guard::consent::ConsentRules;
 pub(crate) use input::events::{dispatch as dispatch_input, InputEvent, MouseButton, Pointer};
 #[cfg(test)]
 pub(crate) use input::keys;
@@ -37,6 +36,7 @@ pub(crate) use input::pipeline::{Dispatched, InputPipeline, Next};
 pub(crate) use input::queue::InputQueue;
 pub(crate) use input::stages::frame_written as wheel_frame_written;
 pub(crate) use prompts::auth::AuthAnswer;
+pub(crate) use prompts::consent::ConsentRules;
 pub(crate) use prompts::select_popup::SelectChoice;
 pub(crate) use session::handle::SettleLimits;
 pub use session::handle::{BrowserSession, SessionOptions};

@@ -6,14 +6,14 @@
 //! only the pane's WebSocket, which takes the owner token alone.
 //!
 //! Owns the approvals waiting (`session.approvals()`), what the person is shown for an act,
-//! and holding each agent to its `confirm` kinds (`guard::consent` keeps them).
+//! and holding each agent to its `confirm` kinds (`consent` keeps them).
 
 use tokio::sync::{oneshot, watch};
 
 use super::auth::Auth;
+use super::consent::{AgentConsent, CallGuard, ConsentRules};
 use crate::approvals::{bounded_detail, site_of, ApprovalKind, Ask, Outcome, Remember};
 use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionCore, SessionError};
-use crate::browser::guard::consent::{AgentConsent, CallGuard, ConsentRules};
 
 /// The approvals waiting for the person.
 #[derive(Debug, Default)]

@@ -20,15 +20,15 @@
 //! is logged is the prompt's id, tab, origin and outcome.
 //!
 //! Owns the open prompts and turning `Fetch` on (`session.auth()`); the events of `Fetch` are
-//! followed by `guard::paused`, which hands each challenge here.
+//! followed by the session's `paused`, which hands each challenge here.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde_json::json;
 
+use super::consent::AgentConsent;
 use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionCore, SessionError};
-use crate::browser::guard::consent::AgentConsent;
 use crate::cdp::CdpEvent;
 
 /// How long a prompt waits while no pane is attached.

@@ -4,6 +4,7 @@
 
 pub(crate) mod approvals;
 pub(crate) mod auth;
+pub(crate) mod consent;
 pub(crate) mod context_menu;
 pub(crate) mod dialogs;
 pub(crate) mod open_popups;

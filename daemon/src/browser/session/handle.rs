@@ -16,13 +16,13 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::parts::{AgentState, Prompts, ToolState};
+use super::paused::{Paused, PAUSED_EVENTS};
 use crate::browser::files::person_files::{PersonFiles, CHOOSER_EVENTS};
 use crate::browser::files::transfers::{SessionFiles, FILE_EVENTS};
 use crate::browser::floor::{
     Dispatch, Ownership, PaneMessage, SessionCore, SessionError, TabInfo, TabOwner,
 };
 use crate::browser::guard::notes::AgentNotes;
-use crate::browser::guard::paused::{Paused, PAUSED_EVENTS};
 use crate::browser::guard::redirects::{UrlGuard, SHOWN_EVENTS};
 use crate::browser::guard::sites::Sites;
 use crate::browser::input::events::InputEvent;

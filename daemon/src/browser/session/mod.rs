@@ -7,4 +7,5 @@ pub(crate) mod blank_slate;
 pub(crate) mod events;
 pub(crate) mod handle;
 pub(crate) mod parts;
+pub(crate) mod paused;
 pub(crate) mod per_tab;

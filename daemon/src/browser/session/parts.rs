@@ -37,8 +37,8 @@ pub(in crate::browser) struct AgentState {
     /// The sites each agent may open (see `guard::sites`).
     pub sites: Arc<crate::browser::guard::sites::AgentSites>,
     /// What each agent must ask the person about, and its calls in flight (see
-    /// `guard::consent`).
-    pub consent: Arc<crate::browser::guard::consent::AgentConsent>,
+    /// `prompts::consent`).
+    pub consent: Arc<crate::browser::prompts::consent::AgentConsent>,
 }
 
 /// What waits for the person at a pane.

@@ -1,6 +1,6 @@
 //! The verdict on each request paused at `Fetch` (see `prompts::auth` for what is paused):
 //! an agent's tab is held to its sites (`guard::sites`) and to the approvals its `confirm`
-//! kinds name (DESIGN.md §20):
+//! kinds name (`prompts::consent`, `prompts::approvals`; DESIGN.md §20):
 //! - `submit`: a request other than GET/HEAD/OPTIONS while one of its calls runs or settles
 //!   (a form post, `fetch`, XHR, a beacon);
 //! - `new_site`: a top-level page load to a site other than the tab's own page's, not
@@ -13,19 +13,20 @@
 //! waits.
 //!
 //! Owns the session's follow of `Fetch` (turned on by `prompts::auth`, whose challenges it
-//! hands there) and the verdicts.
+//! hands there) and the verdicts. In the session, not a room: it weighs the guard's sites and
+//! the prompts' approvals together.
 
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::consent::AgentConsent;
-use super::notes::AgentNotes;
-use super::sites::{AgentSites, Sites};
 use crate::approvals::{site_of, ApprovalKind, Ask};
 use crate::browser::floor::{Ownership, RoomEvents, SessionCore, TabOwner};
+use crate::browser::guard::notes::AgentNotes;
+use crate::browser::guard::sites::{AgentSites, Sites};
 use crate::browser::prompts::approvals::{Approvals, OpenApprovals};
 use crate::browser::prompts::auth::{Auth, AuthPrompts};
+use crate::browser::prompts::consent::AgentConsent;
 use crate::cdp::CdpEvent;
 
 /// Methods that send no data: never a `submit`.
