@@ -364,9 +364,7 @@ impl BrowserSession {
     pub(crate) fn navigation(&self) -> Navigation<'_> {
         Navigation {
             core: &self.core,
-            sites: self.sites(),
-            approvals: self.approvals(),
-            url_guard: self.url_guard(),
+            checks: self,
         }
     }
 

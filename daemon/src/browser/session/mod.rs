@@ -6,6 +6,7 @@
 pub(crate) mod blank_slate;
 pub(crate) mod events;
 pub(crate) mod handle;
+pub(crate) mod navigation_checks;
 pub(crate) mod parts;
 pub(crate) mod paused;
 pub(crate) mod per_tab;

@@ -5,12 +5,12 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use futures_util::future::BoxFuture;
+use serde_json::{json, Value};
 
-use crate::browser::floor::{check_url_for, SessionCore, SessionError, TabOwner, UrlPolicy};
-use crate::browser::guard::redirects::UrlGuard;
-use crate::browser::guard::sites::Sites;
-use crate::browser::prompts::approvals::Approvals;
+use crate::browser::floor::{
+    agent_may_stay_on, check_url_for, SessionCore, SessionError, TabOwner, UrlPolicy,
+};
 
 /// Longest a navigation may take to commit.
 const NAVIGATE_DEADLINE: Duration = Duration::from_secs(30);
@@ -21,14 +21,30 @@ pub fn check_url(url: &str) -> Result<String, SessionError> {
     check_url_for(url, UrlPolicy::Pane, None)
 }
 
+/// What an agent's navigation is held to beyond its URL's policy, and what the URL guard kept
+/// of a tab's history: the guard's and the prompts' business, which the session answers
+/// (`session/navigation_checks.rs`), so navigation names neither room.
+pub(in crate::browser) trait NavigationChecks: Sync {
+    /// Ok when agent `agent_id` may send the tab behind flat CDP `session` to `url`: its sites
+    /// allow it, and the person allowed a new site where its rules ask (the call waits).
+    fn admit<'a>(
+        &'a self,
+        agent_id: &'a str,
+        session: &'a str,
+        url: &'a str,
+    ) -> BoxFuture<'a, Result<(), SessionError>>;
+
+    /// The navigation history of `target_id` the tools kept after its last navigation, while
+    /// no navigation happened since (see `guard::redirects`).
+    fn kept_history(&self, target_id: &str) -> Option<Value>;
+}
+
 /// Navigation in one session's tabs (borrowed from the session: `session.navigation()`); an
 /// agent's navigation is held to its sites and, where it asked, to the person's approval.
 pub(crate) struct Navigation<'s> {
     pub(in crate::browser) core: &'s SessionCore,
-    pub(in crate::browser) sites: Sites<'s>,
-    pub(in crate::browser) approvals: Approvals<'s>,
-    /// The history the tools kept after the last navigation (see `guard::redirects`).
-    pub(in crate::browser) url_guard: UrlGuard<'s>,
+    /// The sites, approvals and kept histories an agent's navigation is held to.
+    pub(in crate::browser) checks: &'s dyn NavigationChecks,
 }
 
 impl Navigation<'_> {
@@ -59,8 +75,7 @@ impl Navigation<'_> {
             if let Some(TabOwner::Agent { id, .. }) =
                 self.core.tabs().by_session(session).map(|t| t.owner)
             {
-                self.sites.check(&id, &url)?;
-                self.approvals.approve_new_site(&id, session, &url).await?;
+                self.checks.admit(&id, session, &url).await?;
             }
         }
         let reply = self
@@ -104,7 +119,7 @@ impl Navigation<'_> {
         // (see `url_guard`): the entry is checked and taken from it with no round trip.
         let kept = self
             .target_of_session(session)
-            .and_then(|t| self.url_guard.kept_history(&t));
+            .and_then(|t| self.checks.kept_history(&t));
         if let Some(history) = kept {
             match self.go_to_entry(session, &history, step, policy).await {
                 // An entry Chrome no longer has: asked afresh below.
@@ -126,7 +141,7 @@ impl Navigation<'_> {
     async fn go_to_entry(
         &self,
         session: &str,
-        history: &serde_json::Value,
+        history: &Value,
         step: i64,
         policy: UrlPolicy,
     ) -> Result<bool, SessionError> {
@@ -139,7 +154,7 @@ impl Navigation<'_> {
             return Ok(false);
         };
         let url = entry["url"].as_str().unwrap_or_default();
-        if policy == UrlPolicy::Agent && !crate::browser::floor::agent_may_stay_on(url) {
+        if policy == UrlPolicy::Agent && !agent_may_stay_on(url) {
             return Err(SessionError::BadUrl(format!(
                 "that history entry is {url}, a page agents may not open"
             )));
