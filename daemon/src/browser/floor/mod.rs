@@ -1,9 +1,10 @@
-//! The floor every room of `browser/` stands on: what every room works on (`core`: the
-//! channel, the connection, the tab list, the session's life, the notices to panes, the size
-//! panes see tabs at), the one dispatch of Chrome's events into a queue per room (`dispatch`), the error of a session operation (`error`), the messages to
-//! panes (`protocol`), who owns a tab (`owner`), which URLs a tab may be sent to (`url_policy`),
-//! the registry of what waits for the person (`registry`), the tab list with one record per tab
-//! (`tab_list`), the size each tab is laid out at (`layouts`) and the bench's switch (`bench`).
+//! The floor every room of `browser/` stands on: what every room works on (`core`: the channel, the
+//! connection, the tab list, the session's life, the notices to panes, the size panes see tabs at),
+//! the one dispatch of Chrome's events into a queue per room (`dispatch`), the error of a session
+//! operation (`error`), the messages to panes (`protocol`), who owns a tab (`owner`), which URLs a
+//! tab may be sent to (`url_policy`), the registry of what waits for the person (`registry`), the
+//! frame of the pane's isolated world in every tab (`pane_world`), the tab list with one record per
+//! tab (`tab_list`), the size each tab is laid out at (`layouts`) and the bench's switch (`bench`).
 //!
 //! Rooms (`tabs`, `view`, `input`, `prompts`, `files`, `guard`) import the floor and never a
 //! sibling room; the session (`session/`, the roof) holds the rooms' state and lends each room
@@ -16,6 +17,7 @@ mod dispatch;
 mod error;
 mod layouts;
 mod owner;
+mod pane_world;
 mod protocol;
 mod registry;
 mod tab_list;
@@ -30,6 +32,9 @@ pub(in crate::browser) use layouts::{
     clamp as clamp_size, repaint, AppliedScales, LayoutError, Layouts, SCALES, ZOOMS,
 };
 pub use owner::{Actor, TabOwner, HUMAN, OWNER_AGENT};
+pub(in crate::browser) use pane_world::{
+    install_pane_world, pane_report, pane_world_script, PANE_WORLD,
+};
 pub use protocol::{
     ActivityPhase, DialogKind, DownloadPhase, Holder, PaneMessage, PopupKind, PopupRect,
     SelectOption, TabInfo,

@@ -149,8 +149,7 @@ impl BrowserSession {
             }
             "Runtime.bindingCalled" => {
                 self.title_reported(event.session_id.as_deref(), &event.params);
-                self.pane_world()
-                    .reported(event.session_id.as_deref(), &event.params);
+                self.pane_reported(event.session_id.as_deref(), &event.params);
             }
             // A cross-process navigation can end a running screencast without a word.
             "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {

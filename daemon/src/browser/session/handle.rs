@@ -37,9 +37,7 @@ use crate::browser::tabs::navigation::Navigation;
 use crate::browser::tabs::ref_books::RefBooks;
 use crate::browser::tabs::tracking::TabLife;
 use crate::browser::tabs::traffic::TabTraffic;
-use crate::browser::view::cursor::Cursor;
 use crate::browser::view::find::Find;
-use crate::browser::view::pane_world::PaneWorld;
 use crate::browser::view::screencast::{ScreencastHub, FRAME_EVENTS};
 use crate::browser::view::zoom::Zoom;
 use crate::cdp::CdpConnection;
@@ -292,16 +290,6 @@ impl BrowserSession {
     /// The context menus the person opened in this session's tabs.
     pub(crate) fn context_menus(&self) -> ContextMenus<'_> {
         ContextMenus::new(&self.core, &self.prompts.popups)
-    }
-
-    /// What the pane's world in this session's tabs reports.
-    pub(in crate::browser) fn pane_world(&self) -> PaneWorld<'_> {
-        PaneWorld::new(
-            &self.core,
-            self.popups(),
-            self.context_menus(),
-            Cursor::new(&self.core),
-        )
     }
 
     /// Find in page in this session's tabs.

@@ -7,6 +7,7 @@ pub(crate) mod blank_slate;
 pub(crate) mod events;
 pub(crate) mod handle;
 pub(crate) mod navigation_checks;
+pub(crate) mod pane_reports;
 pub(crate) mod parts;
 pub(crate) mod paused;
 pub(crate) mod per_tab;

@@ -9,7 +9,7 @@
 use futures_util::future::BoxFuture;
 
 use super::handle::BrowserSession;
-use crate::browser::floor::TabPart;
+use crate::browser::floor::{install_pane_world, TabPart};
 use crate::browser::tabs::tracking::TabHooks;
 
 impl TabHooks for BrowserSession {
@@ -42,7 +42,7 @@ impl TabHooks for BrowserSession {
             tokio::join!(
                 biased;
                 crate::browser::tabs::titles::watch(&cdp, &session),
-                crate::browser::view::pane_world::watch(&cdp, &session),
+                install_pane_world(&cdp, &session, super::pane_reports::script()),
                 crate::browser::files::file_pickers::install(&cdp, &session),
             );
         })
