@@ -40,10 +40,10 @@ pub(crate) use prompts::consent::ConsentRules;
 pub(crate) use prompts::select_popup::SelectChoice;
 pub(crate) use session::handle::SettleLimits;
 pub use session::handle::{BrowserSession, SessionOptions};
+pub(crate) use session::pane_view::PaneView;
 pub(crate) use tabs::worlds::{IsolatedWorld, NewDocumentWorld};
 pub(crate) use view::find::MAX_QUERY as MAX_FIND_QUERY;
 /// Bench-only attribution of a frame's time by stage (used by `porthole-bench`).
 pub use view::frame_stages;
 pub(crate) use view::frames::Frame;
-pub(crate) use view::pane_view::PaneView;
 pub(crate) use view::screencast::Watching;

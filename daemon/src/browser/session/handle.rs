@@ -5,9 +5,9 @@
 //! reaches the rooms only through these. What every room keeps, installs and closes per tab is
 //! `per_tab`.
 //!
-//! Tab changes made by anyone (a pane, an agent, a page opening a popup) reach every pane as
-//! the same messages. Attaching to and opening tabs is `tabs::tracking`; each pane's own view is
-//! `view::pane_view`. This module never starts or stops a browser process; providers do.
+//! Tab changes made by anyone (a pane, an agent, a page opening a popup) reach every pane as the
+//! same messages. Attaching to and opening tabs is `tabs::tracking`; each pane's own view is
+//! `pane_view`. This module never starts or stops a browser process; providers do.
 
 use std::sync::Arc;
 

@@ -8,6 +8,7 @@ pub(crate) mod events;
 pub(crate) mod handle;
 pub(crate) mod navigation_checks;
 pub(crate) mod pane_reports;
+pub(crate) mod pane_view;
 pub(crate) mod parts;
 pub(crate) mod paused;
 pub(crate) mod per_tab;

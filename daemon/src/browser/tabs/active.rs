@@ -20,9 +20,9 @@ impl TabLife<'_> {
             .ok_or(SessionError::UnknownTab(target_id))
     }
 
-    /// Makes a tracked tab the active one (brought to front so it renders at full speed): the
-    /// tab new panes start on and the owner token acts in. Panes' views are their own
-    /// (`view::pane_view`); this moves none of them.
+    /// Makes a tracked tab the active one (brought to front so it renders at full speed): the tab
+    /// new panes start on and the owner token acts in. Panes' views are their own (the session's
+    /// `pane_view`); this moves none of them.
     pub async fn switch_tab(&self, target_id: &str) -> Result<(), SessionError> {
         let Some(session_id) = self.core.tabs().set_active(target_id) else {
             return Err(SessionError::UnknownTab(target_id.to_string()));

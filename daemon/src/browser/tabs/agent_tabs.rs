@@ -1,6 +1,7 @@
-//! Tabs per agent: which tab an [`Actor`] acts in, which tabs it may see and touch, opening
-//! an agent's first tab (in a window of its own, so it paints beside everyone else's), giving
-//! a person's tab to an agent. (Panes follow agents through their own views: `pane_view`.)
+//! Tabs per agent: which tab an [`Actor`] acts in, which tabs it may see and touch, opening an
+//! agent's first tab (in a window of its own, so it paints beside everyone else's), giving a
+//! person's tab to an agent. (Panes follow agents through their own views: the session's
+//! `pane_view`.)
 //!
 //! An agent may have at most `agents.max_tabs` tabs ([`crate::bounds`]), its pages' popups
 //! included: `new_tab` past that is refused, and a popup past it is closed as it opens (the

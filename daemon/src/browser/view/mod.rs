@@ -7,7 +7,6 @@ pub(crate) mod cursor;
 pub(crate) mod find;
 pub mod frame_stages;
 pub(crate) mod frames;
-pub(crate) mod pane_view;
 pub(crate) mod screencast;
 mod sharp;
 pub(crate) mod zoom;

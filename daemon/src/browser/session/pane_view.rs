@@ -12,9 +12,9 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
 
-use super::screencast::Watching;
-use crate::browser::floor::{PaneMessage, SessionError};
-use crate::browser::session::handle::BrowserSession;
+use super::handle::BrowserSession;
+use crate::browser::floor::{PaneMessage, SessionError, TabOwner};
+use crate::browser::view::screencast::Watching;
 
 /// One pane's view of its channel.
 pub struct PaneView {
@@ -172,8 +172,7 @@ impl PaneView {
                 opener_id: Some(ref opener),
                 ..
             } if self.watched().as_deref() == Some(opener.as_str()) => {
-                if self.session.owner_of(target_id) == Some(crate::browser::floor::TabOwner::Human)
-                {
+                if self.session.owner_of(target_id) == Some(TabOwner::Human) {
                     if let Err(error) = self.show(target_id) {
                         tracing::debug!(event = "follow_popup_failed", %target_id, %error);
                     }
