@@ -20,7 +20,6 @@ mod view;
 
 pub(crate) use files::download::{Download, DownloadState};
 pub(crate) use files::person_files::{safe_name, HandedFile};
-pub(crate) use files::print::print_to_download;
 pub(crate) use files::transfers::{DownloadLimits, DownloadTracking, ReadBack};
 pub use floor::Ownership;
 pub(crate) use floor::SessionError;
@@ -38,6 +37,7 @@ pub(crate) use input::stages::frame_written as wheel_frame_written;
 pub(crate) use prompts::auth::AuthAnswer;
 pub(crate) use prompts::consent::ConsentRules;
 pub(crate) use prompts::select_popup::SelectChoice;
+pub(crate) use session::for_panes::print_to_download;
 pub(crate) use session::handle::SettleLimits;
 pub use session::handle::{BrowserSession, SessionOptions};
 pub(crate) use session::pane_view::PaneView;

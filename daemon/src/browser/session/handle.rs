@@ -25,7 +25,6 @@ use crate::browser::floor::{
 use crate::browser::guard::notes::AgentNotes;
 use crate::browser::guard::redirects::{UrlGuard, SHOWN_EVENTS};
 use crate::browser::guard::sites::Sites;
-use crate::browser::input::events::InputEvent;
 use crate::browser::prompts::approvals::Approvals;
 use crate::browser::prompts::auth::Auth;
 use crate::browser::prompts::context_menu::ContextMenus;
@@ -509,19 +508,5 @@ impl BrowserSession {
     /// The viewport requested for this channel.
     pub fn viewport(&self) -> (u32, u32) {
         self.core.viewport()
-    }
-
-    /// Sends one pane input event to the tab behind flat CDP `session`; copy/cut return the
-    /// selected text.
-    pub(crate) async fn input_on(
-        &self,
-        session: &str,
-        event: &InputEvent,
-    ) -> Result<Option<String>, SessionError> {
-        if !self.is_alive() {
-            return Err(SessionError::Closed);
-        }
-        let scale = self.core.pixel_scale(session);
-        Ok(crate::browser::input::events::dispatch(self.core.cdp(), session, event, scale).await?)
     }
 }

@@ -5,6 +5,7 @@
 
 pub(crate) mod blank_slate;
 pub(crate) mod events;
+pub(crate) mod for_panes;
 pub(crate) mod handle;
 pub(crate) mod navigation_checks;
 pub(crate) mod pane_reports;
