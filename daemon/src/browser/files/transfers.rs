@@ -26,6 +26,7 @@
 //! lock, outside it (a temporary file, synced, then renamed over the old one).
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -191,17 +192,14 @@ pub(in crate::browser) const FILE_EVENTS: &[&str] = &[
 ];
 
 impl SessionFiles {
-    /// Creates the session's directory and, unless `place` is off, points the browser's
-    /// downloads at their place and follows them (`events`: the session's [`FILE_EVENTS`])
-    /// until the session ends. `downloads_root`:
-    /// where channels' download directories go (`<data_dir>/downloads`); without one the list
-    /// (and local files) go to a temporary directory removed with the session.
-    pub(in crate::browser) fn spawn(
-        cdp: &CdpConnection,
+    /// Creates the session's directory; unless `place` is off, [`Self::follow`] points the
+    /// browser's downloads at their place and follows them. `downloads_root`: where channels'
+    /// download directories go (`<data_dir>/downloads`); without one the list (and local files)
+    /// go to a temporary directory removed with the session.
+    pub(in crate::browser) fn open(
         channel: &str,
         place: DownloadPlace,
         downloads_root: Option<&Path>,
-        events: RoomEvents,
         notices: broadcast::Sender<PaneMessage>,
         limits: DownloadLimits,
     ) -> Arc<Self> {
@@ -247,19 +245,30 @@ impl SessionFiles {
             saved: Mutex::new(0),
             forgotten_bytes: AtomicU64::new(0),
             uploads: AtomicU64::new(0),
-            tracking: Mutex::new(tracking.clone()),
+            tracking: Mutex::new(tracking),
             choosers: Mutex::new(HashMap::new()),
             pending_owners: Mutex::new(HashMap::new()),
             notices: DownloadNotices::new(notices),
             limits,
             unowned: watch.then(|| Mutex::new(HashMap::new())),
         });
-        let downloads = match (&tracking, &files.browser_dir) {
-            (DownloadTracking::On, Some(dir)) if files.downloads_dir.is_some() => Some(dir.clone()),
+        files
+    }
+
+    /// Points the browser's downloads at their place, unless they are off, and follows them and
+    /// the agents' file choosers (`events`: the session's [`FILE_EVENTS`] of `cdp`) until the
+    /// session ends.
+    pub(in crate::browser) fn follow(
+        self: &Arc<Self>,
+        cdp: &CdpConnection,
+        events: RoomEvents,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let downloads = match (self.tracking(), &self.browser_dir) {
+            (DownloadTracking::On, Some(dir)) if self.downloads_dir.is_some() => Some(dir.clone()),
             _ => None,
         };
-        tokio::spawn(files.clone().follow(cdp.clone(), events, downloads));
-        files
+        self.clone()
+            .follow_downloads(cdp.clone(), events, downloads)
     }
 
     /// The channel's downloads directory on the daemon's side.
@@ -575,7 +584,7 @@ impl SessionFiles {
             .cloned()
     }
 
-    async fn follow(
+    async fn follow_downloads(
         self: Arc<Self>,
         cdp: CdpConnection,
         mut events: RoomEvents,

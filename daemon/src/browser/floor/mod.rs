@@ -10,6 +10,23 @@
 //! sibling room; the session (`session/`, the roof) holds the rooms' state and lends each room
 //! its handle. The floor imports no room and not the roof, so every import in `browser/` points
 //! down to here. Rooms import what is listed below, never a file of the floor by its path.
+//!
+//! # Following Chrome's events: one way
+//!
+//! A session subscribes to its connection once, in its [`Dispatch`], which routes each event by
+//! method into an ordered queue per room ([`RoomEvents`]). A room that follows events says which
+//! it wants (a `…_EVENTS` list beside its follower) and gives a follower: a future that reads its
+//! queue in Chrome's order until the session ends, with `RoomEvents::next` (a gap is logged) or
+//! `RoomEvents::recv` (a room that must act on a gap: the screencast restarts its casts, the URL
+//! guard forgets what it saw). The session's `open` hands every room's follower to
+//! [`Dispatch::follow`], which spawns it, before anything is asked of Chrome. No room subscribes
+//! to the connection itself, and no queue is left unread.
+//!
+//! Events whose handling needs the tab list as tracking left it — a dialog opening, the tools'
+//! worlds, titles, the pane world's reports, a download's owner — have no queue of their own:
+//! the session's follower (`session/events.rs`) reads them in the tabs' queue, in Chrome's
+//! order, and hands each to its room (`Dialogs::follow` …). A follower of their own could read
+//! the event of a tab before that tab is tracked.
 
 mod bench;
 mod core;

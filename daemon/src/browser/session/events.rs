@@ -1,7 +1,10 @@
 //! Following Chrome's events for a BrowserSession: tabs appearing and disappearing, URL and
 //! title changes, main-frame navigations (which restart the screencast), and the browser
-//! going away. Runs as one task per session, reading its queue of the session's one dispatch
-//! (`dispatch`); it only updates session state and notifies.
+//! going away. Runs as one follower per session, reading its queue of the session's one
+//! dispatch (the floor's `dispatch`) once the tabs the browser had are tracked; it only updates
+//! session state and notifies. The events of other rooms that need the tab list as tracking
+//! left it (dialogs, the tools' worlds, titles, the pane world's reports, a download's owner)
+//! come in the same queue, in Chrome's order, and are handed to their rooms from here.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -12,12 +12,12 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::parts::{AgentState, Prompts, ToolState};
 use super::paused::{Paused, PAUSED_EVENTS};
-use crate::browser::files::person_files::{PersonFiles, CHOOSER_EVENTS};
+use crate::browser::files::person_files::{self, PersonFiles, CHOOSER_EVENTS};
 use crate::browser::files::transfers::{SessionFiles, FILE_EVENTS};
 use crate::browser::floor::{
     Dispatch, Ownership, PaneMessage, SessionCore, SessionError, TabInfo, TabOwner,
@@ -36,6 +36,7 @@ use crate::browser::tabs::navigation::Navigation;
 use crate::browser::tabs::ref_books::RefBooks;
 use crate::browser::tabs::tracking::TabLife;
 use crate::browser::tabs::traffic::TabTraffic;
+use crate::browser::tabs::traffic::GONE_EVENTS;
 use crate::browser::view::find::Find;
 use crate::browser::view::screencast::{ScreencastHub, FRAME_EVENTS};
 use crate::browser::view::zoom::Zoom;
@@ -115,20 +116,17 @@ impl BrowserSession {
             closed.clone(),
             screen,
         ));
-        let hub = Arc::new(ScreencastHub::spawn(
+        let hub = Arc::new(ScreencastHub::new(
             cdp.clone(),
-            dispatch.room("screencast", FRAME_EVENTS),
             closed.clone(),
             ownership == Ownership::AllTabs,
             core.layouts().applied().clone(),
         ));
-        let logs = TabLogs::spawn(&cdp, dispatch.room("logs", LOG_EVENTS));
-        let files = SessionFiles::spawn(
-            &cdp,
+        let logs = TabLogs::new(&cdp);
+        let files = SessionFiles::open(
             core.channel().as_str(),
             downloads,
             downloads_root.as_deref(),
-            dispatch.room("files", FILE_EVENTS),
             core.notices(),
             download_limits,
         );
@@ -145,21 +143,46 @@ impl BrowserSession {
             agents: AgentState::default(),
             prompts: Prompts::default(),
         });
-        session
-            .url_guard()
-            .follow(dispatch.room("url_guard", SHOWN_EVENTS));
-        tokio::spawn(crate::browser::files::person_files::follow(
-            session.core.clone(),
-            session.prompts.files.clone(),
-            session.tools.files.clone(),
-            dispatch.room("person_files", CHOOSER_EVENTS),
-        ));
-        tokio::spawn(
-            session
-                .paused()
-                .follow(dispatch.room("auth", PAUSED_EVENTS)),
-        );
-        let events = dispatch.room("session", &Self::followed_events());
+        // Every room follows Chrome's events one way: a queue of the one dispatch, with the
+        // events it wants, read in Chrome's order by a follower of its own (see the floor's
+        // `dispatch`). Every queue is taken here, before anything is asked of Chrome.
+        dispatch.follow("screencast", FRAME_EVENTS, |events| {
+            session.screencast.follow(events)
+        });
+        dispatch.follow("logs", LOG_EVENTS, |events| {
+            session.tools.logs.follow(events)
+        });
+        dispatch.follow("files", FILE_EVENTS, |events| {
+            session.tools.files.follow(&cdp, events)
+        });
+        dispatch.follow("url_guard", SHOWN_EVENTS, |events| {
+            session.url_guard().follow(events)
+        });
+        dispatch.follow("person_files", CHOOSER_EVENTS, |events| {
+            person_files::follow(
+                session.core.clone(),
+                session.prompts.files.clone(),
+                session.tools.files.clone(),
+                events,
+            )
+        });
+        dispatch.follow("auth", PAUSED_EVENTS, |events| {
+            session.paused().follow(events)
+        });
+        dispatch.follow("tabs_gone", GONE_EVENTS, |events| {
+            session.traffic.follow(events)
+        });
+        // The session's own follower reads its queue once the tabs the browser has now are
+        // tracked (below): what happened to them meanwhile waits in its queue.
+        let (tracked, on_tracked) = oneshot::channel::<()>();
+        dispatch.follow("session", &Self::followed_events(), |events| {
+            let session = session.clone();
+            async move {
+                if on_tracked.await.is_ok() {
+                    session.follow_events(events).await;
+                }
+            }
+        });
         dispatch.start();
         // Discovery on and the tabs listed, sent together (one round trip): the list comes
         // after discovery began, so a tab opening meanwhile is in one or the other.
@@ -207,7 +230,7 @@ impl BrowserSession {
             tracked?;
             activated = active?;
         }
-        tokio::spawn(session.clone().follow_events(events));
+        let _ = tracked.send(());
         if session.tab_count() == 0 {
             session.new_tab(None).await?;
         } else {

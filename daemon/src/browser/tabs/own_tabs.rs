@@ -7,11 +7,10 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::sync::broadcast;
+use tokio::sync::watch;
 
 use super::tracking::TabLife;
 use crate::browser::floor::Ownership;
-use crate::cdp::CdpEvent;
 
 /// The document's `visibilityState`.
 const VISIBILITY_STATE: &str = include_str!("js/visibility-state.js");
@@ -21,23 +20,22 @@ const CLOSE_ROUND: Duration = Duration::from_millis(500);
 /// Rounds of closes before giving up on a tab Chrome keeps (the caller bounds the time too).
 const CLOSE_ROUNDS: usize = 8;
 
-/// Waits up to `within` for `Target.targetDestroyed` of every id in `left`, removing each.
+/// Waits up to `within` for Chrome to report every id in `left` destroyed (`gone`: the targets
+/// reported so far while winding down, see `traffic`), removing each.
 async fn wait_destroyed(
-    events: &mut broadcast::Receiver<CdpEvent>,
+    gone: &mut watch::Receiver<HashSet<String>>,
     left: &mut HashSet<String>,
     within: Duration,
 ) {
     let deadline = tokio::time::Instant::now() + within;
-    while !left.is_empty() {
-        let event = match tokio::time::timeout_at(deadline, events.recv()).await {
-            Err(_) | Ok(Err(broadcast::error::RecvError::Closed)) => return,
-            Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
-            Ok(Ok(event)) => event,
-        };
-        if event.method == "Target.targetDestroyed" {
-            if let Some(id) = event.params["targetId"].as_str() {
-                left.remove(id);
-            }
+    loop {
+        left.retain(|id| !gone.borrow_and_update().contains(id));
+        if left.is_empty() {
+            return;
+        }
+        match tokio::time::timeout_at(deadline, gone.changed()).await {
+            Err(_) | Ok(Err(_)) => return,
+            Ok(Ok(())) => {}
         }
     }
 }
@@ -69,7 +67,7 @@ impl TabLife<'_> {
         // `open_tab`); the caller bounds the wait.
         let mut creating = self.traffic.creating.subscribe();
         let _ = creating.wait_for(|n| *n == 0).await;
-        let mut events = self.core.cdp().subscribe();
+        let mut gone = self.traffic.gone.subscribe();
         let mut asked: HashSet<String> = HashSet::new();
         let mut left: HashSet<String> = HashSet::new();
         for round in 0..CLOSE_ROUNDS {
@@ -91,7 +89,7 @@ impl TabLife<'_> {
                     tracing::debug!(event = "own_tab_close_failed", channel_id = %self.core.channel(), target_id = %id, round, %error);
                 }
             }
-            wait_destroyed(&mut events, &mut left, CLOSE_ROUND).await;
+            wait_destroyed(&mut gone, &mut left, CLOSE_ROUND).await;
             // Chrome's own list is the truth (a lagging event reader can miss a destroy).
             if !left.is_empty() {
                 if let Ok(targets) = self.core.cdp().call("Target.getTargets", json!({})).await {
