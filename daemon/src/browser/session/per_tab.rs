@@ -1,10 +1,21 @@
-//! What the session keeps, installs and closes per tab, decided here for every room: the parts
-//! a tab's record holds (its console and network logs, its screencast, its layout, the tools'
-//! isolated world, its open popups and menus), the scripts each of its documents runs (the
-//! title observer, the pane's world, the file picker), what an agent's popup's first page
-//! meets (the URL guard), and what waits for the person in a tab that goes (login prompts, file
-//! choosers and handed files, approvals). `tabs::tracking` calls these when a tab is tracked
-//! and in `untrack`, the one place a tab is forgotten.
+//! What the session keeps, installs and closes per tab, decided here for every room, so that
+//! what dies with a tab is one list:
+//! - the parts a tab's record holds, left when the record drops (`parts`): its console and
+//!   network logs, its screencast, its layout and pixel scale, the tools' isolated world, its
+//!   open popups and context menus (the record's own fields, its dialog, element refs and the
+//!   URL guard's mark, and the frames it holds in the tab list, go with it too);
+//! - what is keyed by the tab's target id and closes when it goes, tracked or not (`closed`):
+//!   its login prompts, its file choosers and the files handed to it, the approvals its agent
+//!   waits for, and its agent's pointer to it as its current tab;
+//! - the scripts each of its documents runs (`scripts`): the title observer, the pane's world,
+//!   the file picker;
+//! - what an agent's popup's first page meets (`landed`): the URL guard.
+//!
+//! `tabs::tracking` calls these when a tab is tracked and in `untrack`, the one place a tab is
+//! forgotten. Not here, on purpose: the URL guard's record of what each target shows mirrors
+//! Chrome's targets, tracked or not, and forgets one on Chrome's `Target.targetDestroyed` in its
+//! own follower (`guard::redirects`); an approved new site's pass expires by itself
+//! (`prompts::consent`).
 
 use futures_util::future::BoxFuture;
 
@@ -56,5 +67,6 @@ impl TabHooks for BrowserSession {
         self.auth().forget(target_id);
         self.person_files().forget_tab(target_id);
         self.approvals().forget(target_id);
+        self.agent_tabs().forget_tab(target_id);
     }
 }

@@ -234,14 +234,17 @@ impl AgentTabs<'_> {
     /// Closes a tab `actor` may touch.
     pub(crate) async fn close(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
         self.check_access(actor, target_id)?;
-        self.life.close_tab(target_id).await?;
-        if let Actor::Agent { id, .. } = actor {
-            let mut current = self.current.lock().expect("agent tabs lock");
-            if current.get(id).map(String::as_str) == Some(target_id) {
-                current.remove(id);
-            }
-        }
-        Ok(())
+        // Closing forgets it as its agent's current tab too (`forget_tab`, from `untrack`).
+        self.life.close_tab(target_id).await
+    }
+
+    /// A tab that went is no agent's current tab any more (called when it is forgotten: the
+    /// session's `per_tab`).
+    pub(in crate::browser) fn forget_tab(&self, target_id: &str) {
+        self.current
+            .lock()
+            .expect("agent tabs lock")
+            .retain(|_, current| current != target_id);
     }
 
     /// Hands a person's tab to an agent (they logged in; the agent goes on there).
