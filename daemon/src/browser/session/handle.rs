@@ -1,8 +1,7 @@
 //! BrowserSession: the CDP state of one channel in one mode. It opens the session (tracks the
-//! browser's tabs, starts following its events), holds the floor's core (`SessionCore`) and each
-//! room's state (`parts`), and lends each room its handle (`session.dialogs()`,
-//! `session.agent_tabs()` …), which borrows only what that room works on; the rest of the daemon
-//! reaches the rooms only through these. What every room keeps, installs and closes per tab is
+//! browser's tabs, starts every room's follower of Chrome's events) and holds the floor's core
+//! (`SessionCore`) and each room's state (`parts`). Each room's handle is lent in `lend`, the
+//! tabs are named in `tab_access`, and what every room keeps, installs and closes per tab is
 //! `per_tab`.
 //!
 //! Tab changes made by anyone (a pane, an agent, a page opening a popup) reach every pane as the
@@ -16,30 +15,16 @@ use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::parts::{AgentState, Prompts, ToolState};
-use super::paused::{Paused, PAUSED_EVENTS};
-use crate::browser::files::person_files::{self, PersonFiles, CHOOSER_EVENTS};
+use super::paused::PAUSED_EVENTS;
+use crate::browser::files::person_files::{self, CHOOSER_EVENTS};
 use crate::browser::files::transfers::{SessionFiles, FILE_EVENTS};
 use crate::browser::floor::{
-    Dispatch, Ownership, PaneMessage, SessionCore, SessionError, TabInfo, TabOwner,
+    Dispatch, Ownership, PaneMessage, SessionCore, SessionError, TabOwner,
 };
-use crate::browser::guard::notes::AgentNotes;
-use crate::browser::guard::redirects::{UrlGuard, SHOWN_EVENTS};
-use crate::browser::guard::sites::Sites;
-use crate::browser::prompts::approvals::Approvals;
-use crate::browser::prompts::auth::Auth;
-use crate::browser::prompts::context_menu::ContextMenus;
-use crate::browser::prompts::dialogs::Dialogs;
-use crate::browser::prompts::select_popup::Popups;
-use crate::browser::tabs::agent_tabs::AgentTabs;
+use crate::browser::guard::redirects::SHOWN_EVENTS;
 use crate::browser::tabs::logs::{TabLogs, LOG_EVENTS};
-use crate::browser::tabs::navigation::Navigation;
-use crate::browser::tabs::ref_books::RefBooks;
-use crate::browser::tabs::tracking::TabLife;
-use crate::browser::tabs::traffic::TabTraffic;
-use crate::browser::tabs::traffic::GONE_EVENTS;
-use crate::browser::view::find::Find;
+use crate::browser::tabs::traffic::{TabTraffic, GONE_EVENTS};
 use crate::browser::view::screencast::{ScreencastHub, FRAME_EVENTS};
-use crate::browser::view::zoom::Zoom;
 use crate::cdp::CdpConnection;
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
@@ -292,155 +277,15 @@ impl BrowserSession {
         &self.screencast
     }
 
-    // Room handles of prompts/ and view/ (each borrows what it works on).
-
-    /// The JavaScript dialogs of this session's tabs.
-    pub(crate) fn dialogs(&self) -> Dialogs<'_> {
-        Dialogs::new(&self.core)
-    }
-
-    /// The file choosers and files the person hands this session's tabs.
-    pub(crate) fn person_files(&self) -> PersonFiles<'_> {
-        PersonFiles::new(&self.core, &self.prompts.files, &self.tools.files)
-    }
-
-    /// The `<select>` and `<input>` popups open in this session's tabs.
-    pub(crate) fn popups(&self) -> Popups<'_> {
-        Popups::new(&self.core, &self.prompts.popups)
-    }
-
-    /// The context menus the person opened in this session's tabs.
-    pub(crate) fn context_menus(&self) -> ContextMenus<'_> {
-        ContextMenus::new(&self.core, &self.prompts.popups)
-    }
-
-    /// Find in page in this session's tabs.
-    pub(crate) fn find(&self) -> Find<'_> {
-        Find::new(&self.core)
-    }
-
-    /// The pixel ratio and page zoom of this session's tabs.
-    pub(crate) fn zoom(&self) -> Zoom<'_> {
-        Zoom::new(&self.core)
-    }
-
-    // Room handles of guard/, approvals and auth.
-
-    /// The URL guard: agents' tabs kept off browser-internal pages.
-    pub(crate) fn url_guard(&self) -> UrlGuard<'_> {
-        UrlGuard::new(&self.core, &self.agents.url_guard, &self.agents.notes)
-    }
-
-    /// The notes waiting for agents' next tool results.
-    pub(crate) fn agent_notes(&self) -> &AgentNotes {
-        &self.agents.notes
-    }
-
-    /// The sites each agent of this session may open.
-    pub(crate) fn sites(&self) -> Sites<'_> {
-        Sites::new(&self.core, &self.agents.sites, &self.agents.notes)
-    }
-
-    /// The requests paused at `Fetch` (owned: it follows them in a task).
-    pub(in crate::browser) fn paused(&self) -> Paused {
-        Paused::new(
-            self.core.clone(),
-            self.agents.sites.clone(),
-            self.agents.consent.clone(),
-            self.prompts.approvals.clone(),
-            self.prompts.auth.clone(),
-            self.agents.notes.clone(),
-        )
-    }
-
-    /// The approvals agents' acts wait for.
-    pub(crate) fn approvals(&self) -> Approvals<'_> {
-        Approvals::new(
-            &self.core,
-            &self.prompts.approvals,
-            &self.agents.consent,
-            self.auth(),
-        )
-    }
-
-    /// The HTTP authentication prompts of this session's tabs.
-    pub(crate) fn auth(&self) -> Auth<'_> {
-        Auth::new(&self.core, &self.prompts.auth)
-    }
-
-    // Room handles of tabs/ and session/.
-
-    /// Navigation in this session's tabs.
-    pub(crate) fn navigation(&self) -> Navigation<'_> {
-        Navigation {
-            core: &self.core,
-            checks: self,
-        }
-    }
-
-    /// Each agent's tabs (and the owner token's: the active tab).
-    pub(crate) fn agent_tabs(&self) -> AgentTabs<'_> {
-        AgentTabs {
-            life: self.tab_life(),
-            current: &self.agents.tabs,
-            locks: &self.agents.locks,
-        }
-    }
-
-    /// The session's tabs coming and going.
-    pub(in crate::browser) fn tab_life(&self) -> TabLife<'_> {
-        TabLife {
-            core: &self.core,
-            traffic: &self.traffic,
-            hooks: self,
-        }
-    }
-
-    /// The console and network logs of this session's tabs.
-    pub fn logs(&self) -> &TabLogs {
-        &self.tools.logs
-    }
-
-    /// Uploaded files and downloads of this session's browser.
-    pub fn files(&self) -> &SessionFiles {
-        &self.tools.files
-    }
-
-    /// The MCP tools' element-ref books of this session's tabs.
-    pub fn refs(&self) -> RefBooks<'_> {
-        RefBooks::new(self.core.tabs())
-    }
-
-    /// Who owns a tracked tab.
-    pub(crate) fn owner_of(&self, target_id: &str) -> Option<TabOwner> {
-        self.core.tabs().owner_of(target_id)
-    }
-
     /// How long the tools' settle waits after an action.
     pub fn settle_limits(&self) -> SettleLimits {
         self.tools.settle
-    }
-
-    /// The main frame's id of the tab behind flat session `session` (its target's id); `None`
-    /// for a session that is not a tab's (an out-of-process frame's).
-    pub(crate) fn main_frame_of(&self, session: &str) -> Option<String> {
-        self.core.tabs().main_frame_of(session)
     }
 
     /// Opens an about:blank tab and closes every other page before an idle pause (see
     /// `blank_slate`); false when a page stays.
     pub(crate) async fn leave_one_blank_tab(&self) -> bool {
         super::blank_slate::leave_one_blank_tab(&self.core).await
-    }
-
-    /// The MCP tools' isolated worlds in this session's frames.
-    pub(crate) fn worlds(&self) -> &crate::browser::tabs::worlds::Worlds {
-        &self.tools.worlds
-    }
-
-    /// The flat CDP session id of a tracked tab.
-    pub fn tab_session(&self, target_id: &str) -> Option<String> {
-        self.core.tab_session(target_id)
     }
 
     /// Tells every pane of the channel (messages of other layers: control, handoffs, agent
@@ -452,84 +297,5 @@ impl BrowserSession {
     /// How many panes are attached now (the timeline's own follower is no pane).
     pub(crate) fn pane_count(&self) -> usize {
         self.core.pane_count()
-    }
-
-    pub fn tab_count(&self) -> usize {
-        self.core.tabs().len()
-    }
-
-    /// The `tabs` message describing the current list.
-    pub(crate) fn tabs_message(&self) -> PaneMessage {
-        self.core.tabs_message()
-    }
-
-    /// Tabs in order, with the active one's id.
-    pub(crate) fn tab_infos(&self) -> (Vec<TabInfo>, Option<String>) {
-        self.core.tabs().infos()
-    }
-
-    /// `page_info` of a tab.
-    pub(crate) fn page_info_of(&self, target_id: &str) -> Option<PaneMessage> {
-        self.core.tabs().page_info(target_id)
-    }
-
-    /// `(target_id, session_id)` of the active tab.
-    pub(crate) fn active_tab(&self) -> Result<(String, String), SessionError> {
-        self.core.active_tab()
-    }
-
-    /// Resolves a tab reference: a 1-based index (as `list_tabs` prints) or a target id.
-    pub(crate) fn resolve_tab(&self, reference: &str) -> Result<String, SessionError> {
-        self.core.tabs().resolve(reference)
-    }
-
-    /// Opens a tab of the person at the pane (about:blank by default, in a window of its own
-    /// so it paints while another pane watches another tab) and makes it active.
-    pub async fn new_tab(&self, url: Option<&str>) -> Result<TabInfo, SessionError> {
-        self.tab_life().new_tab(url).await
-    }
-
-    /// Makes a tracked tab the active one: the tab new panes start on and the owner token acts
-    /// in (see `tabs::active`).
-    pub async fn switch_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        self.tab_life().switch_tab(target_id).await
-    }
-
-    /// Closes a tracked tab; closing the last one leaves a fresh about:blank tab.
-    pub async fn close_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        self.tab_life().close_tab(target_id).await
-    }
-
-    /// Closes every tab Porthole opened in this session, without a replacement (host-mode
-    /// stop); returns how many it closed (see `tabs::own_tabs`).
-    pub(crate) async fn close_own_tabs(&self) -> usize {
-        self.tab_life().close_own_tabs().await
-    }
-
-    /// Sets the page viewport (CSS px) of the active tab (and of tabs shown later).
-    pub(crate) async fn set_viewport(&self, width: u32, height: u32) -> Result<(), SessionError> {
-        let (_, session) = self.active_tab()?;
-        self.set_viewport_on(&session, width, height).await
-    }
-
-    /// Sets the channel's viewport (CSS px) and lays the tab behind flat CDP `session` out at
-    /// it (other tabs follow when they are shown).
-    pub(crate) async fn set_viewport_on(
-        &self,
-        session: &str,
-        width: u32,
-        height: u32,
-    ) -> Result<(), SessionError> {
-        self.core.set_viewport_on(session, width, height).await
-    }
-
-    /// Lays the tab behind the flat CDP `session` out at the channel's viewport.
-    pub(crate) async fn size_tab(&self, session: &str) -> Result<(), SessionError> {
-        self.core.size_tab_to(session, self.viewport()).await
-    }
-
-    /// The viewport requested for this channel.
-    pub fn viewport(&self) -> (u32, u32) {
-        self.core.viewport()
     }
 }
