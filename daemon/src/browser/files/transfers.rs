@@ -235,7 +235,7 @@ impl SessionFiles {
         };
         let earlier = downloads_dir.as_deref().map(load_index).unwrap_or_default();
         let browser_dir = browser_side.or_else(|| downloads_dir.clone());
-        let files = Arc::new(Self {
+        Arc::new(Self {
             root,
             downloads_dir,
             browser_dir,
@@ -251,8 +251,7 @@ impl SessionFiles {
             notices: DownloadNotices::new(notices),
             limits,
             unowned: watch.then(|| Mutex::new(HashMap::new())),
-        });
-        files
+        })
     }
 
     /// Points the browser's downloads at their place, unless they are off, and follows them and
