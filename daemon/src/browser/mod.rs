@@ -2,12 +2,15 @@
 //! each pane's view, navigation and input. Knows nothing about HTTP, panes' sockets or how
 //! browsers are started.
 //!
-//! The floor (`floor`: the error, the pane messages, the one CDP event dispatch) and rooms, each
-//! owning one part of a session: `session` (the handle and its life), `tabs` (the record per
-//! tab and everything kept per tab), `view` (what panes see), `input` (what panes send),
-//! `prompts` (what waits for the person), `files` (downloads, uploads, print) and `guard` (which
-//! URLs agents may open). The rooms are private: the rest of the daemon uses only what this
-//! list re-exports.
+//! A floor, rooms and a roof. The floor (`floor`) is what every room stands on: the session's
+//! core (channel, connection, tab list with one record per tab, life, notices), the one dispatch
+//! of Chrome's events, the error and the pane messages. Each room owns one part of a session and
+//! imports only the floor: `tabs` (tabs coming and going, agents' tabs, navigation, logs),
+//! `view` (what panes see), `input` (what panes send), `prompts` (what waits for the person),
+//! `files` (downloads, uploads, print) and `guard` (which URLs agents may open). The roof
+//! (`session`) holds every room's state, lends each room its handle and puts together what takes
+//! more than one room. All are private: the rest of the daemon uses only what this list
+//! re-exports.
 
 mod files;
 mod floor;

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::handle::BrowserSession;
-use crate::browser::floor::{Delivery, Ownership, PaneMessage, RoomEvents};
+use crate::browser::floor::{Delivery, Ownership, PaneMessage, RoomEvents, TabOwner};
 use crate::browser::prompts::dialogs::DIALOG_EVENTS;
 use crate::cdp::CdpEvent;
 
@@ -94,7 +94,7 @@ impl BrowserSession {
                     return;
                 }
                 if self.core.ownership() == Ownership::AllTabs || opener_is_ours {
-                    let owner = opener_owner.unwrap_or(crate::browser::floor::TabOwner::Human);
+                    let owner = opener_owner.unwrap_or(TabOwner::Human);
                     if self.agent_tabs().refuse_popup_over_limit(&owner, id).await {
                         return;
                     }

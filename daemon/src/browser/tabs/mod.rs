@@ -1,7 +1,8 @@
 //! Tabs coming and going and what is kept per tab: attaching and preparing tabs (`tracking`,
-//! `adoption`), the active tab (`active`), host mode's own tabs, agents' tabs, navigation, titles,
-//! element refs, the tools' isolated worlds and the console and network logs. The tab list itself,
-//! with one record per tab, and who owns a tab are the floor's (`tab_list`, `owner`).
+//! `adoption`, `traffic`), the active tab (`active`), host mode's own tabs, agents' tabs,
+//! navigation, titles, element refs, the tools' isolated worlds and the console and network logs.
+//! The tab list itself, with one record per tab, and who owns a tab are the floor's (`tab_list`,
+//! `owner`).
 
 pub(crate) mod active;
 pub(crate) mod adoption;

@@ -29,7 +29,10 @@ async fn wait_destroyed(
 ) {
     let deadline = tokio::time::Instant::now() + within;
     loop {
-        left.retain(|id| !gone.borrow_and_update().contains(id));
+        {
+            let gone = gone.borrow_and_update();
+            left.retain(|id| !gone.contains(id));
+        }
         if left.is_empty() {
             return;
         }
