@@ -25,12 +25,10 @@ pub(crate) use files::download::{Download, DownloadState};
 pub(crate) use files::person_files::{safe_name, HandedFile};
 pub(crate) use files::transfers::{DownloadLimits, DownloadTracking, ReadBack};
 pub use floor::Ownership;
-pub(crate) use floor::SessionError;
-pub(crate) use floor::{check_url_for, UrlPolicy};
-pub(crate) use floor::{ActivityPhase, DownloadPhase, Holder, PaneMessage, TabInfo};
-pub(crate) use floor::{Actor, HUMAN, OWNER_AGENT};
-pub(crate) use floor::{FrameRefs, RefBook};
-pub(crate) use floor::{Prompt, Registry};
+pub(crate) use floor::{
+    check_url_for, ActivityPhase, Actor, DownloadPhase, FrameRefs, Holder, PaneMessage, Prompt,
+    RefBook, Registry, SessionError, TabInfo, UrlPolicy, HUMAN, OWNER_AGENT,
+};
 pub(crate) use input::events::{dispatch as dispatch_input, InputEvent, MouseButton, Pointer};
 #[cfg(test)]
 pub(crate) use input::keys;
