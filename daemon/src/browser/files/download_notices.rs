@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 
 use super::download::{Download, DownloadState};
-use crate::browser::protocol::{DownloadPhase, PaneMessage};
-use crate::browser::tabs::owner::TabOwner;
+use crate::browser::floor::{DownloadPhase, PaneMessage, TabOwner};
 
 /// The shortest gap between two `progress` messages of one download (4 a second).
 const PROGRESS_GAP: Duration = Duration::from_millis(250);

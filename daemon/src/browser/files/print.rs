@@ -8,25 +8,29 @@ use base64::Engine as _;
 use serde_json::json;
 
 use super::download::Download;
-use crate::browser::{BrowserSession, SessionError};
+use super::transfers::SessionFiles;
+use crate::browser::floor::{SessionCore, SessionError};
 
 /// Rendering a long page to PDF takes a while.
 const PRINT_DEADLINE: Duration = Duration::from_secs(60);
 
-/// Prints tab `target_id` (flat session `tab`) to PDF and stores it as a download.
-pub async fn print_to_download(
-    session: &BrowserSession,
+/// Prints tab `target_id` (flat session `tab`) of `core`'s session to PDF and stores it as a
+/// download among `files`.
+pub(in crate::browser) async fn print_to_pdf(
+    core: &SessionCore,
+    files: &SessionFiles,
     target_id: &str,
     tab: &str,
 ) -> Result<Download, SessionError> {
-    let title = session
-        .tab_infos()
+    let title = core
+        .tabs()
+        .infos()
         .0
         .into_iter()
         .find(|t| t.target_id == target_id)
         .map(|t| t.title)
         .unwrap_or_default();
-    let reply = session
+    let reply = core
         .cdp()
         .call_with(
             "Page.printToPDF",
@@ -39,11 +43,10 @@ pub async fn print_to_download(
         .decode(reply["data"].as_str().unwrap_or_default())
         .map_err(|e| SessionError::Download(format!("the browser sent a garbled PDF ({e})")))?;
     let name = format!("{}.pdf", file_stem(&title));
-    let download = session
-        .files()
+    let download = files
         .add_file(&name, target_id, &bytes)
         .map_err(|why| SessionError::Download(format!("print to PDF not kept: {why}")))?;
-    tracing::info!(event = "printed", channel_id = %session.channel(), id = %download.id, bytes = bytes.len());
+    tracing::info!(event = "printed", channel_id = %core.channel(), id = %download.id, bytes = bytes.len());
     Ok(download)
 }
 

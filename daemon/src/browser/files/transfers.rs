@@ -26,6 +26,7 @@
 //! lock, outside it (a temporary file, synced, then renamed over the old one).
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -35,8 +36,7 @@ use tokio::sync::broadcast;
 
 use super::download::{Download, DownloadState};
 use super::download_notices::DownloadNotices;
-use crate::browser::protocol::PaneMessage;
-use crate::browser::session::dispatch::RoomEvents;
+use crate::browser::floor::{PaneMessage, RoomEvents};
 use crate::cdp::CdpConnection;
 use crate::providers::{BrowserFiles, DownloadPlace};
 
@@ -195,17 +195,14 @@ pub(in crate::browser) const FILE_EVENTS: &[&str] = &[
 ];
 
 impl SessionFiles {
-    /// Creates the session's directory and, unless `place` is off, points the browser's
-    /// downloads at their place and follows them (`events`: the session's [`FILE_EVENTS`])
-    /// until the session ends. `downloads_root`:
-    /// where channels' download directories go (`<data_dir>/downloads`); without one the list
-    /// (and local files) go to a temporary directory removed with the session.
-    pub(in crate::browser) fn spawn(
-        cdp: &CdpConnection,
+    /// Creates the session's directory; unless `place` is off, [`Self::follow`] points the
+    /// browser's downloads at their place and follows them. `downloads_root`: where channels'
+    /// download directories go (`<data_dir>/downloads`); without one the list (and local files)
+    /// go to a temporary directory removed with the session.
+    pub(in crate::browser) fn open(
         channel: &str,
         place: DownloadPlace,
         downloads_root: Option<&Path>,
-        events: RoomEvents,
         notices: broadcast::Sender<PaneMessage>,
         limits: DownloadLimits,
     ) -> Arc<Self> {
@@ -241,7 +238,7 @@ impl SessionFiles {
         };
         let earlier = downloads_dir.as_deref().map(load_index).unwrap_or_default();
         let browser_dir = browser_side.or_else(|| downloads_dir.clone());
-        let files = Arc::new(Self {
+        Arc::new(Self {
             root,
             downloads_dir,
             browser_dir,
@@ -251,20 +248,30 @@ impl SessionFiles {
             saved: Mutex::new(0),
             forgotten_bytes: AtomicU64::new(0),
             uploads: AtomicU64::new(0),
-            tracking: Mutex::new(tracking.clone()),
+            tracking: Mutex::new(tracking),
             choosers: Mutex::new(HashMap::new()),
             pending_owners: Mutex::new(HashMap::new()),
             notices: DownloadNotices::new(notices),
             limits,
             unowned: watch.then(|| Mutex::new(HashMap::new())),
             ends: tokio::sync::watch::Sender::new(()),
-        });
-        let downloads = match (&tracking, &files.browser_dir) {
-            (DownloadTracking::On, Some(dir)) if files.downloads_dir.is_some() => Some(dir.clone()),
+        })
+    }
+
+    /// Points the browser's downloads at their place, unless they are off, and follows them and
+    /// the agents' file choosers (`events`: the session's [`FILE_EVENTS`] of `cdp`) until the
+    /// session ends.
+    pub(in crate::browser) fn follow(
+        self: &Arc<Self>,
+        cdp: &CdpConnection,
+        events: RoomEvents,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let downloads = match (self.tracking(), &self.browser_dir) {
+            (DownloadTracking::On, Some(dir)) if self.downloads_dir.is_some() => Some(dir.clone()),
             _ => None,
         };
-        tokio::spawn(files.clone().follow(cdp.clone(), events, downloads));
-        files
+        self.clone()
+            .follow_downloads(cdp.clone(), events, downloads)
     }
 
     /// The channel's downloads directory on the daemon's side.
@@ -431,11 +438,7 @@ impl SessionFiles {
             total: size,
             path: dir.join(&guid),
             frame_id: target_id.to_string(),
-            owner: Some(
-                crate::browser::tabs::owner::TabOwner::Human
-                    .id()
-                    .to_string(),
-            ),
+            owner: Some(crate::browser::floor::TabOwner::Human.id().to_string()),
             target_id: Some(target_id.to_string()),
             on_daemon: true,
             why: None,
@@ -606,7 +609,7 @@ impl SessionFiles {
             .cloned()
     }
 
-    async fn follow(
+    async fn follow_downloads(
         self: Arc<Self>,
         cdp: CdpConnection,
         mut events: RoomEvents,

@@ -1,6 +1,6 @@
 //! The notes waiting for agents' next tool results: a refused site, a tab closed on a
-//! browser-internal page, a request held back. Written by the guard's rooms (`redirects`,
-//! `sites`, `paused`), read once by the agent's next call. Imports no room.
+//! browser-internal page, a request held back. Written by the guard (`redirects`, `sites`) and the
+//! session's `paused`, read once by the agent's next call. Imports no room.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

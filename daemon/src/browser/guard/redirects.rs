@@ -1,6 +1,6 @@
 //! Keeping agents' tabs off browser-internal pages after the fact: a redirect, a page script,
 //! a popup or the person's own navigation can take a tab where `navigate` would never send it
-//! (see [`super::url_policy`]). Such an agent tab is closed at once and its agent told in its
+//! (see the floor's `url_policy`). Such an agent tab is closed at once and its agent told in its
 //! next tool result; a tool never runs in a tab that shows one (checked against the URL
 //! Chrome last reported, recorded as reports arrive: no round trip per tool call).
 //!
@@ -14,28 +14,27 @@
 //! tool's: `mcp-host-browser`).
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::json;
 
 use super::notes::AgentNotes;
-use super::policy::agent_may_stay_on;
-use crate::browser::error::SessionError;
-use crate::browser::session::core::SessionCore;
-use crate::browser::session::dispatch::{Delivery, RoomEvents};
-use crate::browser::tabs::owner::{TabOwner, OWNER_AGENT};
+use crate::browser::floor::{
+    agent_may_stay_on, Delivery, RoomEvents, SessionCore, SessionError, TabOwner, OWNER_AGENT,
+};
 
 /// The guard's state in a session (which tabs it is closing is marked in their records).
 #[derive(Debug, Default)]
 pub struct UrlGuardState {
     /// Every tab is a tool's, the person's included (`mcp-host-browser` has no person).
     every_tab: AtomicBool,
-    /// Each page target's URL as Chrome last reported it, kept by a task of its own (see
+    /// Each page target's URL as Chrome last reported it, kept by a follower of its own (see
     /// [`Shown`]); started as the session opens (before target discovery, so each target's
     /// creation is seen).
-    shown: OnceLock<Shown>,
+    shown: Shown,
 }
 
 /// The URL each page target shows, from `Target.targetInfoChanged` as it arrives: read by
@@ -76,69 +75,62 @@ pub(in crate::browser) const SHOWN_EVENTS: &[&str] = &[
 ];
 
 impl Shown {
-    /// Starts recording from `events` (the session's [`SHOWN_EVENTS`], queued before anything
-    /// is read); the task ends with the dispatch.
-    fn follow(mut events: RoomEvents) -> Self {
-        let shown = Self::default();
-        let urls = shown.0.clone();
-        tokio::spawn(async move {
-            loop {
-                let event = match events.recv().await {
-                    Some(Delivery::Event(event)) => event,
-                    // Missed reports: forget everything, so each target is asked again
-                    // (and no kept history is trusted: a navigation may be among them).
-                    Some(Delivery::Lagged(_)) => {
-                        let mut seen = urls.lock().expect("shown lock");
-                        seen.urls.clear();
-                        seen.histories.clear();
-                        seen.lagged = Some(Instant::now());
+    /// Records from `events` (the session's [`SHOWN_EVENTS`], queued before anything is read)
+    /// until the dispatch ends.
+    async fn record(self, mut events: RoomEvents) {
+        let urls = self.0;
+        loop {
+            let event = match events.recv().await {
+                Some(Delivery::Event(event)) => event,
+                // Missed reports: forget everything, so each target is asked again
+                // (and no kept history is trusted: a navigation may be among them).
+                Some(Delivery::Lagged(_)) => {
+                    let mut seen = urls.lock().expect("shown lock");
+                    seen.urls.clear();
+                    seen.histories.clear();
+                    seen.lagged = Some(Instant::now());
+                    continue;
+                }
+                None => return,
+            };
+            let info = &event.params["targetInfo"];
+            match event.method.as_str() {
+                "Target.targetInfoChanged" | "Target.targetCreated" if info["type"] == "page" => {
+                    let (Some(id), Some(url)) = (info["targetId"].as_str(), info["url"].as_str())
+                    else {
                         continue;
+                    };
+                    // Short lock, never held across an await.
+                    urls.lock()
+                        .expect("shown lock")
+                        .urls
+                        .insert(id.to_string(), url.to_string());
+                }
+                "Target.targetDestroyed" => {
+                    if let Some(id) = event.params["targetId"].as_str() {
+                        let mut seen = urls.lock().expect("shown lock");
+                        seen.urls.remove(id);
+                        seen.navigated.remove(id);
+                        seen.histories.remove(id);
                     }
-                    None => return,
-                };
-                let info = &event.params["targetInfo"];
-                match event.method.as_str() {
-                    "Target.targetInfoChanged" | "Target.targetCreated"
-                        if info["type"] == "page" =>
-                    {
-                        let (Some(id), Some(url)) =
-                            (info["targetId"].as_str(), info["url"].as_str())
-                        else {
-                            continue;
-                        };
-                        // Short lock, never held across an await.
+                }
+                "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
+                    if let Some(frame) = event.params["frame"]["id"].as_str() {
                         urls.lock()
                             .expect("shown lock")
-                            .urls
-                            .insert(id.to_string(), url.to_string());
+                            .navigated(frame, event.received);
                     }
-                    "Target.targetDestroyed" => {
-                        if let Some(id) = event.params["targetId"].as_str() {
-                            let mut seen = urls.lock().expect("shown lock");
-                            seen.urls.remove(id);
-                            seen.navigated.remove(id);
-                            seen.histories.remove(id);
-                        }
-                    }
-                    "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
-                        if let Some(frame) = event.params["frame"]["id"].as_str() {
-                            urls.lock()
-                                .expect("shown lock")
-                                .navigated(frame, event.received);
-                        }
-                    }
-                    "Page.navigatedWithinDocument" => {
-                        if let Some(frame) = event.params["frameId"].as_str() {
-                            urls.lock()
-                                .expect("shown lock")
-                                .navigated(frame, event.received);
-                        }
-                    }
-                    _ => {}
                 }
+                "Page.navigatedWithinDocument" => {
+                    if let Some(frame) = event.params["frameId"].as_str() {
+                        urls.lock()
+                            .expect("shown lock")
+                            .navigated(frame, event.received);
+                    }
+                }
+                _ => {}
             }
-        });
-        shown
+        }
     }
 
     fn get(&self, target_id: &str) -> Option<String> {
@@ -201,7 +193,7 @@ impl<'s> UrlGuard<'s> {
     /// The agent id to tell when the tracked tab `target_id` must leave an internal page;
     /// `None` when it is the person's tab (or not tracked).
     fn guarded_by(&self, target_id: &str) -> Option<String> {
-        match self.core.tabs.owner_of(target_id)? {
+        match self.core.tabs().owner_of(target_id)? {
             TabOwner::Agent { id, .. } => Some(id),
             TabOwner::Human if self.state.every_tab.load(Ordering::SeqCst) => {
                 Some(OWNER_AGENT.to_string())
@@ -219,11 +211,11 @@ impl<'s> UrlGuard<'s> {
         let Some(agent_id) = self.guarded_by(target_id) else {
             return false;
         };
-        let first = self.core.tabs.begin_guard_close(target_id);
+        let first = self.core.tabs().begin_guard_close(target_id);
         if !first {
             return true;
         }
-        tracing::warn!(event = "internal_page_closed", channel_id = %self.core.channel, agent_id = %agent_id, target_id = %target_id, scheme = url.split(':').next().unwrap_or_default());
+        tracing::warn!(event = "internal_page_closed", channel_id = %self.core.channel(), agent_id = %agent_id, target_id = %target_id, scheme = url.split(':').next().unwrap_or_default());
         self.notes.leave(
             &agent_id,
             format!(
@@ -233,7 +225,7 @@ impl<'s> UrlGuard<'s> {
                  of yours (a new one if you have none)."
             ),
         );
-        let cdp = self.core.cdp.clone();
+        let cdp = self.core.cdp().clone();
         let target = target_id.to_string();
         tokio::spawn(async move {
             if let Err(error) = cdp
@@ -248,12 +240,8 @@ impl<'s> UrlGuard<'s> {
 
     /// Keeps `history` (a `Page.getNavigationHistory` reply) of `target_id`, asked for at
     /// `asked`, unless a navigation of it was received since (it may not be in the reply).
-    /// Kept only once the guard follows Chrome's reports (from the session's opening on).
     pub(crate) fn keep_history(&self, target_id: &str, asked: Instant, history: serde_json::Value) {
-        let Some(shown) = self.state.shown.get() else {
-            return;
-        };
-        let mut seen = shown.0.lock().expect("shown lock");
+        let mut seen = self.state.shown.0.lock().expect("shown lock");
         if seen.holds(target_id, asked) {
             seen.histories
                 .insert(target_id.to_string(), (asked, history));
@@ -264,38 +252,38 @@ impl<'s> UrlGuard<'s> {
     /// navigation of its main frame was received since it was asked for (a history step's
     /// entry is then checked and taken from it with no round trip of its own).
     pub(crate) fn kept_history(&self, target_id: &str) -> Option<serde_json::Value> {
-        let shown = self.state.shown.get()?;
-        let seen = shown.0.lock().expect("shown lock");
+        let seen = self.state.shown.0.lock().expect("shown lock");
         let (asked, history) = seen.histories.get(target_id)?;
         seen.holds(target_id, *asked).then(|| history.clone())
     }
 
-    /// Starts following the URL each target shows from `events` (the session's
-    /// [`SHOWN_EVENTS`]): called before target discovery is on, so every target's creation is
-    /// seen and the first tool call in a tab needs no `Target.getTargetInfo` of its own.
-    pub(in crate::browser) fn follow(&self, events: RoomEvents) {
-        self.state.shown.get_or_init(|| Shown::follow(events));
+    /// Follows the URL each target shows from `events` (the session's [`SHOWN_EVENTS`], queued
+    /// before target discovery is on, so every target's creation is seen and the first tool
+    /// call in a tab needs no `Target.getTargetInfo` of its own) until the session ends.
+    pub(in crate::browser) fn follow(
+        &self,
+        events: RoomEvents,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        self.state.shown.clone().record(events)
     }
 
     /// Ok when a tool may run in `target_id`: its page, as Chrome reports it now, is one agents
     /// may use. An agent's tab that is not is closed (see [`Self::landing`]).
     pub(crate) async fn check_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        let shown = self.state.shown.get();
-        let url = match shown.and_then(|shown| shown.get(target_id)) {
+        let shown = &self.state.shown;
+        let url = match shown.get(target_id) {
             Some(url) => url,
             None => {
                 let reply = self
                     .core
-                    .cdp
+                    .cdp()
                     .call("Target.getTargetInfo", json!({ "targetId": target_id }))
                     .await?;
                 let url = reply["targetInfo"]["url"]
                     .as_str()
                     .unwrap_or_default()
                     .to_string();
-                if let Some(shown) = shown {
-                    shown.seed(target_id, &url);
-                }
+                shown.seed(target_id, &url);
                 url
             }
         };

@@ -14,8 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::notes::AgentNotes;
-use crate::browser::error::SessionError;
-use crate::browser::session::core::SessionCore;
+use crate::browser::floor::{SessionCore, SessionError};
 use crate::sites::SiteRules;
 
 /// The rules each agent of a session is held to, by agent id. Short lock, never held across
@@ -110,7 +109,7 @@ impl<'s> Sites<'s> {
 
     fn tell_refused(&self, refused: &Refused) {
         let url: String = refused.url.chars().take(300).collect();
-        tracing::info!(event = "site_refused", channel_id = %self.core.channel, agent_id = %refused.agent_id, target_id = %refused.target_id, rule = %refused.rule);
+        tracing::info!(event = "site_refused", channel_id = %self.core.channel(), agent_id = %refused.agent_id, target_id = %refused.target_id, rule = %refused.rule);
         self.notes.leave(
             &refused.agent_id,
             format!(

@@ -1,7 +1,7 @@
 //! Pane input events and how each becomes CDP `Input.*` calls on the active tab.
 //!
 //! Coordinates are CSS pixels of the page viewport; on a tab laid out at a pixel scale above 1
-//! (see `layouts`) Chrome takes them in scaled view pixels, so they are multiplied here. Mouse buttons, click counts and modifier
+//! (see the floor's `layouts`) Chrome takes them in scaled view pixels, so they are multiplied here. Mouse buttons, click counts and modifier
 //! bitmasks pass through as CDP defines them; keys get `code`, a virtual key code and text per
 //! `keys`. Copy/cut read the selection and hand it back for the pane's clipboard.
 

@@ -26,8 +26,7 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 use super::events::InputEvent;
 use super::queue::{InputQueue, Queued};
 use super::stages;
-use crate::browser::error::SessionError;
-use crate::browser::session::handle::BrowserSession;
+use crate::browser::floor::SessionError;
 
 /// Most events waiting for Chrome's answer at once: more than a 120 Hz wheel sends
 /// between two of Chrome's answer batches (4 in ~30 ms), so the last tick of a stream is sent
@@ -39,6 +38,14 @@ pub const MAX_IN_FLIGHT: usize = 8;
 pub type Dispatched = Result<Option<String>, SessionError>;
 
 type InFlight = Pin<Box<dyn Future<Output = Dispatched> + Send>>;
+
+/// Where a pane's events go: the session, which sends each to a tab (it implements this, in
+/// `session/for_panes.rs`), so the pipeline names no session.
+pub trait InputTarget: Send + Sync + 'static {
+    /// Sends one pane input event to the tab behind flat CDP `tab`; copy/cut give the selected
+    /// text.
+    fn input_on(&self, tab: &str, event: &InputEvent) -> impl Future<Output = Dispatched> + Send;
+}
 
 /// What the dispatcher handles next.
 #[derive(Debug)]
@@ -85,11 +92,12 @@ impl InputPipeline {
         }
     }
 
-    /// Sends `queued` to the tab behind flat CDP session `tab`; returns what finished meanwhile
-    /// (this event's answer for a copy or a cut, the answers of earlier events).
-    pub async fn send(
+    /// Sends `queued` through `session` to the tab behind flat CDP session `tab`; returns what
+    /// finished meanwhile (this event's answer for a copy or a cut, the answers of earlier
+    /// events).
+    pub async fn send<S: InputTarget>(
         &mut self,
-        session: &Arc<BrowserSession>,
+        session: &Arc<S>,
         tab: &str,
         queued: Queued,
     ) -> Vec<Dispatched> {

@@ -2,7 +2,7 @@
 //! taken from the queue → `Input.dispatchMouseEvent` sent → Chrome's answer, and Chrome's swap
 //! of each frame written to a pane while wheel input is under way.
 //!
-//! On with the frame stage log (`PORTHOLE_BENCH_FRAME_STAGES=1`, see `frame_stages`); when off,
+//! On with the frame stage log (`PORTHOLE_BENCH_FRAME_STAGES=1`, the floor's `bench`); when off,
 //! queue entries carry no trace and each stage costs one load of a flag. Times are wall-clock
 //! microseconds since the epoch, so the bench (another process) and Chrome's frame timestamps
 //! can be set beside them. One `input_stages` line per wheel dispatch and one `wheel_frame` line
@@ -27,7 +27,7 @@ pub struct Trace {
 
 /// Whether traces are kept (the frame stage log's switch).
 pub fn on() -> bool {
-    crate::browser::view::frame_stages::on()
+    crate::browser::floor::stages_on()
 }
 
 /// Now, in microseconds since the epoch.

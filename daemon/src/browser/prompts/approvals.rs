@@ -6,17 +6,14 @@
 //! only the pane's WebSocket, which takes the owner token alone.
 //!
 //! Owns the approvals waiting (`session.approvals()`), what the person is shown for an act,
-//! and holding each agent to its `confirm` kinds (`guard::consent` keeps them).
+//! and holding each agent to its `confirm` kinds (`consent` keeps them).
 
 use tokio::sync::{oneshot, watch};
 
 use super::auth::Auth;
-use super::registry::{Prompt, Registry};
+use super::consent::{AgentConsent, CallGuard, ConsentRules};
 use crate::approvals::{bounded_detail, site_of, ApprovalKind, Ask, Outcome, Remember, Verdict};
-use crate::browser::error::SessionError;
-use crate::browser::guard::consent::{AgentConsent, CallGuard, ConsentRules};
-use crate::browser::protocol::PaneMessage;
-use crate::browser::session::core::SessionCore;
+use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionCore, SessionError};
 
 /// The approvals waiting for the person.
 #[derive(Debug, Default)]
@@ -127,7 +124,7 @@ impl<'s> Approvals<'s> {
             Some(url) => url.to_string(),
             None => self
                 .core
-                .tabs
+                .tabs()
                 .get(target_id)
                 .map(|t| t.url)
                 .unwrap_or_default(),
@@ -145,7 +142,7 @@ impl<'s> Approvals<'s> {
         session: &str,
         url: &str,
     ) -> Result<(), SessionError> {
-        let Some(target_id) = self.core.tabs.target_of_session(session) else {
+        let Some(target_id) = self.core.tabs().target_of_session(session) else {
             return Ok(());
         };
         if !self.new_site_for(agent_id, &target_id, url) {
@@ -176,7 +173,7 @@ impl<'s> Approvals<'s> {
         if self.consent.asks(agent_id, ApprovalKind::NewSite).is_none() {
             return false;
         }
-        let own_site = self.core.tabs.get(target_id).map(|t| site_of(&t.url));
+        let own_site = self.core.tabs().get(target_id).map(|t| site_of(&t.url));
         own_site.as_deref() != Some(site_of(url).as_str())
     }
 
@@ -211,7 +208,7 @@ impl<'s> Approvals<'s> {
             return Outcome::Remembered;
         }
         let id = self.state.open.mint();
-        tracing::info!(event = "approval_asked", channel_id = %self.core.channel, %id, agent_id = %ask.agent_id, kind = ask.kind.as_str(), target_id = %ask.target_id);
+        tracing::info!(event = "approval_asked", channel_id = %self.core.channel(), %id, agent_id = %ask.agent_id, kind = ask.kind.as_str(), target_id = %ask.target_id);
         let (answer, answered) = oneshot::channel();
         self.state.open.insert(
             id.clone(),
@@ -224,7 +221,6 @@ impl<'s> Approvals<'s> {
         let (outcome, by) = if self.core.pane_count() == 0 {
             (Outcome::Unwatched, "porthole")
         } else {
-            let closed = self.core.life.closed.clone();
             tokio::select! {
                 answer = answered => match answer {
                     Ok(outcome @ (Outcome::Allowed(_) | Outcome::Declined)) => (outcome, "person"),
@@ -232,14 +228,14 @@ impl<'s> Approvals<'s> {
                     Err(_) => (Outcome::Gone, "porthole"),
                 },
                 _ = tokio::time::sleep(rules.timeout) => (Outcome::TimedOut, "timeout"),
-                _ = closed.cancelled() => (Outcome::Gone, "porthole"),
+                _ = self.core.closed() => (Outcome::Gone, "porthole"),
             }
         };
         self.state.open.take(&id);
         if outcome == Outcome::Allowed(Remember::Site) {
             rules.remembered.remember(&ask.agent_id, ask.kind, &site);
         }
-        tracing::info!(event = "approval_closed", channel_id = %self.core.channel, %id, outcome = outcome.as_str(), by);
+        tracing::info!(event = "approval_closed", channel_id = %self.core.channel(), %id, outcome = outcome.as_str(), by);
         self.core.notify(PaneMessage::ApprovalClosed {
             id,
             outcome: outcome.as_str().to_string(),

@@ -20,18 +20,15 @@
 //! is logged is the prompt's id, tab, origin and outcome.
 //!
 //! Owns the open prompts and turning `Fetch` on (`session.auth()`); the events of `Fetch` are
-//! followed by `guard::paused`, which hands each challenge here.
+//! followed by the session's `paused`, which hands each challenge here.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde_json::json;
 
-use super::registry::{Prompt, Registry};
-use crate::browser::error::SessionError;
-use crate::browser::guard::consent::AgentConsent;
-use crate::browser::protocol::PaneMessage;
-use crate::browser::session::core::SessionCore;
+use super::consent::AgentConsent;
+use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionCore, SessionError};
 use crate::cdp::CdpEvent;
 
 /// How long a prompt waits while no pane is attached.
@@ -165,7 +162,7 @@ impl<'s> Auth<'s> {
             }
         }
         self.core
-            .cdp
+            .cdp()
             .call(
                 "Fetch.enable",
                 json!({ "handleAuthRequests": true, "patterns": patterns }),
@@ -178,7 +175,7 @@ impl<'s> Auth<'s> {
     /// Pauses the data requests of agents' tabs too (an agent is now held to `submit`).
     pub(in crate::browser) async fn widen_request_pauses(&self, consent: &AgentConsent) {
         if let Err(error) = self.enable_request_pauses(false, consent).await {
-            tracing::warn!(event = "submit_pauses_off", channel_id = %self.core.channel, %error);
+            tracing::warn!(event = "submit_pauses_off", channel_id = %self.core.channel(), %error);
         }
     }
 
@@ -191,7 +188,7 @@ impl<'s> Auth<'s> {
         let frame = p["frameId"].as_str().unwrap_or_default();
         let target_id = self
             .core
-            .tabs
+            .tabs()
             .tab_of_frame(frame)
             .map_or_else(|| frame.to_string(), |t| t.target_id);
         let challenge = &p["authChallenge"];
@@ -207,7 +204,7 @@ impl<'s> Auth<'s> {
                 .unwrap_or_default()
                 .to_ascii_lowercase(),
         };
-        tracing::info!(event = "auth_prompt_opened", channel_id = %self.core.channel, id = %prompt.id, target_id = %prompt.target_id, origin = %prompt.origin, scheme = %prompt.scheme);
+        tracing::info!(event = "auth_prompt_opened", channel_id = %self.core.channel(), id = %prompt.id, target_id = %prompt.target_id, origin = %prompt.origin, scheme = %prompt.scheme);
         self.prompts.open.insert(prompt.id.clone(), prompt.clone());
         self.core.notify(prompt.message());
         self.prompts.opened.send_modify(|n| *n += 1);
@@ -286,9 +283,9 @@ impl<'s> Auth<'s> {
             }),
             AuthAnswer::Cancel => json!({ "response": "CancelAuth" }),
         };
-        tracing::info!(event = "auth_prompt_answered", channel_id = %self.core.channel, %id, origin = %prompt.origin, cancelled = cancel);
+        tracing::info!(event = "auth_prompt_answered", channel_id = %self.core.channel(), %id, origin = %prompt.origin, cancelled = cancel);
         self.core
-            .cdp
+            .cdp()
             .call(
                 "Fetch.continueWithAuth",
                 json!({ "requestId": prompt.request_id, "authChallengeResponse": response }),
@@ -312,7 +309,7 @@ async fn cancel_unwatched(core: Weak<SessionCore>, prompts: Weak<AuthPrompts>, i
             return;
         }
         if core.pane_count() == 0 {
-            tracing::info!(event = "auth_prompt_unwatched", channel_id = %core.channel, %id);
+            tracing::info!(event = "auth_prompt_unwatched", channel_id = %core.channel(), %id);
             if let Err(error) = auth.answer(&id, AuthAnswer::Cancel).await {
                 tracing::debug!(event = "auth_prompt_cancel_failed", %error);
             }

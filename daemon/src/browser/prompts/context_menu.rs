@@ -1,13 +1,13 @@
 //! The context menu the pane offers the person (DESIGN.md §15 "Also expected of a browser").
-//! Chrome's own menu is browser UI that neither the screencast nor CDP reaches, so the pane
-//! draws one. A right press by the person fires the page's `contextmenu`; the pane's world
-//! (see `pane_world`) lets the page's own handlers run first and, unless one of them called
-//! `preventDefault` (a page drawing its own menu keeps it), reports what is under the point:
-//! the link, the image and the selected text. Panes get
+//! Chrome's own menu is browser UI that neither the screencast nor CDP reaches, so the pane draws
+//! one. A right press by the person fires the page's `contextmenu`; the pane's world (see the
+//! floor's `pane_world`) lets the page's own handlers run first and, unless one of them called
+//! `preventDefault` (a page drawing its own menu keeps it), reports what is under the point: the
+//! link, the image and the selected text. Panes get
 //! `{"type":"context_menu","id","target_id","x","y","link"?,"link_text"?,"image"?,"selection"?}`
-//! and offer open link in new tab (`new_tab {url}`), copy link / copy text (their own
-//! clipboard) and copy image: `copy_image {id}` is answered by `image_copy {id, png, width,
-//! height}` (base64 PNG, at most [`MAX_IMAGE_BYTES`]) or an `error`.
+//! and offer open link in new tab (`new_tab {url}`), copy link / copy text (their own clipboard)
+//! and copy image: `copy_image {id}` is answered by `image_copy {id, png, width, height}` (base64
+//! PNG, at most [`MAX_IMAGE_BYTES`]) or an `error`.
 //!
 //! Only trusted events count (agents have no right click; a page's own synthetic events are
 //! not the person). Owns the world script's menu part, recording the latest menu of each tab
@@ -19,9 +19,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::open_popups::{OpenMenu, OpenPopups};
-use crate::browser::error::SessionError;
-use crate::browser::protocol::PaneMessage;
-use crate::browser::session::core::SessionCore;
+use crate::browser::floor::{PaneMessage, SessionCore, SessionError};
 use crate::cdp::CdpError;
 
 /// Largest image copy image hands over (the PNG, and the bytes it is made from).
@@ -185,7 +183,7 @@ impl<'s> ContextMenus<'s> {
     async fn cached_resource(&self, session: &str, url: &str) -> Result<Value, MenuError> {
         let tree = self
             .core
-            .cdp
+            .cdp()
             .call_on(session, "Page.getResourceTree", json!({}))
             .await
             .map_err(SessionError::from)?;
@@ -196,7 +194,7 @@ impl<'s> ContextMenus<'s> {
         };
         let content = self
             .core
-            .cdp
+            .cdp()
             .call_on(
                 session,
                 "Page.getResourceContent",
@@ -222,7 +220,7 @@ impl<'s> ContextMenus<'s> {
     async fn await_in(&self, menu: &OpenMenu, expression: &str) -> Result<Value, MenuError> {
         let reply = self
             .core
-            .cdp
+            .cdp()
             .call_on(
                 &menu.session,
                 "Runtime.evaluate",

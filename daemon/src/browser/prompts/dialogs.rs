@@ -6,10 +6,7 @@
 
 use serde_json::json;
 
-use super::open_dialog::OpenDialog;
-use crate::browser::error::SessionError;
-use crate::browser::protocol::{DialogKind, PaneMessage};
-use crate::browser::session::core::SessionCore;
+use crate::browser::floor::{DialogKind, OpenDialog, PaneMessage, SessionCore, SessionError};
 use crate::cdp::CdpEvent;
 
 /// The events dialogs are followed by.
@@ -38,7 +35,7 @@ impl<'s> Dialogs<'s> {
         let Some(target_id) = event
             .session_id
             .as_deref()
-            .and_then(|session| self.core.tabs.target_of_session(session))
+            .and_then(|session| self.core.tabs().target_of_session(session))
         else {
             return;
         };
@@ -54,8 +51,8 @@ impl<'s> Dialogs<'s> {
                     .filter(|p| !p.is_empty())
                     .map(str::to_string),
             };
-            tracing::info!(event = "dialog_opened", channel_id = %self.core.channel, %target_id, kind = dialog.kind.as_str());
-            self.core.tabs.set_dialog(&target_id, dialog.clone());
+            tracing::info!(event = "dialog_opened", channel_id = %self.core.channel(), %target_id, kind = dialog.kind.as_str());
+            self.core.tabs().set_dialog(&target_id, dialog.clone());
             self.core.notify(PaneMessage::Dialog {
                 target_id,
                 kind: dialog.kind,
@@ -68,7 +65,7 @@ impl<'s> Dialogs<'s> {
     }
 
     fn forget(&self, target_id: &str) {
-        let was_open = self.core.tabs.take_dialog(target_id);
+        let was_open = self.core.tabs().take_dialog(target_id);
         if was_open {
             self.core.notify(PaneMessage::DialogClosed {
                 target_id: target_id.to_string(),
@@ -78,12 +75,12 @@ impl<'s> Dialogs<'s> {
 
     /// The dialog open in a tab, if any.
     pub(crate) fn open(&self, target_id: &str) -> Option<OpenDialog> {
-        self.core.tabs.dialog(target_id)
+        self.core.tabs().dialog(target_id)
     }
 
     /// Every open dialog, by tab (for a pane that attaches while one is open).
     pub(crate) fn all(&self) -> Vec<(String, OpenDialog)> {
-        self.core.tabs.dialogs()
+        self.core.tabs().dialogs()
     }
 
     /// Answers the dialog open in `target_id` (`text` goes into a prompt).
@@ -105,10 +102,10 @@ impl<'s> Dialogs<'s> {
             params["promptText"] = json!(text);
         }
         self.core
-            .cdp
+            .cdp()
             .call_on(&session, "Page.handleJavaScriptDialog", params)
             .await?;
-        tracing::info!(event = "dialog_answered", channel_id = %self.core.channel, %target_id, accept);
+        tracing::info!(event = "dialog_answered", channel_id = %self.core.channel(), %target_id, accept);
         self.forget(target_id);
         Ok(dialog)
     }

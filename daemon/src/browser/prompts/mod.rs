@@ -1,14 +1,12 @@
 //! What waits for the person at a pane: JavaScript dialogs, HTTP authentication, `<select>` and
-//! `<input>` popups, the context menu, and the file choosers a page opens.
+//! `<input>` popups and the context menu (the file choosers a page opens are
+//! `files::person_files`).
 
 pub(crate) mod approvals;
 pub(crate) mod auth;
+pub(crate) mod consent;
 pub(crate) mod context_menu;
 pub(crate) mod dialogs;
-pub(crate) mod file_pickers;
-pub(crate) mod open_dialog;
 pub(crate) mod open_popups;
-pub(crate) mod person_files;
 pub(crate) mod pickers;
-pub(crate) mod registry;
 pub(crate) mod select_popup;

@@ -1,9 +1,8 @@
 //! The popups and context menus open in a session's tabs, as the session and each tab's record
-//! (see `tabs::entry`) keep them: where each one's select or image lives in the pane's world.
+//! (see the floor's `tab_list`) keep them: where each one's select or image lives in the pane's world.
 //! Plain data; following and answering popups is `select_popup`, menus `context_menu`.
 
-use super::registry::{Prompt, Registry};
-use crate::browser::protocol::PopupKind;
+use crate::browser::floor::{PopupKind, Prompt, Registry};
 
 /// An open popup: where its select lives.
 #[derive(Debug, Clone)]

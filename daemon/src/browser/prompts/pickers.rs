@@ -10,7 +10,7 @@
 //! pane world's script. Pickers open when Chrome's own picker does (`:open`, Chromium 156:
 //! the calendar or clock icon, a colour well, Alt+Down), watched by `select_popup`'s script.
 
-use crate::browser::protocol::PopupKind;
+use crate::browser::floor::PopupKind;
 
 /// Longest `value` a pane may answer (characters).
 pub const MAX_VALUE: usize = 10_000;

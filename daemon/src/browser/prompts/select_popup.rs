@@ -1,12 +1,12 @@
-//! `<select>` popups for the person (DESIGN.md §15 "Popups"). Chrome's screencast paints no
-//! popup widget, so an open `<select>` is invisible in frames. The pane's world (see
-//! `pane_world`) notices a select opening after the person's mousedown or keydown on it (it
-//! matches `:open`, verified on Chromium 156 headless), and the daemon tells panes
-//! `select_popup` with the options; a pane draws the list and answers `select_answer`. The
-//! answer closes Chrome's own popup (an Escape while it is open, which changes nothing), then
-//! sets the choice and fires `input` and `change` as a real choice does (only when the choice
-//! differs). Keys sent as input while the popup is open still drive Chrome's popup; when it
-//! closes by any means panes get `select_popup_closed`.
+//! `<select>` popups for the person (DESIGN.md §15 "Popups"). Chrome's screencast paints no popup
+//! widget, so an open `<select>` is invisible in frames. The pane's world (see the floor's
+//! `pane_world`) notices a select opening after the person's mousedown or keydown on it (it matches
+//! `:open`, verified on Chromium 156 headless), and the daemon tells panes `select_popup` with the
+//! options; a pane draws the list and answers `select_answer`. The answer closes Chrome's own popup
+//! (an Escape while it is open, which changes nothing), then sets the choice and fires `input` and
+//! `change` as a real choice does (only when the choice differs). Keys sent as input while the
+//! popup is open still drive Chrome's popup; when it closes by any means panes get
+//! `select_popup_closed`.
 //!
 //! Owns following the popups of a session's tabs and answering them (`Popups`, borrowed from the
 //! session); which are open, by public id, is kept in `open_popups`.
@@ -16,9 +16,9 @@ use serde_json::{json, Value};
 
 use super::open_popups::{OpenPopup, OpenPopups};
 use super::pickers::MAX_VALUE;
-use crate::browser::error::SessionError;
-use crate::browser::protocol::{PaneMessage, PopupKind, PopupRect, SelectOption};
-use crate::browser::session::core::SessionCore;
+use crate::browser::floor::{
+    PaneMessage, PopupKind, PopupRect, SelectOption, SessionCore, SessionError,
+};
 
 /// Part of the pane world's script (`report` is in scope): watches selects open and close,
 /// and offers `window.__portholeSelects` to the daemon for answers.
@@ -271,7 +271,7 @@ impl<'s> Popups<'s> {
             }
             for kind in ["rawKeyDown", "keyUp"] {
                 self.core
-                    .cdp
+                    .cdp()
                     .call_on(
                         &popup.session,
                         "Input.dispatchKeyEvent",

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::core::SessionCore;
+use crate::browser::floor::SessionCore;
 
 /// How long Chrome may take to list only the blank tab.
 const DEADLINE: Duration = Duration::from_secs(3);
@@ -18,7 +18,7 @@ const POLL: Duration = Duration::from_millis(100);
 /// (a `beforeunload` prompt, a hung renderer) or CDP fails.
 pub(in crate::browser) async fn leave_one_blank_tab(core: &SessionCore) -> bool {
     let Ok(created) = core
-        .cdp
+        .cdp()
         .call("Target.createTarget", json!({"url": "about:blank"}))
         .await
     else {
@@ -30,7 +30,7 @@ pub(in crate::browser) async fn leave_one_blank_tab(core: &SessionCore) -> bool 
     let mut asked = std::collections::HashSet::new();
     let deadline = tokio::time::Instant::now() + DEADLINE;
     loop {
-        let Ok(targets) = core.cdp.call("Target.getTargets", json!({})).await else {
+        let Ok(targets) = core.cdp().call("Target.getTargets", json!({})).await else {
             return false;
         };
         let others: Vec<String> = targets["targetInfos"]
@@ -46,13 +46,13 @@ pub(in crate::browser) async fn leave_one_blank_tab(core: &SessionCore) -> bool 
             return true;
         }
         if tokio::time::Instant::now() >= deadline {
-            tracing::info!(event = "blank_slate_incomplete", channel_id = %core.channel, pages_left = others.len(), "a page did not close");
+            tracing::info!(event = "blank_slate_incomplete", channel_id = %core.channel(), pages_left = others.len(), "a page did not close");
             return false;
         }
         for id in others {
             if asked.insert(id.clone()) {
                 let _ = core
-                    .cdp
+                    .cdp()
                     .call("Target.closeTarget", json!({"targetId": id}))
                     .await;
             }

@@ -1,18 +1,19 @@
 //! Following Chrome's events for a BrowserSession: tabs appearing and disappearing, URL and
 //! title changes, main-frame navigations (which restart the screencast), and the browser
-//! going away. Runs as one task per session, reading its queue of the session's one dispatch
-//! (`dispatch`); it only updates session state and notifies.
+//! going away. Runs as one follower per session, reading its queue of the session's one
+//! dispatch (the floor's `dispatch`) once the tabs the browser had are tracked; it only updates
+//! session state and notifies. The events of other rooms that need the tab list as tracking
+//! left it (dialogs, the tools' worlds, titles, the pane world's reports, a download's owner)
+//! come in the same queue, in Chrome's order, and are handed to their rooms from here.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::core::Ownership;
-use super::dispatch::{Delivery, RoomEvents};
 use super::handle::BrowserSession;
+use crate::browser::floor::{Delivery, Ownership, PaneMessage, RoomEvents, TabOwner};
 use crate::browser::prompts::dialogs::DIALOG_EVENTS;
-use crate::browser::protocol::PaneMessage;
 use crate::cdp::CdpEvent;
 
 /// The document's own title.
@@ -47,10 +48,10 @@ impl BrowserSession {
     pub(in crate::browser) async fn follow_events(self: Arc<Self>, mut events: RoomEvents) {
         loop {
             let event = tokio::select! {
-                _ = self.core.life.closed.cancelled() => return,
-                _ = self.core.cdp.lost() => {
-                    let reason = self.core.cdp.lost_reason().unwrap_or_default();
-                    tracing::warn!(event = "browser_lost", channel_id = %self.core.channel, %reason);
+                _ = self.core.closed() => return,
+                _ = self.core.cdp().lost() => {
+                    let reason = self.core.cdp().lost_reason().unwrap_or_default();
+                    tracing::warn!(event = "browser_lost", channel_id = %self.core.channel(), %reason);
                     self.core.notify(PaneMessage::error("browser_gone", self.tab_life().gone_message(&reason)));
                     self.close("browser_gone");
                     return;
@@ -58,7 +59,7 @@ impl BrowserSession {
                 event = events.recv() => match event {
                     Some(Delivery::Event(event)) => event,
                     Some(Delivery::Lagged(missed)) => {
-                        tracing::warn!(event = "browser_events_lagged", channel_id = %self.core.channel, missed);
+                        tracing::warn!(event = "browser_events_lagged", channel_id = %self.core.channel(), missed);
                         continue;
                     }
                     None => return,
@@ -77,18 +78,14 @@ impl BrowserSession {
                 // A popup belongs to whoever owns the tab that opened it.
                 let opener_owner = info["openerId"]
                     .as_str()
-                    .and_then(|opener| self.core.tabs.owner_of(opener));
+                    .and_then(|opener| self.core.tabs().owner_of(opener));
                 let opener_is_ours = opener_owner.is_some();
-                let winding_down = self
-                    .core
-                    .traffic
-                    .winding_down
-                    .load(std::sync::atomic::Ordering::SeqCst);
-                if winding_down && opener_is_ours && self.core.ownership == Ownership::OwnTabs {
+                let winding_down = self.tab_life().winding_down();
+                if winding_down && opener_is_ours && self.core.ownership() == Ownership::OwnTabs {
                     // A popup of ours while a host-mode stop closes our tabs: it goes too.
                     let _ = self
                         .core
-                        .cdp
+                        .cdp()
                         .call("Target.closeTarget", json!({ "targetId": id }))
                         .await;
                     return;
@@ -96,14 +93,13 @@ impl BrowserSession {
                 if !opener_is_ours && self.tab_life().tracked_by_its_opener(id).await {
                     return;
                 }
-                if self.core.ownership == Ownership::AllTabs || opener_is_ours {
-                    let owner =
-                        opener_owner.unwrap_or(crate::browser::tabs::owner::TabOwner::Human);
+                if self.core.ownership() == Ownership::AllTabs || opener_is_ours {
+                    let owner = opener_owner.unwrap_or(TabOwner::Human);
                     if self.agent_tabs().refuse_popup_over_limit(&owner, id).await {
                         return;
                     }
                     if let Err(error) = self.tab_life().track(id, owner).await {
-                        tracing::debug!(event = "tab_attach_failed", channel_id = %self.core.channel, %error);
+                        tracing::debug!(event = "tab_attach_failed", channel_id = %self.core.channel(), %error);
                     }
                 }
             }
@@ -113,20 +109,20 @@ impl BrowserSession {
                     event.session_id.as_deref(),
                     event.params["frameId"].as_str(),
                 ) {
-                    self.core.tabs.frame_attached(session, frame);
+                    self.core.tabs().frame_attached(session, frame);
                 }
             }
             // A frame swapped into another process is still on its page.
             "Page.frameDetached" if event.params["reason"] != "swap" => {
                 if let Some(frame) = event.params["frameId"].as_str() {
-                    self.core.tabs.frame_detached(frame);
+                    self.core.tabs().frame_detached(frame);
                 }
             }
             // A download is its tab's owner's, settled while the tab is surely open.
             "Browser.downloadWillBegin" => {
                 let owner = event.params["frameId"].as_str().and_then(|frame| {
                     self.core
-                        .tabs
+                        .tabs()
                         .tab_of_child_frame(frame)
                         .map(|t| (t.owner.id().to_string(), t.target_id))
                 });
@@ -145,21 +141,23 @@ impl BrowserSession {
                     let context = &event.params["context"];
                     self.worlds()
                         .context_created(session, context, event.received, || {
-                            self.core.tabs.main_frame_of(session).is_some_and(|frame| {
-                                context["auxData"]["frameId"].as_str() == Some(frame.as_str())
-                            })
+                            self.core
+                                .tabs()
+                                .main_frame_of(session)
+                                .is_some_and(|frame| {
+                                    context["auxData"]["frameId"].as_str() == Some(frame.as_str())
+                                })
                         });
                 }
             }
             "Runtime.bindingCalled" => {
                 self.title_reported(event.session_id.as_deref(), &event.params);
-                self.pane_world()
-                    .reported(event.session_id.as_deref(), &event.params);
+                self.pane_reported(event.session_id.as_deref(), &event.params);
             }
             // A cross-process navigation can end a running screencast without a word.
             "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
                 if let Some(session) = event.session_id.as_deref() {
-                    self.core.views.hub.restart(session);
+                    self.screencast.restart(session);
                 }
             }
             "Page.domContentEventFired"
@@ -168,7 +166,7 @@ impl BrowserSession {
                 let target = event
                     .session_id
                     .as_deref()
-                    .and_then(|session| self.core.tabs.target_of_session(session));
+                    .and_then(|session| self.core.tabs().target_of_session(session));
                 if let (Some(target_id), Some(session)) = (target, event.session_id.as_deref()) {
                     self.refresh_info(&target_id, session).await;
                 }
@@ -181,15 +179,11 @@ impl BrowserSession {
                     self.tab_life().untrack(id);
                     // Closed from outside (a page's window.close(), the user in their own
                     // Chrome): a channel always keeps one tab to show and drive.
-                    let winding_down = self
-                        .core
-                        .traffic
-                        .winding_down
-                        .load(std::sync::atomic::Ordering::SeqCst);
+                    let winding_down = self.tab_life().winding_down();
                     if self.tab_count() == 0 && self.is_alive() && !winding_down {
-                        tracing::info!(event = "last_tab_replaced", channel_id = %self.core.channel);
+                        tracing::info!(event = "last_tab_replaced", channel_id = %self.core.channel());
                         if let Err(error) = self.new_tab(None).await {
-                            tracing::warn!(event = "last_tab_replace_failed", channel_id = %self.core.channel, %error);
+                            tracing::warn!(event = "last_tab_replace_failed", channel_id = %self.core.channel(), %error);
                         }
                     }
                 }
@@ -204,7 +198,7 @@ impl BrowserSession {
         let Some(target_id) = params["targetId"].as_str() else {
             return true;
         };
-        match self.core.tabs.session_of(target_id) {
+        match self.core.tabs().session_of(target_id) {
             Some(own) => params["sessionId"].as_str() == Some(own.as_str()),
             None => true,
         }
@@ -219,9 +213,9 @@ impl BrowserSession {
         // Both asked at once: one round trip to a distant engine, not two.
         let (reply, title) = tokio::join!(
             self.core
-                .cdp
+                .cdp()
                 .call("Target.getTargetInfo", json!({ "targetId": target_id })),
-            self.core.cdp.call_with(
+            self.core.cdp().call_with(
                 "Runtime.evaluate",
                 json!({"expression": DOCUMENT_TITLE, "returnByValue": true}),
                 Some(session_id),
@@ -252,7 +246,7 @@ impl BrowserSession {
         };
         let found = self
             .core
-            .tabs
+            .tabs()
             .by_session(session)
             .map(|t| (t.target_id, t.url));
         if let Some((target_id, url)) = found {
@@ -265,7 +259,7 @@ impl BrowserSession {
         let id = info["targetId"].as_str().unwrap_or_default();
         let url = info["url"].as_str().unwrap_or_default();
         let title = info["title"].as_str().unwrap_or_default();
-        let changed = self.core.tabs.update(id, url, title);
+        let changed = self.core.tabs().update(id, url, title);
         self.url_guard().landing(id, url);
         if changed {
             // Every tab's: each pane keeps those of the tab it watches.

@@ -1,49 +1,30 @@
 //! BrowserSession: the CDP state of one channel in one mode. It opens the session (tracks the
-//! browser's tabs, starts following its events), holds the core (`core`) and each room's state
-//! (`parts`), and lends each room its handle (`session.dialogs()`, `session.agent_tabs()` …),
-//! which borrows only what that room works on; the rest of the daemon reaches the rooms only
-//! through these. It also answers, for the other rooms, what happens when a tab lands or closes
-//! (`TabHooks`).
+//! browser's tabs, starts every room's follower of Chrome's events) and holds the floor's core
+//! (`SessionCore`) and each room's state (`parts`). Each room's handle is lent in `lend`, the
+//! tabs are named in `tab_access`, and what every room keeps, installs and closes per tab is
+//! `per_tab`.
 //!
-//! Tab changes made by anyone (a pane, an agent, a page opening a popup) reach every pane as
-//! the same messages. Attaching to and opening tabs is `tabs::tracking`; each pane's own view is
-//! `view::pane_view`. This module never starts or stops a browser process; providers do.
+//! Tab changes made by anyone (a pane, an agent, a page opening a popup) reach every pane as the
+//! same messages. Attaching to and opening tabs is `tabs::tracking`; each pane's own view is
+//! `pane_view`. This module never starts or stops a browser process; providers do.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::json;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::core::{Life, Ownership, SessionCore, TabTraffic, Views};
-use super::dispatch::Dispatch;
 use super::parts::{AgentState, Prompts, ToolState};
+use super::paused::PAUSED_EVENTS;
+use crate::browser::files::person_files::{self, CHOOSER_EVENTS};
 use crate::browser::files::transfers::{SessionFiles, FILE_EVENTS};
-use crate::browser::guard::notes::AgentNotes;
-use crate::browser::guard::paused::{Paused, PAUSED_EVENTS};
-use crate::browser::guard::redirects::{UrlGuard, SHOWN_EVENTS};
-use crate::browser::guard::sites::Sites;
-use crate::browser::input::events::InputEvent;
-use crate::browser::prompts::approvals::Approvals;
-use crate::browser::prompts::auth::Auth;
-use crate::browser::prompts::context_menu::ContextMenus;
-use crate::browser::prompts::dialogs::Dialogs;
-use crate::browser::prompts::person_files::{PersonFiles, CHOOSER_EVENTS};
-use crate::browser::prompts::select_popup::Popups;
-use crate::browser::protocol::{PaneMessage, TabInfo};
-use crate::browser::tabs::agent_tabs::AgentTabs;
+use crate::browser::floor::{
+    Dispatch, Ownership, PaneMessage, SessionCore, SessionError, TabOwner,
+};
+use crate::browser::guard::redirects::SHOWN_EVENTS;
 use crate::browser::tabs::logs::{TabLogs, LOG_EVENTS};
-use crate::browser::tabs::navigation::Navigation;
-use crate::browser::tabs::owner::TabOwner;
-use crate::browser::tabs::ref_books::RefBooks;
-use crate::browser::tabs::store::Tabs;
-use crate::browser::tabs::tracking::{TabHooks, TabLife};
-use crate::browser::view::cursor::Cursor;
-use crate::browser::view::find::Find;
-use crate::browser::view::pane_world::PaneWorld;
+use crate::browser::tabs::traffic::{TabTraffic, GONE_EVENTS};
 use crate::browser::view::screencast::{ScreencastHub, FRAME_EVENTS};
-use crate::browser::view::zoom::Zoom;
-use crate::browser::SessionError;
 use crate::cdp::CdpConnection;
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
@@ -71,6 +52,10 @@ pub struct BrowserSession {
     /// What every room works on: the channel, the connection, the tab list, the session's
     /// life, notices and views.
     pub(in crate::browser) core: Arc<SessionCore>,
+    /// Tabs coming and going (the tabs room's, lent with `tab_life()`).
+    pub(in crate::browser) traffic: TabTraffic,
+    /// One screencast per tab shared by the channel's panes (a tab's cast goes with its record).
+    pub(in crate::browser) screencast: Arc<ScreencastHub>,
     /// The MCP tools' logs, worlds, files and settle limits.
     pub(in crate::browser) tools: ToolState,
     /// Agents' current tabs, their locks and the URL guard.
@@ -82,8 +67,8 @@ pub struct BrowserSession {
 impl std::fmt::Debug for BrowserSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BrowserSession")
-            .field("channel", &self.core.channel)
-            .field("mode", &self.core.mode)
+            .field("channel", &self.core.channel())
+            .field("mode", &self.core.mode())
             .finish_non_exhaustive()
     }
 }
@@ -105,49 +90,35 @@ impl BrowserSession {
             download_limits,
             settle,
         } = options;
-        let (notices, _) = broadcast::channel(256);
         let closed = CancellationToken::new();
         // One subscription for every room, taken before anything is asked of Chrome.
         let mut dispatch = Dispatch::new(cdp.subscribe(), closed.clone());
-        let layouts = Arc::new(crate::browser::view::layouts::Layouts::default());
-        let hub = Arc::new(ScreencastHub::spawn(
-            cdp.clone(),
-            dispatch.room("screencast", FRAME_EVENTS),
-            closed.clone(),
-            ownership == Ownership::AllTabs,
-            layouts.applied().clone(),
-        ));
-        let logs = TabLogs::spawn(&cdp, dispatch.room("logs", LOG_EVENTS));
-        let files = SessionFiles::spawn(
-            &cdp,
-            channel.as_str(),
-            downloads,
-            downloads_root.as_deref(),
-            dispatch.room("files", FILE_EVENTS),
-            notices.clone(),
-            download_limits,
-        );
-        let core = Arc::new(SessionCore {
+        let core = Arc::new(SessionCore::new(
             channel,
             mode,
             ownership,
-            cdp: cdp.clone(),
-            tabs: Tabs::default(),
-            traffic: TabTraffic::default(),
-            life: Life {
-                closed,
-                end_reason: Mutex::new(None),
-            },
-            notices,
-            views: Views {
-                hub,
-                layouts,
-                viewport: Mutex::new(screen),
-                panes: Default::default(),
-            },
-        });
+            cdp.clone(),
+            closed.clone(),
+            screen,
+        ));
+        let hub = Arc::new(ScreencastHub::new(
+            cdp.clone(),
+            closed.clone(),
+            ownership == Ownership::AllTabs,
+            core.layouts().applied().clone(),
+        ));
+        let logs = TabLogs::new(&cdp);
+        let files = SessionFiles::open(
+            core.channel().as_str(),
+            downloads,
+            downloads_root.as_deref(),
+            core.notices(),
+            download_limits,
+        );
         let session = Arc::new(Self {
             core,
+            traffic: TabTraffic::default(),
+            screencast: hub,
             tools: ToolState {
                 logs,
                 worlds: Default::default(),
@@ -157,21 +128,46 @@ impl BrowserSession {
             agents: AgentState::default(),
             prompts: Prompts::default(),
         });
-        session
-            .url_guard()
-            .follow(dispatch.room("url_guard", SHOWN_EVENTS));
-        tokio::spawn(crate::browser::prompts::person_files::follow(
-            session.core.clone(),
-            session.prompts.files.clone(),
-            session.tools.files.clone(),
-            dispatch.room("person_files", CHOOSER_EVENTS),
-        ));
-        tokio::spawn(
-            session
-                .paused()
-                .follow(dispatch.room("auth", PAUSED_EVENTS)),
-        );
-        let events = dispatch.room("session", &Self::followed_events());
+        // Every room follows Chrome's events one way: a queue of the one dispatch, with the
+        // events it wants, read in Chrome's order by a follower of its own (see the floor's
+        // `dispatch`). Every queue is taken here, before anything is asked of Chrome.
+        dispatch.follow("screencast", FRAME_EVENTS, |events| {
+            session.screencast.follow(events)
+        });
+        dispatch.follow("logs", LOG_EVENTS, |events| {
+            session.tools.logs.follow(events)
+        });
+        dispatch.follow("files", FILE_EVENTS, |events| {
+            session.tools.files.follow(&cdp, events)
+        });
+        dispatch.follow("url_guard", SHOWN_EVENTS, |events| {
+            session.url_guard().follow(events)
+        });
+        dispatch.follow("person_files", CHOOSER_EVENTS, |events| {
+            person_files::follow(
+                session.core.clone(),
+                session.prompts.files.clone(),
+                session.tools.files.clone(),
+                events,
+            )
+        });
+        dispatch.follow("auth", PAUSED_EVENTS, |events| {
+            session.paused().follow(events)
+        });
+        dispatch.follow("tabs_gone", GONE_EVENTS, |events| {
+            session.traffic.follow(events)
+        });
+        // The session's own follower reads its queue once the tabs the browser has now are
+        // tracked (below): what happened to them meanwhile waits in its queue.
+        let (tracked, on_tracked) = oneshot::channel::<()>();
+        dispatch.follow("session", &Self::followed_events(), |events| {
+            let session = session.clone();
+            async move {
+                if on_tracked.await.is_ok() {
+                    session.follow_events(events).await;
+                }
+            }
+        });
         dispatch.start();
         // Discovery on and the tabs listed, sent together (one round trip): the list comes
         // after discovery began, so a tab opening meanwhile is in one or the other.
@@ -219,11 +215,11 @@ impl BrowserSession {
             tracked?;
             activated = active?;
         }
-        tokio::spawn(session.clone().follow_events(events));
+        let _ = tracked.send(());
         if session.tab_count() == 0 {
             session.new_tab(None).await?;
         } else {
-            let active = session.core.tabs.active_id();
+            let active = session.core.tabs().active_id();
             // The first tracked tab is active and laid out already (`track`).
             if let Some(active) = active.filter(|a| activated.as_ref() != Some(a)) {
                 session.switch_tab(&active).await?;
@@ -233,21 +229,21 @@ impl BrowserSession {
     }
 
     pub fn channel(&self) -> &ChannelId {
-        &self.core.channel
+        self.core.channel()
     }
 
     pub fn mode(&self) -> Mode {
-        self.core.mode
+        self.core.mode()
     }
 
     /// Which targets this session shows.
     pub fn ownership(&self) -> Ownership {
-        self.core.ownership
+        self.core.ownership()
     }
 
     /// The browser-level connection (for tools that need raw CDP).
     pub fn cdp(&self) -> &CdpConnection {
-        &self.core.cdp
+        self.core.cdp()
     }
 
     /// True while the browser answers and nobody closed the session.
@@ -257,10 +253,7 @@ impl BrowserSession {
 
     /// Resolves when the session is closed or its browser is gone.
     pub async fn ended(&self) {
-        tokio::select! {
-            _ = self.core.life.closed.cancelled() => {}
-            _ = self.core.cdp.lost() => {}
-        }
+        self.core.ended().await;
     }
 
     /// Closes the session: panes get `stopped`, the screencast ends. The browser itself is the
@@ -271,165 +264,17 @@ impl BrowserSession {
 
     /// Why the session ended (`idle`, `browser_gone`, `profile_reset` …); `None` while it runs.
     pub(crate) fn end_reason(&self) -> Option<String> {
-        if self.is_alive() {
-            return None;
-        }
-        let recorded = self
-            .core
-            .life
-            .end_reason
-            .lock()
-            .expect("end reason lock")
-            .clone();
-        Some(recorded.unwrap_or_else(|| "browser_gone".to_string()))
+        self.core.end_reason()
     }
 
     /// Receives every notice for panes from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<PaneMessage> {
-        self.core.notices.subscribe()
+        self.core.subscribe()
     }
 
     /// The screencast hub of this channel.
     pub fn screencast(&self) -> &ScreencastHub {
-        &self.core.views.hub
-    }
-
-    // Room handles of prompts/ and view/ (each borrows what it works on).
-
-    /// The JavaScript dialogs of this session's tabs.
-    pub(crate) fn dialogs(&self) -> Dialogs<'_> {
-        Dialogs::new(&self.core)
-    }
-
-    /// The file choosers and files the person hands this session's tabs.
-    pub(crate) fn person_files(&self) -> PersonFiles<'_> {
-        PersonFiles::new(&self.core, &self.prompts.files, &self.tools.files)
-    }
-
-    /// The `<select>` and `<input>` popups open in this session's tabs.
-    pub(crate) fn popups(&self) -> Popups<'_> {
-        Popups::new(&self.core, &self.prompts.popups)
-    }
-
-    /// The context menus the person opened in this session's tabs.
-    pub(crate) fn context_menus(&self) -> ContextMenus<'_> {
-        ContextMenus::new(&self.core, &self.prompts.popups)
-    }
-
-    /// What the pane's world in this session's tabs reports.
-    pub(in crate::browser) fn pane_world(&self) -> PaneWorld<'_> {
-        PaneWorld::new(
-            &self.core,
-            self.popups(),
-            self.context_menus(),
-            Cursor::new(&self.core),
-        )
-    }
-
-    /// Find in page in this session's tabs.
-    pub(crate) fn find(&self) -> Find<'_> {
-        Find::new(&self.core)
-    }
-
-    /// The pixel ratio and page zoom of this session's tabs.
-    pub(crate) fn zoom(&self) -> Zoom<'_> {
-        Zoom::new(&self.core)
-    }
-
-    // Room handles of guard/, approvals and auth.
-
-    /// The URL guard: agents' tabs kept off browser-internal pages.
-    pub(crate) fn url_guard(&self) -> UrlGuard<'_> {
-        UrlGuard::new(&self.core, &self.agents.url_guard, &self.agents.notes)
-    }
-
-    /// The notes waiting for agents' next tool results.
-    pub(crate) fn agent_notes(&self) -> &AgentNotes {
-        &self.agents.notes
-    }
-
-    /// The sites each agent of this session may open.
-    pub(crate) fn sites(&self) -> Sites<'_> {
-        Sites::new(&self.core, &self.agents.sites, &self.agents.notes)
-    }
-
-    /// The requests paused at `Fetch` (owned: it follows them in a task).
-    pub(in crate::browser) fn paused(&self) -> Paused {
-        Paused::new(
-            self.core.clone(),
-            self.agents.sites.clone(),
-            self.agents.consent.clone(),
-            self.prompts.approvals.clone(),
-            self.prompts.auth.clone(),
-            self.agents.notes.clone(),
-        )
-    }
-
-    /// The approvals agents' acts wait for.
-    pub(crate) fn approvals(&self) -> Approvals<'_> {
-        Approvals::new(
-            &self.core,
-            &self.prompts.approvals,
-            &self.agents.consent,
-            self.auth(),
-        )
-    }
-
-    /// The HTTP authentication prompts of this session's tabs.
-    pub(crate) fn auth(&self) -> Auth<'_> {
-        Auth::new(&self.core, &self.prompts.auth)
-    }
-
-    // Room handles of tabs/ and session/.
-
-    /// Navigation in this session's tabs.
-    pub(crate) fn navigation(&self) -> Navigation<'_> {
-        Navigation {
-            core: &self.core,
-            sites: self.sites(),
-            approvals: self.approvals(),
-            url_guard: self.url_guard(),
-        }
-    }
-
-    /// Each agent's tabs (and the owner token's: the active tab).
-    pub(crate) fn agent_tabs(&self) -> AgentTabs<'_> {
-        AgentTabs {
-            life: self.tab_life(),
-            current: &self.agents.tabs,
-            locks: &self.agents.locks,
-        }
-    }
-
-    /// The session's tabs coming and going.
-    pub(in crate::browser) fn tab_life(&self) -> TabLife<'_> {
-        TabLife {
-            core: &self.core,
-            logs: &self.tools.logs,
-            worlds: &self.tools.worlds,
-            popups: &self.prompts.popups,
-            hooks: self,
-        }
-    }
-
-    /// The console and network logs of this session's tabs.
-    pub fn logs(&self) -> &TabLogs {
-        &self.tools.logs
-    }
-
-    /// Uploaded files and downloads of this session's browser.
-    pub fn files(&self) -> &SessionFiles {
-        &self.tools.files
-    }
-
-    /// The MCP tools' element-ref books of this session's tabs.
-    pub fn refs(&self) -> RefBooks<'_> {
-        RefBooks::new(&self.core.tabs)
-    }
-
-    /// Who owns a tracked tab.
-    pub(crate) fn owner_of(&self, target_id: &str) -> Option<TabOwner> {
-        self.core.tabs.owner_of(target_id)
+        &self.screencast
     }
 
     /// How long the tools' settle waits after an action.
@@ -437,26 +282,10 @@ impl BrowserSession {
         self.tools.settle
     }
 
-    /// The main frame's id of the tab behind flat session `session` (its target's id); `None`
-    /// for a session that is not a tab's (an out-of-process frame's).
-    pub(crate) fn main_frame_of(&self, session: &str) -> Option<String> {
-        self.core.tabs.main_frame_of(session)
-    }
-
     /// Opens an about:blank tab and closes every other page before an idle pause (see
     /// `blank_slate`); false when a page stays.
     pub(crate) async fn leave_one_blank_tab(&self) -> bool {
         super::blank_slate::leave_one_blank_tab(&self.core).await
-    }
-
-    /// The MCP tools' isolated worlds in this session's frames.
-    pub(crate) fn worlds(&self) -> &crate::browser::tabs::worlds::Worlds {
-        &self.tools.worlds
-    }
-
-    /// The flat CDP session id of a tracked tab.
-    pub fn tab_session(&self, target_id: &str) -> Option<String> {
-        self.core.tab_session(target_id)
     }
 
     /// Tells every pane of the channel (messages of other layers: control, handoffs, agent
@@ -468,111 +297,5 @@ impl BrowserSession {
     /// How many panes are attached now (the timeline's own follower is no pane).
     pub(crate) fn pane_count(&self) -> usize {
         self.core.pane_count()
-    }
-
-    pub fn tab_count(&self) -> usize {
-        self.core.tabs.len()
-    }
-
-    /// The `tabs` message describing the current list.
-    pub(crate) fn tabs_message(&self) -> PaneMessage {
-        self.core.tabs_message()
-    }
-
-    /// Tabs in order, with the active one's id.
-    pub(crate) fn tab_infos(&self) -> (Vec<TabInfo>, Option<String>) {
-        self.core.tabs.infos()
-    }
-
-    /// `page_info` of a tab.
-    pub(crate) fn page_info_of(&self, target_id: &str) -> Option<PaneMessage> {
-        self.core.tabs.page_info(target_id)
-    }
-
-    /// `(target_id, session_id)` of the active tab.
-    pub(crate) fn active_tab(&self) -> Result<(String, String), SessionError> {
-        self.core.active_tab()
-    }
-
-    /// Resolves a tab reference: a 1-based index (as `list_tabs` prints) or a target id.
-    pub(crate) fn resolve_tab(&self, reference: &str) -> Result<String, SessionError> {
-        self.core.tabs.resolve(reference)
-    }
-
-    /// Opens a tab of the person at the pane (about:blank by default, in a window of its own
-    /// so it paints while another pane watches another tab) and makes it active.
-    pub async fn new_tab(&self, url: Option<&str>) -> Result<TabInfo, SessionError> {
-        self.tab_life().new_tab(url).await
-    }
-
-    /// Makes a tracked tab the active one: the tab new panes start on and the owner token acts
-    /// in (see `tabs::active`).
-    pub async fn switch_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        self.tab_life().switch_tab(target_id).await
-    }
-
-    /// Closes a tracked tab; closing the last one leaves a fresh about:blank tab.
-    pub async fn close_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        self.tab_life().close_tab(target_id).await
-    }
-
-    /// Closes every tab Porthole opened in this session, without a replacement (host-mode
-    /// stop); returns how many it closed (see `tabs::own_tabs`).
-    pub(crate) async fn close_own_tabs(&self) -> usize {
-        self.tab_life().close_own_tabs().await
-    }
-
-    /// Sets the page viewport (CSS px) of the active tab (and of tabs shown later).
-    pub(crate) async fn set_viewport(&self, width: u32, height: u32) -> Result<(), SessionError> {
-        let (_, session) = self.active_tab()?;
-        self.set_viewport_on(&session, width, height).await
-    }
-
-    /// Sets the channel's viewport (CSS px) and lays the tab behind flat CDP `session` out at
-    /// it (other tabs follow when they are shown).
-    pub(crate) async fn set_viewport_on(
-        &self,
-        session: &str,
-        width: u32,
-        height: u32,
-    ) -> Result<(), SessionError> {
-        self.core.set_viewport_on(session, width, height).await
-    }
-
-    /// Lays the tab behind the flat CDP `session` out at the channel's viewport.
-    pub(crate) async fn size_tab(&self, session: &str) -> Result<(), SessionError> {
-        self.core.size_tab_to(session, self.viewport()).await
-    }
-
-    /// The viewport requested for this channel.
-    pub fn viewport(&self) -> (u32, u32) {
-        self.core.viewport()
-    }
-
-    /// Sends one pane input event to the tab behind flat CDP `session`; copy/cut return the
-    /// selected text.
-    pub(crate) async fn input_on(
-        &self,
-        session: &str,
-        event: &InputEvent,
-    ) -> Result<Option<String>, SessionError> {
-        if !self.is_alive() {
-            return Err(SessionError::Closed);
-        }
-        let scale = self.core.pixel_scale(session);
-        Ok(crate::browser::input::events::dispatch(&self.core.cdp, session, event, scale).await?)
-    }
-}
-
-/// What the other rooms do when a tab arrives or goes.
-impl TabHooks for BrowserSession {
-    fn landed(&self, target_id: &str, url: &str) {
-        self.url_guard().landing(target_id, url);
-    }
-
-    fn closed(&self, target_id: &str) {
-        self.auth().forget(target_id);
-        self.person_files().forget_tab(target_id);
-        self.approvals().forget(target_id);
     }
 }

@@ -1,6 +1,6 @@
-//! The named parts a [`crate::browser::BrowserSession`] holds beside its core (`core`): the MCP
-//! tools' state, agents' state, and what waits for the person. Plain holders: the behaviour is
-//! in the rooms each field names, whose handles borrow the one field they work on.
+//! The named parts a [`crate::browser::BrowserSession`] holds beside the floor's core: the MCP
+//! tools' state, agents' state, and what waits for the person. Plain holders: the behaviour is in
+//! the rooms each field names, whose handles borrow the one field they work on.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -37,15 +37,15 @@ pub(in crate::browser) struct AgentState {
     /// The sites each agent may open (see `guard::sites`).
     pub sites: Arc<crate::browser::guard::sites::AgentSites>,
     /// What each agent must ask the person about, and its calls in flight (see
-    /// `guard::consent`).
-    pub consent: Arc<crate::browser::guard::consent::AgentConsent>,
+    /// `prompts::consent`).
+    pub consent: Arc<crate::browser::prompts::consent::AgentConsent>,
 }
 
 /// What waits for the person at a pane.
 #[derive(Debug, Default)]
 pub(in crate::browser) struct Prompts {
     /// File choosers waiting for the person, and files handed to tabs (see `person_files`).
-    pub files: Arc<crate::browser::prompts::person_files::FileHandoffs>,
+    pub files: Arc<crate::browser::files::person_files::FileHandoffs>,
     /// HTTP authentication prompts (see `auth`).
     pub auth: Arc<crate::browser::prompts::auth::AuthPrompts>,
     /// The `<select>` popups and context menus open in the session's tabs (see

@@ -4,11 +4,8 @@
 
 use serde_json::json;
 
-use super::owner::TabOwner;
 use super::tracking::TabLife;
-use crate::browser::error::SessionError;
-use crate::browser::protocol::TabInfo;
-use crate::browser::session::core::Ownership;
+use crate::browser::floor::{Ownership, SessionError, TabInfo, TabOwner};
 
 impl TabLife<'_> {
     /// Opens a tab of the person at the pane (about:blank by default, in a window of its own
@@ -17,30 +14,30 @@ impl TabLife<'_> {
         let target_id = self.open_tab(url, TabOwner::Human, true).await?;
         self.switch_tab(&target_id).await?;
         self.core
-            .tabs
+            .tabs()
             .get(&target_id)
             .map(|t| t.info())
             .ok_or(SessionError::UnknownTab(target_id))
     }
 
-    /// Makes a tracked tab the active one (brought to front so it renders at full speed): the
-    /// tab new panes start on and the owner token acts in. Panes' views are their own
-    /// (`view::pane_view`); this moves none of them.
+    /// Makes a tracked tab the active one (brought to front so it renders at full speed): the tab
+    /// new panes start on and the owner token acts in. Panes' views are their own (the session's
+    /// `pane_view`); this moves none of them.
     pub async fn switch_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        let Some(session_id) = self.core.tabs.set_active(target_id) else {
+        let Some(session_id) = self.core.tabs().set_active(target_id) else {
             return Err(SessionError::UnknownTab(target_id.to_string()));
         };
         // Activating raises the tab's window and takes focus. Our own browser: always (a
         // hidden tab sends no frames). The user's Chrome: each Porthole tab sits in a
         // background window of its own where it already paints, so only a tab that is hidden
         // (a popup that opened over its opener) is activated, and only in Porthole's window.
-        let activate = match self.core.ownership {
+        let activate = match self.core.ownership() {
             Ownership::OwnTabs => self.is_hidden(&session_id).await,
             Ownership::AllTabs => true,
         };
         if activate {
             self.core
-                .cdp
+                .cdp()
                 .call("Target.activateTarget", json!({ "targetId": target_id }))
                 .await?;
         }
@@ -50,7 +47,7 @@ impl TabLife<'_> {
 
     /// Closes a tracked tab; closing the last one leaves a fresh about:blank tab.
     pub async fn close_tab(&self, target_id: &str) -> Result<(), SessionError> {
-        let Some(count) = self.core.tabs.len_if_tracked(target_id) else {
+        let Some(count) = self.core.tabs().len_if_tracked(target_id) else {
             return Err(SessionError::UnknownTab(target_id.to_string()));
         };
         if count == 1 {
@@ -58,7 +55,7 @@ impl TabLife<'_> {
             self.new_tab(None).await?;
         }
         self.core
-            .cdp
+            .cdp()
             .call("Target.closeTarget", json!({ "targetId": target_id }))
             .await?;
         self.untrack(target_id);

@@ -1,6 +1,7 @@
-//! Tabs per agent: which tab an [`Actor`] acts in, which tabs it may see and touch, opening
-//! an agent's first tab (in a window of its own, so it paints beside everyone else's), giving
-//! a person's tab to an agent. (Panes follow agents through their own views: `pane_view`.)
+//! Tabs per agent: which tab an [`Actor`] acts in, which tabs it may see and touch, opening an
+//! agent's first tab (in a window of its own, so it paints beside everyone else's), giving a
+//! person's tab to an agent. (Panes follow agents through their own views: the session's
+//! `pane_view`.)
 //!
 //! An agent may have at most `agents.max_tabs` tabs ([`crate::bounds`]), its pages' popups
 //! included: `new_tab` past that is refused, and a popup past it is closed as it opens (the
@@ -12,11 +13,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::entry::Tab;
-use super::owner::{Actor, TabOwner, OWNER_AGENT};
 use super::tracking::TabLife;
-use crate::browser::error::SessionError;
-use crate::browser::protocol::TabInfo;
+use crate::browser::floor::{
+    agent_may_stay_on, Actor, SessionError, Tab, TabInfo, TabOwner, OWNER_AGENT,
+};
 
 /// Each agent's tabs in one session (borrowed from the session: `session.agent_tabs()`).
 pub(crate) struct AgentTabs<'s> {
@@ -45,7 +45,7 @@ impl AgentTabs<'_> {
         let target_id = self.life.open_tab_laid_out(actor.as_owner()).await?;
         self.set_agent_tab(id, &target_id);
         let tab = self.with_session(target_id)?;
-        tracing::info!(event = "agent_tab_opened", channel_id = %self.life.core.channel, agent_id = %id, target_id = %tab.0);
+        tracing::info!(event = "agent_tab_opened", channel_id = %self.life.core.channel(), agent_id = %id, target_id = %tab.0);
         Ok(tab)
     }
 
@@ -55,13 +55,12 @@ impl AgentTabs<'_> {
     async fn owner_tab(&self) -> Result<(String, String), SessionError> {
         let lock = self.agent_lock(OWNER_AGENT);
         let _one_at_a_time = lock.lock().await;
-        let (active, other) = {
-            let tabs = self.life.core.tabs.list();
+        let (active, other) = self.life.core.tabs().read(|tabs| {
             let open = |t: &&Tab| tabs.entry(&t.target_id).is_some_and(|e| !e.guard_closing);
             let active = tabs.active().filter(open).map(|t| t.target_id.clone());
             let other = tabs.filtered(|_| true).into_iter().rfind(open);
             (active, other.map(|t| t.target_id.clone()))
-        };
+        });
         let target_id = match (active, other) {
             (Some(active), _) => active,
             (None, Some(other)) => {
@@ -94,27 +93,28 @@ impl AgentTabs<'_> {
     /// tab the URL guard is closing is neither: the agent was told its next call runs in
     /// another tab, and Chrome's word that the tab is gone may come after that call.
     fn current_agent_tab(&self, agent_id: &str) -> Option<(String, String)> {
-        let tabs = self.life.core.tabs.list();
-        let mut current = self.current.lock().expect("agent tabs lock");
-        let usable = |target_id: &str| {
-            tabs.entry(target_id)
-                .filter(|e| e.tab.owner.id() == agent_id && !e.guard_closing)
-                .map(|e| &e.tab)
-        };
-        let still_ours = current.get(agent_id).and_then(|id| usable(id));
-        let tab = match still_ours {
-            Some(tab) => tab,
-            None => {
-                let newest = tabs.filtered(|o| o.id() == agent_id);
-                let tab = *newest
-                    .iter()
-                    .rev()
-                    .find(|t| usable(&t.target_id).is_some())?;
-                current.insert(agent_id.to_string(), tab.target_id.clone());
-                tab
-            }
-        };
-        Some((tab.target_id.clone(), tab.session_id.clone()))
+        self.life.core.tabs().read(|tabs| {
+            let mut current = self.current.lock().expect("agent tabs lock");
+            let usable = |target_id: &str| {
+                tabs.entry(target_id)
+                    .filter(|e| e.tab.owner.id() == agent_id && !e.guard_closing)
+                    .map(|e| &e.tab)
+            };
+            let still_ours = current.get(agent_id).and_then(|id| usable(id));
+            let tab = match still_ours {
+                Some(tab) => tab,
+                None => {
+                    let newest = tabs.filtered(|o| o.id() == agent_id);
+                    let tab = *newest
+                        .iter()
+                        .rev()
+                        .find(|t| usable(&t.target_id).is_some())?;
+                    current.insert(agent_id.to_string(), tab.target_id.clone());
+                    tab
+                }
+            };
+            Some((tab.target_id.clone(), tab.session_id.clone()))
+        })
     }
 
     fn set_agent_tab(&self, agent_id: &str, target_id: &str) {
@@ -134,25 +134,28 @@ impl AgentTabs<'_> {
 
     /// The tabs `actor` may see, in display order.
     pub(crate) fn visible(&self, actor: &Actor) -> Vec<TabInfo> {
-        let tabs = self.life.core.tabs.list();
-        tabs.filtered(|owner| actor.may_touch(owner))
-            .into_iter()
-            .map(|t| t.info())
-            .collect()
+        self.life.core.tabs().read(|tabs| {
+            tabs.filtered(|owner| actor.may_touch(owner))
+                .into_iter()
+                .map(|t| t.info())
+                .collect()
+        })
     }
 
     /// Ok when `actor` may act on the tracked tab `target_id`.
     pub(crate) fn check_access(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
-        let tabs = self.life.core.tabs.list();
-        let tab = tabs
-            .get(target_id)
+        let owner = self
+            .life
+            .core
+            .tabs()
+            .owner_of(target_id)
             .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
-        if actor.may_touch(&tab.owner) {
+        if actor.may_touch(&owner) {
             Ok(())
         } else {
             Err(SessionError::NotYours {
                 target_id: target_id.to_string(),
-                owner: tab.owner.described(),
+                owner: owner.described(),
             })
         }
     }
@@ -191,9 +194,10 @@ impl AgentTabs<'_> {
 
     /// How many tabs agent `agent_id` has.
     fn agent_tab_count(&self, agent_id: &str) -> usize {
-        let tabs = self.life.core.tabs.list();
-        tabs.filtered(|o| matches!(o, TabOwner::Agent { id, .. } if id == agent_id))
-            .len()
+        self.life.core.tabs().read(|tabs| {
+            tabs.filtered(|o| matches!(o, TabOwner::Agent { id, .. } if id == agent_id))
+                .len()
+        })
     }
 
     /// Closes popup `target_id` when `owner` is an agent with all the tabs it may have; true
@@ -211,11 +215,11 @@ impl AgentTabs<'_> {
         if open < max {
             return false;
         }
-        tracing::info!(event = "agent_popup_refused", channel_id = %self.life.core.channel, agent_id = %id, %target_id, open, max);
+        tracing::info!(event = "agent_popup_refused", channel_id = %self.life.core.channel(), agent_id = %id, %target_id, open, max);
         let closed = self
             .life
             .core
-            .cdp
+            .cdp()
             .call(
                 "Target.closeTarget",
                 serde_json::json!({ "targetId": target_id }),
@@ -230,14 +234,17 @@ impl AgentTabs<'_> {
     /// Closes a tab `actor` may touch.
     pub(crate) async fn close(&self, actor: &Actor, target_id: &str) -> Result<(), SessionError> {
         self.check_access(actor, target_id)?;
-        self.life.close_tab(target_id).await?;
-        if let Actor::Agent { id, .. } = actor {
-            let mut current = self.current.lock().expect("agent tabs lock");
-            if current.get(id).map(String::as_str) == Some(target_id) {
-                current.remove(id);
-            }
-        }
-        Ok(())
+        // Closing forgets it as its agent's current tab too (`forget_tab`, from `untrack`).
+        self.life.close_tab(target_id).await
+    }
+
+    /// A tab that went is no agent's current tab any more (called when it is forgotten: the
+    /// session's `per_tab`).
+    pub(in crate::browser) fn forget_tab(&self, target_id: &str) {
+        self.current
+            .lock()
+            .expect("agent tabs lock")
+            .retain(|_, current| current != target_id);
     }
 
     /// Hands a person's tab to an agent (they logged in; the agent goes on there).
@@ -247,8 +254,7 @@ impl AgentTabs<'_> {
         agent_id: &str,
         name: &str,
     ) -> Result<(), SessionError> {
-        {
-            let mut tabs = self.life.core.tabs.list();
+        self.life.core.tabs().write(|tabs| {
             let tab = tabs
                 .get(target_id)
                 .ok_or_else(|| SessionError::UnknownTab(target_id.to_string()))?;
@@ -259,7 +265,7 @@ impl AgentTabs<'_> {
                 });
             }
             // An agent never gets a tab on a browser-internal page (the person's to keep).
-            if !crate::browser::guard::policy::agent_may_stay_on(&tab.url) {
+            if !agent_may_stay_on(&tab.url) {
                 return Err(SessionError::BadUrl(format!(
                     "the tab shows {}, a page of the browser itself that agents may not use",
                     tab.url
@@ -272,21 +278,22 @@ impl AgentTabs<'_> {
                     name: name.to_string(),
                 },
             );
-        }
+            Ok(())
+        })?;
         self.set_agent_tab(agent_id, target_id);
-        tracing::info!(event = "tab_given", channel_id = %self.life.core.channel, %agent_id, %target_id);
+        tracing::info!(event = "tab_given", channel_id = %self.life.core.channel(), %agent_id, %target_id);
         self.life.core.notify(self.life.core.tabs_message());
         Ok(())
     }
 
     /// Agents (the owner included) that own at least one tab of this session.
     pub(crate) fn agents_with_tabs(&self) -> Vec<String> {
-        let tabs = self.life.core.tabs.list();
-        let mut ids: Vec<String> = tabs
-            .filtered(|o| matches!(o, TabOwner::Agent { .. }))
-            .into_iter()
-            .map(|t| t.owner.id().to_string())
-            .collect();
+        let mut ids: Vec<String> = self.life.core.tabs().read(|tabs| {
+            tabs.filtered(|o| matches!(o, TabOwner::Agent { .. }))
+                .into_iter()
+                .map(|t| t.owner.id().to_string())
+                .collect()
+        });
         ids.sort();
         ids.dedup();
         ids

@@ -13,9 +13,10 @@
 //! Owns the buffers and the recorder task; reading and filtering for tools is `tools::read::page_logs`.
 
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
 use std::sync::{Arc, Mutex, Weak};
 
-use crate::browser::session::dispatch::RoomEvents;
+use crate::browser::floor::RoomEvents;
 use crate::cdp::CdpConnection;
 use serde_json::Value;
 
@@ -80,19 +81,24 @@ pub struct TabLogs {
 }
 
 impl TabLogs {
-    /// Starts recording `events` (the session's [`LOG_EVENTS`] of `cdp`) until the session
-    /// ends.
-    pub(in crate::browser) fn spawn(cdp: &CdpConnection, events: RoomEvents) -> Self {
+    /// The way to the logs of `cdp`'s tabs, whose [`LOG_EVENTS`] reach the daemon cut (see the
+    /// module doc); they are recorded by [`Self::follow`].
+    pub(in crate::browser) fn new(cdp: &CdpConnection) -> Self {
         cdp.trim_events(LOG_EVENTS, ENTRY_BYTES);
-        let logs = Self::default();
-        tokio::spawn(logs.clone().record(events));
-        logs
+        Self::default()
     }
 
-    async fn record(self, mut events: RoomEvents) {
-        while let Some(event) = events.next().await {
-            if let Some(session) = event.session_id.as_deref() {
-                self.apply(session, &event.method, &event.params);
+    /// Records `events` (the session's [`LOG_EVENTS`]) until the session ends.
+    pub(in crate::browser) fn follow(
+        &self,
+        mut events: RoomEvents,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let logs = self.clone();
+        async move {
+            while let Some(event) = events.next().await {
+                if let Some(session) = event.session_id.as_deref() {
+                    logs.apply(session, &event.method, &event.params);
+                }
             }
         }
     }

@@ -5,15 +5,12 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use futures_util::future::BoxFuture;
+use serde_json::{json, Value};
 
-use crate::browser::error::SessionError;
-use crate::browser::guard::policy::{check_url_for, UrlPolicy};
-use crate::browser::guard::redirects::UrlGuard;
-use crate::browser::guard::sites::Sites;
-use crate::browser::prompts::approvals::Approvals;
-use crate::browser::session::core::SessionCore;
-use crate::browser::tabs::owner::TabOwner;
+use crate::browser::floor::{
+    agent_may_stay_on, check_url_for, SessionCore, SessionError, TabOwner, UrlPolicy,
+};
 
 /// Longest a navigation may take to commit.
 const NAVIGATE_DEADLINE: Duration = Duration::from_secs(30);
@@ -24,14 +21,30 @@ pub fn check_url(url: &str) -> Result<String, SessionError> {
     check_url_for(url, UrlPolicy::Pane, None)
 }
 
+/// What an agent's navigation is held to beyond its URL's policy, and what the URL guard kept
+/// of a tab's history: the guard's and the prompts' business, which the session answers
+/// (`session/navigation_checks.rs`), so navigation names neither room.
+pub(in crate::browser) trait NavigationChecks: Sync {
+    /// Ok when agent `agent_id` may send the tab behind flat CDP `session` to `url`: its sites
+    /// allow it, and the person allowed a new site where its rules ask (the call waits).
+    fn admit<'a>(
+        &'a self,
+        agent_id: &'a str,
+        session: &'a str,
+        url: &'a str,
+    ) -> BoxFuture<'a, Result<(), SessionError>>;
+
+    /// The navigation history of `target_id` the tools kept after its last navigation, while
+    /// no navigation happened since (see `guard::redirects`).
+    fn kept_history(&self, target_id: &str) -> Option<Value>;
+}
+
 /// Navigation in one session's tabs (borrowed from the session: `session.navigation()`); an
 /// agent's navigation is held to its sites and, where it asked, to the person's approval.
 pub(crate) struct Navigation<'s> {
     pub(in crate::browser) core: &'s SessionCore,
-    pub(in crate::browser) sites: Sites<'s>,
-    pub(in crate::browser) approvals: Approvals<'s>,
-    /// The history the tools kept after the last navigation (see `guard::redirects`).
-    pub(in crate::browser) url_guard: UrlGuard<'s>,
+    /// The sites, approvals and kept histories an agent's navigation is held to.
+    pub(in crate::browser) checks: &'s dyn NavigationChecks,
 }
 
 impl Navigation<'_> {
@@ -60,15 +73,14 @@ impl Navigation<'_> {
         let url = check_url_for(url, policy, current.as_deref())?;
         if policy == UrlPolicy::Agent {
             if let Some(TabOwner::Agent { id, .. }) =
-                self.core.tabs.by_session(session).map(|t| t.owner)
+                self.core.tabs().by_session(session).map(|t| t.owner)
             {
-                self.sites.check(&id, &url)?;
-                self.approvals.approve_new_site(&id, session, &url).await?;
+                self.checks.admit(&id, session, &url).await?;
             }
         }
         let reply = self
             .core
-            .cdp
+            .cdp()
             .call_with(
                 "Page.navigate",
                 json!({ "url": url }),
@@ -107,7 +119,7 @@ impl Navigation<'_> {
         // (see `url_guard`): the entry is checked and taken from it with no round trip.
         let kept = self
             .target_of_session(session)
-            .and_then(|t| self.url_guard.kept_history(&t));
+            .and_then(|t| self.checks.kept_history(&t));
         if let Some(history) = kept {
             match self.go_to_entry(session, &history, step, policy).await {
                 // An entry Chrome no longer has: asked afresh below.
@@ -117,7 +129,7 @@ impl Navigation<'_> {
         }
         let history = self
             .core
-            .cdp
+            .cdp()
             .call_on(session, "Page.getNavigationHistory", json!({}))
             .await?;
         self.go_to_entry(session, &history, step, policy).await
@@ -129,7 +141,7 @@ impl Navigation<'_> {
     async fn go_to_entry(
         &self,
         session: &str,
-        history: &serde_json::Value,
+        history: &Value,
         step: i64,
         policy: UrlPolicy,
     ) -> Result<bool, SessionError> {
@@ -142,13 +154,13 @@ impl Navigation<'_> {
             return Ok(false);
         };
         let url = entry["url"].as_str().unwrap_or_default();
-        if policy == UrlPolicy::Agent && !crate::browser::guard::policy::agent_may_stay_on(url) {
+        if policy == UrlPolicy::Agent && !agent_may_stay_on(url) {
             return Err(SessionError::BadUrl(format!(
                 "that history entry is {url}, a page agents may not open"
             )));
         }
         self.core
-            .cdp
+            .cdp()
             .call_with(
                 "Page.navigateToHistoryEntry",
                 json!({ "entryId": entry["id"] }),
@@ -161,18 +173,18 @@ impl Navigation<'_> {
 
     /// The target of the tab behind the flat CDP `session`.
     fn target_of_session(&self, session: &str) -> Option<String> {
-        self.core.tabs.target_of_session(session)
+        self.core.tabs().target_of_session(session)
     }
 
     /// The URL Porthole last saw on the tab behind the flat CDP `session`.
     fn url_of_session(&self, session: &str) -> Option<String> {
-        self.core.tabs.by_session(session).map(|t| t.url)
+        self.core.tabs().by_session(session).map(|t| t.url)
     }
 
     /// Reloads the tab behind the flat CDP `session`.
     pub(crate) async fn reload_on(&self, session: &str) -> Result<(), SessionError> {
         self.core
-            .cdp
+            .cdp()
             .call_on(session, "Page.reload", json!({}))
             .await?;
         Ok(())

@@ -7,11 +7,10 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::sync::broadcast;
+use tokio::sync::watch;
 
 use super::tracking::TabLife;
-use crate::browser::session::core::Ownership;
-use crate::cdp::CdpEvent;
+use crate::browser::floor::Ownership;
 
 /// The document's `visibilityState`.
 const VISIBILITY_STATE: &str = include_str!("js/visibility-state.js");
@@ -21,23 +20,25 @@ const CLOSE_ROUND: Duration = Duration::from_millis(500);
 /// Rounds of closes before giving up on a tab Chrome keeps (the caller bounds the time too).
 const CLOSE_ROUNDS: usize = 8;
 
-/// Waits up to `within` for `Target.targetDestroyed` of every id in `left`, removing each.
+/// Waits up to `within` for Chrome to report every id in `left` destroyed (`gone`: the targets
+/// reported so far while winding down, see `traffic`), removing each.
 async fn wait_destroyed(
-    events: &mut broadcast::Receiver<CdpEvent>,
+    gone: &mut watch::Receiver<HashSet<String>>,
     left: &mut HashSet<String>,
     within: Duration,
 ) {
     let deadline = tokio::time::Instant::now() + within;
-    while !left.is_empty() {
-        let event = match tokio::time::timeout_at(deadline, events.recv()).await {
-            Err(_) | Ok(Err(broadcast::error::RecvError::Closed)) => return,
-            Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
-            Ok(Ok(event)) => event,
-        };
-        if event.method == "Target.targetDestroyed" {
-            if let Some(id) = event.params["targetId"].as_str() {
-                left.remove(id);
-            }
+    loop {
+        {
+            let gone = gone.borrow_and_update();
+            left.retain(|id| !gone.contains(id));
+        }
+        if left.is_empty() {
+            return;
+        }
+        match tokio::time::timeout_at(deadline, gone.changed()).await {
+            Err(_) | Ok(Err(_)) => return,
+            Ok(Ok(())) => {}
         }
     }
 }
@@ -46,7 +47,7 @@ impl TabLife<'_> {
     /// True when the page behind `session` reports `document.visibilityState == "hidden"`.
     pub(in crate::browser) async fn is_hidden(&self, session: &str) -> bool {
         self.core
-            .cdp
+            .cdp()
             .call_on(
                 session,
                 "Runtime.evaluate",
@@ -64,25 +65,18 @@ impl TabLife<'_> {
     /// moment later, and a close can be lost while it is being set up), so each round closes
     /// what is left, waits for `Target.targetDestroyed`, and asks Chrome's own target list.
     pub(in crate::browser) async fn close_own_tabs(&self) -> usize {
-        self.core.traffic.winding_down.store(true, Ordering::SeqCst);
+        self.traffic.winding_down.store(true, Ordering::SeqCst);
         // A tab Chrome is still opening for us lands in `opening` or closes itself (see
         // `open_tab`); the caller bounds the wait.
-        let mut creating = self.core.traffic.creating.subscribe();
+        let mut creating = self.traffic.creating.subscribe();
         let _ = creating.wait_for(|n| *n == 0).await;
-        let mut events = self.core.cdp.subscribe();
+        let mut gone = self.traffic.gone.subscribe();
         let mut asked: HashSet<String> = HashSet::new();
         let mut left: HashSet<String> = HashSet::new();
         for round in 0..CLOSE_ROUNDS {
             // Opened for us but not tracked yet, then what is tracked (in this order: a tab
             // leaves `opening` only once it is tracked), popups that appeared meanwhile too.
-            left.extend(
-                self.core
-                    .traffic
-                    .opening
-                    .lock()
-                    .expect("opening lock")
-                    .drain(),
-            );
+            left.extend(self.traffic.opening.lock().expect("opening lock").drain());
             left.extend(self.tracked_ids());
             if left.is_empty() {
                 break;
@@ -91,17 +85,17 @@ impl TabLife<'_> {
                 asked.insert(id.clone());
                 if let Err(error) = self
                     .core
-                    .cdp
+                    .cdp()
                     .call("Target.closeTarget", json!({ "targetId": id }))
                     .await
                 {
-                    tracing::debug!(event = "own_tab_close_failed", channel_id = %self.core.channel, target_id = %id, round, %error);
+                    tracing::debug!(event = "own_tab_close_failed", channel_id = %self.core.channel(), target_id = %id, round, %error);
                 }
             }
-            wait_destroyed(&mut events, &mut left, CLOSE_ROUND).await;
+            wait_destroyed(&mut gone, &mut left, CLOSE_ROUND).await;
             // Chrome's own list is the truth (a lagging event reader can miss a destroy).
             if !left.is_empty() {
-                if let Ok(targets) = self.core.cdp.call("Target.getTargets", json!({})).await {
+                if let Ok(targets) = self.core.cdp().call("Target.getTargets", json!({})).await {
                     let listed: HashSet<&str> = targets["targetInfos"]
                         .as_array()
                         .into_iter()
@@ -119,27 +113,33 @@ impl TabLife<'_> {
             }
         }
         if !left.is_empty() {
-            tracing::warn!(event = "own_tabs_left_open", channel_id = %self.core.channel, left = left.len());
+            tracing::warn!(event = "own_tabs_left_open", channel_id = %self.core.channel(), left = left.len());
         }
         asked.len() - left.len()
     }
 
     /// Target ids of the tabs this session tracks.
     fn tracked_ids(&self) -> Vec<String> {
-        let tabs = self.core.tabs.list();
-        tabs.infos().into_iter().map(|t| t.target_id).collect()
+        let (tabs, _) = self.core.tabs().infos();
+        tabs.into_iter().map(|t| t.target_id).collect()
+    }
+
+    /// Whether Porthole is closing the session's own tabs (a host-mode stop): a tab list that
+    /// empties then is not refilled, and a popup of ours goes too.
+    pub(in crate::browser) fn winding_down(&self) -> bool {
+        self.traffic.winding_down.load(Ordering::SeqCst)
     }
 
     /// What a person reads when the browser went away.
     pub(in crate::browser) fn gone_message(&self, reason: &str) -> String {
-        match self.core.ownership {
+        match self.core.ownership() {
             Ownership::OwnTabs => format!(
                 "Your Chrome closed or stopped allowing remote debugging ({reason}). Reopen Chrome with remote debugging on (chrome://inspect/#remote-debugging) and start again, or switch channel {} back to another mode.",
-                self.core.channel
+                self.core.channel()
             ),
             Ownership::AllTabs => format!(
                 "The browser of channel {} went away ({reason}); send start to bring it back.",
-                self.core.channel
+                self.core.channel()
             ),
         }
     }

@@ -1,9 +1,8 @@
 //! The element-ref books of a session's tabs, by target id: a view of the tab list, whose records
-//! hold them (see `refs`). Every change is one short locked step on the tab's own book.
+//! hold them (see the floor's `tab_list::refs`). Every change is one short locked step on the
+//! tab's own book.
 
-use super::list::TabList;
-use super::refs::{FrameRefs, RefBook};
-use super::store::Tabs;
+use crate::browser::floor::{FrameRefs, RefBook, Tabs};
 
 /// The books of every tracked tab, by target id: a view of the tab list, whose records hold
 /// them (a tab that is not tracked has a fresh book, and nothing is kept for it).
@@ -20,47 +19,42 @@ impl<'a> RefBooks<'a> {
 
     /// A copy of a tab's book (a fresh one when it has none yet).
     pub fn get(&self, target_id: &str) -> RefBook {
-        let tabs = self.lock();
-        tabs.entry(target_id)
-            .map(|e| e.refs.clone())
-            .unwrap_or_default()
+        self.tabs.read(|tabs| {
+            tabs.entry(target_id)
+                .map(|e| e.refs.clone())
+                .unwrap_or_default()
+        })
     }
 
     /// Raises a tab's next ref number to at least `next`.
     pub fn advance(&self, target_id: &str, next: u64) {
-        let mut tabs = self.lock();
-        if let Some(entry) = tabs.entry_mut(target_id) {
-            entry.refs.next = entry.refs.next.max(next);
-        }
+        self.tabs.write(|tabs| {
+            if let Some(entry) = tabs.entry_mut(target_id) {
+                entry.refs.next = entry.refs.next.max(next);
+            }
+        });
     }
 
     /// Records what one snapshot learnt: the next number, the frames it read (replacing the
     /// entries of the same frames) and the frames that are gone.
     pub fn merge(&self, target_id: &str, next: u64, frames: Vec<FrameRefs>, gone: &[String]) {
-        let mut tabs = self.lock();
-        let Some(entry) = tabs.entry_mut(target_id) else {
-            return;
-        };
-        entry.refs.merge(next, frames, gone);
+        self.tabs.write(|tabs| {
+            if let Some(entry) = tabs.entry_mut(target_id) {
+                entry.refs.merge(next, frames, gone);
+            }
+        });
     }
 
     /// Which tabs have a book (for tests and logs).
     pub fn tabs(&self) -> Vec<String> {
-        self.lock()
-            .entries()
-            .map(|e| e.tab.target_id.clone())
-            .collect()
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'a, TabList> {
-        self.tabs.list()
+        self.tabs
+            .read(|tabs| tabs.entries().map(|e| e.tab.target_id.clone()).collect())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::browser::tabs::refs::FrameRefs;
 
     fn frame(id: &str, lo: u64, hi: u64) -> FrameRefs {
         FrameRefs {
@@ -75,14 +69,14 @@ mod tests {
     fn tracked(ids: &[&str]) -> Tabs {
         let list = Tabs::default();
         for id in ids {
-            let tab = crate::browser::tabs::list::Tab {
+            let tab = crate::browser::floor::Tab {
                 target_id: id.to_string(),
                 session_id: format!("s-{id}"),
                 url: String::new(),
                 title: String::new(),
-                owner: crate::browser::tabs::owner::TabOwner::Human,
+                owner: crate::browser::floor::TabOwner::Human,
             };
-            list.add(crate::browser::tabs::list::TabEntry::new(tab, Vec::new()));
+            list.add(crate::browser::floor::TabEntry::new(tab, Vec::new()));
         }
         list
     }
@@ -103,7 +97,7 @@ mod tests {
         books.merge("B", 9, vec![frame("F", 9, 12)], &["G".into()]);
         let b = books.get("B");
         assert_eq!(b.frames, vec![frame("F", 9, 12)]);
-        drop(list.list().remove("A"));
+        drop(list.write(|l| l.remove("A")));
         assert_eq!(books.tabs(), vec!["B".to_string()]);
         assert_eq!(books.get("A").next, 1);
         books.advance("C", 5);

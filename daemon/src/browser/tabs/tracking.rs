@@ -2,33 +2,35 @@
 //! attaching to a page target and preparing it (page events, file chooser interception, focus
 //! emulation, logs, title observer), waiting for a target to be tracked, forgetting a closed
 //! one, and opening a new tab for an owner (safely against a stop that lands while Chrome is
-//! still creating it). What other rooms do when a tab arrives or goes reaches them through
-//! [`TabHooks`], which the session implements, so tracking names none of them.
+//! still creating it). What other rooms keep, install and close per tab reaches them through
+//! [`TabHooks`], which the session implements (`session/per_tab.rs`), so tracking names none of
+//! them.
 
 use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
 use super::adoption::Adoption;
-use super::entry::{Held, TabEntry};
-use super::list::Tab;
-use super::logs::TabLogs;
-use super::owner::TabOwner;
-use super::worlds::Worlds;
-use crate::browser::error::SessionError;
-use crate::browser::prompts::open_popups::OpenPopups;
-use crate::browser::protocol::PaneMessage;
-use crate::browser::session::core::{Ownership, SessionCore};
+use super::traffic::TabTraffic;
+use crate::browser::floor::{
+    Ownership, PaneMessage, SessionCore, SessionError, Tab, TabEntry, TabOwner, TabPart,
+};
 use crate::cdp::CdpError;
 
 /// How long to wait for a target we created to show up as attached.
 const TRACK_DEADLINE: Duration = Duration::from_secs(10);
 
-/// What the rest of the session does when a tab arrives or goes (the session implements it,
-/// in `session/handle.rs`).
+/// What the rest of the session keeps, installs and does when a tab arrives or goes (the
+/// session implements it, in `session/per_tab.rs`).
 pub(in crate::browser) trait TabHooks: Send + Sync {
+    /// The parts other rooms keep about the tab `target_id` (flat session `session_id`) that is
+    /// being tracked: its record holds them, and leaves each when it drops.
+    fn parts(&self, target_id: &str, session_id: &str) -> Vec<TabPart>;
+    /// Installs the scripts every document of the tab behind `session_id` runs (sent in order
+    /// on its first poll; not waited on by the tracking).
+    fn scripts(&self, session_id: &str) -> BoxFuture<'static, ()>;
     /// A tab was tracked on `url`: the URL guard looks at an agent's popup's first page.
     fn landed(&self, target_id: &str, url: &str);
     /// A tab closed (or was never tracked): what waits for the person in it goes (login
@@ -39,12 +41,9 @@ pub(in crate::browser) trait TabHooks: Send + Sync {
 /// The tabs of one session coming and going.
 pub(in crate::browser) struct TabLife<'s> {
     pub(in crate::browser) core: &'s SessionCore,
-    /// Each tab's console and network logs start with its record.
-    pub(in crate::browser) logs: &'s TabLogs,
-    /// The tools' isolated worlds (a tab's leave with its record).
-    pub(in crate::browser) worlds: &'s Arc<Worlds>,
-    /// Open `<select>` popups and menus (a tab's leave with its record).
-    pub(in crate::browser) popups: &'s Arc<OpenPopups>,
+    /// Tabs coming and going (waits for tracking, what a host-mode stop closes).
+    pub(in crate::browser) traffic: &'s TabTraffic,
+    /// What the other rooms keep, install and close per tab.
     pub(in crate::browser) hooks: &'s dyn TabHooks,
 }
 
@@ -64,13 +63,13 @@ impl TabLife<'_> {
         owner: TabOwner,
         size: Option<(u32, u32)>,
     ) -> Result<bool, SessionError> {
-        let claimed = self.core.tabs.list().begin_attach(target_id);
+        let claimed = self.core.tabs().write(|tabs| tabs.begin_attach(target_id));
         if !claimed {
             return self.wait_tracked(target_id).await.map(|()| false);
         }
         let attached = self
             .core
-            .cdp
+            .cdp()
             .call(
                 "Target.attachToTarget",
                 json!({"targetId": target_id, "flatten": true}),
@@ -79,20 +78,16 @@ impl TabLife<'_> {
         let session_id = match attached {
             Ok(reply) => reply["sessionId"].as_str().unwrap_or_default().to_string(),
             Err(error) => {
-                self.core.tabs.list().abandon_attach(target_id);
-                self.core.traffic.version.send_modify(|v| *v += 1);
+                self.core
+                    .tabs()
+                    .write(|tabs| tabs.abandon_attach(target_id));
+                self.traffic.version.send_modify(|v| *v += 1);
                 return Err(error.into());
             }
         };
         // The tab's record starts here: its logs fill from the domains enabled below, and its
         // places in the registries kept by session or target id are left when it drops.
-        let held = vec![
-            Held::Logs(self.logs.open(&session_id)),
-            Held::Cast(self.core.views.hub.clone(), target_id.to_string()),
-            Held::Layout(self.core.views.layouts.clone(), session_id.clone()),
-            Held::World(self.worlds.clone(), session_id.clone()),
-            Held::Popups(self.popups.clone(), target_id.to_string()),
-        ];
+        let parts = self.hooks.parts(target_id, &session_id);
         // The tab's preparation, sent at once and in this order (Chrome runs a session's
         // commands in order), so a browser far away costs one round trip for all of it, not
         // one per command:
@@ -106,21 +101,11 @@ impl TabLife<'_> {
         //   document and every later one: sent here, in this order, but not waited on (the
         //   page runs them; their failures were only ever logged), so a pane's first frame
         //   does not wait for a just-started renderer to run three scripts.
-        let cdp = &self.core.cdp;
+        let cdp = self.core.cdp();
         let on = |method: &'static str, params: Value| cdp.call_on(&session_id, method, params);
         // In a tally of their own: not waited on by the work that tracks the tab, so not
         // counted among its round trips.
-        let mut scripts = Box::pin({
-            let (cdp, session) = (cdp.clone(), session_id.clone());
-            crate::cdp::tallied(async move {
-                tokio::join!(
-                    biased;
-                    super::titles::watch(&cdp, &session),
-                    crate::browser::view::pane_world::watch(&cdp, &session),
-                    crate::browser::prompts::file_pickers::install(&cdp, &session),
-                );
-            })
-        });
+        let mut scripts = Box::pin(crate::cdp::tallied(self.hooks.scripts(&session_id)));
         let mut scripts_done = false;
         let send_scripts = std::future::poll_fn(|cx| {
             // One poll sends their commands (in order, after the ones above).
@@ -131,7 +116,7 @@ impl TabLife<'_> {
         let lay_out = async {
             match size {
                 Some(size) => {
-                    let requested = self.core.views.layouts.request(&session_id, size);
+                    let requested = self.core.layouts().request(&session_id, size);
                     Some(requested.apply(cdp).await)
                 }
                 None => None,
@@ -178,8 +163,8 @@ impl TabLife<'_> {
             title: tab.title.clone(),
             opener_id: info["targetInfo"]["openerId"].as_str().map(str::to_string),
         };
-        let became_active = self.core.tabs.add(TabEntry::new(tab, held));
-        self.core.traffic.version.send_modify(|v| *v += 1);
+        let became_active = self.core.tabs().add(TabEntry::new(tab, parts));
+        self.traffic.version.send_modify(|v| *v += 1);
         self.core.notify(created);
         self.core.notify(self.core.tabs_message());
         if became_active {
@@ -198,23 +183,19 @@ impl TabLife<'_> {
     /// when no call of ours made it, or its call ended without tracking it (failed or
     /// cancelled: its [`Adoption`] lets the target go at once): the caller tracks it then.
     pub(in crate::browser) async fn tracked_by_its_opener(&self, target_id: &str) -> bool {
-        if *self.core.traffic.creating.borrow() == 0
-            && !self.core.traffic.adopting.contains(target_id)
-        {
+        if *self.traffic.creating.borrow() == 0 && !self.traffic.adopting.contains(target_id) {
             return false;
         }
-        let mut creating = self.core.traffic.creating.subscribe();
+        let mut creating = self.traffic.creating.subscribe();
         let answered = creating.wait_for(|n| *n == 0);
         let _ = tokio::time::timeout(TRACK_DEADLINE, answered).await;
-        let mut version = self.core.traffic.version.subscribe();
+        let mut version = self.traffic.version.subscribe();
         let tracked = async {
             loop {
-                if self.core.tabs.list().contains(target_id) {
+                if self.core.tabs().read(|tabs| tabs.contains(target_id)) {
                     return true;
                 }
-                if !self.core.traffic.adopting.contains(target_id)
-                    || version.changed().await.is_err()
-                {
+                if !self.traffic.adopting.contains(target_id) || version.changed().await.is_err() {
                     return false;
                 }
             }
@@ -225,17 +206,18 @@ impl TabLife<'_> {
     }
 
     async fn wait_tracked(&self, target_id: &str) -> Result<(), SessionError> {
-        let mut version = self.core.traffic.version.subscribe();
+        let mut version = self.traffic.version.subscribe();
         let wait = async {
             loop {
-                {
-                    let tabs = self.core.tabs.list();
-                    if tabs.contains(target_id) {
-                        return Ok(());
-                    }
-                    if !tabs.is_attaching(target_id) {
-                        return Err(SessionError::UnknownTab(target_id.to_string()));
-                    }
+                let (tracked, attaching) = self
+                    .core
+                    .tabs()
+                    .read(|tabs| (tabs.contains(target_id), tabs.is_attaching(target_id)));
+                if tracked {
+                    return Ok(());
+                }
+                if !attaching {
+                    return Err(SessionError::UnknownTab(target_id.to_string()));
                 }
                 if version.changed().await.is_err() {
                     return Err(SessionError::Closed);
@@ -247,14 +229,14 @@ impl TabLife<'_> {
             .unwrap_or_else(|_| Err(SessionError::UnknownTab(target_id.to_string())))
     }
 
-    /// Stops tracking a tab (it was closed or detached); picks a new active tab if needed.
-    /// Removing its record is the forgetting: everything kept about the tab is in it (see
-    /// `entry`), dropped here, outside the tabs lock; what waits for the person in it (login
-    /// prompts, file choosers and the files handed to it) is closed here too, whether or not
+    /// Stops tracking a tab (it was closed or detached); picks a new active tab if needed. Removing
+    /// its record is the forgetting: everything kept about the tab is in it (see the floor's
+    /// `tab_list::entry`), dropped here, outside the tabs lock; what waits for the person in it
+    /// (login prompts, file choosers and the files handed to it) is closed here too, whether or not
     /// the tab was tracked yet. The one place a closed tab is forgotten.
     pub(in crate::browser) fn untrack(&self, target_id: &str) {
-        let (removed, switched) = self.core.tabs.list().remove(target_id);
-        self.core.traffic.version.send_modify(|v| *v += 1);
+        let (removed, switched) = self.core.tabs().write(|tabs| tabs.remove(target_id));
+        self.traffic.version.send_modify(|v| *v += 1);
         self.hooks.closed(target_id);
         let Some(removed) = removed else {
             return;
@@ -307,7 +289,7 @@ impl TabLife<'_> {
             return Err(SessionError::Closed);
         }
         let mut params = json!({ "url": url });
-        if self.core.ownership == Ownership::OwnTabs || own_window {
+        if self.core.ownership() == Ownership::OwnTabs || own_window {
             // The user's Chrome: a window of Porthole's own, opened without taking focus, so
             // the tab is active (it paints) without covering or hiding anything of the user's.
             // An agent's tab: a window of its own, so it paints beside everyone else's.
@@ -319,14 +301,14 @@ impl TabLife<'_> {
         // queued commands) still leaves the new target's id where a stop finds it, or closes
         // it when the stop already looked (`winding_down` is read under the `opening` lock
         // that `close_own_tabs` drains under, so every created tab meets one or the other).
-        self.core.traffic.creating.send_modify(|n| *n += 1);
+        self.traffic.creating.send_modify(|n| *n += 1);
         // This call tracks the new target itself, for as long as it lives.
-        let adoption = Adoption::new(&self.core.traffic.adopting, &self.core.traffic.version);
+        let adoption = Adoption::new(&self.traffic.adopting, &self.traffic.version);
         let (cdp, creating, opening, winding_down, claim) = (
-            self.core.cdp.clone(),
-            self.core.traffic.creating.clone(),
-            self.core.traffic.opening.clone(),
-            self.core.traffic.winding_down.clone(),
+            self.core.cdp().clone(),
+            self.traffic.creating.clone(),
+            self.traffic.opening.clone(),
+            self.traffic.winding_down.clone(),
             adoption.claim(),
         );
         // Its round trip is the caller's (counted in the caller's tally).
@@ -363,7 +345,6 @@ impl TabLife<'_> {
             })?
             .to_string();
         if self
-            .core
             .traffic
             .winding_down
             .load(std::sync::atomic::Ordering::SeqCst)
@@ -372,8 +353,7 @@ impl TabLife<'_> {
             return Err(SessionError::Closed);
         }
         let tracked = self.track_laid_out(&target_id, owner.clone(), size).await;
-        self.core
-            .traffic
+        self.traffic
             .opening
             .lock()
             .expect("opening lock")
@@ -388,11 +368,10 @@ impl TabLife<'_> {
             self.core.size_tab_to(&session, size).await?;
         }
         // The target-created event may have won the attach and recorded another owner.
-        let changed = {
-            let mut tabs = self.core.tabs.list();
+        let changed = self.core.tabs().write(|tabs| {
             let differs = tabs.get(&target_id).is_some_and(|t| t.owner != owner);
             differs && tabs.set_owner(&target_id, owner)
-        };
+        });
         if changed {
             self.core.notify(self.core.tabs_message());
         }

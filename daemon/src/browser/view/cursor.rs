@@ -1,16 +1,14 @@
-//! The mouse cursor under the person's pointer (DESIGN.md §15 "Cursor"). Frames carry no
-//! cursor, so the pane's world (see `pane_world`) reads the computed CSS `cursor` of the element
+//! The mouse cursor under the person's pointer (DESIGN.md §15 "Cursor"). Frames carry no cursor, so
+//! the pane's world (see the floor's `pane_world`) reads the computed CSS `cursor` of the element
 //! under each mousemove (its `auto` resolved as a browser would: `pointer` on links, `text` on
-//! editable fields and text) and reports it when it changes (read at each move, never by a
-//! timer: see the script); panes get `{"type":"cursor","target_id","cursor"}` with a CSS
-//! cursor name.
+//! editable fields and text) and reports it when it changes (read at each move, never by a timer:
+//! see the script); panes get `{"type":"cursor","target_id","cursor"}` with a CSS cursor name.
 //!
 //! Owns the cursor part of the world's script and turning its reports into messages.
 
 use serde_json::Value;
 
-use crate::browser::protocol::PaneMessage;
-use crate::browser::session::core::SessionCore;
+use crate::browser::floor::{PaneMessage, SessionCore};
 
 /// Part of the pane world's script (`report` is in scope).
 pub(in crate::browser) const SCRIPT: &str = include_str!("js/cursor.js");

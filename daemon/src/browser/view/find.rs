@@ -4,16 +4,17 @@
 //! (`index` counts from 1; 0 when nothing matched). The same query again moves to the next
 //! match (the previous one with `backwards`); an empty query clears the highlights.
 //!
-//! Chrome's own find bar is browser UI that CDP does not reach, so this runs in the pane's
-//! isolated world (see `pane_world`); the page sees only the selection and, while a search is
+//! Chrome's own find bar is browser UI that CDP does not reach, so this runs in the pane's isolated
+//! world (see the floor's `pane_world`); the page sees only the selection and, while a search is
 //! shown, one adopted style sheet for the `::highlight(porthole-find)` colours.
 
 use serde_json::{json, Value};
 
-use crate::browser::error::SessionError;
-use crate::browser::protocol::PaneMessage;
-use crate::browser::session::core::SessionCore;
+use crate::browser::floor::{PaneMessage, SessionCore, SessionError, PANE_WORLD};
 use crate::cdp::CdpError;
+
+/// Part of the pane world's script: `window.__portholeFind(query, backwards)`.
+pub(in crate::browser) const SCRIPT: &str = include_str!("js/find.js");
 
 /// One find: `(query, backwards)`, null before the world's script is there.
 const FIND_CALL: &str = include_str!("js/find-call.js");
@@ -42,7 +43,7 @@ impl<'s> Find<'s> {
     ) -> Result<PaneMessage, SessionError> {
         let tree = self
             .core
-            .cdp
+            .cdp()
             .call_on(session, "Page.getFrameTree", json!({}))
             .await?;
         let frame = tree["frameTree"]["frame"]["id"]
@@ -51,11 +52,11 @@ impl<'s> Find<'s> {
         // The world already made for this frame (same name: Chrome returns its context).
         let world = self
             .core
-            .cdp
+            .cdp()
             .call_on(
                 session,
                 "Page.createIsolatedWorld",
-                json!({"frameId": frame, "worldName": super::pane_world::WORLD}),
+                json!({"frameId": frame, "worldName": PANE_WORLD}),
             )
             .await?;
         let context = world["executionContextId"].clone();

@@ -11,7 +11,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The environment variable that turns the stage log on.
-pub const ENV: &str = "PORTHOLE_BENCH_FRAME_STAGES";
+pub use crate::browser::floor::STAGES_ENV as ENV;
 
 /// How often the medians are logged.
 const REPORT_EVERY: Duration = Duration::from_secs(1);
@@ -41,10 +41,9 @@ struct Interval {
     total: Vec<u64>,
 }
 
-/// Whether stages are recorded (read once).
+/// Whether stages are recorded (the bench's switch, read once).
 pub fn on() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var(ENV).is_ok_and(|v| v == "1"))
+    crate::browser::floor::stages_on()
 }
 
 fn interval() -> &'static Mutex<Interval> {

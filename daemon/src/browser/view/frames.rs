@@ -86,11 +86,11 @@ pub(super) struct Shared {
     /// Counts frames published of any tab (see `ScreencastHub::frames_published`).
     pub(super) published: watch::Sender<u64>,
     /// Each tab's pixel scale and CSS size.
-    pub(super) scales: super::layouts::AppliedScales,
+    pub(super) scales: crate::browser::floor::AppliedScales,
 }
 
 impl Shared {
-    pub(super) fn new(scales: super::layouts::AppliedScales) -> Self {
+    pub(super) fn new(scales: crate::browser::floor::AppliedScales) -> Self {
         Self {
             casts: Mutex::default(),
             casting: Mutex::default(),

@@ -23,14 +23,15 @@ use super::frames::{
     publish, stale_capture, Cast, Frame, FrameSlot, Params, Running, Sent, Shared, Sizes, Wanted,
     FRAME_CAP,
 };
-use crate::browser::session::dispatch::{Delivery, RoomEvents};
+use crate::browser::floor::{Delivery, RoomEvents};
 use crate::cdp::{CdpConnection, CdpEvent};
+use std::future::Future;
 
 /// Shares one screencast per tab among the panes of a channel.
 pub struct ScreencastHub {
     cdp: CdpConnection,
     closed: CancellationToken,
-    /// Bring a tab to the front before casting it (see [`ScreencastHub::spawn`]).
+    /// Bring a tab to the front before casting it (see [`ScreencastHub::new`]).
     activate: bool,
     params: Mutex<Params>,
     shared: Arc<Shared>,
@@ -56,19 +57,18 @@ impl Drop for Watching {
 }
 
 impl ScreencastHub {
-    /// Creates the hub and spawns its frame task; every task ends with `closed`.
-    /// `activate`: bring a cast tab to the front first (our own browser, where a hidden tab
+    /// Creates the hub (its frames come through [`Self::follow`]); every cast's task ends with
+    /// `closed`. `activate`: bring a cast tab to the front first (our own browser, where a hidden tab
     /// paints nothing). Never on the user's own Chrome: activating raises and focuses the
     /// window they are looking at; Porthole's tabs there sit in background windows of their
     /// own, where they paint already.
     /// `scales`: each tab's pixel scale, by which Chrome's frame sizes are divided to give CSS
-    /// px (see `layouts`). `frames`: the session's [`FRAME_EVENTS`].
-    pub(in crate::browser) fn spawn(
+    /// px (see the floor's `layouts`).
+    pub(in crate::browser) fn new(
         cdp: CdpConnection,
-        frames: RoomEvents,
         closed: CancellationToken,
         activate: bool,
-        scales: super::layouts::AppliedScales,
+        scales: crate::browser::floor::AppliedScales,
     ) -> Self {
         let shared = Arc::new(Shared::new(scales.clone()));
         let on_scale = Arc::downgrade(&shared);
@@ -77,7 +77,6 @@ impl ScreencastHub {
                 restart_cast(&shared, session);
             }
         }));
-        tokio::spawn(receive_frames(cdp.clone(), frames, shared.clone()));
         Self {
             cdp,
             closed,
@@ -86,6 +85,15 @@ impl ScreencastHub {
             shared,
             runtime: tokio::runtime::Handle::current(),
         }
+    }
+
+    /// Acks every frame of `frames` (the session's [`FRAME_EVENTS`]) at once and publishes each
+    /// running cast's frames into its tab's slot, until the session ends.
+    pub(in crate::browser) fn follow(
+        &self,
+        frames: RoomEvents,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        receive_frames(self.cdp.clone(), frames, self.shared.clone())
     }
 
     /// Starts watching the tab `target_id` (flat session `session_id`); the returned slot
@@ -299,7 +307,7 @@ impl Caster {
                 activate,
                 self.cdp
                     .call_on(&self.session_id, "Page.startScreencast", request),
-                super::layouts::repaint(&self.cdp, &self.session_id),
+                crate::browser::floor::repaint(&self.cdp, &self.session_id),
             )
         })
         .await;

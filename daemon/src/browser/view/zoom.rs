@@ -1,13 +1,9 @@
 //! How large a pane's tab is drawn: the channel's pixel ratio (`screencast {scale}`), a tab's
 //! page zoom (`zoom {factor}`), and laying a tab out again at them. Checks what a pane asks
-//! against [`SCALES`] and [`ZOOMS`] and hands the sizes to the session's [`Layouts`] (see
-//! `layouts` for how Chrome is told).
-//!
-//! [`Layouts`]: super::layouts::Layouts
+//! against [`SCALES`] and [`ZOOMS`] and hands the sizes to the session's `Layouts` (see
+//! the floor's `layouts` for how Chrome is told).
 
-use super::layouts::{LayoutError, SCALES, ZOOMS};
-use crate::browser::error::SessionError;
-use crate::browser::session::core::SessionCore;
+use crate::browser::floor::{LayoutError, SessionCore, SessionError, SCALES, ZOOMS};
 
 /// The pixel ratio and page zoom of one session's tabs (borrowed from the session:
 /// `session.zoom()`).
@@ -26,7 +22,7 @@ impl<'s> Zoom<'s> {
         if !scale.is_finite() || !SCALES.contains(&scale) {
             return Err(LayoutError::Scale { scale });
         }
-        Ok(self.core.views.layouts.set_scale(scale))
+        Ok(self.core.layouts().set_scale(scale))
     }
 
     /// Refuses a zoom factor outside [`ZOOMS`], saying what to send.
@@ -42,10 +38,9 @@ impl<'s> Zoom<'s> {
     pub(crate) async fn set(&self, session: &str, factor: f64) -> Result<(), SessionError> {
         let requested = self
             .core
-            .views
-            .layouts
+            .layouts()
             .zoom(session, factor, self.core.viewport());
-        requested.apply(&self.core.cdp).await?;
+        requested.apply(self.core.cdp()).await?;
         Ok(())
     }
 
@@ -60,8 +55,7 @@ impl<'s> Zoom<'s> {
     pub(crate) async fn relayout(&self, session: &str) -> Result<(), SessionError> {
         let size = self
             .core
-            .views
-            .layouts
+            .layouts()
             .wanted_size(session)
             .unwrap_or(self.core.viewport());
         self.core.size_tab_to(session, size).await

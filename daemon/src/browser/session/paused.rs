@@ -1,6 +1,6 @@
 //! The verdict on each request paused at `Fetch` (see `prompts::auth` for what is paused):
 //! an agent's tab is held to its sites (`guard::sites`) and to the approvals its `confirm`
-//! kinds name (DESIGN.md §20):
+//! kinds name (`prompts::consent`, `prompts::approvals`; DESIGN.md §20):
 //! - `submit`: a request other than GET/HEAD/OPTIONS while one of its calls runs or settles
 //!   (a form post, `fetch`, XHR, a beacon);
 //! - `new_site`: a top-level page load to a site other than the tab's own page's, not
@@ -13,21 +13,20 @@
 //! waits.
 //!
 //! Owns the session's follow of `Fetch` (turned on by `prompts::auth`, whose challenges it
-//! hands there) and the verdicts.
+//! hands there) and the verdicts. In the session, not a room: it weighs the guard's sites and
+//! the prompts' approvals together.
 
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::consent::AgentConsent;
-use super::notes::AgentNotes;
-use super::sites::{AgentSites, Sites};
 use crate::approvals::{site_of, ApprovalKind, Ask, Verdict};
+use crate::browser::floor::{Ownership, RoomEvents, SessionCore, TabOwner};
+use crate::browser::guard::notes::AgentNotes;
+use crate::browser::guard::sites::{AgentSites, Sites};
 use crate::browser::prompts::approvals::{Approvals, OpenApprovals};
 use crate::browser::prompts::auth::{Auth, AuthPrompts};
-use crate::browser::session::core::{Ownership, SessionCore};
-use crate::browser::session::dispatch::RoomEvents;
-use crate::browser::tabs::owner::TabOwner;
+use crate::browser::prompts::consent::AgentConsent;
 use crate::cdp::CdpEvent;
 
 /// Methods that send no data: never a `submit`.
@@ -89,11 +88,11 @@ impl Paused {
     /// when an agent's sites refuse it (see `guard::sites`).
     /// `events`: the session's [`PAUSED_EVENTS`].
     pub(in crate::browser) async fn follow(self, mut events: RoomEvents) {
-        if self.core.ownership != Ownership::AllTabs {
+        if self.core.ownership() != Ownership::AllTabs {
             return;
         }
         if let Err(error) = self.auth().enable_request_pauses(true, &self.consent).await {
-            tracing::warn!(event = "auth_prompts_off", channel_id = %self.core.channel, %error);
+            tracing::warn!(event = "auth_prompts_off", channel_id = %self.core.channel(), %error);
             return;
         }
         while let Some(event) = events.next().await {
@@ -106,7 +105,7 @@ impl Paused {
                         event.session_id.as_deref(),
                         event.params["frameId"].as_str(),
                     ) {
-                        self.core.tabs.frame_attached(session, frame);
+                        self.core.tabs().frame_attached(session, frame);
                     }
                 }
                 "Fetch.authRequired" => self.auth().required(&event),
@@ -134,7 +133,7 @@ impl Paused {
                     json!({ "requestId": request_id, "errorReason": "Aborted" }),
                 ),
             };
-            if let Err(error) = paused.core.cdp.call(method, reply).await {
+            if let Err(error) = paused.core.cdp().call(method, reply).await {
                 // The request may have been cancelled meanwhile (the tab closed).
                 tracing::debug!(event = "paused_request_not_answered", method, %error);
             }
@@ -207,17 +206,17 @@ impl Paused {
     /// The tab a frame is in and its owner. A frame of a tab not tracked yet (a popup's first
     /// document, asked for before it is attached) is its opener's: Chrome is asked for it.
     async fn owner_of_frame(&self, frame: &str) -> Option<(String, TabOwner)> {
-        if let Some(tab) = self.core.tabs.tab_of_frame(frame) {
+        if let Some(tab) = self.core.tabs().tab_of_frame(frame) {
             return Some((tab.target_id, tab.owner));
         }
         let info = self
             .core
-            .cdp
+            .cdp()
             .call("Target.getTargetInfo", json!({ "targetId": frame }))
             .await
             .ok()?;
         let opener = info["targetInfo"]["openerId"].as_str()?;
-        let owner = self.core.tabs.owner_of(opener)?;
+        let owner = self.core.tabs().owner_of(opener)?;
         Some((frame.to_string(), owner))
     }
 }

@@ -1,5 +1,5 @@
 //! One tab's element-ref book: the next ref number to issue and the out-of-process frames whose
-//! documents hold some of the tab's refs (the session's books are read through `ref_books`).
+//! documents hold some of the tab's refs (the session's books are read through the `tabs` room's `ref_books`).
 //!
 //! A book lives in its tab's record (`TabEntry`) and goes with it, so ref numbers never
 //! restart under an agent while the tab is open. Every change is one short
@@ -51,7 +51,7 @@ impl Default for RefBook {
 
 impl RefBook {
     /// Takes in what one snapshot learnt (see `RefBooks::merge`).
-    pub(super) fn merge(&mut self, next: u64, frames: Vec<FrameRefs>, gone: &[String]) {
+    pub fn merge(&mut self, next: u64, frames: Vec<FrameRefs>, gone: &[String]) {
         let book = self;
         book.next = book.next.max(next);
         book.frames.retain(|f| !gone.contains(&f.target_id));

@@ -1,14 +1,13 @@
-//! [`Tabs`]: a session's tab list behind its lock. The lock is taken only here and in the
-//! `tabs` room's own files; the rest of the browser asks by name (whose tab, which session,
-//! the active one) and gets copies, so no caller can hold the list across an await.
+//! [`Tabs`]: a session's tab list behind its lock. The lock is taken only here: the rest of the
+//! browser asks by name (whose tab, which session, the active one) and gets copies, and the
+//! `tabs` room's own bookkeeping reads or changes the list in a closure ([`Tabs::read`],
+//! [`Tabs::write`]), so no caller can hold the list across an await.
 
+use super::dialog::OpenDialog;
+use super::entry::{Tab, TabEntry};
+use super::list::TabList;
+use crate::browser::floor::{PaneMessage, SessionError, TabInfo, TabOwner};
 use std::sync::{Mutex, MutexGuard};
-
-use super::list::{Tab, TabEntry, TabList};
-use super::owner::TabOwner;
-use crate::browser::error::SessionError;
-use crate::browser::prompts::open_dialog::OpenDialog;
-use crate::browser::protocol::{PaneMessage, TabInfo};
 
 /// The tracked tabs of one session, each with its record. Short lock, never held across an
 /// await.
@@ -25,8 +24,20 @@ impl Tabs {
         self.list().by_session(session).map(|t| t.target_id.clone())
     }
 
-    /// The list itself, for the `tabs` room's own bookkeeping (tracking, agents' tabs, refs).
-    pub(super) fn list(&self) -> MutexGuard<'_, TabList> {
+    /// Reads the list, for the `tabs` room's own bookkeeping (agents' tabs, ref books): `read`
+    /// runs under the short lock, so nothing awaits while it is held.
+    pub(in crate::browser) fn read<R>(&self, read: impl FnOnce(&TabList) -> R) -> R {
+        read(&self.list())
+    }
+
+    /// Changes the list, for the `tabs` room's own bookkeeping (tracking, agents' tabs, ref
+    /// books): `write` runs under the short lock, so nothing awaits while it is held. What it
+    /// returns (a removed record) is dropped by the caller, outside the lock.
+    pub(in crate::browser) fn write<R>(&self, write: impl FnOnce(&mut TabList) -> R) -> R {
+        write(&mut self.list())
+    }
+
+    fn list(&self) -> MutexGuard<'_, TabList> {
         self.list.lock().expect("tabs lock")
     }
 
@@ -182,7 +193,7 @@ impl Tabs {
     }
 
     /// Adds a tracked tab's record; whether it is the only tab (and so the active one).
-    pub(super) fn add(&self, entry: TabEntry) -> bool {
+    pub(in crate::browser) fn add(&self, entry: TabEntry) -> bool {
         let mut list = self.list();
         list.add(entry);
         list.len() == 1

@@ -4,9 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-pub use super::entry::{Tab, TabEntry};
-use super::owner::TabOwner;
-use crate::browser::protocol::TabInfo;
+use super::entry::{Tab, TabEntry};
+use crate::browser::floor::{TabInfo, TabOwner};
 
 /// Tabs in display order plus the active one.
 #[derive(Debug, Default)]

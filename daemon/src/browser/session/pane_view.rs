@@ -12,10 +12,9 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
 
-use super::screencast::Watching;
-use crate::browser::error::SessionError;
-use crate::browser::protocol::PaneMessage;
-use crate::browser::session::handle::BrowserSession;
+use super::handle::BrowserSession;
+use crate::browser::floor::{PaneMessage, SessionError, TabOwner};
+use crate::browser::view::screencast::Watching;
 
 /// One pane's view of its channel.
 pub struct PaneView {
@@ -32,11 +31,7 @@ pub struct PaneView {
 
 impl Drop for PaneView {
     fn drop(&mut self) {
-        self.session
-            .core
-            .views
-            .panes
-            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        self.session.core.pane_detached();
     }
 }
 
@@ -52,11 +47,7 @@ impl PaneView {
     /// A view of `session` that starts on the session's active tab, following agents.
     pub fn new(session: Arc<BrowserSession>) -> Arc<Self> {
         let watched = session.active_tab().ok().map(|(id, _)| id);
-        session
-            .core
-            .views
-            .panes
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        session.core.pane_attached();
         Arc::new(Self {
             session,
             watched: Mutex::new(watched),
@@ -181,9 +172,7 @@ impl PaneView {
                 opener_id: Some(ref opener),
                 ..
             } if self.watched().as_deref() == Some(opener.as_str()) => {
-                if self.session.owner_of(target_id)
-                    == Some(crate::browser::tabs::owner::TabOwner::Human)
-                {
+                if self.session.owner_of(target_id) == Some(TabOwner::Human) {
                     if let Err(error) = self.show(target_id) {
                         tracing::debug!(event = "follow_popup_failed", %target_id, %error);
                     }

@@ -1,7 +1,7 @@
-//! The JavaScript dialog open in a tab, as its record keeps it (see `tabs::entry`) and tools
-//! describe it. Plain data; following and answering dialogs is `dialogs`.
+//! The JavaScript dialog open in a tab, as its record keeps it (see `entry`) and tools
+//! describe it. Plain data; following and answering dialogs is `prompts::dialogs`.
 
-use crate::browser::protocol::DialogKind;
+use crate::browser::floor::DialogKind;
 
 /// A dialog open in a tab.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,26 +1,23 @@
 //! SessionCore: what every room of a session works on — which channel and mode it is, the
-//! browser-level connection, the tab list, tabs coming and going, the session's life, the
-//! notices to panes, and what panes see. A room's handle borrows it (`Dialogs<'_>`,
-//! `Navigation<'_>` …); the core imports no room that works on it, so every import in
-//! `browser/` points down to here.
+//! browser-level connection, the tab list, the session's life, the notices to panes, and the
+//! size panes see tabs at. Its fields are private: a room asks it by name (`cdp()`, `tabs()`,
+//! `notify()`, `size_tab_to()` …) and a room's handle borrows it (`Dialogs<'_>`,
+//! `Navigation<'_>` …). The core imports no room that works on it.
 
-use std::collections::HashSet;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use crate::browser::error::SessionError;
-use crate::browser::protocol::PaneMessage;
-use crate::browser::tabs::adoption::Adopting;
-use crate::browser::tabs::store::Tabs;
-use crate::browser::view::layouts::Layouts;
-use crate::browser::view::screencast::ScreencastHub;
+use crate::browser::floor::{clamp_size, Layouts, PaneMessage, SessionError, Tabs};
 use crate::cdp::{CdpConnection, CdpError};
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
+
+/// How many notices a pane may fall behind by before it misses some.
+const NOTICES: usize = 256;
 
 /// Which targets a session shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,31 +32,120 @@ pub enum Ownership {
 /// The parts of one (channel, mode) session every room works on.
 pub(in crate::browser) struct SessionCore {
     /// The channel this session is of.
-    pub channel: ChannelId,
+    channel: ChannelId,
     /// The mode (docker, local, host) its browser runs in.
-    pub mode: Mode,
+    mode: Mode,
     /// Which targets it shows.
-    pub ownership: Ownership,
+    ownership: Ownership,
     /// The browser-level connection (tabs are flat sessions on it).
-    pub cdp: CdpConnection,
-    /// The tracked tabs, each with its record (see `tabs::entry`). Short lock, never held
-    /// across an await.
-    pub tabs: Tabs,
-    /// Tabs coming and going (waits for tracking, what a host-mode stop closes).
-    pub traffic: TabTraffic,
+    cdp: CdpConnection,
+    /// The tracked tabs, each with its record (see `tab_list`). Short lock, never held across
+    /// an await.
+    tabs: Tabs,
     /// Whether and why the session ended.
-    pub life: Life,
+    life: Life,
     /// Notices to every pane of the channel.
-    pub notices: broadcast::Sender<PaneMessage>,
-    /// What panes see: screencasts, layouts, the channel's viewport.
-    pub views: Views,
+    notices: broadcast::Sender<PaneMessage>,
+    /// The size panes see tabs at, and how many panes look.
+    views: Views,
+}
+
+/// Whether and why the session ended.
+#[derive(Debug, Default)]
+struct Life {
+    /// Cancelled when the session is closed.
+    closed: CancellationToken,
+    /// Why the session ended, once it has. Short lock.
+    end_reason: Mutex<Option<String>>,
+}
+
+/// The size panes see tabs at, and how many panes look.
+struct Views {
+    /// The size each tab is laid out at, sent in the order asked (a tab's goes with its record).
+    layouts: Arc<Layouts>,
+    /// Requested viewport (CSS px). Short lock.
+    viewport: Mutex<(u32, u32)>,
+    /// Panes attached now (each pane's view counts itself while it lives).
+    panes: AtomicUsize,
 }
 
 impl SessionCore {
+    /// The core of `channel`'s session in `mode` on the browser behind `cdp`, showing
+    /// `ownership`'s tabs, laid out at `viewport` (CSS px) until a pane asks for another; it
+    /// ends when `closed` is cancelled (the session's dispatch ends with the same token).
+    pub fn new(
+        channel: ChannelId,
+        mode: Mode,
+        ownership: Ownership,
+        cdp: CdpConnection,
+        closed: CancellationToken,
+        viewport: (u32, u32),
+    ) -> Self {
+        Self {
+            channel,
+            mode,
+            ownership,
+            cdp,
+            tabs: Tabs::default(),
+            life: Life {
+                closed,
+                end_reason: Mutex::new(None),
+            },
+            notices: broadcast::channel(NOTICES).0,
+            views: Views {
+                layouts: Arc::default(),
+                viewport: Mutex::new(viewport),
+                panes: AtomicUsize::new(0),
+            },
+        }
+    }
+
+    // What the session is.
+
+    /// The channel this session is of.
+    pub fn channel(&self) -> &ChannelId {
+        &self.channel
+    }
+
+    /// The mode (docker, local, host) its browser runs in.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Which targets it shows.
+    pub fn ownership(&self) -> Ownership {
+        self.ownership
+    }
+
+    /// The browser-level connection (tabs are flat sessions on it).
+    pub fn cdp(&self) -> &CdpConnection {
+        &self.cdp
+    }
+
+    /// The tracked tabs, each with its record (asked by name, see `Tabs`).
+    pub fn tabs(&self) -> &Tabs {
+        &self.tabs
+    }
+
+    // Notices to panes.
+
     /// Tells every pane of the channel; no pane listening is fine.
     pub fn notify(&self, message: PaneMessage) {
         let _ = self.notices.send(message);
     }
+
+    /// Receives every notice for panes from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<PaneMessage> {
+        self.notices.subscribe()
+    }
+
+    /// A way to tell panes for a part that notifies from a task of its own, without the core
+    /// (the downloads' notices).
+    pub fn notices(&self) -> broadcast::Sender<PaneMessage> {
+        self.notices.clone()
+    }
+
+    // The session's life.
 
     /// True while the browser answers and nobody closed the session.
     pub fn is_alive(&self) -> bool {
@@ -82,6 +168,35 @@ impl SessionCore {
             });
         }
     }
+
+    /// Resolves when the session is closed (not when its browser goes: see [`Self::ended`]).
+    pub async fn closed(&self) {
+        self.life.closed.cancelled().await;
+    }
+
+    /// Resolves when the session is closed or its browser is gone.
+    pub async fn ended(&self) {
+        tokio::select! {
+            _ = self.life.closed.cancelled() => {}
+            _ = self.cdp.lost() => {}
+        }
+    }
+
+    /// Why the session ended (`idle`, `browser_gone`, `profile_reset` …); `None` while it runs.
+    pub fn end_reason(&self) -> Option<String> {
+        if self.is_alive() {
+            return None;
+        }
+        let recorded = self
+            .life
+            .end_reason
+            .lock()
+            .expect("end reason lock")
+            .clone();
+        Some(recorded.unwrap_or_else(|| "browser_gone".to_string()))
+    }
+
+    // The tabs, as panes and tools name them.
 
     /// The `tabs` message describing the current list.
     pub fn tabs_message(&self) -> PaneMessage {
@@ -108,9 +223,26 @@ impl SessionCore {
         self.tabs.session_of(target_id)
     }
 
+    // Panes and the size they see tabs at.
+
     /// How many panes are attached now (the timeline's own follower is no pane).
     pub fn pane_count(&self) -> usize {
-        self.views.panes.load(std::sync::atomic::Ordering::SeqCst)
+        self.views.panes.load(Ordering::SeqCst)
+    }
+
+    /// A pane's view began looking (it counts itself while it lives).
+    pub fn pane_attached(&self) {
+        self.views.panes.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A pane's view stopped looking.
+    pub fn pane_detached(&self) {
+        self.views.panes.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// The size each tab is laid out at (its pixel ratio and zoom too; see `layouts`).
+    pub fn layouts(&self) -> &Arc<Layouts> {
+        &self.views.layouts
     }
 
     /// The viewport requested for this channel.
@@ -151,8 +283,7 @@ impl SessionCore {
         height: u32,
     ) -> Result<(), SessionError> {
         let requested = self.views.layouts.request(session, (width, height));
-        *self.views.viewport.lock().expect("viewport lock") =
-            crate::browser::view::layouts::clamp((width, height));
+        *self.views.viewport.lock().expect("viewport lock") = clamp_size((width, height));
         requested.apply(&self.cdp).await?;
         Ok(())
     }
@@ -166,6 +297,8 @@ impl SessionCore {
             .await?;
         Ok(())
     }
+
+    // Running the daemon's own script in a tab.
 
     /// Evaluates `expression` in execution context `context` of the tab behind flat CDP
     /// `session` (an isolated world of the daemon's) and returns its JSON value; a thrown
@@ -193,56 +326,4 @@ impl SessionCore {
         }
         Ok(reply["result"]["value"].clone())
     }
-}
-
-/// Whether and why the session ended.
-#[derive(Debug, Default)]
-pub(in crate::browser) struct Life {
-    /// Cancelled when the session is closed.
-    pub closed: CancellationToken,
-    /// Why the session ended, once it has. Short lock.
-    pub end_reason: Mutex<Option<String>>,
-}
-
-/// Tabs coming and going: waiting for a target to be tracked, and what a host-mode stop must
-/// close.
-#[derive(Debug)]
-pub(in crate::browser) struct TabTraffic {
-    /// Bumped on every tab-list change, so callers can wait for a target to be tracked.
-    pub version: watch::Sender<u64>,
-    /// Set when Porthole itself is closing the session's tabs (host-mode stop): a tab list
-    /// that empties then is not refilled.
-    pub winding_down: Arc<AtomicBool>,
-    /// Tabs being created right now (`Target.createTarget` in flight or being attached): a
-    /// host-mode stop waits for them so none is left behind in the user's Chrome.
-    pub creating: Arc<watch::Sender<usize>>,
-    /// Targets Chrome created for us that are not tracked yet (their creator may have been
-    /// cancelled mid-way): a host-mode stop closes them too. Short lock.
-    pub opening: Arc<Mutex<HashSet<String>>>,
-    /// Targets whose creating call is tracking them now: the event loop leaves them to it.
-    pub adopting: Adopting,
-}
-
-impl Default for TabTraffic {
-    fn default() -> Self {
-        Self {
-            version: watch::channel(0).0,
-            winding_down: Arc::default(),
-            creating: Arc::new(watch::channel(0).0),
-            opening: Arc::default(),
-            adopting: Adopting::default(),
-        }
-    }
-}
-
-/// What panes see: the shared screencasts and the size tabs are laid out at.
-pub(in crate::browser) struct Views {
-    /// One screencast per tab shared by the channel's panes (a tab's cast goes with its record).
-    pub hub: Arc<ScreencastHub>,
-    /// The size each tab is laid out at, sent in the order asked (a tab's goes with its record).
-    pub layouts: Arc<Layouts>,
-    /// Requested viewport (CSS px). Short lock.
-    pub viewport: Mutex<(u32, u32)>,
-    /// Panes attached now (each `PaneView` counts itself while it lives).
-    pub panes: std::sync::atomic::AtomicUsize,
 }

@@ -6,7 +6,7 @@
 //! (the pane URL with the owner token among it) or, in host mode, the user's own. The person
 //! in a pane may also open `about:` pages. Pure functions: the session applies them.
 
-use crate::browser::error::SessionError;
+use crate::browser::floor::SessionError;
 
 /// Who asks for a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

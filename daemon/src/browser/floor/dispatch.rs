@@ -1,11 +1,11 @@
 //! One dispatch of Chrome's events per session: the session's one subscription to its
 //! connection, routed by method into an ordered queue per room that wants the event (the
 //! session's own tab tracking, the URL guard's shown URLs, paused requests, the person's file
-//! choosers, the screencast, the tab logs, the downloads).
+//! choosers, the screencast, the tab logs, the downloads, tabs going in a host-mode stop).
 //!
-//! The dispatch only routes: each room keeps its own task reading its own queue in Chrome's
-//! order, so a room that awaits replies (a paused request, a file chooser, the person) never
-//! holds another back. Each queue holds [`ROOM_QUEUE`] events, as many as the connection's
+//! The dispatch only routes: each queue is read in Chrome's order by one follower of its room,
+//! in a task of its own that [`Dispatch::follow`] spawns, so a room that awaits replies (a paused
+//! request, a file chooser, the person) never holds another back. Each queue holds [`ROOM_QUEUE`] events, as many as the connection's
 //! own event buffer a reader could fall behind by before; a room further behind misses the
 //! newest events and is told how many once it has read the ones before (as a lagged
 //! broadcast reader is), and handles that as it always did. The dispatch itself falling
@@ -14,6 +14,7 @@
 //! Knows nothing of what the rooms do with their events.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -138,12 +139,22 @@ impl Dispatch {
     }
 
     /// A queue of the events `wants` (each a method, or a whole domain written `Network.`)
-    /// for the room `name`.
-    pub(in crate::browser) fn room(
+    /// for the room `name`, read in Chrome's order by `follower` in a task of its own, spawned
+    /// here so that no queue is left unread.
+    pub(in crate::browser) fn follow<F>(
         &mut self,
         name: &'static str,
         wants: &[&'static str],
-    ) -> RoomEvents {
+        follower: impl FnOnce(RoomEvents) -> F,
+    ) where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        tokio::spawn(follower(self.room(name, wants)));
+    }
+
+    /// A queue of the events `wants` (each a method, or a whole domain written `Network.`)
+    /// for the room `name`.
+    fn room(&mut self, name: &'static str, wants: &[&'static str]) -> RoomEvents {
         let (sender, queue) = mpsc::channel(ROOM_QUEUE);
         let missed = Arc::new(AtomicU64::new(0));
         let index = self.rooms.len();

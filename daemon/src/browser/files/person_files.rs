@@ -2,14 +2,13 @@
 //! tabs (`file_chooser` → `file_chooser_answer`) and files dropped from the person's desktop
 //! onto the pane (`drop_files`, a real drag and drop through `Input.dispatchDragEvent`).
 //!
-//! Choosers stay intercepted (`tracking` turns interception on for every tab); this module
+//! Choosers stay intercepted (`tabs::tracking` turns interception on for every tab); this module
 //! tells panes of those opened in a tab the person owns (an agent's tab keeps them for
-//! `upload_file`, see `files`). Where the bytes go: local and host modes write them to a fresh
-//! directory of the session's (the browser reads the daemon's disk), removed when their tab
-//! closes or the session ends; docker mode, whose browser cannot see the daemon's disk, builds
-//! the files in the page from their bytes (in an isolated world) as `upload_file` does.
-//! Checking sizes against `browser.pane_upload_max_mb` is the API's; this module takes
-//! decoded bytes.
+//! `upload_file`, see `transfers`). Where the bytes go: local and host modes write them to a fresh
+//! directory of the session's (the browser reads the daemon's disk), removed when their tab closes
+//! or the session ends; docker mode, whose browser cannot see the daemon's disk, builds the files
+//! in the page from their bytes (in an isolated world) as `upload_file` does. Checking sizes
+//! against `browser.pane_upload_max_mb` is the API's; this module takes decoded bytes.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -18,13 +17,10 @@ use std::sync::{Arc, Mutex};
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use super::registry::{Prompt, Registry};
-use crate::browser::error::SessionError;
-use crate::browser::files::transfers::SessionFiles;
-use crate::browser::protocol::PaneMessage;
-use crate::browser::session::core::SessionCore;
-use crate::browser::session::dispatch::RoomEvents;
-use crate::browser::tabs::owner::TabOwner;
+use super::transfers::SessionFiles;
+use crate::browser::floor::{
+    PaneMessage, Prompt, Registry, RoomEvents, SessionCore, SessionError, TabOwner,
+};
 use crate::cdp::{CdpError, CdpEvent};
 use crate::mode::Mode;
 
@@ -197,7 +193,7 @@ impl<'s> PersonFiles<'s> {
         };
         let tab = {
             self.core
-                .tabs
+                .tabs()
                 .by_session(session)
                 .map(|t| (t.target_id, t.owner))
         };
@@ -210,7 +206,7 @@ impl<'s> PersonFiles<'s> {
         };
         let accept = self
             .core
-            .cdp
+            .cdp()
             .call_on(
                 session,
                 "DOM.describeNode",
@@ -234,7 +230,7 @@ impl<'s> PersonFiles<'s> {
         };
         // One chooser per tab, as a browser shows: a new one replaces the last.
         self.close_choosers(|c| c.target_id == target_id);
-        tracing::info!(event = "file_chooser_opened", channel_id = %self.core.channel, id = %chooser.id, %target_id, multiple = chooser.multiple);
+        tracing::info!(event = "file_chooser_opened", channel_id = %self.core.channel(), id = %chooser.id, %target_id, multiple = chooser.multiple);
         self.handoffs
             .open
             .insert(chooser.id.clone(), chooser.clone());
@@ -304,7 +300,7 @@ impl<'s> PersonFiles<'s> {
         }
         // Any agent-side record of the same chooser is answered too.
         self.files.take_chooser(&chooser.session_id);
-        tracing::info!(event = "file_chooser_answered", channel_id = %self.core.channel, %id, files = files.as_ref().map_or(0, Vec::len), cancelled = files.is_none());
+        tracing::info!(event = "file_chooser_answered", channel_id = %self.core.channel(), %id, files = files.as_ref().map_or(0, Vec::len), cancelled = files.is_none());
         self.close_choosers(|c| c.id == id);
         Ok(())
     }
@@ -331,7 +327,7 @@ impl<'s> PersonFiles<'s> {
             .await?;
         let reply = self
             .core
-            .cdp
+            .cdp()
             .call_on(
                 session,
                 "Runtime.callFunctionOn",
@@ -346,7 +342,7 @@ impl<'s> PersonFiles<'s> {
         let release = json!({ "objectId": object });
         let _ = self
             .core
-            .cdp
+            .cdp()
             .call_on(session, "Runtime.releaseObject", release)
             .await;
         Ok(reply?)
@@ -357,7 +353,7 @@ impl<'s> PersonFiles<'s> {
         chooser: &PersonChooser,
         files: &[HandedFile],
     ) -> Result<(), HandError> {
-        if self.core.mode == Mode::Docker {
+        if self.core.mode() == Mode::Docker {
             let arguments = json!([{ "value": inline(files) }]);
             let reply = self
                 .call_on_chooser_input(chooser, SET_FILES_JS, arguments)
@@ -370,7 +366,7 @@ impl<'s> PersonFiles<'s> {
         }
         let paths = self.store(&chooser.target_id, files).await?;
         self.core
-            .cdp
+            .cdp()
             .call_on(
                 &chooser.session_id,
                 "DOM.setFileInputFiles",
@@ -393,12 +389,12 @@ impl<'s> PersonFiles<'s> {
         if files.is_empty() {
             return Err(HandError::NoFiles);
         }
-        let target_id = { self.core.tabs.target_of_session(session) }
+        let target_id = { self.core.tabs().target_of_session(session) }
             .ok_or(HandError::Session(SessionError::Closed))?;
-        if self.core.mode == Mode::Docker {
+        if self.core.mode() == Mode::Docker {
             let world = self
                 .core
-                .cdp
+                .cdp()
                 .call_on(
                     session,
                     "Page.createIsolatedWorld",
@@ -407,7 +403,7 @@ impl<'s> PersonFiles<'s> {
                 .await?;
             let reply = self
                 .core
-                .cdp
+                .cdp()
                 .call_on(
                     session,
                     "Runtime.callFunctionOn",
@@ -428,7 +424,7 @@ impl<'s> PersonFiles<'s> {
             let data = json!({ "items": [], "files": paths, "dragOperationsMask": 1 });
             for kind in ["dragEnter", "dragOver", "drop"] {
                 self.core
-                    .cdp
+                    .cdp()
                     .call_on(
                         session,
                         "Input.dispatchDragEvent",
@@ -437,7 +433,7 @@ impl<'s> PersonFiles<'s> {
                     .await?;
             }
         }
-        tracing::info!(event = "files_dropped", channel_id = %self.core.channel, %target_id, files = files.len());
+        tracing::info!(event = "files_dropped", channel_id = %self.core.channel(), %target_id, files = files.len());
         Ok(())
     }
 
@@ -481,7 +477,7 @@ impl<'s> PersonFiles<'s> {
     ) -> Result<String, HandError> {
         let world = self
             .core
-            .cdp
+            .cdp()
             .call_on(
                 session,
                 "Page.createIsolatedWorld",
@@ -494,18 +490,18 @@ impl<'s> PersonFiles<'s> {
         });
         let mut resolved = self
             .core
-            .cdp
+            .cdp()
             .call_on(session, "DOM.resolveNode", params.clone())
             .await;
         if resolved.is_err() {
             let _ = self
                 .core
-                .cdp
+                .cdp()
                 .call_on(session, "DOM.enable", json!({}))
                 .await;
             resolved = self
                 .core
-                .cdp
+                .cdp()
                 .call_on(session, "DOM.resolveNode", params)
                 .await;
         }
