@@ -1,6 +1,6 @@
 //! One pane's WebSocket (`GET /api/ws/browser`): reads the pane's messages, drives its
 //! channel's BrowserSession through the pane's own view (the tab it watches, see
-//! `browser::view::pane_view`), and writes notices and that tab's frames back.
+//! `browser::session::pane_view`), and writes notices and that tab's frames back.
 //!
 //! Three tasks per pane: the reader (this connection's messages, in order), the writer (the
 //! only owner of the socket's send half: JSON notices, replies, and the latest frame from the
