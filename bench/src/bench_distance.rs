@@ -38,7 +38,7 @@ const FIRST_RUNS: usize = 3;
 /// to a 60 Hz frame, 17 ms) and a median of five moved by half that between runs.
 const INPUT_RUNS: usize = 15;
 /// What the daemons log: the per-call CDP counts the table prints.
-const LOG_FILTER: &str = "info,porthole::api::action=debug,porthole::tools=debug";
+const LOG_FILTER: &str = "info,porthole::calls=debug";
 /// One-way delays of the remote cases, in ms.
 const DELAYS: [u64; 3] = [0, 25, 50];
 

@@ -30,7 +30,7 @@ pub fn cdp_counts(log: &str) -> Vec<(String, u64, u64)> {
 mod tests {
     #[test]
     fn reads_tool_run_lines() {
-        let log = "2026-12-01T17:00:00Z DEBUG agent_action{channel_id=c tool=navigate}: porthole::tools::backend: event=\"tool_run\" channel_id=c agent_id=\"a\" tool=\"navigate\" ok=true elapsed_ms=80 commands=3 sequential_waits=2\nother line\n";
+        let log = "2026-12-01T17:00:00Z DEBUG agent_action{channel_id=c tool=navigate}: porthole::calls: event=\"tool_run\" channel_id=c agent_id=\"a\" tool=\"navigate\" ok=true elapsed_ms=80 commands=3 sequential_waits=2\nother line\n";
         assert_eq!(super::cdp_counts(log), vec![("navigate".to_string(), 3, 2)]);
     }
 }
