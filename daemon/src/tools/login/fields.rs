@@ -157,8 +157,9 @@ pub async fn type_into(
     ] {
         dispatch_input(tab.cdp(), &tab.session_id, &event, scale).await?;
     }
+    let secret = target.kind != FieldKind::Username;
     let expression = format!(
-        "({FOCUS_CHECK})({HELPER}, {})",
+        "({FOCUS_CHECK})({HELPER}, {}, {secret})",
         Value::from(target.r.as_str())
     );
     let focus = eval_on(&tab.browser, &target.address, &expression, DEADLINE).await?;

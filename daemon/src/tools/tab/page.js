@@ -7,6 +7,17 @@
   if (globalThis[KEY]) return globalThis[KEY];
   const refs = new Map();
   const byEl = new WeakMap();
+  // Fields the vault typed a secret into (a password or a one-time code), whatever their type:
+  // no reading tool ever matches on or shows their value (DESIGN.md §19a).
+  const secrets = new WeakSet();
+  // Whether a field's value is a secret: a password field, a one-time-code field, or one the
+  // vault filled. Such a field reads as filled, never by content.
+  const isSecret = (el) => {
+    if (secrets.has(el)) return true;
+    if (el.localName !== 'input') return false;
+    if ((el.getAttribute('type') || '').toLowerCase() === 'password') return true;
+    return (el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/).includes('one-time-code');
+  };
   // Region refs (screenshot badges over a canvas or video): ref → {el, fx, fy}, the point a
   // click lands on as fractions of the element's box.
   const regions = new Map();
@@ -142,7 +153,7 @@
       const sel = [...el.selectedOptions].map((o) => clip(o.text, 60));
       out.push('value=' + quote(sel.join(', ')));
     } else if ((r === 'textbox' || r === 'searchbox' || r === 'spinbutton' || r === 'slider') && 'value' in el) {
-      if (el.value) out.push('value=' + quote(clip(el.type === 'password' ? '••••' : el.value, 100)));
+      if (el.value) out.push('value=' + quote(clip(isSecret(el) ? '••••' : el.value, 100)));
       const ph = el.getAttribute('placeholder');
       if (ph) out.push('placeholder=' + quote(clip(ph, 60)));
     } else if (r === 'textbox' && el.isContentEditable) {
@@ -445,7 +456,7 @@
         }
         if (r && (isInteractive(el, r) || LANDMARKS.has(r) || ['img', 'label', 'paragraph', 'listitem', 'cell'].includes(r))) {
           const n = name(el, r);
-          const hay = [n, r, el.getAttribute('placeholder') || '', el.getAttribute('name') || '', el.id || '', el.getAttribute('title') || '', 'value' in el && typeof el.value === 'string' ? el.value : ''].join(' ').toLowerCase();
+          const hay = [n, r, el.getAttribute('placeholder') || '', el.getAttribute('name') || '', el.id || '', el.getAttribute('title') || '', 'value' in el && typeof el.value === 'string' && !isSecret(el) ? el.value : ''].join(' ').toLowerCase();
           if (words.every((w) => hay.includes(w))) {
             out.push('- ' + r + (n ? ' ' + quote(n) : '') + ' [ref=' + refFor(el, base) + ']' + details(el, r, true));
           }
@@ -622,7 +633,7 @@
     const tag = el.localName;
     if (tag === 'select') return { kind: 'select' };
     if ((tag === 'input' && !['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image'].includes(el.type)) || tag === 'textarea') {
-      return { kind: 'field', value: el.value, secret: el.type === 'password', what: describe(el) };
+      return { kind: 'field', value: el.value, secret: isSecret(el), what: describe(el) };
     }
     if (el.isContentEditable) return { kind: 'field', value: el.innerText, secret: false, what: describe(el) };
     return { kind: 'other' };
@@ -755,6 +766,9 @@
   }
 
   const element = (ref) => { const found = lookup(ref); return found.el || null; };
+  // The vault is about to type a secret into `el`: from now on it reads as filled, never by
+  // content (login-focus.js calls it in the same step that checks the focus).
+  const markSecret = (el) => { secrets.add(el); };
 
   // The files an input holds, for read-back when it is known by node rather than by ref.
   const filesOf = (el) => ({ files: [...el.files].map((f) => ({ name: f.name, size: f.size })), what: describe(el) });
@@ -762,7 +776,7 @@
   // A ref for an element found by the tools (an <iframe> owning a cross-origin frame).
   const issue = (el, base) => ({ ref: refFor(el, base), next });
 
-  const api = { armRelease, badges, frameShows, has, here, issue, fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
+  const api = { armRelease, badges, markSecret, frameShows, has, here, issue, fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })()

@@ -749,3 +749,78 @@ async fn no_answer_carries_a_filled_secret_even_from_a_page_that_echoes_it() {
         }
     }
 }
+
+/// What `find` answers for `query` (never an error).
+async fn found(agent: &Caller, query: &str) -> String {
+    let (is_error, text) = agent.act_text("find", json!({ "query": query })).await;
+    assert!(!is_error, "find {query:?}: {text}");
+    text
+}
+
+/// No reading tool is an oracle on a filled secret (DESIGN.md §19a; the vault review's V2):
+/// `find` matches a password field, a one-time code field, or any field the vault typed a
+/// secret into, by its name and never by its value, and each reads as filled (`••••`). A
+/// guess that is part of the value and one that is not get the same answer: no match.
+#[tokio::test(flavor = "multi_thread")]
+async fn find_never_matches_a_filled_secret_by_its_value() {
+    let site = PageServer::area("vault").await;
+    let dir = TempDir::new("vault-db");
+    let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "prober", &[]).await;
+    let agent = daemon.caller(&token);
+    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+
+    // A password field: found by its name, shown filled, never found by its value.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/login.html")}))
+        .await;
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "kp/Web/Forum"}))
+        .await;
+    assert!(!is_error, "{text}");
+    let by_name = found(&agent, "pass").await;
+    assert!(
+        by_name.contains("textbox") && by_name.contains("value=\"••••\""),
+        "{by_name}"
+    );
+    let part = SITE_PASSWORD[..6].to_lowercase();
+    for query in [format!("pass {part}"), "pass zq8zq8".to_string()] {
+        let text = found(&agent, &query).await;
+        assert!(!text.contains("[ref="), "find {query:?} matched: {text}");
+    }
+
+    // A field the page marks as a one-time code, and a plain text field the vault typed a
+    // code into (no hint but the vault's own mark): the same.
+    for (page, name, by_ref) in [
+        ("/otp.html", "code", false),
+        ("/plain-code.html", "answer", true),
+    ] {
+        agent
+            .act_ok("navigate", json!({"url": site.url(page)}))
+            .await;
+        let mut args = json!({"item": "kp/Web/Forum"});
+        if by_ref {
+            args["ref"] = json!(ref_of(&found(&agent, name).await, "textbox"));
+        }
+        let before = keepassxc_code(&kp, None);
+        let (is_error, text) = agent.act_text("fill_totp", args).await;
+        let after = keepassxc_code(&kp, None);
+        assert!(!is_error, "{page}: {text}");
+        let by_name = found(&agent, name).await;
+        assert!(by_name.contains("value=\"••••\""), "{page}: {by_name}");
+        for code in [&before, &after] {
+            let query = format!("{name} {}", &code[..4]);
+            let text = found(&agent, &query).await;
+            assert!(
+                !text.contains("[ref="),
+                "{page}: find {query:?} matched: {text}"
+            );
+        }
+    }
+}
