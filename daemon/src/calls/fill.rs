@@ -251,20 +251,32 @@ pub(super) async fn fill(
         record(frame, filled, Some(why.clone()));
         return Err(ToolError::msg(why));
     }
+    // No script where it types, and from here on none there: checked and sealed in one step
+    // (evaluate is refused in the filled documents: the filling agent's, or after the person's
+    // fill every agent's of the channel), before any approval wait.
     let secrets = layers.secrets;
-    let scripted = match by {
-        Filler::Tool(actor) => secrets.fill_refusal(browser, actor, &opened.origins).await,
-        Filler::Person { agents, .. } => {
-            secrets
-                .person_fill_refusal(browser, agents, &opened.origins)
-                .await
+    let sealed_for: Vec<String> = match by {
+        Filler::Tool(actor) => vec![actor.id().to_string()],
+        Filler::Person { agents, .. } => agents.to_vec(),
+    };
+    let mut origins: Vec<&String> = Vec::new();
+    for target in &targets {
+        if !origins.contains(&&target.origin) {
+            origins.push(&target.origin);
+        }
+    }
+    let by_person = matches!(by, Filler::Person { .. });
+    let sealed = match secrets
+        .seal(&tab, &origins, &opened.origins, &sealed_for, by_person)
+        .await
+    {
+        Ok(sealed) => sealed,
+        Err(why) => {
+            tracing::info!(event = "vault_fill_refused", channel_id = %browser.channel(), agent_id = actor.id(), reason = "evaluate");
+            record(origin, filled, Some(why.clone()));
+            return Err(ToolError::msg(why));
         }
     };
-    if let Some(why) = scripted {
-        tracing::info!(event = "vault_fill_refused", channel_id = %browser.channel(), agent_id = actor.id(), reason = "evaluate");
-        record(origin, filled, Some(why.clone()));
-        return Err(ToolError::msg(why));
-    }
     // An agent held to `login` approvals waits for the person (the card names the item and
     // the fields, never a value). The person is not asked about her own fill.
     if let Filler::Tool(_) = by {
@@ -275,21 +287,9 @@ pub(super) async fn fill(
         );
         if let Err(why) = consent::approve_login(&tab, detail).await {
             tracing::info!(event = "vault_fill_refused", channel_id = %browser.channel(), agent_id = actor.id(), reason = "approval");
+            secrets.unseal(&sealed);
             record(origin, filled, Some(why.clone()));
             return Err(ToolError::msg(why));
-        }
-    }
-    // From the first key on, the document counts as filled (evaluate is refused there: by the
-    // filling agent's, or after the person's fill by every agent's of the channel).
-    let sealed_for: Vec<String> = match by {
-        Filler::Tool(actor) => vec![actor.id().to_string()],
-        Filler::Person { agents, .. } => agents.to_vec(),
-    };
-    let mut seen_origins: Vec<&String> = Vec::new();
-    for target in &targets {
-        if !seen_origins.contains(&&target.origin) {
-            seen_origins.push(&target.origin);
-            secrets.mark_filled(&tab, &target.origin, &sealed_for).await;
         }
     }
     for target in &targets {

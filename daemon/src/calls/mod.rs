@@ -12,9 +12,10 @@
 //! | record | the timeline's `tool` and `vault` events | [`record`] |
 //!
 //! Inside, a tool runs on its tab through `crate::tools` (one match). The order within a call:
-//! admit → oversee → gate → secrets → consent → the tool → consent's wait for the page's
-//! approvals → gate's notes → secrets' scrub → record. Secrets come before consent so the
-//! person is never asked about an act the vault's rule refuses anyway.
+//! admit → oversee → gate → consent → secrets → the tool → consent's wait for the page's
+//! approvals → gate's notes → secrets' scrub → record. Secrets come right before the tool, so
+//! the document's state is checked after any approval wait, on the tab the tool runs in, and
+//! a script counts from the moment it may start.
 //!
 //! Entry points, each with the layers that apply to it:
 //! - the action endpoint (`POST /api/browser/action`, agents in containers and the owner
@@ -303,17 +304,13 @@ impl Pipeline {
             }
             other => other,
         };
+        // One tab for the whole call: the checks and the tool see the same one.
         let tab = gate::enter(session, actor, call).await?;
-        let script = match &self.secrets {
-            Some(secrets) => secrets.before_script(&tab, call).await?,
-            None => None,
-        };
         consent::approve(&tab, call).await?;
-        let output = gate::guarded(&tab, call, tools::run(session, actor, Some(&tab), call)).await;
         if let Some(secrets) = &self.secrets {
-            secrets.after_script(script);
+            secrets.before_script(&tab, call).await?;
         }
-        output
+        gate::guarded(&tab, call, tools::run(session, actor, Some(&tab), call)).await
     }
 
     /// The tools the pipeline itself runs: they need a layer between their halves (a

@@ -3,7 +3,9 @@
 //! - a fill is refused in a live document of the item's origins where the filling agent (or,
 //!   for the person's fill, any agent of the channel) ran `evaluate` since it loaded;
 //! - after a fill, `evaluate` is refused in documents of the filled origins while a filled
-//!   document lives ([`Secrets::before_script`]);
+//!   document lives, and a document counts as scripted from the moment an `evaluate` starts
+//!   there ([`Secrets::before_script`]);
+//! - a document whose state cannot be read counts as still there (fails closed);
 //! - every answer is scanned, and each secret filled in the channel is replaced by `[secret]`
 //!   ([`Secrets::scrub`]).
 //!
@@ -39,23 +41,33 @@ impl Secrets {
     }
 
     /// Before `call` runs in `tab`: an `evaluate` is refused in a document of an origin that
-    /// was filled while a filled document of it lives; otherwise the document it will run in
-    /// (it counts as scripted once the script ran, see [`Secrets::after_script`]).
-    pub(crate) async fn before_script(
-        &self,
-        tab: &Tab,
-        call: &ToolCall,
-    ) -> Result<Option<Doc>, ToolError> {
+    /// was filled while a filled document of it lives, and in a document Porthole cannot read
+    /// (it fails closed). Otherwise its document counts as scripted from now on, before the
+    /// script starts: a fill that comes while it runs (an awaiting listener) is refused there.
+    pub(crate) async fn before_script(&self, tab: &Tab, call: &ToolCall) -> Result<(), ToolError> {
         if !matches!(call, ToolCall::Evaluate(_)) {
-            return Ok(None);
+            return Ok(());
         }
-        let Some(doc) = doc_of(tab, None).await else {
-            return Ok(None);
-        };
         let browser = &tab.browser;
-        let filled: Vec<Doc> = self
+        // A fill of this moment either sealed the document already or sees this mark.
+        let _marking = self.vault.marking().await;
+        let filled = self
             .vault
-            .filled_for(browser.channel().as_str(), tab.actor.id())
+            .filled_for(browser.channel().as_str(), tab.actor.id());
+        let Some(doc) = doc_of(tab, None).await else {
+            // The document cannot be read: refused while any filled document may still live.
+            if let Some(filled) = self.live(browser, filled).await.into_iter().next() {
+                tracing::info!(event = "vault_evaluate_refused", channel_id = %browser.channel(), agent_id = tab.actor.id(), reason = "unreadable");
+                return Err(ToolError::msg(format!(
+                    "Refused: Porthole could not tell which page this tab shows, and a login was \
+                     filled into a page of {} that may still be open (tab {}), so evaluate is \
+                     refused until that page is gone (navigated away or closed).",
+                    filled.origin, filled.target
+                )));
+            }
+            return Ok(());
+        };
+        let filled: Vec<Doc> = filled
             .into_iter()
             .filter(|d| d.origin == doc.origin)
             .collect();
@@ -69,20 +81,14 @@ impl Secrets {
                 filled.origin, filled.target
             )));
         }
-        Ok(Some(doc))
-    }
-
-    /// After the script ran (or may have, even when it failed): its document counts as
-    /// scripted.
-    pub(crate) fn after_script(&self, doc: Option<Doc>) {
-        if let Some(doc) = doc {
-            self.vault.note_scripted(doc);
-        }
+        // The code may run (or start, even when it fails): the document is scripted from now.
+        self.vault.note_scripted(doc);
+        Ok(())
     }
 
     /// Why a fill of an item with `origins` by `actor` is refused: it ran `evaluate` in a live
     /// document of one of them.
-    pub(crate) async fn fill_refusal(
+    async fn fill_refusal(
         &self,
         browser: &Arc<BrowserSession>,
         actor: &Actor,
@@ -101,7 +107,7 @@ impl Secrets {
     /// Why the person's fill of an item with `origins` is refused: one of the channel's
     /// `agents` ran `evaluate` in a live document of one of them (its script could be waiting
     /// there).
-    pub(crate) async fn person_fill_refusal(
+    async fn person_fill_refusal(
         &self,
         browser: &Arc<BrowserSession>,
         agents: &[String],
@@ -144,17 +150,48 @@ impl Secrets {
         Ok(())
     }
 
-    /// Notes that `tab`'s document of `origin` is filled for each of `agents` (from the first
-    /// key on, `evaluate` is refused there).
-    pub(crate) async fn mark_filled(&self, tab: &Tab, origin: &str, agents: &[String]) {
-        if let Some(doc) = doc_of(tab, Some(origin.to_string())).await {
-            for agent in agents {
-                self.vault.note_filled(Doc {
-                    agent: agent.clone(),
-                    ..doc.clone()
-                });
+    /// Seals `tab`'s documents of `origins` for each of `agents` (from now on `evaluate` is
+    /// refused there) unless one of `agents` ran script in a live document of the item's
+    /// `allowed` origins; in one step, so an `evaluate` of the same moment either came first
+    /// (and the fill is refused) or is refused itself. `Err`: the refusal. `Ok`: the documents
+    /// sealed, to [`Secrets::unseal`] if the fill stops before any key is typed.
+    pub(crate) async fn seal(
+        &self,
+        tab: &Tab,
+        origins: &[&String],
+        allowed: &[String],
+        agents: &[String],
+        by_person: bool,
+    ) -> Result<Vec<Doc>, String> {
+        let browser = &tab.browser;
+        let _marking = self.vault.marking().await;
+        let scripted = if by_person {
+            self.person_fill_refusal(browser, agents, allowed).await
+        } else {
+            self.fill_refusal(browser, &tab.actor, allowed).await
+        };
+        if let Some(why) = scripted {
+            return Err(why);
+        }
+        let mut sealed = Vec::new();
+        for origin in origins {
+            if let Some(doc) = doc_of(tab, Some(origin.to_string())).await {
+                for agent in agents {
+                    let doc = Doc {
+                        agent: agent.clone(),
+                        ..doc.clone()
+                    };
+                    self.vault.note_filled(doc.clone());
+                    sealed.push(doc);
+                }
             }
         }
+        Ok(sealed)
+    }
+
+    /// Undoes [`Secrets::seal`] for a fill that stopped before any key was typed.
+    pub(crate) fn unseal(&self, sealed: &[Doc]) {
+        self.vault.unseal(sealed);
     }
 
     /// Remembers a secret about to be typed in `channel`: from its first key on, the page may
@@ -185,15 +222,20 @@ impl Secrets {
         }
     }
 
-    /// The live ones of `docs`; the ledger forgets the others.
+    /// The live ones of `docs`; the ledger forgets the others. A document is gone only when
+    /// its tab is gone or shows another document; a read that fails (a busy renderer, a
+    /// timeout) counts as still there, never as gone.
     async fn live(&self, browser: &BrowserSession, docs: Vec<Doc>) -> Vec<Doc> {
         let (mut alive, mut gone) = (Vec::new(), Vec::new());
         for doc in docs {
-            let now = match browser.tab_session(&doc.target) {
-                Some(session) => document_of(browser, &session).await,
-                None => None,
+            let still_there = match browser.tab_session(&doc.target) {
+                Some(session) => match document_of(browser, &session).await {
+                    Some((loader, _)) => loader == doc.loader,
+                    None => true,
+                },
+                None => false,
             };
-            if now.is_some_and(|(loader, _)| loader == doc.loader) {
+            if still_there {
                 alive.push(doc);
             } else {
                 gone.push(doc);

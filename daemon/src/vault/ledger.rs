@@ -87,6 +87,11 @@ impl Ledger {
         }
     }
 
+    /// Drops `docs` from the filled ones only (a fill refused before any key was typed).
+    pub fn forget_filled(&self, docs: &[Doc]) {
+        forget(&self.filled, docs);
+    }
+
     /// Drops documents found gone (navigated away or closed).
     pub fn forget(&self, gone: &[Doc]) {
         forget(&self.evaluated, gone);

@@ -82,6 +82,9 @@ pub struct Vault {
     filled: scan::Scanner,
     /// The data directory whose keyring entries this daemon reads (`porthole vault unlock`).
     keyring_dir: Option<PathBuf>,
+    /// Held across one check-and-mark of the ledger (a fill's "no script here, now sealed", an
+    /// `evaluate`'s "not sealed, now scripted"), so the two never interleave.
+    marking: tokio::sync::Mutex<()>,
 }
 
 impl Vault {
@@ -123,6 +126,7 @@ impl Vault {
             documents: ledger::Ledger::default(),
             filled: scan::Scanner::default(),
             keyring_dir,
+            marking: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -173,6 +177,12 @@ impl Vault {
         self.documents.forget_channel(channel);
     }
 
+    /// Held while a caller checks the ledger and then marks it (see the field): a fill and an
+    /// `evaluate` of the same moment see each other's mark.
+    pub async fn marking(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.marking.lock().await
+    }
+
     /// Notes that an agent ran script in `doc` (it counts as scripted while it lives).
     pub fn note_scripted(&self, doc: Doc) {
         self.documents.evaluated(doc);
@@ -192,6 +202,11 @@ impl Vault {
     /// The documents filled for `agent` in `channel` (live or not).
     pub fn filled_for(&self, channel: &str, agent: &str) -> Vec<Doc> {
         self.documents.filled_by(channel, agent)
+    }
+
+    /// Forgets that `docs` were filled (a fill refused before any key was typed).
+    pub fn unseal(&self, docs: &[Doc]) {
+        self.documents.forget_filled(docs);
     }
 
     /// Forgets documents the browser no longer shows.

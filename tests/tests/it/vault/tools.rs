@@ -824,3 +824,47 @@ async fn find_never_matches_a_filled_secret_by_its_value() {
         }
     }
 }
+
+/// An `evaluate` still running when a fill comes counts as script in its document (DESIGN.md
+/// §19a; the vault review's V1): the fill is refused there, so the script's awaiting listener
+/// never receives the password. Its positive control is the fresh document in
+/// `script_and_secrets_never_share_a_document`, where the same fill goes through.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_running_evaluate_keeps_a_fill_out_of_its_document() {
+    let site = PageServer::area("vault").await;
+    let dir = TempDir::new("vault-db");
+    let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "listener", &[]).await;
+    let agent = daemon.caller(&token);
+    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+    agent
+        .act_ok("navigate", json!({"url": site.url("/login.html")}))
+        .await;
+    // The listener answers with the password's character codes (which no scan would catch),
+    // or "none" after 4 s.
+    let listener = "new Promise((r) => { document.addEventListener('input', (e) => { \
+                    if (e.target.type === 'password') r([...e.target.value].map((c) => \
+                    c.charCodeAt(0)).join(',')); }, true); setTimeout(() => r('none'), 4000); })";
+    let ((_, heard), (fill_refused, fill)) = tokio::join!(
+        agent.act_text("evaluate", json!({ "expression": listener })),
+        async {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            agent
+                .act_text("fill_login", json!({"item": "kp/Web/Forum"}))
+                .await
+        }
+    );
+    assert!(fill_refused && fill.contains("evaluate"), "{fill}");
+    assert!(heard.contains("none"), "the listener heard: {heard}");
+    assert!(
+        received(&site, "/typed?field=pass").is_empty(),
+        "{:?}",
+        site.requests()
+    );
+}
