@@ -251,6 +251,19 @@ pub(super) async fn fill(
         record(frame, filled, Some(why.clone()));
         return Err(ToolError::msg(why));
     }
+    // Where Enter sends the form, for a fill that submits: one of the item's origins only.
+    if let (true, Some(last)) = (submit, targets.last()) {
+        let checked = match tools::form_destination(&tab, last).await {
+            Ok(Some((url, to))) => Secrets::check_destination(&url, &to, &opened.origins, &title),
+            Ok(None) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        };
+        if let Err(why) = checked {
+            tracing::info!(event = "vault_fill_refused", channel_id = %browser.channel(), agent_id = actor.id(), reason = "destination");
+            record(origin, filled, Some(why.clone()));
+            return Err(ToolError::msg(why));
+        }
+    }
     // No script where it types, and from here on none there: checked and sealed in one step
     // (evaluate is refused in the filled documents: the filling agent's, or after the person's
     // fill every agent's of the channel), before any approval wait.

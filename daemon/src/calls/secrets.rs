@@ -1,5 +1,6 @@
 //! Script and secrets never share a document (DESIGN.md §19), and a secret never comes back:
-//! - a fill goes only into frames of the item's origins ([`Secrets::check_origins`]);
+//! - a fill goes only into frames of the item's origins ([`Secrets::check_origins`]), and a
+//!   fill with `submit` only into a form that sends it there ([`Secrets::check_destination`]);
 //! - a fill is refused in a live document of the item's origins where the filling agent (or,
 //!   for the person's fill, any agent of the channel) ran `evaluate` since it loaded;
 //! - after a fill, `evaluate` is refused in documents of the filled origins while a filled
@@ -148,6 +149,29 @@ impl Secrets {
             }
         }
         Ok(())
+    }
+
+    /// Refuses a fill with `submit` whose form would go to `url` (of origin `destination`)
+    /// when that leaves the item's `allowed` origins; the answer says where it would have gone.
+    pub(crate) fn check_destination(
+        url: &str,
+        destination: &str,
+        allowed: &[String],
+        title: &str,
+    ) -> Result<(), String> {
+        if allowed.iter().any(|a| a == destination) {
+            return Ok(());
+        }
+        Err(format!(
+            "Refused: pressing Enter there would send the form to {url} ({destination}), but \
+             '{title}' may only go to {}. Nothing was typed. Fill without submit if the page \
+             sends it somewhere else on purpose, and let the person decide.",
+            if allowed.is_empty() {
+                "no site".to_string()
+            } else {
+                allowed.join(", ")
+            }
+        ))
     }
 
     /// Seals `tab`'s documents of `origins` for each of `agents` (from now on `evaluate` is

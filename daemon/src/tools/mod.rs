@@ -33,7 +33,7 @@ mod transfer;
 
 pub(crate) use error::ToolError;
 pub(crate) use login::fields::{
-    press_enter, targets as login_targets, type_into, FieldKind, Target,
+    form_destination, press_enter, targets as login_targets, type_into, FieldKind, Target,
 };
 pub(crate) use login::vault_tools::{agent_of, list_logins, login_wanted, yours};
 pub(crate) use page::dialog_answers::{mention_open_dialog, unless_blocked};

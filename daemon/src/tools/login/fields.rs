@@ -23,6 +23,8 @@ const FIND_FIELDS: &str = include_str!("js/login-fields.js");
 const FIELD_INFO: &str = include_str!("js/login-field.js");
 /// Whether a field took the focus (and selects its text).
 const FOCUS_CHECK: &str = include_str!("js/login-focus.js");
+/// Where a field's form submits to.
+const FORM_DESTINATION: &str = include_str!("js/form-destination.js");
 /// Deadline of one of these reads.
 const DEADLINE: Duration = Duration::from_secs(10);
 
@@ -180,6 +182,25 @@ pub async fn type_into(
         )
         .await?;
     Ok(())
+}
+
+/// Where Enter in `target` would send its form: `(url, origin)`, or `None` when the field is in
+/// no form.
+pub async fn form_destination(
+    tab: &Tab,
+    target: &Target,
+) -> Result<Option<(String, String)>, ToolError> {
+    let expression = format!(
+        "({FORM_DESTINATION})({HELPER}, {})",
+        Value::from(target.r.as_str())
+    );
+    let answer = eval_on(&tab.browser, &target.address, &expression, DEADLINE).await?;
+    if answer.is_null() {
+        return Ok(None);
+    }
+    let url = answer["url"].as_str().unwrap_or_default().to_string();
+    let origin = answer["origin"].as_str().unwrap_or("null").to_string();
+    Ok(Some((url, origin)))
 }
 
 /// Presses Enter (in the field that has the focus: the last one typed into).

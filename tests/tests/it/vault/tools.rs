@@ -868,3 +868,60 @@ async fn a_running_evaluate_keeps_a_fill_out_of_its_document() {
         site.requests()
     );
 }
+
+/// A fill with `submit` goes only into a form that sends it to the item's own origins
+/// (DESIGN.md §19a; the vault review's V6): a same-site page whose form's action, or whose
+/// submit button's `formaction`, points at another site gets nothing typed, and the answer
+/// says where the form would have gone. Without `submit` the fill goes through.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fill_that_submits_never_sends_the_form_to_another_site() {
+    let site = PageServer::area("vault").await;
+    let thief = PageServer::start().await;
+    let dir = TempDir::new("vault-db");
+    let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "submitter", &[]).await;
+    let agent = daemon.caller(&token);
+    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+    let elsewhere = thief.url("/collect");
+    let cases = [
+        ("the form's action", elsewhere.clone(), String::new()),
+        (
+            "the button's formaction",
+            site.url("/welcome"),
+            format!("formaction=\"{elsewhere}\""),
+        ),
+    ];
+    for (case, action, formaction) in cases {
+        site.set("ACTION", &action);
+        site.set("FORMACTION", &formaction);
+        agent
+            .act_ok("navigate", json!({"url": site.url("/elsewhere.html")}))
+            .await;
+        let (is_error, text) = agent
+            .act_text(
+                "fill_login",
+                json!({"item": "kp/Web/Forum", "submit": true}),
+            )
+            .await;
+        assert!(is_error, "{case}: {text}");
+        assert!(text.contains(&thief.base()), "{case}: names where: {text}");
+        assert!(
+            received(&site, "/typed").is_empty(),
+            "{case}: {:?}",
+            site.requests()
+        );
+    }
+    assert!(thief.requests().is_empty(), "{:?}", thief.requests());
+    // Without submit nothing leaves on its own: the fill goes through.
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "kp/Web/Forum"}))
+        .await;
+    assert!(!is_error, "{text}");
+    wait_for(&site, "/typed?field=pass").await;
+}
