@@ -13,15 +13,16 @@
 //! probe). Beside it, the baselines of [`crate::bench_wheel_raw`]: one event alone through raw
 //! CDP (the floor: what Chrome alone needs) and the naive raw stream.
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::{decode_blocks, PageServer};
 use porthole_tests::pane::Pane;
 use porthole_tests::probe::Probe;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::bench_wheel_raw::{self as raw, RawTab};
+use crate::page_scroll::{wall_us, PageScroll, SCROLL_LOG};
 use crate::stream_stats::median;
 
 /// Runs of the stream through the daemon (and single events for the floor).
@@ -29,54 +30,6 @@ pub const RUNS: usize = 5;
 const EVENTS: u32 = 240;
 const DELTA: u32 = 10;
 const HZ: u64 = 120;
-
-/// Installs the page's scroll log (`window.__wheelLog`: `[wall ms, scrollY]` per `scroll`).
-pub const SCROLL_LOG: &str = "window.__wheelLog = []; if (!window.__wheelLogOn) { \
-    window.__wheelLogOn = true; addEventListener('scroll', () => \
-    window.__wheelLog.push([performance.timeOrigin + performance.now(), scrollY])); } true";
-
-/// `at` on the wall clock, in microseconds since the epoch.
-pub fn wall_us(at: Instant) -> u64 {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_micros() as u64;
-    let now_i = Instant::now();
-    if at <= now_i {
-        now - (now_i - at).as_micros() as u64
-    } else {
-        now + (at - now_i).as_micros() as u64
-    }
-}
-
-/// The page's `scroll` events: `(µs since the epoch, scrollY)`.
-pub struct PageScroll(pub Vec<(u64, u32)>);
-
-impl PageScroll {
-    pub fn parse(log: &Value) -> Self {
-        let entries = log.as_array().map(Vec::as_slice).unwrap_or_default();
-        Self(
-            entries
-                .iter()
-                .filter_map(|e| Some(((e[0].as_f64()? * 1000.0) as u64, e[1].as_f64()? as u32)))
-                .collect(),
-        )
-    }
-
-    /// When the page first reported `offset`.
-    pub fn reached(&self, offset: u32) -> Option<u64> {
-        self.0.iter().find(|(_, y)| *y == offset).map(|(t, _)| *t)
-    }
-
-    /// The offset the page had reported by `at` (`from` before any report).
-    pub fn at(&self, at: u64, from: u32) -> u32 {
-        self.0
-            .iter()
-            .take_while(|(t, _)| *t <= at)
-            .last()
-            .map_or(from, |(_, y)| *y)
-    }
-}
 
 /// One `input_stages` line of the daemon.
 #[derive(Debug, Clone, Copy)]

@@ -16,7 +16,7 @@ use porthole_tests::pages::{decode_blocks, PageServer};
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
-use crate::bench_wheel::{wall_us, PageScroll, SCROLL_LOG};
+use crate::page_scroll::{wall_us, PageScroll, SCROLL_LOG};
 
 /// One screencast frame of the raw tab.
 #[derive(Debug, Clone, Copy)]

@@ -48,6 +48,7 @@ mod bench_timeline;
 mod bench_vault;
 mod bench_wheel;
 mod bench_wheel_raw;
+mod page_scroll;
 mod probe_retina;
 mod raw_screencast;
 mod stream_stats;
