@@ -16,9 +16,9 @@
 use std::time::{Duration, Instant};
 
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::devtools_port::Probe;
 use porthole_tests::pages::{decode_blocks, PageServer};
 use porthole_tests::pane::Pane;
-use porthole_tests::probe::Probe;
 use serde_json::json;
 
 use crate::bench_wheel_raw::{self as raw, RawTab};

@@ -60,9 +60,9 @@ use bytes::Bytes;
 use porthole::bench_hooks::cdp::CdpConnection;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::devtools_port::Probe;
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
-use porthole_tests::probe::Probe;
 use porthole_tests::raw_cdp;
 use serde_json::json;
 

@@ -23,7 +23,7 @@ pub struct DaemonOptions {
     /// Extra environment variables of the daemon process.
     pub env: Vec<(String, String)>,
     /// Local mode: also open a DevTools TCP port on the channel's Chromium (beside the pipe
-    /// the daemon uses), so a test's [`crate::probe::Probe`] can look inside. Porthole itself
+    /// the daemon uses), so a test's [`crate::devtools_port::Probe`] can look inside. Porthole itself
     /// opens none; tests of that turn this off.
     pub probe_port: bool,
     /// Leave `server.agent_socket` to the daemon's default (under `$XDG_RUNTIME_DIR`, or the

@@ -8,7 +8,7 @@ use porthole::cdp::CdpConnection;
 use serde_json::{json, Value};
 
 use crate::daemon::DaemonOptions;
-use crate::probe::Probe;
+use crate::devtools_port::Probe;
 use crate::TempDir;
 
 /// The image the docker tests run (the daemon's default).

@@ -5,8 +5,8 @@
 use serde_json::json;
 
 use crate::daemon::TestDaemon;
+use crate::devtools_port::Probe;
 use crate::pane::Pane;
-use crate::probe::Probe;
 
 pub struct PaneOnPage {
     pub daemon: TestDaemon,

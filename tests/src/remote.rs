@@ -15,7 +15,7 @@ use tokio::io::AsyncReadExt;
 
 use crate::daemon::DaemonOptions;
 use crate::delay_proxy::{self, DelayProxy, Link};
-use crate::probe::Probe;
+use crate::devtools_port::Probe;
 use crate::TempDir;
 
 /// Where the remote engine is and the TLS files to reach it.

@@ -11,9 +11,9 @@ use porthole_tests::cookie_profiles::{
     all_cookies, cookie_setter, start_firefox, temp_home, write_chromium_profile,
 };
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::devtools_port::Probe;
 use porthole_tests::eventually;
 use porthole_tests::pane::Pane;
-use porthole_tests::probe::Probe;
 use serde_json::{json, Value};
 
 fn now_secs() -> f64 {

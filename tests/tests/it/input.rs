@@ -1,9 +1,9 @@
 //! Input from a pane changes the page as a user would expect, read back inside the page.
 
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::devtools_port::Probe;
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
-use porthole_tests::probe::Probe;
 use serde_json::{json, Value};
 
 /// A pane on the input page of a fresh channel, with a probe into its Chromium.

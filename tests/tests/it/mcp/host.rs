@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use porthole_tests::chromium::{BareChromium, Chromium};
-use porthole_tests::probe::Probe;
+use porthole_tests::devtools_port::Probe;
 use porthole_tests::TempDir;
 use serde_json::json;
 

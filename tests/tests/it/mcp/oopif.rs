@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use porthole_tests::devtools_port::Probe;
 use porthole_tests::pages::PageServer;
-use porthole_tests::probe::Probe;
 use porthole_tests::TempDir;
 use serde_json::json;
 

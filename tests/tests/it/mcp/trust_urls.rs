@@ -293,7 +293,7 @@ async fn an_agents_tab_on_an_internal_page_is_closed_and_the_agent_told() {
         .expect("the agent's tab id")
         .to_string();
 
-    let probe = porthole_tests::probe::Probe::connect(&daemon.profile_dir(channel)).await;
+    let probe = porthole_tests::devtools_port::Probe::connect(&daemon.profile_dir(channel)).await;
     let session = porthole_tests::raw_cdp::attach(&probe.cdp, &agent_tab).await;
     let mark = pane.mark();
     let _ = probe
@@ -328,7 +328,7 @@ async fn an_agents_tab_on_an_internal_page_is_closed_and_the_agent_told() {
 async fn mcp_host_browser_keeps_its_tabs_off_internal_pages() {
     let base = serve_pages().await;
     let chrome = super::host::UserChrome::start(&format!("{base}/start?user")).await;
-    let probe = porthole_tests::probe::Probe::connect(chrome.profile.path()).await;
+    let probe = porthole_tests::devtools_port::Probe::connect(chrome.profile.path()).await;
     let home = porthole_tests::TempDir::new("trust-urls-home");
     let (args, env) = super::host::host_args(&home, &[chrome.profile.path()], &[]);
     let mcp = super::harness::connect("porthole", &args, &env).await;

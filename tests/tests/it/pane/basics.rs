@@ -3,9 +3,9 @@
 use std::time::Duration;
 
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
+use porthole_tests::devtools_port::Probe;
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
-use porthole_tests::probe::Probe;
 use serde_json::json;
 
 #[tokio::test]

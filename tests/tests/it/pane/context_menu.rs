@@ -8,9 +8,9 @@
 
 use base64::Engine as _;
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::devtools_port::Probe;
 use porthole_tests::pages::PageServer;
 use porthole_tests::pane::Pane;
-use porthole_tests::probe::Probe;
 use serde_json::{json, Value};
 
 /// Where things are on the page (CSS px).

@@ -99,7 +99,7 @@ async fn a_person_hands_a_page_a_file_and_cancels_another_chooser() {
     pane.send(json!({"type": "file_chooser_answer", "id": chooser["id"],
         "files": [{"name": "second.txt", "data": b64(b"two")}]}));
     pane.title_is(mark, "got second.txt:two").await;
-    let probe = porthole_tests::probe::Probe::connect(&daemon.profile_dir("pfiles")).await;
+    let probe = porthole_tests::devtools_port::Probe::connect(&daemon.profile_dir("pfiles")).await;
     assert_eq!(probe.eval(&tab, "window.changes").await, json!(2));
     assert_eq!(
         probe

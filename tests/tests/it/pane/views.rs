@@ -3,9 +3,9 @@
 //! per pane; a pane's view never moves an agent.
 
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::devtools_port::Probe;
 use porthole_tests::pages::{data_url, decode_blocks, page_with, PageServer};
 use porthole_tests::pane::Pane;
-use porthole_tests::probe::Probe;
 use serde_json::{json, Value};
 
 /// Whether a JPEG frame shows the animated page's red box.

@@ -9,8 +9,8 @@ use std::time::Duration;
 use porthole_tests::action::Caller;
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::devtools_port::Probe;
 use porthole_tests::pages::PageServer;
-use porthole_tests::probe::Probe;
 use serde_json::{json, Value};
 
 use super::{PanelPage, PANE};

@@ -5,8 +5,8 @@
 
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::devtools_port::Probe;
 use porthole_tests::pages::PageServer;
-use porthole_tests::probe::Probe;
 use serde_json::json;
 
 use super::{PanelPage, PANE};

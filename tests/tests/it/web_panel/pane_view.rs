@@ -5,7 +5,7 @@
 
 use porthole_tests::chromium::BareChromium;
 use porthole_tests::daemon::TestDaemon;
-use porthole_tests::probe::Probe;
+use porthole_tests::devtools_port::Probe;
 use serde_json::json;
 
 use super::{PanelPage, PANE};
