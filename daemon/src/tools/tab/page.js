@@ -768,7 +768,21 @@
   const element = (ref) => { const found = lookup(ref); return found.el || null; };
   // The vault is about to type a secret into `el`: from now on it reads as filled, never by
   // content (login-focus.js calls it in the same step that checks the focus).
-  const markSecret = (el) => { secrets.add(el); };
+  //
+  // A secret field never shows its value in clear: a text field (a one-time code) is drawn as
+  // dots, and when the page unmasks it (a "show password" button turning it into a text field,
+  // or its dots taken away) its value is emptied at once.
+  const markSecret = (el) => {
+    if (secrets.has(el)) return;
+    secrets.add(el);
+    const masked = () => el.type === 'password' ||
+      el.ownerDocument.defaultView.getComputedStyle(el).webkitTextSecurity !== 'none';
+    if (!masked()) el.style.setProperty('-webkit-text-security', 'disc', 'important');
+    const view = el.ownerDocument.defaultView;
+    new view.MutationObserver(() => {
+      if (!masked() && el.value) el.value = '';
+    }).observe(el, { attributes: true, attributeFilter: ['type', 'style', 'class'] });
+  };
 
   // The files an input holds, for read-back when it is known by node rather than by ref.
   const filesOf = (el) => ({ files: [...el.files].map((f) => ({ name: f.name, size: f.size })), what: describe(el) });

@@ -925,3 +925,68 @@ async fn a_fill_that_submits_never_sends_the_form_to_another_site() {
     assert!(!is_error, "{text}");
     wait_for(&site, "/typed?field=pass").await;
 }
+
+/// A filled password never shows in clear (DESIGN.md §19a; the vault review's V4): when the
+/// page's "Show" button turns the filled field into a text field, the field is emptied at
+/// once, so a screenshot or a pane frame has nothing to show. The positive control: the same
+/// button on a field the vault did not fill leaves the person's own typing as it is.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_filled_password_shown_as_text_is_emptied() {
+    let site = PageServer::area("vault").await;
+    let dir = TempDir::new("vault-db");
+    let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "shower", &[]).await;
+    let agent = daemon.caller(&token);
+    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+
+    // Control: text typed by the agent itself stays when shown.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/show.html")}))
+        .await;
+    let snapshot = agent.act_text("read_page", json!({})).await.1;
+    let pass_ref = ref_of(&snapshot, "Password");
+    let show_ref = ref_of(&snapshot, "Show");
+    agent
+        .act_ok("computer", json!({"action": "left_click", "ref": pass_ref}))
+        .await;
+    agent
+        .act_ok(
+            "computer",
+            json!({"action": "type", "text": "typed-by-hand"}),
+        )
+        .await;
+    agent
+        .act_ok("computer", json!({"action": "left_click", "ref": show_ref}))
+        .await;
+    let shown = wait_for(&site, "/shown?type=text").await;
+    assert!(shown.ends_with("len=13"), "{shown}");
+
+    // The vault's fill: shown as text, the field is empty.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/show.html")}))
+        .await;
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "kp/Web/Forum"}))
+        .await;
+    assert!(!is_error, "{text}");
+    let snapshot = agent.act_text("read_page", json!({})).await.1;
+    agent
+        .act_ok(
+            "computer",
+            json!({"action": "left_click", "ref": ref_of(&snapshot, "Show")}),
+        )
+        .await;
+    let shown = eventually(
+        "the second press's report",
+        Duration::from_secs(10),
+        || async { received(&site, "/shown?type=text").get(1).cloned() },
+    )
+    .await;
+    assert!(shown.ends_with("len=0"), "{shown}");
+}
