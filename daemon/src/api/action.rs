@@ -45,14 +45,7 @@ pub async fn action(
         Caller::Owner => None,
         Caller::Agent(agent) => Some(agent.as_ref()),
     };
-    let inner = &state.inner;
-    let parts = calls::Parts {
-        agents: &inner.agents,
-        channels: &inner.channels,
-        oversight: &inner.oversight,
-        timeline: &inner.timeline,
-        vault: &inner.vault,
-    };
+    let parts = state.call_parts();
     let asked = request.channel_id.as_deref();
     match calls::channel_call(&parts, agent, asked, &request.tool, request.args).await {
         Ok(output) => Ok(Json(output)),

@@ -76,6 +76,18 @@ pub struct ApiSettings {
 }
 
 impl AppState {
+    /// The daemon's parts an act on a channel passes through (`crate::calls`).
+    pub(crate) fn call_parts(&self) -> crate::calls::Parts<'_> {
+        let inner = &self.inner;
+        crate::calls::Parts {
+            agents: &inner.agents,
+            channels: &inner.channels,
+            oversight: &inner.oversight,
+            timeline: &inner.timeline,
+            vault: &inner.vault,
+        }
+    }
+
     pub fn new(
         channels: Arc<ChannelService>,
         settings: ApiSettings,

@@ -20,11 +20,7 @@ pub(crate) async fn enter(
     actor: &Actor,
     call: &ToolCall,
 ) -> Result<Tab, ToolError> {
-    let tab = Tab::for_actor(session, actor).await?;
-    // Never on a browser-internal page (an agent's tab there is closed).
-    session.url_guard().check_tab(&tab.target_id).await?;
-    // Tools use this tab: the helper's world in each of its new documents from now on.
-    tools::in_new_documents(session, &tab.session_id);
+    let tab = acting_tab(session, actor).await?;
     if matches!(call, ToolCall::HandleDialog(_)) {
         return Ok(tab);
     }
@@ -50,12 +46,19 @@ pub(crate) async fn enter_for_vault(
     session: &Arc<BrowserSession>,
     actor: &Actor,
 ) -> Result<Tab, ToolError> {
-    let tab = Tab::for_actor(session, actor).await?;
-    session.url_guard().check_tab(&tab.target_id).await?;
-    tools::in_new_documents(session, &tab.session_id);
+    let tab = acting_tab(session, actor).await?;
     if let Some(dialog) = session.dialogs().open(&tab.target_id) {
         return Err(ToolError::msg(dialog.describe()));
     }
+    Ok(tab)
+}
+
+/// The tab `actor` acts in, never on a browser-internal page (an agent's tab there is closed),
+/// with the tools' helper world in each of its new documents from now on.
+async fn acting_tab(session: &Arc<BrowserSession>, actor: &Actor) -> Result<Tab, ToolError> {
+    let tab = Tab::for_actor(session, actor).await?;
+    session.url_guard().check_tab(&tab.target_id).await?;
+    tools::in_new_documents(session, &tab.session_id);
     Ok(tab)
 }
 

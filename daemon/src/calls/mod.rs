@@ -173,7 +173,7 @@ impl Pipeline {
         tool: &str,
         args: Value,
     ) -> ToolOutput {
-        let started = Record::start(tool, &args);
+        let started = self.record.as_ref().map(|_| Record::start(tool, &args));
         let mut output = match call::parse(tool, &args) {
             Ok(call) => self.overseen(session, actor, &call).await,
             Err(refusal) => refusal,
@@ -181,7 +181,7 @@ impl Pipeline {
         if let Some(secrets) = &self.secrets {
             secrets.scrub(session.channel(), &mut output);
         }
-        if let Some(record) = &self.record {
+        if let (Some(record), Some(started)) = (&self.record, started) {
             record.tool_call(session, actor, tool, started, &output);
         }
         output
@@ -198,18 +198,15 @@ impl Pipeline {
             return self.act(session, actor, call).await;
         };
         oversee.announce(session, actor, call, ActivityPhase::Start, None);
-        let output = match oversee.admit(session, actor, call) {
-            Err(refusal) => refusal,
-            Ok(_) if matches!(call, ToolCall::RequestHuman(_)) => {
-                let ToolCall::RequestHuman(request) = call else {
-                    unreachable!("matched above")
-                };
+        let output = match (oversee.admit(session, actor, call), call) {
+            (Err(refusal), _) => refusal,
+            (Ok(_), ToolCall::RequestHuman(request)) => {
                 match oversee.handoff(session, actor, request).await {
                     Ok(done) => self.page_after_handoff(session, actor, done).await,
                     Err(refusal) => refusal,
                 }
             }
-            Ok(watched) => {
+            (Ok(watched), _) => {
                 let mut output = oversee.unless_stopped(self.act(session, actor, call)).await;
                 oversee
                     .after(session, actor, call, &watched, &mut output)

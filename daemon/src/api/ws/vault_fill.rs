@@ -74,14 +74,7 @@ async fn answer(
             )];
         }
     };
-    let inner = &state.inner;
-    let parts = calls::Parts {
-        agents: &inner.agents,
-        channels: &inner.channels,
-        oversight: &inner.oversight,
-        timeline: &inner.timeline,
-        vault: &inner.vault,
-    };
+    let parts = state.call_parts();
     match calls::fill_for_person(&parts, &session, tab, item, &agents).await {
         PersonFill::Filled(what) => vec![result(true, what)],
         PersonFill::Refused(why) => vec![result(false, why)],

@@ -750,6 +750,39 @@ async fn no_answer_carries_a_filled_secret_even_from_a_page_that_echoes_it() {
     }
 }
 
+/// A daemon whose vault has the KeePass database of [`keepass_db`] (KDBX 3.1), unlocked, with
+/// `kp/Web/Forum` shared with every agent, and one agent `name` on [`CHANNEL`].
+struct Unlocked {
+    site: PageServer,
+    /// Holds the database file.
+    _dir: TempDir,
+    kp: PathBuf,
+    daemon: TestDaemon,
+    agent: Caller,
+}
+
+async fn unlocked_forum(name: &str) -> Unlocked {
+    let site = PageServer::area("vault").await;
+    let dir = TempDir::new("vault-db");
+    let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, name, &[]).await;
+    let agent = daemon.caller(&token);
+    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+    Unlocked {
+        site,
+        _dir: dir,
+        kp,
+        daemon,
+        agent,
+    }
+}
+
 /// What `find` answers for `query` (never an error).
 async fn found(agent: &Caller, query: &str) -> String {
     let (is_error, text) = agent.act_text("find", json!({ "query": query })).await;
@@ -763,18 +796,13 @@ async fn found(agent: &Caller, query: &str) -> String {
 /// guess that is part of the value and one that is not get the same answer: no match.
 #[tokio::test(flavor = "multi_thread")]
 async fn find_never_matches_a_filled_secret_by_its_value() {
-    let site = PageServer::area("vault").await;
-    let dir = TempDir::new("vault-db");
-    let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
-    let daemon = TestDaemon::start_with(DaemonOptions {
-        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
-        ..Default::default()
-    })
-    .await;
-    let (_, token) = daemon.add_agent(CHANNEL, "prober", &[]).await;
-    let agent = daemon.caller(&token);
-    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
-    assert_eq!(status, 200, "{answer}");
+    let Unlocked {
+        site,
+        _dir,
+        kp,
+        daemon: _daemon,
+        agent,
+    } = unlocked_forum("prober").await;
 
     // A password field: found by its name, shown filled, never found by its value.
     agent
@@ -831,18 +859,13 @@ async fn find_never_matches_a_filled_secret_by_its_value() {
 /// `script_and_secrets_never_share_a_document`, where the same fill goes through.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_running_evaluate_keeps_a_fill_out_of_its_document() {
-    let site = PageServer::area("vault").await;
-    let dir = TempDir::new("vault-db");
-    let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
-    let daemon = TestDaemon::start_with(DaemonOptions {
-        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
-        ..Default::default()
-    })
-    .await;
-    let (_, token) = daemon.add_agent(CHANNEL, "listener", &[]).await;
-    let agent = daemon.caller(&token);
-    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
-    assert_eq!(status, 200, "{answer}");
+    let Unlocked {
+        site,
+        _dir,
+        kp: _,
+        daemon: _daemon,
+        agent,
+    } = unlocked_forum("listener").await;
     agent
         .act_ok("navigate", json!({"url": site.url("/login.html")}))
         .await;
@@ -875,19 +898,14 @@ async fn a_running_evaluate_keeps_a_fill_out_of_its_document() {
 /// says where the form would have gone. Without `submit` the fill goes through.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_fill_that_submits_never_sends_the_form_to_another_site() {
-    let site = PageServer::area("vault").await;
+    let Unlocked {
+        site,
+        _dir,
+        kp: _,
+        daemon: _daemon,
+        agent,
+    } = unlocked_forum("submitter").await;
     let thief = PageServer::start().await;
-    let dir = TempDir::new("vault-db");
-    let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
-    let daemon = TestDaemon::start_with(DaemonOptions {
-        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
-        ..Default::default()
-    })
-    .await;
-    let (_, token) = daemon.add_agent(CHANNEL, "submitter", &[]).await;
-    let agent = daemon.caller(&token);
-    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
-    assert_eq!(status, 200, "{answer}");
     let elsewhere = thief.url("/collect");
     let cases = [
         ("the form's action", elsewhere.clone(), String::new()),
@@ -932,18 +950,13 @@ async fn a_fill_that_submits_never_sends_the_form_to_another_site() {
 /// button on a field the vault did not fill leaves the person's own typing as it is.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_filled_password_shown_as_text_is_emptied() {
-    let site = PageServer::area("vault").await;
-    let dir = TempDir::new("vault-db");
-    let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
-    let daemon = TestDaemon::start_with(DaemonOptions {
-        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Forum"]),
-        ..Default::default()
-    })
-    .await;
-    let (_, token) = daemon.add_agent(CHANNEL, "shower", &[]).await;
-    let agent = daemon.caller(&token);
-    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
-    assert_eq!(status, 200, "{answer}");
+    let Unlocked {
+        site,
+        _dir,
+        kp: _,
+        daemon: _daemon,
+        agent,
+    } = unlocked_forum("shower").await;
 
     // Control: text typed by the agent itself stays when shown.
     agent
