@@ -12,7 +12,7 @@ use porthole_tests::cookie_profiles::{
 };
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::devtools_port::Probe;
-use porthole_tests::eventually;
+use porthole_tests::{eventually, Poll};
 use porthole_tests::pane::Pane;
 use serde_json::{json, Value};
 
@@ -528,10 +528,24 @@ async fn the_pane_dialog_ticks_and_filters(
     .await;
     // The title comes before the panel's modules run: wait for them (the full suite's load
     // once kept them past 10 s).
-    eventually("the panel's modules", Duration::from_secs(60), || async {
-        (probe.eval(tab, "!!window.porthole").await == json!(true)).then_some(())
-    })
-    .await;
+    Poll::new("the panel's modules", Duration::from_secs(60))
+        .explained(
+            || async { (probe.eval(tab, "!!window.porthole").await == json!(true)).then_some(()) },
+            // What the page had instead: its state and which panel files it fetched (CI once
+            // timed out here with no clue).
+            || async {
+                let seen = probe
+                    .eval(
+                        tab,
+                        "JSON.stringify({href: location.href, ready: document.readyState, \
+                         fetched: performance.getEntriesByType('resource').map(e => \
+                         e.name.split('/').pop() + ':' + e.responseStatus + ':' + Math.round(e.duration))})",
+                    )
+                    .await;
+                Some(format!("the page showed {seen}"))
+            },
+        )
+        .await;
     let dialog = probe
         .eval(
             tab,
