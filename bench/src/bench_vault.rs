@@ -131,8 +131,20 @@ pub async fn run() {
     let kb = text.len() as f64 / 1024.0;
     // The scanner alone, on that text, with the filled secret's forms.
     let scanner = porthole::bench_hooks::vault::scan::Scanner::default();
-    scanner.remember(FILLED, USER);
-    scanner.remember(FILLED, SITE_PASSWORD);
+    scanner
+        .remember(
+            FILLED,
+            USER,
+            porthole::bench_hooks::vault::scan::SecretKind::Password,
+        )
+        .unwrap();
+    scanner
+        .remember(
+            FILLED,
+            SITE_PASSWORD,
+            porthole::bench_hooks::vault::scan::SecretKind::Password,
+        )
+        .unwrap();
     let mut alone = Vec::new();
     for _ in 0..RUNS * 4 {
         let started = Instant::now();

@@ -23,7 +23,13 @@ use serde_json::json;
 use crate::browser::{Actor, BrowserSession};
 use crate::channel_id::ChannelId;
 use crate::tools::{Tab, Target, ToolError};
+use crate::vault::scan::SecretKind;
 use crate::vault::{Doc, Vault};
+
+/// Why a fill or an `evaluate` is refused when the channel's ledger has no room.
+const LEDGER_FULL: &str = "Refused: this channel has more open pages where script ran or a \
+     login was filled than Porthole keeps track of, and it never forgets an open one to make \
+     room. Close tabs (or navigate them elsewhere) and try again.";
 
 /// The vault's rules for the calls of one entry point.
 #[derive(Clone)]
@@ -83,7 +89,14 @@ impl Secrets {
             )));
         }
         // The code may run (or start, even when it fails): the document is scripted from now.
-        self.vault.note_scripted(doc);
+        // No room to note it: no script (a fill there later could not know).
+        if !self
+            .noted(browser, || self.vault.note_scripted(doc.clone()))
+            .await
+        {
+            tracing::info!(event = "vault_evaluate_refused", channel_id = %browser.channel(), agent_id = tab.actor.id(), reason = "ledger_full");
+            return Err(ToolError::msg(LEDGER_FULL));
+        }
         Ok(())
     }
 
@@ -205,7 +218,13 @@ impl Secrets {
                         agent: agent.clone(),
                         ..doc.clone()
                     };
-                    self.vault.note_filled(doc.clone());
+                    if !self
+                        .noted(browser, || self.vault.note_filled(doc.clone()))
+                        .await
+                    {
+                        self.vault.unseal(&sealed);
+                        return Err(LEDGER_FULL.to_string());
+                    }
                     sealed.push(doc);
                 }
             }
@@ -219,9 +238,17 @@ impl Secrets {
     }
 
     /// Remembers a secret about to be typed in `channel`: from its first key on, the page may
-    /// echo it, so every later answer is scanned for it.
-    pub(crate) fn remember(&self, channel: &ChannelId, secret: &str) {
-        self.vault.remember_secret(channel.as_str(), secret);
+    /// echo it, so every later answer is scanned for it. `Err`: the channel's scan is full,
+    /// and the fill must not type (the scan never forgets a password to make room).
+    pub(crate) fn remember(
+        &self,
+        channel: &ChannelId,
+        secret: &str,
+        kind: SecretKind,
+    ) -> Result<(), String> {
+        self.vault
+            .remember_secret(channel.as_str(), secret, kind)
+            .map_err(|full| full.to_string())
     }
 
     /// Replaces every secret filled in `channel` by `[secret]` in the answer's text, and says
@@ -246,18 +273,44 @@ impl Secrets {
         }
     }
 
+    /// Notes a document with `note`; when the channel's ledger is full, forgets its gone
+    /// documents and tries once more. `false`: still no room (nothing live was forgotten).
+    async fn noted(
+        &self,
+        browser: &BrowserSession,
+        note: impl Fn() -> Result<(), crate::vault::ledger::LedgerFull>,
+    ) -> bool {
+        if note().is_ok() {
+            return true;
+        }
+        let all = self.vault.documents_of(browser.channel().as_str());
+        self.live(browser, all).await;
+        note().is_ok()
+    }
+
     /// The live ones of `docs`; the ledger forgets the others. A document is gone only when
     /// its tab is gone or shows another document; a read that fails (a busy renderer, a
     /// timeout) counts as still there, never as gone.
     async fn live(&self, browser: &BrowserSession, docs: Vec<Doc>) -> Vec<Doc> {
         let (mut alive, mut gone) = (Vec::new(), Vec::new());
+        // What each tab shows now, read once per tab (`None`: unreadable, so still there).
+        let mut shown: std::collections::HashMap<String, Option<Option<String>>> =
+            std::collections::HashMap::new();
         for doc in docs {
-            let still_there = match browser.tab_session(&doc.target) {
-                Some(session) => match document_of(browser, &session).await {
-                    Some((loader, _)) => loader == doc.loader,
-                    None => true,
-                },
-                None => false,
+            if !shown.contains_key(&doc.target) {
+                let now = match browser.tab_session(&doc.target) {
+                    Some(session) => match document_of(browser, &session).await {
+                        Some((loader, _)) => Some(Some(loader)),
+                        None => None,
+                    },
+                    None => Some(None),
+                };
+                shown.insert(doc.target.clone(), now);
+            }
+            let still_there = match &shown[&doc.target] {
+                None => true,
+                Some(Some(loader)) => *loader == doc.loader,
+                Some(None) => false,
             };
             if still_there {
                 alive.push(doc);
