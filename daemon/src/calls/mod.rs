@@ -302,10 +302,11 @@ impl Pipeline {
             other => other,
         };
         // One tab for the whole call: the checks and the tool see the same one.
-        let tab = gate::enter(session, actor, call).await?;
+        let mut tab = gate::enter(session, actor, call).await?;
         consent::approve(&tab, call).await?;
         if let Some(secrets) = &self.secrets {
             secrets.before_script(&tab, call).await?;
+            tab.redact = secrets.redact(session.channel());
         }
         gate::guarded(&tab, call, tools::run(session, actor, Some(&tab), call)).await
     }

@@ -8,7 +8,8 @@
 //!   there ([`Secrets::before_script`]);
 //! - a document whose state cannot be read counts as still there (fails closed);
 //! - every answer is scanned, and each secret filled in the channel is replaced by `[secret]`
-//!   ([`Secrets::scrub`]).
+//!   ([`Secrets::scrub`]); the tools' filters and waits match the scrubbed text
+//!   ([`Secrets::redact`]), so no guess at part of a secret is ever answered "found".
 //!
 //! Which document a tab shows is its main frame's loader id and origin (`Page.getFrameTree`);
 //! the vault's ledger remembers documents, this layer asks the browser which still live.
@@ -22,7 +23,7 @@ use serde_json::json;
 
 use crate::browser::{Actor, BrowserSession};
 use crate::channel_id::ChannelId;
-use crate::tools::{Tab, Target, ToolError};
+use crate::tools::{Redact, Tab, Target, ToolError};
 use crate::vault::scan::SecretKind;
 use crate::vault::{Doc, Vault};
 
@@ -249,6 +250,13 @@ impl Secrets {
         self.vault
             .remember_secret(channel.as_str(), secret, kind)
             .map_err(|full| full.to_string())
+    }
+
+    /// What the tools' filters and waits in `channel` see of a text: scrubbed as the answer
+    /// will be, so a guess at part of a secret never matches.
+    pub(crate) fn redact(&self, channel: &ChannelId) -> Redact {
+        let (vault, channel) = (self.vault.clone(), channel.to_string());
+        Redact::with(move |text| vault.scrub(&channel, text))
     }
 
     /// Replaces every secret filled in `channel` by `[secret]` in the answer's text, and says

@@ -752,16 +752,16 @@ async fn no_answer_carries_a_filled_secret_even_from_a_page_that_echoes_it() {
 
 /// A daemon whose vault has the KeePass database of [`keepass_db`] (KDBX 3.1), unlocked, with
 /// `kp/Web/Forum` shared with every agent, and one agent `name` on [`CHANNEL`].
-struct Unlocked {
-    site: PageServer,
+pub(super) struct Unlocked {
+    pub(super) site: PageServer,
     /// Holds the database file.
-    _dir: TempDir,
-    kp: PathBuf,
-    daemon: TestDaemon,
-    agent: Caller,
+    pub(super) _dir: TempDir,
+    pub(super) kp: PathBuf,
+    pub(super) daemon: TestDaemon,
+    pub(super) agent: Caller,
 }
 
-async fn unlocked_forum(name: &str) -> Unlocked {
+pub(super) async fn unlocked_forum(name: &str) -> Unlocked {
     let site = PageServer::area("vault").await;
     let dir = TempDir::new("vault-db");
     let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
