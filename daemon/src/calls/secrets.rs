@@ -307,10 +307,9 @@ impl Secrets {
         for doc in docs {
             if !shown.contains_key(&doc.target) {
                 let now = match browser.tab_session(&doc.target) {
-                    Some(session) => match document_of(browser, &session).await {
-                        Some((loader, _)) => Some(Some(loader)),
-                        None => None,
-                    },
+                    Some(session) => document_of(browser, &session)
+                        .await
+                        .map(|(loader, _)| Some(loader)),
                     None => Some(None),
                 };
                 shown.insert(doc.target.clone(), now);

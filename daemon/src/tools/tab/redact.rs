@@ -7,9 +7,12 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+/// The scrub: a text's scrubbed form, `None` when it holds no secret.
+type Scrub = dyn Fn(&str) -> Option<String> + Send + Sync;
+
 /// A text's scrubbed form, or nothing to scrub.
 #[derive(Clone)]
-pub struct Redact(Option<Arc<dyn Fn(&str) -> Option<String> + Send + Sync>>);
+pub struct Redact(Option<Arc<Scrub>>);
 
 impl Redact {
     /// Nothing is secret (no vault on this entry point, or the person's own reads).
