@@ -8,3 +8,4 @@ mod keyring;
 mod person;
 mod sources;
 mod tools;
+mod written;
