@@ -296,11 +296,13 @@ impl Secrets {
         note().is_ok()
     }
 
-    /// The live ones of `docs`; the ledger forgets the others. A document is gone only when
-    /// its tab is gone or shows another document; a read that fails (a busy renderer, a
-    /// timeout) counts as still there, never as gone.
+    /// The live ones of `docs`; the ledger notes the others as departed (navigated away: the
+    /// back/forward cache may bring them back) or forgets them (their tab closed), and notes
+    /// departed ones shown again as back. A document is gone only when its tab is gone or
+    /// shows another document; a read that fails (a busy renderer, a timeout) counts as still
+    /// there, never as gone.
     async fn live(&self, browser: &BrowserSession, docs: Vec<Doc>) -> Vec<Doc> {
-        let (mut alive, mut gone) = (Vec::new(), Vec::new());
+        let (mut alive, mut away, mut closed) = (Vec::new(), Vec::new(), Vec::new());
         // What each tab shows now, read once per tab (`None`: unreadable, so still there).
         let mut shown: std::collections::HashMap<String, Option<Option<String>>> =
             std::collections::HashMap::new();
@@ -314,18 +316,16 @@ impl Secrets {
                 };
                 shown.insert(doc.target.clone(), now);
             }
-            let still_there = match &shown[&doc.target] {
-                None => true,
-                Some(Some(loader)) => *loader == doc.loader,
-                Some(None) => false,
-            };
-            if still_there {
-                alive.push(doc);
-            } else {
-                gone.push(doc);
+            match &shown[&doc.target] {
+                None => alive.push(doc),
+                Some(Some(loader)) if *loader == doc.loader => alive.push(doc),
+                Some(Some(_)) => away.push(doc),
+                Some(None) => closed.push(doc),
             }
         }
-        self.vault.forget_documents(&gone);
+        self.vault.depart_documents(&away);
+        self.vault.forget_documents(&closed);
+        self.vault.documents_back(&alive);
         alive
     }
 

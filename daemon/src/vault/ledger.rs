@@ -9,6 +9,14 @@
 //!
 //! Bounded per channel (§19a): a full list refuses a new entry ([`LedgerFull`]) and never
 //! forgets a document to make room; the caller forgets the gone ones first.
+//!
+//! A document the tab navigated away from may come back: Chromium's back/forward cache
+//! restores the very document (same loader id, fields still filled; seen in headless Chromium
+//! here, `vault::bfcache`). So it is not forgotten but *departed*: still answered by
+//! [`Ledger::evaluated_by`] / [`Ledger::filled_by`], and back in its list once the caller finds
+//! its tab showing it again ([`Ledger::back`]). Departed documents are kept per channel, the
+//! newest [`MAX_DEPARTED_PER_CHANNEL`] (Chromium's cache holds a handful of pages); those of a
+//! closed tab are dropped (a closed tab's pages never come back as the same document).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -16,6 +24,10 @@ use std::sync::Mutex;
 /// The most documents kept per channel in each list. Live documents are few (one per tab and
 /// agent); the caller forgets gone ones and tries again before it refuses.
 pub const MAX_DOCS_PER_CHANNEL: usize = 1_000;
+
+/// The most departed documents kept per channel (the oldest go first: far more than the
+/// back/forward cache can hold).
+pub const MAX_DEPARTED_PER_CHANNEL: usize = 256;
 
 /// One document an agent touched.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,10 +54,12 @@ pub struct Ledger {
 struct Lists {
     evaluated: Vec<Doc>,
     filled: Vec<Doc>,
+    /// Navigated away from, oldest first; may come back from the back/forward cache.
+    departed: Vec<(Which, Doc)>,
 }
 
 /// Which list.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Which {
     Evaluated,
     Filled,
@@ -74,18 +88,26 @@ impl Ledger {
         Ok(())
     }
 
-    /// The entries of one list for `channel`/`agent` (a copy: the caller asks the browser
-    /// which are live, outside the lock).
+    /// The entries of one list for `channel`/`agent`, departed ones included (a copy: the
+    /// caller asks the browser which are live, outside the lock).
     fn of(&self, which: Which, channel: &str, agent: &str) -> Vec<Doc> {
         let mut channels = self.channels.lock().expect("ledger lock");
-        channels.get_mut(channel).map_or_else(Vec::new, |lists| {
-            lists
-                .list(which)
-                .iter()
-                .filter(|d| d.agent == agent)
-                .cloned()
-                .collect()
-        })
+        let Some(lists) = channels.get_mut(channel) else {
+            return Vec::new();
+        };
+        let departed: Vec<Doc> = lists
+            .departed
+            .iter()
+            .filter(|(w, d)| *w == which && d.agent == agent)
+            .map(|(_, d)| d.clone())
+            .collect();
+        lists
+            .list(which)
+            .iter()
+            .filter(|d| d.agent == agent)
+            .cloned()
+            .chain(departed)
+            .collect()
     }
 
     fn forget_in(&self, which: &[Which], gone: &[Doc]) {
@@ -95,6 +117,9 @@ impl Ledger {
                 for w in which {
                     lists.list(*w).retain(|d| d != doc);
                 }
+                lists
+                    .departed
+                    .retain(|(w, d)| !(which.contains(w) && d == doc));
             }
         }
     }
@@ -142,9 +167,57 @@ impl Ledger {
         self.forget_in(&[Which::Filled], docs);
     }
 
-    /// Drops documents found gone (navigated away or closed).
+    /// Drops documents whose tab closed.
     pub fn forget(&self, gone: &[Doc]) {
         self.forget_in(&[Which::Evaluated, Which::Filled], gone);
+    }
+
+    /// Moves documents their tab navigated away from to the departed ones (they may come back
+    /// from the back/forward cache).
+    pub fn depart(&self, away: &[Doc]) {
+        let mut channels = self.channels.lock().expect("ledger lock");
+        for doc in away {
+            let Some(lists) = channels.get_mut(&doc.channel) else {
+                continue;
+            };
+            for which in [Which::Evaluated, Which::Filled] {
+                let list = lists.list(which);
+                let before = list.len();
+                list.retain(|d| d != doc);
+                if list.len() < before {
+                    lists.departed.push((which, doc.clone()));
+                }
+            }
+            let over = lists
+                .departed
+                .len()
+                .saturating_sub(MAX_DEPARTED_PER_CHANNEL);
+            lists.departed.drain(..over);
+        }
+    }
+
+    /// Documents found shown by their tab again (back from the cache): in their lists again.
+    pub fn back(&self, shown: &[Doc]) {
+        let mut channels = self.channels.lock().expect("ledger lock");
+        for doc in shown {
+            let Some(lists) = channels.get_mut(&doc.channel) else {
+                continue;
+            };
+            let mut returning = Vec::new();
+            lists.departed.retain(|(w, d)| {
+                let back = d == doc;
+                if back {
+                    returning.push(*w);
+                }
+                !back
+            });
+            for which in returning {
+                let list = lists.list(which);
+                if !list.contains(doc) {
+                    list.push(doc.clone());
+                }
+            }
+        }
     }
 }
 
@@ -210,5 +283,36 @@ mod tests {
         ledger.forget(&[doc("c", "ag2", "l1")]);
         assert_eq!(ledger.evaluated(doc("c", "ag2", "more")), Ok(()));
         assert_eq!(ledger.of_channel("c").len(), MAX_DOCS_PER_CHANNEL + 1);
+    }
+
+    /// V5: a document navigated away from is still answered, and comes back to its list when
+    /// its tab shows it again; a closed tab's are gone.
+    #[test]
+    fn a_departed_document_is_still_known_and_comes_back() {
+        let ledger = Ledger::default();
+        let filled = doc("c", "ag1", "l1");
+        ledger.filled(filled.clone()).unwrap();
+        ledger.depart(std::slice::from_ref(&filled));
+        assert_eq!(ledger.filled_by("c", "ag1"), vec![filled.clone()]);
+        assert!(
+            ledger.of_channel("c").is_empty(),
+            "no room taken while away"
+        );
+        ledger.back(std::slice::from_ref(&filled));
+        assert_eq!(ledger.filled_by("c", "ag1"), vec![filled.clone()]);
+        assert_eq!(ledger.of_channel("c"), vec![filled.clone()]);
+        ledger.depart(std::slice::from_ref(&filled));
+        ledger.forget(std::slice::from_ref(&filled));
+        assert!(ledger.filled_by("c", "ag1").is_empty());
+        for n in 0..MAX_DEPARTED_PER_CHANNEL + 5 {
+            let d = doc("c", "ag1", &format!("d{n}"));
+            ledger.evaluated(d.clone()).unwrap();
+            ledger.depart(&[d]);
+        }
+        assert_eq!(
+            ledger.evaluated_by("c", "ag1").len(),
+            MAX_DEPARTED_PER_CHANNEL,
+            "the oldest departed go first"
+        );
     }
 }

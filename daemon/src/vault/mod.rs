@@ -216,9 +216,20 @@ impl Vault {
         self.documents.forget_filled(docs);
     }
 
-    /// Forgets documents the browser no longer shows.
+    /// Forgets documents whose tab closed.
     pub fn forget_documents(&self, gone: &[Doc]) {
         self.documents.forget(gone);
+    }
+
+    /// Notes documents their tab navigated away from (the back/forward cache may bring them
+    /// back: they stay known).
+    pub fn depart_documents(&self, away: &[Doc]) {
+        self.documents.depart(away);
+    }
+
+    /// Notes documents their tab shows again (back from the back/forward cache).
+    pub fn documents_back(&self, shown: &[Doc]) {
+        self.documents.back(shown);
     }
 
     /// Remembers a secret about to be typed into a page of `channel`, for the scan of every

@@ -3,6 +3,7 @@
 //! (`sources`) and unlocking through a real Secret Service (`keyring`). The web panel's vault
 //! is in `web_panel::vault`.
 
+mod bfcache;
 mod filters;
 mod keyring;
 mod person;
