@@ -1,5 +1,6 @@
 //! Script and secrets never share a document (DESIGN.md §19), and a secret never comes back:
-//! - a fill goes only into frames of the item's origins ([`Secrets::check_origins`]), and a
+//! - a fill goes only into frames of the item's origins, in pages of those origins only
+//!   ([`Secrets::check_origins`]: another site around the form could take its focus), and a
 //!   fill with `submit` only into a form that sends it there ([`Secrets::check_destination`]);
 //! - a fill is refused in a live document of the item's origins where the filling agent (or,
 //!   for the person's fill, any agent of the channel) ran `evaluate` since it loaded;
@@ -145,6 +146,23 @@ impl Secrets {
         title: &str,
     ) -> Result<(), String> {
         for target in targets {
+            // A page of another site around the field could take its focus between the check
+            // and the typing, and get the keys: every document up to the tab's page must be
+            // of the item's origins too.
+            if let Some(around) = target.ancestors.iter().find(|a| !allowed.contains(a)) {
+                return Err(format!(
+                    "Refused: the {} field {} is in a frame of {} inside a page of {around}, \
+                     and a page of another site around a sign-in form could take its focus \
+                     and receive what is typed. '{title}' is filled only where every page \
+                     around the form is of {}. Nothing was typed. Open the sign-in page \
+                     itself (navigate to the frame's address), or ask the person to add \
+                     {around} to the item's URLs.",
+                    target.kind.name(),
+                    target.r,
+                    target.origin,
+                    allowed.join(", ")
+                ));
+            }
             if !allowed.contains(&target.origin) {
                 return Err(format!(
                     "Refused: the {} field {} is in a frame of {}, but '{title}' may only be \

@@ -55,6 +55,8 @@ pub struct Target {
     address: String,
     /// The origin of the document that holds the field.
     pub origin: String,
+    /// The origins of the documents around it, its parent first, up to the tab's page.
+    pub ancestors: Vec<String>,
 }
 
 /// Resolves `wanted` (kind, ref the agent gave) to fields: missing refs are looked for in the
@@ -134,6 +136,14 @@ pub async fn targets(
             r,
             address,
             origin: info["origin"].as_str().unwrap_or("null").to_string(),
+            ancestors: info["ancestors"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|o| o.as_str().unwrap_or("null").to_string())
+                        .collect()
+                })
+                .unwrap_or_default(),
         });
     }
     Ok(out)

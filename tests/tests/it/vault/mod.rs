@@ -5,6 +5,7 @@
 
 mod bfcache;
 mod filters;
+mod framing;
 mod keyring;
 mod person;
 mod sources;

@@ -22,6 +22,9 @@
   const what = tag + (el.name ? '[name=' + el.name + ']' : el.id ? '#' + el.id : '') + (type ? ' (' + type + ')' : '');
   return {
     origin: view ? view.origin : 'null',
+    // Every document around it, up to the tab's page: one of another site could take the
+    // focus between the check and the typing (the vault review's V8).
+    ancestors: view ? Array.from(view.location.ancestorOrigins || []) : [],
     textual,
     usable: textual && !el.disabled && !el.readOnly,
     password: type === 'password',
