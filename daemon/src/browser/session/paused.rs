@@ -89,8 +89,10 @@ impl Paused {
     /// `events`: the session's [`PAUSED_EVENTS`].
     pub(in crate::browser) async fn follow(self, mut events: RoomEvents) {
         if self.core.ownership() != Ownership::AllTabs {
+            self.auth().request_pauses_unused();
             return;
         }
+        // A failure refuses agents held to rules (`Auth::request_pauses_on`): never fail open.
         if let Err(error) = self.auth().enable_request_pauses(true, &self.consent).await {
             tracing::warn!(event = "auth_prompts_off", channel_id = %self.core.channel(), %error);
             return;
@@ -191,16 +193,17 @@ impl Paused {
     }
 
     /// Asks the person when the agent's kinds hold `ask`; true when it is held back (the
-    /// agent is told why).
+    /// agent is told why, before the approval counts as closed, so the call waiting on it
+    /// answers with the refusal, as an error).
     async fn network_verdict(&self, ask: Ask) -> bool {
         let agent_id = ask.agent_id.clone();
-        match self.approvals().approve(ask).await {
-            Verdict::Go => false,
-            Verdict::Refused { refusal, .. } => {
-                self.notes.leave(&agent_id, refusal);
-                true
-            }
-        }
+        let verdict = self
+            .approvals()
+            .approve_noting(ask, |refusal| {
+                self.notes.leave_held_back(&agent_id, refusal.to_string())
+            })
+            .await;
+        matches!(verdict, Verdict::Refused { .. })
     }
 
     /// The tab a frame is in and its owner. A frame of a tab not tracked yet (a popup's first
