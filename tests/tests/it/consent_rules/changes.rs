@@ -9,6 +9,7 @@ use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::devtools_port::Probe;
 use porthole_tests::eventually;
 use porthole_tests::pages::PageServer;
+use porthole_tests::raw_cdp;
 use serde_json::{json, Value};
 
 use super::{agent_with, pane_on};
@@ -32,6 +33,18 @@ async fn target_showing(probe: &Probe, needle: &str) -> String {
     .await
 }
 
+/// Navigates the page `target` to `url` from outside (the probe: no agent call); Chrome's
+/// answer comes once the load committed or failed, and is its error text, if any.
+async fn navigated_from_outside(probe: &Probe, target: &str, url: &str) -> Option<String> {
+    let session = raw_cdp::attach(&probe.cdp, target).await;
+    let answer = raw_cdp::call(&probe.cdp, &session, "Page.navigate", json!({"url": url})).await;
+    let _ = probe
+        .cdp
+        .call("Target.detachFromTarget", json!({"sessionId": session}))
+        .await;
+    answer["errorText"].as_str().map(str::to_string)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_sites_change_holds_the_agents_tab_before_its_next_call() {
     let allowed = PageServer::area("sites").await;
@@ -43,30 +56,19 @@ async fn a_sites_change_holds_the_agents_tab_before_its_next_call() {
         .act_ok("navigate", json!({"url": allowed.url("/allowed.html")}))
         .await;
     let probe = Probe::connect(&daemon.profile_dir(CHANNEL)).await;
-    let go = |why: &str| {
-        format!(
-            "location.href = {:?}; 1",
-            refused.url(&format!("/landing?by={why}"))
-        )
-    };
-
-    // Control: the page itself (driven from outside, no agent call) reaches the other site.
     let tab = target_showing(&probe, "/allowed.html").await;
-    probe.eval(&tab, &go("before")).await;
-    eventually("the page's own load", Duration::from_secs(10), || async {
-        refused
-            .requests()
-            .iter()
-            .any(|r| r.contains("by=before"))
-            .then_some(())
-    })
-    .await;
 
-    // The owner denies that site; the page's next load is refused with no agent call between.
-    agent
-        .act_ok("navigate", json!({"url": allowed.url("/allowed.html")}))
-        .await;
-    let tab = target_showing(&probe, "/allowed.html").await;
+    // Control: the agent's tab, driven from outside (no agent call), reaches the other site.
+    let before = navigated_from_outside(&probe, &tab, &refused.url("/landing?by=before")).await;
+    assert_eq!(before, None);
+    assert!(
+        refused.requests().iter().any(|r| r.contains("by=before")),
+        "{:?}",
+        refused.requests()
+    );
+
+    // The owner denies that site; the tab's next load is refused with no agent call between
+    // (Chrome answers the navigation only once the network layer decided it).
     let (status, body) = daemon
         .request_as(
             Some(&daemon.token),
@@ -76,26 +78,20 @@ async fn a_sites_change_holds_the_agents_tab_before_its_next_call() {
         )
         .await;
     assert_eq!(status, 200, "{body}");
-    probe.eval(&tab, &go("after")).await;
-    let (_, page) = agent.act_text("page_info", json!({})).await;
-    let told = if page.contains("by=after") {
-        page
-    } else {
-        eventually(
-            "the agent told of the refusal",
-            Duration::from_secs(10),
-            || async {
-                let (_, text) = agent.act_text("page_info", json!({})).await;
-                text.contains("by=after").then_some(text)
-            },
-        )
-        .await
-    };
-    assert!(told.contains("Porthole refused"), "{told}");
+    let after = navigated_from_outside(&probe, &tab, &refused.url("/landing?by=after")).await;
+    assert!(
+        after.as_deref().is_some_and(|e| e.contains("ABORTED")),
+        "the load went through: {after:?}"
+    );
     assert!(
         !refused.requests().iter().any(|r| r.contains("by=after")),
         "{:?}",
         refused.requests()
+    );
+    let (_, told) = agent.act_text("page_info", json!({})).await;
+    assert!(
+        told.contains("Porthole refused") && told.contains("by=after"),
+        "{told}"
     );
 }
 
