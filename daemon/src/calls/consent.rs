@@ -13,8 +13,9 @@ use porthole_mcp::vocabulary::{ToolCall, UploadFileArgs};
 
 use crate::agents::{AgentIdentity, Agents};
 use crate::approvals::{ApprovalKind, Verdict};
-use crate::browser::{Actor, BrowserSession, CallGuard, ConsentRules, Download};
+use crate::browser::{Actor, BrowserSession, CallGuard, ConsentRules, Download, ScriptedDocs};
 use crate::tools::{Tab, ToolError};
+use crate::vault::Vault;
 
 /// Holds `agent`'s tabs in `session` to its sites and approvals as its record says now, and
 /// counts the call, so its tab's requests are its acts while the guard lives. The error (what
@@ -34,6 +35,23 @@ pub(crate) async fn hold(
         }
     }
     Ok(session.approvals().call_begins(actor.id()))
+}
+
+/// Lets `session` read the documents agents ran script in from `vault`'s ledger (a `submit`
+/// from one of them is the agent's act whenever it leaves, DESIGN.md §20a).
+pub(crate) fn read_scripted_from(session: &BrowserSession, vault: &Arc<Vault>) {
+    let vault = vault.clone();
+    let channel = session.channel().to_string();
+    session
+        .approvals()
+        .read_scripted_from(ScriptedDocs(Arc::new(move |agent, target| {
+            vault
+                .scripted_by(&channel, agent)
+                .into_iter()
+                .filter(|doc| doc.target == target)
+                .map(|doc| doc.loader)
+                .collect()
+        })));
 }
 
 /// Holds `agent`'s tabs in `session` to its sites and `confirm` kinds as its record says now:

@@ -115,6 +115,7 @@ pub(crate) async fn channel_call(
                 Ok(acting) => acting,
                 Err(refusal) => return Ok(ToolOutput::error(refusal)),
             };
+        consent::read_scripted_from(&session, parts.vault);
         let lost = parts.channels.take_lost_tabs(&channel, actor.id());
         let pipeline = Pipeline {
             oversee: Some(Oversee::new(

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::auth::Auth;
-use super::consent::{AgentConsent, CallGuard, ConsentRules};
+use super::consent::{AgentConsent, CallGuard, ConsentRules, ScriptedDocs};
 use crate::approvals::{
     bounded_detail, site_of, ApprovalKind, ApprovalRecord, Ask, Outcome, Remember, Verdict,
 };
@@ -96,6 +96,12 @@ impl<'s> Approvals<'s> {
         if self.consent.set(agent_id, rules) {
             self.auth.widen_request_pauses(self.consent).await;
         }
+    }
+
+    /// Reads the documents agents ran script in through `docs` (a `submit` from one of them is
+    /// the agent's act whenever it leaves).
+    pub(crate) fn read_scripted_from(&self, docs: ScriptedDocs) {
+        self.consent.read_scripted_from(docs);
     }
 
     /// Counts one call of `agent_id` (its tab's requests count as its acts meanwhile).

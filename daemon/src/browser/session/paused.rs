@@ -2,7 +2,8 @@
 //! an agent's tab is held to its sites (`guard::sites`) and to the approvals its `confirm`
 //! kinds name (`prompts::consent`, `prompts::approvals`; DESIGN.md §20):
 //! - `submit`: a request other than GET/HEAD/OPTIONS while one of its calls runs or settles
-//!   (a form post, `fetch`, XHR, a beacon);
+//!   (a form post, `fetch`, XHR, a beacon), or at any time from a document the agent ran
+//!   script in (its timers and listeners are its acts);
 //! - `new_site`: a top-level page load to a site other than the tab's own page's, not
 //!   remembered for it (an agent's `navigate` asks before it sends, and its load then passes).
 //!
@@ -161,13 +162,21 @@ impl Paused {
             return true;
         }
         let method = params["request"]["method"].as_str().unwrap_or("GET");
-        if !SAFE_METHODS.contains(&method) && self.consent.acting(&id) {
+        let sends = !SAFE_METHODS.contains(&method);
+        let scripted = sends
+            && !self.consent.acting(&id)
+            && self.from_scripted_document(&id, &target_id).await;
+        if sends && (self.consent.acting(&id) || scripted) {
             let detail = format!(
-                "{method} {url}{}",
+                "{method} {url}{}{}",
                 match params["resourceType"].as_str() {
                     Some("Document") => " (a form sent by the page)".to_string(),
                     Some(other) => format!(" ({} request of the page's script)", other),
                     None => String::new(),
+                },
+                match scripted {
+                    true => ", from a page this agent ran script in",
+                    false => "",
                 }
             );
             let ask = self
@@ -190,6 +199,34 @@ impl Paused {
             return self.network_verdict(ask).await;
         }
         false
+    }
+
+    /// Whether the page tab `target_id` shows now is one `agent_id` ran script in (its request
+    /// then is the agent's act, whenever it leaves). Asks Chrome only when the agent is held to
+    /// `submit` and ran script in that tab.
+    async fn from_scripted_document(&self, agent_id: &str, target_id: &str) -> bool {
+        if self.consent.asks(agent_id, ApprovalKind::Submit).is_none() {
+            return false;
+        }
+        let loaders = self.consent.scripted_loaders(agent_id, target_id);
+        if loaders.is_empty() {
+            return false;
+        }
+        let Some(tab) = self.core.tabs().get(target_id) else {
+            return false;
+        };
+        let tree = self
+            .core
+            .cdp()
+            .call_on(&tab.session_id, "Page.getFrameTree", json!({}))
+            .await;
+        match tree {
+            Ok(tree) => tree["frameTree"]["frame"]["loaderId"]
+                .as_str()
+                .is_some_and(|loader| loaders.iter().any(|l| l == loader)),
+            // Cannot tell which document sent it: it counts as the agent's (fail closed).
+            Err(_) => true,
+        }
     }
 
     /// Asks the person when the agent's kinds hold `ask`; true when it is held back (the

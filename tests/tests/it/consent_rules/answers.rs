@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use porthole_tests::action::Caller;
 use porthole_tests::daemon::TestDaemon;
+use porthole_tests::devtools_port::Probe;
 use porthole_tests::eventually;
 use porthole_tests::pages::PageServer;
 use serde_json::json;
@@ -171,4 +172,91 @@ async fn always_is_kept_by_origin_and_each_act_it_allows_is_on_the_timeline() {
         summary.contains("by remembered") && summary.contains(&format!(":{}", pages.port())),
         "{remembered}"
     );
+}
+
+/// Posts `message` to the page `target` from outside (no agent call): what sets off a
+/// listener the page or the agent left there.
+async fn message_from_outside(probe: &Probe, target: &str, message: &str) {
+    probe
+        .eval(target, &format!("postMessage({message:?}, '*'); 1"))
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_post_the_agents_script_left_behind_is_held_after_its_calls_end() {
+    let pages = PageServer::area("approvals").await;
+    let daemon = TestDaemon::start().await;
+    let (_, token) = agent_with(&daemon, CHANNEL, json!({"confirm": ["submit"]})).await;
+    let agent = daemon.caller(&token);
+    let pane = pane_on(&daemon, CHANNEL).await;
+    let probe = Probe::connect(&daemon.profile_dir(CHANNEL)).await;
+    let page = pages.url("/on-message.html");
+
+    // Control: in a page the agent never scripted, the page's own post after the agent's
+    // calls is not asked about, and the outside trigger does set it off.
+    agent.act_ok("navigate", json!({"url": page})).await;
+    let tab = target_showing(&probe, "/on-message.html").await;
+    // Past the 2 s after a call during which its tab's requests count as its acts
+    // (prompts::consent::SETTLING): only the scripted document can make this post the agent's.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let mark = pane.mark();
+    message_from_outside(&probe, &tab, "page").await;
+    eventually("the page's own post", Duration::from_secs(10), || async {
+        (received(&pages, "POST /submitted?by=message") == 1).then_some(())
+    })
+    .await;
+    assert!(
+        pane.message_within(Duration::from_millis(200), mark, |m| m["type"]
+            == "approval")
+            .await
+            .is_none(),
+        "the page's own post was asked about"
+    );
+
+    // The agent's script leaves a listener that posts later: held, and declined it never
+    // leaves.
+    agent.act_ok("navigate", json!({"url": page})).await;
+    agent
+        .act_ok(
+            "evaluate",
+            json!({"expression": "addEventListener('message', (e) => { if (e.data === 'agent') document.forms[0].requestSubmit(); }); 1"}),
+        )
+        .await;
+    let tab = target_showing(&probe, "/on-message.html").await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let mark = pane.mark();
+    message_from_outside(&probe, &tab, "agent").await;
+    let asked = pane.next_of("approval", mark).await;
+    assert_eq!(asked["kind"], "submit", "{asked}");
+    assert!(
+        asked["detail"].as_str().unwrap().contains("ran script in"),
+        "{asked}"
+    );
+    pane.send(json!({"type": "approval_answer", "id": asked["id"], "allow": false}));
+    pane.next_of("approval_closed", mark).await;
+    assert_eq!(
+        received(&pages, "POST /submitted?by=message"),
+        1,
+        "{:?}",
+        pages.requests()
+    );
+    let (is_error, told) = agent.act_text("page_info", json!({})).await;
+    assert!(is_error && told.contains("the person declined"), "{told}");
+}
+
+/// The page target whose URL contains `needle`.
+async fn target_showing(probe: &Probe, needle: &str) -> String {
+    eventually(
+        &format!("a tab on {needle}"),
+        Duration::from_secs(10),
+        || async {
+            probe
+                .pages()
+                .await
+                .into_iter()
+                .find(|p| p["url"].as_str().unwrap_or_default().contains(needle))
+                .map(|p| p["targetId"].as_str().unwrap().to_string())
+        },
+    )
+    .await
 }
