@@ -44,7 +44,10 @@ struct Calls {
 /// The documents an agent ran script in: for `(agent_id, target_id)`, the loader ids of those
 /// documents in that tab (the calls layer reads them from the vault's ledger).
 #[derive(Clone)]
-pub struct ScriptedDocs(pub Arc<dyn Fn(&str, &str) -> Vec<String> + Send + Sync>);
+pub struct ScriptedDocs(pub Arc<LoadersOf>);
+
+/// `(agent_id, target_id)` → the loader ids of the documents that agent ran script in there.
+pub type LoadersOf = dyn Fn(&str, &str) -> Vec<String> + Send + Sync;
 
 impl std::fmt::Debug for ScriptedDocs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -165,7 +165,7 @@ impl Paused {
         let sends = !SAFE_METHODS.contains(&method);
         let scripted = sends
             && !self.consent.acting(&id)
-            && self.from_scripted_document(&id, &target_id).await;
+            && self.sent_by_scripted_document(&id, &target_id).await;
         if sends && (self.consent.acting(&id) || scripted) {
             let detail = format!(
                 "{method} {url}{}{}",
@@ -204,7 +204,7 @@ impl Paused {
     /// Whether the page tab `target_id` shows now is one `agent_id` ran script in (its request
     /// then is the agent's act, whenever it leaves). Asks Chrome only when the agent is held to
     /// `submit` and ran script in that tab.
-    async fn from_scripted_document(&self, agent_id: &str, target_id: &str) -> bool {
+    async fn sent_by_scripted_document(&self, agent_id: &str, target_id: &str) -> bool {
         if self.consent.asks(agent_id, ApprovalKind::Submit).is_none() {
             return false;
         }

@@ -1,6 +1,8 @@
 //! Answers that say what happened (issue 52): a click whose form post the person declined
-//! answers as an error; "always" is kept by origin (another port of the same host asks again)
-//! and each act it lets through is a timeline event (`by remembered`).
+//! answers as an error; "always" is kept by origin (another port of the same host asks again),
+//! never for an opaque one (`about:blank` allows once), and each act it lets through is a
+//! timeline event (`by remembered`); a post the agent's script left behind (a listener, a
+//! timer) is held whenever it fires.
 
 use std::time::Duration;
 
@@ -259,4 +261,50 @@ async fn target_showing(probe: &Probe, needle: &str) -> String {
         },
     )
     .await
+}
+
+/// Asks for an `evaluate` in the agent's tab, has the person answer `answer`; the
+/// `approval_closed` message.
+async fn evaluate_answered(
+    agent: &Caller,
+    pane: &porthole_tests::pane::Pane,
+    answer: serde_json::Value,
+) -> serde_json::Value {
+    let mark = pane.mark();
+    let asking = {
+        let agent = agent.clone();
+        tokio::spawn(async move { agent.act_text("evaluate", json!({"expression": "1"})).await })
+    };
+    let asked = pane.next_of("approval", mark).await;
+    let mut answer = answer;
+    answer["type"] = json!("approval_answer");
+    answer["id"] = asked["id"].clone();
+    pane.send(answer);
+    let closed = pane.next_of("approval_closed", mark).await;
+    let (is_error, text) = asking.await.unwrap();
+    assert!(!is_error, "{text}");
+    closed
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn always_on_an_opaque_origin_allows_once_and_says_so() {
+    let pages = PageServer::area("approvals").await;
+    let daemon = TestDaemon::start().await;
+    let (_, token) = agent_with(&daemon, CHANNEL, json!({"confirm": ["evaluate"]})).await;
+    let agent = daemon.caller(&token);
+    let pane = pane_on(&daemon, CHANNEL).await;
+
+    // The agent's fresh tab shows about:blank: "always" there is kept nowhere.
+    agent.act_ok("new_tab", json!({"url": "about:blank"})).await;
+    let closed = evaluate_answered(&agent, &pane, json!({"allow": true, "remember": "site"})).await;
+    assert_eq!(closed["outcome"], "allowed", "{closed}");
+    let closed = evaluate_answered(&agent, &pane, json!({"allow": true})).await;
+    assert_eq!(closed["outcome"], "allowed", "asked again: {closed}");
+
+    // Control: on a real origin the same answer is kept ("allowed_on_site").
+    agent
+        .act_ok("navigate", json!({"url": pages.url("/form.html")}))
+        .await;
+    let closed = evaluate_answered(&agent, &pane, json!({"allow": true, "remember": "site"})).await;
+    assert_eq!(closed["outcome"], "allowed_on_site", "{closed}");
 }

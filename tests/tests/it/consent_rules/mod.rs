@@ -1,9 +1,9 @@
 //! Consent, round two: the rules and the answers (issue 52, DESIGN.md §20a), through the real
 //! daemon and Chromium. Every spelling of a host is that host (`spellings`); an act whose
 //! request the person declined answers as an error, "always" is kept by origin and leaves a
-//! timeline event, and approval ids never repeat across a restart (`answers`); the owner's
-//! change of an agent's rules holds its tabs at once, and a channel survives a restart and a
-//! profile reset (`changes`).
+//! timeline event, and a post the agent's script left behind is held (`answers`); the owner's
+//! change of an agent's rules holds its tabs at once, approval ids never repeat across a
+//! restart, and a channel survives a restart and a profile reset (`changes`).
 
 mod answers;
 mod changes;
