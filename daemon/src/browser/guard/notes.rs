@@ -56,3 +56,23 @@ impl AgentNotes {
             .unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_back_note_is_marked_given_once_and_outlives_plain_ones() {
+        let notes = AgentNotes::default();
+        notes.leave_held_back("a", "declined".into());
+        for n in 0..MAX_NOTES {
+            notes.leave("a", format!("plain {n}"));
+        }
+        let taken = notes.take("a");
+        assert_eq!(taken.len(), MAX_NOTES);
+        assert!(taken.iter().any(|n| n.held_back && n.text == "declined"));
+        assert_eq!(taken.iter().filter(|n| n.held_back).count(), 1);
+        assert!(notes.take("a").is_empty());
+        assert!(notes.take("b").is_empty());
+    }
+}
