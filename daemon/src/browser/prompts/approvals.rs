@@ -2,7 +2,9 @@
 //! waits here until a pane answers (`approval_answer`), `agents.approval_timeout_secs` pass
 //! (declined), or its tab goes away. With no pane attached it is declined at once, saying that
 //! nobody is watching. Every pane sees `approval` and then `approval_closed`; the timeline
-//! records both. No MCP tool, HTTP route or agent token reaches [`Approvals::answer`]:
+//! records both, and each act a remembered "always" let through, from [`Approvals::records`]
+//! (unbounded: never dropped, unlike the panes' notices). "Always" is kept by origin, never
+//! for an opaque one. Ids are unique across sessions and restarts (`floor::registry`). No MCP tool, HTTP route or agent token reaches [`Approvals::answer`]:
 //! only the pane's WebSocket, which takes the owner token alone.
 //!
 //! Owns the approvals waiting (`session.approvals()`), what the person is shown for an act,
