@@ -115,7 +115,10 @@ impl PassStore {
             "pass",
             &["insert", "-m", "web/forum"],
             &env,
-            &format!("{PASS_PASSWORD}\nlogin: bob\nurl: {site}/login.html\n"),
+            &format!(
+                "{PASS_PASSWORD}\nlogin: bob\nurl: {site}/login.html\n\
+                 otpauth://totp/Forum:bob?secret={SEED}&period=30&digits=6&issuer=Forum\n"
+            ),
         );
         Self { home }
     }
@@ -602,6 +605,43 @@ async fn fill_totp_types_the_code_keepassxc_computes() {
     let after = keepassxc_code(&kp, None);
     assert!(!is_error, "{text}");
     assert!(text.contains("a one-time code"), "{text}");
+    let sent = wait_for(&site, "/verified").await;
+    let code = sent.trim_start_matches("GET /verified?code=").to_string();
+    assert!(
+        code == before || code == after,
+        "the page got {code:?}; keepassxc-cli computed {before:?} then {after:?}"
+    );
+    assert!(!text.contains(&code), "the code in the answer: {text}");
+}
+
+/// `fill_totp` from a `pass` entry's `otpauth://` line (pass-otp's form), decrypted by the real
+/// gpg: the page gets the code keepassxc-cli computes for the same seed.
+#[tokio::test(flavor = "multi_thread")]
+async fn fill_totp_from_pass_types_the_code_of_its_otpauth_line() {
+    let site = PageServer::area("vault").await;
+    let dir = TempDir::new("vault-db");
+    let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
+    let pass = PassStore::new(&site.base());
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"vault": {
+            "sources": [{"kind": "pass", "name": "ps", "dir": pass.store()}],
+            "share": [{"item": "ps/web/forum", "agents": ["*"]}],
+        }}),
+        env: vec![("GNUPGHOME".into(), pass.gnupg().display().to_string())],
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "coder", &[]).await;
+    let agent = daemon.caller(&token);
+    agent
+        .act_ok("navigate", json!({"url": site.url("/otp.html")}))
+        .await;
+    let before = keepassxc_code(&kp, None);
+    let (is_error, text) = agent
+        .act_text("fill_totp", json!({"item": "ps/web/forum", "submit": true}))
+        .await;
+    let after = keepassxc_code(&kp, None);
+    assert!(!is_error, "{text}");
     let sent = wait_for(&site, "/verified").await;
     let code = sent.trim_start_matches("GET /verified?code=").to_string();
     assert!(
