@@ -605,6 +605,8 @@ async fn fill_totp_types_the_code_keepassxc_computes() {
     let after = keepassxc_code(&kp, None);
     assert!(!is_error, "{text}");
     assert!(text.contains("a one-time code"), "{text}");
+    // The page's beacon sees the typing (what the "nothing typed" checks on otp.html rely on).
+    wait_for(&site, "/typed?field=code&len=6").await;
     let sent = wait_for(&site, "/verified").await;
     let code = sent.trim_start_matches("GET /verified?code=").to_string();
     assert!(
