@@ -1060,3 +1060,51 @@ async fn a_filled_password_shown_as_text_is_emptied() {
     .await;
     assert!(shown.ends_with("len=0"), "{shown}");
 }
+
+/// A one-time code typed into a plain text field never shows in clear either (V4): the vault
+/// draws it as dots, and when the page takes the dots away the field is emptied at once. The
+/// control: the same field with the agent's own typing is drawn in clear and keeps it when
+/// revealed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_filled_code_in_a_text_field_is_drawn_as_dots_and_emptied_when_shown() {
+    let Unlocked {
+        site,
+        _dir,
+        kp: _,
+        daemon: _daemon,
+        agent,
+    } = unlocked_forum("code-shower").await;
+    let click =
+        |snapshot: &str, name: &str| json!({"action": "left_click", "ref": ref_of(snapshot, name)});
+
+    // Control: typed by hand, drawn in clear, kept.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/plain-code.html")}))
+        .await;
+    let snapshot = agent.act_text("read_page", json!({})).await.1;
+    agent.act_ok("computer", click(&snapshot, "Answer")).await;
+    agent
+        .act_ok("computer", json!({"action": "type", "text": "123456"}))
+        .await;
+    agent.act_ok("computer", click(&snapshot, "Look")).await;
+    wait_for(&site, "/look?sec=none&len=6").await;
+    agent.act_ok("computer", click(&snapshot, "Reveal")).await;
+    wait_for(&site, "/revealed?sec=none&len=6").await;
+
+    // The vault's code: dots, then emptied when revealed.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/plain-code.html")}))
+        .await;
+    let snapshot = agent.act_text("read_page", json!({})).await.1;
+    let (is_error, text) = agent
+        .act_text(
+            "fill_totp",
+            json!({"item": "kp/Web/Forum", "ref": ref_of(&snapshot, "Answer")}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    agent.act_ok("computer", click(&snapshot, "Look")).await;
+    wait_for(&site, "/look?sec=disc&len=6").await;
+    agent.act_ok("computer", click(&snapshot, "Reveal")).await;
+    wait_for(&site, "/revealed?sec=none&len=0").await;
+}
