@@ -56,12 +56,17 @@ async fn a_corrupt_or_missing_database_is_in_error_and_the_rest_keeps_working() 
     let corrupt = dir.path().join("corrupt.kdbx");
     std::fs::write(&corrupt, b"this is not a keepass database at all").unwrap();
     let missing = dir.path().join("missing.kdbx");
+    // A real database cut short (a copy interrupted): its header is whole, its body is not.
+    let cut = dir.path().join("cut.kdbx");
+    let bytes = std::fs::read(&kp).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     let daemon = TestDaemon::start_with(DaemonOptions {
         config: json!({"vault": {
             "sources": [
                 {"kind": "keepass", "name": "kp", "path": kp},
                 {"kind": "keepass", "name": "bad", "path": corrupt},
                 {"kind": "keepass", "name": "gone", "path": missing},
+                {"kind": "keepass", "name": "cut", "path": cut},
             ],
             "share": [
                 {"item": "kp/Web/Forum", "agents": ["*"]},
@@ -96,6 +101,19 @@ async fn a_corrupt_or_missing_database_is_in_error_and_the_rest_keeps_working() 
         assert_eq!(status, 409, "{answer}");
         assert_eq!(answer["error"]["code"], "vault_unreadable", "{answer}");
     }
+    // The cut one looks whole until opened; its right password then says it is damaged, not
+    // wrong.
+    assert_eq!(state_of(&overview, "cut"), "locked");
+    let (status, answer) = unlock(&daemon, "cut", KP_PASSWORD).await;
+    assert_eq!(status, 409, "{answer}");
+    assert_eq!(answer["error"]["code"], "vault_unreadable", "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unexpected end of file"),
+        "{answer}"
+    );
     let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
     assert_eq!(status, 200, "{answer}");
 
