@@ -1108,3 +1108,43 @@ async fn a_filled_code_in_a_text_field_is_drawn_as_dots_and_emptied_when_shown()
     agent.act_ok("computer", click(&snapshot, "Reveal")).await;
     wait_for(&site, "/revealed?sec=none&len=0").await;
 }
+
+/// A `pass` store whose key is not in the daemon's gpg home (another machine's key, a lost
+/// one): the fill says gpg's own reason and types nothing; listing still works (names only).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pass_item_without_its_key_says_so_and_types_nothing() {
+    let site = PageServer::area("vault").await;
+    let pass = PassStore::new(&site.base());
+    let empty = TempDir::new("vault-nokey");
+    std::fs::create_dir_all(empty.path()).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(empty.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"vault": {
+            "sources": [{"kind": "pass", "name": "ps", "dir": pass.store()}],
+            "share": [{"item": "ps/web/forum", "agents": ["*"]}],
+        }}),
+        env: vec![("GNUPGHOME".into(), empty.path().display().to_string())],
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "keyless", &[]).await;
+    let agent = daemon.caller(&token);
+    let (is_error, text) = agent.act_text("list_logins", json!({})).await;
+    assert!(!is_error && text.contains("ps/web/forum"), "{text}");
+    agent
+        .act_ok("navigate", json!({"url": site.url("/login.html")}))
+        .await;
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "ps/web/forum"}))
+        .await;
+    assert!(
+        is_error && text.contains("pass show failed") && text.contains("No secret key"),
+        "{text}"
+    );
+    assert!(
+        received(&site, "/typed").is_empty(),
+        "{:?}",
+        site.requests()
+    );
+}
