@@ -38,6 +38,7 @@ fn keepass_db(dir: &Path, site: &str) -> PathBuf {
         password: Some(SITE_PASSWORD),
         url: &login,
         otp: None,
+        extra: &[],
     };
     vault_fixture::write(dir, "bench", DB_PASSWORD, &[forum], KdbxFormat::default())
 }

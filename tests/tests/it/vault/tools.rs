@@ -45,6 +45,7 @@ pub(crate) fn keepass_db(
             password: Some(SITE_PASSWORD),
             url: &login,
             otp: Some(&otp),
+            extra: &[],
         },
         KdbxEntry {
             title: "Other",
@@ -52,6 +53,7 @@ pub(crate) fn keepass_db(
             password: Some("other-secret-77"),
             url: "https://other.invalid/",
             otp: None,
+            extra: &[],
         },
         KdbxEntry {
             title: "Bare",
@@ -59,6 +61,7 @@ pub(crate) fn keepass_db(
             password: None,
             url: &login,
             otp: None,
+            extra: &[],
         },
     ];
     let format = KdbxFormat { kdbx4, key_file };
@@ -1146,5 +1149,86 @@ async fn a_pass_item_without_its_key_says_so_and_types_nothing() {
         received(&site, "/typed").is_empty(),
         "{:?}",
         site.requests()
+    );
+}
+
+/// KeePassXC's other fields, read from a real database: `KP2A_URL` (another site of the
+/// entry: it fills there) and the legacy `TOTP Seed` / `TOTP Settings` pair (the code
+/// keepassxc-cli computes for the same entry).
+#[tokio::test(flavor = "multi_thread")]
+async fn kp2a_url_and_a_legacy_totp_seed_are_read_from_a_real_database() {
+    let site = PageServer::area("vault").await;
+    let second = PageServer::area("vault").await;
+    let dir = TempDir::new("vault-legacy");
+    let also = format!("{}/login.html", second.base());
+    let extra = [
+        ("KP2A_URL", also.as_str()),
+        ("TOTP Seed", SEED),
+        ("TOTP Settings", "30;6"),
+    ];
+    let login = format!("{}/login.html", site.base());
+    let entries = [KdbxEntry {
+        title: "Legacy",
+        username: "erin",
+        password: Some("legacy-pw-77"),
+        url: &login,
+        otp: None,
+        extra: &extra,
+    }];
+    let kp = vault_fixture::write(
+        dir.path(),
+        "legacy",
+        KP_PASSWORD,
+        &entries,
+        KdbxFormat::default(),
+    );
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Legacy"]),
+        ..Default::default()
+    })
+    .await;
+    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+    let (_, token) = daemon.add_agent(CHANNEL, "legacy", &[]).await;
+    let agent = daemon.caller(&token);
+    let (_, listed) = agent.act_text("list_logins", json!({})).await;
+    assert!(
+        listed.contains(&second.base()) && listed.contains("\"has_totp\":true"),
+        "{listed}"
+    );
+    agent.act_ok("navigate", json!({"url": also})).await;
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "kp/Web/Legacy"}))
+        .await;
+    assert!(!is_error, "{text}");
+    wait_for(&second, "/typed?field=pass").await;
+
+    agent
+        .act_ok("navigate", json!({"url": second.url("/otp.html")}))
+        .await;
+    let code_now = || {
+        run(
+            "keepassxc-cli",
+            &["show", "-q", "-t", kp.to_str().unwrap(), "Web/Legacy"],
+            &[],
+            &format!("{KP_PASSWORD}\n"),
+        )
+        .trim()
+        .to_string()
+    };
+    let before = code_now();
+    let (is_error, text) = agent
+        .act_text(
+            "fill_totp",
+            json!({"item": "kp/Web/Legacy", "submit": true}),
+        )
+        .await;
+    let after = code_now();
+    assert!(!is_error, "{text}");
+    let sent = wait_for(&second, "/verified").await;
+    let code = sent.trim_start_matches("GET /verified?code=").to_string();
+    assert!(
+        code == before || code == after,
+        "the page got {code:?}; keepassxc-cli computed {before:?} then {after:?}"
     );
 }
