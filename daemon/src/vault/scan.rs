@@ -8,8 +8,9 @@
 //! different ones a new fill is refused ([`ScanFull`]). One-time codes are kept too, the newest
 //! [`MAX_CODES`]; the oldest goes first (by then it expired long ago).
 //!
-//! The scan is one pass over the text: each 4-byte window is looked up in a bit set of the
-//! forms' first four bytes (hashed), and only a hit is compared with the forms.
+//! The scan: a few forms (a secret or two) are each found by a vectorised substring search;
+//! many (a long-lived channel's) in one pass, each 4-byte window looked up in a bit set of the
+//! forms' first four bytes (hashed), only a hit compared with the forms.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -146,17 +147,45 @@ impl Scanner {
 }
 
 /// The spans of `text` holding a form, left to right, the longest form at each place, none
-/// overlapping. Spans always fall on character boundaries (a form is whole UTF-8).
+/// overlapping. Spans always fall on character boundaries (a form is whole UTF-8). A few forms
+/// are each searched for (a vectorised substring search per form is fastest then); many go
+/// through the window filter in one pass.
 fn matches(kept: &Kept, text: &[u8]) -> Vec<(usize, usize)> {
+    if kept.all().count() <= FEW_FORMS {
+        by_form(kept, text)
+    } else {
+        by_filter(kept, text)
+    }
+}
+
+/// Up to this many forms, [`by_form`].
+const FEW_FORMS: usize = 48;
+
+/// Every form searched for on its own, the hits then taken left to right, longest first.
+fn by_form(kept: &Kept, text: &[u8]) -> Vec<(usize, usize)> {
+    let mut hits: Vec<(usize, usize)> = Vec::new();
+    for form in kept.all() {
+        let finder = memchr::memmem::Finder::new(form.as_bytes());
+        hits.extend(finder.find_iter(text).map(|at| (at, at + form.len())));
+    }
+    hits.sort_by_key(|&(start, end)| (start, std::cmp::Reverse(end)));
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    for (start, end) in hits {
+        if found.last().is_none_or(|&(_, last_end)| start >= last_end) {
+            found.push((start, end));
+        }
+    }
+    found
+}
+
+/// One pass: each 4-byte window is looked up in the filter, and only a hit is compared with
+/// the forms.
+fn by_filter(kept: &Kept, text: &[u8]) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
-    let short: Vec<&Zeroizing<String>> = kept.all().filter(|f| f.len() < 4).collect();
+    let short = kept.all().any(|f| f.len() < 4);
     let mut i = 0;
     while i < text.len() {
-        let window = text.get(i..i + 4);
-        let candidate = match window {
-            Some(w) => kept.filter.may_hold(w),
-            None => false,
-        } || !short.is_empty();
+        let candidate = short || text.get(i..i + 4).is_some_and(|w| kept.filter.may_hold(w));
         if candidate {
             let rest = &text[i..];
             let longest = kept
@@ -323,6 +352,21 @@ mod tests {
         assert_eq!(scanner.scrub("other", secret), None, "per channel");
         scanner.forget("c");
         assert_eq!(scanner.scrub("c", secret), None);
+    }
+
+    /// Both ways of finding forms give the same spans, overlaps included.
+    #[test]
+    fn few_and_many_forms_find_the_same() {
+        let scanner = Scanner::default();
+        for secret in ["abcd1234", "cd12", "zz", "Hunter2!xyz", "é-unicode-ü"] {
+            scanner.remember("c", secret, SecretKind::Password).unwrap();
+        }
+        let all = scanner.channels.lock().unwrap();
+        let kept = &all["c"];
+        let text = "xxabcd1234yy cd12 zzz Hunter2%21xyz é-unicode-ü abcd12".as_bytes();
+        let few = by_form(kept, text);
+        assert_eq!(few, by_filter(kept, text));
+        assert_eq!(few.len(), 6, "{few:?}");
     }
 
     #[test]
