@@ -95,6 +95,16 @@ pub(crate) struct PassStore {
 
 impl PassStore {
     pub(crate) fn new(site: &str) -> Self {
+        Self::protected(site, None)
+    }
+
+    /// With `passphrase`, the key is protected by it, and no gpg-agent holds it afterwards
+    /// (as on a machine where nobody typed it yet).
+    pub(crate) fn protected(site: &str, passphrase: Option<&str>) -> Self {
+        let protection = match passphrase {
+            Some(p) => format!("Passphrase: {p}\n"),
+            None => "%no-protection\n".to_string(),
+        };
         let home = TempDir::new("vault-gpg");
         let gnupg = home.path().join("g");
         std::fs::create_dir(&gnupg).unwrap();
@@ -107,11 +117,19 @@ impl PassStore {
         ];
         run(
             "gpg",
-            &["--batch", "--quiet", "--gen-key"],
+            &[
+                "--batch",
+                "--quiet",
+                "--pinentry-mode",
+                "loopback",
+                "--gen-key",
+            ],
             &env,
-            "%no-protection\nKey-Type: eddsa\nKey-Curve: ed25519\nSubkey-Type: ecdh\n\
-             Subkey-Curve: cv25519\nName-Real: Porthole Vault Test\n\
-             Name-Email: vault-test@porthole.invalid\nExpire-Date: 0\n%commit\n",
+            &format!(
+                "Key-Type: eddsa\nKey-Curve: ed25519\nSubkey-Type: ecdh\n\
+                 Subkey-Curve: cv25519\nName-Real: Porthole Vault Test\n\
+                 Name-Email: vault-test@porthole.invalid\nExpire-Date: 0\n{protection}%commit\n"
+            ),
         );
         run("pass", &["init", "vault-test@porthole.invalid"], &env, "");
         run(
@@ -123,7 +141,15 @@ impl PassStore {
                  otpauth://totp/Forum:bob?secret={SEED}&period=30&digits=6&issuer=Forum\n"
             ),
         );
-        Self { home }
+        let store = Self { home };
+        if passphrase.is_some() {
+            // Forget the passphrase gen-key left in the agent.
+            let _ = std::process::Command::new("gpgconf")
+                .args(["--kill", "gpg-agent"])
+                .env("GNUPGHOME", store.gnupg())
+                .status();
+        }
+        store
     }
 
     pub(crate) fn gnupg(&self) -> PathBuf {
@@ -1230,5 +1256,45 @@ async fn kp2a_url_and_a_legacy_totp_seed_are_read_from_a_real_database() {
     assert!(
         code == before || code == after,
         "the page got {code:?}; keepassxc-cli computed {before:?} then {after:?}"
+    );
+}
+
+/// A `pass` store whose key has a passphrase nobody typed yet: gpg-agent would ask the person
+/// through pinentry, and the daemon has no terminal or display for it. The fill ends in an
+/// error that says so (gpg's words or the deadline), nothing is typed, and no gpg is left
+/// behind.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pass_key_with_a_passphrase_nobody_typed_ends_in_an_error() {
+    let site = PageServer::area("vault").await;
+    let pass = PassStore::protected(&site.base(), Some("gpg passphrase 42"));
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"vault": {
+            "sources": [{"kind": "pass", "name": "ps", "dir": pass.store()}],
+            "share": [{"item": "ps/web/forum", "agents": ["*"]}],
+        }}),
+        env: vec![
+            ("GNUPGHOME".into(), pass.gnupg().display().to_string()),
+            ("DISPLAY".into(), String::new()),
+        ],
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "asker", &[]).await;
+    let agent = daemon.caller(&token);
+    agent
+        .act_ok("navigate", json!({"url": site.url("/login.html")}))
+        .await;
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "ps/web/forum"}))
+        .await;
+    assert!(
+        is_error && (text.contains("pass show failed") || text.contains("took longer than")),
+        "{text}"
+    );
+    assert!(!text.contains(PASS_PASSWORD), "{text}");
+    assert!(
+        received(&site, "/typed").is_empty(),
+        "{:?}",
+        site.requests()
     );
 }
