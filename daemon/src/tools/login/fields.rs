@@ -121,8 +121,8 @@ pub async fn targets(
             return Err(ToolError::msg(format!(
                 "Refused: ref {r} ({what}) is in a page written by script (a blob:, data:, \
                  srcdoc or about:blank document), not one the site served, and a page script \
-                 wrote counts as scripted: script and secrets never share a document. Nothing \
-                 was typed. Navigate to the site's own sign-in page and fill there."
+                 wrote counts as scripted: script and secrets never share a page. Nothing was \
+                 typed. Navigate to the site's own sign-in page and fill there."
             )));
         }
         if kind == FieldKind::Password && !info["password"].as_bool().unwrap_or(false) {
