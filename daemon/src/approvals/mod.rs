@@ -68,7 +68,7 @@ pub enum Outcome {
     Declined,
     /// Nobody answered within `agents.approval_timeout_secs`.
     TimedOut,
-    /// No pane was attached: nobody could be asked.
+    /// Nobody could be asked: no pane, no event stream, no notifier.
     Unwatched,
     /// Its tab or the session went away first.
     Gone,
@@ -106,8 +106,9 @@ impl Outcome {
             ),
             Outcome::Unwatched => format!(
                 "{what} needs the person's approval (this agent's confirm list holds {:?}) and \
-                 nobody is watching this channel: no pane is open. Call request_human to ask \
-                 the person to open the pane, then try again",
+                 nobody is watching this channel: no pane is open, no event stream listens and \
+                 no notify.command is set. Call request_human to ask the person to open the \
+                 pane, then try again",
                 ask.kind.as_str()
             ),
             Outcome::Gone => format!("the tab went away before the person answered about {what}"),

@@ -13,6 +13,7 @@ mod input;
 mod layers;
 mod mcp;
 mod pane;
+mod person;
 mod remote;
 mod settings_documented;
 mod sites;

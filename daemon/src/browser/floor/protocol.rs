@@ -348,6 +348,21 @@ impl PaneMessage {
         }
     }
 
+    /// Whether `/api/events` carries it too (see `reach::KINDS`): what needs the person, and
+    /// what closes it.
+    pub fn for_the_person(&self) -> bool {
+        matches!(
+            self,
+            PaneMessage::Approval { .. }
+                | PaneMessage::ApprovalClosed { .. }
+                | PaneMessage::Handoff { .. }
+                | PaneMessage::HandoffEnded { .. }
+                | PaneMessage::VaultLocked { .. }
+                | PaneMessage::AuthPrompt { .. }
+                | PaneMessage::AuthPromptClosed { .. }
+        )
+    }
+
     /// The JSON text sent on the wire.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("pane messages always serialize")

@@ -1,8 +1,9 @@
 //! Approvals the person gives (DESIGN.md §20): an agent's act that its `confirm` kinds hold
 //! waits here until a pane answers (`approval_answer`), `agents.approval_timeout_secs` pass
-//! (declined), or its tab goes away. With no pane attached it is declined at once, saying that
-//! nobody is watching. Every pane sees `approval` and then `approval_closed`; the timeline
-//! records both. No MCP tool, HTTP route or agent token reaches [`Approvals::answer`]:
+//! (declined), or its tab goes away. It is declined at once, saying that nobody is watching,
+//! only when nobody can be reached: no pane attached, no `/api/events` stream open and no
+//! `notify.command` (see `crate::reach`, told of every approval). Every pane sees `approval`
+//! and then `approval_closed`; the timeline records both. No MCP tool, HTTP route or agent token reaches [`Approvals::answer`]:
 //! only the pane's WebSocket, which takes the owner token alone.
 //!
 //! Owns the approvals waiting (`session.approvals()`), what the person is shown for an act,
@@ -14,6 +15,7 @@ use super::auth::Auth;
 use super::consent::{AgentConsent, CallGuard, ConsentRules};
 use crate::approvals::{bounded_detail, site_of, ApprovalKind, Ask, Outcome, Remember, Verdict};
 use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionCore, SessionError};
+use crate::reach::ApprovalNotice;
 
 /// The approvals waiting for the person.
 #[derive(Debug, Default)]
@@ -217,10 +219,20 @@ impl<'s> Approvals<'s> {
                 answer,
             },
         );
+        // Whether anybody can answer is judged before the card goes out (a stream opened
+        // later still sees it, and a pane opened later is shown it on start).
+        let reachable = self.core.person_reachable();
         self.core.notify(message(&id, ask));
-        let (outcome, by) = if self.core.pane_count() == 0 {
+        let (outcome, by) = if !reachable {
             (Outcome::Unwatched, "porthole")
         } else {
+            self.core.reach().approval_asked(ApprovalNotice {
+                id: id.clone(),
+                kind: ask.kind.as_str().to_string(),
+                agent_id: ask.agent_id.clone(),
+                agent: ask.name.clone(),
+                channel_id: self.core.channel().to_string(),
+            });
             tokio::select! {
                 answer = answered => match answer {
                     Ok(outcome @ (Outcome::Allowed(_) | Outcome::Declined)) => (outcome, "person"),
