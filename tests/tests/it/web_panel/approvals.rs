@@ -1,7 +1,8 @@
-//! The approval card of the bundled panel (DESIGN.md §20), in a real headless Chromium with a
-//! real agent token: the card names the agent and the act and shows the script; Decline
-//! refuses it (the agent reads that the person declined), "Always on this site" lets a new
-//! site load and covers it from then on.
+//! The approval card of the bundled panel (DESIGN.md §20, §20a), in a real headless Chromium
+//! with a real agent token: the card names the agent, the act and its tab by title and shows
+//! the script; Decline refuses it (the agent reads that the person declined), "Always on this
+//! site" lets a new site load and covers it from then on. The card takes no keyboard focus and
+//! ignores a key or click in its first 500 ms.
 
 use std::time::Duration;
 
@@ -17,6 +18,171 @@ fn shown(id: &str) -> String {
     format!(
         "(() => {{ const e = {PANE}.getElementById('{id}'); return !!e && !e.hidden && e.getBoundingClientRect().height > 0; }})()"
     )
+}
+
+/// The pane element's approvals (its card's own state), in page script.
+const CARDS: &str = "document.querySelector('porthole-pane').approvals";
+
+/// Clicks the card's button `#id` once the card takes input (its buttons are disabled for
+/// its first moments).
+async fn answer_card(panel: &PanelPage, id: &str) {
+    panel
+        .until(
+            "the card to take input",
+            &format!("{CARDS}.armed() && !{PANE}.getElementById('{id}').disabled"),
+        )
+        .await;
+    panel.click_in_pane(id).await;
+}
+
+/// Resolves as soon as the card shows (a page-side wait, not a poll: the test's input must
+/// come within the card's first moments).
+async fn card_shown_now(panel: &PanelPage) {
+    let wait = format!(
+        "new Promise((done) => {{ const check = () => {} ? done(true) : requestAnimationFrame(check); check(); }})",
+        shown("approval")
+    );
+    let reply = tokio::time::timeout(
+        Duration::from_secs(90),
+        panel.cdp.call_on(
+            &panel.session,
+            "Runtime.evaluate",
+            json!({"expression": wait, "awaitPromise": true, "returnByValue": true}),
+        ),
+    )
+    .await
+    .expect("the approval card to show")
+    .unwrap();
+    assert_eq!(reply["result"]["value"], true, "{reply}");
+}
+
+/// Whether the pane's focused element is inside the approval card.
+fn focus_in_card() -> String {
+    format!(
+        "(() => {{ const a = {PANE}.activeElement; return !!a && {PANE}.getElementById('approval').contains(a); }})()"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_card_takes_no_focus_and_ignores_input_at_first() {
+    let daemon = TestDaemon::start().await;
+    let pages = PageServer::start().await;
+    let browser = BareChromium::launch_with(&["--window-size=1000,800"]).await;
+    let panel = PanelPage::open_panel(&browser, &daemon, "consent-input").await;
+    let (status, body) = daemon
+        .post(
+            "/api/browser/agents",
+            &json!({"channel_id": "consent-input", "name": "Robo", "confirm": ["evaluate"]}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let agent = daemon.caller(body["token"].as_str().unwrap());
+    agent
+        .act_ok("navigate", json!({"url": pages.url("/second.html")}))
+        .await;
+    let evaluate = |expression: &'static str| {
+        let agent = agent.clone();
+        tokio::spawn(async move {
+            tokio::time::timeout(
+                Duration::from_secs(60),
+                agent.act_text("evaluate", json!({"expression": expression})),
+            )
+            .await
+            .expect("the call ended")
+        })
+    };
+    // The person is typing into the page: the screen holds the keyboard.
+    panel
+        .eval("document.querySelector('porthole-pane').focusScreen()")
+        .await;
+    let typing_into = format!("{PANE}.activeElement && {PANE}.activeElement.id");
+    let before = panel.eval(&typing_into).await;
+    assert!(before.as_str().is_some_and(|id| !id.is_empty()), "{before}");
+
+    // A card appears; her next Enter and Space, and a click on Allow at once, answer nothing.
+    // (Tried again if this machine was too slow to give them inside the card's first moments.)
+    let mut tries = 0;
+    let running = loop {
+        tries += 1;
+        let running = evaluate("6 * 7 /* asked while she types */");
+        card_shown_now(&panel).await;
+        let allow = panel.center_of("Allow", "#approval-allow").await;
+        panel
+            .key(
+                "Enter",
+                "Enter",
+                13,
+                Some(
+                    "
+",
+                ),
+            )
+            .await;
+        panel.key(" ", "Space", 32, Some(" ")).await;
+        panel.click_at(allow).await;
+        if panel.eval(&format!("!{CARDS}.armed()")).await == json!(true) {
+            break running;
+        }
+        assert!(
+            tries < 3,
+            "the inputs never came within the card's first 500 ms"
+        );
+        answer_card(&panel, "approval-decline").await;
+        assert!(running.await.unwrap().0, "declined");
+    };
+    assert_eq!(panel.eval(&shown("approval")).await, json!(true));
+    assert_eq!(
+        panel.eval(&format!("{CARDS}.waiting.length")).await,
+        json!(1)
+    );
+    assert!(
+        !running.is_finished(),
+        "a key or click meant for the page answered the card"
+    );
+    assert_eq!(panel.eval(&focus_in_card()).await, json!(false));
+    assert_eq!(
+        panel.eval(&typing_into).await,
+        before,
+        "the card took focus"
+    );
+    // The card names the tab by its title, never its raw id.
+    let target = panel.eval(&format!("{CARDS}.waiting[0].target_id")).await;
+    let target = target.as_str().unwrap().to_string();
+    assert!(!target.is_empty());
+    let page = panel
+        .eval(&format!(
+            "{PANE}.getElementById('approval-page').textContent"
+        ))
+        .await;
+    let page = page.as_str().unwrap().to_string();
+    assert!(page.contains("In tab “Second page”"), "{page}");
+    assert!(!page.contains(&target), "{page}");
+
+    // The focus probe's positive control: focus moved into the card on purpose (once its
+    // buttons take input) is seen.
+    panel
+        .until(
+            "the card to take input",
+            &format!("!{PANE}.getElementById('approval-decline').disabled"),
+        )
+        .await;
+    panel
+        .eval(&format!(
+            "{PANE}.getElementById('approval-decline').focus()"
+        ))
+        .await;
+    assert_eq!(panel.eval(&focus_in_card()).await, json!(true));
+    panel
+        .eval("document.querySelector('porthole-pane').focusScreen()")
+        .await;
+    assert_eq!(panel.eval(&focus_in_card()).await, json!(false));
+
+    // The control: a click once the card takes input answers it.
+    answer_card(&panel, "approval-allow").await;
+    let (is_error, text) = running.await.unwrap();
+    assert!(!is_error && text.contains("42"), "{text}");
+    // Allow did not keep focus after the click either.
+    assert_eq!(panel.eval(&focus_in_card()).await, json!(false));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -53,7 +219,7 @@ async fn the_card_shows_the_act_and_its_buttons_answer_it() {
         card.contains("Robo") && card.contains("new site") && card.contains("/second.html"),
         "{card}"
     );
-    panel.click_in_pane("approval-always").await;
+    answer_card(&panel, "approval-always").await;
     let (is_error, text) = going.await.unwrap();
     assert!(!is_error, "{text}");
     panel
@@ -72,7 +238,7 @@ async fn the_card_shows_the_act_and_its_buttons_answer_it() {
         ))
         .await;
     assert_eq!(detail, "6 * 7 /* shown to the person */");
-    panel.click_in_pane("approval-decline").await;
+    answer_card(&panel, "approval-decline").await;
     let (is_error, text) = running.await.unwrap();
     assert!(is_error && text.contains("the person declined"), "{text}");
     panel
