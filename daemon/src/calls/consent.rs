@@ -11,7 +11,7 @@ use std::sync::Arc;
 use porthole_mcp::vocabulary::{ToolCall, UploadFileArgs};
 
 use crate::agents::{AgentIdentity, Agents};
-use crate::approvals::{ApprovalKind, Verdict};
+use crate::approvals::{ApprovalKind, Verdict, MAX_DETAIL_CHARS};
 use crate::browser::{Actor, BrowserSession, CallGuard, ConsentRules, Download};
 use crate::tools::{Tab, ToolError};
 
@@ -45,6 +45,18 @@ pub(crate) async fn approve(tab: &Tab, call: &ToolCall) -> Result<(), ToolError>
         ToolCall::UploadFile(a) => (ApprovalKind::Upload, file_names(a)),
         _ => return Ok(()),
     };
+    // The person is shown the whole script, never a cut one: one too long to show is refused.
+    let length = detail.chars().count();
+    if kind == ApprovalKind::Evaluate
+        && length > MAX_DETAIL_CHARS
+        && tab.browser.approvals().holds(tab.actor.id(), kind)
+    {
+        return Err(ToolError::msg(format!(
+            "Porthole did not run this script: it is {length} characters, and the person \
+             approves a script only when shown it whole (at most {MAX_DETAIL_CHARS}). Send a \
+             shorter one."
+        )));
+    }
     let verdict = tab
         .browser
         .approvals()

@@ -58,6 +58,8 @@ fn message(id: &str, ask: &Ask) -> PaneMessage {
         target_id: ask.target_id.clone(),
         url: ask.url.clone(),
         detail: ask.detail.clone(),
+        body: ask.body.as_ref().map(|b| b.shown.clone()),
+        body_size: ask.body.as_ref().map(|b| b.size),
     }
 }
 
@@ -96,6 +98,11 @@ impl<'s> Approvals<'s> {
     /// Counts one call of `agent_id` (its tab's requests count as its acts meanwhile).
     pub(crate) fn call_begins(&self, agent_id: &str) -> CallGuard {
         self.consent.call_begins(agent_id)
+    }
+
+    /// Whether `agent_id` must ask the person before acts of `kind`.
+    pub(crate) fn holds(&self, agent_id: &str, kind: ApprovalKind) -> bool {
+        self.consent.asks(agent_id, kind).is_some()
     }
 
     /// Lets `ask` happen when its agent need not ask, the person said "always" for its site,
@@ -200,6 +207,7 @@ impl<'s> Approvals<'s> {
             target_id: target_id.to_string(),
             url: url.chars().take(2000).collect(),
             detail: bounded_detail(&detail),
+            body: None,
         }
     }
 

@@ -104,20 +104,4 @@ async fn an_approval_waits_on_the_event_stream_and_a_pane_opened_later_answers()
         "{:?}",
         stream.all()
     );
-
-    // The stream closed and the pane gone: nobody to reach again, so it fails at once.
-    drop(stream);
-    drop(pane);
-    porthole_tests::eventually(
-        "an approval refused at once again",
-        std::time::Duration::from_secs(30),
-        || {
-            let agent = agent.clone();
-            async move {
-                let (is_error, text) = agent.act_text("evaluate", json!({"expression": "1"})).await;
-                (is_error && text.contains("nobody is watching")).then_some(())
-            }
-        },
-    )
-    .await;
 }

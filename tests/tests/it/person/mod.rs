@@ -3,6 +3,7 @@
 //! for her answer from a pane opened later instead of failing at once. With nobody to reach it
 //! still fails at once.
 
+mod cards;
 mod events;
 mod notifier;
 

@@ -258,3 +258,119 @@ async fn the_card_shows_the_act_and_its_buttons_answer_it() {
     assert!(!is_error, "{text}");
     assert_eq!(panel.eval(&shown("approval")).await, json!(false));
 }
+
+/// Records every `Notification` the page constructs (as `window.__notified`), then makes the
+/// real one: installed before the panel's own scripts run.
+const RECORD_NOTIFICATIONS: &str = include_str!("record_notifications.js");
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_waiting_on_a_channel_not_on_screen_raises_a_notification() {
+    let daemon = TestDaemon::start().await;
+    let browser = BareChromium::launch_with(&["--window-size=1000,800"]).await;
+    let cdp = porthole::cdp::CdpConnection::connect(&browser.ws_url, Duration::from_secs(10))
+        .await
+        .unwrap();
+    cdp.call(
+        "Browser.grantPermissions",
+        json!({"permissions": ["notifications"], "origin": daemon.base}),
+    )
+    .await
+    .unwrap();
+    let (target, session) = porthole_tests::raw_cdp::open(&cdp, "about:blank").await;
+    cdp.call("Target.activateTarget", json!({"targetId": target}))
+        .await
+        .unwrap();
+    cdp.call_on(&session, "Page.enable", json!({}))
+        .await
+        .unwrap();
+    cdp.call_on(
+        &session,
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": RECORD_NOTIFICATIONS}),
+    )
+    .await
+    .unwrap();
+    cdp.call_on(
+        &session,
+        "Page.navigate",
+        json!({"url": format!("{}/#token={}&channel=on-screen", daemon.base, daemon.token)}),
+    )
+    .await
+    .unwrap();
+    let panel = PanelPage { cdp, session };
+    panel
+        .until(
+            "the panel to start the channel",
+            "window.porthole && window.porthole.started",
+        )
+        .await;
+    let agent_on = |channel: &'static str| {
+        let daemon = &daemon;
+        async move {
+            let (status, body) = daemon
+                .post(
+                    "/api/browser/agents",
+                    &json!({"channel_id": channel, "name": "Robo", "confirm": ["evaluate"]}),
+                )
+                .await;
+            assert_eq!(status, 201, "{body}");
+            daemon.caller(body["token"].as_str().unwrap())
+        }
+    };
+    let here = agent_on("on-screen").await;
+    let elsewhere = agent_on("elsewhere").await;
+
+    // The channel on screen: its card shows in the pane, and no notification is raised.
+    let running = {
+        let here = here.clone();
+        tokio::spawn(async move {
+            here.act_text("evaluate", json!({"expression": "6 * 7"}))
+                .await
+        })
+    };
+    panel.until("the approval card", &shown("approval")).await;
+    answer_card(&panel, "approval-allow").await;
+    let (is_error, text) = running.await.unwrap();
+    assert!(!is_error && text.contains("42"), "{text}");
+
+    // Another channel, with no pane: the panel page's event stream is what reaches the person
+    // (the call waits rather than failing at once once the page listens), and she is notified.
+    let script = "'elsewhere-script-9c1'.length";
+    porthole_tests::eventually(
+        "the panel page's event stream open",
+        Duration::from_secs(30),
+        || async { daemon.logged("events_stream_opened").then_some(()) },
+    )
+    .await;
+    let waiting = tokio::spawn(async move {
+        elsewhere
+            .act_text("evaluate", json!({"expression": script}))
+            .await
+    });
+    let notified = panel
+        .until(
+            "a notification",
+            "window.__notified.length > 0 && window.__notified",
+        )
+        .await;
+    let notified = notified.as_array().unwrap();
+    // One: for the other channel, none for the channel on screen (its approval came first on
+    // the same stream).
+    assert_eq!(notified.len(), 1, "{notified:?}");
+    let title = notified[0]["title"].as_str().unwrap();
+    let body = notified[0]["body"].as_str().unwrap();
+    assert!(
+        title.contains("Robo") && title.contains("script"),
+        "{title}"
+    );
+    assert!(body.contains("elsewhere"), "{body}");
+    assert!(
+        !title.contains("9c1") && !body.contains("9c1"),
+        "{notified:?}"
+    );
+    assert!(
+        !waiting.is_finished(),
+        "the call did not wait for the person"
+    );
+    waiting.abort();
+}
