@@ -1,10 +1,11 @@
 //! What the person must allow first (DESIGN.md §20): the agent's sites and `confirm` kinds,
 //! looked up from its record (and the config's `agents.sites` / `agents.confirm`) when its call
 //! begins and held on its session from then on; the tools' own acts an approval holds
-//! (`evaluate` shows its script, `upload_file` the file names, `get_download` the file, a vault
-//! fill the item and fields); and the wait for the person's answers to what the call's page
-//! sent (a form post, a new site), which the browser holds at the network layer
-//! (`browser::guard`). Each ends in an [`Verdict`]; a refusal is the call's error.
+//! (`evaluate` shows its script whole and runs only in the document the card named,
+//! `upload_file` the file names, `get_download` the file, a vault fill the item and fields);
+//! and the wait for the person's answers to what the call's page sent (a form post, a new
+//! site), which the browser holds at the network layer (`browser::guard`). Each ends in an
+//! [`Verdict`]; a refusal is the call's error.
 
 use std::sync::Arc;
 
@@ -57,12 +58,47 @@ pub(crate) async fn approve(tab: &Tab, call: &ToolCall) -> Result<(), ToolError>
              shorter one."
         )));
     }
+    // The card names the page the tab shows now: a script allowed for it never runs in the
+    // next one (a navigation while the person read the card).
+    let shown = match kind == ApprovalKind::Evaluate
+        && tab.browser.approvals().holds(tab.actor.id(), kind)
+    {
+        true => document_of(tab).await,
+        false => None,
+    };
     let verdict = tab
         .browser
         .approvals()
         .approve_act(tab.actor.id(), kind, &tab.target_id, None, detail)
         .await;
-    refused(verdict)
+    refused(verdict)?;
+    if let Some((loader, url)) = shown {
+        let now = document_of(tab).await;
+        if now.as_ref().map(|(l, _)| l) != Some(&loader) {
+            let now_url = now.map(|(_, u)| u).unwrap_or_else(|| "no page".to_string());
+            return Err(ToolError::msg(format!(
+                "Porthole did not run the script: the person allowed it for the page {url}, \
+                 and the tab shows another document now ({now_url}). Call evaluate again to \
+                 ask about the page it shows now."
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `(loader id, URL)` of the document `tab` shows now (None when the tab does not answer).
+async fn document_of(tab: &Tab) -> Option<(String, String)> {
+    let tree = tab
+        .browser
+        .cdp()
+        .call_on(&tab.session_id, "Page.getFrameTree", serde_json::json!({}))
+        .await
+        .ok()?;
+    let frame = &tree["frameTree"]["frame"];
+    Some((
+        frame["loaderId"].as_str()?.to_string(),
+        frame["url"].as_str().unwrap_or_default().to_string(),
+    ))
 }
 
 /// Waits for the person before a finished download's bytes reach `actor`.

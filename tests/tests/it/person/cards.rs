@@ -89,3 +89,63 @@ async fn a_card_shows_a_posts_body_and_the_whole_script() {
     let (is_error, text) = running.await.unwrap();
     assert!(!is_error && text.contains("after"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_script_allowed_for_one_page_never_runs_in_the_next() {
+    let pages = PageServer::area("approvals").await;
+    let daemon = TestDaemon::start().await;
+    let (_, token) = agent_confirming(&daemon, json!(["evaluate"])).await;
+    let agent = daemon.caller(&token);
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(CHANNEL).await;
+    agent
+        .act_ok("navigate", json!({"url": pages.url("/form.html")}))
+        .await;
+    let evaluate = || {
+        let agent = agent.clone();
+        tokio::spawn(async move {
+            agent
+                .act_text(
+                    "evaluate",
+                    json!({"expression": "'ran on ' + document.title"}),
+                )
+                .await
+        })
+    };
+
+    // The card names the order form; while the person reads it, the page goes elsewhere.
+    let mark = pane.mark();
+    let running = evaluate();
+    let asked = pane.next_of("approval", mark).await;
+    assert!(
+        asked["url"].as_str().unwrap().ends_with("/form.html"),
+        "{asked}"
+    );
+    let target = asked["target_id"].as_str().unwrap().to_string();
+    let probe = porthole_tests::devtools_port::Probe::connect(&daemon.profile_dir(CHANNEL)).await;
+    probe
+        .eval(&target, "location.href = location.origin + '/link.html'")
+        .await;
+    probe
+        .eval_until(&target, "document.title", json!("Link"))
+        .await;
+    pane.send(json!({"type": "approval_answer", "id": asked["id"], "allow": true}));
+    let (is_error, text) = running.await.unwrap();
+    assert!(is_error, "the script ran in the next page: {text}");
+    assert!(
+        text.contains("did not run") && text.contains("/form.html"),
+        "{text}"
+    );
+
+    // The control: allowed for the page the tab still shows, it runs.
+    let mark = pane.mark();
+    let running = evaluate();
+    let asked = pane.next_of("approval", mark).await;
+    assert!(
+        asked["url"].as_str().unwrap().ends_with("/link.html"),
+        "{asked}"
+    );
+    pane.send(json!({"type": "approval_answer", "id": asked["id"], "allow": true}));
+    let (is_error, text) = running.await.unwrap();
+    assert!(!is_error && text.contains("ran on Link"), "{text}");
+}

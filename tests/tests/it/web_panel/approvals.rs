@@ -158,14 +158,31 @@ async fn the_card_takes_no_focus_and_ignores_input_at_first() {
     assert!(page.contains("In tab “Second page”"), "{page}");
     assert!(!page.contains(&target), "{page}");
 
-    // The focus probe's positive control: focus moved into the card on purpose (once its
-    // buttons take input) is seen.
+    // Once the card takes input it still has no focus, and her next Enter still goes to the
+    // page, not to the card.
     panel
         .until(
             "the card to take input",
-            &format!("!{PANE}.getElementById('approval-decline').disabled"),
+            &format!("{CARDS}.armed() && !{PANE}.getElementById('approval-decline').disabled"),
         )
         .await;
+    assert_eq!(panel.eval(&focus_in_card()).await, json!(false));
+    assert_eq!(
+        panel.eval(&typing_into).await,
+        before,
+        "the card took focus"
+    );
+    panel.key("Enter", "Enter", 13, Some("\r")).await;
+    assert_eq!(
+        panel.eval(&format!("{CARDS}.waiting.length")).await,
+        json!(1)
+    );
+    assert!(
+        !running.is_finished(),
+        "an Enter meant for the page answered the card"
+    );
+
+    // The focus probe's positive control: focus moved into the card on purpose is seen.
     panel
         .eval(&format!(
             "{PANE}.getElementById('approval-decline').focus()"
