@@ -8,13 +8,16 @@ use serde_json::json;
 
 use super::{agent_confirming, owner_stream, CHANNEL};
 
+/// Request headers, as `EventStream::open` takes them.
+type Headers<'a> = &'a [(&'a str, &'a str)];
+
 #[tokio::test(flavor = "multi_thread")]
 async fn only_the_owner_opens_the_event_stream() {
     let daemon = TestDaemon::start().await;
     let (_, agent_token) = agent_confirming(&daemon, json!([])).await;
     let owner = format!("Bearer {}", daemon.token);
     let agent = format!("Bearer {agent_token}");
-    let refusals: [(&[(&str, &str)], u16, &str); 4] = [
+    let refusals: [(Headers, u16, &str); 4] = [
         (&[], 401, "no token"),
         (
             &[("Authorization", "Bearer not-a-token")],
@@ -95,6 +98,23 @@ async fn an_approval_waits_on_the_event_stream_and_a_pane_opened_later_answers()
     assert_eq!(closed["id"], asked["id"], "{closed}");
     assert_eq!(closed["outcome"], "allowed", "{closed}");
     assert_eq!(closed["channel_id"], CHANNEL, "{closed}");
+    // An agent's request for help goes out on the stream too, and its end.
+    let asking = {
+        let agent = agent.clone();
+        tokio::spawn(async move {
+            agent
+                .act_text("request_human", json!({"reason": "solve the puzzle"}))
+                .await
+        })
+    };
+    let handoff = stream.next_of("handoff", mark).await;
+    assert_eq!(handoff["channel_id"], CHANNEL, "{handoff}");
+    assert_eq!(handoff["reason"], "solve the puzzle", "{handoff}");
+    pane.send(json!({"type": "handoff_done", "id": handoff["id"]}));
+    let (is_error, text) = asking.await.unwrap();
+    assert!(!is_error, "{text}");
+    let ended = stream.next_of("handoff_ended", mark).await;
+    assert_eq!(ended["id"], handoff["id"], "{ended}");
     // The pane's own messages that are not the person's business stay off the stream.
     assert!(
         stream
