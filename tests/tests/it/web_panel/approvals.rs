@@ -211,7 +211,7 @@ async fn the_card_shows_the_act_and_its_buttons_answer_it() {
     let (status, body) = daemon
         .post(
             "/api/browser/agents",
-            &json!({"channel_id": "consent", "name": "Robo", "confirm": ["evaluate", "new_site"]}),
+            &json!({"channel_id": "consent", "name": "Robo", "confirm": ["evaluate", "new_site", "submit"]}),
         )
         .await;
     assert_eq!(status, 201, "{body}");
@@ -274,6 +274,33 @@ async fn the_card_shows_the_act_and_its_buttons_answer_it() {
         .unwrap();
     assert!(!is_error, "{text}");
     assert_eq!(panel.eval(&shown("approval")).await, json!(false));
+
+    // A form post: the card shows what it sends, and its size.
+    let forms = PageServer::area("approvals").await;
+    let (is_error, text) = call("navigate", json!({"url": forms.url("/form.html")}))
+        .await
+        .unwrap();
+    assert!(!is_error, "{text}");
+    let posting = call(
+        "computer",
+        json!({"action": "left_click", "coordinate": [200, 200]}),
+    );
+    panel.until("the approval card", &shown("approval")).await;
+    assert_eq!(panel.eval(&shown("approval-body")).await, json!(true));
+    let body = panel
+        .eval(&format!(
+            "{PANE}.getElementById('approval-body').textContent"
+        ))
+        .await;
+    assert_eq!(body, "item=tea");
+    let label = panel
+        .eval(&format!(
+            "{PANE}.getElementById('approval-body-label').textContent"
+        ))
+        .await;
+    assert_eq!(label, "It sends 8 bytes:");
+    answer_card(&panel, "approval-decline").await;
+    posting.await.unwrap();
 }
 
 /// Records every `Notification` the page constructs (as `window.__notified`), then makes the
