@@ -38,6 +38,7 @@ fn keepass_db(dir: &Path, site: &str) -> PathBuf {
         password: Some(SITE_PASSWORD),
         url: &login,
         otp: None,
+        extra: &[],
     };
     vault_fixture::write(dir, "bench", DB_PASSWORD, &[forum], KdbxFormat::default())
 }
@@ -131,8 +132,20 @@ pub async fn run() {
     let kb = text.len() as f64 / 1024.0;
     // The scanner alone, on that text, with the filled secret's forms.
     let scanner = porthole::bench_hooks::vault::scan::Scanner::default();
-    scanner.remember(FILLED, USER);
-    scanner.remember(FILLED, SITE_PASSWORD);
+    scanner
+        .remember(
+            FILLED,
+            USER,
+            porthole::bench_hooks::vault::scan::SecretKind::Password,
+        )
+        .unwrap();
+    scanner
+        .remember(
+            FILLED,
+            SITE_PASSWORD,
+            porthole::bench_hooks::vault::scan::SecretKind::Password,
+        )
+        .unwrap();
     let mut alone = Vec::new();
     for _ in 0..RUNS * 4 {
         let started = Instant::now();

@@ -6,9 +6,78 @@
 //! (`http://127.0.0.1:8080`: that scheme, host and port exactly). With an `allow` list only
 //! what it names loads; `deny` always wins. Where several lists apply (the config's for every
 //! agent, the agent's own), a URL must pass each.
+//!
+//! Every spelling of a host is one host (DESIGN.md §20a), in patterns and URLs alike
+//! ([`canonical_host`]): case, a trailing dot (`localhost.`), IDN and punycode (the `url`
+//! crate's IDNA), the numeric IPv4 forms (`0x7f.1`, `2130706433`) and IPv4-mapped IPv6
+//! (`[::ffff:127.0.0.1]`) all compare equal to their plain form. This machine's loopback is
+//! one host, `localhost`, under every name and address Chromium connects to it by:
+//! `localhost`, any `*.localhost`, `127.0.0.0/8`, `::1` and the unspecified `0.0.0.0`/`::`. So a
+//! deny of `localhost` or of `127.0.0.1` covers all of them, and an allow of one admits the
+//! others; an origin pattern still names its scheme and port (`http://127.0.0.1:8080` and
+//! `http://localhost:8080` are one origin, `http://localhost:8081` another).
+
+use std::net::{Ipv4Addr, Ipv6Addr};
 
 use serde::{Deserialize, Serialize};
-use url::Url;
+use url::{Host, Url};
+
+/// The one name of this machine's loopback, whichever way a pattern or URL spells it.
+pub const LOOPBACK: &str = "localhost";
+
+/// The host Porthole compares: the same string for every spelling of one host (see the
+/// module's doc). Domains come lower-cased and in punycode from the `url` crate.
+pub fn canonical_host<S: AsRef<str>>(host: &Host<S>) -> String {
+    match host {
+        Host::Domain(domain) => {
+            let domain = domain.as_ref().trim_end_matches('.').to_ascii_lowercase();
+            if domain == LOOPBACK || domain.ends_with(".localhost") {
+                LOOPBACK.to_string()
+            } else {
+                domain
+            }
+        }
+        Host::Ipv4(address) => canonical_ipv4(*address),
+        Host::Ipv6(address) => canonical_ipv6(*address),
+    }
+}
+
+fn canonical_ipv4(address: Ipv4Addr) -> String {
+    if address.is_loopback() || address.is_unspecified() {
+        LOOPBACK.to_string()
+    } else {
+        address.to_string()
+    }
+}
+
+fn canonical_ipv6(address: Ipv6Addr) -> String {
+    if let Some(v4) = address.to_ipv4_mapped() {
+        return canonical_ipv4(v4);
+    }
+    if address.is_loopback() || address.is_unspecified() {
+        LOOPBACK.to_string()
+    } else {
+        format!("[{address}]")
+    }
+}
+
+/// The canonical host of `url` (None for a URL without one: `about:`, `data:`, `blob:`).
+pub fn host_of(url: &Url) -> Option<String> {
+    url.host().as_ref().map(canonical_host)
+}
+
+/// The origin an "always" answer is kept under: `scheme://host:port` with the canonical host,
+/// for `http`, `https`, `ws` and `wss` URLs; None for every opaque origin (`about:`, `data:`,
+/// `blob:`, `file:`, a URL that does not parse), which no "always" may cover.
+pub fn origin_of(url: &str) -> Option<String> {
+    let parsed = Url::parse(url).ok()?;
+    if !matches!(parsed.scheme(), "http" | "https" | "ws" | "wss") {
+        return None;
+    }
+    let host = host_of(&parsed)?;
+    let port = parsed.port_or_known_default()?;
+    Some(format!("{}://{host}:{port}", parsed.scheme()))
+}
 
 /// Most patterns in one list.
 pub const MAX_PATTERNS: usize = 200;
@@ -91,10 +160,10 @@ impl Pattern {
             if !origin_only {
                 return Err(bad("an origin has no path, query, fragment or user"));
             }
-            let host = url.host_str().ok_or_else(|| bad("no host"))?;
+            let host = host_of(&url).ok_or_else(|| bad("no host"))?;
             return Ok(Pattern::Origin {
                 scheme: url.scheme().to_string(),
-                host: host.to_ascii_lowercase(),
+                host,
                 port: url.port_or_known_default().unwrap_or(0),
             });
         }
@@ -102,19 +171,9 @@ impl Pattern {
             Some(rest) => (true, rest),
             None => (false, trimmed),
         };
-        let host = host.to_ascii_lowercase();
-        let valid = !host.is_empty()
-            && !host.starts_with('.')
-            && !host.ends_with('.')
-            && !host.contains("..")
-            && host
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
-        if !valid {
-            return Err(bad(
-                "a host is letters, digits, dots and dashes (a bracketed IPv6 address goes in an origin)",
-            ));
-        }
+        let host = pattern_host(host).ok_or_else(|| {
+            bad("a host is letters, digits, dots and dashes, a trailing dot allowed (a bracketed IPv6 address goes in an origin)")
+        })?;
         Ok(if wild {
             Pattern::Subdomains(host)
         } else {
@@ -123,7 +182,7 @@ impl Pattern {
     }
 
     fn matches(&self, url: &Url) -> bool {
-        let Some(host) = url.host_str().map(|h| h.to_ascii_lowercase()) else {
+        let Some(host) = host_of(url) else {
             return false;
         };
         match self {
@@ -136,6 +195,28 @@ impl Pattern {
             } => url.scheme() == scheme && host == *h && url.port_or_known_default() == Some(*port),
         }
     }
+}
+
+/// The canonical host a host pattern names (one trailing dot allowed, IDN in any form, an
+/// IPv4 address in any numeric form), or None when it names none.
+fn pattern_host(text: &str) -> Option<String> {
+    let text = text.strip_suffix('.').unwrap_or(text);
+    if text.is_empty() || text.starts_with('.') || text.ends_with('.') || text.contains("..") {
+        return None;
+    }
+    if text.starts_with('[') {
+        return None;
+    }
+    let host = Host::parse(text).ok()?;
+    if let Host::Domain(ascii) = &host {
+        let plain = ascii
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+        if !plain {
+            return None;
+        }
+    }
+    Some(canonical_host(&host))
 }
 
 /// The lists that apply to one agent, parsed: the config's and its own.
@@ -183,13 +264,16 @@ impl SiteRules {
 
     /// Whether a document at `url` may load. Only `http`/`https` URLs are sites; other
     /// schemes are left to the URL policy (`about:blank`, `data:` and `blob:` make no request
-    /// to any site).
+    /// to any site). A URL Porthole cannot read is refused while any rule applies.
     pub fn verdict(&self, url: &str) -> Result<(), SiteRefusal> {
         if self.is_open() {
             return Ok(());
         }
         let Ok(parsed) = Url::parse(url) else {
-            return Ok(());
+            return Err(SiteRefusal {
+                rule: "Porthole cannot read this URL's host, and this agent's sites are limited"
+                    .to_string(),
+            });
         };
         if !matches!(parsed.scheme(), "http" | "https") {
             return Ok(());
@@ -270,6 +354,123 @@ mod tests {
         // Not sites: left to the URL policy.
         assert!(rules.verdict("about:blank").is_ok());
         assert!(rules.verdict("data:text/html,hi").is_ok());
+    }
+
+    #[test]
+    fn every_spelling_of_a_host_is_that_host() {
+        let deny = SiteRules::new(&[(
+            "x",
+            &sites(
+                &[],
+                &["localhost", "denied.test", "bücher.example", "10.0.0.1"],
+            ),
+        )]);
+        for url in [
+            "http://localhost:9/",
+            "http://LOCALHOST:9/",
+            "http://localhost.:9/",
+            "http://x.localhost:9/",
+            "http://a.b.localhost.:9/",
+            "http://127.0.0.1:9/",
+            "http://127.0.0.1.:9/",
+            "http://127.1:9/",
+            "http://0x7f.1:9/",
+            "http://2130706433:9/",
+            "http://127.0.0.2:9/",
+            "http://[::1]:9/",
+            "http://[::ffff:127.0.0.1]:9/",
+            "http://[::ffff:7f00:1]:9/",
+            "http://0.0.0.0:9/",
+            "https://DENIED.test./x",
+            "https://denied.test/",
+            "https://xn--bcher-kva.example/",
+            "https://BÜCHER.example./",
+            "http://10.0.0.1/",
+            "http://0xa.0.0.1/",
+            "http://167772161/",
+            "http://[::ffff:10.0.0.1]/",
+        ] {
+            assert!(deny.verdict(url).is_err(), "{url} passed a deny");
+        }
+        for url in [
+            "https://denied.test.example/",
+            "https://notdenied.test/",
+            "http://10.0.0.2/",
+            "http://localhost.example/",
+            "http://[::2]/",
+        ] {
+            assert!(deny.verdict(url).is_ok(), "{url} was denied");
+        }
+    }
+
+    #[test]
+    fn patterns_take_every_spelling_too() {
+        for pattern in [
+            "localhost.",
+            "LocalHost",
+            "x.localhost",
+            "127.0.0.1",
+            "0x7f.0.0.1",
+            "http://localhost.:8080",
+            "http://[::ffff:127.0.0.1]:8080",
+            "http://127.0.0.1:8080/",
+        ] {
+            let rules = SiteRules::new(&[("x", &sites(&[], &[pattern]))]);
+            assert!(sites(&[], &[pattern]).check().is_ok(), "{pattern}");
+            assert!(
+                rules.verdict("http://localhost:8080/").is_err(),
+                "{pattern} does not cover localhost:8080"
+            );
+        }
+        let origin = SiteRules::new(&[("x", &sites(&["http://localhost.:8080"], &[]))]);
+        assert!(origin.verdict("http://127.0.0.1:8080/a").is_ok());
+        assert!(origin.verdict("http://localhost:8081/a").is_err());
+        assert!(origin.verdict("https://localhost:8080/a").is_err());
+        let idn = SiteRules::new(&[("x", &sites(&["*.xn--bcher-kva.example."], &[]))]);
+        assert!(idn.verdict("https://shop.bücher.example/").is_ok());
+        assert!(idn.verdict("https://bücher.example./").is_ok());
+        assert!(idn.verdict("https://other.example/").is_err());
+        for bad in [
+            "localhost..",
+            ".localhost",
+            "a b",
+            "[::1]",
+            "*.bad_name.test",
+        ] {
+            assert!(sites(&[bad], &[]).check().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_origin_is_scheme_canonical_host_and_port_and_opaque_ones_are_none() {
+        assert_eq!(
+            origin_of("https://Shop.Example.:443/cart").as_deref(),
+            Some("https://shop.example:443")
+        );
+        assert_eq!(
+            origin_of("http://127.0.0.1:9/x").as_deref(),
+            Some("http://localhost:9")
+        );
+        assert_eq!(
+            origin_of("http://[::ffff:127.0.0.1]:9/").as_deref(),
+            Some("http://localhost:9")
+        );
+        for opaque in [
+            "about:blank",
+            "data:text/html,hi",
+            "blob:http://a.test/0b7e",
+            "file:///etc/passwd",
+            "not a url",
+        ] {
+            assert_eq!(origin_of(opaque), None, "{opaque}");
+        }
+    }
+
+    #[test]
+    fn a_url_porthole_cannot_read_is_refused_while_a_rule_applies() {
+        let rules = SiteRules::new(&[("x", &sites(&[], &["denied.test"]))]);
+        assert!(rules.verdict("http://[oops/").is_err());
+        assert!(SiteRules::default().verdict("http://[oops/").is_ok());
     }
 
     #[test]

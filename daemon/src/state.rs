@@ -159,6 +159,29 @@ impl StateDb {
         }
     }
 
+    /// Every recorded channel, with its saved mode (None: it follows the daemon's default).
+    pub fn recorded_channels(&self) -> Result<Vec<(ChannelId, Option<Mode>)>, StateError> {
+        let conn = self.conn.lock().expect("state lock");
+        let mut statement = conn
+            .prepare("SELECT channel_id, mode FROM channel_mode ORDER BY channel_id")
+            .map_err(|e| self.wrap(e))?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })
+            .map_err(|e| self.wrap(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (channel, mode) = row.map_err(|e| self.wrap(e))?;
+            let Ok(channel) = ChannelId::parse(&channel) else {
+                continue;
+            };
+            let mode = serde_json::from_value::<Mode>(serde_json::Value::String(mode)).ok();
+            out.push((channel, mode));
+        }
+        Ok(out)
+    }
+
     /// Every channel with a saved mode.
     pub fn modes(&self) -> Result<Vec<(ChannelId, Mode)>, StateError> {
         let conn = self.conn.lock().expect("state lock");

@@ -20,6 +20,8 @@ pub struct KdbxEntry<'a> {
     pub url: &'a str,
     /// An `otpauth://` URI in the entry's `otp` field (KeePassXC's TOTP).
     pub otp: Option<&'a str>,
+    /// More string fields, as `(key, value)`: `KP2A_URL`, `TOTP Seed`, `TOTP Settings`….
+    pub extra: &'a [(&'a str, &'a str)],
 }
 
 /// How [`write`] saves a database.
@@ -108,6 +110,9 @@ pub fn write(
         if let Some(otp) = e.otp {
             xml.push_str(&string("otp", otp));
         }
+        for (key, value) in e.extra {
+            xml.push_str(&string(key, value));
+        }
         xml.push_str("</Entry>\n");
     }
     xml.push_str("</Group></Group></Root></KeePassFile>");
@@ -168,6 +173,7 @@ pub async fn daemon_with_forum(
             password: Some(site_password),
             url: site_url,
             otp: None,
+            extra: &[],
         }],
         KdbxFormat::default(),
     );

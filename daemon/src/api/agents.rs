@@ -12,6 +12,8 @@ use super::error::{ApiError, ApiJson};
 use super::AppState;
 use crate::agents::{AgentError, AgentIdentity, Confirm, Sites};
 use crate::browser::OWNER_AGENT;
+use crate::channel_id::ChannelId;
+use crate::mode::Mode;
 
 /// `POST /api/browser/agents` body.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -180,7 +182,8 @@ pub async fn remove(
 }
 
 /// Changes an agent (owner token only: an agent can never widen its own sites or drop its own
-/// approvals). The change applies from the agent's next call; a bad field changes nothing.
+/// approvals). The change applies at once, to its tabs' requests in flight on the channel's
+/// browser too; a bad field changes nothing.
 #[utoipa::path(patch, path = "/api/browser/agents/{agent_id}", params(("agent_id" = String, Path)), request_body = AgentPatch, responses((status = 200, body = AgentIdentity), (status = 400, description = "a malformed site pattern, an unknown approval kind or an unknown field"), (status = 404, description = "no such agent"), (status = 401, description = "no or unknown token"), (status = 403, description = "an agent token"), (status = 503, description = "state not writable")), security(("token" = [])))]
 pub async fn patch(
     State(state): State<AppState>,
@@ -203,12 +206,26 @@ pub async fn patch(
             return Err(unknown_agent(&agent_id));
         }
     }
-    agents
+    let changed = agents
         .list()?
         .into_iter()
         .find(|a| a.agent_id == agent_id)
-        .map(Json)
-        .ok_or_else(|| unknown_agent(&agent_id))
+        .ok_or_else(|| unknown_agent(&agent_id))?;
+    apply_now(&state, &changed).await;
+    Ok(Json(changed))
+}
+
+/// Holds `agent`'s tabs to its record as it is now, in every live browser of its channel.
+async fn apply_now(state: &AppState, agent: &AgentIdentity) {
+    let Ok(channel) = ChannelId::parse(&agent.channel_id) else {
+        return;
+    };
+    let channels = &state.inner.channels;
+    for mode in [Mode::Docker, Mode::Local, Mode::Host] {
+        if let Some(session) = channels.session(&channel, mode) {
+            crate::calls::apply_rules(&state.inner.agents, &session, agent).await;
+        }
+    }
 }
 
 fn unknown_agent(agent_id: &str) -> ApiError {

@@ -220,6 +220,7 @@ pub async fn delete(
 fn known_channel(state: &AppState, raw: &str) -> Result<ChannelId, ApiError> {
     let channel = ChannelId::parse(raw)?;
     let known = state.inner.timeline.exists(&channel)
+        || state.inner.channels.exists(&channel)
         || state
             .inner
             .channels

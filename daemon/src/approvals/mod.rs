@@ -1,7 +1,7 @@
 //! Approvals (DESIGN.md §20): the kinds of act an agent may be held to ask the person about
 //! (`confirm` on its record and `agents.confirm` for all), what one request for the person's
-//! answer shows, how it ended, and the sites the person said "always" to. Plain data, a leaf:
-//! imports nothing of the crate. The session asks and waits (`browser::prompts::approvals`);
+//! answer shows, how it ended, and the origins the person said "always" to. Plain data: imports
+//! only the `sites` leaf (every spelling of a host is one host there). The session asks and waits (`browser::prompts::approvals`);
 //! only a pane answers.
 
 mod kinds;
@@ -56,20 +56,22 @@ impl SentBody {
 }
 
 impl Ask {
-    /// The site an "always on this site" answer covers: the URL's host (any scheme and port,
-    /// as a site pattern's host), or its scheme for URLs without one (`data:`).
-    pub fn site(&self) -> String {
-        site_of(&self.url)
+    /// The origin an "always" answer covers: the URL's scheme, host (in every spelling) and
+    /// port. None for an opaque origin (`about:`, `data:`, `blob:`): no "always" covers one,
+    /// since such a document shares its opener's or creator's real origin.
+    pub fn origin(&self) -> Option<String> {
+        crate::sites::origin_of(&self.url)
     }
 }
 
-/// The site of `url` (see [`Ask::site`]).
+/// The site of `url` a `new_site` compares: its origin (scheme, host in any spelling, port),
+/// or its scheme for an opaque one (`data:`), so a load to another origin is a new site.
 pub fn site_of(url: &str) -> String {
+    if let Some(origin) = crate::sites::origin_of(url) {
+        return origin;
+    }
     match url::Url::parse(url) {
-        Ok(parsed) => match parsed.host_str() {
-            Some(host) => host.to_ascii_lowercase(),
-            None => format!("{}:", parsed.scheme()),
-        },
+        Ok(parsed) => format!("{}:", parsed.scheme()),
         Err(_) => String::new(),
     }
 }
@@ -81,7 +83,8 @@ pub enum Remember {
     /// This act only.
     #[default]
     Once,
-    /// This kind on this site, for this agent, until the daemon stops.
+    /// This kind on this origin (scheme, host, port), for this agent, until the daemon stops.
+    /// Never kept for an opaque origin: such an answer allows the act once.
     Site,
 }
 
@@ -146,6 +149,23 @@ impl Outcome {
     }
 }
 
+/// One step of an approval for the timeline, sent on a channel that never drops one (the
+/// panes' notices may lag; the record may not).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalRecord {
+    /// The person was asked (approval `id`).
+    Asked { id: String, ask: Ask },
+    /// Approval `id` ended in `outcome`, decided `by` the person, a timeout or Porthole.
+    Closed {
+        id: String,
+        ask: Ask,
+        outcome: Outcome,
+        by: &'static str,
+    },
+    /// Allowed without asking: the person's "always" for `origin` covered it.
+    Remembered { ask: Ask, origin: String },
+}
+
 /// What became of an act an agent may have had to ask the person about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
@@ -193,11 +213,45 @@ mod tests {
     }
 
     #[test]
-    fn a_site_is_the_host_in_any_scheme_and_port() {
-        assert_eq!(ask("https://Shop.Example:8443/cart").site(), "shop.example");
-        assert_eq!(ask("http://127.0.0.1:9/x").site(), "127.0.0.1");
-        assert_eq!(ask("data:text/html,hi").site(), "data:");
-        assert_eq!(ask("not a url").site(), "");
+    fn always_is_kept_by_origin_and_never_for_an_opaque_one() {
+        assert_eq!(
+            ask("https://Shop.Example.:8443/cart").origin().as_deref(),
+            Some("https://shop.example:8443")
+        );
+        assert_ne!(
+            ask("http://127.0.0.1:9/x").origin(),
+            ask("http://127.0.0.1:10/x").origin()
+        );
+        assert_ne!(
+            ask("http://a.test/").origin(),
+            ask("https://a.test/").origin()
+        );
+        for opaque in [
+            "about:blank",
+            "data:text/html,hi",
+            "blob:http://a.test/1",
+            "x",
+        ] {
+            assert_eq!(ask(opaque).origin(), None, "{opaque}");
+        }
+    }
+
+    #[test]
+    fn a_new_site_is_another_origin_in_any_spelling() {
+        assert_eq!(
+            site_of("https://Shop.Example.:8443/cart"),
+            "https://shop.example:8443"
+        );
+        assert_eq!(
+            site_of("http://127.0.0.1:9/x"),
+            site_of("http://localhost.:9/")
+        );
+        assert_ne!(
+            site_of("http://127.0.0.1:9/x"),
+            site_of("http://localhost:7/")
+        );
+        assert_eq!(site_of("data:text/html,hi"), "data:");
+        assert_eq!(site_of("not a url"), "");
     }
 
     #[test]

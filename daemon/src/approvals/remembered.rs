@@ -1,12 +1,13 @@
-//! The person's "always on this site" answers: a kind on a site, per agent, until the daemon
-//! stops (kept in memory only, never in the state database).
+//! The person's "always" answers: a kind on an origin (scheme, host, port; see
+//! `Ask::origin`), per agent, until the daemon stops (kept in memory only, never in the state
+//! database).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::ApprovalKind;
 
-/// Most remembered sites per agent (the oldest answer goes first past it).
+/// Most remembered origins per agent (the oldest answer goes first past it).
 const MAX_PER_AGENT: usize = 500;
 
 /// Remembered answers, by agent id. Short lock, never held across an await.

@@ -36,7 +36,7 @@ pub(crate) use input::pipeline::{Dispatched, InputPipeline, Next};
 pub(crate) use input::queue::InputQueue;
 pub(crate) use input::stages::frame_written as wheel_frame_written;
 pub(crate) use prompts::auth::AuthAnswer;
-pub(crate) use prompts::consent::{CallGuard, ConsentRules};
+pub(crate) use prompts::consent::{CallGuard, ConsentRules, ScriptedDocs};
 pub(crate) use prompts::select_popup::SelectChoice;
 pub(crate) use session::for_panes::print_to_download;
 pub(crate) use session::handle::SettleLimits;

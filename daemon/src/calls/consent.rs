@@ -1,11 +1,11 @@
 //! What the person must allow first (DESIGN.md §20): the agent's sites and `confirm` kinds,
-//! looked up from its record (and the config's `agents.sites` / `agents.confirm`) when its call
-//! begins and held on its session from then on; the tools' own acts an approval holds
-//! (`evaluate` shows its script whole and runs only in the document the card named,
-//! `upload_file` the file names, `get_download` the file, a vault fill the item and fields);
-//! and the wait for the person's answers to what the call's page sent (a form post, a new
-//! site), which the browser holds at the network layer (`browser::guard`). Each ends in an
-//! [`Verdict`]; a refusal is the call's error.
+//! looked up from its record (and the config's `agents.sites` / `agents.confirm`) and held on
+//! its session: when its call begins, and at once when the owner changes its record
+//! ([`apply_rules`]); the tools' own acts an approval holds (`evaluate` shows its script whole
+//! and runs only in the document the card named, `upload_file` the file names, `get_download`
+//! the file, a vault fill the item and fields); and the wait for the person's answers to what
+//! the call's page sent (a form post, a new site), which the browser holds at the network
+//! layer (`browser::guard`). Each ends in an [`Verdict`]; a refusal is the call's error.
 
 use std::sync::Arc;
 
@@ -13,29 +13,61 @@ use porthole_mcp::vocabulary::{ToolCall, UploadFileArgs};
 
 use crate::agents::{AgentIdentity, Agents};
 use crate::approvals::{ApprovalKind, Verdict, MAX_DETAIL_CHARS};
-use crate::browser::{Actor, BrowserSession, CallGuard, ConsentRules, Download};
+use crate::browser::{Actor, BrowserSession, CallGuard, ConsentRules, Download, ScriptedDocs};
 use crate::tools::{Tab, ToolError};
+use crate::vault::Vault;
 
-/// Holds `agent`'s tabs in `session` to its sites and approvals as its record says now (a
-/// change applies from this call on), and counts the call, so its tab's requests are its acts
-/// while the guard lives.
+/// Holds `agent`'s tabs in `session` to its sites and approvals as its record says now, and
+/// counts the call, so its tab's requests are its acts while the guard lives. The error (what
+/// the agent reads) when it is held to rules and the session's network checks are not on:
+/// its call is refused, never run unchecked.
 pub(crate) async fn hold(
     agents: &Agents,
     session: &BrowserSession,
     actor: &Actor,
     agent: Option<&AgentIdentity>,
-) -> CallGuard {
+) -> Result<CallGuard, String> {
     if let Some(agent) = agent {
-        session.sites().set(actor.id(), agents.site_rules(agent));
-        let rules = ConsentRules {
-            name: agent.name.clone(),
-            kinds: agents.confirm_kinds(agent),
-            remembered: agents.remembered().clone(),
-            timeout: agents.approval_timeout(),
-        };
-        session.approvals().set_rules(actor.id(), rules).await;
+        apply_rules(agents, session, agent).await;
+        let ruled = !agents.site_rules(agent).is_open() || !agents.confirm_kinds(agent).is_empty();
+        if ruled {
+            session.auth().request_pauses_on().await?;
+        }
     }
-    session.approvals().call_begins(actor.id())
+    Ok(session.approvals().call_begins(actor.id()))
+}
+
+/// Lets `session` read the documents agents ran script in from `vault`'s ledger (a `submit`
+/// from one of them is the agent's act whenever it leaves, DESIGN.md §20a).
+pub(crate) fn read_scripted_from(session: &BrowserSession, vault: &Arc<Vault>) {
+    let vault = vault.clone();
+    let channel = session.channel().to_string();
+    session
+        .approvals()
+        .read_scripted_from(ScriptedDocs(Arc::new(move |agent, target| {
+            vault
+                .scripted_by(&channel, agent)
+                .into_iter()
+                .filter(|doc| doc.target == target)
+                .map(|doc| doc.loader)
+                .collect()
+        })));
+}
+
+/// Holds `agent`'s tabs in `session` to its sites and `confirm` kinds as its record says now:
+/// its tabs' next requests are checked by them (the owner's change of an agent applies at
+/// once, not from its next call).
+pub(crate) async fn apply_rules(agents: &Agents, session: &BrowserSession, agent: &AgentIdentity) {
+    session
+        .sites()
+        .set(&agent.agent_id, agents.site_rules(agent));
+    let rules = ConsentRules {
+        name: agent.name.clone(),
+        kinds: agents.confirm_kinds(agent),
+        remembered: agents.remembered().clone(),
+        timeout: agents.approval_timeout(),
+    };
+    session.approvals().set_rules(&agent.agent_id, rules).await;
 }
 
 /// Waits for the person when `call` in `tab` is an act its agent must ask about

@@ -21,6 +21,7 @@ use super::secrets::Secrets;
 use super::{consent, gate};
 use crate::browser::{Actor, BrowserSession, PaneMessage};
 use crate::tools::{self, FieldKind, Tab, ToolError};
+use crate::vault::scan::SecretKind;
 use crate::vault::{FillRecord, Opened, VaultError};
 
 /// Who fills, and so which checks apply.
@@ -305,14 +306,28 @@ pub(super) async fn fill(
             return Err(ToolError::msg(why));
         }
     }
+    // From the first key on, the page may echo a secret: every later answer is scanned for
+    // it. Kept before anything is typed; no room refuses the whole fill.
     for target in &targets {
         let Some((_, value)) = values.iter().find(|(k, _)| *k == target.kind) else {
             continue;
         };
-        // From the first key on, the page may echo it: every later answer is scanned.
-        if target.kind != FieldKind::Username {
-            secrets.remember(browser.channel(), value);
+        let kind = match target.kind {
+            FieldKind::Username => continue,
+            FieldKind::Password => SecretKind::Password,
+            FieldKind::Code => SecretKind::Code,
+        };
+        if let Err(why) = secrets.remember(browser.channel(), value, kind) {
+            tracing::info!(event = "vault_fill_refused", channel_id = %browser.channel(), agent_id = actor.id(), reason = "scan_full");
+            secrets.unseal(&sealed);
+            record(origin, filled, Some(why.clone()));
+            return Err(ToolError::msg(why));
         }
+    }
+    for target in &targets {
+        let Some((_, value)) = values.iter().find(|(k, _)| *k == target.kind) else {
+            continue;
+        };
         if let Err(e) = tools::type_into(&tab, target, value).await {
             record(origin, filled, Some(e.to_string()));
             return Err(e);

@@ -93,9 +93,12 @@ pub(crate) async fn guarded(
     Ok(tools::mention_open_dialog(tab, output))
 }
 
-/// Puts the notes the browser left for `actor` since its last answer before `output`.
+/// Puts the notes the browser left for `actor` since its last answer before `output`. A
+/// request of its act that Porthole held back (declined, unanswered, nobody watching) makes the
+/// answer an error: the act did not do all it meant to, even when its click went through.
 pub(crate) fn notes(session: &BrowserSession, actor: &Actor, output: &mut ToolOutput) {
     for note in session.agent_notes().take(actor.id()).into_iter().rev() {
-        output.content.insert(0, Content::Text { text: note });
+        output.is_error |= note.held_back;
+        output.content.insert(0, Content::Text { text: note.text });
     }
 }

@@ -71,6 +71,7 @@ use crate::tools::{self, Scope, ToolError};
 use crate::vault::Vault;
 
 pub(crate) use admit::{call_slot, Refusal};
+pub(crate) use consent::apply_rules;
 pub(crate) use person_fill::PersonFill;
 
 use fill::FillLayers;
@@ -109,7 +110,12 @@ pub(crate) async fn channel_call(
             Err(answer) => return Ok(answer),
         };
         let actor = &admitted.actor;
-        let _acting = consent::hold(parts.agents, &session, actor, admitted.agent.as_ref()).await;
+        let _acting =
+            match consent::hold(parts.agents, &session, actor, admitted.agent.as_ref()).await {
+                Ok(acting) => acting,
+                Err(refusal) => return Ok(ToolOutput::error(refusal)),
+            };
+        consent::read_scripted_from(&session, parts.vault);
         let lost = parts.channels.take_lost_tabs(&channel, actor.id());
         let pipeline = Pipeline {
             oversee: Some(Oversee::new(
@@ -302,10 +308,11 @@ impl Pipeline {
             other => other,
         };
         // One tab for the whole call: the checks and the tool see the same one.
-        let tab = gate::enter(session, actor, call).await?;
+        let mut tab = gate::enter(session, actor, call).await?;
         consent::approve(&tab, call).await?;
         if let Some(secrets) = &self.secrets {
             secrets.before_script(&tab, call).await?;
+            tab.redact = secrets.redact(session.channel());
         }
         gate::guarded(&tab, call, tools::run(session, actor, Some(&tab), call)).await
     }

@@ -55,6 +55,7 @@ pub(crate) async fn fill_for_person(
         target_id,
         session_id,
         actor: Actor::Owner,
+        redact: crate::tools::Redact::none(),
     };
     let by = Filler::Person { tab: &tab, agents };
     if item.trim().is_empty() || item.len() > MAX_ITEM || item.chars().any(char::is_control) {

@@ -1,5 +1,6 @@
 //! Script and secrets never share a document (DESIGN.md §19), and a secret never comes back:
-//! - a fill goes only into frames of the item's origins ([`Secrets::check_origins`]), and a
+//! - a fill goes only into frames of the item's origins, in pages of those origins only
+//!   ([`Secrets::check_origins`]: another site around the form could take its focus), and a
 //!   fill with `submit` only into a form that sends it there ([`Secrets::check_destination`]);
 //! - a fill is refused in a live document of the item's origins where the filling agent (or,
 //!   for the person's fill, any agent of the channel) ran `evaluate` since it loaded;
@@ -8,7 +9,8 @@
 //!   there ([`Secrets::before_script`]);
 //! - a document whose state cannot be read counts as still there (fails closed);
 //! - every answer is scanned, and each secret filled in the channel is replaced by `[secret]`
-//!   ([`Secrets::scrub`]).
+//!   ([`Secrets::scrub`]); the tools' filters and waits match the scrubbed text
+//!   ([`Secrets::redact`]), so no guess at part of a secret is ever answered "found".
 //!
 //! Which document a tab shows is its main frame's loader id and origin (`Page.getFrameTree`);
 //! the vault's ledger remembers documents, this layer asks the browser which still live.
@@ -22,8 +24,14 @@ use serde_json::json;
 
 use crate::browser::{Actor, BrowserSession};
 use crate::channel_id::ChannelId;
-use crate::tools::{Tab, Target, ToolError};
+use crate::tools::{Redact, Tab, Target, ToolError};
+use crate::vault::scan::SecretKind;
 use crate::vault::{Doc, Vault};
+
+/// Why a fill or an `evaluate` is refused when the channel's ledger has no room.
+const LEDGER_FULL: &str = "Refused: this channel has more open pages where script ran or a \
+     login was filled than Porthole keeps track of, and it never forgets an open one to make \
+     room. Close tabs (or navigate them elsewhere) and try again.";
 
 /// The vault's rules for the calls of one entry point.
 #[derive(Clone)]
@@ -83,7 +91,14 @@ impl Secrets {
             )));
         }
         // The code may run (or start, even when it fails): the document is scripted from now.
-        self.vault.note_scripted(doc);
+        // No room to note it: no script (a fill there later could not know).
+        if !self
+            .noted(browser, || self.vault.note_scripted(doc.clone()))
+            .await
+        {
+            tracing::info!(event = "vault_evaluate_refused", channel_id = %browser.channel(), agent_id = tab.actor.id(), reason = "ledger_full");
+            return Err(ToolError::msg(LEDGER_FULL));
+        }
         Ok(())
     }
 
@@ -131,6 +146,23 @@ impl Secrets {
         title: &str,
     ) -> Result<(), String> {
         for target in targets {
+            // A page of another site around the field could take its focus between the check
+            // and the typing, and get the keys: every document up to the tab's page must be
+            // of the item's origins too.
+            if let Some(around) = target.ancestors.iter().find(|a| !allowed.contains(a)) {
+                return Err(format!(
+                    "Refused: the {} field {} is in a frame of {} inside a page of {around}, \
+                     and a page of another site around a sign-in form could take its focus \
+                     and receive what is typed. '{title}' is filled only where every page \
+                     around the form is of {}. Nothing was typed. Open the sign-in page \
+                     itself (navigate to the frame's address), or ask the person to add \
+                     {around} to the item's URLs.",
+                    target.kind.name(),
+                    target.r,
+                    target.origin,
+                    allowed.join(", ")
+                ));
+            }
             if !allowed.contains(&target.origin) {
                 return Err(format!(
                     "Refused: the {} field {} is in a frame of {}, but '{title}' may only be \
@@ -205,7 +237,13 @@ impl Secrets {
                         agent: agent.clone(),
                         ..doc.clone()
                     };
-                    self.vault.note_filled(doc.clone());
+                    if !self
+                        .noted(browser, || self.vault.note_filled(doc.clone()))
+                        .await
+                    {
+                        self.vault.unseal(&sealed);
+                        return Err(LEDGER_FULL.to_string());
+                    }
                     sealed.push(doc);
                 }
             }
@@ -219,9 +257,24 @@ impl Secrets {
     }
 
     /// Remembers a secret about to be typed in `channel`: from its first key on, the page may
-    /// echo it, so every later answer is scanned for it.
-    pub(crate) fn remember(&self, channel: &ChannelId, secret: &str) {
-        self.vault.remember_secret(channel.as_str(), secret);
+    /// echo it, so every later answer is scanned for it. `Err`: the channel's scan is full,
+    /// and the fill must not type (the scan never forgets a password to make room).
+    pub(crate) fn remember(
+        &self,
+        channel: &ChannelId,
+        secret: &str,
+        kind: SecretKind,
+    ) -> Result<(), String> {
+        self.vault
+            .remember_secret(channel.as_str(), secret, kind)
+            .map_err(|full| full.to_string())
+    }
+
+    /// What the tools' filters and waits in `channel` see of a text: scrubbed as the answer
+    /// will be, so a guess at part of a secret never matches.
+    pub(crate) fn redact(&self, channel: &ChannelId) -> Redact {
+        let (vault, channel) = (self.vault.clone(), channel.to_string());
+        Redact::with(move |text| vault.scrub(&channel, text))
     }
 
     /// Replaces every secret filled in `channel` by `[secret]` in the answer's text, and says
@@ -246,26 +299,51 @@ impl Secrets {
         }
     }
 
-    /// The live ones of `docs`; the ledger forgets the others. A document is gone only when
-    /// its tab is gone or shows another document; a read that fails (a busy renderer, a
-    /// timeout) counts as still there, never as gone.
+    /// Notes a document with `note`; when the channel's ledger is full, forgets its gone
+    /// documents and tries once more. `false`: still no room (nothing live was forgotten).
+    async fn noted(
+        &self,
+        browser: &BrowserSession,
+        note: impl Fn() -> Result<(), crate::vault::ledger::LedgerFull>,
+    ) -> bool {
+        if note().is_ok() {
+            return true;
+        }
+        let all = self.vault.documents_of(browser.channel().as_str());
+        self.live(browser, all).await;
+        note().is_ok()
+    }
+
+    /// The live ones of `docs`; the ledger notes the others as departed (navigated away: the
+    /// back/forward cache may bring them back) or forgets them (their tab closed), and notes
+    /// departed ones shown again as back. A document is gone only when its tab is gone or
+    /// shows another document; a read that fails (a busy renderer, a timeout) counts as still
+    /// there, never as gone.
     async fn live(&self, browser: &BrowserSession, docs: Vec<Doc>) -> Vec<Doc> {
-        let (mut alive, mut gone) = (Vec::new(), Vec::new());
+        let (mut alive, mut away, mut closed) = (Vec::new(), Vec::new(), Vec::new());
+        // What each tab shows now, read once per tab (`None`: unreadable, so still there).
+        let mut shown: std::collections::HashMap<String, Option<Option<String>>> =
+            std::collections::HashMap::new();
         for doc in docs {
-            let still_there = match browser.tab_session(&doc.target) {
-                Some(session) => match document_of(browser, &session).await {
-                    Some((loader, _)) => loader == doc.loader,
-                    None => true,
-                },
-                None => false,
-            };
-            if still_there {
-                alive.push(doc);
-            } else {
-                gone.push(doc);
+            if !shown.contains_key(&doc.target) {
+                let now = match browser.tab_session(&doc.target) {
+                    Some(session) => document_of(browser, &session)
+                        .await
+                        .map(|(loader, _)| Some(loader)),
+                    None => Some(None),
+                };
+                shown.insert(doc.target.clone(), now);
+            }
+            match &shown[&doc.target] {
+                None => alive.push(doc),
+                Some(Some(loader)) if *loader == doc.loader => alive.push(doc),
+                Some(Some(_)) => away.push(doc),
+                Some(None) => closed.push(doc),
             }
         }
-        self.vault.forget_documents(&gone);
+        self.vault.depart_documents(&away);
+        self.vault.forget_documents(&closed);
+        self.vault.documents_back(&alive);
         alive
     }
 

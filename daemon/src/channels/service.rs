@@ -161,14 +161,18 @@ const STALE_BROWSER_DEADLINE: Duration = Duration::from_secs(2);
 const CLOSE_TABS_DEADLINE: Duration = Duration::from_secs(5);
 
 impl ChannelService {
-    /// Creates the service; channels remembered in `state` come back in their saved mode.
+    /// Creates the service; channels remembered in `state` come back in their saved mode (or
+    /// the default mode, for those that follow it), so a restart forgets none.
     pub fn new(
         providers: Vec<Arc<dyn BrowserProvider>>,
         settings: ChannelSettings,
         state: Arc<StateDb>,
     ) -> Self {
-        let modes = match state.modes() {
-            Ok(modes) => modes.into_iter().collect(),
+        let modes = match state.recorded_channels() {
+            Ok(recorded) => recorded
+                .into_iter()
+                .map(|(channel, mode)| (channel, mode.unwrap_or(settings.default_mode)))
+                .collect(),
             Err(error) => {
                 tracing::warn!(event = "state_unreadable", %error);
                 BTreeMap::new()

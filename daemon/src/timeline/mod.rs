@@ -204,7 +204,8 @@ impl Timeline {
     /// downloads, handoffs, control) until it ends.
     pub fn watch_session(self: &Arc<Self>, session: &Arc<BrowserSession>) {
         if self.settings.enabled {
-            tokio::spawn(watch::follow(self.clone(), session.clone()));
+            let approvals = session.approvals().records();
+            tokio::spawn(watch::follow(self.clone(), session.clone(), approvals));
             tokio::spawn(changes::follow(self.clone(), session.clone()));
         }
     }

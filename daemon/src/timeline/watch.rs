@@ -1,20 +1,31 @@
 //! Turns a session's notices to panes into timeline events: tabs opened and closed,
 //! navigations, dialogs, authentication prompts, file choosers, downloads, handoffs, control
 //! (takeover, release, stop_agents) and the browser going away. Subscribes to what the
-//! session already tells panes, so no other module calls the timeline for these.
+//! session already tells panes, so no other module calls the timeline for these. Approvals
+//! come on a record of their own that never drops a step (the panes' notices may lag):
+//! asked, how each ended and by whom, and each act a remembered "always" let through
+//! (`by remembered`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::event::{Draft, EventActor, EventKind};
 use super::summary::safe_url;
 use super::Timeline;
+use crate::approvals::{ApprovalRecord, Ask};
 use crate::browser::{BrowserSession, DownloadPhase, Holder, PaneMessage};
 
 /// Follows `session` until it ends.
-pub async fn follow(timeline: Arc<Timeline>, session: Arc<BrowserSession>) {
+/// `approvals`: the session's approval records (`session.approvals().records()`, taken when
+/// the session opened, so none is missed).
+pub async fn follow(
+    timeline: Arc<Timeline>,
+    session: Arc<BrowserSession>,
+    mut approvals: UnboundedReceiver<ApprovalRecord>,
+) {
     let mut notices = session.subscribe();
     let mut state = Seen {
         urls: session
@@ -25,7 +36,6 @@ pub async fn follow(timeline: Arc<Timeline>, session: Arc<BrowserSession>) {
             .collect(),
         handoffs: 0,
         after_handoff: false,
-        approvals: HashMap::new(),
     };
     loop {
         tokio::select! {
@@ -40,8 +50,13 @@ pub async fn follow(timeline: Arc<Timeline>, session: Arc<BrowserSession>) {
                 }
                 Err(RecvError::Closed) => break,
             },
+            Some(record) = approvals.recv() => timeline.record(&session, approval_event(&record)),
             _ = session.ended() => break,
         }
+    }
+    // The steps recorded as the session ended (its approvals closed as gone).
+    while let Ok(record) = approvals.try_recv() {
+        timeline.record(&session, approval_event(&record));
     }
     if session.end_reason().as_deref() == Some("browser_gone") {
         timeline.record(
@@ -60,8 +75,45 @@ struct Seen {
     handoffs: usize,
     /// The next release is the end of a handoff.
     after_handoff: bool,
-    /// Open approvals: who asked and for what (their end is recorded with it).
-    approvals: HashMap<String, (EventActor, crate::approvals::ApprovalKind)>,
+}
+
+/// The timeline's event for one step of an approval.
+fn approval_event(record: &ApprovalRecord) -> Draft {
+    let asker = |ask: &Ask| EventActor::Agent {
+        agent_id: ask.agent_id.clone(),
+        name: ask.name.clone(),
+    };
+    match record {
+        ApprovalRecord::Asked { ask, .. } => Draft::new(EventKind::Approval, asker(ask))
+            .tab(Some(ask.target_id.clone()), Some(safe_url(&ask.url)))
+            .action("asked")
+            .summary(format!(
+                "asked the person to allow {} ({})",
+                ask.kind.describe(),
+                safe_url(&ask.url)
+            )),
+        ApprovalRecord::Closed {
+            ask, outcome, by, ..
+        } => {
+            let actor = if *by == "person" {
+                EventActor::Human
+            } else {
+                asker(ask)
+            };
+            let outcome = outcome.as_str();
+            Draft::new(EventKind::Approval, actor)
+                .tab(Some(ask.target_id.clone()), Some(safe_url(&ask.url)))
+                .action(outcome)
+                .summary(format!("{} {outcome} (by {by})", ask.kind.as_str()))
+        }
+        ApprovalRecord::Remembered { ask, origin } => Draft::new(EventKind::Approval, asker(ask))
+            .tab(Some(ask.target_id.clone()), Some(safe_url(&ask.url)))
+            .action("remembered")
+            .summary(format!(
+                "{} allowed (by remembered): the person said always for {origin}",
+                ask.kind.as_str()
+            )),
+    }
 }
 
 impl Seen {
@@ -179,40 +231,8 @@ impl Seen {
                     .action(outcome)
                     .summary(format!("handoff ended: {outcome}"))
             }
-            PaneMessage::Approval {
-                id,
-                agent_id,
-                name,
-                kind,
-                target_id,
-                url,
-                ..
-            } => {
-                let actor = EventActor::Agent {
-                    agent_id: agent_id.clone(),
-                    name: name.clone(),
-                };
-                self.approvals.insert(id.clone(), (actor.clone(), *kind));
-                Draft::new(EventKind::Approval, actor)
-                    .tab(Some(target_id.clone()), Some(safe_url(url)))
-                    .action("asked")
-                    .summary(format!(
-                        "asked the person to allow {} ({})",
-                        kind.describe(),
-                        safe_url(url)
-                    ))
-            }
-            PaneMessage::ApprovalClosed { id, outcome, by } => {
-                let (asker, kind) = self.approvals.remove(id)?;
-                let actor = if by == "person" {
-                    EventActor::Human
-                } else {
-                    asker
-                };
-                Draft::new(EventKind::Approval, actor)
-                    .action(outcome)
-                    .summary(format!("{} {outcome} (by {by})", kind.as_str()))
-            }
+            // Recorded from the approvals' own record (see `approval_event`).
+            PaneMessage::Approval { .. } | PaneMessage::ApprovalClosed { .. } => return None,
             PaneMessage::Control { holder, until } => {
                 let action = match (holder, until) {
                     (Holder::Human, _) if self.handoffs > 0 => return None,

@@ -40,6 +40,7 @@ pub(crate) use page::dialog_answers::{mention_open_dialog, unless_blocked};
 pub(crate) use run::{run, scope, works_during_dialog, Scope};
 pub(crate) use tab::driver::Tab;
 pub use tab::in_tab::run_in_tab;
+pub(crate) use tab::redact::Redact;
 /// Evaluates an expression in the tools' isolated world of a frame session (made when there
 /// is none): for the daemon's own reads of a page, which the page must not be able to forge.
 pub(crate) use tab::world::evaluate as in_tools_world;

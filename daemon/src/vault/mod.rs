@@ -184,13 +184,20 @@ impl Vault {
     }
 
     /// Notes that an agent ran script in `doc` (it counts as scripted while it lives).
-    pub fn note_scripted(&self, doc: Doc) {
-        self.documents.evaluated(doc);
+    /// `Err`: the channel's ledger is full (nothing noted; forget gone documents first).
+    pub fn note_scripted(&self, doc: Doc) -> Result<(), ledger::LedgerFull> {
+        self.documents.evaluated(doc)
     }
 
-    /// Notes that `doc` was filled (script is refused there while it lives).
-    pub fn note_filled(&self, doc: Doc) {
-        self.documents.filled(doc);
+    /// Notes that `doc` was filled (script is refused there while it lives). `Err`: the
+    /// channel's ledger is full.
+    pub fn note_filled(&self, doc: Doc) -> Result<(), ledger::LedgerFull> {
+        self.documents.filled(doc)
+    }
+
+    /// Every document noted in `channel` (to find the gone ones when its ledger is full).
+    pub fn documents_of(&self, channel: &str) -> Vec<Doc> {
+        self.documents.of_channel(channel)
     }
 
     /// The documents `agent` ran script in, in `channel` (live or not: the caller asks the
@@ -209,14 +216,31 @@ impl Vault {
         self.documents.forget_filled(docs);
     }
 
-    /// Forgets documents the browser no longer shows.
+    /// Forgets documents whose tab closed.
     pub fn forget_documents(&self, gone: &[Doc]) {
         self.documents.forget(gone);
     }
 
-    /// Remembers a secret typed into a page of `channel`, for the scan of every later answer.
-    pub fn remember_secret(&self, channel: &str, secret: &str) {
-        self.filled.remember(channel, secret);
+    /// Notes documents their tab navigated away from (the back/forward cache may bring them
+    /// back: they stay known).
+    pub fn depart_documents(&self, away: &[Doc]) {
+        self.documents.depart(away);
+    }
+
+    /// Notes documents their tab shows again (back from the back/forward cache).
+    pub fn documents_back(&self, shown: &[Doc]) {
+        self.documents.back(shown);
+    }
+
+    /// Remembers a secret about to be typed into a page of `channel`, for the scan of every
+    /// later answer; refused when the channel's scan has no room (the fill must not type).
+    pub fn remember_secret(
+        &self,
+        channel: &str,
+        secret: &str,
+        kind: scan::SecretKind,
+    ) -> Result<(), scan::ScanFull> {
+        self.filled.remember(channel, secret, kind)
     }
 
     /// `text` with every secret filled in `channel` replaced by [`scan::MARK`]; `None` when

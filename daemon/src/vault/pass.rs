@@ -3,8 +3,15 @@
 //! user, directly (never through a shell), with a deadline, and reads its output: first line
 //! the password, `login:` / `user:` / `username:` the user name, `url:` the site, an
 //! `otpauth://` line the one-time code (pass-otp's form). gpg-agent holds the key's
-//! passphrase, so Porthole never unlocks a pass store itself. The decrypted text lives in
-//! zeroizing buffers for one listing or one fill.
+//! passphrase, so Porthole never unlocks a pass store itself.
+//!
+//! Listing reads only the store's tree of names (`pass ls` without gpg): nothing is decrypted
+//! to list, so no listing runs gpg, raises pinentry or holds an unshared item in memory
+//! (DESIGN.md §19a). A listed item's site and user name are read from its path, by the
+//! convention browserpass and passff share (`<site>/<user>` or `<site>`); the fill decrypts
+//! that one item (shared with the caller) and checks the origins of its own `url:` line. The
+//! decrypted text lives in zeroizing buffers for that fill. A `pass` that does not answer in
+//! time is killed with its whole process group (gpg and pinentry too).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -97,16 +104,24 @@ impl PassSource {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            // Its own process group: a deadline kills gpg and pinentry with it.
+            .process_group(0)
             .kill_on_drop(true);
-        let output = match tokio::time::timeout(DEADLINE, command.output()).await {
+        let child = match command.spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(self.unreadable("pass is not installed (the `pass` command is missing)"))
+            }
+            Err(e) => return Err(self.unreadable(format!("cannot run pass: {e}"))),
+            Ok(child) => child,
+        };
+        let group = child.id();
+        let output = match tokio::time::timeout(DEADLINE, child.wait_with_output()).await {
             Err(_) => {
+                kill_group(group);
                 return Err(self.unreadable(format!(
                     "pass show took longer than {} s (is gpg-agent asking for a passphrase?)",
                     DEADLINE.as_secs()
-                )))
-            }
-            Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(self.unreadable("pass is not installed (the `pass` command is missing)"))
+                )));
             }
             Ok(Err(e)) => return Err(self.unreadable(format!("cannot run pass: {e}"))),
             Ok(Ok(output)) => output,
@@ -185,6 +200,46 @@ fn parse(text: &str) -> Parsed {
     }
 }
 
+/// The site and user name an item's path names, by the browserpass convention: the last
+/// segment that looks like a host name is the site (`https://` it), and a segment after it
+/// the user name. A path naming no site gives neither.
+fn named_in(path: &str) -> (Vec<String>, String) {
+    let parts: Vec<&str> = path.split('/').collect();
+    let Some(at) = parts.iter().rposition(|p| looks_like_host(p)) else {
+        return (Vec::new(), String::new());
+    };
+    let origins = origin_of(&format!("https://{}", parts[at]))
+        .into_iter()
+        .collect();
+    let username = parts.get(at + 1).map(|u| u.to_string()).unwrap_or_default();
+    (origins, username)
+}
+
+/// `forum.example.com`, `localhost:8080`: letters, digits, dots, dashes (a port after `:`),
+/// with a dot or a port.
+fn looks_like_host(part: &str) -> bool {
+    let (host, port) = part.split_once(':').unwrap_or((part, ""));
+    !host.is_empty()
+        && (host.contains('.') || !port.is_empty())
+        && !host.starts_with('.')
+        && !host.ends_with('.')
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+        && port.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Kills process group `group` (a `pass` past its deadline, with the gpg and pinentry it
+/// started).
+fn kill_group(group: Option<u32>) {
+    if let Some(group) = group.and_then(|g| i32::try_from(g).ok()) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(group),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
 fn title_of(path: &str) -> String {
     path.rsplit('/').next().unwrap_or(path).to_string()
 }
@@ -224,19 +279,21 @@ impl VaultSource for PassSource {
         if let SourceState::Error(reason) = self.state() {
             return Err(self.unreadable(reason));
         }
-        let mut out = Vec::new();
-        for path in self.paths() {
-            let text = self.show(&path).await?;
-            let parsed = parse(&text);
-            out.push(ItemInfo {
-                item: format!("{}/{path}", self.name),
-                title: title_of(&path),
-                username: parsed.username,
-                origins: parsed.origins,
-                has_totp: parsed.otp.is_some(),
-            });
-        }
-        Ok(out)
+        Ok(self
+            .paths()
+            .into_iter()
+            .map(|path| {
+                let (origins, username) = named_in(&path);
+                ItemInfo {
+                    item: format!("{}/{path}", self.name),
+                    title: title_of(&path),
+                    username,
+                    origins,
+                    // Known only once decrypted, at a fill.
+                    has_totp: false,
+                }
+            })
+            .collect())
     }
 
     async fn entry(&self, path: &str) -> Result<Entry, VaultError> {
@@ -285,6 +342,26 @@ mod tests {
         let parsed = parse("\nuser: bob\n");
         assert!(parsed.password.is_none());
         assert_eq!(parsed.username, "bob");
+    }
+
+    #[test]
+    fn a_listing_reads_site_and_user_from_the_path_alone() {
+        assert_eq!(
+            named_in("web/forum.example.com/alice"),
+            (
+                vec!["https://forum.example.com".to_string()],
+                "alice".into()
+            )
+        );
+        assert_eq!(
+            named_in("github.com"),
+            (vec!["https://github.com".to_string()], String::new())
+        );
+        assert_eq!(named_in("web/forum"), (Vec::new(), String::new()));
+        assert_eq!(
+            named_in("127.0.0.1:8080/bob"),
+            (vec!["https://127.0.0.1:8080".to_string()], "bob".into())
+        );
     }
 
     #[test]

@@ -256,3 +256,40 @@ async fn paste_copy_and_cut_go_through_the_pane_clipboard() {
         "alpha beta gamma delta"
     );
 }
+
+/// The pane never copies a password field's selection (the vault review's V16): its value
+/// would reach the host's clipboard and the page embedding the pane. Chrome itself refuses
+/// to copy there. The control: the text field's selection, copied right after, is the first
+/// clipboard answer the pane gets.
+#[tokio::test]
+async fn a_password_fields_selection_is_never_copied() {
+    let s = setup("in-clip-secret").await;
+    s.probe
+        .eval(
+            &s.tab,
+            "(() => { const p = document.createElement('input'); p.type = 'password'; \
+             p.id = 'pw'; p.value = 'hunter22xyz'; document.body.append(p); \
+             document.getElementById('field').value = 'plain text'; \
+             p.focus(); p.select(); return document.activeElement.id; })()",
+        )
+        .await;
+    let mark = s.pane.mark();
+    s.pane.input("copy", json!({}));
+    s.pane.input("cut", json!({"modifiers": 2}));
+    s.probe
+        .eval(
+            &s.tab,
+            "(() => { const f = document.getElementById('field'); f.focus(); f.select(); return 1; })()",
+        )
+        .await;
+    s.pane.input("copy", json!({}));
+    let copied = s.pane.next_of("clipboard", mark).await;
+    assert_eq!(copied["text"], "plain text", "{copied}");
+    s.probe
+        .eval_until(
+            &s.tab,
+            "document.getElementById('pw').value",
+            json!("hunter22xyz"),
+        )
+        .await;
+}

@@ -4,6 +4,7 @@
 mod api;
 mod approvals;
 mod cdp;
+mod consent_rules;
 mod cookies;
 mod docker;
 mod fuzz;

@@ -1,10 +1,22 @@
 //! One registry for what waits for the person at a pane (login prompts, file choosers,
-//! approvals, select popups, context menus, handoffs): each kind mints its ids the same way (`<prefix><n>`, counting from 1 per
-//! session) and keeps its open items in the order they opened, so a pane that attaches sees
-//! them oldest first. Short lock, never held across an await.
+//! approvals, select popups, context menus, handoffs): each kind mints its ids the same way
+//! (`<prefix><start>-<n>`: a random mark of this daemon's start and a count over every session
+//! of the daemon, so an id is never used twice, across sessions and restarts alike: a stale
+//! card's answer cannot reach a newer item) and keeps its open items in the order they
+//! opened, so a pane that attaches sees them oldest first. Short lock, never held across an
+//! await.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
+
+/// The count behind every id this daemon mints, over all sessions and kinds.
+static MINTED: AtomicU64 = AtomicU64::new(0);
+
+/// A random mark of this daemon's start (8 hex digits), the same in every id it mints.
+fn start_mark() -> &'static str {
+    static MARK: OnceLock<String> = OnceLock::new();
+    MARK.get_or_init(|| format!("{:08x}", rand::random::<u32>()))
+}
 
 /// A kind of item that waits for the person.
 pub trait Prompt {
@@ -16,23 +28,22 @@ pub trait Prompt {
 #[derive(Debug)]
 pub struct Registry<T> {
     open: Mutex<Vec<(String, T)>>,
-    next: AtomicU64,
 }
 
 impl<T> Default for Registry<T> {
     fn default() -> Self {
         Self {
             open: Mutex::new(Vec::new()),
-            next: AtomicU64::new(0),
         }
     }
 }
 
 impl<T: Prompt> Registry<T> {
-    /// A fresh id for an item about to open.
+    /// A fresh id for an item about to open, never minted before by this daemon nor, but for
+    /// a one-in-four-billion chance, by an earlier start of it.
     pub fn mint(&self) -> String {
-        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        format!("{}{n}", T::PREFIX)
+        let n = MINTED.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{}{}-{n}", T::PREFIX, start_mark())
     }
 
     /// Keeps `item` open under `id` (from [`Self::mint`]).
@@ -90,23 +101,36 @@ mod tests {
     }
 
     #[test]
-    fn ids_count_up_and_items_stay_oldest_first() {
+    fn items_stay_oldest_first() {
         let registry = Registry::<Ask>::default();
+        let mut minted = Vec::new();
         for n in 0..12 {
             let id = registry.mint();
-            assert_eq!(id, format!("q{}", n + 1));
+            minted.push(id.clone());
             registry.insert(id, Ask(if n % 2 == 0 { "even" } else { "odd" }));
         }
-        // q10 after q9, not after q1 (ids are not sorted as text).
+        // The 10th after the 9th, not after the 1st (ids are not sorted as text).
         let ids = registry.read(|open| open.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>());
-        assert_eq!(ids[8..11], ["q9", "q10", "q11"]);
-        assert_eq!(registry.take("q2"), Some(Ask("odd")));
-        assert_eq!(registry.take("q2"), None);
+        assert_eq!(ids, minted);
+        assert_eq!(registry.take(&minted[1]), Some(Ask("odd")));
+        assert_eq!(registry.take(&minted[1]), None);
         let odd = registry.take_where(|a| a.0 == "odd");
         assert_eq!(odd.len(), 5);
-        assert_eq!(odd[0].0, "q4");
+        assert_eq!(odd[0].0, minted[3]);
         assert_eq!(registry.read(|open| open.len()), 6);
-        assert!(!registry.insert_unless("q13".into(), Ask("x"), |a| a.0 == "even"));
-        assert!(registry.insert_unless("q13".into(), Ask("x"), |a| a.0 == "odd"));
+        let next = registry.mint();
+        assert!(!registry.insert_unless(next.clone(), Ask("x"), |a| a.0 == "even"));
+        assert!(registry.insert_unless(next, Ask("x"), |a| a.0 == "odd"));
+    }
+
+    #[test]
+    fn ids_are_never_minted_twice_across_sessions() {
+        let first: Registry<Ask> = Registry::default();
+        let second: Registry<Ask> = Registry::default();
+        let a = first.mint();
+        let b = second.mint();
+        assert_ne!(a, b);
+        assert!(a.starts_with(&format!("q{}-", start_mark())), "{a}");
+        assert_eq!(start_mark().len(), 8);
     }
 }

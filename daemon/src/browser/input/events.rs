@@ -289,8 +289,8 @@ pub async fn dispatch(
             selection_start,
             selection_end,
         } => compose(cdp, session, text, *selection_start, *selection_end).await?,
-        InputEvent::Copy {} => return read_selection(cdp, session).await.map(Some),
-        InputEvent::Cut { modifiers } => return cut(cdp, session, *modifiers).await.map(Some),
+        InputEvent::Copy {} => return read_selection(cdp, session).await,
+        InputEvent::Cut { modifiers } => return cut(cdp, session, *modifiers).await,
         InputEvent::Keydown { .. } | InputEvent::Keyup { .. } | InputEvent::Keypress { .. } => {
             keys(cdp, session, event).await?
         }
@@ -429,8 +429,13 @@ async fn compose(
     .map(drop)
 }
 
-/// Reads the selection, then presses Ctrl+X (or X with the pane's modifiers); the selection.
-async fn cut(cdp: &CdpConnection, session: &str, modifiers: u8) -> Result<String, CdpError> {
+/// Reads the selection, then presses Ctrl+X (or X with the pane's modifiers); the selection
+/// (`None` in a secret field: nothing goes to the clipboard, and Chrome cuts nothing there).
+async fn cut(
+    cdp: &CdpConnection,
+    session: &str,
+    modifiers: u8,
+) -> Result<Option<String>, CdpError> {
     let text = read_selection(cdp, session).await?;
     let mods = if modifiers == 0 {
         modifiers::CTRL
@@ -475,7 +480,8 @@ async fn key_event(
         .map(drop)
 }
 
-async fn read_selection(cdp: &CdpConnection, session: &str) -> Result<String, CdpError> {
+/// The selected text; `None` in a password or one-time-code field (never copied).
+async fn read_selection(cdp: &CdpConnection, session: &str) -> Result<Option<String>, CdpError> {
     let result = cdp
         .call_on(
             session,
@@ -483,10 +489,11 @@ async fn read_selection(cdp: &CdpConnection, session: &str) -> Result<String, Cd
             json!({"expression": READ_SELECTION, "returnByValue": true}),
         )
         .await?;
-    Ok(result["result"]["value"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string())
+    let value = &result["result"]["value"];
+    if value.is_null() && result["result"]["subtype"] == "null" {
+        return Ok(None);
+    }
+    Ok(Some(value.as_str().unwrap_or_default().to_string()))
 }
 
 #[cfg(test)]

@@ -3,17 +3,25 @@
 //! (declined), or its tab goes away. It is declined at once, saying that nobody is watching,
 //! only when nobody can be reached: no pane attached, no `/api/events` stream open and no
 //! `notify.command` (see `crate::reach`, told of every approval). Every pane sees `approval`
-//! and then `approval_closed`; the timeline records both. No MCP tool, HTTP route or agent token reaches [`Approvals::answer`]:
+//! and then `approval_closed`; the timeline records both, and each act a remembered "always"
+//! let through, from [`Approvals::records`] (unbounded: never dropped, unlike the panes'
+//! notices). "Always" is kept by origin, never for an opaque one. Ids are unique across
+//! sessions and restarts (`floor::registry`). No MCP tool, HTTP route or agent token reaches
+//! [`Approvals::answer`]:
 //! only the pane's WebSocket, which takes the owner token alone.
 //!
 //! Owns the approvals waiting (`session.approvals()`), what the person is shown for an act,
 //! and holding each agent to its `confirm` kinds (`consent` keeps them).
 
-use tokio::sync::{oneshot, watch};
+use std::sync::Mutex;
+
+use tokio::sync::{mpsc, oneshot, watch};
 
 use super::auth::Auth;
-use super::consent::{AgentConsent, CallGuard, ConsentRules};
-use crate::approvals::{bounded_detail, site_of, ApprovalKind, Ask, Outcome, Remember, Verdict};
+use super::consent::{AgentConsent, CallGuard, ConsentRules, ScriptedDocs};
+use crate::approvals::{
+    bounded_detail, site_of, ApprovalKind, ApprovalRecord, Ask, Outcome, Remember, Verdict,
+};
 use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionCore, SessionError};
 use crate::reach::ApprovalNotice;
 
@@ -24,6 +32,9 @@ pub struct OpenApprovals {
     open: Registry<Waiting>,
     /// Bumped whenever one closes (what [`Approvals::settled`] waits on).
     closed: watch::Sender<u64>,
+    /// Where each approval's steps are recorded (the timeline's follower takes the other
+    /// end); unbounded, so no step is ever dropped. Short lock, never held across an await.
+    records: Mutex<Option<mpsc::UnboundedSender<ApprovalRecord>>>,
 }
 
 #[derive(Debug)]
@@ -95,6 +106,12 @@ impl<'s> Approvals<'s> {
         }
     }
 
+    /// Reads the documents agents ran script in through `docs` (a `submit` from one of them is
+    /// the agent's act whenever it leaves).
+    pub(crate) fn read_scripted_from(&self, docs: ScriptedDocs) {
+        self.consent.read_scripted_from(docs);
+    }
+
     /// Counts one call of `agent_id` (its tab's requests count as its acts meanwhile).
     pub(crate) fn call_begins(&self, agent_id: &str) -> CallGuard {
         self.consent.call_begins(agent_id)
@@ -105,14 +122,45 @@ impl<'s> Approvals<'s> {
         self.consent.asks(agent_id, kind).is_some()
     }
 
-    /// Lets `ask` happen when its agent need not ask, the person said "always" for its site,
-    /// or the person allows it now; else refuses it with what the agent reads.
+    /// Lets `ask` happen when its agent need not ask, the person said "always" for its
+    /// origin, or the person allows it now; else refuses it with what the agent reads.
     pub(crate) async fn approve(&self, ask: Ask) -> Verdict {
+        self.approve_noting(ask, |_| {}).await
+    }
+
+    /// As [`Self::approve`], and `refused` is told the refusal before the approval counts as
+    /// closed (so a call that waits in [`Self::settled`] finds what it left).
+    pub(in crate::browser) async fn approve_noting(
+        &self,
+        ask: Ask,
+        refused: impl FnOnce(&str),
+    ) -> Verdict {
         let Some(rules) = self.consent.asks(&ask.agent_id, ask.kind) else {
             return Verdict::Go;
         };
-        let outcome = self.ask_person(&ask, &rules).await;
-        Verdict::of(outcome, &ask, rules.timeout.as_secs())
+        let timeout = rules.timeout.as_secs();
+        let outcome = self
+            .ask_person(&ask, &rules, |outcome| {
+                if let Some(refusal) = outcome.refusal(&ask, timeout) {
+                    refused(&refusal);
+                }
+            })
+            .await;
+        Verdict::of(outcome, &ask, timeout)
+    }
+
+    /// The steps of every approval from now on, for the timeline (one taker: a second call
+    /// moves them to the new receiver).
+    pub(crate) fn records(&self) -> mpsc::UnboundedReceiver<ApprovalRecord> {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        *self.state.records.lock().expect("approval records lock") = Some(sender);
+        receiver
+    }
+
+    fn record(&self, record: ApprovalRecord) {
+        if let Some(sender) = &*self.state.records.lock().expect("approval records lock") {
+            let _ = sender.send(record);
+        }
     }
 
     /// Asks the person about `agent_id`'s act of `kind` in `target_id` when its kinds hold it
@@ -211,11 +259,25 @@ impl<'s> Approvals<'s> {
         }
     }
 
-    /// Asks the person about `ask` and waits for the answer (see the module's doc).
-    pub(in crate::browser) async fn ask_person(&self, ask: &Ask, rules: &ConsentRules) -> Outcome {
-        let site = ask.site();
-        if rules.remembered.covers(&ask.agent_id, ask.kind, &site) {
-            return Outcome::Remembered;
+    /// Asks the person about `ask` and waits for the answer (see the module's doc); `ended`
+    /// hears the outcome before the approval counts as closed.
+    pub(in crate::browser) async fn ask_person(
+        &self,
+        ask: &Ask,
+        rules: &ConsentRules,
+        ended: impl FnOnce(Outcome),
+    ) -> Outcome {
+        // "Always" is kept by origin, never for an opaque one (about:, data:, blob:).
+        let origin = ask.origin();
+        if let Some(origin) = &origin {
+            if rules.remembered.covers(&ask.agent_id, ask.kind, origin) {
+                tracing::info!(event = "approval_remembered", channel_id = %self.core.channel(), agent_id = %ask.agent_id, kind = ask.kind.as_str(), target_id = %ask.target_id);
+                self.record(ApprovalRecord::Remembered {
+                    ask: ask.clone(),
+                    origin: origin.clone(),
+                });
+                return Outcome::Remembered;
+            }
         }
         let id = self.state.open.mint();
         tracing::info!(event = "approval_asked", channel_id = %self.core.channel(), %id, agent_id = %ask.agent_id, kind = ask.kind.as_str(), target_id = %ask.target_id);
@@ -227,11 +289,15 @@ impl<'s> Approvals<'s> {
                 answer,
             },
         );
+        self.record(ApprovalRecord::Asked {
+            id: id.clone(),
+            ask: ask.clone(),
+        });
         // Whether anybody can answer is judged before the card goes out (a stream opened
         // later still sees it, and a pane opened later is shown it on start).
         let reachable = self.core.person_reachable();
         self.core.notify(message(&id, ask));
-        let (outcome, by) = if !reachable {
+        let (mut outcome, by) = if !reachable {
             (Outcome::Unwatched, "porthole")
         } else {
             self.core.reach().approval_asked(ApprovalNotice {
@@ -251,11 +317,22 @@ impl<'s> Approvals<'s> {
                 _ = self.core.closed() => (Outcome::Gone, "porthole"),
             }
         };
-        self.state.open.take(&id);
         if outcome == Outcome::Allowed(Remember::Site) {
-            rules.remembered.remember(&ask.agent_id, ask.kind, &site);
+            match &origin {
+                Some(origin) => rules.remembered.remember(&ask.agent_id, ask.kind, origin),
+                // Nothing to keep it under: allowed this once, and the pane is told so.
+                None => outcome = Outcome::Allowed(Remember::Once),
+            }
         }
+        ended(outcome);
+        self.state.open.take(&id);
         tracing::info!(event = "approval_closed", channel_id = %self.core.channel(), %id, outcome = outcome.as_str(), by);
+        self.record(ApprovalRecord::Closed {
+            id: id.clone(),
+            ask: ask.clone(),
+            outcome,
+            by,
+        });
         self.core.notify(PaneMessage::ApprovalClosed {
             id,
             outcome: outcome.as_str().to_string(),

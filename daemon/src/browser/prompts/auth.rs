@@ -31,6 +31,9 @@ use super::consent::AgentConsent;
 use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionCore, SessionError};
 use crate::cdp::CdpEvent;
 
+/// How long an agent's call waits for the session to turn `Fetch` on.
+const FETCH_START_DEADLINE: Duration = Duration::from_secs(15);
+
 /// How long a prompt waits while no pane is attached.
 pub const UNWATCHED_PROMPT: Duration = Duration::from_secs(60);
 
@@ -106,6 +109,23 @@ pub struct AuthPrompts {
     opened: tokio::sync::watch::Sender<u64>,
     /// Whether `Fetch` is on (serialises turning it on and widening its patterns).
     fetch_enabled: tokio::sync::Mutex<bool>,
+    /// Whether the network layer holds agents' tabs to their rules (what an agent's call
+    /// waits for before it acts, see [`Auth::request_pauses_on`]).
+    fetch: tokio::sync::watch::Sender<FetchState>,
+}
+
+/// Whether `Fetch` pauses the session's requests, so agents' rules hold at the network layer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum FetchState {
+    /// The session is turning it on.
+    #[default]
+    Starting,
+    /// On: every document request (and data request, for `submit`) is paused and decided.
+    On,
+    /// Never used here (host mode: the browser-wide domain would pause the user's own tabs).
+    NotUsed,
+    /// Turning it on or widening it failed: agents with rules are refused, never let through.
+    Failed(String),
 }
 
 /// Why an answer failed; the text is for the person.
@@ -161,21 +181,61 @@ impl<'s> Auth<'s> {
                 patterns.push(json!({ "urlPattern": "*", "resourceType": kind }));
             }
         }
-        self.core
+        let enabled_now = self
+            .core
             .cdp()
             .call(
                 "Fetch.enable",
                 json!({ "handleAuthRequests": true, "patterns": patterns }),
             )
-            .await?;
+            .await;
+        if let Err(error) = enabled_now {
+            self.prompts
+                .fetch
+                .send_replace(FetchState::Failed(error.to_string()));
+            return Err(error.into());
+        }
         *enabled = true;
+        self.prompts.fetch.send_replace(FetchState::On);
         Ok(())
     }
 
-    /// Pauses the data requests of agents' tabs too (an agent is now held to `submit`).
+    /// Says that this session never pauses requests (host mode).
+    pub(in crate::browser) fn request_pauses_unused(&self) {
+        self.prompts.fetch.send_replace(FetchState::NotUsed);
+    }
+
+    /// Pauses the data requests of agents' tabs too (an agent is now held to `submit`). A
+    /// failure refuses agents' calls from then on (see [`Self::request_pauses_on`]).
     pub(in crate::browser) async fn widen_request_pauses(&self, consent: &AgentConsent) {
         if let Err(error) = self.enable_request_pauses(false, consent).await {
             tracing::warn!(event = "submit_pauses_off", channel_id = %self.core.channel(), %error);
+        }
+    }
+
+    /// Waits until the session's network layer is on (or known unused); the error, for an
+    /// agent held to rules, when turning it on failed: its rules could not hold, so it may not
+    /// act (fail closed).
+    pub(crate) async fn request_pauses_on(&self) -> Result<(), String> {
+        let mut state = self.prompts.fetch.subscribe();
+        let settled = tokio::time::timeout(
+            FETCH_START_DEADLINE,
+            state.wait_for(|s| *s != FetchState::Starting),
+        )
+        .await;
+        let state = match settled {
+            Ok(Ok(state)) => state.clone(),
+            Ok(Err(_)) => FetchState::Failed("the session ended".to_string()),
+            Err(_) => {
+                FetchState::Failed(format!("not on after {} s", FETCH_START_DEADLINE.as_secs()))
+            }
+        };
+        match state {
+            FetchState::On | FetchState::NotUsed => Ok(()),
+            FetchState::Starting => unreachable!("waited for a state other than Starting"),
+            FetchState::Failed(error) => Err(format!(
+                "Porthole could not turn on the network checks that hold this agent to its                  sites and approvals in this channel's browser ({error}), so it refuses this                  agent's calls rather than let its tabs load unchecked. Ask the person to                  restart the channel's browser (stop and start it from a pane)."
+            )),
         }
     }
 

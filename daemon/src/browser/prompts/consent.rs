@@ -1,7 +1,9 @@
 //! What each agent of the session must ask the person about (its `confirm` kinds, DESIGN.md
-//! §20), the sites the person said "always" to, and each agent's calls in flight (a `submit`
-//! is held only while one of its calls runs or settles). Set with each of its calls, so a
-//! change to its record applies from its next call.
+//! §20), the sites the person said "always" to, each agent's calls in flight (a `submit` is
+//! held while one of its calls runs or settles) and the documents it ran script in (a `submit`
+//! from one of those is its act too, whenever it leaves: its timers and listeners; read from
+//! the vault's ledger through [`ScriptedDocs`], never a second record). Set with each of its
+//! calls and when the owner changes its record.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -39,9 +41,25 @@ struct Calls {
     last_end: Option<Instant>,
 }
 
+/// The documents an agent ran script in: for `(agent_id, target_id)`, the loader ids of those
+/// documents in that tab (the calls layer reads them from the vault's ledger).
+#[derive(Clone)]
+pub struct ScriptedDocs(pub Arc<LoadersOf>);
+
+/// `(agent_id, target_id)` → the loader ids of the documents that agent ran script in there.
+pub type LoadersOf = dyn Fn(&str, &str) -> Vec<String> + Send + Sync;
+
+impl std::fmt::Debug for ScriptedDocs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ScriptedDocs(…)")
+    }
+}
+
 /// Every agent's rules and calls. Short locks, never held across an await.
 #[derive(Debug, Default)]
 pub struct AgentConsent {
+    /// Where the documents agents ran script in are read (none: no document counts).
+    scripted: Mutex<Option<ScriptedDocs>>,
     rules: Mutex<HashMap<String, Arc<ConsentRules>>>,
     calls: Arc<Mutex<HashMap<String, Calls>>>,
     /// Page loads the person allowed before they were sent (an agent's `navigate`): the
@@ -108,6 +126,17 @@ impl AgentConsent {
             }
             None => false,
         }
+    }
+
+    /// Reads the documents agents ran script in through `docs` from now on.
+    pub fn read_scripted_from(&self, docs: ScriptedDocs) {
+        *self.scripted.lock().expect("scripted lock") = Some(docs);
+    }
+
+    /// The loader ids of the documents `agent_id` ran script in, in tab `target_id`.
+    pub fn scripted_loaders(&self, agent_id: &str, target_id: &str) -> Vec<String> {
+        let docs = self.scripted.lock().expect("scripted lock").clone();
+        docs.map(|d| (d.0)(agent_id, target_id)).unwrap_or_default()
     }
 
     /// Counts a call of `agent_id` until the guard drops.

@@ -2,7 +2,8 @@
 //! an agent's tab is held to its sites (`guard::sites`) and to the approvals its `confirm`
 //! kinds name (`prompts::consent`, `prompts::approvals`; DESIGN.md §20):
 //! - `submit`: a request other than GET/HEAD/OPTIONS while one of its calls runs or settles
-//!   (a form post, `fetch`, XHR, a beacon);
+//!   (a form post, `fetch`, XHR, a beacon), or at any time from a document the agent ran
+//!   script in (its timers and listeners are its acts);
 //! - `new_site`: a top-level page load to a site other than the tab's own page's, not
 //!   remembered for it (an agent's `navigate` asks before it sends, and its load then passes).
 //!
@@ -89,8 +90,10 @@ impl Paused {
     /// `events`: the session's [`PAUSED_EVENTS`].
     pub(in crate::browser) async fn follow(self, mut events: RoomEvents) {
         if self.core.ownership() != Ownership::AllTabs {
+            self.auth().request_pauses_unused();
             return;
         }
+        // A failure refuses agents held to rules (`Auth::request_pauses_on`): never fail open.
         if let Err(error) = self.auth().enable_request_pauses(true, &self.consent).await {
             tracing::warn!(event = "auth_prompts_off", channel_id = %self.core.channel(), %error);
             return;
@@ -159,13 +162,21 @@ impl Paused {
             return true;
         }
         let method = params["request"]["method"].as_str().unwrap_or("GET");
-        if !SAFE_METHODS.contains(&method) && self.consent.acting(&id) {
+        let sends = !SAFE_METHODS.contains(&method);
+        let scripted = sends
+            && !self.consent.acting(&id)
+            && self.sent_by_scripted_document(&id, &target_id).await;
+        if sends && (self.consent.acting(&id) || scripted) {
             let detail = format!(
-                "{method} {url}{}",
+                "{method} {url}{}{}",
                 match params["resourceType"].as_str() {
                     Some("Document") => " (a form sent by the page)".to_string(),
                     Some(other) => format!(" ({} request of the page's script)", other),
                     None => String::new(),
+                },
+                match scripted {
+                    true => ", from a page this agent ran script in",
+                    false => "",
                 }
             );
             let mut ask =
@@ -191,17 +202,46 @@ impl Paused {
         false
     }
 
+    /// Whether the page tab `target_id` shows now is one `agent_id` ran script in (its request
+    /// then is the agent's act, whenever it leaves). Asks Chrome only when the agent is held to
+    /// `submit` and ran script in that tab.
+    async fn sent_by_scripted_document(&self, agent_id: &str, target_id: &str) -> bool {
+        if self.consent.asks(agent_id, ApprovalKind::Submit).is_none() {
+            return false;
+        }
+        let loaders = self.consent.scripted_loaders(agent_id, target_id);
+        if loaders.is_empty() {
+            return false;
+        }
+        let Some(tab) = self.core.tabs().get(target_id) else {
+            return false;
+        };
+        let tree = self
+            .core
+            .cdp()
+            .call_on(&tab.session_id, "Page.getFrameTree", json!({}))
+            .await;
+        match tree {
+            Ok(tree) => tree["frameTree"]["frame"]["loaderId"]
+                .as_str()
+                .is_some_and(|loader| loaders.iter().any(|l| l == loader)),
+            // Cannot tell which document sent it: it counts as the agent's (fail closed).
+            Err(_) => true,
+        }
+    }
+
     /// Asks the person when the agent's kinds hold `ask`; true when it is held back (the
-    /// agent is told why).
+    /// agent is told why, before the approval counts as closed, so the call waiting on it
+    /// answers with the refusal, as an error).
     async fn network_verdict(&self, ask: Ask) -> bool {
         let agent_id = ask.agent_id.clone();
-        match self.approvals().approve(ask).await {
-            Verdict::Go => false,
-            Verdict::Refused { refusal, .. } => {
-                self.notes.leave(&agent_id, refusal);
-                true
-            }
-        }
+        let verdict = self
+            .approvals()
+            .approve_noting(ask, |refusal| {
+                self.notes.leave_held_back(&agent_id, refusal.to_string())
+            })
+            .await;
+        matches!(verdict, Verdict::Refused { .. })
     }
 
     /// The tab a frame is in and its owner. A frame of a tab not tracked yet (a popup's first

@@ -11,7 +11,10 @@
     if (el.type === 'hidden') continue;
     if (fields.length >= maxFields) break;
     let value = (el.type === 'checkbox' || el.type === 'radio') ? String(el.checked) : String(el.value);
-    if (el.type === 'password') value = '(password, ' + value.length + ' characters)';
+    // A secret field reads as filled or empty, never by content or length.
+    const secret = el.type === 'password'
+      || (el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/).includes('one-time-code');
+    if (secret) value = value ? '(secret, filled)' : '(secret, empty)';
     fields.push([label(el), value.slice(0, maxValue)]);
   }
   return {url: location.href, fields};

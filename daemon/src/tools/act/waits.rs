@@ -618,29 +618,51 @@ pub async fn wait_for(tab: &Tab, wait: &WaitFor) -> Result<String, ToolError> {
 
 /// Whether `wait`'s selector and text are each in the page or one of its cross-origin frames.
 async fn found(tab: &Tab, wait: &WaitFor) -> Result<bool, ToolError> {
-    let check = |v: &Value| {
-        let selector = wait.selector.is_none() || v["selector"] == true;
-        let text = wait.text.is_none() || v["text"] == true;
-        (selector, text)
-    };
     let args = [
         Value::from(wait.selector.clone()),
         Value::from(wait.text.clone()),
     ];
-    let (mut selector, mut text) = check(&tab.helper("has", &args).await?);
-    if selector && text {
+    let (mut selector, mut text) = (wait.selector.is_none(), wait.text.is_none());
+    let mut check = |v: &Value, text_here: bool| {
+        selector |= v["selector"] == true;
+        text |= text_here;
+        selector && text
+    };
+    let v = tab.helper("has", &args).await?;
+    let here = text_found(tab, &tab.session_id, wait, &v).await;
+    if check(&v, here) {
         return Ok(true);
     }
     let frames = crate::tools::tab::iframes::sessions(tab).await;
-    for (_, v) in crate::tools::tab::iframes::helper_in_each(tab, &frames, "has", &args).await {
-        let (s, t) = check(&v);
-        selector |= s;
-        text |= t;
-        if selector && text {
+    for (frame, v) in crate::tools::tab::iframes::helper_in_each(tab, &frames, "has", &args).await {
+        let here = text_found(tab, &frame.session_id, wait, &v).await;
+        if check(&v, here) {
             return Ok(true);
         }
     }
     Ok(false)
+}
+
+/// Whether the frame behind `session` (whose `has` answered `v`) shows `wait`'s text once
+/// filled secrets are scrubbed: a text found only inside a secret is not found (no oracle).
+async fn text_found(tab: &Tab, session: &str, wait: &WaitFor, v: &Value) -> bool {
+    let (Some(needle), true) = (&wait.text, v["text"] == true) else {
+        return false;
+    };
+    if !tab.redact.is_active() {
+        return true;
+    }
+    // Room on each side: a secret around the text is whole in its stretch.
+    let args = [Value::from(needle.as_str()), Value::from(1000)];
+    let Ok(stretches) =
+        crate::tools::tab::driver::helper_on(&tab.browser, session, "textAround", &args).await
+    else {
+        return false;
+    };
+    stretches.as_array().into_iter().flatten().any(|s| {
+        s.as_str()
+            .is_some_and(|s| tab.redact.apply(s).contains(needle.as_str()))
+    })
 }
 
 fn what(wait: &WaitFor) -> String {

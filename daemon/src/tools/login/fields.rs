@@ -55,6 +55,8 @@ pub struct Target {
     address: String,
     /// The origin of the document that holds the field.
     pub origin: String,
+    /// The origins of the documents around it, its parent first, up to the tab's page.
+    pub ancestors: Vec<String>,
 }
 
 /// Resolves `wanted` (kind, ref the agent gave) to fields: missing refs are looked for in the
@@ -115,6 +117,14 @@ pub async fn targets(
                 kind.name()
             )));
         }
+        if info["written"] != false {
+            return Err(ToolError::msg(format!(
+                "Refused: ref {r} ({what}) is in a page written by script (a blob:, data:, \
+                 srcdoc or about:blank document), not one the site served, and a page script \
+                 wrote counts as scripted: script and secrets never share a document. Nothing \
+                 was typed. Navigate to the site's own sign-in page and fill there."
+            )));
+        }
         if kind == FieldKind::Password && !info["password"].as_bool().unwrap_or(false) {
             return Err(ToolError::msg(format!(
                 "Ref {r} ({what}) is not a password field, so the password does not go there \
@@ -126,6 +136,14 @@ pub async fn targets(
             r,
             address,
             origin: info["origin"].as_str().unwrap_or("null").to_string(),
+            ancestors: info["ancestors"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|o| o.as_str().unwrap_or("null").to_string())
+                        .collect()
+                })
+                .unwrap_or_default(),
         });
     }
     Ok(out)

@@ -1,5 +1,6 @@
 //! `read_console_messages` and `read_network_requests` over the session's per-tab ring
-//! buffers (`browser::logs`), filtered and limited to the most recent matches.
+//! buffers (`browser::logs`), filtered and limited to the most recent matches. A filter matches
+//! the text as the answer shows it, filled secrets scrubbed (`Tab::redact`): never a secret.
 //!
 //! An answer stays within the read budget ([`BUDGET`], `read_page`'s hard cap): when the
 //! entries asked for do not fit, the most recent that do are shown and a note says how many
@@ -39,7 +40,7 @@ pub fn console(tab: &Tab, args: &ReadConsoleMessagesArgs) -> ToolOutput {
         .filter(|e| {
             pattern
                 .as_deref()
-                .is_none_or(|p| e.text.to_lowercase().contains(p))
+                .is_none_or(|p| tab.redact.apply(&e.text).to_lowercase().contains(p))
         })
         .map(|e| {
             let source = e
@@ -70,7 +71,7 @@ pub fn network(tab: &Tab, args: &ReadNetworkRequestsArgs) -> ToolOutput {
         .filter(|e| {
             pattern
                 .as_deref()
-                .is_none_or(|p| e.url.to_lowercase().contains(p))
+                .is_none_or(|p| tab.redact.apply(&e.url).to_lowercase().contains(p))
         })
         .map(|e| {
             let status = match (&e.failure, e.status, e.finished) {

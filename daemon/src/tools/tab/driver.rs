@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::browser::{Actor, BrowserSession, TabInfo};
 use crate::cdp::CdpConnection;
 use crate::tools::error::ToolError;
+use crate::tools::tab::redact::Redact;
 
 /// The document's own URL and title.
 const LOCATION: &str = include_str!("js/location.js");
@@ -28,6 +29,9 @@ pub struct Tab {
     pub session_id: String,
     /// Who runs the call (decides which tabs it sees).
     pub actor: Actor,
+    /// What a tool's filters and waits see instead of a filled secret (set by the call
+    /// pipeline's secrets layer; nothing by default).
+    pub redact: Redact,
 }
 
 impl Tab {
@@ -43,6 +47,7 @@ impl Tab {
             target_id,
             session_id,
             actor: actor.clone(),
+            redact: Redact::none(),
         })
     }
 

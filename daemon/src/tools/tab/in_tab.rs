@@ -27,6 +27,7 @@ pub async fn run_in_tab(
         target_id: target_id.to_string(),
         session_id,
         actor: crate::browser::Actor::Owner,
+        redact: crate::tools::tab::redact::Redact::none(),
     };
     let result = match call {
         ToolCall::ReadPage(a) => snapshot::read_page(&tab, a).await,

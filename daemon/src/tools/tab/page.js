@@ -480,28 +480,49 @@
     return parts.join('\n');
   }
 
-  // For wait_for_text: the visible text of the page, its same-origin frames and open shadow roots.
-  function hasText(needle) {
-    if (text().includes(needle)) return true;
+  // For wait_for_text: the texts of the page, its same-origin frames and open shadow roots.
+  function texts() {
+    const out = [text()];
     const roots = [document];
     while (roots.length) {
       const root = roots.pop();
       for (const el of root.querySelectorAll('*')) {
         if (el.shadowRoot) {
-          if ((el.shadowRoot.textContent || '').includes(needle)) return true;
+          out.push(el.shadowRoot.textContent || '');
           roots.push(el.shadowRoot);
         }
         if (el.localName === 'iframe') { try { if (el.contentDocument) roots.push(el.contentDocument); } catch (_) {} }
       }
     }
-    return false;
+    return out;
   }
 
+  function hasText(needle) {
+    return texts().some((t) => t.includes(needle));
+  }
+
+  // Where `needle` is in the page's texts: up to 20 stretches of it with `room` characters on
+  // each side, for the daemon to match again with filled secrets scrubbed (no oracle).
+  function textAround(needle, room) {
+    const out = [];
+    for (const t of texts()) {
+      for (let i = t.indexOf(needle); i >= 0 && out.length < 20; i = t.indexOf(needle, i + 1)) {
+        out.push(t.slice(Math.max(0, i - room), i + needle.length + room));
+      }
+    }
+    return out;
+  }
+
+  // A selector that reads values (`[value^=…]`) never matches a secret field: a page that
+  // mirrors a password into its `value` attribute must not answer guesses at it.
   function hasSelector(sel) {
+    const readsValue = /value/i.test(sel);
     const roots = [document];
     while (roots.length) {
       const root = roots.pop();
-      if (root.querySelector(sel)) return true;
+      if (readsValue) {
+        for (const el of root.querySelectorAll(sel)) { if (!isSecret(el)) return true; }
+      } else if (root.querySelector(sel)) return true;
       for (const el of root.querySelectorAll('*')) {
         if (el.shadowRoot) roots.push(el.shadowRoot);
         if (el.localName === 'iframe') { try { if (el.contentDocument) roots.push(el.contentDocument); } catch (_) {} }
@@ -790,7 +811,7 @@
   // A ref for an element found by the tools (an <iframe> owning a cross-origin frame).
   const issue = (el, base) => ({ ref: refFor(el, base), next });
 
-  const api = { armRelease, badges, markSecret, frameShows, has, here, issue, fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
+  const api = { armRelease, badges, markSecret, frameShows, has, textAround, here, issue, fileInput, setFiles, setFilesOf, filesOf, element, readBack, snapshot, point, frameOrigin, fill, find, text, hasText, hasSelector, quiet, refOf: (el) => byEl.get(el) || null };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })()

@@ -281,6 +281,32 @@ async fn a_page_cannot_forge_the_persons_changes_in_the_guards_report() {
     assert!(!note.contains("approved"), "{report}");
 }
 
+/// The report of the person's changes says a password field was filled, never what or how
+/// long (the vault review's V14): the agent learns nothing of what she typed there; that the
+/// report names the field at all is the control (the guard saw her change).
+#[tokio::test]
+async fn the_persons_password_reads_as_filled_never_by_length() {
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
+    let (_daemon, pane, agent) = setup("over-secret").await;
+    ok(
+        &agent,
+        "navigate",
+        json!({"url": format!("http://{pages}/secret-field")}),
+    )
+    .await;
+    person_types_in(&pane, &agent, "pw", "hunter22xyz").await;
+    let report = person_change_report(&agent).await;
+    let note = report
+        .lines()
+        .find(|l| l.contains("used this tab"))
+        .unwrap();
+    assert!(
+        note.contains("\"Password\" is now \"(secret, filled)\""),
+        "{report}"
+    );
+    assert!(!note.contains("11") && !note.contains("hunter"), "{report}");
+}
+
 #[tokio::test]
 async fn request_human_round_trip_timeout_and_nobody_watching() {
     let pages = porthole_tests::pages::PageServer::area("mcp").await;

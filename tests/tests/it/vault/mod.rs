@@ -3,7 +3,11 @@
 //! (`sources`) and unlocking through a real Secret Service (`keyring`). The web panel's vault
 //! is in `web_panel::vault`.
 
+mod bfcache;
+mod filters;
+mod framing;
 mod keyring;
 mod person;
 mod sources;
 mod tools;
+mod written;

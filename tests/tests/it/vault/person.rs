@@ -230,7 +230,9 @@ async fn the_pane_fills_the_persons_item_into_its_own_site_only() {
     )
     .await;
     let all = timeline.to_string();
-    assert!(!all.contains(SITE_PASSWORD), "a value in the timeline");
+    for secret in [SITE_PASSWORD, encoded.as_str()] {
+        assert!(!all.contains(secret), "{secret} in the timeline");
+    }
     let log = daemon.log();
     for secret in [SITE_PASSWORD, KP_PASSWORD] {
         assert!(!log.contains(secret), "{secret} in the daemon's log");

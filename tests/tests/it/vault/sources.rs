@@ -56,12 +56,17 @@ async fn a_corrupt_or_missing_database_is_in_error_and_the_rest_keeps_working() 
     let corrupt = dir.path().join("corrupt.kdbx");
     std::fs::write(&corrupt, b"this is not a keepass database at all").unwrap();
     let missing = dir.path().join("missing.kdbx");
+    // A real database cut short (a copy interrupted): its header is whole, its body is not.
+    let cut = dir.path().join("cut.kdbx");
+    let bytes = std::fs::read(&kp).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     let daemon = TestDaemon::start_with(DaemonOptions {
         config: json!({"vault": {
             "sources": [
                 {"kind": "keepass", "name": "kp", "path": kp},
                 {"kind": "keepass", "name": "bad", "path": corrupt},
                 {"kind": "keepass", "name": "gone", "path": missing},
+                {"kind": "keepass", "name": "cut", "path": cut},
             ],
             "share": [
                 {"item": "kp/Web/Forum", "agents": ["*"]},
@@ -96,6 +101,19 @@ async fn a_corrupt_or_missing_database_is_in_error_and_the_rest_keeps_working() 
         assert_eq!(status, 409, "{answer}");
         assert_eq!(answer["error"]["code"], "vault_unreadable", "{answer}");
     }
+    // The cut one looks whole until opened; its right password then says it is damaged, not
+    // wrong.
+    assert_eq!(state_of(&overview, "cut"), "locked");
+    let (status, answer) = unlock(&daemon, "cut", KP_PASSWORD).await;
+    assert_eq!(status, 409, "{answer}");
+    assert_eq!(answer["error"]["code"], "vault_unreadable", "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unexpected end of file"),
+        "{answer}"
+    );
     let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
     assert_eq!(status, 200, "{answer}");
 
@@ -169,11 +187,21 @@ async fn a_pass_that_never_answers_ends_in_an_error_within_the_deadline() {
     let store = dir.path().join("store");
     std::fs::create_dir_all(store.join("web")).unwrap();
     std::fs::write(store.join("web").join("forum.gpg"), b"not read").unwrap();
-    // A `pass` that waits forever, first on PATH (gpg stays where it is).
+    // A `pass` that waits forever, first on PATH (gpg stays where it is): it notes each run,
+    // and waits on a child of its own (as gpg and pinentry would be) whose pid it writes down.
     let fake = dir.path().join("fake");
     std::fs::create_dir_all(&fake).unwrap();
     let script = fake.join("pass");
-    std::fs::write(&script, "#!/bin/sh\nexec sleep 600\n").unwrap();
+    let (runs, child) = (dir.path().join("runs"), dir.path().join("child"));
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> {}\nsleep 600 &\necho $! > {}\nwait\n",
+            runs.display(),
+            child.display()
+        ),
+    )
+    .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let path = format!(
@@ -202,6 +230,12 @@ async fn a_pass_that_never_answers_ends_in_an_error_within_the_deadline() {
     agent
         .act_ok("navigate", json!({"url": site.url("/login.html")}))
         .await;
+    // Listing reads the store's names: the item is listed, and pass never ran (V13).
+    let (is_error, text) = agent.act_text("list_logins", json!({})).await;
+    assert!(!is_error && text.contains("ps/web/forum"), "{text}");
+    let (_, overview) = daemon.get("/api/browser/vault").await;
+    assert!(overview.to_string().contains("ps/web/forum"), "{overview}");
+    assert!(!runs.exists(), "a listing ran pass");
     // The deadline is 10 s; the answer comes after it, and well before a minute.
     let started = Instant::now();
     let (is_error, text) = agent
@@ -221,13 +255,19 @@ async fn a_pass_that_never_answers_ends_in_an_error_within_the_deadline() {
         "{:?}",
         site.requests()
     );
-    let (_, overview) = daemon.get("/api/browser/vault").await;
-    let ps = source(&overview, "ps");
-    assert_eq!(ps["state"], "error", "{overview}");
-    assert!(
-        ps["reason"].as_str().unwrap().contains("longer than"),
-        "{overview}"
+    assert_eq!(
+        std::fs::read_to_string(&runs).unwrap(),
+        "show -- web/forum\n",
+        "the fill decrypted that one item"
     );
+    // Killed with its process group: the child it waited on is gone too.
+    let pid = std::fs::read_to_string(&child).unwrap().trim().to_string();
+    porthole_tests::eventually("pass's child killed", Duration::from_secs(10), || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let gone = stat.is_empty() || stat.split(' ').nth(2) == Some("Z");
+        async move { gone.then_some(()) }
+    })
+    .await;
     // The other source keeps working.
     let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
     assert_eq!(status, 200, "{answer}");

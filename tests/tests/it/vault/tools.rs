@@ -45,6 +45,7 @@ pub(crate) fn keepass_db(
             password: Some(SITE_PASSWORD),
             url: &login,
             otp: Some(&otp),
+            extra: &[],
         },
         KdbxEntry {
             title: "Other",
@@ -52,6 +53,7 @@ pub(crate) fn keepass_db(
             password: Some("other-secret-77"),
             url: "https://other.invalid/",
             otp: None,
+            extra: &[],
         },
         KdbxEntry {
             title: "Bare",
@@ -59,6 +61,7 @@ pub(crate) fn keepass_db(
             password: None,
             url: &login,
             otp: None,
+            extra: &[],
         },
     ];
     let format = KdbxFormat { kdbx4, key_file };
@@ -115,7 +118,10 @@ impl PassStore {
             "pass",
             &["insert", "-m", "web/forum"],
             &env,
-            &format!("{PASS_PASSWORD}\nlogin: bob\nurl: {site}/login.html\n"),
+            &format!(
+                "{PASS_PASSWORD}\nlogin: bob\nurl: {site}/login.html\n\
+                 otpauth://totp/Forum:bob?secret={SEED}&period=30&digits=6&issuer=Forum\n"
+            ),
         );
         Self { home }
     }
@@ -270,7 +276,10 @@ async fn vault_routes_are_the_owners_and_a_wrong_password_leaves_the_source_lock
         .map(|i| i["item"].as_str().unwrap())
         .collect();
     assert_eq!(items, ["ps/web/forum"], "{overview}");
-    assert_eq!(overview["items"][0]["username"], "bob", "{overview}");
+    // Listed from the store's names, never decrypted (V13): `web/forum` names no site and no
+    // user, so neither is known before a fill (the file holds `login: bob`).
+    assert_eq!(overview["items"][0]["username"], "", "{overview}");
+    assert_eq!(overview["items"][0]["origins"], json!([]), "{overview}");
 
     // A wrong password: 4xx naming it; still locked.
     let (status, answer) = unlock(&daemon, "kp3", "not the password").await;
@@ -326,15 +335,27 @@ async fn vault_routes_are_the_owners_and_a_wrong_password_leaves_the_source_lock
     let (_, shares) = daemon.get("/api/browser/vault/shares").await;
     assert_eq!(shares, good);
 
-    // Lock: locked again, its items gone from the list.
+    // Lock: locked again, its items gone from the list (they were there before it).
+    let items_of = |overview: &Value, source: &str| -> Vec<String> {
+        overview["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|i| i["item"].as_str())
+            .filter(|i| i.starts_with(&format!("{source}/")))
+            .map(str::to_string)
+            .collect()
+    };
+    let (_, overview) = daemon.get("/api/browser/vault").await;
+    assert!(
+        items_of(&overview, "kp3").contains(&"kp3/Web/Forum".to_string()),
+        "{overview}"
+    );
     let (status, _) = daemon.post("/api/browser/vault/kp3/lock", &json!({})).await;
     assert_eq!(status, 200);
     let (_, overview) = daemon.get("/api/browser/vault").await;
     assert_eq!(state_of(&overview, "kp3"), "locked");
-    assert!(
-        !overview.to_string().contains("kp3/Web/Forum\",\"title"),
-        "{overview}"
-    );
+    assert!(items_of(&overview, "kp3").is_empty(), "{overview}");
     // Nothing secret reached the log.
     let log = daemon.log();
     for secret in [
@@ -555,7 +576,7 @@ async fn fill_login_types_into_the_items_own_site_only_and_never_answers_the_pas
     )
     .await;
     let all = timeline.to_string();
-    for secret in [SITE_PASSWORD, PASS_PASSWORD] {
+    for secret in [SITE_PASSWORD, encoded.as_str(), PASS_PASSWORD] {
         assert!(!all.contains(secret), "{secret} in the timeline");
     }
 }
@@ -587,6 +608,45 @@ async fn fill_totp_types_the_code_keepassxc_computes() {
     let after = keepassxc_code(&kp, None);
     assert!(!is_error, "{text}");
     assert!(text.contains("a one-time code"), "{text}");
+    // The page's beacon sees the typing (what the "nothing typed" checks on otp.html rely on).
+    wait_for(&site, "/typed?field=code&len=6").await;
+    let sent = wait_for(&site, "/verified").await;
+    let code = sent.trim_start_matches("GET /verified?code=").to_string();
+    assert!(
+        code == before || code == after,
+        "the page got {code:?}; keepassxc-cli computed {before:?} then {after:?}"
+    );
+    assert!(!text.contains(&code), "the code in the answer: {text}");
+}
+
+/// `fill_totp` from a `pass` entry's `otpauth://` line (pass-otp's form), decrypted by the real
+/// gpg: the page gets the code keepassxc-cli computes for the same seed.
+#[tokio::test(flavor = "multi_thread")]
+async fn fill_totp_from_pass_types_the_code_of_its_otpauth_line() {
+    let site = PageServer::area("vault").await;
+    let dir = TempDir::new("vault-db");
+    let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
+    let pass = PassStore::new(&site.base());
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"vault": {
+            "sources": [{"kind": "pass", "name": "ps", "dir": pass.store()}],
+            "share": [{"item": "ps/web/forum", "agents": ["*"]}],
+        }}),
+        env: vec![("GNUPGHOME".into(), pass.gnupg().display().to_string())],
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "coder", &[]).await;
+    let agent = daemon.caller(&token);
+    agent
+        .act_ok("navigate", json!({"url": site.url("/otp.html")}))
+        .await;
+    let before = keepassxc_code(&kp, None);
+    let (is_error, text) = agent
+        .act_text("fill_totp", json!({"item": "ps/web/forum", "submit": true}))
+        .await;
+    let after = keepassxc_code(&kp, None);
+    assert!(!is_error, "{text}");
     let sent = wait_for(&site, "/verified").await;
     let code = sent.trim_start_matches("GET /verified?code=").to_string();
     assert!(
@@ -752,16 +812,16 @@ async fn no_answer_carries_a_filled_secret_even_from_a_page_that_echoes_it() {
 
 /// A daemon whose vault has the KeePass database of [`keepass_db`] (KDBX 3.1), unlocked, with
 /// `kp/Web/Forum` shared with every agent, and one agent `name` on [`CHANNEL`].
-struct Unlocked {
-    site: PageServer,
+pub(super) struct Unlocked {
+    pub(super) site: PageServer,
     /// Holds the database file.
-    _dir: TempDir,
-    kp: PathBuf,
-    daemon: TestDaemon,
-    agent: Caller,
+    pub(super) _dir: TempDir,
+    pub(super) kp: PathBuf,
+    pub(super) daemon: TestDaemon,
+    pub(super) agent: Caller,
 }
 
-async fn unlocked_forum(name: &str) -> Unlocked {
+pub(super) async fn unlocked_forum(name: &str) -> Unlocked {
     let site = PageServer::area("vault").await;
     let dir = TempDir::new("vault-db");
     let kp = keepass_db(dir.path(), "kp", &site.base(), false, false);
@@ -1002,4 +1062,173 @@ async fn a_filled_password_shown_as_text_is_emptied() {
     )
     .await;
     assert!(shown.ends_with("len=0"), "{shown}");
+}
+
+/// A one-time code typed into a plain text field never shows in clear either (V4): the vault
+/// draws it as dots, and when the page takes the dots away the field is emptied at once. The
+/// control: the same field with the agent's own typing is drawn in clear and keeps it when
+/// revealed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_filled_code_in_a_text_field_is_drawn_as_dots_and_emptied_when_shown() {
+    let Unlocked {
+        site,
+        _dir,
+        kp: _,
+        daemon: _daemon,
+        agent,
+    } = unlocked_forum("code-shower").await;
+    let click =
+        |snapshot: &str, name: &str| json!({"action": "left_click", "ref": ref_of(snapshot, name)});
+
+    // Control: typed by hand, drawn in clear, kept.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/plain-code.html")}))
+        .await;
+    let snapshot = agent.act_text("read_page", json!({})).await.1;
+    agent.act_ok("computer", click(&snapshot, "Answer")).await;
+    agent
+        .act_ok("computer", json!({"action": "type", "text": "123456"}))
+        .await;
+    agent.act_ok("computer", click(&snapshot, "Look")).await;
+    wait_for(&site, "/look?sec=none&len=6").await;
+    agent.act_ok("computer", click(&snapshot, "Reveal")).await;
+    wait_for(&site, "/revealed?sec=none&len=6").await;
+
+    // The vault's code: dots, then emptied when revealed.
+    agent
+        .act_ok("navigate", json!({"url": site.url("/plain-code.html")}))
+        .await;
+    let snapshot = agent.act_text("read_page", json!({})).await.1;
+    let (is_error, text) = agent
+        .act_text(
+            "fill_totp",
+            json!({"item": "kp/Web/Forum", "ref": ref_of(&snapshot, "Answer")}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    agent.act_ok("computer", click(&snapshot, "Look")).await;
+    wait_for(&site, "/look?sec=disc&len=6").await;
+    agent.act_ok("computer", click(&snapshot, "Reveal")).await;
+    wait_for(&site, "/revealed?sec=none&len=0").await;
+}
+
+/// A `pass` store whose key is not in the daemon's gpg home (another machine's key, a lost
+/// one): the fill says gpg's own reason and types nothing; listing still works (names only).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pass_item_without_its_key_says_so_and_types_nothing() {
+    let site = PageServer::area("vault").await;
+    let pass = PassStore::new(&site.base());
+    let empty = TempDir::new("vault-nokey");
+    std::fs::create_dir_all(empty.path()).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(empty.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"vault": {
+            "sources": [{"kind": "pass", "name": "ps", "dir": pass.store()}],
+            "share": [{"item": "ps/web/forum", "agents": ["*"]}],
+        }}),
+        env: vec![("GNUPGHOME".into(), empty.path().display().to_string())],
+        ..Default::default()
+    })
+    .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "keyless", &[]).await;
+    let agent = daemon.caller(&token);
+    let (is_error, text) = agent.act_text("list_logins", json!({})).await;
+    assert!(!is_error && text.contains("ps/web/forum"), "{text}");
+    agent
+        .act_ok("navigate", json!({"url": site.url("/login.html")}))
+        .await;
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "ps/web/forum"}))
+        .await;
+    assert!(
+        is_error && text.contains("pass show failed") && text.contains("No secret key"),
+        "{text}"
+    );
+    assert!(
+        received(&site, "/typed").is_empty(),
+        "{:?}",
+        site.requests()
+    );
+}
+
+/// KeePassXC's other fields, read from a real database: `KP2A_URL` (another site of the
+/// entry: it fills there) and the legacy `TOTP Seed` / `TOTP Settings` pair (the code
+/// keepassxc-cli computes for the same entry).
+#[tokio::test(flavor = "multi_thread")]
+async fn kp2a_url_and_a_legacy_totp_seed_are_read_from_a_real_database() {
+    let site = PageServer::area("vault").await;
+    let second = PageServer::area("vault").await;
+    let dir = TempDir::new("vault-legacy");
+    let also = format!("{}/login.html", second.base());
+    let extra = [
+        ("KP2A_URL", also.as_str()),
+        ("TOTP Seed", SEED),
+        ("TOTP Settings", "30;6"),
+    ];
+    let login = format!("{}/login.html", site.base());
+    let entries = [KdbxEntry {
+        title: "Legacy",
+        username: "erin",
+        password: Some("legacy-pw-77"),
+        url: &login,
+        otp: None,
+        extra: &extra,
+    }];
+    let kp = vault_fixture::write(
+        dir.path(),
+        "legacy",
+        KP_PASSWORD,
+        &entries,
+        KdbxFormat::default(),
+    );
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: vault_fixture::keepass_vault(&kp, &["kp/Web/Legacy"]),
+        ..Default::default()
+    })
+    .await;
+    let (status, answer) = unlock(&daemon, "kp", KP_PASSWORD).await;
+    assert_eq!(status, 200, "{answer}");
+    let (_, token) = daemon.add_agent(CHANNEL, "legacy", &[]).await;
+    let agent = daemon.caller(&token);
+    let (_, listed) = agent.act_text("list_logins", json!({})).await;
+    assert!(
+        listed.contains(&second.base()) && listed.contains("\"has_totp\":true"),
+        "{listed}"
+    );
+    agent.act_ok("navigate", json!({"url": also})).await;
+    let (is_error, text) = agent
+        .act_text("fill_login", json!({"item": "kp/Web/Legacy"}))
+        .await;
+    assert!(!is_error, "{text}");
+    wait_for(&second, "/typed?field=pass").await;
+
+    agent
+        .act_ok("navigate", json!({"url": second.url("/otp.html")}))
+        .await;
+    let code_now = || {
+        run(
+            "keepassxc-cli",
+            &["show", "-q", "-t", kp.to_str().unwrap(), "Web/Legacy"],
+            &[],
+            &format!("{KP_PASSWORD}\n"),
+        )
+        .trim()
+        .to_string()
+    };
+    let before = code_now();
+    let (is_error, text) = agent
+        .act_text(
+            "fill_totp",
+            json!({"item": "kp/Web/Legacy", "submit": true}),
+        )
+        .await;
+    let after = code_now();
+    assert!(!is_error, "{text}");
+    let sent = wait_for(&second, "/verified").await;
+    let code = sent.trim_start_matches("GET /verified?code=").to_string();
+    assert!(
+        code == before || code == after,
+        "the page got {code:?}; keepassxc-cli computed {before:?} then {after:?}"
+    );
 }
