@@ -275,12 +275,18 @@ async fn the_card_shows_the_act_and_its_buttons_answer_it() {
     assert!(!is_error, "{text}");
     assert_eq!(panel.eval(&shown("approval")).await, json!(false));
 
-    // A form post: the card shows what it sends, and its size.
+    // A form post: the card shows what it sends, and its size. (The form's server is another
+    // origin: a new site the person allows first.)
     let forms = PageServer::area("approvals").await;
-    let (is_error, text) = call("navigate", json!({"url": forms.url("/form.html")}))
-        .await
-        .unwrap();
+    let going = call("navigate", json!({"url": forms.url("/form.html")}));
+    panel.until("the new site's card", &shown("approval")).await;
+    assert_eq!(panel.eval(&shown("approval-body")).await, json!(false));
+    answer_card(&panel, "approval-allow").await;
+    let (is_error, text) = going.await.unwrap();
     assert!(!is_error, "{text}");
+    panel
+        .until("the card to close", &format!("!{}", shown("approval")))
+        .await;
     let posting = call(
         "computer",
         json!({"action": "left_click", "coordinate": [200, 200]}),
