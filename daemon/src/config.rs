@@ -20,6 +20,17 @@ pub struct Config {
     pub tools: ToolsConfig,
     pub timeline: TimelineConfig,
     pub vault: VaultConfig,
+    pub notify: NotifyConfig,
+}
+
+/// `notify.*`: how the person hears of an approval with no pane open (DESIGN.md §20a).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NotifyConfig {
+    /// A program and its arguments (no shell), run once per approval with
+    /// `PORTHOLE_APPROVAL_KIND`, `PORTHOLE_APPROVAL_ID`, `PORTHOLE_AGENT`, `PORTHOLE_AGENT_ID`
+    /// and `PORTHOLE_CHANNEL` in its environment; empty: none.
+    pub command: Vec<String>,
 }
 
 pub use crate::vault::settings::{VaultConfig, VaultShare, VaultSourceConfig};
@@ -557,6 +568,13 @@ impl Config {
                     "{} is not between 1 and 86400",
                     self.agents.approval_timeout_secs
                 ),
+            });
+        }
+        if !self.notify.command.is_empty() && self.notify.command[0].trim().is_empty() {
+            return Err(ConfigError::Invalid {
+                key: "notify.command",
+                reason: "its first element must name a program (an argv array, no shell)"
+                    .to_string(),
             });
         }
         if !(1..=1024).contains(&self.browser.cdp_message_max_mb) {

@@ -216,6 +216,9 @@ fn channel_service(
                 config.browser.downloads_max_mb,
             ),
             settle: config.tools.settle_limits(),
+            reach: crate::reach::Reach::new(
+                crate::reach::Notifier::new(config.notify.command.clone()).ok(),
+            ),
         },
         state,
     ));

@@ -100,6 +100,8 @@ impl HostSource {
             downloads_root: None,
             download_limits: Default::default(),
             settle: self.options.settle,
+            // No person here: nobody but a pane could answer, and there is none.
+            reach: Default::default(),
         };
         let session = BrowserSession::open(channel, Mode::Host, cdp, options)
             .await

@@ -25,6 +25,7 @@ pub mod logging;
 pub mod mode;
 pub(crate) mod oversight;
 pub mod providers;
+pub mod reach;
 pub mod sites;
 #[cfg(test)]
 mod source_checks;

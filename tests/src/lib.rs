@@ -13,6 +13,7 @@ pub mod daemon;
 pub mod delay_proxy;
 pub mod devtools_port;
 pub mod docker;
+pub mod events;
 pub mod http;
 pub mod mcp;
 pub mod page_family;

@@ -3,11 +3,13 @@
  * main.js — the bundled web panel around one `<porthole-pane>` (porthole-pane.js): reads token
  * and channel from the URL fragment (`#token=<t>&channel=<id>`) and sets them on the pane,
  * shows the channel picker when there is no channel, owns the cookie-import dialog, keeps the
- * page title on the watched tab, and publishes the pane's state as `window.porthole` (test
- * hooks; see PaneState in porthole-pane.js).
+ * page title on the watched tab, raises a browser notification when an agent waits for the
+ * person on a channel not on screen (person-events.js), and publishes the pane's state as
+ * `window.porthole` (test hooks; see PaneState in porthole-pane.js).
  */
 
 import { CookieDialog } from './cookies.js';
+import { PersonEvents } from './person-events.js';
 import './porthole-pane.js';
 
 /**
@@ -226,5 +228,24 @@ const cookieDialog = new CookieDialog({
 /** @type {any} */ (pane.state).cookies = cookieDialog;
 $('cookies-open').addEventListener('click', () => void cookieDialog.open());
 
+// ---------------------------------------------------------------- agents waiting elsewhere
+
+const personEvents = new PersonEvents({
+  token: () => readFragment().token,
+  onScreen: () => pane.state.channel,
+});
+/** @type {any} */ (pane.state).personEvents = personEvents;
+let listeningWith = '';
+function listenForThePerson() {
+  const { token } = readFragment();
+  if (token === listeningWith) return;
+  listeningWith = token;
+  personEvents.start();
+}
+// The browser lets a page ask to notify only from a gesture: her first click asks.
+document.addEventListener('pointerdown', () => personEvents.askPermission(), { once: true });
+
 window.addEventListener('hashchange', applyFragment);
+window.addEventListener('hashchange', listenForThePerson);
 applyFragment();
+listenForThePerson();

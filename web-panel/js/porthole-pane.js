@@ -268,6 +268,8 @@ export class PortholePane extends HTMLElement {
       onChange: () => {
         this.state.tabs = this.tabStrip.tabs.map((t) => ({ ...t }));
         this.state.activeTargetId = this.tabStrip.activeId;
+        // Set later in the constructor; a card names its tab by the strip's titles.
+        if (this.approvals) this.approvals.tabsChanged();
         const active = this.tabStrip.active();
         if (active) this.toolbar.setUrl(active.url);
       },
@@ -322,7 +324,14 @@ export class PortholePane extends HTMLElement {
       onError: (text) => this.status.show(text, 'error'),
     });
     this.login = new LoginPrompts({ stage: this.stage, send });
-    this.approvals = new Approvals({ stage: this.stage, send });
+    this.approvals = new Approvals({
+      stage: this.stage,
+      send,
+      tabLabel: (id) => {
+        const t = this.tabStrip.tabs.find((x) => x.target_id === id);
+        return t ? (t.title || t.url || 'untitled') : 'a closed tab';
+      },
+    });
     this.vault = new VaultPanel({
       button: /** @type {HTMLButtonElement} */ ($('vault-toggle')),
       stage: this.stage,
@@ -581,6 +590,8 @@ export class PortholePane extends HTMLElement {
     switch (msg.type) {
       case 'started':
         st.started = true;
+        // Cards of an earlier session are stale; the daemon sends the open ones after this.
+        this.approvals.reset();
         st.mode = msg.mode ?? null;
         this.status.setMode(st.mode);
         this.pill.started(st.mode);
@@ -592,6 +603,8 @@ export class PortholePane extends HTMLElement {
         break;
       case 'stopped':
         st.started = false;
+        // The session's acts are gone with it: its cards must not answer the next one's.
+        this.approvals.reset();
         this.showOverlay('The browser of this channel was stopped.', { action: 'Start browser' });
         break;
       case 'tabs':

@@ -290,6 +290,10 @@ export interface PaneAuthPromptClosed {
 export interface PaneApproval {
   type: "approval";
   agent_id: string;
+  /** What a held request sends (its first 4096 bytes as text), when the browser said. */
+  body?: string | null;
+  /** The whole body's size in bytes, beside `body`. */
+  body_size?: number | null;
   detail: string;
   id: string;
   kind: ApprovalKind;

@@ -245,6 +245,7 @@ mod tests {
                 downloads_root: None,
                 download_limits: Default::default(),
                 settle: Default::default(),
+                reach: Default::default(),
             },
             state.clone(),
         ));

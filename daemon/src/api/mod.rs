@@ -8,6 +8,7 @@ mod auth;
 mod cookies;
 mod downloads;
 mod error;
+mod events;
 mod http;
 mod image;
 mod openapi;
@@ -170,6 +171,7 @@ pub fn app_on(state: AppState, listener: Listener) -> Router {
     Router::new()
         .route("/api/health", get(http::health))
         .route("/api/openapi.json", get(openapi::document))
+        .route("/api/events", get(events::events))
         .route("/api/browser/channels", get(http::list_channels))
         .route(
             "/api/browser/channels/{channel_id}",

@@ -12,8 +12,12 @@ use serde::{Deserialize, Serialize};
 pub use kinds::{ApprovalKind, Confirm, ConfirmError};
 pub use remembered::Remembered;
 
-/// Longest detail a pane is shown (a script, a URL, file names), in characters.
-pub const MAX_DETAIL_CHARS: usize = 2000;
+/// Longest detail a pane is shown (a script, a URL, file names), in characters. A script is
+/// shown whole: one longer than this is refused rather than asked about with its end cut.
+pub const MAX_DETAIL_CHARS: usize = 100_000;
+
+/// Most of a request's body a pane is shown, in bytes (its full size is said beside it).
+pub const MAX_BODY_SHOWN: usize = 4096;
 
 /// What an agent asks the person to allow.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +31,28 @@ pub struct Ask {
     pub url: String,
     /// The method, URL and element acted on; the script; the file names; the item title.
     pub detail: String,
+    /// What a request sends (a form post's fields, a `fetch` body), when the browser said.
+    pub body: Option<SentBody>,
+}
+
+/// The body of a request an approval holds: its start as text, and its whole size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SentBody {
+    /// The first [`MAX_BODY_SHOWN`] bytes, as text (bytes that are not UTF-8 shown as �).
+    pub shown: String,
+    /// The whole body's size in bytes.
+    pub size: u64,
+}
+
+impl SentBody {
+    /// The body of `bytes`, its start kept for the person.
+    pub fn of(bytes: &[u8]) -> Self {
+        let kept = &bytes[..bytes.len().min(MAX_BODY_SHOWN)];
+        Self {
+            shown: String::from_utf8_lossy(kept).into_owned(),
+            size: bytes.len() as u64,
+        }
+    }
 }
 
 impl Ask {
@@ -71,7 +97,7 @@ pub enum Outcome {
     Declined,
     /// Nobody answered within `agents.approval_timeout_secs`.
     TimedOut,
-    /// No pane was attached: nobody could be asked.
+    /// Nobody could be asked: no pane, no event stream, no notifier.
     Unwatched,
     /// Its tab or the session went away first.
     Gone,
@@ -109,8 +135,9 @@ impl Outcome {
             ),
             Outcome::Unwatched => format!(
                 "{what} needs the person's approval (this agent's confirm list holds {:?}) and \
-                 nobody is watching this channel: no pane is open. Call request_human to ask \
-                 the person to open the pane, then try again",
+                 nobody is watching this channel: no pane is open, no event stream listens and \
+                 no notify.command is set. Call request_human to ask the person to open the \
+                 pane, then try again",
                 ask.kind.as_str()
             ),
             Outcome::Gone => format!("the tab went away before the person answered about {what}"),
@@ -181,6 +208,7 @@ mod tests {
             target_id: "T1".into(),
             url: url.into(),
             detail: String::new(),
+            body: None,
         }
     }
 
@@ -241,6 +269,16 @@ mod tests {
         let late = Outcome::TimedOut.refusal(&a, 7).unwrap();
         assert!(late.contains("7 s"), "{late}");
         assert!(!Outcome::Gone.allowed());
+    }
+
+    #[test]
+    fn a_body_keeps_its_start_and_says_its_size() {
+        let body = SentBody::of(b"item=tea");
+        assert_eq!((body.shown.as_str(), body.size), ("item=tea", 8));
+        let long = vec![b'a'; MAX_BODY_SHOWN + 10];
+        let body = SentBody::of(&long);
+        assert_eq!(body.shown.len(), MAX_BODY_SHOWN);
+        assert_eq!(body.size, (MAX_BODY_SHOWN + 10) as u64);
     }
 
     #[test]

@@ -1,18 +1,18 @@
 //! What the person must allow first (DESIGN.md §20): the agent's sites and `confirm` kinds,
 //! looked up from its record (and the config's `agents.sites` / `agents.confirm`) and held on
 //! its session: when its call begins, and at once when the owner changes its record
-//! ([`apply_rules`]); the tools' own acts an approval holds
-//! (`evaluate` shows its script, `upload_file` the file names, `get_download` the file, a vault
-//! fill the item and fields); and the wait for the person's answers to what the call's page
-//! sent (a form post, a new site), which the browser holds at the network layer
-//! (`browser::guard`). Each ends in an [`Verdict`]; a refusal is the call's error.
+//! ([`apply_rules`]); the tools' own acts an approval holds (`evaluate` shows its script whole
+//! and runs only in the document the card named, `upload_file` the file names, `get_download`
+//! the file, a vault fill the item and fields); and the wait for the person's answers to what
+//! the call's page sent (a form post, a new site), which the browser holds at the network
+//! layer (`browser::guard`). Each ends in an [`Verdict`]; a refusal is the call's error.
 
 use std::sync::Arc;
 
 use porthole_mcp::vocabulary::{ToolCall, UploadFileArgs};
 
 use crate::agents::{AgentIdentity, Agents};
-use crate::approvals::{ApprovalKind, Verdict};
+use crate::approvals::{ApprovalKind, Verdict, MAX_DETAIL_CHARS};
 use crate::browser::{Actor, BrowserSession, CallGuard, ConsentRules, Download, ScriptedDocs};
 use crate::tools::{Tab, ToolError};
 use crate::vault::Vault;
@@ -78,12 +78,59 @@ pub(crate) async fn approve(tab: &Tab, call: &ToolCall) -> Result<(), ToolError>
         ToolCall::UploadFile(a) => (ApprovalKind::Upload, file_names(a)),
         _ => return Ok(()),
     };
+    // The person is shown the whole script, never a cut one: one too long to show is refused.
+    let length = detail.chars().count();
+    if kind == ApprovalKind::Evaluate
+        && length > MAX_DETAIL_CHARS
+        && tab.browser.approvals().holds(tab.actor.id(), kind)
+    {
+        return Err(ToolError::msg(format!(
+            "Porthole did not run this script: it is {length} characters, and the person \
+             approves a script only when shown it whole (at most {MAX_DETAIL_CHARS}). Send a \
+             shorter one."
+        )));
+    }
+    // The card names the page the tab shows now: a script allowed for it never runs in the
+    // next one (a navigation while the person read the card).
+    let shown = match kind == ApprovalKind::Evaluate
+        && tab.browser.approvals().holds(tab.actor.id(), kind)
+    {
+        true => document_of(tab).await,
+        false => None,
+    };
     let verdict = tab
         .browser
         .approvals()
         .approve_act(tab.actor.id(), kind, &tab.target_id, None, detail)
         .await;
-    refused(verdict)
+    refused(verdict)?;
+    if let Some((loader, url)) = shown {
+        let now = document_of(tab).await;
+        if now.as_ref().map(|(l, _)| l) != Some(&loader) {
+            let now_url = now.map(|(_, u)| u).unwrap_or_else(|| "no page".to_string());
+            return Err(ToolError::msg(format!(
+                "Porthole did not run the script: the person allowed it for the page {url}, \
+                 and the tab shows another document now ({now_url}). Call evaluate again to \
+                 ask about the page it shows now."
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `(loader id, URL)` of the document `tab` shows now (None when the tab does not answer).
+async fn document_of(tab: &Tab) -> Option<(String, String)> {
+    let tree = tab
+        .browser
+        .cdp()
+        .call_on(&tab.session_id, "Page.getFrameTree", serde_json::json!({}))
+        .await
+        .ok()?;
+    let frame = &tree["frameTree"]["frame"];
+    Some((
+        frame["loaderId"].as_str()?.to_string(),
+        frame["url"].as_str().unwrap_or_default().to_string(),
+    ))
 }
 
 /// Waits for the person before a finished download's bytes reach `actor`.

@@ -98,6 +98,8 @@ pub struct ChannelSettings {
     pub download_limits: crate::browser::DownloadLimits,
     /// How long the tools' settle waits (`tools.*`).
     pub settle: crate::browser::SettleLimits,
+    /// How the person is reached without a pane (`/api/events`, `notify.command`).
+    pub reach: crate::reach::Reach,
 }
 
 /// Work run after every fresh browser start, before the session is handed out (the cookie
@@ -574,11 +576,17 @@ impl ChannelService {
             downloads_root: self.settings.downloads_root.clone(),
             download_limits: self.settings.download_limits.clone(),
             settle: self.settings.settle,
+            reach: self.settings.reach.clone(),
         };
         let connect_ms = connecting.elapsed().as_millis() as u64;
         let opening = Instant::now();
         let session = BrowserSession::open(channel.clone(), mode, cdp, options).await?;
         Ok((session, connect_ms, opening.elapsed().as_millis() as u64))
+    }
+
+    /// How the person is reached without a pane (every session tells it).
+    pub fn reach(&self) -> &crate::reach::Reach {
+        &self.settings.reach
     }
 
     /// Counts a pane on (channel, mode) until the guard drops.

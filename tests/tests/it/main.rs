@@ -14,6 +14,7 @@ mod input;
 mod layers;
 mod mcp;
 mod pane;
+mod person;
 mod remote;
 mod settings_documented;
 mod sites;

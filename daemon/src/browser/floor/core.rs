@@ -15,6 +15,7 @@ use crate::browser::floor::{clamp_size, Layouts, PaneMessage, SessionError, Tabs
 use crate::cdp::{CdpConnection, CdpError};
 use crate::channel_id::ChannelId;
 use crate::mode::Mode;
+use crate::reach::Reach;
 
 /// How many notices a pane may fall behind by before it misses some.
 const NOTICES: usize = 256;
@@ -48,6 +49,8 @@ pub(in crate::browser) struct SessionCore {
     notices: broadcast::Sender<PaneMessage>,
     /// The size panes see tabs at, and how many panes look.
     views: Views,
+    /// The daemon-wide stream of what needs the person (`/api/events`) and the notifier.
+    reach: Reach,
 }
 
 /// Whether and why the session ended.
@@ -80,6 +83,7 @@ impl SessionCore {
         cdp: CdpConnection,
         closed: CancellationToken,
         viewport: (u32, u32),
+        reach: Reach,
     ) -> Self {
         Self {
             channel,
@@ -97,6 +101,7 @@ impl SessionCore {
                 viewport: Mutex::new(viewport),
                 panes: AtomicUsize::new(0),
             },
+            reach,
         }
     }
 
@@ -129,9 +134,26 @@ impl SessionCore {
 
     // Notices to panes.
 
-    /// Tells every pane of the channel; no pane listening is fine.
+    /// Tells every pane of the channel, and `/api/events` what needs the person (an
+    /// approval, a handoff …: see `reach::KINDS`); no pane listening is fine.
     pub fn notify(&self, message: PaneMessage) {
+        if message.for_the_person() {
+            if let Ok(json) = serde_json::to_value(&message) {
+                self.reach.publish(self.channel.as_str(), json);
+            }
+        }
         let _ = self.notices.send(message);
+    }
+
+    /// How the person is reached without a pane.
+    pub fn reach(&self) -> &Reach {
+        &self.reach
+    }
+
+    /// True when the person can be asked something: a pane is attached, an event stream is
+    /// open or a notifier is configured.
+    pub fn person_reachable(&self) -> bool {
+        self.pane_count() > 0 || self.reach.reachable()
     }
 
     /// Receives every notice for panes from now on.

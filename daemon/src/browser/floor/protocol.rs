@@ -220,6 +220,12 @@ pub enum PaneMessage {
         target_id: String,
         url: String,
         detail: String,
+        /// What a held request sends (its first 4096 bytes as text), when the browser said.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        body: Option<String>,
+        /// The whole body's size in bytes, beside `body`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        body_size: Option<u64>,
     },
     /// An approval ended: `outcome` allowed, allowed_on_site, declined, timed_out,
     /// unwatched or gone; `by` person, timeout or porthole. Panes close its card.
@@ -346,6 +352,21 @@ impl PaneMessage {
             code: code.to_string(),
             message: message.into(),
         }
+    }
+
+    /// Whether `/api/events` carries it too (see `reach::KINDS`): what needs the person, and
+    /// what closes it.
+    pub fn for_the_person(&self) -> bool {
+        matches!(
+            self,
+            PaneMessage::Approval { .. }
+                | PaneMessage::ApprovalClosed { .. }
+                | PaneMessage::Handoff { .. }
+                | PaneMessage::HandoffEnded { .. }
+                | PaneMessage::VaultLocked { .. }
+                | PaneMessage::AuthPrompt { .. }
+                | PaneMessage::AuthPromptClosed { .. }
+        )
     }
 
     /// The JSON text sent on the wire.

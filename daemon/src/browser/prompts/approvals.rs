@@ -1,10 +1,13 @@
 //! Approvals the person gives (DESIGN.md §20): an agent's act that its `confirm` kinds hold
 //! waits here until a pane answers (`approval_answer`), `agents.approval_timeout_secs` pass
-//! (declined), or its tab goes away. With no pane attached it is declined at once, saying that
-//! nobody is watching. Every pane sees `approval` and then `approval_closed`; the timeline
-//! records both, and each act a remembered "always" let through, from [`Approvals::records`]
-//! (unbounded: never dropped, unlike the panes' notices). "Always" is kept by origin, never
-//! for an opaque one. Ids are unique across sessions and restarts (`floor::registry`). No MCP tool, HTTP route or agent token reaches [`Approvals::answer`]:
+//! (declined), or its tab goes away. It is declined at once, saying that nobody is watching,
+//! only when nobody can be reached: no pane attached, no `/api/events` stream open and no
+//! `notify.command` (see `crate::reach`, told of every approval). Every pane sees `approval`
+//! and then `approval_closed`; the timeline records both, and each act a remembered "always"
+//! let through, from [`Approvals::records`] (unbounded: never dropped, unlike the panes'
+//! notices). "Always" is kept by origin, never for an opaque one. Ids are unique across
+//! sessions and restarts (`floor::registry`). No MCP tool, HTTP route or agent token reaches
+//! [`Approvals::answer`]:
 //! only the pane's WebSocket, which takes the owner token alone.
 //!
 //! Owns the approvals waiting (`session.approvals()`), what the person is shown for an act,
@@ -20,6 +23,7 @@ use crate::approvals::{
     bounded_detail, site_of, ApprovalKind, ApprovalRecord, Ask, Outcome, Remember, Verdict,
 };
 use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionCore, SessionError};
+use crate::reach::ApprovalNotice;
 
 /// The approvals waiting for the person.
 #[derive(Debug, Default)]
@@ -65,6 +69,8 @@ fn message(id: &str, ask: &Ask) -> PaneMessage {
         target_id: ask.target_id.clone(),
         url: ask.url.clone(),
         detail: ask.detail.clone(),
+        body: ask.body.as_ref().map(|b| b.shown.clone()),
+        body_size: ask.body.as_ref().map(|b| b.size),
     }
 }
 
@@ -109,6 +115,11 @@ impl<'s> Approvals<'s> {
     /// Counts one call of `agent_id` (its tab's requests count as its acts meanwhile).
     pub(crate) fn call_begins(&self, agent_id: &str) -> CallGuard {
         self.consent.call_begins(agent_id)
+    }
+
+    /// Whether `agent_id` must ask the person before acts of `kind`.
+    pub(crate) fn holds(&self, agent_id: &str, kind: ApprovalKind) -> bool {
+        self.consent.asks(agent_id, kind).is_some()
     }
 
     /// Lets `ask` happen when its agent need not ask, the person said "always" for its
@@ -244,6 +255,7 @@ impl<'s> Approvals<'s> {
             target_id: target_id.to_string(),
             url: url.chars().take(2000).collect(),
             detail: bounded_detail(&detail),
+            body: None,
         }
     }
 
@@ -281,10 +293,20 @@ impl<'s> Approvals<'s> {
             id: id.clone(),
             ask: ask.clone(),
         });
+        // Whether anybody can answer is judged before the card goes out (a stream opened
+        // later still sees it, and a pane opened later is shown it on start).
+        let reachable = self.core.person_reachable();
         self.core.notify(message(&id, ask));
-        let (mut outcome, by) = if self.core.pane_count() == 0 {
+        let (mut outcome, by) = if !reachable {
             (Outcome::Unwatched, "porthole")
         } else {
+            self.core.reach().approval_asked(ApprovalNotice {
+                id: id.clone(),
+                kind: ask.kind.as_str().to_string(),
+                agent_id: ask.agent_id.clone(),
+                agent: ask.name.clone(),
+                channel_id: self.core.channel().to_string(),
+            });
             tokio::select! {
                 answer = answered => match answer {
                     Ok(outcome @ (Outcome::Allowed(_) | Outcome::Declined)) => (outcome, "person"),

@@ -43,6 +43,8 @@ pub struct SessionOptions {
     pub download_limits: crate::browser::files::transfers::DownloadLimits,
     /// How long the tools' settle waits (`tools.*` settings).
     pub settle: SettleLimits,
+    /// How the person is reached without a pane: the session tells it what needs her.
+    pub reach: crate::reach::Reach,
 }
 
 pub(crate) use crate::config::SettleLimits;
@@ -89,6 +91,7 @@ impl BrowserSession {
             downloads_root,
             download_limits,
             settle,
+            reach,
         } = options;
         let closed = CancellationToken::new();
         // One subscription for every room, taken before anything is asked of Chrome.
@@ -100,6 +103,7 @@ impl BrowserSession {
             cdp.clone(),
             closed.clone(),
             screen,
+            reach,
         ));
         let hub = Arc::new(ScreencastHub::new(
             cdp.clone(),

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::approvals::{site_of, ApprovalKind, Ask, Verdict};
+use crate::approvals::{site_of, ApprovalKind, Ask, SentBody, Verdict};
 use crate::browser::floor::{Ownership, RoomEvents, SessionCore, TabOwner};
 use crate::browser::guard::notes::AgentNotes;
 use crate::browser::guard::sites::{AgentSites, Sites};
@@ -179,9 +179,10 @@ impl Paused {
                     false => "",
                 }
             );
-            let ask = self
-                .approvals()
-                .ask_for(&id, ApprovalKind::Submit, &target_id, url, detail);
+            let mut ask =
+                self.approvals()
+                    .ask_for(&id, ApprovalKind::Submit, &target_id, url, detail);
+            ask.body = sent_body(&params["request"]);
             if self.network_verdict(ask).await {
                 return true;
             }
@@ -259,4 +260,24 @@ impl Paused {
         let owner = self.core.tabs().owner_of(opener)?;
         Some((frame.to_string(), owner))
     }
+}
+
+/// What a paused request sends, from its `postDataEntries` (base64 bytes) or `postData`.
+fn sent_body(request: &Value) -> Option<SentBody> {
+    use base64::Engine as _;
+    if let Some(entries) = request["postDataEntries"].as_array() {
+        let mut bytes = Vec::new();
+        for entry in entries {
+            let part = entry["bytes"].as_str().unwrap_or_default();
+            bytes.extend(
+                base64::engine::general_purpose::STANDARD
+                    .decode(part)
+                    .ok()?,
+            );
+        }
+        return Some(SentBody::of(&bytes));
+    }
+    request["postData"]
+        .as_str()
+        .map(|text| SentBody::of(text.as_bytes()))
 }

@@ -57,6 +57,7 @@ async fn concurrent_read_page_on_two_tabs_gives_refs_that_work() {
             downloads_root: None,
             download_limits: Default::default(),
             settle: Default::default(),
+            reach: Default::default(),
         },
     )
     .await
