@@ -6,7 +6,11 @@
 //! - consent, for the connection's life: the agent's sites and confirm kinds are held on the
 //!   session (so the network layer refuses and asks for its tabs as for its tool calls), and
 //!   its tabs' requests count as its acts while the connection is open;
-//! - calls in flight, per command: [`call_slot`] as for a tool call;
+//! - calls in flight, per command: at most `agents.max_calls_in_flight` commands of one
+//!   connection run at once; the rest wait their turn (a CDP client sends its commands in
+//!   bursts — Playwright opens a page with twenty at once — and refusing them would break
+//!   it); they do not take the agent's tool-call slots ([`super::call_slot`]), so a busy client never
+//!   starves the agent's MCP calls;
 //! - oversee, per input, navigation, reload and close command: [`Oversee::door_refusal`];
 //! - the URL guard and sites, per navigation: the check MCP `navigate` makes before anything
 //!   is sent (`browser`'s `Navigation::admit_url`).
@@ -21,7 +25,9 @@ use super::admit::{self, Refusal};
 use super::consent;
 use super::oversee::Oversee;
 use super::Parts;
-use crate::agents::{AgentIdentity, CallSlot, TooManyCalls};
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+use crate::agents::AgentIdentity;
 use crate::browser::{Actor, BrowserSession, CallGuard, UrlPolicy};
 use crate::channel_id::ChannelId;
 
@@ -52,15 +58,15 @@ impl DoorShut {
 pub(crate) struct DoorEntry {
     pub(crate) channel: ChannelId,
     pub(crate) actor: Actor,
-    pub(crate) agent: AgentIdentity,
     pub(crate) session: Arc<BrowserSession>,
     oversee: Oversee,
-    agents: Arc<crate::agents::Agents>,
+    /// `agents.max_calls_in_flight` permits for this connection's commands.
+    in_flight: Semaphore,
     _acting: CallGuard,
 }
 
 /// The tools the door stands for: either one denied closes it.
-const DOOR_TOOLS: [&str; 2] = ["cdp", "evaluate"];
+const DOOR_TOOLS: [&str; 2] = [crate::agents::CDP_DOOR_TOOL, "evaluate"];
 
 /// Lets `agent` through the door without starting anything: `Err` when the door is shut to
 /// it (its channel is gone, `cdp`/`evaluate` denied, host mode).
@@ -77,11 +83,7 @@ pub(crate) fn may_enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<(), 
 
 /// Lets `agent` through the door: every check of [`may_enter`], then its channel's browser
 /// (started when needed) with its sites and kinds held on it.
-pub(crate) async fn enter(
-    parts: &Parts<'_>,
-    agents: &Arc<crate::agents::Agents>,
-    agent: &AgentIdentity,
-) -> Result<DoorEntry, DoorShut> {
+pub(crate) async fn enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<DoorEntry, DoorShut> {
     may_enter(parts, agent)?;
     let admitted =
         admit::admit(parts.agents, parts.channels, Some(agent), None).map_err(DoorShut::Request)?;
@@ -104,18 +106,21 @@ pub(crate) async fn enter(
     Ok(DoorEntry {
         channel: admitted.channel.clone(),
         actor: admitted.actor.clone(),
-        agent: agent.clone(),
         session,
         oversee,
-        agents: agents.clone(),
+        in_flight: Semaphore::new(parts.agents.max_calls_in_flight().max(1)),
         _acting: acting,
     })
 }
 
 impl DoorEntry {
-    /// One of the agent's slots in `agents.max_calls_in_flight`, for one command.
-    pub(crate) fn command_slot(&self) -> Result<Option<CallSlot>, TooManyCalls> {
-        admit::call_slot(&self.agents, Some(&self.agent))
+    /// A turn for one command: it waits while `agents.max_calls_in_flight` commands of this
+    /// connection run.
+    pub(crate) async fn command_turn(&self) -> SemaphorePermit<'_> {
+        self.in_flight
+            .acquire()
+            .await
+            .expect("the door's semaphore is never closed")
     }
 
     /// The refusal of a command standing for `tool` in tab `target_id` while the person holds

@@ -137,7 +137,10 @@ mod tests {
 
     #[test]
     fn a_door_path_loses_its_token_in_logs() {
-        assert_eq!(logged_path("/cdp/pha_secret/json/version"), "/cdp/…/json/version");
+        assert_eq!(
+            logged_path("/cdp/pha_secret/json/version"),
+            "/cdp/…/json/version"
+        );
         assert_eq!(logged_path("/cdp/pha_secret"), "/cdp/…");
         assert_eq!(logged_path("/cdp/json/version"), "/cdp/json/version");
         assert_eq!(logged_path("/api/health"), "/api/health");

@@ -75,8 +75,16 @@ pub(super) const FORWARDED: &[Domain] = &[
 
 /// Browser-level methods sent to Chrome as they are: reads about the browser itself.
 pub(super) const BROWSER_FORWARDED: &[Domain] = &[
-    Domain { name: "Browser", methods: Methods::Only(&["getVersion"]), reason: "the browser's product and protocol version, as json/version says" },
-    Domain { name: "Schema", methods: Methods::All, reason: "which domains exist" },
+    Domain {
+        name: "Browser",
+        methods: Methods::Only(&["getVersion"]),
+        reason: "the browser's product and protocol version, as json/version says",
+    },
+    Domain {
+        name: "Schema",
+        methods: Methods::All,
+        reason: "which domains exist",
+    },
 ];
 
 /// The `Target` methods the door answers itself at browser level, from the agent's tabs
@@ -154,7 +162,11 @@ pub(super) fn rule(method: &str, on_page: bool) -> Rule {
             false => Rule::Refused(NOT_ON_TABLE),
         };
     }
-    let table = if on_page { FORWARDED } else { BROWSER_FORWARDED };
+    let table = if on_page {
+        FORWARDED
+    } else {
+        BROWSER_FORWARDED
+    };
     match table.iter().find(|d| d.name == domain) {
         Some(Domain {
             methods: Methods::All,
@@ -199,8 +211,14 @@ mod tests {
             "no dot",
             "Browser.getBrowserCommandLine",
         ] {
-            assert!(matches!(rule(refused, true), Rule::Refused(_)), "{refused} on a page");
-            assert!(matches!(rule(refused, false), Rule::Refused(_)), "{refused}");
+            assert!(
+                matches!(rule(refused, true), Rule::Refused(_)),
+                "{refused} on a page"
+            );
+            assert!(
+                matches!(rule(refused, false), Rule::Refused(_)),
+                "{refused}"
+            );
         }
         for answered in [
             "Browser.crashGpuProcess",
@@ -214,7 +232,10 @@ mod tests {
         assert_eq!(rule("Browser.close", false), Rule::CloseConnection);
         assert_eq!(rule("Target.getTargets", false), Rule::Target);
         assert_eq!(rule("Target.setAutoAttach", true), Rule::Forward);
-        assert_eq!(rule("Target.createTarget", true), Rule::Refused(NOT_ON_TABLE));
+        assert_eq!(
+            rule("Target.createTarget", true),
+            Rule::Refused(NOT_ON_TABLE)
+        );
         assert_eq!(rule("Page.navigate", true), Rule::Forward);
         assert_eq!(rule("Page.navigate", false), Rule::Refused(NOT_ON_TABLE));
         assert_eq!(rule("Security.enable", true), Rule::Forward);

@@ -2,7 +2,7 @@
 //! ([`super::allow`]), then answered by the door (the `Target` domain, the no-effect methods,
 //! `Browser.close`) or checked for the person's control and the agent's sites
 //! ([`super::control`]) and sent to Chrome on the client's own flat session. Each command
-//! holds one of the agent's calls in flight while it runs.
+//! waits for its turn among the connection's `agents.max_calls_in_flight`.
 //!
 //! A malformed message gets Chrome's parse error and the connection stays up.
 
@@ -82,10 +82,7 @@ pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
         Ok(value) => wire::reply(&id, value, named.as_deref()),
         Err((code, message)) => wire::error(&id, code, &message, named.as_deref()),
     };
-    let _slot = match door.entry.command_slot() {
-        Ok(slot) => slot,
-        Err(too_many) => return Answer::reply(answer(Err((SERVER_ERROR, too_many.to_string())))),
-    };
+    let _turn = door.entry.command_turn().await;
     // A browser-level session of the client's: its commands are browser-level, its answers
     // and the events they bring name it.
     let (session, before_to) = match &session {

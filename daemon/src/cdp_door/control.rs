@@ -28,7 +28,12 @@ pub(super) fn stands_for(method: &str) -> Option<ToolName> {
 
 /// Ok when `method` with `params` may run in the agent's tab `tab`; otherwise the reason
 /// the client reads.
-pub(super) async fn check(door: &Door, method: &str, params: &Value, tab: &str) -> Result<(), String> {
+pub(super) async fn check(
+    door: &Door,
+    method: &str,
+    params: &Value,
+    tab: &str,
+) -> Result<(), String> {
     let entry = &door.entry;
     if let Some(tool) = stands_for(method) {
         if let Some(refusal) = entry.control_refusal(tool, tab) {

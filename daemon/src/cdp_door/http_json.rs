@@ -49,7 +49,11 @@ pub(super) async fn answer(
             Err((_, message)) => not_found_or(&message),
         },
         "protocol" => Json(protocol()).into_response(),
-        _ => refusal(StatusCode::NOT_FOUND, "not_found", "no such CDP door address"),
+        _ => refusal(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "no such CDP door address",
+        ),
     }
 }
 

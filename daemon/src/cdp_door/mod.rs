@@ -168,7 +168,7 @@ async fn enter(
     headers: &HeaderMap,
 ) -> Result<(Arc<Door>, address::Visitor), Response> {
     let visitor = address::visitor(state, token, headers)?;
-    let entry = crate::calls::enter_door(&state.call_parts(), &state.inner.agents, &visitor.agent)
+    let entry = crate::calls::enter_door(&state.call_parts(), &visitor.agent)
         .await
         .map_err(|shut| address::shut(&visitor.agent, &shut))?;
     Ok((Arc::new(Door::new(entry)), visitor))

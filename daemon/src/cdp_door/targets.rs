@@ -54,7 +54,9 @@ pub(super) async fn handle(
         }
         "getTargetInfo" => match params["targetId"].as_str() {
             // The browser's own target.
-            None => forward(door, "Target.getTargetInfo", json!({})).await.map(Answered::just),
+            None => forward(door, "Target.getTargetInfo", json!({}))
+                .await
+                .map(Answered::just),
             Some(target) => {
                 ensure_own(door, target)?;
                 let info = info(door, target).await.ok_or_else(no_target)?;
@@ -105,8 +107,12 @@ pub(super) async fn handle(
             if door.tab_of(session).is_none() {
                 return Err((INVALID_PARAMS, wire::NO_SESSION.to_string()));
             }
-            let result = forward(door, "Target.detachFromTarget", json!({ "sessionId": session }))
-                .await?;
+            let result = forward(
+                door,
+                "Target.detachFromTarget",
+                json!({ "sessionId": session }),
+            )
+            .await?;
             door.detached(session);
             Ok(Answered::just(result))
         }
@@ -141,7 +147,10 @@ pub(super) async fn handle(
              sessionId; Target.sendMessageToTarget is not supported"
                 .to_string(),
         )),
-        _ => Err((SERVER_ERROR, wire::refused(name, super::allow::NOT_ON_TABLE))),
+        _ => Err((
+            SERVER_ERROR,
+            wire::refused(name, super::allow::NOT_ON_TABLE),
+        )),
     }
 }
 
@@ -205,7 +214,11 @@ pub(super) fn own_tabs(door: &Door) -> Vec<String> {
 /// not exist.
 pub(super) fn ensure_own(door: &Door, target: &str) -> Result<(), Failure> {
     let entry = &door.entry;
-    match entry.session.agent_tabs().check_access(&entry.actor, target) {
+    match entry
+        .session
+        .agent_tabs()
+        .check_access(&entry.actor, target)
+    {
         Ok(()) => Ok(()),
         Err(_) => Err(no_target()),
     }

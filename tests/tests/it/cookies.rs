@@ -12,8 +12,8 @@ use porthole_tests::cookie_profiles::{
 };
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::devtools_port::Probe;
-use porthole_tests::{eventually, Poll};
 use porthole_tests::pane::Pane;
+use porthole_tests::{eventually, Poll};
 use serde_json::{json, Value};
 
 fn now_secs() -> f64 {
