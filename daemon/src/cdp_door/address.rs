@@ -47,13 +47,13 @@ pub(super) fn visitor(
     state: &AppState,
     token: Option<&str>,
     headers: &HeaderMap,
-) -> Result<Visitor, Response> {
+) -> Result<Visitor, Refused> {
     let (given, key) = match token {
         Some(token) => (token.to_string(), Key::InPath(token.to_string())),
         None => match bearer(headers) {
             Some(token) => (token, Key::Bearer),
             None => {
-                return Err(refusal(
+                return Err(Refused::new(
                     StatusCode::UNAUTHORIZED,
                     "bad_token",
                     "the CDP door needs an agent token: /cdp/<agent-token>/… or Authorization: Bearer <agent-token> (`porthole agent add <channel>` prints it)",
@@ -64,7 +64,7 @@ pub(super) fn visitor(
     let agent = match state.inner.agents.authenticate(&given) {
         Ok(Some(agent)) => agent,
         Ok(None) => {
-            return Err(refusal(
+            return Err(Refused::new(
                 StatusCode::UNAUTHORIZED,
                 "bad_token",
                 "unknown or revoked agent token: the CDP door takes an agent token from `porthole agent add <channel>`",
@@ -72,7 +72,7 @@ pub(super) fn visitor(
         }
         Err(error) => {
             tracing::warn!(event = "cdp_door_agent_lookup_failed", %error);
-            return Err(refusal(
+            return Err(Refused::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "state_unavailable",
                 "the daemon cannot read its agent list right now; try again",
@@ -88,14 +88,37 @@ pub(super) fn visitor(
 }
 
 /// The answer to a door shut to an agent.
-pub(super) fn shut(agent: &AgentIdentity, shut: &DoorShut) -> Response {
+pub(super) fn shut(agent: &AgentIdentity, shut: &DoorShut) -> Refused {
     let (status, code) = match shut {
         DoorShut::Forbidden(_) => (StatusCode::FORBIDDEN, "agent_forbidden"),
         DoorShut::Request(_) => (StatusCode::NOT_FOUND, "unknown_channel"),
         DoorShut::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "browser_unavailable"),
     };
     tracing::info!(event = "cdp_door_shut", agent_id = %agent.agent_id, channel_id = %agent.channel_id, code);
-    refusal(status, code, &shut.message())
+    Refused::new(status, code, &shut.message())
+}
+
+/// A refusal at the door, answered in the API's shape `{"error":{"code","message"}}`.
+pub(super) struct Refused {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+impl Refused {
+    pub(super) fn new(status: StatusCode, code: &'static str, message: &str) -> Self {
+        Self {
+            status,
+            code,
+            message: message.to_string(),
+        }
+    }
+}
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        refusal(self.status, self.code, &self.message)
+    }
 }
 
 /// An HTTP refusal in the API's shape `{"error":{"code","message"}}`.

@@ -38,7 +38,7 @@ use std::sync::Arc;
 
 use axum::extract::{Path, RawQuery, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, Method, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::Router;
 
@@ -125,7 +125,7 @@ async fn json_at(
 ) -> Response {
     let (door, visitor) = match enter(&state, token, &headers).await {
         Ok(entered) => entered,
-        Err(response) => return response,
+        Err(refused) => return refused.into_response(),
     };
     http_json::answer(door, &visitor, &method, rest, query.as_deref()).await
 }
@@ -151,7 +151,7 @@ async fn devtools_at(
     };
     let (door, _) = match enter(&state, token, &headers).await {
         Ok(entered) => entered,
-        Err(response) => return response,
+        Err(refused) => return refused.into_response(),
     };
     if let Some(target) = &page {
         if targets::ensure_own(&door, target).is_err() {
@@ -166,7 +166,7 @@ async fn enter(
     state: &AppState,
     token: Option<&str>,
     headers: &HeaderMap,
-) -> Result<(Arc<Door>, address::Visitor), Response> {
+) -> Result<(Arc<Door>, address::Visitor), address::Refused> {
     let visitor = address::visitor(state, token, headers)?;
     let entry = crate::calls::enter_door(&state.call_parts(), &visitor.agent)
         .await

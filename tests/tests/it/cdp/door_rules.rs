@@ -219,3 +219,29 @@ async fn a_client_sees_only_its_tabs_speaks_flat_and_the_person_stays_in_charge(
         "the agent token reached the log"
     );
 }
+
+#[tokio::test]
+async fn agent_add_prints_the_door_and_takes_cdp_in_deny_tools() {
+    let data = porthole_tests::TempDir::new("door-cli");
+    std::fs::write(data.path().join("config.json"), "{}").unwrap();
+    let run = |args: &[&str]| {
+        let mut command = porthole_tests::cli::porthole_in(data.path());
+        command.args(args);
+        async move { command.output().await.expect("porthole runs") }
+    };
+    let added = run(&["agent", "add", CHANNEL, "--deny", "cdp"]).await;
+    assert!(added.status.success(), "{added:?}");
+    let said = String::from_utf8_lossy(&added.stdout);
+    assert!(
+        said.contains("connectOverCDP('http://127.0.0.1:7878/cdp/<token>')")
+            && said.contains("ws://127.0.0.1:7878/cdp/<token>/devtools/browser"),
+        "{said}"
+    );
+    let list = run(&["agent", "list"]).await;
+    let listed = String::from_utf8_lossy(&list.stdout);
+    assert!(listed.contains("denied: cdp"), "{listed}");
+    let bad = run(&["agent", "add", CHANNEL, "--deny", "cdpp"]).await;
+    assert!(!bad.status.success());
+    let said = String::from_utf8_lossy(&bad.stderr);
+    assert!(said.contains("cdp (the CDP door)"), "{said}");
+}
