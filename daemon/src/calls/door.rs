@@ -13,7 +13,9 @@
 //!   starves the agent's MCP calls;
 //! - oversee, per input, navigation, reload and close command: [`Oversee::door_refusal`];
 //! - the URL guard and sites, per navigation: the check MCP `navigate` makes before anything
-//!   is sent (`browser`'s `Navigation::admit_url`).
+//!   is sent (`browser`'s `Navigation::admit_url`);
+//! - record, per act (navigation, a click or key press, script, a tab opened or closed): a
+//!   `tool` event named `cdp:<Method>` ([`Record::door_act`]).
 //!
 //! This file owns none of those rules; it only applies them to the door.
 
@@ -24,6 +26,7 @@ use porthole_mcp::ToolName;
 use super::admit::{self, Refusal};
 use super::consent;
 use super::oversee::Oversee;
+use super::record::{DoorAct, Record};
 use super::Parts;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
@@ -60,6 +63,7 @@ pub(crate) struct DoorEntry {
     pub(crate) actor: Actor,
     pub(crate) session: Arc<BrowserSession>,
     oversee: Oversee,
+    record: Record,
     /// `agents.max_calls_in_flight` permits for this connection's commands.
     in_flight: Semaphore,
     _acting: CallGuard,
@@ -108,6 +112,7 @@ pub(crate) async fn enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<Do
         actor: admitted.actor.clone(),
         session,
         oversee,
+        record: Record::new(parts.timeline.clone()),
         in_flight: Semaphore::new(parts.agents.max_calls_in_flight().max(1)),
         _acting: acting,
     })
@@ -121,6 +126,25 @@ impl DoorEntry {
             .acquire()
             .await
             .expect("the door's semaphore is never closed")
+    }
+
+    /// Records the door's act `method` in tab `target_id` (`summary`: never a typed value).
+    pub(crate) fn record_act(
+        &self,
+        method: &str,
+        target_id: Option<&str>,
+        ok: bool,
+        began: std::time::Instant,
+        summary: String,
+    ) {
+        let act = DoorAct {
+            tool: format!("cdp:{method}"),
+            target_id: target_id.map(str::to_string),
+            ok,
+            began,
+            summary,
+        };
+        self.record.door_act(&self.session, &self.actor, act);
     }
 
     /// The refusal of a command standing for `tool` in tab `target_id` while the person holds

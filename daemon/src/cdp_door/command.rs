@@ -7,7 +7,7 @@
 //! A malformed message gets Chrome's parse error and the connection stays up.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use super::allow::{self, Rule};
 use super::door::Door;
 use super::targets::{self, Failure};
-use super::{control, wire};
+use super::{acts, control, wire};
 use wire::{PARSE_ERROR, SERVER_ERROR};
 
 /// How long a forwarded command may take (a page's own script may wait a long time; the
@@ -102,6 +102,26 @@ pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
         None => None,
     };
     let method = command.method.as_str();
+    let act = acts::act_of(method, &command.params).map(|summary| (summary, Instant::now()));
+    let answer = run_rule(&door, &command, session.as_deref(), tab.as_deref(), &answer, &before_to).await;
+    if let Some((summary, began)) = act {
+        let ok = serde_json::from_str::<Value>(&answer.reply)
+            .is_ok_and(|reply| reply.get("error").is_none());
+        door.entry.record_act(method, tab.as_deref(), ok, began, summary);
+    }
+    answer
+}
+
+/// Runs `command` by the allow table's rule for it.
+async fn run_rule(
+    door: &Arc<Door>,
+    command: &Command,
+    session: Option<&str>,
+    tab: Option<&str>,
+    answer: &impl Fn(Result<Value, Failure>) -> String,
+    before_to: &Option<String>,
+) -> Answer {
+    let method = command.method.as_str();
     match allow::rule(method, session.is_some()) {
         Rule::Refused(why) => {
             tracing::info!(event = "cdp_door_refused", channel_id = %door.entry.channel, agent_id = door.entry.actor.id(), method = %logged(method));
@@ -110,7 +130,7 @@ pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
         Rule::NoEffect => Answer::reply(answer(Ok(json!({})))),
         Rule::CloseConnection => {
             for target in door.opened_tabs() {
-                if let Err((_, error)) = targets::close(&door, &target).await {
+                if let Err((_, error)) = targets::close(door, &target).await {
                     tracing::debug!(event = "cdp_door_close_tab_failed", target_id = %target, %error);
                 }
             }
@@ -122,7 +142,7 @@ pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
         }
         Rule::Target => {
             let name = method.trim_start_matches("Target.");
-            match targets::handle(&door, name, &command.params).await {
+            match targets::handle(door, name, &command.params).await {
                 Ok(answered) => Answer {
                     before: answered
                         .before
@@ -136,8 +156,8 @@ pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
             }
         }
         Rule::Forward => {
-            if let Some(tab) = &tab {
-                if let Err(refusal) = control::check(&door, method, &command.params, tab).await {
+            if let Some(tab) = tab {
+                if let Err(refusal) = control::check(door, method, &command.params, tab).await {
                     return Answer::reply(answer(Err((SERVER_ERROR, refusal))));
                 }
             }
@@ -145,7 +165,7 @@ pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
                 .entry
                 .session
                 .cdp()
-                .call_with(method, command.params, session.as_deref(), FORWARD_DEADLINE)
+                .call_with(method, command.params.clone(), session, FORWARD_DEADLINE)
                 .await
                 .map_err(targets::failure);
             Answer::reply(answer(sent))

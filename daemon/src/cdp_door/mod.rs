@@ -12,7 +12,8 @@
 //! door and put back on the answer), on a flat session the door attached for the client, and
 //! Chrome's events reach the client only for its own sessions and tabs.
 //!
-//! Rooms, one job each: [`allow`] (the allow table, with the reason per domain), [`address`]
+//! Rooms, one job each: [`allow`] (the allow table, with the reason per domain), [`acts`]
+//! (which commands the timeline records), [`address`]
 //! (the token and the door's URLs), [`http_json`] (the `json/…` addresses), [`socket`] (a
 //! client's WebSocket), [`command`] (one command), [`targets`] (the `Target` domain of the
 //! agent's own tabs), [`control`] (the person's control and the sites), [`door`] (what one
@@ -21,9 +22,10 @@
 //! Not in this slice: the agent socket's and `server.agent_listen`'s door (the routes are on
 //! the loopback listener's router only), `porthole-mcp cdp --listen`, confined downloads,
 //! uploads and cookies (refused or answered without effect, see [`allow`]), the vault's
-//! script rule, the timeline's `cdp:<Method>` events, `agent_activity` for door commands,
+//! script rule, `agent_activity` for door commands,
 //! popups opened by a client's page, and closing a connection when its agent is deleted.
 
+mod acts;
 mod address;
 mod allow;
 mod command;

@@ -95,6 +95,26 @@ async fn playwright_drives_its_own_tabs_only_and_refused_things_stay_refused() {
         pages.requests().iter().any(|r| r.contains("?playwright")),
         "the positive control: the allowed site got the page"
     );
+    // The door's acts are the agent's `tool` events, named by their method; reads are not.
+    let recorded = porthole_tests::eventually(
+        "the door's navigation and click on the timeline",
+        std::time::Duration::from_secs(10),
+        || async {
+            let (_, tools) = daemon.timeline_of(CHANNEL, "tool").await;
+            let door: Vec<Value> = tools
+                .into_iter()
+                .filter(|e| e["tool"].as_str().unwrap_or_default().starts_with("cdp:"))
+                .collect();
+            let named = |tool: &str| door.iter().any(|e| e["tool"] == tool);
+            (named("cdp:Page.navigate") && named("cdp:Input.dispatchMouseEvent")).then_some(door)
+        },
+    )
+    .await;
+    for event in &recorded {
+        assert_eq!(event["actor"]["name"], "scripted", "{event}");
+        assert_ne!(event["tool"], "cdp:Runtime.callFunctionOn", "{event}");
+        assert_ne!(event["tool"], "cdp:Page.getFrameTree", "{event}");
+    }
     // The door's traffic is in the log, its token is not.
     assert!(daemon.logged("cdp_door_connected"));
     assert!(
