@@ -245,3 +245,66 @@ async fn agent_add_prints_the_door_and_takes_cdp_in_deny_tools() {
     let said = String::from_utf8_lossy(&bad.stderr);
     assert!(said.contains("cdp (the CDP door)"), "{said}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_socket_drives_its_tab_and_a_malformed_message_keeps_the_connection() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let pages = PageServer::area("cdp").await;
+    let daemon = TestDaemon::start().await;
+    daemon
+        .owner_on(CHANNEL)
+        .act("navigate", json!({"url": pages.url("/door.html?person")}))
+        .await;
+    let (_, token) = daemon.add_agent(CHANNEL, "scripted", &[]).await;
+    daemon
+        .act(&token, "navigate", json!({"url": pages.url("/door.html?mine")}))
+        .await;
+    let (_, list) = get(&daemon, &format!("/cdp/{token}/json/list"), None).await;
+    let page_socket = list[0]["webSocketDebuggerUrl"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{list}"));
+    assert!(page_socket.contains("/devtools/page/"), "{list}");
+    let (mut socket, _) = tokio_tungstenite::connect_async(page_socket)
+        .await
+        .expect("the page socket");
+    let mut next_answer = async |socket: &mut tokio_tungstenite::WebSocketStream<_>| loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("an answer within 10 s")
+            .expect("the socket open")
+            .expect("a message");
+        if let Message::Text(text) = message {
+            let value: Value = serde_json::from_str(&text).unwrap();
+            if value.get("id").is_some() {
+                return value;
+            }
+        }
+    };
+    for malformed in ["not json", r#"{"id": 7}"#, r#"[1, 2]"#] {
+        socket.send(Message::text(malformed)).await.unwrap();
+        let answer = next_answer(&mut socket).await;
+        assert_eq!(answer["error"]["code"], -32700, "{malformed}: {answer}");
+    }
+    // Still up, and a message without a sessionId goes to the page of its own tab.
+    let title = json!({"id": 8, "method": "Runtime.evaluate", "params": {"expression": "document.title + location.search"}});
+    socket.send(Message::text(title.to_string())).await.unwrap();
+    let answer = next_answer(&mut socket).await;
+    assert_eq!(answer["id"], 8, "{answer}");
+    assert_eq!(answer["result"]["result"]["value"], "Door page?mine", "{answer}");
+    // Another's tab has no page socket.
+    let probe = Probe::connect(&daemon.profile_dir(CHANNEL)).await;
+    let person = probe
+        .pages()
+        .await
+        .into_iter()
+        .find(|t| t["url"].as_str().unwrap_or_default().contains("?person"))
+        .expect("the person's tab exists");
+    let foreign = format!(
+        "ws://{}/cdp/{token}/devtools/page/{}",
+        daemon.addr,
+        person["targetId"].as_str().unwrap()
+    );
+    assert!(tokio_tungstenite::connect_async(foreign).await.is_err());
+}
