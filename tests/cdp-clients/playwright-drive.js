@@ -24,6 +24,11 @@ async function main() {
   out.title = await page.title();
   await page.click('#button');
   out.clicked = await page.textContent('#result');
+  const [popup] = await Promise.all([context.waitForEvent('page', { timeout: 15000 }), page.click('#open')]);
+  // Not waitForLoadState: the door does not hold a popup before its first load (Chrome's
+  // waitForDebuggerOnStart), so a popup that loaded before Playwright attached never fires it.
+  await popup.waitForFunction(() => document.readyState === 'complete', null, { timeout: 15000 });
+  out.popup = { url: popup.url(), title: await popup.title() };
   out.pages = context.pages().map((p) => p.url());
   const cdp = await context.newCDPSession(page);
   out.refused = await attempt(() => cdp.send('Network.clearBrowserCookies'));

@@ -74,12 +74,7 @@ impl Record {
 
     /// Records an act of the CDP door as a `tool` event named `tool` (`cdp:<Method>`) in tab
     /// `target_id`, with its own `summary` (never a typed value), begun at `began`.
-    pub(crate) fn door_act(
-        &self,
-        session: &Arc<BrowserSession>,
-        actor: &Actor,
-        act: DoorAct,
-    ) {
+    pub(crate) fn door_act(&self, session: &Arc<BrowserSession>, actor: &Actor, act: DoorAct) {
         self.timeline.tool_call(
             session,
             actor,

@@ -50,7 +50,10 @@ mod tests {
     fn acts_are_summarised_without_a_typed_value() {
         let typed = act_of("Input.insertText", &json!({"text": "hunter2"})).unwrap();
         assert!(!typed.contains("hunter2"), "{typed}");
-        let key = act_of("Input.dispatchKeyEvent", &json!({"type": "keyDown", "key": "x"}));
+        let key = act_of(
+            "Input.dispatchKeyEvent",
+            &json!({"type": "keyDown", "key": "x"}),
+        );
         assert_eq!(key.as_deref(), Some("type a key"));
         let long = "a".repeat(500);
         let script = act_of("Runtime.evaluate", &json!({ "expression": long })).unwrap();

@@ -33,20 +33,34 @@ pub(super) struct Command {
     session: Option<String>,
 }
 
-/// What the client is sent for one command, in order: events first, then the answer; and
-/// whether the connection ends after it (`Browser.close`).
+/// What the client is sent for one command (or for a popup of its page), in order: events
+/// first, then the answer; and whether the connection ends after it (`Browser.close`).
 pub(super) struct Answer {
     pub(super) before: Vec<String>,
-    pub(super) reply: String,
+    pub(super) reply: Option<String>,
     pub(super) then_close: bool,
+    /// When Chrome's reply was read (a forwarded command), so the client gets it in Chrome's
+    /// order among Chrome's events; `None`: the door's own answer.
+    pub(super) at: Option<Instant>,
 }
 
 impl Answer {
     fn reply(reply: String) -> Self {
         Self {
             before: Vec::new(),
-            reply,
+            reply: Some(reply),
             then_close: false,
+            at: None,
+        }
+    }
+
+    /// Events only (a popup announced).
+    pub(super) fn events(before: Vec<String>) -> Self {
+        Self {
+            before,
+            reply: None,
+            then_close: false,
+            at: None,
         }
     }
 }
@@ -103,11 +117,23 @@ pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
     };
     let method = command.method.as_str();
     let act = acts::act_of(method, &command.params).map(|summary| (summary, Instant::now()));
-    let answer = run_rule(&door, &command, session.as_deref(), tab.as_deref(), &answer, &before_to).await;
+    let answer = run_rule(
+        &door,
+        &command,
+        session.as_deref(),
+        tab.as_deref(),
+        &answer,
+        &before_to,
+    )
+    .await;
     if let Some((summary, began)) = act {
-        let ok = serde_json::from_str::<Value>(&answer.reply)
-            .is_ok_and(|reply| reply.get("error").is_none());
-        door.entry.record_act(method, tab.as_deref(), ok, began, summary);
+        let ok = answer
+            .reply
+            .as_deref()
+            .and_then(|reply| serde_json::from_str::<Value>(reply).ok())
+            .is_some_and(|reply| reply.get("error").is_none());
+        door.entry
+            .record_act(method, tab.as_deref(), ok, began, summary);
     }
     answer
 }
@@ -136,8 +162,9 @@ async fn run_rule(
             }
             Answer {
                 before: Vec::new(),
-                reply: answer(Ok(json!({}))),
+                reply: Some(answer(Ok(json!({})))),
                 then_close: true,
+                at: None,
             }
         }
         Rule::Target => {
@@ -149,8 +176,9 @@ async fn run_rule(
                         .into_iter()
                         .map(|event| wire::addressed(event, before_to.as_deref()))
                         .collect(),
-                    reply: answer(Ok(answered.result)),
+                    reply: Some(answer(Ok(answered.result))),
                     then_close: false,
+                    at: None,
                 },
                 Err(failure) => Answer::reply(answer(Err(failure))),
             }
@@ -161,14 +189,16 @@ async fn run_rule(
                     return Answer::reply(answer(Err((SERVER_ERROR, refusal))));
                 }
             }
-            let sent = door
+            let (sent, at) = door
                 .entry
                 .session
                 .cdp()
-                .call_with(method, command.params.clone(), session, FORWARD_DEADLINE)
-                .await
-                .map_err(targets::failure);
-            Answer::reply(answer(sent))
+                .call_received(method, command.params.clone(), session, FORWARD_DEADLINE)
+                .await;
+            Answer {
+                at: Some(at),
+                ..Answer::reply(answer(sent.map_err(targets::failure)))
+            }
         }
     }
 }

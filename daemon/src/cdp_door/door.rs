@@ -192,6 +192,19 @@ impl Door {
         passes.then(|| wire::event(method, params, None))
     }
 
+    /// The page a tab of the client's opened (`Target.targetCreated` with its `openerId`).
+    pub(super) fn popup_of(&self, event: &CdpEvent) -> Option<String> {
+        if event.session_id.is_some() || event.method != "Target.targetCreated" {
+            return None;
+        }
+        let info = &event.params["targetInfo"];
+        let opener = info["openerId"].as_str()?;
+        let ours = self.seen(|s| s.sessions.values().any(|tab| tab == opener));
+        (ours && info["type"] == "page")
+            .then(|| info["targetId"].as_str().map(str::to_string))
+            .flatten()
+    }
+
     /// The client left: the sessions the door attached for it are detached (its frames' and
     /// workers' go with them).
     pub(super) fn leave(&self) {

@@ -324,3 +324,29 @@ pub(super) async fn attach_page(door: &Door, target: &str) -> Result<String, Fai
     ensure_own(door, target)?;
     attach(door, target).await.map(|(session, _)| session)
 }
+
+/// How long a popup may take to be on the agent's record before the client is told of it.
+const POPUP_TRACKED_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A popup `target` of the client's page, told to the client (announced, auto-attached) once
+/// the daemon has recorded it as the agent's; nothing when it never is (refused over the
+/// agent's tab limit, closed at once).
+pub(super) async fn popup(door: Arc<Door>, target: String) -> super::command::Answer {
+    let mut tabs_changed = door.entry.session.subscribe();
+    let tracked = tokio::time::timeout(POPUP_TRACKED_WITHIN, async {
+        while ensure_own(&door, &target).is_err() {
+            if let Err(tokio::sync::broadcast::error::RecvError::Closed) = tabs_changed.recv().await
+            {
+                return false;
+            }
+        }
+        true
+    })
+    .await
+    .unwrap_or(false);
+    let events = match tracked {
+        true => arrived(&door, &target).await,
+        false => Vec::new(),
+    };
+    super::command::Answer::events(events)
+}

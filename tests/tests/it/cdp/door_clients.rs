@@ -68,6 +68,15 @@ async fn playwright_drives_its_own_tabs_only_and_refused_things_stay_refused() {
 
     assert_eq!(seen["title"], "Door page", "{seen}");
     assert_eq!(seen["clicked"], "clicked ?playwright", "{seen}");
+    // A popup of its page is its own, and reaches it.
+    assert_eq!(seen["popup"]["title"], "Door page", "{seen}");
+    assert!(
+        seen["popup"]["url"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("?popup"),
+        "{seen}"
+    );
     let pages_seen = urls(&seen, "pages");
     assert!(
         pages_seen.iter().any(|u| u.ends_with("?playwright")),

@@ -259,7 +259,11 @@ async fn a_page_socket_drives_its_tab_and_a_malformed_message_keeps_the_connecti
         .await;
     let (_, token) = daemon.add_agent(CHANNEL, "scripted", &[]).await;
     daemon
-        .act(&token, "navigate", json!({"url": pages.url("/door.html?mine")}))
+        .act(
+            &token,
+            "navigate",
+            json!({"url": pages.url("/door.html?mine")}),
+        )
         .await;
     let (_, list) = get(&daemon, &format!("/cdp/{token}/json/list"), None).await;
     let page_socket = list[0]["webSocketDebuggerUrl"]
@@ -292,7 +296,10 @@ async fn a_page_socket_drives_its_tab_and_a_malformed_message_keeps_the_connecti
     socket.send(Message::text(title.to_string())).await.unwrap();
     let answer = next_answer(&mut socket).await;
     assert_eq!(answer["id"], 8, "{answer}");
-    assert_eq!(answer["result"]["result"]["value"], "Door page?mine", "{answer}");
+    assert_eq!(
+        answer["result"]["result"]["value"], "Door page?mine",
+        "{answer}"
+    );
     // Another's tab has no page socket.
     let probe = Probe::connect(&daemon.profile_dir(CHANNEL)).await;
     let person = probe
