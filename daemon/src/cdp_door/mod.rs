@@ -19,11 +19,14 @@
 //! agent's own tabs), [`control`] (the person's control and the sites), [`door`] (what one
 //! client has been shown), [`wire`] (Chrome's message shapes).
 //!
-//! Not in this slice: the agent socket's and `server.agent_listen`'s door (the routes are on
-//! the loopback listener's router only), `porthole-mcp cdp --listen`, confined downloads,
+//! The routes are on every listener's router (`api::app_on`), so the agent socket and
+//! `server.agent_listen` have the door too; only the loopback listener's is tested so far.
+//!
+//! Not in this slice: `porthole-mcp cdp --listen`, confined downloads,
 //! uploads and cookies (refused or answered without effect, see [`allow`]), the vault's
-//! script rule, `agent_activity` for door commands,
-//! popups opened by a client's page, and closing a connection when its agent is deleted.
+//! script rule, `agent_activity` for door commands, holding a client's new tab or popup before
+//! its first load (Chrome's `waitForDebuggerOnStart`), and closing a connection when its agent
+//! is deleted (it ends when the channel's browser does).
 
 mod acts;
 mod address;

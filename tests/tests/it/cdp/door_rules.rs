@@ -273,7 +273,7 @@ async fn a_page_socket_drives_its_tab_and_a_malformed_message_keeps_the_connecti
     let (mut socket, _) = tokio_tungstenite::connect_async(page_socket)
         .await
         .expect("the page socket");
-    let mut next_answer = async |socket: &mut tokio_tungstenite::WebSocketStream<_>| loop {
+    let next_answer = async |socket: &mut tokio_tungstenite::WebSocketStream<_>| loop {
         let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
             .await
             .expect("an answer within 10 s")
