@@ -220,9 +220,16 @@ impl CdpConnection {
         session_id: Option<&str>,
         deadline: Duration,
     ) -> Result<Value, CdpError> {
-        self.call_received(method, params, session_id, deadline)
-            .await
-            .0
+        let _waiting = Waiting::start();
+        let answer = self.send(method, params, session_id)?;
+        match tokio::time::timeout(deadline, answer).await {
+            Ok(Ok((result, _))) => result,
+            Ok(Err(_)) => Err(self.lost_error()),
+            Err(_) => Err(CdpError::Timeout {
+                method: method.to_string(),
+                deadline,
+            }),
+        }
     }
 
     /// [`Self::call_with`], with when the reply was read from Chrome (for a failure before
@@ -234,18 +241,12 @@ impl CdpConnection {
         session_id: Option<&str>,
         deadline: Duration,
     ) -> Replied {
-        let (reply, answer) = oneshot::channel();
         let _waiting = Waiting::start();
-        let command = Command {
-            method: method.to_string(),
-            params,
-            session_id: session_id.map(str::to_string),
-            reply,
-        };
         let now = std::time::Instant::now;
-        if self.commands.send(command).is_err() {
-            return (Err(self.lost_error()), now());
-        }
+        let answer = match self.send(method, params, session_id) {
+            Ok(answer) => answer,
+            Err(lost) => return (Err(lost), now()),
+        };
         match tokio::time::timeout(deadline, answer).await {
             Ok(Ok(replied)) => replied,
             Ok(Err(_)) => (Err(self.lost_error()), now()),
@@ -257,6 +258,26 @@ impl CdpConnection {
                 now(),
             ),
         }
+    }
+
+    /// Hands a command to the actor; its reply comes on the receiver.
+    fn send(
+        &self,
+        method: &str,
+        params: Value,
+        session_id: Option<&str>,
+    ) -> Result<oneshot::Receiver<Replied>, CdpError> {
+        let (reply, answer) = oneshot::channel();
+        let command = Command {
+            method: method.to_string(),
+            params,
+            session_id: session_id.map(str::to_string),
+            reply,
+        };
+        if self.commands.send(command).is_err() {
+            return Err(self.lost_error());
+        }
+        Ok(answer)
     }
 
     fn lost_error(&self) -> CdpError {
