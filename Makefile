@@ -26,6 +26,7 @@ setup-test: setup
 	@scripts/setup/xvfb.sh
 	@scripts/setup/vault-tools.sh
 	@scripts/setup/schemathesis.sh
+	@scripts/setup/cdp-clients.sh
 	@scripts/setup/docker.sh
 	@scripts/setup/base-images.sh
 	@scripts/setup/remote-dockerd.sh start

@@ -14,6 +14,7 @@ pub mod bounds;
 pub mod browser;
 pub(crate) mod calls;
 pub mod cdp;
+pub(crate) mod cdp_door;
 pub mod channel_id;
 pub(crate) mod channels;
 pub mod config;

@@ -294,7 +294,14 @@ fn open_in_browser(url: &str) -> std::io::Result<()> {
 fn mcp_host_browser(config: Config, args: McpHostBrowserArgs) -> anyhow::Result<()> {
     porthole_mcp::stdio_logging::init_stdio_logging(args.log.as_deref())?;
     let mut deny_tools = Vec::new();
-    for name in args.deny.iter().chain(&config.agents.deny_tools) {
+    // `cdp` names the daemon's CDP door, which this browser server does not have.
+    let door = porthole::agents::CDP_DOOR_TOOL;
+    for name in args
+        .deny
+        .iter()
+        .chain(&config.agents.deny_tools)
+        .filter(|n| n.trim() != door)
+    {
         let tool: porthole_mcp::ToolName = name.trim().parse().map_err(|_| {
             anyhow::anyhow!(
                 "--deny: unknown tool {name:?}; valid names: {}",
@@ -391,7 +398,12 @@ fn agent_command(config: &Config, paths: &Paths, command: AgentCommand) -> anyho
             let socket = config.server.agent_socket_path(&paths.data_dir);
             print!(
                 "{}",
-                porthole::agents::howto::added(&new, socket.as_deref(), token_file.as_deref())?
+                porthole::agents::howto::added(
+                    &new,
+                    socket.as_deref(),
+                    token_file.as_deref(),
+                    config.server.listen
+                )?
             );
             Ok(())
         }

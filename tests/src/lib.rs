@@ -6,6 +6,7 @@
 //! The benches (`bench/`, `porthole-bench`) build on this harness too.
 
 pub mod action;
+pub mod cdp_clients;
 pub mod chromium;
 pub mod cli;
 pub mod cookie_profiles;

@@ -1,5 +1,6 @@
-//! What `porthole agent add` prints: the token (once, or where it was written) and the
-//! `docker run` flags that hand an agent container the agent socket and its token.
+//! What `porthole agent add` prints: the token (once, or where it was written), the agent's
+//! CDP door URL on the daemon's listen address (DESIGN.md §21), and the `docker run` flags
+//! that hand an agent container the agent socket and its token.
 
 use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt;
@@ -17,6 +18,7 @@ pub fn added(
     new: &NewAgent,
     socket: Option<&Path>,
     token_file: Option<&Path>,
+    listen: std::net::SocketAddr,
 ) -> std::io::Result<String> {
     let id = &new.identity;
     let mut out = format!(
@@ -53,6 +55,7 @@ pub fn added(
             "-e PORTHOLE_TOKEN=<the token above>".to_string()
         }
     };
+    out.push_str(&cdp_door(listen, token_file.map(|_| "$(cat <token file>)")));
     let mcp_token = if token_file.is_some() {
         format!("--token-file {CONTAINER_TOKEN_FILE}")
     } else {
@@ -76,4 +79,19 @@ pub fn added(
         ),
     }
     Ok(out)
+}
+
+/// How the agent's own CDP client reaches its door: the http form for Playwright and
+/// browser-use, the WebSocket form for Puppeteer and chrome-devtools-mcp (whose `browserURL`
+/// keeps only the origin). `token`: how the URL writes the token (`None`: `<token>`, the one
+/// printed above, so the token is never printed twice).
+fn cdp_door(listen: std::net::SocketAddr, token: Option<&str>) -> String {
+    let token = token.unwrap_or("<token>");
+    format!(
+        "Its own CDP client (Playwright, Puppeteer, browser-use) drives the channel through its \
+         CDP door, under the same rules:\n  \
+         Playwright: chromium.connectOverCDP('http://{listen}/cdp/{token}')\n  \
+         Puppeteer / chrome-devtools-mcp: browserWSEndpoint / --wsEndpoint \
+         ws://{listen}/cdp/{token}/devtools/browser\n"
+    )
 }

@@ -206,6 +206,11 @@ impl Agents {
         }
     }
 
+    /// `agents.max_calls_in_flight`.
+    pub(crate) fn max_calls_in_flight(&self) -> usize {
+        self.max_calls_in_flight
+    }
+
     /// Bounds the tool calls one agent may have running at once (`agents.max_calls_in_flight`).
     pub(crate) fn with_max_calls_in_flight(mut self, max: usize) -> Self {
         self.max_calls_in_flight = max;
@@ -457,15 +462,19 @@ impl Agents {
     }
 }
 
-/// Checks tool names against the vocabulary; returns them sorted and deduplicated.
+/// What `deny_tools` may name besides the MCP tools: `cdp`, the CDP door (DESIGN.md §21).
+pub const CDP_DOOR_TOOL: &str = "cdp";
+
+/// Checks tool names against the vocabulary (and [`CDP_DOOR_TOOL`]); returns them sorted and
+/// deduplicated.
 pub(crate) fn check_tools(names: &[String]) -> Result<Vec<String>, AgentError> {
     let mut out = Vec::new();
     for name in names {
         let name = name.trim();
-        if name.parse::<ToolName>().is_err() {
+        if name != CDP_DOOR_TOOL && name.parse::<ToolName>().is_err() {
             return Err(AgentError::UnknownTool {
                 name: name.to_string(),
-                valid: ToolName::list(),
+                valid: format!("{}, {CDP_DOOR_TOOL} (the CDP door)", ToolName::list()),
             });
         }
         out.push(name.to_string());

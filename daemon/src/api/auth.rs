@@ -92,7 +92,7 @@ pub async fn admit(State(state): State<AppState>, mut request: Request, next: Ne
             cors_origin = Some(origin.to_string());
         }
         if !allowed {
-            tracing::info!(event = "origin_refused", %origin, path = %request.uri().path());
+            tracing::info!(event = "origin_refused", %origin, path = %crate::cdp_door::logged_path(request.uri().path()));
             return ApiError::new(
                 StatusCode::FORBIDDEN,
                 "foreign_origin",

@@ -222,6 +222,7 @@ pub fn app_on(state: AppState, listener: Listener) -> Router {
         .route("/api/browser/vault/{source}/lock", post(vault::lock))
         .route("/", get(panel::index))
         .route("/panel/{*path}", get(panel::asset))
+        .merge(crate::cdp_door::routes())
         .fallback(http::not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -43,10 +43,15 @@
 //!   (`browser::guard`), so a Playwright navigation is held like a tool's; `Runtime.evaluate`
 //!   asks as `evaluate` does, `DOM.setFileInputFiles` as `upload_file`;
 //! - record: acts are `tool` events named `cdp:<Method>`, reads are not recorded one by one.
+//!
+//! The door's side of this is [`door`] (the first slice: admit, consent held for the
+//! connection, calls in flight, oversee and the URL checks of navigation; the vault's script
+//! rule and the timeline's `cdp:` events are not applied yet).
 
 mod admit;
 mod call;
 mod consent;
+mod door;
 mod fill;
 mod gate;
 mod oversee;
@@ -72,6 +77,7 @@ use crate::vault::Vault;
 
 pub(crate) use admit::{call_slot, Refusal};
 pub(crate) use consent::apply_rules;
+pub(crate) use door::{enter as enter_door, DoorEntry, DoorShut};
 pub(crate) use person_fill::PersonFill;
 
 use fill::FillLayers;

@@ -89,6 +89,27 @@ impl Oversee {
         Ok(Watched { url_before })
     }
 
+    /// The refusal of a CDP door command standing for `tool` (`computer`, `navigate`,
+    /// `reload`, `close_tab`) in tab `target_id`: the person holds control (Stop, takeover,
+    /// a handoff) or is using that tab. The same rules as [`Self::admit`], for a command that
+    /// names its tab instead of acting in the agent's current one.
+    pub(crate) fn door_refusal(&self, tool: ToolName, target_id: &str) -> Option<String> {
+        if let Some(refusal) = self.oversight.refusal(tool) {
+            return Some(refusal);
+        }
+        if !acts_in_tab(tool) {
+            return None;
+        }
+        let quiet = self.oversight.human_quiet();
+        let left = self.oversight.activity.quiet_left(target_id, quiet)?;
+        Some(format!(
+            "Refused: the person at the browser is using this tab; agents' input, navigation, \
+             reload and close here wait until {} s after their last input ({} s from now).",
+            quiet.as_secs(),
+            left.as_secs().max(1)
+        ))
+    }
+
     /// Runs `work`, unless the person presses Stop agents first.
     pub(crate) async fn unless_stopped(
         &self,

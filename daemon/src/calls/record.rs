@@ -19,6 +19,17 @@ pub(crate) struct Record {
     timeline: Arc<Timeline>,
 }
 
+/// One act of the CDP door, for [`Record::door_act`].
+pub(crate) struct DoorAct {
+    /// `cdp:<Method>`.
+    pub(crate) tool: String,
+    pub(crate) target_id: Option<String>,
+    pub(crate) ok: bool,
+    pub(crate) began: Instant,
+    /// Made by the door from the command's params; never a typed value.
+    pub(crate) summary: String,
+}
+
 /// A call being recorded: its summary, made before it ran, and when it began.
 pub(crate) struct Started {
     summary: String,
@@ -57,6 +68,22 @@ impl Record {
                 ok: !output.is_error,
                 ms: started.began.elapsed().as_millis() as u64,
                 summary: started.summary,
+            },
+        );
+    }
+
+    /// Records an act of the CDP door as a `tool` event named `tool` (`cdp:<Method>`) in tab
+    /// `target_id`, with its own `summary` (never a typed value), begun at `began`.
+    pub(crate) fn door_act(&self, session: &Arc<BrowserSession>, actor: &Actor, act: DoorAct) {
+        self.timeline.tool_call(
+            session,
+            actor,
+            ToolRecord {
+                tool: act.tool,
+                target_id: act.target_id,
+                ok: act.ok,
+                ms: act.began.elapsed().as_millis() as u64,
+                summary: act.summary,
             },
         );
     }

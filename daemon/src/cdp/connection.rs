@@ -45,11 +45,15 @@ pub struct CdpEvent {
     pub received: std::time::Instant,
 }
 
+/// A reply and when its message was read whole from Chrome (the same clock as
+/// [`CdpEvent::received`], so a caller can put replies and events back in Chrome's order).
+type Replied = (Result<Value, CdpError>, std::time::Instant);
+
 struct Command {
     method: String,
     params: Value,
     session_id: Option<String>,
-    reply: oneshot::Sender<Result<Value, CdpError>>,
+    reply: oneshot::Sender<Replied>,
 }
 
 /// A cloneable handle to the actor that owns one connection (WebSocket or pipe) to Chrome.
@@ -216,8 +220,54 @@ impl CdpConnection {
         session_id: Option<&str>,
         deadline: Duration,
     ) -> Result<Value, CdpError> {
-        let (reply, answer) = oneshot::channel();
         let _waiting = Waiting::start();
+        let answer = self.send(method, params, session_id)?;
+        match tokio::time::timeout(deadline, answer).await {
+            Ok(Ok((result, _))) => result,
+            Ok(Err(_)) => Err(self.lost_error()),
+            Err(_) => Err(CdpError::Timeout {
+                method: method.to_string(),
+                deadline,
+            }),
+        }
+    }
+
+    /// [`Self::call_with`], with when the reply was read from Chrome (for a failure before
+    /// any reply: when it failed), on the clock of [`CdpEvent::received`].
+    pub(crate) async fn call_received(
+        &self,
+        method: &str,
+        params: Value,
+        session_id: Option<&str>,
+        deadline: Duration,
+    ) -> Replied {
+        let _waiting = Waiting::start();
+        let now = std::time::Instant::now;
+        let answer = match self.send(method, params, session_id) {
+            Ok(answer) => answer,
+            Err(lost) => return (Err(lost), now()),
+        };
+        match tokio::time::timeout(deadline, answer).await {
+            Ok(Ok(replied)) => replied,
+            Ok(Err(_)) => (Err(self.lost_error()), now()),
+            Err(_) => (
+                Err(CdpError::Timeout {
+                    method: method.to_string(),
+                    deadline,
+                }),
+                now(),
+            ),
+        }
+    }
+
+    /// Hands a command to the actor; its reply comes on the receiver.
+    fn send(
+        &self,
+        method: &str,
+        params: Value,
+        session_id: Option<&str>,
+    ) -> Result<oneshot::Receiver<Replied>, CdpError> {
+        let (reply, answer) = oneshot::channel();
         let command = Command {
             method: method.to_string(),
             params,
@@ -227,14 +277,7 @@ impl CdpConnection {
         if self.commands.send(command).is_err() {
             return Err(self.lost_error());
         }
-        match tokio::time::timeout(deadline, answer).await {
-            Ok(Ok(result)) => result,
-            Ok(Err(_)) => Err(self.lost_error()),
-            Err(_) => Err(CdpError::Timeout {
-                method: method.to_string(),
-                deadline,
-            }),
-        }
+        Ok(answer)
     }
 
     fn lost_error(&self) -> CdpError {
@@ -271,7 +314,7 @@ struct ProtocolError {
 
 struct Pending {
     method: String,
-    reply: oneshot::Sender<Result<Value, CdpError>>,
+    reply: oneshot::Sender<Replied>,
 }
 
 struct Actor {
@@ -304,7 +347,7 @@ impl Actor {
                     }
                     if let Err(e) = sink.send(message.to_string()).await {
                         let reason = e.to_string();
-                        let _ = command.reply.send(Err(CdpError::Lost { reason: reason.clone() }));
+                        let _ = command.reply.send((Err(CdpError::Lost { reason: reason.clone() }), std::time::Instant::now()));
                         break reason;
                     }
                     self.forget_abandoned();
@@ -325,15 +368,21 @@ impl Actor {
         commands.close();
         self.gone.cancel();
         for (_, pending) in self.pending.drain() {
-            let _ = pending.reply.send(Err(CdpError::Lost {
-                reason: reason.clone(),
-            }));
+            let _ = pending.reply.send((
+                Err(CdpError::Lost {
+                    reason: reason.clone(),
+                }),
+                std::time::Instant::now(),
+            ));
         }
         // Commands queued after the socket died fail the same way.
         while let Ok(command) = commands.try_recv() {
-            let _ = command.reply.send(Err(CdpError::Lost {
-                reason: reason.clone(),
-            }));
+            let _ = command.reply.send((
+                Err(CdpError::Lost {
+                    reason: reason.clone(),
+                }),
+                std::time::Instant::now(),
+            ));
         }
     }
 
@@ -358,7 +407,7 @@ impl Actor {
                 }),
                 None => Ok(incoming.result.unwrap_or(Value::Null)),
             };
-            let _ = pending.reply.send(result);
+            let _ = pending.reply.send((result, received));
         } else if let Some(method) = incoming.method {
             self.trims.apply(&method, text.len(), &mut incoming.params);
             // Nobody listening is fine: events nobody wants are dropped.
@@ -384,17 +433,20 @@ impl Actor {
             return;
         };
         tracing::warn!(event = "cdp_reply_too_large", method = %pending.method, bytes, cap);
-        let _ = pending.reply.send(Err(CdpError::TooLarge {
-            method: pending.method,
-            bytes,
-            cap,
-        }));
+        let _ = pending.reply.send((
+            Err(CdpError::TooLarge {
+                method: pending.method,
+                bytes,
+                cap,
+            }),
+            std::time::Instant::now(),
+        ));
     }
 
     /// Whether a command about to be sent starts a new round: its caller waits and no other
     /// awaited reply is outstanding (over a slow link, each round is one round trip). Only
     /// traced; [`super::tally`] counts per tool call.
-    fn starts_round(&self, reply: &oneshot::Sender<Result<Value, CdpError>>) -> bool {
+    fn starts_round(&self, reply: &oneshot::Sender<Replied>) -> bool {
         !reply.is_closed() && self.pending.values().all(|p| p.reply.is_closed())
     }
 

@@ -13,8 +13,15 @@ use super::urls::{cut, safe_url, safe_urls_in};
 /// The most characters kept of a tab id, an agent's id or name, a tool name or an action.
 pub const NAME_MAX: usize = 128;
 
-/// `tool` when it is one of the tools, otherwise `unknown tool (N characters)`.
+/// `tool` when it is one of the tools or a CDP door act (`cdp:<Domain.method>`, DESIGN.md
+/// §21), otherwise `unknown tool (N characters)`.
 pub fn tool_name(tool: &str) -> String {
+    if let Some(method) = tool.strip_prefix("cdp:") {
+        let plain = |c: char| c.is_ascii_alphanumeric() || c == '.';
+        if (3..=80).contains(&method.len()) && method.chars().all(plain) {
+            return tool.to_string();
+        }
+    }
     match tool.parse::<ToolName>() {
         Ok(known) => known.as_str().to_string(),
         Err(_) => format!("unknown tool ({} characters)", tool.chars().count()),

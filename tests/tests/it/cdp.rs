@@ -1,6 +1,10 @@
 //! The CDP connection actor against a real Chromium: replies by id, deadlines, typed `Lost`,
 //! events with their flat session, unknown events ignored.
 
+// The CDP door (DESIGN.md §21): real Playwright and Puppeteer, and the door's rules.
+mod door_clients;
+mod door_rules;
+
 use std::time::Duration;
 
 use porthole::cdp::{CdpConnection, CdpError};

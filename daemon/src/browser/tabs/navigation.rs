@@ -66,18 +66,7 @@ impl Navigation<'_> {
         policy: UrlPolicy,
         from: Option<&str>,
     ) -> Result<(), SessionError> {
-        let current = match from {
-            Some(from) => Some(from.to_string()),
-            None => self.url_of_session(session),
-        };
-        let url = check_url_for(url, policy, current.as_deref())?;
-        if policy == UrlPolicy::Agent {
-            if let Some(TabOwner::Agent { id, .. }) =
-                self.core.tabs().by_session(session).map(|t| t.owner)
-            {
-                self.checks.admit(&id, session, &url).await?;
-            }
-        }
+        let url = self.admit_url(session, url, policy, from).await?;
         let reply = self
             .core
             .cdp()
@@ -95,6 +84,32 @@ impl Navigation<'_> {
             }),
             _ => Ok(()),
         }
+    }
+
+    /// `url` checked for the tab behind the flat CDP `session` as [`Self::navigate_with`]
+    /// checks it before anything is sent (its URL policy; an agent's tab: its sites and the
+    /// person's approval of a new site, which this waits for); returns it normalised. The CDP
+    /// door checks a client's own `Page.navigate` here before forwarding it.
+    pub(crate) async fn admit_url(
+        &self,
+        session: &str,
+        url: &str,
+        policy: UrlPolicy,
+        from: Option<&str>,
+    ) -> Result<String, SessionError> {
+        let current = match from {
+            Some(from) => Some(from.to_string()),
+            None => self.url_of_session(session),
+        };
+        let url = check_url_for(url, policy, current.as_deref())?;
+        if policy == UrlPolicy::Agent {
+            if let Some(TabOwner::Agent { id, .. }) =
+                self.core.tabs().by_session(session).map(|t| t.owner)
+            {
+                self.checks.admit(&id, session, &url).await?;
+            }
+        }
+        Ok(url)
     }
 
     /// Goes one entry back (`-1`) or forward (`1`) in the history of the tab behind the flat

@@ -1,0 +1,190 @@
+//! The CDP door's way through the layers (DESIGN.md §21): the door is an entry point like the
+//! action endpoint, and a CDP connection passes the same layers, once per connection or once
+//! per command:
+//! - admit, once: the agent's own channel, `cdp` or `evaluate` in `deny_tools` closes the
+//!   door, host mode without `allow_host_mode` too, and the channel's browser is started;
+//! - consent, for the connection's life: the agent's sites and confirm kinds are held on the
+//!   session (so the network layer refuses and asks for its tabs as for its tool calls), and
+//!   its tabs' requests count as its acts while the connection is open;
+//! - calls in flight, per command: at most `agents.max_calls_in_flight` commands of one
+//!   connection run at once; the rest wait their turn (a CDP client sends its commands in
+//!   bursts — Playwright opens a page with twenty at once — and refusing them would break
+//!   it); they do not take the agent's tool-call slots ([`super::call_slot`]), so a busy client never
+//!   starves the agent's MCP calls;
+//! - oversee, per input, navigation, reload and close command: [`Oversee::door_refusal`];
+//! - the URL guard and sites, per navigation: the check MCP `navigate` makes before anything
+//!   is sent (`browser`'s `Navigation::admit_url`);
+//! - record, per act (navigation, a click or key press, script, a tab opened or closed): a
+//!   `tool` event named `cdp:<Method>` ([`Record::door_act`]).
+//!
+//! This file owns none of those rules; it only applies them to the door.
+
+use std::sync::Arc;
+
+use porthole_mcp::ToolName;
+
+use super::admit::{self, Refusal};
+use super::consent;
+use super::oversee::Oversee;
+use super::record::{DoorAct, Record};
+use super::Parts;
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+use crate::agents::AgentIdentity;
+use crate::browser::{Actor, BrowserSession, CallGuard, UrlPolicy};
+use crate::channel_id::ChannelId;
+
+/// Why the door stays shut for an agent.
+#[derive(Debug)]
+pub(crate) enum DoorShut {
+    /// The agent's channel is gone, or its id is bad (`Refusal::message` says which).
+    Request(Refusal),
+    /// `cdp` or `evaluate` is denied to the agent, or the channel is in host mode and the
+    /// agent may not use it (403 `agent_forbidden`).
+    Forbidden(String),
+    /// The channel's browser could not be started, or its network checks are not on.
+    Unavailable(String),
+}
+
+impl DoorShut {
+    /// What the client reads (never the token).
+    pub(crate) fn message(&self) -> String {
+        match self {
+            DoorShut::Request(refusal) => refusal.message(),
+            DoorShut::Forbidden(message) | DoorShut::Unavailable(message) => message.clone(),
+        }
+    }
+}
+
+/// An agent let through the door: its channel's running browser and the layers its commands
+/// pass. Dropping it ends the connection's hold on the agent's sites and acts.
+pub(crate) struct DoorEntry {
+    pub(crate) channel: ChannelId,
+    pub(crate) actor: Actor,
+    pub(crate) session: Arc<BrowserSession>,
+    oversee: Oversee,
+    record: Record,
+    /// `agents.max_calls_in_flight` permits for this connection's commands.
+    in_flight: Semaphore,
+    _acting: CallGuard,
+}
+
+/// The tools the door stands for: either one denied closes it.
+const DOOR_TOOLS: [&str; 2] = [crate::agents::CDP_DOOR_TOOL, "evaluate"];
+
+/// Lets `agent` through the door without starting anything: `Err` when the door is shut to
+/// it (its channel is gone, `cdp`/`evaluate` denied, host mode).
+pub(crate) fn may_enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<(), DoorShut> {
+    let admitted =
+        admit::admit(parts.agents, parts.channels, Some(agent), None).map_err(DoorShut::Request)?;
+    for tool in DOOR_TOOLS {
+        if let Some(refused) = admitted.refusal(parts.agents, parts.channels, tool) {
+            return Err(DoorShut::Forbidden(text_of(&refused)));
+        }
+    }
+    Ok(())
+}
+
+/// Lets `agent` through the door: every check of [`may_enter`], then its channel's browser
+/// (started when needed) with its sites and kinds held on it.
+pub(crate) async fn enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<DoorEntry, DoorShut> {
+    may_enter(parts, agent)?;
+    let admitted =
+        admit::admit(parts.agents, parts.channels, Some(agent), None).map_err(DoorShut::Request)?;
+    let session = match admitted
+        .start(parts.channels, "cdp")
+        .await
+        .map_err(DoorShut::Request)?
+    {
+        Ok(session) => session,
+        Err(refused) if session_refused_for_mode(&refused) => {
+            return Err(DoorShut::Forbidden(text_of(&refused)))
+        }
+        Err(refused) => return Err(DoorShut::Unavailable(text_of(&refused))),
+    };
+    // Held to its rules, or shut: a browser whose network checks are off never runs the
+    // client's commands unchecked.
+    let acting = consent::hold(parts.agents, &session, &admitted.actor, Some(agent))
+        .await
+        .map_err(DoorShut::Unavailable)?;
+    let oversee = Oversee::new(
+        parts.oversight.channel(&admitted.channel),
+        parts.channels.pane_count(&admitted.channel),
+    );
+    Ok(DoorEntry {
+        channel: admitted.channel.clone(),
+        actor: admitted.actor.clone(),
+        session,
+        oversee,
+        record: Record::new(parts.timeline.clone()),
+        in_flight: Semaphore::new(parts.agents.max_calls_in_flight().max(1)),
+        _acting: acting,
+    })
+}
+
+impl DoorEntry {
+    /// A turn for one command: it waits while `agents.max_calls_in_flight` commands of this
+    /// connection run.
+    pub(crate) async fn command_turn(&self) -> SemaphorePermit<'_> {
+        self.in_flight
+            .acquire()
+            .await
+            .expect("the door's semaphore is never closed")
+    }
+
+    /// Records the door's act `method` in tab `target_id` (`summary`: never a typed value).
+    pub(crate) fn record_act(
+        &self,
+        method: &str,
+        target_id: Option<&str>,
+        ok: bool,
+        began: std::time::Instant,
+        summary: String,
+    ) {
+        let act = DoorAct {
+            tool: format!("cdp:{method}"),
+            target_id: target_id.map(str::to_string),
+            ok,
+            began,
+            summary,
+        };
+        self.record.door_act(&self.session, &self.actor, act);
+    }
+
+    /// The refusal of a command standing for `tool` in tab `target_id` while the person holds
+    /// control or uses that tab.
+    pub(crate) fn control_refusal(&self, tool: ToolName, target_id: &str) -> Option<String> {
+        self.oversee.door_refusal(tool, target_id)
+    }
+
+    /// `url` checked as MCP `navigate` checks it for the agent's tab `target_id` (the URL
+    /// guard, its sites, the person's approval of a new site); `Err` says why not.
+    pub(crate) async fn admit_url(&self, target_id: &str, url: &str) -> Result<String, String> {
+        let Some(tab_session) = self.session.tab_session(target_id) else {
+            return Err("No target with given id found".to_string());
+        };
+        self.session
+            .navigation()
+            .admit_url(&tab_session, url, UrlPolicy::Agent, None)
+            .await
+            .map_err(|e| crate::tools::ToolError::from(e).to_string())
+    }
+}
+
+/// Whether a refusal from the start is the host-mode rule (a door refusal) rather than a
+/// browser that would not start.
+fn session_refused_for_mode(refused: &porthole_mcp::ToolOutput) -> bool {
+    text_of(refused).contains("host mode")
+}
+
+fn text_of(output: &porthole_mcp::ToolOutput) -> String {
+    output
+        .content
+        .iter()
+        .filter_map(|c| match c {
+            porthole_mcp::Content::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
