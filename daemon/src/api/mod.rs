@@ -76,6 +76,16 @@ pub struct ApiSettings {
     pub pane_upload_max_bytes: u64,
 }
 
+impl crate::cdp_door::DoorHost for AppState {
+    fn agents(&self) -> &Agents {
+        &self.inner.agents
+    }
+
+    fn call_parts(&self) -> crate::calls::Parts<'_> {
+        AppState::call_parts(self)
+    }
+}
+
 impl AppState {
     /// The daemon's parts an act on a channel passes through (`crate::calls`).
     pub(crate) fn call_parts(&self) -> crate::calls::Parts<'_> {

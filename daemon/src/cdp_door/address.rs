@@ -10,8 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use crate::agents::AgentIdentity;
-use crate::api::AppState;
+use crate::agents::{AgentIdentity, Agents};
 use crate::calls::DoorShut;
 
 /// Where the token came from, and so how the door's URLs are written back.
@@ -44,7 +43,7 @@ impl Visitor {
 /// The agent behind `token` (from the path) or the request's bearer token; the refusal a
 /// client reads otherwise (401 unknown token, 403 door shut).
 pub(super) fn visitor(
-    state: &AppState,
+    agents: &Agents,
     token: Option<&str>,
     headers: &HeaderMap,
 ) -> Result<Visitor, Refused> {
@@ -61,7 +60,7 @@ pub(super) fn visitor(
             }
         },
     };
-    let agent = match state.inner.agents.authenticate(&given) {
+    let agent = match agents.authenticate(&given) {
         Ok(Some(agent)) => agent,
         Ok(None) => {
             return Err(Refused::new(

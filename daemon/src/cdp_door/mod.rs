@@ -49,22 +49,31 @@ use axum::Router;
 
 pub(crate) use address::logged_path;
 
-use crate::api::AppState;
+use crate::agents::Agents;
+use crate::calls::Parts;
 use door::Door;
 
-/// The door's routes (merged into the API's router, under its admission of Host and Origin).
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/cdp/json", any(json_bearer_root))
-        .route("/cdp/json/{*rest}", any(json_bearer))
-        .route("/cdp/devtools/{*rest}", get(devtools_bearer))
-        .route("/cdp/{token}/json", any(json_root))
-        .route("/cdp/{token}/json/{*rest}", any(json))
-        .route("/cdp/{token}/devtools/{*rest}", get(devtools))
+/// What the door needs of the server it is mounted on (the API's state implements it, so the
+/// door does not reach into the API): the agents, to know a token, and the call pipeline's
+/// parts, to admit its agent.
+pub(crate) trait DoorHost: Clone + Send + Sync + 'static {
+    fn agents(&self) -> &Agents;
+    fn call_parts(&self) -> Parts<'_>;
 }
 
-async fn json_root(
-    State(state): State<AppState>,
+/// The door's routes (merged into the API's router, under its admission of Host and Origin).
+pub(crate) fn routes<S: DoorHost>() -> Router<S> {
+    Router::new()
+        .route("/cdp/json", any(json_bearer_root::<S>))
+        .route("/cdp/json/{*rest}", any(json_bearer::<S>))
+        .route("/cdp/devtools/{*rest}", get(devtools_bearer::<S>))
+        .route("/cdp/{token}/json", any(json_root::<S>))
+        .route("/cdp/{token}/json/{*rest}", any(json::<S>))
+        .route("/cdp/{token}/devtools/{*rest}", get(devtools::<S>))
+}
+
+async fn json_root<S: DoorHost>(
+    State(state): State<S>,
     Path(token): Path<String>,
     method: Method,
     headers: HeaderMap,
@@ -73,8 +82,8 @@ async fn json_root(
     json_at(state, Some(&token), "", method, headers, query).await
 }
 
-async fn json(
-    State(state): State<AppState>,
+async fn json<S: DoorHost>(
+    State(state): State<S>,
     Path((token, rest)): Path<(String, String)>,
     method: Method,
     headers: HeaderMap,
@@ -83,8 +92,8 @@ async fn json(
     json_at(state, Some(&token), &rest, method, headers, query).await
 }
 
-async fn json_bearer_root(
-    State(state): State<AppState>,
+async fn json_bearer_root<S: DoorHost>(
+    State(state): State<S>,
     method: Method,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
@@ -92,8 +101,8 @@ async fn json_bearer_root(
     json_at(state, None, "", method, headers, query).await
 }
 
-async fn json_bearer(
-    State(state): State<AppState>,
+async fn json_bearer<S: DoorHost>(
+    State(state): State<S>,
     Path(rest): Path<String>,
     method: Method,
     headers: HeaderMap,
@@ -102,8 +111,8 @@ async fn json_bearer(
     json_at(state, None, &rest, method, headers, query).await
 }
 
-async fn devtools(
-    State(state): State<AppState>,
+async fn devtools<S: DoorHost>(
+    State(state): State<S>,
     Path((token, rest)): Path<(String, String)>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
@@ -111,8 +120,8 @@ async fn devtools(
     devtools_at(state, Some(&token), &rest, headers, ws).await
 }
 
-async fn devtools_bearer(
-    State(state): State<AppState>,
+async fn devtools_bearer<S: DoorHost>(
+    State(state): State<S>,
     Path(rest): Path<String>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
@@ -120,8 +129,8 @@ async fn devtools_bearer(
     devtools_at(state, None, &rest, headers, ws).await
 }
 
-async fn json_at(
-    state: AppState,
+async fn json_at<S: DoorHost>(
+    state: S,
     token: Option<&str>,
     rest: &str,
     method: Method,
@@ -135,8 +144,8 @@ async fn json_at(
     http_json::answer(door, &visitor, &method, rest, query.as_deref()).await
 }
 
-async fn devtools_at(
-    state: AppState,
+async fn devtools_at<S: DoorHost>(
+    state: S,
     token: Option<&str>,
     rest: &str,
     headers: HeaderMap,
@@ -167,12 +176,12 @@ async fn devtools_at(
 }
 
 /// The agent at the door, let through the pipeline's admission; or the refusal it reads.
-async fn enter(
-    state: &AppState,
+async fn enter<S: DoorHost>(
+    state: &S,
     token: Option<&str>,
     headers: &HeaderMap,
 ) -> Result<(Arc<Door>, address::Visitor), address::Refused> {
-    let visitor = address::visitor(state, token, headers)?;
+    let visitor = address::visitor(state.agents(), token, headers)?;
     let entry = crate::calls::enter_door(&state.call_parts(), &visitor.agent)
         .await
         .map_err(|shut| address::shut(&visitor.agent, &shut))?;
