@@ -25,7 +25,11 @@ const SITE_PASSWORD: &str = "k1nds-S3cret-pw";
 
 /// Calls `tool` with `args` in a task of its own (the call waits for the person); the task's
 /// answer is `(isError, text)`.
-fn asking(agent: &Caller, tool: &'static str, args: Value) -> tokio::task::JoinHandle<(bool, String)> {
+fn asking(
+    agent: &Caller,
+    tool: &'static str,
+    args: Value,
+) -> tokio::task::JoinHandle<(bool, String)> {
     let agent = agent.clone();
     tokio::spawn(async move { agent.act_text(tool, args).await })
 }
@@ -88,7 +92,10 @@ async fn a_login_waits_for_the_card_declined_types_nothing_and_allowed_fills() {
     let asked = answer_next(&pane, mark, false).await;
     assert_eq!(asked["kind"], "login", "{asked}");
     let card = asked.to_string();
-    assert!(card.contains("Forum") && card.contains("password"), "{card}");
+    assert!(
+        card.contains("Forum") && card.contains("password"),
+        "{card}"
+    );
     assert!(
         !card.contains(SITE_PASSWORD) && !card.contains("alice"),
         "the card shows a value: {card}"
@@ -110,9 +117,11 @@ async fn a_login_waits_for_the_card_declined_types_nothing_and_allowed_fills() {
     answer_next(&pane, mark, true).await;
     let (is_error, text) = filling.await.unwrap();
     assert!(!is_error, "{text}");
-    eventually("the allowed fill typed", Duration::from_secs(10), || async {
-        (!received(&site, "/typed?field=pass").is_empty()).then_some(())
-    })
+    eventually(
+        "the allowed fill typed",
+        Duration::from_secs(10),
+        || async { (!received(&site, "/typed?field=pass").is_empty()).then_some(()) },
+    )
     .await;
 }
 
@@ -165,12 +174,16 @@ async fn an_upload_waits_for_the_card_declined_hands_nothing_and_allowed_does() 
     answer_next(&pane, mark, true).await;
     let (is_error, text) = uploading.await.unwrap();
     assert!(!is_error, "{text}");
-    eventually("the page reads the file", Duration::from_secs(10), || async {
-        uploaded(&agent)
-            .await
-            .contains("notes.txt:12:")
-            .then_some(())
-    })
+    eventually(
+        "the page reads the file",
+        Duration::from_secs(10),
+        || async {
+            uploaded(&agent)
+                .await
+                .contains("notes.txt:12:")
+                .then_some(())
+        },
+    )
     .await;
 }
 
@@ -256,10 +269,10 @@ async fn the_config_files_sites_and_confirm_hold_an_agent_with_no_rules_of_its_o
     let (_, me) = daemon
         .request_as(Some(&token), "GET", "/api/browser/agents/me", None)
         .await;
-    assert!(
-        !me.to_string().contains(&refused.port().to_string()),
-        "{me}"
-    );
+    // Its own record holds nothing; the config's rules are listed as every agent's.
+    assert_eq!(me["sites"]["own"], json!({}), "{me}");
+    assert_eq!(me["confirm"]["own"], json!([]), "{me}");
+    assert_eq!(me["confirm"]["all_agents"], json!(["evaluate"]), "{me}");
     let agent = daemon.caller(&token);
     let pane = pane_on(&daemon, CHANNEL).await;
 
@@ -295,7 +308,10 @@ async fn the_config_files_sites_and_confirm_hold_an_agent_with_no_rules_of_its_o
     let running = asking(&agent, "evaluate", json!({"expression": "document.title"}));
     answer_next(&pane, mark, true).await;
     let (is_error, text) = running.await.unwrap();
-    assert!(!is_error && !text.contains("kinds-ran"), "the declined script ran: {text}");
+    assert!(
+        !is_error && !text.contains("kinds-ran"),
+        "the declined script ran: {text}"
+    );
     let mark = pane.mark();
     let running = asking(&agent, "evaluate", json!({"expression": "6 * 7"}));
     answer_next(&pane, mark, true).await;
@@ -342,7 +358,10 @@ async fn the_timelines_approval_events_say_who_closed_them_and_never_the_script(
     assert!(is_error && text.contains("nobody is watching"), "{text}");
     let unwatched = closed_as(&daemon, "unwatched").await;
     assert!(
-        unwatched["summary"].as_str().unwrap().contains("by porthole"),
+        unwatched["summary"]
+            .as_str()
+            .unwrap()
+            .contains("by porthole"),
         "{unwatched}"
     );
 
@@ -356,12 +375,18 @@ async fn the_timelines_approval_events_say_who_closed_them_and_never_the_script(
     let asked = pane.next_of("approval", mark).await;
     // Positive control: the script was the approval's detail, shown on the card.
     assert!(
-        asked["detail"].as_str().unwrap().contains("kinds-marker-5c1f"),
+        asked["detail"]
+            .as_str()
+            .unwrap()
+            .contains("kinds-marker-5c1f"),
         "{asked}"
     );
     let timed_out = closed_as(&daemon, "timed_out").await;
     assert!(
-        timed_out["summary"].as_str().unwrap().contains("by timeout"),
+        timed_out["summary"]
+            .as_str()
+            .unwrap()
+            .contains("by timeout"),
         "{timed_out}"
     );
 
@@ -378,7 +403,10 @@ async fn the_timelines_approval_events_say_who_closed_them_and_never_the_script(
 
     // No approval event, nor anything else on the timeline, carries the script.
     let (_, events) = daemon.timeline_of(CHANNEL, "approval").await;
-    assert!(events.len() >= 6, "asked and closed three times: {events:?}");
+    assert!(
+        events.len() >= 6,
+        "asked and closed three times: {events:?}"
+    );
     let timeline = whole_timeline(&daemon).await;
     assert!(
         !timeline.contains("kinds-marker-5c1f"),
@@ -442,9 +470,7 @@ async fn a_popup_a_meta_refresh_and_a_data_document_never_reach_a_refused_site()
         eventually(
             &format!("the allowed site reached by {route}"),
             Duration::from_secs(10),
-            || async {
-                (!received(&other, &format!("by={route}")).is_empty()).then_some(())
-            },
+            || async { (!received(&other, &format!("by={route}")).is_empty()).then_some(()) },
         )
         .await;
     }
@@ -455,9 +481,13 @@ async fn a_popup_a_meta_refresh_and_a_data_document_never_reach_a_refused_site()
     );
 }
 
-/// MEASURE (not kept): which script requests reach a refused site today.
+/// Script requests from an agent's page to a refused site are a known gap of issue 52: today an
+/// XHR (GET and POST), a beacon, an `EventSource`, a `fetch` and an image all reach it (seen in
+/// this test's first version). What holds is the `submit` card: an XHR POST and a beacon toward
+/// the refused site wait for the person, and declined they never leave; the same requests to an
+/// allowed site, allowed, arrive (the control).
 #[tokio::test(flavor = "multi_thread")]
-async fn measure_script_requests_to_a_refused_site() {
+async fn script_posts_toward_a_refused_site_wait_for_the_card_and_declined_never_leave() {
     let home = PageServer::area("approvals").await;
     let other = PageServer::start().await;
     let refused = PageServer::start().await;
@@ -465,26 +495,53 @@ async fn measure_script_requests_to_a_refused_site() {
     let (_, token) = agent_with(
         &daemon,
         CHANNEL,
-        json!({"sites": {"deny": [refused.base()]}}),
+        json!({"sites": {"deny": [refused.base()]}, "confirm": ["submit"]}),
     )
     .await;
     let agent = daemon.caller(&token);
+    let pane = pane_on(&daemon, CHANNEL).await;
     agent
         .act_ok("navigate", json!({"url": home.url("/form.html")}))
         .await;
-    for target in [refused.base(), other.base()] {
-        let script = format!(
-            "(() => {{ const x = new XMLHttpRequest(); x.open('GET', '{target}/r?by=xhr-get'); x.send(); \
-             const y = new XMLHttpRequest(); y.open('POST', '{target}/r?by=xhr-post'); y.send('a=1'); \
-             navigator.sendBeacon('{target}/r?by=beacon', 'b=2'); \
-             new EventSource('{target}/r?by=sse'); \
-             fetch('{target}/r?by=fetch-get', {{mode: 'no-cors'}}); \
-             new Image().src = '{target}/r?by=img'; return 1; }})()"
-        );
-        let out = agent.act_text("evaluate", json!({"expression": script})).await;
-        eprintln!("MEASURE evaluate: {out:?}");
+    let posts = |target: &str| {
+        [
+            (
+                "xhr-post",
+                format!(
+                    "(() => {{ const x = new XMLHttpRequest(); x.open('POST', \
+                     '{target}/r?by=xhr-post'); x.send('a=1'); return 1; }})()"
+                ),
+            ),
+            (
+                "beacon",
+                format!("navigator.sendBeacon('{target}/r?by=beacon', 'b=2') ? 1 : 0"),
+            ),
+        ]
+    };
+    for (by, script) in posts(&refused.base()) {
+        let mark = pane.mark();
+        let running = asking(&agent, "evaluate", json!({ "expression": script }));
+        let asked = answer_next(&pane, mark, false).await;
+        assert_eq!(asked["kind"], "submit", "{by}: {asked}");
+        pane.next_of("approval_closed", mark).await;
+        running.await.unwrap();
     }
-    tokio::time::sleep(Duration::from_secs(4)).await;
-    eprintln!("MEASURE refused: {:?}", refused.requests());
-    eprintln!("MEASURE other: {:?}", other.requests());
+    for (by, script) in posts(&other.base()) {
+        let mark = pane.mark();
+        let running = asking(&agent, "evaluate", json!({ "expression": script }));
+        let asked = answer_next(&pane, mark, true).await;
+        assert_eq!(asked["kind"], "submit", "{by}: {asked}");
+        running.await.unwrap();
+        eventually(
+            &format!("the allowed {by}"),
+            Duration::from_secs(10),
+            || async { (!received(&other, &format!("POST /r?by={by}")).is_empty()).then_some(()) },
+        )
+        .await;
+    }
+    assert!(
+        received(&refused, "POST").is_empty(),
+        "a declined post reached the refused site: {:?}",
+        refused.requests()
+    );
 }
