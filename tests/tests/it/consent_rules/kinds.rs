@@ -433,6 +433,21 @@ fn leaving_routes(target: &str) -> [(&'static str, Value); 3] {
     ]
 }
 
+/// Calls `page_info` and `list_tabs` until an answer (the notes waiting ride on it, and the
+/// tabs name their pages) mentions `needle`.
+async fn told(agent: &Caller, needle: &str) {
+    eventually(
+        &format!("an answer naming {needle}"),
+        Duration::from_secs(10),
+        || async {
+            let (_, info) = agent.act_text("page_info", json!({})).await;
+            let (_, tabs) = agent.act_text("list_tabs", json!({})).await;
+            (info.contains(needle) || tabs.contains(needle)).then_some(())
+        },
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_popup_a_meta_refresh_and_a_data_document_never_reach_a_refused_site() {
     let home = PageServer::area("approvals").await;
@@ -466,6 +481,9 @@ async fn a_popup_a_meta_refresh_and_a_data_document_never_reach_a_refused_site()
                     .await;
                 agent.act_text("evaluate", args).await;
             }
+            // The attempt was made before the next one replaces the page: the agent is told
+            // of the refusal (or, were it let through, shown the page).
+            told(&agent, &format!("by={route}")).await;
         }
         eventually(
             &format!("the allowed site reached by {route}"),
