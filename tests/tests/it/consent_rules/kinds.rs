@@ -414,23 +414,30 @@ async fn the_timelines_approval_events_say_who_closed_them_and_never_the_script(
     );
 }
 
-/// How an agent's script can take its tab to `target`: a popup, a meta refresh written into
-/// the page, and a `data:` document whose meta refresh leaves it.
-fn leaving_routes(target: &str) -> [(&'static str, Value); 3] {
-    [
-        (
-            "open",
-            json!({"expression": format!("window.open('{target}/landing?by=open'); 1")}),
-        ),
-        (
-            "meta",
-            json!({"expression": format!(
-                "document.head.insertAdjacentHTML('beforeend', '<meta http-equiv=\"refresh\" \
-                 content=\"0;url={target}/landing?by=meta\">'); 1"
-            )}),
-        ),
-        ("data", json!({})),
-    ]
+/// The ways an agent's acts can take its tab elsewhere without naming the site to `navigate`:
+/// a popup its script opens, a meta refresh its script writes into the page, and a `data:`
+/// document whose meta refresh leaves it.
+const LEAVING_ROUTES: [&str; 3] = ["open", "meta", "data"];
+
+/// Takes the agent's tab (from a page of `home`) to `target` by `route`; the act's answer.
+async fn leave(agent: &Caller, home: &PageServer, route: &str, target: &str) -> String {
+    let to = format!("{target}/landing?by={route}");
+    let meta = format!("<meta http-equiv=\"refresh\" content=\"0;url={to}\">");
+    if route == "data" {
+        let page = format!("data:text/html,{meta}");
+        return agent.act_text("navigate", json!({ "url": page })).await.1;
+    }
+    agent
+        .act_ok("navigate", json!({"url": home.url("/form.html")}))
+        .await;
+    let script = match route {
+        "open" => format!("window.open('{to}'); 1"),
+        _ => format!("document.head.insertAdjacentHTML('beforeend', '{meta}'); 1"),
+    };
+    agent
+        .act_text("evaluate", json!({ "expression": script }))
+        .await
+        .1
 }
 
 /// Whether `first` (the attempt's own answer) mentions `needle`, else calls `page_info` and
@@ -466,25 +473,10 @@ async fn a_popup_a_meta_refresh_and_a_data_document_never_reach_a_refused_site()
     .await;
     let agent = daemon.caller(&token);
 
-    for (route, _) in leaving_routes(&other.base()) {
+    for route in LEAVING_ROUTES {
         // The refused site first, then the same route to an allowed one (the control).
         for target in [refused.base(), other.base()] {
-            let args = leaving_routes(&target)
-                .into_iter()
-                .find(|(r, _)| *r == route)
-                .unwrap()
-                .1;
-            let first = if route == "data" {
-                let page = format!(
-                    "data:text/html,<meta http-equiv=\"refresh\" content=\"0;url={target}/landing?by=data\">"
-                );
-                agent.act_text("navigate", json!({"url": page})).await.1
-            } else {
-                agent
-                    .act_ok("navigate", json!({"url": home.url("/form.html")}))
-                    .await;
-                agent.act_text("evaluate", args).await.1
-            };
+            let first = leave(&agent, &home, route, &target).await;
             // The attempt was made before the next one replaces the page: the agent is told
             // of the refusal (or, were it let through, shown the page).
             told(&agent, first, &format!("by={route}")).await;
