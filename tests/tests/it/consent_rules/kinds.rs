@@ -2,8 +2,10 @@
 //! through the real daemon and Chromium: `login` (a vault fill waits for the card, which names
 //! the item and fields and never a value; declined nothing is typed), `upload` and `download`
 //! (declined refused, allowed done), the config file's `agents.sites` and `agents.confirm`
-//! holding an agent with no rules of its own, and the timeline's approval events (who closed
-//! each, `timed_out` and `unwatched`, never the script they were about).
+//! holding an agent with no rules of its own, the timeline's approval events (who closed
+//! each, `timed_out` and `unwatched`, never the script they were about), a popup, a meta
+//! refresh and a `data:` document never reaching a refused site, and script posts toward a
+//! refused site held by the `submit` card (other script requests still reach it: issue 52).
 
 use std::time::Duration;
 
