@@ -3,10 +3,13 @@
 //! request the person declined answers as an error, "always" is kept by origin and leaves a
 //! timeline event, and a post the agent's script left behind is held (`answers`); the owner's
 //! change of an agent's rules holds its tabs at once, approval ids never repeat across a
-//! restart, and a channel survives a restart and a profile reset (`changes`).
+//! restart, and a channel survives a restart and a profile reset (`changes`); the kinds the
+//! first round never tested (`login`, `upload`, `download`), the config file's rules, leaving
+//! routes toward a refused site, and the timeline's approval events (`kinds`).
 
 mod answers;
 mod changes;
+mod kinds;
 mod spellings;
 
 use porthole_tests::daemon::TestDaemon;
