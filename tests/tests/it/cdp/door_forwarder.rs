@@ -7,6 +7,7 @@
 //! refused with a clear error; the token is in neither the forwarder's output nor its answers.
 
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use porthole_tests::cdp_clients;
@@ -14,17 +15,34 @@ use porthole_tests::daemon::TestDaemon;
 use porthole_tests::pages::PageServer;
 use porthole_tests::workspace_binary;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
-use tokio::process::{Child, ChildStdout, Command};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
+use tokio::process::{Child, Command};
 
 const CHANNEL: &str = "forwarded";
 
 /// A running `porthole-mcp cdp --listen 127.0.0.1:0 --api <api> --token-file <file>`: its
-/// bound address (from its first line of output) and the process.
+/// bound address (from its first line of output), the process, and everything else it writes
+/// (read as it comes, so a full pipe never stalls it).
 struct Forwarder {
     addr: String,
     child: Child,
-    stdout: BufReader<ChildStdout>,
+    written: Arc<Mutex<String>>,
+    drains: Vec<tokio::task::JoinHandle<()>>,
+}
+
+/// Appends everything `from` yields to `to` until it ends.
+fn drain(
+    mut from: impl AsyncRead + Unpin + Send + 'static,
+    to: Arc<Mutex<String>>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut chunk = vec![0u8; 8192];
+        while let Ok(n @ 1..) = from.read(&mut chunk).await {
+            to.lock()
+                .expect("output")
+                .push_str(&String::from_utf8_lossy(&chunk[..n]));
+        }
+    })
 }
 
 impl Forwarder {
@@ -50,21 +68,29 @@ impl Forwarder {
             .and_then(|rest| rest.split_whitespace().next())
             .unwrap_or_else(|| panic!("no address in the forwarder's first line: {line:?}"))
             .to_string();
+        let written = Arc::new(Mutex::new(line.clone()));
+        let drains = vec![
+            drain(stdout, written.clone()),
+            drain(child.stderr.take().expect("stderr"), written.clone()),
+        ];
         Self {
             addr,
             child,
-            stdout,
+            written,
+            drains,
         }
     }
 
-    /// Everything it wrote (stdout after the first line, and stderr), after ending it.
+    /// Everything it wrote (stdout and stderr), after ending it.
     async fn output(mut self) -> String {
         self.child.start_kill().expect("end the forwarder");
-        let mut out = String::new();
-        self.stdout.read_to_string(&mut out).await.expect("stdout");
-        let mut stderr = self.child.stderr.take().expect("stderr");
-        stderr.read_to_string(&mut out).await.expect("stderr");
-        out
+        let _ = self.child.wait().await;
+        // The drains end when the ended process's pipes close.
+        for drain in self.drains.drain(..) {
+            drain.await.expect("drain the forwarder's output");
+        }
+        let written = self.written.lock().expect("output").clone();
+        written
     }
 }
 
