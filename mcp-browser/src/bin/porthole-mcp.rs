@@ -28,7 +28,12 @@ struct Cli {
     command: Option<Command>,
     /// The daemon's base URL: `http://127.0.0.1:7878`, or the agent socket
     /// `unix:///run/porthole/agents.sock` mounted into this container.
-    #[arg(long, env = "PORTHOLE_API", global = true, default_value = "http://127.0.0.1:7878")]
+    #[arg(
+        long,
+        env = "PORTHOLE_API",
+        global = true,
+        default_value = "http://127.0.0.1:7878"
+    )]
     api: Url,
     /// The channel whose browser the tools drive (an agent token knows its own; the owner
     /// token needs this).

@@ -25,7 +25,9 @@ impl Forwarder {
                 "Host header is specified and is not an IP address or localhost.",
             );
         }
-        let origin = headers.get(header::ORIGIN).map(|o| o.to_str().unwrap_or(""));
+        let origin = headers
+            .get(header::ORIGIN)
+            .map(|o| o.to_str().unwrap_or(""));
         if origin.is_some_and(|o| !loopback_origin(o)) {
             return plain(
                 StatusCode::FORBIDDEN,

@@ -72,7 +72,12 @@ mod tests {
 
     #[test]
     fn hosts_and_origins() {
-        for ok in ["127.0.0.1:9222", "localhost:9222", "[::1]:9222", "localhost"] {
+        for ok in [
+            "127.0.0.1:9222",
+            "localhost:9222",
+            "[::1]:9222",
+            "localhost",
+        ] {
             assert!(loopback_host(ok), "{ok}");
         }
         for bad in ["evil.example:9222", "10.0.0.1:9222", "evil.example"] {

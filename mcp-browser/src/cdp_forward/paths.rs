@@ -29,7 +29,13 @@ mod tests {
             door_path("/devtools/page/ABC").unwrap(),
             "cdp/devtools/page/ABC"
         );
-        for other in ["/", "/api/browser/action", "/cdp/json", "/jsonx", "/devtools"] {
+        for other in [
+            "/",
+            "/api/browser/action",
+            "/cdp/json",
+            "/jsonx",
+            "/devtools",
+        ] {
             assert!(door_path(other).is_none(), "{other}");
         }
     }

@@ -73,8 +73,12 @@ impl Upstream {
                 let connect = tokio::net::TcpStream::connect((host.as_str(), *port));
                 let stream = tokio::time::timeout(CONNECT_DEADLINE, connect)
                     .await
-                    .map_err(|_| SendError::Exchange(format!("connecting to {host}:{port} timed out")))?
-                    .map_err(|e| SendError::Exchange(format!("cannot connect to {host}:{port}: {e}")))?;
+                    .map_err(|_| {
+                        SendError::Exchange(format!("connecting to {host}:{port} timed out"))
+                    })?
+                    .map_err(|e| {
+                        SendError::Exchange(format!("cannot connect to {host}:{port}: {e}"))
+                    })?;
                 exchange(TokioIo::new(stream), request).await
             }
             Self::Unix { socket } => {

@@ -48,7 +48,14 @@ fn drain(
 impl Forwarder {
     async fn start(api: &str, token_file: &std::path::Path) -> Self {
         let mut child = Command::new(workspace_binary("porthole-mcp"))
-            .args(["cdp", "--listen", "127.0.0.1:0", "--api", api, "--token-file"])
+            .args([
+                "cdp",
+                "--listen",
+                "127.0.0.1:0",
+                "--api",
+                api,
+                "--token-file",
+            ])
             .arg(token_file)
             .env("RUST_LOG", "debug")
             .stdout(Stdio::piped())
@@ -111,7 +118,10 @@ async fn channel_with_the_person(pages: &PageServer) -> (TestDaemon, String) {
     assert_eq!(status, 201, "{body}");
     let token = body["token"].as_str().expect("token").to_string();
     let (_, tabs) = owner.act_text("list_tabs", json!({})).await;
-    assert!(tabs.contains("?person"), "the person's tab is not open: {tabs}");
+    assert!(
+        tabs.contains("?person"),
+        "the person's tab is not open: {tabs}"
+    );
     (daemon, token)
 }
 
@@ -153,7 +163,8 @@ async fn puppeteer_through(forwarder: &Forwarder, pages: &PageServer, mark: &str
 /// `GET http://<addr>/json/version` at the forwarder, as a port-only tool asks it.
 async fn json_version(addr: &str) -> (u16, String) {
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let request = format!("GET /json/version HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let request =
+        format!("GET /json/version HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     tokio::io::AsyncWriteExt::write_all(&mut stream, request.as_bytes())
         .await
         .expect("send");
@@ -190,8 +201,14 @@ async fn puppeteer_with_only_a_port_drives_its_own_tabs_through_the_forwarder() 
     let output = forwarder.output().await;
     // The positive control: the forwarder's output does show the traffic it forwarded.
     assert!(output.contains("cdp_forward_request"), "{output}");
-    assert!(!output.contains(&token), "the token is in the forwarder's output");
-    assert!(!daemon.log().contains(&token), "the token reached the daemon's log");
+    assert!(
+        !output.contains(&token),
+        "the token is in the forwarder's output"
+    );
+    assert!(
+        !daemon.log().contains(&token),
+        "the token reached the daemon's log"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -206,7 +223,10 @@ async fn the_forwarder_reaches_the_door_over_the_agent_socket() {
     puppeteer_through(&forwarder, &pages, "via-socket").await;
     let output = forwarder.output().await;
     assert!(output.contains("cdp_forward_request"), "{output}");
-    assert!(!output.contains(&token), "the token is in the forwarder's output");
+    assert!(
+        !output.contains(&token),
+        "the token is in the forwarder's output"
+    );
 }
 
 #[tokio::test]
