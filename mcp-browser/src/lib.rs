@@ -10,12 +10,14 @@
 //! - [`transport`]: one HTTP exchange with the daemon, over TCP or the agent Unix socket.
 //! - [`screenshot_file`]: `save_screenshot` done by the calling process on top of `screenshot`.
 //! - [`upload`]: `upload_file`'s files read by the calling process and sent inline.
+//! - [`cdp_forward`]: `porthole-mcp cdp --listen`, the agent's CDP door at a port's root.
 //!
 //! This crate never depends on the daemon: the daemon depends on it and implements the direct
 //! backend on its CDP engine.
 
 pub mod aliases;
 pub mod backend;
+pub mod cdp_forward;
 pub mod proxy;
 pub mod screenshot_file;
 pub mod server;

@@ -1,6 +1,8 @@
 // Drives a Porthole CDP door with real Puppeteer (connect by its WebSocket URL, as
 // chrome-devtools-mcp's --wsEndpoint does), as an agent's own script would.
 // Usage: node puppeteer-drive.js <door ws url> <json args>; args: { page: URL to open }.
+// An http:// endpoint is passed as `browserURL` instead (Puppeteer keeps its origin and asks
+// /json/version there, as at `porthole-mcp cdp --listen`).
 // Prints one JSON line of what it saw; then `browser.close()` (CDP Browser.close).
 const puppeteer = require('puppeteer-core');
 
@@ -16,7 +18,8 @@ async function main() {
   const [ws, argsJson] = process.argv.slice(2);
   const args = JSON.parse(argsJson || '{}');
   const out = {};
-  const browser = await puppeteer.connect({ browserWSEndpoint: ws, defaultViewport: null, protocolTimeout: 30000 });
+  const endpoint = ws.startsWith('http') ? { browserURL: ws } : { browserWSEndpoint: ws };
+  const browser = await puppeteer.connect({ ...endpoint, defaultViewport: null, protocolTimeout: 30000 });
   out.pagesAtStart = (await browser.pages()).map((p) => p.url());
   const page = await browser.newPage();
   await page.goto(args.page);

@@ -20,9 +20,11 @@
 //! client has been shown), [`wire`] (Chrome's message shapes).
 //!
 //! The routes are on every listener's router (`api::app_on`), so the agent socket and
-//! `server.agent_listen` have the door too; only the loopback listener's is tested so far.
+//! `server.agent_listen` have the door too; the loopback listener's is tested, and the agent
+//! socket's through `porthole-mcp cdp --listen` (the forwarder for tools that take only a
+//! port, in the `porthole-mcp` crate's `cdp_forward`).
 //!
-//! Not in this slice: `porthole-mcp cdp --listen`, confined downloads,
+//! Not in this slice: confined downloads,
 //! uploads and cookies (refused or answered without effect, see [`allow`]), the vault's
 //! script rule, `agent_activity` for door commands, holding a client's new tab or popup before
 //! its first load (Chrome's `waitForDebuggerOnStart`), and closing a connection when its agent

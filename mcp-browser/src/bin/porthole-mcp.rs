@@ -4,6 +4,9 @@
 //! token names its channel and the tools it may not use, which are then not listed.
 //!
 //! stdout carries the MCP protocol only; logs go to `--log <file>` or stderr.
+//!
+//! `porthole-mcp cdp --listen 127.0.0.1:9222` instead forwards a port's root to the agent's
+//! CDP door (see [`porthole_mcp::cdp_forward`]), for tools that take only a port.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,7 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
-use clap::Parser;
+use clap::{Parser, Subcommand};
+use porthole_mcp::cdp_forward::{loopback_listen, Forwarder};
 use porthole_mcp::proxy::HttpProxyBackend;
 use porthole_mcp::{McpServer, ServerOptions};
 use url::Url;
@@ -20,9 +24,16 @@ use url::Url;
 #[derive(Debug, Parser)]
 #[command(name = "porthole-mcp", version)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// The daemon's base URL: `http://127.0.0.1:7878`, or the agent socket
     /// `unix:///run/porthole/agents.sock` mounted into this container.
-    #[arg(long, env = "PORTHOLE_API", default_value = "http://127.0.0.1:7878")]
+    #[arg(
+        long,
+        env = "PORTHOLE_API",
+        global = true,
+        default_value = "http://127.0.0.1:7878"
+    )]
     api: Url,
     /// The channel whose browser the tools drive (an agent token knows its own; the owner
     /// token needs this).
@@ -30,21 +41,36 @@ struct Cli {
     channel: Option<String>,
     /// An agent token from `porthole agent add <channel>` (or the owner token), or set
     /// PORTHOLE_TOKEN, or use --token-file.
-    #[arg(long, env = "PORTHOLE_TOKEN", hide_env_values = true)]
+    #[arg(long, env = "PORTHOLE_TOKEN", hide_env_values = true, global = true)]
     token: Option<String>,
     /// A file holding the token (takes precedence over --token / PORTHOLE_TOKEN).
-    #[arg(long, env = "PORTHOLE_TOKEN_FILE")]
+    #[arg(long, env = "PORTHOLE_TOKEN_FILE", global = true)]
     token_file: Option<PathBuf>,
     /// Also offer Playwright MCP's tool names (browser_navigate, browser_click, …).
     #[arg(long)]
     playwright_aliases: bool,
     /// Append logs to this file instead of stderr.
-    #[arg(long)]
+    #[arg(long, global = true)]
     log: Option<PathBuf>,
     /// Deadline of a tool call that does not wait on purpose, in milliseconds; wait_* and
     /// `computer` wait time is added on top.
     #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
     call_timeout_ms: u64,
+}
+
+/// Instead of the MCP server (the default).
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Forward a loopback port's root to this agent's CDP door, for tools that take only a
+    /// port (`--browserUrl http://127.0.0.1:9222`, Puppeteer's `browserURL`): `/json/…` and
+    /// `/devtools/…` go to the daemon with the agent token added, and the WebSocket URLs in
+    /// its answers point back here.
+    Cdp {
+        /// The loopback address to listen on, such as 127.0.0.1:9222 (port 0: any free port,
+        /// printed at start).
+        #[arg(long)]
+        listen: String,
+    },
 }
 
 fn token(cli: &Cli) -> anyhow::Result<String> {
@@ -82,6 +108,9 @@ async fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
     porthole_mcp::stdio_logging::init_stdio_logging(cli.log.as_deref())?;
+    if let Some(Command::Cdp { listen }) = &cli.command {
+        return forward_cdp(&cli, listen).await;
+    }
     let token = token(&cli)?;
     let backend = HttpProxyBackend::new(cli.api.clone(), cli.channel.clone(), token)?;
     let mut deny_tools = Vec::new();
@@ -118,4 +147,22 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         .serve_stdio()
         .await
         .context("MCP server failed")
+}
+
+/// `porthole-mcp cdp --listen <addr>`: serves the forwarder until the process ends.
+async fn forward_cdp(cli: &Cli, listen: &str) -> anyhow::Result<()> {
+    let listen = loopback_listen(listen)?;
+    let token = token(cli)?;
+    if token.is_empty() {
+        bail!("the token is empty: pass --token, set PORTHOLE_TOKEN or point --token-file at a file holding an agent token (`porthole agent add <channel>`)");
+    }
+    let forwarder = Forwarder::new(&cli.api, token, listen)?;
+    let api = cli.api.clone();
+    forwarder
+        .serve(|bound| {
+            tracing::info!(listen = %bound, %api, "porthole_mcp_cdp_listening");
+            println!("CDP forwarder listening on http://{bound} (the agent's door at {api})");
+        })
+        .await
+        .with_context(|| format!("cannot serve on {listen}"))
 }

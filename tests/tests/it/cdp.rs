@@ -1,8 +1,10 @@
 //! The CDP connection actor against a real Chromium: replies by id, deadlines, typed `Lost`,
 //! events with their flat session, unknown events ignored.
 
-// The CDP door (DESIGN.md §21): real Playwright and Puppeteer, and the door's rules.
+// The CDP door (DESIGN.md §21): real Playwright and Puppeteer, the door's rules, and
+// `porthole-mcp cdp --listen` (a port's root forwarded to the door).
 mod door_clients;
+mod door_forwarder;
 mod door_rules;
 
 use std::time::Duration;
