@@ -480,25 +480,26 @@
     return parts.join('\n');
   }
 
-  // For wait_for_text: the texts of the page, its same-origin frames and open shadow roots.
-  function texts() {
-    const out = [text()];
+  // For wait_for_text: the texts of the page, its same-origin frames and open shadow roots,
+  // the page's own first; lazily, so a poll that finds the text early walks no further.
+  function* texts() {
+    yield text();
     const roots = [document];
     while (roots.length) {
       const root = roots.pop();
       for (const el of root.querySelectorAll('*')) {
         if (el.shadowRoot) {
-          out.push(el.shadowRoot.textContent || '');
+          yield el.shadowRoot.textContent || '';
           roots.push(el.shadowRoot);
         }
         if (el.localName === 'iframe') { try { if (el.contentDocument) roots.push(el.contentDocument); } catch (_) {} }
       }
     }
-    return out;
   }
 
   function hasText(needle) {
-    return texts().some((t) => t.includes(needle));
+    for (const t of texts()) { if (t.includes(needle)) return true; }
+    return false;
   }
 
   // Where `needle` is in the page's texts: up to 20 stretches of it with `room` characters on
