@@ -201,6 +201,9 @@ pub struct AgentsConfig {
     pub confirm: crate::approvals::Confirm,
     /// How long an approval waits for the person's answer before it is declined, in seconds.
     pub approval_timeout_secs: u64,
+    /// How long after an agent's call ends its tab's requests still count as its acts (a form
+    /// post that leaves just after the click's answer), in milliseconds.
+    pub act_settle_ms: u64,
 }
 
 impl Default for AgentsConfig {
@@ -215,6 +218,7 @@ impl Default for AgentsConfig {
             sites: crate::sites::Sites::default(),
             confirm: crate::approvals::Confirm::default(),
             approval_timeout_secs: crate::agents::DEFAULT_APPROVAL_TIMEOUT_SECS,
+            act_settle_ms: crate::agents::DEFAULT_ACT_SETTLE_MS,
         }
     }
 }
@@ -568,6 +572,12 @@ impl Config {
                     "{} is not between 1 and 86400",
                     self.agents.approval_timeout_secs
                 ),
+            });
+        }
+        if self.agents.act_settle_ms > 60_000 {
+            return Err(ConfigError::Invalid {
+                key: "agents.act_settle_ms",
+                reason: format!("{} is more than 60000", self.agents.act_settle_ms),
             });
         }
         if !self.notify.command.is_empty() && self.notify.command[0].trim().is_empty() {

@@ -241,7 +241,10 @@ fn app_state(
             .with_approvals(
                 config.agents.confirm.clone(),
                 std::time::Duration::from_secs(config.agents.approval_timeout_secs),
-            ),
+            )
+            .with_act_settling(std::time::Duration::from_millis(
+                config.agents.act_settle_ms,
+            )),
     );
     for (agent_id, channel) in agents.tabs_left_open() {
         if let Ok(channel) = crate::channel_id::ChannelId::parse(&channel) {

@@ -142,6 +142,8 @@ pub struct Agents {
     confirm_for_all: Confirm,
     /// `agents.approval_timeout_secs`.
     approval_timeout: Duration,
+    /// `agents.act_settle_ms`.
+    act_settling: Duration,
     /// The person's "always on this site" answers, per agent, until the daemon stops.
     remembered: Arc<Remembered>,
     /// When each agent's `last_seen` was last written. Short lock.
@@ -198,6 +200,7 @@ impl Agents {
             sites_for_all: Sites::default(),
             confirm_for_all: Confirm::default(),
             approval_timeout: Duration::from_secs(DEFAULT_APPROVAL_TIMEOUT_SECS),
+            act_settling: Duration::from_millis(DEFAULT_ACT_SETTLE_MS),
             remembered: Arc::default(),
             seen: Mutex::new(HashMap::new()),
             tabs_open: Mutex::new(Default::default()),
@@ -367,6 +370,17 @@ impl Agents {
         self
     }
 
+    /// An agent's tab's requests count as its acts until `settling` after its call ends.
+    pub(crate) fn with_act_settling(mut self, settling: Duration) -> Self {
+        self.act_settling = settling;
+        self
+    }
+
+    /// `agents.act_settle_ms`.
+    pub(crate) fn act_settling(&self) -> Duration {
+        self.act_settling
+    }
+
     /// The site rules `agent` is held to: the config's `agents.sites` and its own.
     pub(crate) fn site_rules(&self, agent: &AgentIdentity) -> SiteRules {
         SiteRules::new(&[
@@ -464,6 +478,8 @@ impl Agents {
 
 /// What `deny_tools` may name besides the MCP tools: `cdp`, the CDP door (DESIGN.md §21).
 pub const CDP_DOOR_TOOL: &str = "cdp";
+/// Default of `agents.act_settle_ms`.
+pub const DEFAULT_ACT_SETTLE_MS: u64 = 2000;
 
 /// Checks tool names against the vocabulary (and [`CDP_DOOR_TOOL`]); returns them sorted and
 /// deduplicated.

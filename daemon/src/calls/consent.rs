@@ -66,6 +66,7 @@ pub(crate) async fn apply_rules(agents: &Agents, session: &BrowserSession, agent
         kinds: agents.confirm_kinds(agent),
         remembered: agents.remembered().clone(),
         timeout: agents.approval_timeout(),
+        settling: agents.act_settling(),
     };
     session.approvals().set_rules(&agent.agent_id, rules).await;
 }
@@ -133,12 +134,16 @@ async fn document_of(tab: &Tab) -> Option<(String, String)> {
     ))
 }
 
-/// Waits for the person before a finished download's bytes reach `actor`.
+/// Waits for the person before a finished download's bytes reach `actor`, unless she
+/// allowed it as it began.
 pub(crate) async fn approve_download(
     session: &Arc<BrowserSession>,
     actor: &Actor,
     download: &Download,
 ) -> Result<(), ToolError> {
+    if download.allowed {
+        return Ok(());
+    }
     let detail = format!(
         "{} ({} bytes) from {}",
         download.name, download.received, download.url

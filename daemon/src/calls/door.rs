@@ -107,10 +107,7 @@ pub(crate) async fn enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<Do
     let acting = consent::hold(parts.agents, &session, &admitted.actor, Some(agent))
         .await
         .map_err(DoorShut::Unavailable)?;
-    let oversee = Oversee::new(
-        parts.oversight.channel(&admitted.channel),
-        parts.channels.pane_count(&admitted.channel),
-    );
+    let oversee = Oversee::new(parts.oversight.channel(&admitted.channel));
     Ok(DoorEntry {
         channel: admitted.channel.clone(),
         actor: admitted.actor.clone(),

@@ -124,10 +124,7 @@ pub(crate) async fn channel_call(
         consent::read_scripted_from(&session, parts.vault);
         let lost = parts.channels.take_lost_tabs(&channel, actor.id());
         let pipeline = Pipeline {
-            oversee: Some(Oversee::new(
-                parts.oversight.channel(&channel),
-                parts.channels.pane_count(&channel),
-            )),
+            oversee: Some(Oversee::new(parts.oversight.channel(&channel))),
             secrets: Some(Secrets::new(parts.vault.clone())),
             record: Some(Record::new(parts.timeline.clone())),
             files_here: false,

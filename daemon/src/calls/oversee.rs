@@ -19,8 +19,6 @@ use crate::oversight::{acts_in_tab, may_run_while_held, page_state, ChannelOvers
 /// The person's oversight of one channel, for one call.
 pub(crate) struct Oversee {
     oversight: Arc<ChannelOversight>,
-    /// How many panes watch the channel now.
-    panes: usize,
 }
 
 /// What [`Oversee::admit`] saw before the call ran, for [`Oversee::after`].
@@ -30,8 +28,8 @@ pub(crate) struct Watched {
 }
 
 impl Oversee {
-    pub(crate) fn new(oversight: Arc<ChannelOversight>, panes: usize) -> Self {
-        Self { oversight, panes }
+    pub(crate) fn new(oversight: Arc<ChannelOversight>) -> Self {
+        Self { oversight }
     }
 
     /// Tells every pane that `actor`'s `call` starts (`ok: None`) or ended.
@@ -148,8 +146,10 @@ impl Oversee {
         }
     }
 
-    /// `request_human`: shows the reason to every pane, gives them control, and waits for
-    /// Done. `Ok` carries the answer's first line (the page as it is now follows it).
+    /// `request_human`: shows the reason to every pane (and on `/api/events`, and runs the
+    /// notifier), gives the person control, and waits for Done from a pane, one opened later
+    /// too. Fails at once only when nothing can reach the person. `Ok` carries the answer's
+    /// first line (the page as it is now follows it).
     pub(crate) async fn handoff(
         &self,
         session: &BrowserSession,
@@ -157,11 +157,11 @@ impl Oversee {
         request: &RequestHumanArgs,
     ) -> Result<String, ToolOutput> {
         let oversight = &self.oversight;
-        if self.panes == 0 {
+        if !session.person_reachable() {
             return Err(ToolOutput::error(
-                "Nobody is watching this channel's browser right now (no pane is open), so \
-                 nobody can help. Carry on without, or tell the user in your conversation what \
-                 you need.",
+                "Nobody is watching this channel's browser right now (no pane is open, and \
+                 nothing else reaches the person: no event stream, no notifier), so nobody can \
+                 help. Carry on without, or tell the user in your conversation what you need.",
             ));
         }
         let (id, done) = oversight
@@ -172,6 +172,7 @@ impl Oversee {
                 session.agent_tabs().current(actor),
             )
             .map_err(|refusal| ToolOutput::error(refusal.to_string()))?;
+        session.tell_notifier(&id, "handoff", actor);
         // A caller that goes away (its connection closed) must not leave the handoff open: it
         // would hold control, and refuse the agent's next request_human, until its pane's Done.
         let _abandon = AbandonOnDrop {

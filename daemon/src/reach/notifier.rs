@@ -1,6 +1,6 @@
-//! `notify.command` (DESIGN.md §20a): a program the daemon runs once per approval so the
-//! person hears of it with no pane open (`["notify-send", "Porthole"]` on Linux). An argv,
-//! never a shell; what the approval is about travels in the environment
+//! `notify.command` (DESIGN.md §20a): a program the daemon runs once per approval (and once
+//! per `request_human`, kind `handoff`) so the person hears of it with no pane open
+//! (`["notify-send", "Porthole"]` on Linux). An argv, never a shell; what the approval is about travels in the environment
 //! (`PORTHOLE_APPROVAL_KIND`, `PORTHOLE_APPROVAL_ID`, `PORTHOLE_AGENT`, `PORTHOLE_AGENT_ID`,
 //! `PORTHOLE_CHANNEL`), never its detail (a script, a body, a secret), in argv or env. A
 //! notifier that fails or hangs is logged and killed; the approval never waits for it.

@@ -50,9 +50,13 @@ pub struct Download {
     /// The file is on the daemon's side even when the browser's downloads are not (a print).
     #[serde(default)]
     pub on_daemon: bool,
-    /// Why the daemon cancelled it (a bound), for `list_downloads`.
+    /// Why the daemon cancelled it (a bound, or the person declined it), for `list_downloads`.
     #[serde(default)]
     pub why: Option<String>,
+    /// The person allowed it when it began (an agent held to `download`): its bytes reach the
+    /// agent without asking her again.
+    #[serde(default)]
+    pub allowed: bool,
 }
 
 impl Download {

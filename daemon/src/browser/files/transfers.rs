@@ -410,6 +410,48 @@ impl SessionFiles {
         }
     }
 
+    /// The person allowed the download `guid` as it began (see `session::held_downloads`).
+    pub(in crate::browser) fn allow_download(&self, guid: &str) {
+        let mut downloads = self.downloads.lock().expect("downloads lock");
+        let Some(d) = downloads.iter_mut().find(|d| d.guid == guid) else {
+            return;
+        };
+        d.allowed = true;
+        let snapshot = self.snapshot(&downloads);
+        drop(downloads);
+        self.save(snapshot);
+    }
+
+    /// The person declined the download `guid` (or nobody answered): cancelled in the
+    /// browser, its file removed, and the list says `why`.
+    pub(in crate::browser) async fn refuse_download(
+        &self,
+        cdp: &CdpConnection,
+        guid: &str,
+        why: &str,
+    ) {
+        let refused = {
+            let mut downloads = self.downloads.lock().expect("downloads lock");
+            let Some(d) = downloads.iter_mut().find(|d| d.guid == guid) else {
+                return;
+            };
+            d.state = DownloadState::Canceled;
+            d.why = Some(format!("canceled by Porthole: {why}"));
+            let refused = d.clone();
+            let snapshot = self.snapshot(&downloads);
+            drop(downloads);
+            self.save(snapshot);
+            refused
+        };
+        tracing::info!(event = "download_refused", id = %refused.id);
+        self.notices.failed(&refused);
+        // Already finished is fine: the file is removed all the same.
+        let _ = cdp
+            .call("Browser.cancelDownload", json!({"guid": refused.guid}))
+            .await;
+        self.remove_partial(&refused).await;
+    }
+
     /// Stores `bytes` as a finished download of the person's (a print of tab `target_id`),
     /// on the daemon's side, and tells panes. Refused over `browser.downloads_max_mb`.
     pub fn add_file(
@@ -442,6 +484,7 @@ impl SessionFiles {
             target_id: Some(target_id.to_string()),
             on_daemon: true,
             why: None,
+            allowed: false,
         };
         // A small synchronous write under the short lock (never an await), so ids stay in order.
         if let Err(e) = std::fs::write(&download.path, bytes) {
@@ -740,6 +783,7 @@ impl SessionFiles {
                     target_id: target_id.flatten(),
                     on_daemon: false,
                     why: None,
+                    allowed: false,
                 };
                 let Some(dropped) = self.make_room(&mut downloads) else {
                     // Every listed download is still running: this one is not taken.

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use crate::approvals::{ApprovalKind, Remembered};
 
 /// How long after an agent's call ends its tab's requests still count as its acts (a form
-/// post that leaves just after the click's answer).
+/// post that leaves just after the click's answer), for an agent with no rules set yet
+/// (`agents.act_settle_ms` sets each agent's [`ConsentRules::settling`]).
 pub const SETTLING: Duration = Duration::from_secs(2);
 
 /// One agent's approval rules.
@@ -26,6 +27,9 @@ pub struct ConsentRules {
     pub remembered: Arc<Remembered>,
     /// `agents.approval_timeout_secs`.
     pub timeout: Duration,
+    /// `agents.act_settle_ms`: how long after its call ends its tab's requests count as its
+    /// acts.
+    pub settling: Duration,
 }
 
 impl ConsentRules {
@@ -149,11 +153,18 @@ impl AgentConsent {
         }
     }
 
-    /// Whether a call of `agent_id` runs now or ended within [`SETTLING`].
+    /// Whether a call of `agent_id` runs now or ended within its rules' settling time
+    /// ([`SETTLING`] before it has rules).
     pub fn acting(&self, agent_id: &str) -> bool {
+        let settling = self
+            .rules
+            .lock()
+            .expect("consent lock")
+            .get(agent_id)
+            .map_or(SETTLING, |r| r.settling);
         let calls = self.calls.lock().expect("calls lock");
         calls.get(agent_id).is_some_and(|c| {
-            c.running > 0 || c.last_end.is_some_and(|end| end.elapsed() < SETTLING)
+            c.running > 0 || c.last_end.is_some_and(|end| end.elapsed() < settling)
         })
     }
 }
@@ -185,6 +196,7 @@ mod tests {
             kinds: kinds.to_vec(),
             remembered: Arc::default(),
             timeout: Duration::from_secs(120),
+            settling: SETTLING,
         }
     }
 

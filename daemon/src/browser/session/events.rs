@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::handle::BrowserSession;
-use crate::browser::floor::{Delivery, Ownership, PaneMessage, RoomEvents, TabOwner};
+use crate::browser::floor::{Delivery, Ownership, PaneMessage, RoomEvents, TabOwner, HUMAN};
 use crate::browser::prompts::dialogs::DIALOG_EVENTS;
 use crate::cdp::CdpEvent;
 
@@ -69,7 +69,7 @@ impl BrowserSession {
         }
     }
 
-    async fn handle_event(&self, event: &CdpEvent) {
+    async fn handle_event(self: &Arc<Self>, event: &CdpEvent) {
         self.dialogs().follow(event);
         let info = &event.params["targetInfo"];
         match event.method.as_str() {
@@ -118,7 +118,8 @@ impl BrowserSession {
                     self.core.tabs().frame_detached(frame);
                 }
             }
-            // A download is its tab's owner's, settled while the tab is surely open.
+            // A download is its tab's owner's, settled while the tab is surely open; an agent's
+            // waits for the person when it is held to `download` (`held_downloads`).
             "Browser.downloadWillBegin" => {
                 let owner = event.params["frameId"].as_str().and_then(|frame| {
                     self.core
@@ -128,6 +129,13 @@ impl BrowserSession {
                 });
                 if let (Some(guid), Some((owner, tab))) = (event.params["guid"].as_str(), owner) {
                     self.files().set_owner_of(guid, &owner, Some(&tab));
+                    if owner != HUMAN {
+                        let url = event.params["url"].as_str().unwrap_or_default();
+                        let name = event.params["suggestedFilename"]
+                            .as_str()
+                            .unwrap_or("download");
+                        self.hold_download(guid, &owner, &tab, url, name);
+                    }
                 }
             }
             // The tools' world: gone with its document, made by Chrome in the next one.

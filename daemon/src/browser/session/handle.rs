@@ -19,7 +19,7 @@ use super::paused::PAUSED_EVENTS;
 use crate::browser::files::person_files::{self, CHOOSER_EVENTS};
 use crate::browser::files::transfers::{SessionFiles, FILE_EVENTS};
 use crate::browser::floor::{
-    Dispatch, Ownership, PaneMessage, SessionCore, SessionError, TabOwner,
+    Actor, Dispatch, Ownership, PaneMessage, SessionCore, SessionError, TabOwner,
 };
 use crate::browser::guard::redirects::SHOWN_EVENTS;
 use crate::browser::tabs::logs::{TabLogs, LOG_EVENTS};
@@ -301,5 +301,25 @@ impl BrowserSession {
     /// How many panes are attached now (the timeline's own follower is no pane).
     pub(crate) fn pane_count(&self) -> usize {
         self.core.pane_count()
+    }
+
+    /// True when the person can be asked something now: a pane is attached, an event stream
+    /// is open or a notifier is configured.
+    pub(crate) fn person_reachable(&self) -> bool {
+        self.core.person_reachable()
+    }
+
+    /// Runs `notify.command` (when configured) for `id`, of `kind`, that now waits on the
+    /// person for `actor`; never waits for it.
+    pub(crate) fn tell_notifier(&self, id: &str, kind: &str, actor: &Actor) {
+        self.core
+            .reach()
+            .approval_asked(crate::reach::ApprovalNotice {
+                id: id.to_string(),
+                kind: kind.to_string(),
+                agent_id: actor.id().to_string(),
+                agent: actor.name().to_string(),
+                channel_id: self.core.channel().to_string(),
+            });
     }
 }

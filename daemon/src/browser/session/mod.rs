@@ -13,12 +13,14 @@
 //! - `pane_reports`: the pane's world put together from the rooms' parts, its reports routed.
 //! - `pane_view`: what one pane looks at; `for_panes`: a pane's input and print through the
 //!   session.
-//! - `blank_slate`: the one blank tab an idle pause leaves.
+//! - `blank_slate`: the one blank tab an idle pause leaves; `held_downloads`: a download an
+//!   agent held to `download` began, waiting for the person.
 
 pub(crate) mod blank_slate;
 pub(crate) mod events;
 pub(crate) mod for_panes;
 pub(crate) mod handle;
+pub(crate) mod held_downloads;
 pub(crate) mod lend;
 pub(crate) mod navigation_checks;
 pub(crate) mod pane_reports;

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use porthole_tests::action::Caller;
-use porthole_tests::daemon::TestDaemon;
+use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::devtools_port::Probe;
 use porthole_tests::eventually;
 use porthole_tests::pages::PageServer;
@@ -187,7 +187,13 @@ async fn message_from_outside(probe: &Probe, target: &str, message: &str) {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_post_the_agents_script_left_behind_is_held_after_its_calls_end() {
     let pages = PageServer::area("approvals").await;
-    let daemon = TestDaemon::start().await;
+    // No settling time after a call (`agents.act_settle_ms`): once a call has answered,
+    // only the scripted document can make a post the agent's.
+    let daemon = TestDaemon::start_with(DaemonOptions {
+        config: json!({"agents": {"act_settle_ms": 0}}),
+        ..DaemonOptions::default()
+    })
+    .await;
     let (_, token) = agent_with(&daemon, CHANNEL, json!({"confirm": ["submit"]})).await;
     let agent = daemon.caller(&token);
     let pane = pane_on(&daemon, CHANNEL).await;
@@ -198,9 +204,6 @@ async fn a_post_the_agents_script_left_behind_is_held_after_its_calls_end() {
     // calls is not asked about, and the outside trigger does set it off.
     agent.act_ok("navigate", json!({"url": page})).await;
     let tab = target_showing(&probe, "/on-message.html").await;
-    // Past the 2 s after a call during which its tab's requests count as its acts
-    // (prompts::consent::SETTLING): only the scripted document can make this post the agent's.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
     let mark = pane.mark();
     message_from_outside(&probe, &tab, "page").await;
     eventually("the page's own post", Duration::from_secs(10), || async {
@@ -225,7 +228,6 @@ async fn a_post_the_agents_script_left_behind_is_held_after_its_calls_end() {
         )
         .await;
     let tab = target_showing(&probe, "/on-message.html").await;
-    tokio::time::sleep(Duration::from_millis(2500)).await;
     let mark = pane.mark();
     message_from_outside(&probe, &tab, "agent").await;
     let asked = pane.next_of("approval", mark).await;

@@ -1,7 +1,9 @@
 //! The approval kinds the first round never tested (issue 52; the test audit's consent rows),
 //! through the real daemon and Chromium: `login` (a vault fill waits for the card, which names
-//! the item and fields and never a value; declined nothing is typed), `upload` and `download`
-//! (declined refused, allowed done), the config file's `agents.sites` and `agents.confirm`
+//! the item and fields and never a value; declined nothing is typed), `upload` (declined
+//! refused, allowed done) and `download` (the browser's own download waits for the card:
+//! declined it is cancelled and its file removed, allowed its bytes come without a second
+//! card), the config file's `agents.sites` and `agents.confirm`
 //! holding an agent with no rules of its own, the timeline's approval events (who closed
 //! each, `timed_out` and `unwatched`, never the script they were about), a popup, a meta
 //! refresh and a `data:` document never reaching a refused site, and script posts toward a
@@ -189,8 +191,53 @@ async fn an_upload_waits_for_the_card_declined_hands_nothing_and_allowed_does() 
     .await;
 }
 
+/// The files in the channel's download directory besides the list (`index.json`).
+fn downloaded_files(daemon: &TestDaemon) -> Vec<String> {
+    let dir = daemon.data.path().join("downloads").join(CHANNEL);
+    std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|name| name != "index.json" && !name.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Clicks the "Get report" link of `/downloads.html` as `agent`, has the person answer the
+/// card it raises with `allow`; the click's answer (it waits for the card when the download
+/// began during it) and the card.
+async fn click_report(agent: &Caller, pane: &Pane, allow: bool) -> ((bool, String), Value) {
+    let (_, snap) = agent.act_text("read_page", json!({})).await;
+    let mark = pane.mark();
+    let clicking = asking(
+        agent,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "link \"Get report\"")}),
+    );
+    let asked = answer_next(pane, mark, allow).await;
+    (clicking.await.unwrap(), asked)
+}
+
+/// The id and `list_downloads` line of the `nth` `report.bin` once it is `state`.
+async fn report_line(agent: &Caller, state: &str, nth: usize) -> (String, String) {
+    let line = eventually("the report's download", Duration::from_secs(30), || async {
+        let (_, text) = agent.act_text("list_downloads", json!({})).await;
+        let line = text.lines().filter(|l| l.contains("report.bin")).nth(nth)?;
+        line.contains(state).then(|| line.to_string())
+    })
+    .await;
+    let id = line
+        .strip_prefix('[')
+        .and_then(|l| l.split(']').next())
+        .unwrap_or_else(|| panic!("no id in {line}"))
+        .to_string();
+    (id, line)
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn a_download_waits_for_the_card_declined_gives_no_bytes_and_allowed_does() {
+async fn a_download_waits_for_the_card_declined_is_cancelled_and_allowed_is_kept() {
     let pages = PageServer::area("mcp").await;
     let daemon = TestDaemon::start().await;
     let (_, token) = agent_with(&daemon, CHANNEL, json!({"confirm": ["download"]})).await;
@@ -199,56 +246,63 @@ async fn a_download_waits_for_the_card_declined_gives_no_bytes_and_allowed_does(
     agent
         .act_ok("navigate", json!({"url": pages.url("/downloads.html")}))
         .await;
-    let (_, snap) = agent.act_text("read_page", json!({})).await;
-    agent
-        .act_ok(
-            "computer",
-            json!({"action": "left_click", "ref": ref_of(&snap, "link \"Get report\"")}),
-        )
-        .await;
-    let list = eventually("the finished download", Duration::from_secs(20), || async {
-        let (_, text) = agent.act_text("list_downloads", json!({})).await;
-        (text.contains("report.bin") && text.contains("completed")).then_some(text)
-    })
-    .await;
-    let id = list
-        .lines()
-        .find(|l| l.contains("report.bin"))
-        .and_then(|l| l.strip_prefix('['))
-        .and_then(|l| l.split(']').next())
-        .unwrap_or_else(|| panic!("no id in {list}"))
-        .to_string();
 
+    // The browser's own download waits for the card; declined, it is cancelled and its file
+    // removed, and the agent's next answer is an error that says so.
     let mark = pane.mark();
-    let getting = {
-        let agent = agent.clone();
-        let id = id.clone();
-        tokio::spawn(async move { agent.act("get_download", json!({ "id": id })).await })
-    };
-    let asked = answer_next(&pane, mark, false).await;
+    let ((clicked_error, clicked), asked) = click_report(&agent, &pane, false).await;
     assert_eq!(asked["kind"], "download", "{asked}");
     assert!(
         asked["detail"].as_str().unwrap().contains("report.bin"),
         "{asked}"
     );
-    let declined = getting.await.unwrap();
+    pane.next_of("approval_closed", mark).await;
+    // Told as an error: by the click when the download began during it, else by the next call.
+    let (is_error, told) = match clicked_error {
+        true => (clicked_error, clicked),
+        false => agent.act_text("list_downloads", json!({})).await,
+    };
+    assert!(
+        is_error,
+        "the agent was not told its download was refused: {told}"
+    );
+    assert!(told.contains("download was cancelled"), "{told}");
+    let (id, line) = report_line(&agent, "canceled", 0).await;
+    assert!(line.contains("declined"), "{line}");
+    assert!(
+        downloaded_files(&daemon).is_empty(),
+        "a declined download's file stayed: {:?}",
+        downloaded_files(&daemon)
+    );
+    let declined = agent.act("get_download", json!({ "id": id })).await;
     assert_eq!(declined["isError"], true, "{declined}");
     assert!(
         !declined.to_string().contains("\"blob\""),
         "declined bytes reached the agent: {declined}"
     );
-    assert!(
-        declined.to_string().contains("the person declined"),
-        "{declined}"
-    );
 
-    // Control: allowed, the bytes come (as a resource blob).
-    let mark = pane.mark();
+    // Control: allowed as it begins, the file is kept and its bytes come without a second card.
+    let ((clicked_error, clicked), _) = click_report(&agent, &pane, true).await;
+    assert!(!clicked_error, "{clicked}");
+    let after = pane.mark();
+    let (id, _) = report_line(&agent, "completed", 1).await;
+    assert_eq!(
+        downloaded_files(&daemon).len(),
+        1,
+        "{:?}",
+        downloaded_files(&daemon)
+    );
     let getting = {
         let agent = agent.clone();
         tokio::spawn(async move { agent.act("get_download", json!({ "id": id })).await })
     };
-    answer_next(&pane, mark, true).await;
+    let again = pane
+        .message_within(Duration::from_secs(3), after, |m| m["type"] == "approval")
+        .await;
+    assert!(
+        again.is_none(),
+        "the person was asked twice for one download: {again:?}"
+    );
     let allowed = getting.await.unwrap();
     assert_ne!(allowed["isError"], true, "{allowed}");
     assert!(allowed.to_string().contains("\"blob\""), "{allowed}");

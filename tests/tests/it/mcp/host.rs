@@ -383,3 +383,48 @@ async fn host_browser_without_chrome_says_how_to_enable_it() {
     let e = err(&mcp, "browser_snapshot", json!({})).await;
     assert!(e.contains("chrome://inspect/#remote-debugging"), "{e}");
 }
+
+/// The issue 52 case: on one page a link's download, clicked first, and then a button whose
+/// handler makes a `blob:` link and clicks it: both are listed (Chrome's limit on a site's
+/// automatic downloads must not silently swallow the second).
+#[tokio::test]
+async fn host_browser_lists_a_pages_second_download_made_by_its_script() {
+    let pages = porthole_tests::pages::PageServer::area("mcp").await;
+    let (saves, chrome) = chrome_saving_downloads(&pages.url("/user")).await;
+    chrome.user_tab().await;
+    let home = TempDir::new("mcp-home");
+    let (args, env) = host_args(&home, &[chrome.profile.path()], &[]);
+    let mcp = connect("porthole", &args, &env).await;
+    ok(
+        &mcp,
+        "navigate",
+        json!({"url": pages.url("/downloads.html"), "wait_for_selector": "#blob"}),
+    )
+    .await;
+    let snap = ok(&mcp, "read_page", json!({})).await;
+    ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "link \"Get report\"")}),
+    )
+    .await;
+    porthole_tests::eventually("the link's download", Duration::from_secs(20), || async {
+        let t = ok(&mcp, "list_downloads", json!({})).await;
+        (t.contains("report.bin") && t.contains("completed")).then_some(())
+    })
+    .await;
+    let snap = ok(&mcp, "read_page", json!({})).await;
+    let clicked = ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "button \"Make blob\"")}),
+    )
+    .await;
+    let list =
+        porthole_tests::eventually("the script's download", Duration::from_secs(20), || async {
+            let t = ok(&mcp, "list_downloads", json!({})).await;
+            (t.contains("bytes.bin") && t.matches("completed").count() == 2).then_some(t)
+        })
+        .await;
+    assert!(saves.path().join("bytes.bin").exists(), "{list}\n{clicked}");
+}

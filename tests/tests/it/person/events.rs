@@ -1,5 +1,5 @@
-//! `GET /api/events`: only the owner opens it, and while it is open an agent's approval waits
-//! for a pane that attaches later.
+//! `GET /api/events`: only the owner opens it, and while it is open an agent's approval, or
+//! its request for help, waits for a pane that attaches later.
 
 use porthole_tests::daemon::TestDaemon;
 use porthole_tests::events::EventStream;
@@ -124,4 +124,48 @@ async fn an_approval_waits_on_the_event_stream_and_a_pane_opened_later_answers()
         "{:?}",
         stream.all()
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_for_help_waits_on_the_event_stream_and_a_pane_opened_later_answers() {
+    let daemon = TestDaemon::start().await;
+    let (agent_id, token) = agent_confirming(&daemon, json!([])).await;
+    let agent = daemon.caller(&token);
+
+    // The control: nothing attached and no notifier, so nobody can help and it fails at once.
+    let (is_error, text) = agent
+        .act_text("request_human", json!({"reason": "nobody to ask"}))
+        .await;
+    assert!(is_error, "{text}");
+    assert!(text.contains("Nobody is watching"), "{text}");
+
+    // An event stream held open, no pane: the request goes out on it and waits.
+    let stream = owner_stream(&daemon).await;
+    let mark = stream.mark();
+    let asking = {
+        let agent = agent.clone();
+        tokio::spawn(async move {
+            agent
+                .act_text("request_human", json!({"reason": "solve the puzzle"}))
+                .await
+        })
+    };
+    let handoff = stream.next_of("handoff", mark).await;
+    assert_eq!(handoff["channel_id"], CHANNEL, "{handoff}");
+    assert_eq!(handoff["agent_id"], agent_id.as_str(), "{handoff}");
+    assert_eq!(handoff["reason"], "solve the puzzle", "{handoff}");
+    assert!(
+        !asking.is_finished(),
+        "the call did not wait for the person"
+    );
+
+    // A pane opened later is shown the open request; the person's Done and note answer it.
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(CHANNEL).await;
+    let shown = pane.next_of("handoff", 0).await;
+    assert_eq!(shown["id"], handoff["id"], "{shown}");
+    pane.send(json!({"type": "handoff_done", "id": handoff["id"], "note": "solved it"}));
+    let (is_error, text) = asking.await.unwrap();
+    assert!(!is_error, "{text}");
+    assert!(text.contains("solved it"), "{text}");
 }

@@ -1,4 +1,4 @@
-//! `notify.command`: run once per approval with its kind, agent and channel in the
+//! `notify.command`: run once per approval (and per request for help) with its kind, agent and channel in the
 //! environment and never its detail; a failing one is logged and the approval still waits
 //! for the person.
 
@@ -111,4 +111,49 @@ async fn a_notifier_runs_once_per_approval_without_its_detail_and_never_blocks_i
     // Once per approval: one note.
     let notes_written = std::fs::read_dir(notes.path()).unwrap().count() - 1;
     assert_eq!(notes_written, 1);
+
+    // A request for help runs it too (kind `handoff`, never the reason), and waits.
+    drop(pane);
+    let reason = "reason-marker-51c2";
+    let asking = {
+        let agent = agent.clone();
+        tokio::spawn(async move {
+            agent
+                .act_text(
+                    "request_human",
+                    json!({"reason": reason, "timeout_ms": 60000}),
+                )
+                .await
+        })
+    };
+    let (handoff_id, text) = eventually("the handoff's note", Duration::from_secs(30), || async {
+        std::fs::read_dir(notes.path())
+            .ok()?
+            .filter_map(Result::ok)
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read_to_string(e.path()).unwrap_or_default(),
+                )
+            })
+            .find(|(_, text)| text.contains("PORTHOLE_APPROVAL_KIND=handoff"))
+    })
+    .await;
+    assert!(text.contains("PORTHOLE_AGENT=shopper"), "{text}");
+    assert!(
+        !text.contains(reason),
+        "the reason reached the notifier: {text}"
+    );
+    assert!(
+        !asking.is_finished(),
+        "the request did not wait for the person"
+    );
+    let pane = Pane::connect(&daemon.addr, &daemon.token).await;
+    pane.start(CHANNEL).await;
+    let shown = pane.next_of("handoff", 0).await;
+    assert_eq!(shown["id"], handoff_id.as_str(), "{shown}");
+    assert_eq!(shown["reason"], reason, "{shown}");
+    pane.send(json!({"type": "handoff_done", "id": handoff_id}));
+    let (is_error, told) = asking.await.unwrap();
+    assert!(!is_error, "{told}");
 }
