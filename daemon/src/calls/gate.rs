@@ -3,7 +3,8 @@
 //! there), a page blocked by a dialog answers nothing that runs in it, and a page asking for a
 //! login waits for the person (`browser::prompts::auth`), also when it starts asking while the
 //! tool runs. And the notes the browser left for the agent since its last answer (a tab closed
-//! on an internal page, a refused site).
+//! on an internal page, a refused site), and what the page's script threw while it handled an
+//! input act (a click whose handler failed did not do what it meant to).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -72,8 +73,9 @@ pub(crate) fn enter_for_person(tab: &Tab) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// Runs `work` in `tab`: a dialog it opens ends the wait with a result saying so, and a login
-/// prompt that opens meanwhile refuses it (the person answers those).
+/// Runs `work` in `tab`: a dialog it opens ends the wait with a result saying so, a login
+/// prompt that opens meanwhile refuses it (the person answers those), and what the page's
+/// script threw while it handled an input act is said with its answer.
 pub(crate) async fn guarded(
     tab: &Tab,
     call: &ToolCall,
@@ -82,15 +84,53 @@ pub(crate) async fn guarded(
     if matches!(call, ToolCall::HandleDialog(_)) {
         return work.await;
     }
+    let input = matches!(call, ToolCall::Computer(_) | ToolCall::FormInput(_));
+    let thrown_before = input.then(|| tab.browser.logs().thrown_mark(&tab.session_id));
     let work = tools::unless_blocked(tab, work);
     let auth = tab.browser.auth();
-    let output = tokio::select! {
+    let mut output = tokio::select! {
         output = work => output?,
         prompt = auth.prompt_opens(&tab.target_id), if !tools::works_during_dialog(call) => {
             return Err(ToolError::msg(prompt.describe_for_agent()));
         }
     };
+    if let Some(mark) = thrown_before {
+        if let Some(text) = page_threw(tab, mark) {
+            output.content.push(Content::Text { text });
+        }
+    }
     Ok(tools::mention_open_dialog(tab, output))
+}
+
+/// The note for an act during which the page's script threw (uncaught) after `mark`: what it
+/// was to do may not have happened (a download its handler meant to start, a form it meant to
+/// send), and the agent would otherwise not know why.
+fn page_threw(tab: &Tab, mark: u64) -> Option<String> {
+    const SHOWN: usize = 3;
+    const CHARS: usize = 300;
+    let (thrown, count) = tab.browser.logs().thrown_since(&tab.session_id, mark);
+    if count == 0 {
+        return None;
+    }
+    let mut note = String::from(
+        "The page's script threw while it handled this action (uncaught), so what it was \
+         meant to do may not have happened:",
+    );
+    for entry in thrown.iter().rev().take(SHOWN).rev() {
+        let text: String = entry.text.chars().take(CHARS).collect();
+        let first_line = text.lines().next().unwrap_or_default();
+        note.push_str(&format!("\n- {first_line}"));
+        if let Some(source) = &entry.source {
+            note.push_str(&format!(" ({source})"));
+        }
+    }
+    if count > SHOWN as u64 {
+        note.push_str(&format!(
+            "\n… and {} more (read_console_messages).",
+            count - SHOWN as u64
+        ));
+    }
+    Some(note)
 }
 
 /// Puts the notes the browser left for `actor` since its last answer before `output`. A

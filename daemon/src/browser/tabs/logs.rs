@@ -60,7 +60,14 @@ pub struct NetworkEntry {
 struct TabBuffers {
     console: VecDeque<ConsoleEntry>,
     network: VecDeque<NetworkEntry>,
+    /// How many uncaught exceptions the tab's page threw, ever (a mark for [`TabLogs::thrown_since`]).
+    thrown: u64,
+    /// The last [`RECENT_THROWN`] of them, by number.
+    recent_thrown: VecDeque<(u64, ConsoleEntry)>,
 }
+
+/// Uncaught exceptions kept apart for an action's answer (`TabLogs::thrown_since`).
+const RECENT_THROWN: usize = 8;
 
 /// One tab's console and network buffers, held by the tab's record. Short lock, never held
 /// across an await.
@@ -168,14 +175,18 @@ impl TabLogs {
                         d["lineNumber"].as_i64().unwrap_or(0) + 1
                     )
                 });
-                push(
-                    &mut tab.console,
-                    ConsoleEntry {
-                        level: "error".into(),
-                        text,
-                        source,
-                    },
-                );
+                let entry = ConsoleEntry {
+                    level: "error".into(),
+                    text,
+                    source,
+                };
+                tab.thrown += 1;
+                let number = tab.thrown;
+                if tab.recent_thrown.len() == RECENT_THROWN {
+                    tab.recent_thrown.pop_front();
+                }
+                tab.recent_thrown.push_back((number, entry.clone()));
+                push(&mut tab.console, entry);
             }
             "Network.requestWillBeSent" => {
                 let entry = NetworkEntry {
@@ -247,6 +258,27 @@ impl TabLogs {
         self.buffers(session)
             .map(|t| t.lock().network.iter().cloned().collect())
             .unwrap_or_default()
+    }
+
+    /// How many uncaught exceptions the tab's page has thrown so far (a mark for
+    /// [`Self::thrown_since`]).
+    pub fn thrown_mark(&self, session: &str) -> u64 {
+        self.buffers(session).map(|t| t.lock().thrown).unwrap_or(0)
+    }
+
+    /// The uncaught exceptions thrown after `mark` (the last few), and how many there were.
+    pub fn thrown_since(&self, session: &str, mark: u64) -> (Vec<ConsoleEntry>, u64) {
+        let Some(buffers) = self.buffers(session) else {
+            return (Vec::new(), 0);
+        };
+        let tab = buffers.lock();
+        let entries = tab
+            .recent_thrown
+            .iter()
+            .filter(|(n, _)| *n > mark)
+            .map(|(_, e)| e.clone())
+            .collect();
+        (entries, tab.thrown.saturating_sub(mark))
     }
 
     /// Empties a tab's console buffer.

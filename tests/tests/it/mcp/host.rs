@@ -385,8 +385,10 @@ async fn host_browser_without_chrome_says_how_to_enable_it() {
 }
 
 /// The issue 52 case: on one page a link's download, clicked first, and then a button whose
-/// handler makes a `blob:` link and clicks it: both are listed (Chrome's limit on a site's
-/// automatic downloads must not silently swallow the second).
+/// handler makes a `blob:` link and clicks it: both are listed (Chrome 156 does not hold back
+/// the second here). A handler that fails instead (an inline `onclick` where `URL` is
+/// `document.URL`, so `URL.createObjectURL` is no function) starts no download, and the click's
+/// answer says what the page threw, so the agent is told why nothing came.
 #[tokio::test]
 async fn host_browser_lists_a_pages_second_download_made_by_its_script() {
     let pages = porthole_tests::pages::PageServer::area("mcp").await;
@@ -427,4 +429,21 @@ async fn host_browser_lists_a_pages_second_download_made_by_its_script() {
         })
         .await;
     assert!(saves.path().join("bytes.bin").exists(), "{list}\n{clicked}");
+    // The control for the note below: a handler that works threw nothing.
+    assert!(!clicked.contains("threw"), "{clicked}");
+
+    let snap = ok(&mcp, "read_page", json!({})).await;
+    let broken = ok(
+        &mcp,
+        "computer",
+        json!({"action": "left_click", "ref": ref_of(&snap, "button \"Broken blob\"")}),
+    )
+    .await;
+    assert!(broken.contains("The page's script threw"), "{broken}");
+    assert!(
+        broken.contains("createObjectURL is not a function"),
+        "{broken}"
+    );
+    let list = ok(&mcp, "list_downloads", json!({})).await;
+    assert!(!list.contains("never.txt"), "{list}");
 }
