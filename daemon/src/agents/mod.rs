@@ -152,6 +152,8 @@ pub struct Agents {
     max_calls_in_flight: usize,
     /// Each agent's tool calls running now. Short lock.
     in_flight: Arc<Mutex<HashMap<String, usize>>>,
+    /// Cancelled when the agent is deleted (its open CDP door connections end). Short lock.
+    gone: Mutex<HashMap<String, tokio_util::sync::CancellationToken>>,
 }
 
 /// Held while one of an agent's tool calls runs (see [`Agents::begin_call`]).
@@ -203,7 +205,15 @@ impl Agents {
             tabs_open: Mutex::new(Default::default()),
             max_calls_in_flight: DEFAULT_MAX_CALLS_IN_FLIGHT,
             in_flight: Arc::new(Mutex::new(HashMap::new())),
+            gone: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Cancelled when `agent_id` is deleted: what its long-lived connections (the CDP door)
+    /// wait on to end.
+    pub(crate) fn gone(&self, agent_id: &str) -> tokio_util::sync::CancellationToken {
+        let mut gone = self.gone.lock().expect("gone lock");
+        gone.entry(agent_id.to_string()).or_default().clone()
     }
 
     /// `agents.max_calls_in_flight`.
@@ -391,6 +401,9 @@ impl Agents {
         let removed = self.state.remove_agent(agent_id)?;
         if removed {
             self.remembered.forget(agent_id);
+            if let Some(gone) = self.gone.lock().expect("gone lock").remove(agent_id) {
+                gone.cancel();
+            }
             tracing::info!(event = "agent_removed", %agent_id);
         }
         Ok(removed)

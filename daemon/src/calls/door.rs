@@ -15,7 +15,8 @@
 //! - the URL guard and sites, per navigation: the check MCP `navigate` makes before anything
 //!   is sent (`browser`'s `Navigation::admit_url`);
 //! - record, per act (navigation, a click or key press, script, a tab opened or closed): a
-//!   `tool` event named `cdp:<Method>` ([`Record::door_act`]).
+//!   `tool` event named `cdp:<Method>` ([`Record::door_act`]);
+//! - the agent's life: deleting the agent ends its connections ([`DoorEntry::agent_deleted`]).
 //!
 //! This file owns none of those rules; it only applies them to the door.
 
@@ -66,6 +67,8 @@ pub(crate) struct DoorEntry {
     record: Record,
     /// `agents.max_calls_in_flight` permits for this connection's commands.
     in_flight: Semaphore,
+    /// Cancelled when the agent is deleted: the connection ends.
+    gone: tokio_util::sync::CancellationToken,
     _acting: CallGuard,
 }
 
@@ -88,6 +91,8 @@ pub(crate) fn may_enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<(), 
 /// Lets `agent` through the door: every check of [`may_enter`], then its channel's browser
 /// (started when needed) with its sites and kinds held on it.
 pub(crate) async fn enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<DoorEntry, DoorShut> {
+    // Taken first: a deletion from here on ends the connection.
+    let gone = parts.agents.gone(&agent.agent_id);
     may_enter(parts, agent)?;
     let admitted =
         admit::admit(parts.agents, parts.channels, Some(agent), None).map_err(DoorShut::Request)?;
@@ -118,11 +123,17 @@ pub(crate) async fn enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<Do
         oversee,
         record: Record::new(parts.timeline.clone()),
         in_flight: Semaphore::new(parts.agents.max_calls_in_flight().max(1)),
+        gone,
         _acting: acting,
     })
 }
 
 impl DoorEntry {
+    /// Resolves when the agent is deleted (its connection then ends; its token already fails).
+    pub(crate) async fn agent_deleted(&self) {
+        self.gone.cancelled().await
+    }
+
     /// A turn for one command: it waits while `agents.max_calls_in_flight` commands of this
     /// connection run.
     pub(crate) async fn command_turn(&self) -> SemaphorePermit<'_> {
