@@ -36,6 +36,8 @@ pub(super) enum Confined {
     /// the channel's download directory, and the client gets the download events of its tabs
     /// when it asked for them (`door.rs`).
     Downloads,
+    /// `DOM.setFileInputFiles`: only files the agent uploaded, by name (`files.rs`).
+    FileInput,
 }
 
 /// Which methods of a domain pass.
@@ -148,23 +150,56 @@ pub(super) const CONFINED: &[(&str, Confined, &str)] = &[
     ("Network.deleteCookies", Confined::Cookies(CookieCall::Delete), "cookie deletions that name a site the agent may open"),
     ("Browser.setDownloadBehavior", Confined::Downloads, "downloads go to the channel's download directory (listed by `list_downloads`), never to a path the client names"),
     ("Page.setDownloadBehavior", Confined::Downloads, "downloads go to the channel's download directory (listed by `list_downloads`), never to a path the client names"),
+    ("DOM.setFileInputFiles", Confined::FileInput, "only files the agent uploaded to the channel with upload_file, by name; a path on the host is never read"),
 ];
 
 /// Refused with the rule (a method, or a prefix ending in `*`).
 pub(super) const REFUSED: &[(&str, &str)] = &[
-    ("Storage.clear*", "browser-wide: it clears every site's data, the person's too"),
-    ("Network.clearBrowserCookies", "browser-wide: it clears every site's cookies, the person's too"),
-    ("Network.clearBrowserCache", "browser-wide: it clears the person's cache too"),
-    ("Security.setIgnoreCertificateErrors", "browser-wide: it turns off certificate checks for every tab"),
-    ("Tracing.*", "browser-wide: a trace records every tab, the person's too"),
-    ("SystemInfo.*", "host-reaching: it describes the machine the browser runs on"),
-    ("Extensions.*", "host-reaching: it loads and reads the browser's extensions"),
-    ("Target.exposeDevToolsProtocol", "it would hand a page the raw protocol, past the door"),
-    ("Browser.executeBrowserCommand", "browser-wide: it runs the browser's own commands"),
-    ("Target.createBrowserContext", "Porthole cannot yet apply every rule inside a new browser context"),
-    ("Target.disposeBrowserContext", "browser contexts are not the door's to dispose"),
+    (
+        "Storage.clear*",
+        "browser-wide: it clears every site's data, the person's too",
+    ),
+    (
+        "Network.clearBrowserCookies",
+        "browser-wide: it clears every site's cookies, the person's too",
+    ),
+    (
+        "Network.clearBrowserCache",
+        "browser-wide: it clears the person's cache too",
+    ),
+    (
+        "Security.setIgnoreCertificateErrors",
+        "browser-wide: it turns off certificate checks for every tab",
+    ),
+    (
+        "Tracing.*",
+        "browser-wide: a trace records every tab, the person's too",
+    ),
+    (
+        "SystemInfo.*",
+        "host-reaching: it describes the machine the browser runs on",
+    ),
+    (
+        "Extensions.*",
+        "host-reaching: it loads and reads the browser's extensions",
+    ),
+    (
+        "Target.exposeDevToolsProtocol",
+        "it would hand a page the raw protocol, past the door",
+    ),
+    (
+        "Browser.executeBrowserCommand",
+        "browser-wide: it runs the browser's own commands",
+    ),
+    (
+        "Target.createBrowserContext",
+        "Porthole cannot yet apply every rule inside a new browser context",
+    ),
+    (
+        "Target.disposeBrowserContext",
+        "browser contexts are not the door's to dispose",
+    ),
     ("Storage.*", "storage of every origin, the person's too"),
-    ("DOM.setFileInputFiles", "files pass the door only from the agent's uploads to the channel, which this door does not check yet"),
 ];
 
 /// What the door does with `method`, sent on a client's page session (`on_page`) or the
@@ -280,6 +315,10 @@ mod tests {
             assert_eq!(
                 rule("Browser.setDownloadBehavior", level),
                 Rule::Confined(Confined::Downloads)
+            );
+            assert_eq!(
+                rule("DOM.setFileInputFiles", level),
+                Rule::Confined(Confined::FileInput)
             );
             assert!(matches!(
                 rule("Storage.clearCookies", level),

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use super::allow::{self, Confined, Rule};
 use super::door::Door;
 use super::targets::{self, Failure};
-use super::{acts, control, cookie_mask, cookies, wire};
+use super::{acts, control, cookie_mask, cookies, files, wire};
 use wire::{PARSE_ERROR, SERVER_ERROR};
 
 /// How long a forwarded command may take (a page's own script may wait a long time; the
@@ -156,6 +156,15 @@ async fn run_rule(
         Rule::NoEffect => Answer::reply(answer(Ok(json!({})))),
         Rule::Confined(Confined::Cookies(call)) => {
             let result = cookies::run(door, call, method, &command.params, session).await;
+            Answer::reply(answer(result))
+        }
+        Rule::Confined(Confined::FileInput) => {
+            let result = match (session, tab) {
+                (Some(session), Some(tab)) => {
+                    files::set_file_input_files(door, &command.params, session, tab).await
+                }
+                _ => Err((SERVER_ERROR, wire::refused(method, allow::NOT_ON_TABLE))),
+            };
             Answer::reply(answer(result))
         }
         Rule::Confined(Confined::Downloads) => {

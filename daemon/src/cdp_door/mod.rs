@@ -38,6 +38,7 @@ mod control;
 mod cookie_mask;
 mod cookies;
 mod door;
+mod files;
 mod http_json;
 mod set_cookies;
 mod socket;

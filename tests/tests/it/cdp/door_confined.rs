@@ -5,7 +5,9 @@
 //! door reads back whole; a cookie of a site the agent may not open is absent, and a write
 //! for one is refused naming the rule and changes nothing. A download the client starts lands
 //! in the agent's downloads (`list_downloads`), never in the directory the client named, and
-//! Playwright's `waitForEvent('download')` still sees it.
+//! Playwright's `waitForEvent('download')` still sees it. Puppeteer's `uploadFile` (CDP
+//! `DOM.setFileInputFiles`) sets only a file the agent uploaded, by name, and a host path is
+//! refused and never read.
 
 use std::time::Duration;
 
@@ -173,5 +175,53 @@ async fn a_download_through_the_door_is_the_agents_and_never_in_the_clients_dire
     assert!(
         in_client_dir.is_empty(),
         "the client's downloadPath was used: {in_client_dir:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn set_input_files_takes_only_the_agents_uploads_by_name_and_never_reads_a_host_path() {
+    let pages = PageServer::area("mcp").await;
+    let daemon = TestDaemon::start().await;
+    let (_, token) = daemon.add_agent(CHANNEL, "uploader", &[]).await;
+    let agent = daemon.caller(&token);
+    let page = pages.url("/upload.html");
+    agent.act_ok("navigate", json!({"url": page})).await;
+    let (_, snap) = agent.act_text("read_page", json!({})).await;
+    let many = porthole_tests::mcp::ref_of(&snap, "\"Attachments\"");
+    // The agent uploads notes.txt ("hello upload", inline as porthole-mcp sends it).
+    agent
+        .act_ok(
+            "upload_file",
+            json!({"ref": many, "paths": ["notes.txt"],
+                   "files": [{"name": "notes.txt", "data": "aGVsbG8gdXBsb2Fk"}]}),
+        )
+        .await;
+    // On the client's machine: a secret it never uploaded, and a file of the uploaded name
+    // with other bytes.
+    let local = TempDir::new("door-upload");
+    let host_file = local.path().join("host-secret.txt");
+    std::fs::write(&host_file, "host-file-secret").expect("write");
+    let named = local.path().join("notes.txt");
+    std::fs::write(&named, "the client's own bytes, never read").expect("write");
+
+    let door = format!("ws://{}/cdp/{token}/devtools/browser", daemon.addr);
+    let args = json!({ "page": page, "hostFile": host_file, "named": named });
+    let seen = cdp_clients::run("puppeteer-upload.js", &door, &args).await;
+
+    let refused = seen["hostPath"]["error"].as_str().unwrap_or_default();
+    assert!(
+        refused.contains("Porthole refused DOM.setFileInputFiles")
+            && refused.contains("host-secret.txt")
+            && refused.contains("upload_file"),
+        "{seen}"
+    );
+    assert_eq!(seen["afterHostPath"], Value::Null, "{seen}");
+    // The positive control: the same probe sees a file set, with the uploaded bytes.
+    assert!(seen["named"].get("ok").is_some(), "{seen}");
+    let sum: u32 = "hello upload".bytes().map(u32::from).sum();
+    assert_eq!(
+        seen["afterNamed"],
+        format!("notes.txt:12:{sum}"),
+        "the page did not get the agent's upload: {seen}"
     );
 }
