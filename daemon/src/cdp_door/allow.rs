@@ -143,6 +143,7 @@ pub(super) const ANSWERED: &[(&str, &str)] = &[
 pub(super) const CONFINED: &[(&str, Confined, &str)] = &[
     ("Network.getCookies", Confined::Cookies(CookieCall::Read), "cookies of sites the agent may open only, each value hidden unless the agent set that cookie through the door (the cookie-import promise: values never leave)"),
     ("Network.getAllCookies", Confined::Cookies(CookieCall::Read), "cookies of sites the agent may open only, each value hidden unless the agent set that cookie through the door"),
+    ("Page.getCookies", Confined::Cookies(CookieCall::Read), "the older name of Network.getCookies, confined the same way"),
     ("Storage.getCookies", Confined::Cookies(CookieCall::Read), "cookies of sites the agent may open only, each value hidden unless the agent set that cookie through the door"),
     ("Network.setCookie", Confined::Cookies(CookieCall::Write), "cookie writes for sites the agent may open only"),
     ("Network.setCookies", Confined::Cookies(CookieCall::Write), "cookie writes for sites the agent may open only, all of a call or none"),

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use super::allow::{self, Confined, Rule};
 use super::door::Door;
 use super::targets::{self, Failure};
-use super::{acts, control, cookie_mask, cookies, files, wire};
+use super::{acts, control, cookie_mask, cookies, files, script_reads, wire};
 use wire::{PARSE_ERROR, SERVER_ERROR};
 
 /// How long a forwarded command may take (a page's own script may wait a long time; the
@@ -208,6 +208,12 @@ async fn run_rule(
             if let Some(tab) = tab {
                 if let Err(refusal) = control::check(door, method, &command.params, tab).await {
                     return Answer::reply(answer(Err((SERVER_ERROR, refusal))));
+                }
+                if script_reads::runs_or_reads_script(method) {
+                    if let Err(why) = door.entry.script_may_run(tab).await {
+                        let refusal = wire::refused(method, &why);
+                        return Answer::reply(answer(Err((SERVER_ERROR, refusal))));
+                    }
                 }
             }
             let (mut sent, at) = door

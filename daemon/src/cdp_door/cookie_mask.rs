@@ -3,8 +3,8 @@
 //! through the door ([`super::set_cookies`]) becomes [`HIDDEN`]; names, domains and the rest
 //! stay. What carries cookie values: the `Cookie` and `Set-Cookie` headers (in `headers`,
 //! `requestHeaders`, `responseHeaders`, and the raw `headersText` / `requestHeadersText`), the
-//! cookie objects of `associatedCookies` / `blockedCookies` / `exemptedCookies`, and their
-//! `cookieLine`s. A `Set-Cookie` is a site's (never the agent's), so it is always hidden.
+//! cookie objects of `associatedCookies` / `blockedCookies` / `exemptedCookies`, their
+//! `cookieLine`s, and the `rawCookieLine` of an `Audits` cookie issue. A `Set-Cookie` is a site's (never the agent's), so it is always hidden.
 //!
 //! Pure functions over JSON; nothing here knows the connection.
 
@@ -28,6 +28,7 @@ pub(super) fn carries_cookies(method: &str) -> bool {
             | "Network.webSocketWillSendHandshakeRequest"
             | "Network.webSocketHandshakeResponseReceived"
             | "Fetch.requestPaused"
+            | "Audits.issueAdded"
     )
 }
 
@@ -84,7 +85,7 @@ fn walk(agent_id: &str, own: &[(String, String)], value: &mut Value) {
                             *inner = Value::from(headers_text(own, text));
                         }
                     }
-                    "cookieLine" => {
+                    "cookieLine" | "rawCookieLine" => {
                         if let Some(line) = inner.as_str() {
                             *inner = Value::from(set_cookie(line));
                         }
@@ -253,6 +254,9 @@ mod tests {
         let mut paused = json!({"responseHeaders": [{"name": "Set-Cookie", "value": "f=s3cret6"}]});
         mask(agent, &mut paused);
         assert!(!paused.to_string().contains("s3cret"), "{paused}");
+        let mut issue = json!({"issue": {"details": {"cookieIssueDetails": {"rawCookieLine": "g=s3cret7; SameSite=None"}}}});
+        mask(agent, &mut issue);
+        assert!(!issue.to_string().contains("s3cret"), "{issue}");
         set_cookies::forget_agent(agent);
     }
 }

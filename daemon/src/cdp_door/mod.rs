@@ -40,6 +40,7 @@ mod cookies;
 mod door;
 mod files;
 mod http_json;
+mod script_reads;
 mod set_cookies;
 mod socket;
 mod targets;
