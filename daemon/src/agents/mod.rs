@@ -212,8 +212,20 @@ impl Agents {
     /// Cancelled when `agent_id` is deleted: what its long-lived connections (the CDP door)
     /// wait on to end.
     pub(crate) fn gone(&self, agent_id: &str) -> tokio_util::sync::CancellationToken {
-        let mut gone = self.gone.lock().expect("gone lock");
-        gone.entry(agent_id.to_string()).or_default().clone()
+        let token = {
+            let mut gone = self.gone.lock().expect("gone lock");
+            gone.entry(agent_id.to_string()).or_default().clone()
+        };
+        // Deleted before the token was kept (`remove` found none to cancel): cancelled now.
+        let exists = self
+            .list()
+            .map(|all| all.iter().any(|a| a.agent_id == agent_id))
+            .unwrap_or(true);
+        if !exists {
+            self.gone.lock().expect("gone lock").remove(agent_id);
+            token.cancel();
+        }
+        token
     }
 
     /// `agents.max_calls_in_flight`.

@@ -58,16 +58,16 @@ pub(super) async fn run(
             };
             let mut set = Vec::with_capacity(cookies.len());
             for cookie in &cookies {
-                let domain = domain_of(cookie);
-                if let Some(domain) = &domain {
-                    refuse_unless_allowed(door, method, domain)?;
-                }
+                let Some(domain) = domain_of(cookie) else {
+                    return Err((SERVER_ERROR, no_site(method)));
+                };
+                refuse_unless_allowed(door, method, &domain)?;
                 set.push((cookie, domain));
             }
             let result = send(door, method, params.clone(), session).await?;
             let agent = door.entry.actor.id();
             for (cookie, domain) in set {
-                let (Some(name), Some(domain)) = (cookie["name"].as_str(), domain) else {
+                let Some(name) = cookie["name"].as_str() else {
                     continue;
                 };
                 let value = cookie["value"].as_str().unwrap_or_default();
@@ -79,14 +79,7 @@ pub(super) async fn run(
         CookieCall::Delete => {
             // Without a url or domain Chrome deletes the name on every site.
             let Some(domain) = domain_of(&params) else {
-                return Err((
-                    SERVER_ERROR,
-                    wire::refused(
-                        method,
-                        "a cookie deletion through the door names its site (`url` or `domain`); \
-                         without one it would reach every site's cookies, the person's too",
-                    ),
-                ));
+                return Err((SERVER_ERROR, no_site(method)));
             };
             refuse_unless_allowed(door, method, &domain)?;
             let result = send(door, method, params.clone(), session).await?;
@@ -96,6 +89,15 @@ pub(super) async fn run(
             Ok(result)
         }
     }
+}
+
+/// The refusal of a cookie write or deletion that names no site.
+fn no_site(method: &str) -> String {
+    wire::refused(
+        method,
+        "a cookie written or deleted through the door names its site (`url` or `domain`); \
+         without one a deletion would reach every site's cookies, the person's too",
+    )
 }
 
 /// Refuses a `browserContextId` (the door shows one context, the default); drops a null one.

@@ -132,6 +132,21 @@ async fn a_client_reads_cookie_names_but_only_its_own_values_and_writes_only_its
         !daemon.log().contains("person-secret-value"),
         "a cookie value reached the log"
     );
+    // The cookie writes are the agent's acts on the timeline, without a value.
+    let written = porthole_tests::eventually(
+        "the cookie write on the timeline",
+        Duration::from_secs(10),
+        || async {
+            let (_, tools) = daemon.timeline_of(CHANNEL, "tool").await;
+            tools
+                .iter()
+                .any(|e| e["tool"] == "cdp:Storage.setCookies")
+                .then_some(tools)
+        },
+    )
+    .await;
+    let timeline = serde_json::to_string(&written).unwrap();
+    assert!(!timeline.contains("client-set-value"), "{timeline}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
