@@ -1,7 +1,8 @@
 //! One command from a client, start to answer: parsed once, checked against the allow table
 //! ([`super::allow`]), then answered by the door (the `Target` domain, the no-effect methods,
-//! `Browser.close`, the confined cookie and download methods) or checked for the person's control and the agent's sites
-//! ([`super::control`]) and sent to Chrome on the client's own flat session. Each command
+//! `Browser.close`, the confined cookie, download and file-input methods) or checked for the
+//! person's control and the agent's sites ([`super::control`]) and the vault's rule
+//! ([`super::script_reads`]), and sent to Chrome on the client's own flat session. Each command
 //! waits for its turn among the connection's `agents.max_calls_in_flight`.
 //!
 //! A malformed message gets Chrome's parse error and the connection stays up.
