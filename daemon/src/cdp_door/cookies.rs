@@ -168,3 +168,28 @@ async fn send(
         .await
         .map_err(targets::failure)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cookie_names_its_site_by_domain_first_then_url() {
+        let both = json!({"name": "n", "domain": ".a.test", "url": "https://b.test/x"});
+        assert_eq!(domain_of(&both).as_deref(), Some(".a.test"));
+        let url = json!({"name": "n", "url": "http://127.0.0.1:8080/x"});
+        assert_eq!(domain_of(&url).as_deref(), Some("127.0.0.1"));
+        assert_eq!(domain_of(&json!({"name": "n", "domain": " "})), None);
+        assert_eq!(domain_of(&json!({"name": "n", "url": "not a url"})), None);
+    }
+
+    #[test]
+    fn only_the_default_browser_context_is_the_doors() {
+        let mut none = json!({"browserContextId": null});
+        assert!(no_other_context(&mut none).is_ok());
+        assert!(none.get("browserContextId").is_none());
+        let mut other = json!({"browserContextId": "ABC"});
+        let (_, message) = no_other_context(&mut other).unwrap_err();
+        assert!(message.contains("ABC"), "{message}");
+    }
+}
