@@ -293,11 +293,74 @@ impl SiteRules {
         }
         Ok(())
     }
+    /// Whether some page of `host` (a cookie's domain: any scheme, any port; a leading dot
+    /// allowed) may load. Cookies know no port or scheme, so a host's cookies are an agent's to
+    /// see or write when it may open that host at all; an origin pattern admits its host.
+    pub fn host_verdict(&self, host: &str) -> Result<(), SiteRefusal> {
+        if self.is_open() {
+            return Ok(());
+        }
+        let host = host.trim().trim_start_matches('.');
+        let Ok(plain) = Url::parse(&format!("http://{host}/")) else {
+            return Err(SiteRefusal {
+                rule:
+                    "Porthole cannot read this cookie's domain, and this agent's sites are limited"
+                        .to_string(),
+            });
+        };
+        let Some(canonical) = host_of(&plain) else {
+            return self.verdict(plain.as_str());
+        };
+        let mut candidates = vec![plain.to_string(), format!("https://{host}/")];
+        for (_, allow) in &self.allows {
+            for (_, pattern) in allow {
+                if let Pattern::Origin {
+                    scheme,
+                    host: h,
+                    port,
+                } = pattern
+                {
+                    if *h == canonical {
+                        candidates.push(format!("{scheme}://{host}:{port}/"));
+                    }
+                }
+            }
+        }
+        let mut first = None;
+        for url in &candidates {
+            match self.verdict(url) {
+                Ok(()) => return Ok(()),
+                Err(refusal) => {
+                    first.get_or_insert(refusal);
+                }
+            }
+        }
+        Err(first.expect("at least one candidate"))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cookie_domain_passes_when_its_host_may_be_opened() {
+        let rules = SiteRules::new(&[(
+            "x",
+            &sites(
+                &["http://127.0.0.1:8080", "*.example.com"],
+                &["bad.example.com"],
+            ),
+        )]);
+        assert!(rules.host_verdict("127.0.0.1").is_ok());
+        assert!(rules.host_verdict("localhost").is_ok());
+        assert!(rules.host_verdict(".example.com").is_ok());
+        assert!(rules.host_verdict("a.example.com").is_ok());
+        assert!(rules.host_verdict("bad.example.com").is_err());
+        assert!(rules.host_verdict("other.test").is_err());
+        assert!(rules.host_verdict("a b").is_err());
+        assert!(SiteRules::default().host_verdict("other.test").is_ok());
+    }
 
     fn sites(allow: &[&str], deny: &[&str]) -> Sites {
         Sites {

@@ -154,6 +154,8 @@ pub struct Agents {
     max_calls_in_flight: usize,
     /// Each agent's tool calls running now. Short lock.
     in_flight: Arc<Mutex<HashMap<String, usize>>>,
+    /// Cancelled when the agent is deleted (its open CDP door connections end). Short lock.
+    gone: Mutex<HashMap<String, tokio_util::sync::CancellationToken>>,
 }
 
 /// Held while one of an agent's tool calls runs (see [`Agents::begin_call`]).
@@ -206,7 +208,27 @@ impl Agents {
             tabs_open: Mutex::new(Default::default()),
             max_calls_in_flight: DEFAULT_MAX_CALLS_IN_FLIGHT,
             in_flight: Arc::new(Mutex::new(HashMap::new())),
+            gone: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Cancelled when `agent_id` is deleted: what its long-lived connections (the CDP door)
+    /// wait on to end.
+    pub(crate) fn gone(&self, agent_id: &str) -> tokio_util::sync::CancellationToken {
+        let token = {
+            let mut gone = self.gone.lock().expect("gone lock");
+            gone.entry(agent_id.to_string()).or_default().clone()
+        };
+        // Deleted before the token was kept (`remove` found none to cancel): cancelled now.
+        let exists = self
+            .list()
+            .map(|all| all.iter().any(|a| a.agent_id == agent_id))
+            .unwrap_or(true);
+        if !exists {
+            self.gone.lock().expect("gone lock").remove(agent_id);
+            token.cancel();
+        }
+        token
     }
 
     /// `agents.max_calls_in_flight`.
@@ -405,6 +427,9 @@ impl Agents {
         let removed = self.state.remove_agent(agent_id)?;
         if removed {
             self.remembered.forget(agent_id);
+            if let Some(gone) = self.gone.lock().expect("gone lock").remove(agent_id) {
+                gone.cancel();
+            }
             tracing::info!(event = "agent_removed", %agent_id);
         }
         Ok(removed)

@@ -15,7 +15,11 @@
 //! - the URL guard and sites, per navigation: the check MCP `navigate` makes before anything
 //!   is sent (`browser`'s `Navigation::admit_url`);
 //! - record, per act (navigation, a click or key press, script, a tab opened or closed): a
-//!   `tool` event named `cdp:<Method>` ([`Record::door_act`]).
+//!   `tool` event named `cdp:<Method>` ([`Record::door_act`]);
+//! - secrets, per command that runs or reads script (`Runtime`, `DOM.resolveNode`, snapshots):
+//!   refused in a document a login was filled into, else the document counts as scripted
+//!   ([`Secrets::before_door_script`], the rule MCP `evaluate` follows);
+//! - the agent's life: deleting the agent ends its connections ([`DoorEntry::agent_deleted`]).
 //!
 //! This file owns none of those rules; it only applies them to the door.
 
@@ -27,6 +31,7 @@ use super::admit::{self, Refusal};
 use super::consent;
 use super::oversee::Oversee;
 use super::record::{DoorAct, Record};
+use super::secrets::Secrets;
 use super::Parts;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
@@ -64,8 +69,11 @@ pub(crate) struct DoorEntry {
     pub(crate) session: Arc<BrowserSession>,
     oversee: Oversee,
     record: Record,
+    secrets: Secrets,
     /// `agents.max_calls_in_flight` permits for this connection's commands.
     in_flight: Semaphore,
+    /// Cancelled when the agent is deleted: the connection ends.
+    gone: tokio_util::sync::CancellationToken,
     _acting: CallGuard,
 }
 
@@ -88,6 +96,8 @@ pub(crate) fn may_enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<(), 
 /// Lets `agent` through the door: every check of [`may_enter`], then its channel's browser
 /// (started when needed) with its sites and kinds held on it.
 pub(crate) async fn enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<DoorEntry, DoorShut> {
+    // Taken first: a deletion from here on ends the connection.
+    let gone = parts.agents.gone(&agent.agent_id);
     may_enter(parts, agent)?;
     let admitted =
         admit::admit(parts.agents, parts.channels, Some(agent), None).map_err(DoorShut::Request)?;
@@ -107,6 +117,7 @@ pub(crate) async fn enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<Do
     let acting = consent::hold(parts.agents, &session, &admitted.actor, Some(agent))
         .await
         .map_err(DoorShut::Unavailable)?;
+    consent::read_scripted_from(&session, parts.vault);
     let oversee = Oversee::new(parts.oversight.channel(&admitted.channel));
     Ok(DoorEntry {
         channel: admitted.channel.clone(),
@@ -114,12 +125,19 @@ pub(crate) async fn enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<Do
         session,
         oversee,
         record: Record::new(parts.timeline.clone()),
+        secrets: Secrets::new(parts.vault.clone()),
         in_flight: Semaphore::new(parts.agents.max_calls_in_flight().max(1)),
+        gone,
         _acting: acting,
     })
 }
 
 impl DoorEntry {
+    /// Resolves when the agent is deleted (its connection then ends; its token already fails).
+    pub(crate) async fn agent_deleted(&self) {
+        self.gone.cancelled().await
+    }
+
     /// A turn for one command: it waits while `agents.max_calls_in_flight` commands of this
     /// connection run.
     pub(crate) async fn command_turn(&self) -> SemaphorePermit<'_> {
@@ -152,6 +170,23 @@ impl DoorEntry {
     /// control or uses that tab.
     pub(crate) fn control_refusal(&self, tool: ToolName, target_id: &str) -> Option<String> {
         self.oversee.door_refusal(tool, target_id)
+    }
+
+    /// Before a command that runs or reads script in the agent's tab `target_id`: refused
+    /// while a login filled there lives, else its document counts as scripted (the vault's
+    /// rule, as for MCP `evaluate`); `Err` says why not.
+    pub(crate) async fn script_may_run(&self, target_id: &str) -> Result<(), String> {
+        let Some(session_id) = self.session.tab_session(target_id) else {
+            return Err("No target with given id found".to_string());
+        };
+        let tab = crate::tools::Tab {
+            browser: self.session.clone(),
+            target_id: target_id.to_string(),
+            session_id,
+            actor: self.actor.clone(),
+            redact: crate::tools::Redact::none(),
+        };
+        self.secrets.before_door_script(&tab).await
     }
 
     /// `url` checked as MCP `navigate` checks it for the agent's tab `target_id` (the URL

@@ -44,9 +44,9 @@
 //!   asks as `evaluate` does, `DOM.setFileInputFiles` as `upload_file`;
 //! - record: acts are `tool` events named `cdp:<Method>`, reads are not recorded one by one.
 //!
-//! The door's side of this is [`door`] (the first slice: admit, consent held for the
-//! connection, calls in flight, oversee and the URL checks of navigation; the vault's script
-//! rule and the timeline's `cdp:` events are not applied yet).
+//! The door's side of this is [`door`]: admit, consent held for the connection, calls in
+//! flight, oversee and the URL checks of navigation, the vault's script rule
+//! ([`secrets::Secrets::before_door_script`]) and the timeline's `cdp:` events.
 
 mod admit;
 mod call;

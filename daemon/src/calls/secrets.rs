@@ -102,6 +102,51 @@ impl Secrets {
         Ok(())
     }
 
+    /// Before a CDP door client's command that runs or reads script in `tab`'s document
+    /// (DESIGN.md §21, "Vault"): refused while a filled document lives there — this document
+    /// (any frame's origin: a client's script may run in any of its frames) or one of the same
+    /// origin, as for `evaluate` — and when the document cannot be read while a filled one may
+    /// live; otherwise the document counts as scripted from now on, before the command is sent.
+    /// `Err`: what the client reads.
+    pub(crate) async fn before_door_script(&self, tab: &Tab) -> Result<(), String> {
+        let browser = &tab.browser;
+        let _marking = self.vault.marking().await;
+        let filled = self
+            .vault
+            .filled_for(browser.channel().as_str(), tab.actor.id());
+        let Some(doc) = doc_of(tab, None).await else {
+            if let Some(filled) = self.live(browser, filled).await.into_iter().next() {
+                tracing::info!(event = "vault_door_script_refused", channel_id = %browser.channel(), agent_id = tab.actor.id(), reason = "unreadable");
+                return Err(format!(
+                    "Porthole could not tell which page this tab shows, and a login was filled                      into a page of {} that may still be open (tab {}): script and value reads                      through the CDP door are refused until that page is gone (navigated away                      or closed)",
+                    filled.origin, filled.target
+                ));
+            }
+            return Ok(());
+        };
+        let filled: Vec<Doc> = filled
+            .into_iter()
+            .filter(|d| {
+                d.origin == doc.origin || (d.target == doc.target && d.loader == doc.loader)
+            })
+            .collect();
+        if let Some(filled) = self.live(browser, filled).await.into_iter().next() {
+            tracing::info!(event = "vault_door_script_refused", channel_id = %browser.channel(), agent_id = tab.actor.id());
+            return Err(format!(
+                "a login was filled into a page of {} that is still open (tab {}), so script                  and value reads through the CDP door are refused in that page and pages of                  its site until it is gone (navigated away or closed): script and secrets                  never share a page (input, navigation and screenshots still work)",
+                filled.origin, filled.target
+            ));
+        }
+        if !self
+            .noted(browser, || self.vault.note_scripted(doc.clone()))
+            .await
+        {
+            tracing::info!(event = "vault_door_script_refused", channel_id = %browser.channel(), agent_id = tab.actor.id(), reason = "ledger_full");
+            return Err(LEDGER_FULL.to_string());
+        }
+        Ok(())
+    }
+
     /// Why a fill of an item with `origins` by `actor` is refused: it ran `evaluate` in a live
     /// document of one of them.
     async fn fill_refusal(

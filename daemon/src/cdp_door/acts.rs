@@ -1,7 +1,8 @@
 //! Which of a client's commands are acts the timeline records (DESIGN.md §17, §21), and the
 //! summary of each: navigation, a click, a key press or typed text (its length only, never the
 //! text), the client's own script (`Runtime.evaluate`, its expression cut to 200 characters),
-//! a tab opened or closed. Reads, mouse moves and the client library's own plumbing
+//! a tab opened or closed, files set on an input and cookies written (counts only, never a
+//! value). Reads, mouse moves and the client library's own plumbing
 //! (`Runtime.callFunctionOn`, which Playwright and Puppeteer send for every locator) are not
 //! recorded one by one.
 
@@ -33,6 +34,16 @@ pub(super) fn act_of(method: &str, params: &Value) -> Option<String> {
             }
         }
         "Input.insertText" => format!("type text ({} characters)", text("text").chars().count()),
+        "DOM.setFileInputFiles" => {
+            let count = params["files"].as_array().map_or(0, Vec::len);
+            format!("set {count} uploaded file(s) on a file input")
+        }
+        "Network.setCookie" => "set a cookie".to_string(),
+        "Network.setCookies" | "Storage.setCookies" => {
+            let count = params["cookies"].as_array().map_or(0, Vec::len);
+            format!("set {count} cookie(s)")
+        }
+        "Network.deleteCookies" => "delete cookies".to_string(),
         "Runtime.evaluate" => {
             let expression: String = text("expression").chars().take(EXPRESSION_MAX).collect();
             format!("evaluate {expression}")
@@ -60,5 +71,11 @@ mod tests {
         assert!(script.len() < 220, "{script}");
         assert!(act_of("Input.dispatchMouseEvent", &json!({"type": "mouseMoved"})).is_none());
         assert!(act_of("Runtime.callFunctionOn", &json!({})).is_none());
+        let cookie = act_of(
+            "Storage.setCookies",
+            &json!({"cookies": [{"name": "n", "value": "cookie-value"}]}),
+        )
+        .unwrap();
+        assert!(!cookie.contains("cookie-value"), "{cookie}");
     }
 }

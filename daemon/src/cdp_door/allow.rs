@@ -1,9 +1,11 @@
 //! The door's allow table (DESIGN.md §21): every CDP domain and method a client may send, what
 //! the door does with it, and why. One place: anything not here is refused with a CDP error
 //! naming the rule. Read top to bottom, the first row that names a method decides:
-//! [`REFUSED`], then [`ANSWERED`], then the `Target` domain the door plays itself
+//! [`CONFINED`], then [`REFUSED`], then [`ANSWERED`], then the `Target` domain the door plays itself
 //! ([`TARGET_METHODS`]), then [`BROWSER_FORWARDED`] on the browser socket and [`FORWARDED`] on
 //! a client's own page session.
+
+use super::cookies::CookieCall;
 
 /// What the door does with one command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,8 +20,24 @@ pub(super) enum Rule {
     NoEffect,
     /// `Browser.close`: the tabs this connection opened close and the connection ends.
     CloseConnection,
+    /// Run by the door, confined to what the agent may reach (its sites, its own cookies, its
+    /// download directory).
+    Confined(Confined),
     /// Refused, with the reason the client reads.
     Refused(&'static str),
+}
+
+/// How a confined command is confined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Confined {
+    /// A cookie read, write or deletion (`cookies.rs`).
+    Cookies(CookieCall),
+    /// The client's download behaviour: answered, never applied; the browser keeps saving to
+    /// the channel's download directory, and the client gets the download events of its tabs
+    /// when it asked for them (`door.rs`).
+    Downloads,
+    /// `DOM.setFileInputFiles`: only files the agent uploaded, by name (`files.rs`).
+    FileInput,
 }
 
 /// Which methods of a domain pass.
@@ -53,7 +71,7 @@ pub(super) const FORWARDED: &[Domain] = &[
     Domain { name: "Accessibility", methods: Methods::All, reason: "the tab's own accessibility tree" },
     Domain { name: "Emulation", methods: Methods::All, reason: "the tab's own viewport, media and focus emulation" },
     Domain { name: "Input", methods: Methods::All, reason: "input to the tab, refused while the person holds control or uses the tab" },
-    Domain { name: "Network", methods: Methods::All, reason: "the tab's own requests; sites hold at the network layer below the client, cookies are refused above" },
+    Domain { name: "Network", methods: Methods::All, reason: "the tab's own requests; sites hold at the network layer below the client; cookie values in its events are hidden unless the agent set the cookie (cookie_mask.rs), its cookie methods are confined above" },
     Domain { name: "Fetch", methods: Methods::All, reason: "the client's own interception of its tab's requests; a request continued to a new URL is checked against the agent's sites again" },
     Domain { name: "Log", methods: Methods::All, reason: "the tab's own log" },
     Domain { name: "Console", methods: Methods::All, reason: "the tab's own console" },
@@ -105,45 +123,92 @@ pub(super) const TARGET_METHODS: &[&str] = &[
 
 /// Answered with success and no effect (a method, or a prefix ending in `*`).
 pub(super) const ANSWERED: &[(&str, &str)] = &[
-    ("Browser.crash*", "the browser is shared; a client never takes it down"),
+    (
+        "Browser.crash*",
+        "the browser is shared; a client never takes it down",
+    ),
     ("Browser.setWindowBounds", "the window is the person's view"),
-    ("Target.activateTarget", "nothing an agent does takes the person's focus"),
-    ("Page.bringToFront", "nothing an agent does takes the person's focus"),
     (
-        "Browser.setDownloadBehavior",
-        "downloads go where Porthole keeps them (not yet confined for door clients: answered, not applied)",
+        "Target.activateTarget",
+        "nothing an agent does takes the person's focus",
     ),
     (
-        "Page.setDownloadBehavior",
-        "downloads go where Porthole keeps them (not yet confined for door clients: answered, not applied)",
+        "Page.bringToFront",
+        "nothing an agent does takes the person's focus",
     ),
+];
+
+/// Run by the door, confined, with why (checked before [`REFUSED`], whose `Storage.*` row
+/// would name the `Storage` cookie methods).
+pub(super) const CONFINED: &[(&str, Confined, &str)] = &[
+    ("Network.getCookies", Confined::Cookies(CookieCall::Read), "cookies of sites the agent may open only, each value hidden unless the agent set that cookie through the door (the cookie-import promise: values never leave)"),
+    ("Network.getAllCookies", Confined::Cookies(CookieCall::Read), "cookies of sites the agent may open only, each value hidden unless the agent set that cookie through the door"),
+    ("Page.getCookies", Confined::Cookies(CookieCall::Read), "the older name of Network.getCookies, confined the same way"),
+    ("Storage.getCookies", Confined::Cookies(CookieCall::Read), "cookies of sites the agent may open only, each value hidden unless the agent set that cookie through the door"),
+    ("Network.setCookie", Confined::Cookies(CookieCall::Write), "cookie writes for sites the agent may open only"),
+    ("Network.setCookies", Confined::Cookies(CookieCall::Write), "cookie writes for sites the agent may open only, all of a call or none"),
+    ("Storage.setCookies", Confined::Cookies(CookieCall::Write), "cookie writes for sites the agent may open only, all of a call or none"),
+    ("Network.deleteCookies", Confined::Cookies(CookieCall::Delete), "cookie deletions that name a site the agent may open"),
+    ("Browser.setDownloadBehavior", Confined::Downloads, "downloads go to the channel's download directory (listed by `list_downloads`), never to a path the client names"),
+    ("Page.setDownloadBehavior", Confined::Downloads, "downloads go to the channel's download directory (listed by `list_downloads`), never to a path the client names"),
+    ("DOM.setFileInputFiles", Confined::FileInput, "only files the agent uploaded to the channel with upload_file, by name; a path on the host is never read"),
 ];
 
 /// Refused with the rule (a method, or a prefix ending in `*`).
 pub(super) const REFUSED: &[(&str, &str)] = &[
-    ("Storage.clear*", "browser-wide: it clears every site's data, the person's too"),
-    ("Network.clearBrowserCookies", "browser-wide: it clears every site's cookies, the person's too"),
-    ("Network.clearBrowserCache", "browser-wide: it clears the person's cache too"),
-    ("Security.setIgnoreCertificateErrors", "browser-wide: it turns off certificate checks for every tab"),
-    ("Tracing.*", "browser-wide: a trace records every tab, the person's too"),
-    ("SystemInfo.*", "host-reaching: it describes the machine the browser runs on"),
-    ("Extensions.*", "host-reaching: it loads and reads the browser's extensions"),
-    ("Target.exposeDevToolsProtocol", "it would hand a page the raw protocol, past the door"),
-    ("Browser.executeBrowserCommand", "browser-wide: it runs the browser's own commands"),
-    ("Target.createBrowserContext", "Porthole cannot yet apply every rule inside a new browser context"),
-    ("Target.disposeBrowserContext", "browser contexts are not the door's to dispose"),
-    ("Network.getCookies", "cookie reads pass the door only confined to the agent's own cookies and sites, which this door does not do yet"),
-    ("Network.getAllCookies", "cookie reads pass the door only confined to the agent's own cookies and sites, which this door does not do yet"),
-    ("Network.setCookie", "cookie writes pass the door only for sites the agent may open, which this door does not check yet"),
-    ("Network.setCookies", "cookie writes pass the door only for sites the agent may open, which this door does not check yet"),
-    ("Network.deleteCookies", "cookie writes pass the door only for sites the agent may open, which this door does not check yet"),
+    (
+        "Storage.clear*",
+        "browser-wide: it clears every site's data, the person's too",
+    ),
+    (
+        "Network.clearBrowserCookies",
+        "browser-wide: it clears every site's cookies, the person's too",
+    ),
+    (
+        "Network.clearBrowserCache",
+        "browser-wide: it clears the person's cache too",
+    ),
+    (
+        "Security.setIgnoreCertificateErrors",
+        "browser-wide: it turns off certificate checks for every tab",
+    ),
+    (
+        "Tracing.*",
+        "browser-wide: a trace records every tab, the person's too",
+    ),
+    (
+        "SystemInfo.*",
+        "host-reaching: it describes the machine the browser runs on",
+    ),
+    (
+        "Extensions.*",
+        "host-reaching: it loads and reads the browser's extensions",
+    ),
+    (
+        "Target.exposeDevToolsProtocol",
+        "it would hand a page the raw protocol, past the door",
+    ),
+    (
+        "Browser.executeBrowserCommand",
+        "browser-wide: it runs the browser's own commands",
+    ),
+    (
+        "Target.createBrowserContext",
+        "Porthole cannot yet apply every rule inside a new browser context",
+    ),
+    (
+        "Target.disposeBrowserContext",
+        "browser contexts are not the door's to dispose",
+    ),
     ("Storage.*", "storage of every origin, the person's too"),
-    ("DOM.setFileInputFiles", "files pass the door only from the agent's uploads to the channel, which this door does not check yet"),
 ];
 
 /// What the door does with `method`, sent on a client's page session (`on_page`) or the
 /// browser socket.
 pub(super) fn rule(method: &str, on_page: bool) -> Rule {
+    if let Some((_, confined, _)) = CONFINED.iter().find(|(m, _, _)| *m == method) {
+        return Rule::Confined(*confined);
+    }
     if let Some((_, why)) = REFUSED.iter().find(|(m, _)| names(m, method)) {
         return Rule::Refused(why);
     }
@@ -239,12 +304,41 @@ mod tests {
         assert_eq!(rule("Page.navigate", true), Rule::Forward);
         assert_eq!(rule("Page.navigate", false), Rule::Refused(NOT_ON_TABLE));
         assert_eq!(rule("Security.enable", true), Rule::Forward);
+        for level in [true, false] {
+            assert_eq!(
+                rule("Storage.getCookies", level),
+                Rule::Confined(Confined::Cookies(CookieCall::Read))
+            );
+            assert_eq!(
+                rule("Network.setCookies", level),
+                Rule::Confined(Confined::Cookies(CookieCall::Write))
+            );
+            assert_eq!(
+                rule("Browser.setDownloadBehavior", level),
+                Rule::Confined(Confined::Downloads)
+            );
+            assert_eq!(
+                rule("DOM.setFileInputFiles", level),
+                Rule::Confined(Confined::FileInput)
+            );
+            assert!(matches!(
+                rule("Storage.clearCookies", level),
+                Rule::Refused(_)
+            ));
+            assert!(matches!(
+                rule("Storage.getUsageAndQuota", level),
+                Rule::Refused(_)
+            ));
+        }
     }
 
     #[test]
     fn every_forwarded_domain_says_why() {
         for domain in FORWARDED.iter().chain(BROWSER_FORWARDED) {
             assert!(domain.reason.len() > 10, "{}", domain.name);
+        }
+        for (method, _, reason) in CONFINED {
+            assert!(reason.len() > 10, "{method}");
         }
     }
 }

@@ -1,7 +1,8 @@
 //! One command from a client, start to answer: parsed once, checked against the allow table
 //! ([`super::allow`]), then answered by the door (the `Target` domain, the no-effect methods,
-//! `Browser.close`) or checked for the person's control and the agent's sites
-//! ([`super::control`]) and sent to Chrome on the client's own flat session. Each command
+//! `Browser.close`, the confined cookie, download and file-input methods) or checked for the
+//! person's control and the agent's sites ([`super::control`]) and the vault's rule
+//! ([`super::script_reads`]), and sent to Chrome on the client's own flat session. Each command
 //! waits for its turn among the connection's `agents.max_calls_in_flight`.
 //!
 //! A malformed message gets Chrome's parse error and the connection stays up.
@@ -12,15 +13,15 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::allow::{self, Rule};
+use super::allow::{self, Confined, Rule};
 use super::door::Door;
 use super::targets::{self, Failure};
-use super::{acts, control, wire};
+use super::{acts, control, cookie_mask, cookies, files, script_reads, wire};
 use wire::{PARSE_ERROR, SERVER_ERROR};
 
 /// How long a forwarded command may take (a page's own script may wait a long time; the
 /// client keeps its own timeouts).
-const FORWARD_DEADLINE: Duration = Duration::from_secs(180);
+pub(super) const FORWARD_DEADLINE: Duration = Duration::from_secs(180);
 
 /// A command as the client sent it.
 #[derive(Deserialize)]
@@ -154,6 +155,27 @@ async fn run_rule(
             Answer::reply(answer(Err((SERVER_ERROR, wire::refused(method, why)))))
         }
         Rule::NoEffect => Answer::reply(answer(Ok(json!({})))),
+        Rule::Confined(Confined::Cookies(call)) => {
+            let result = cookies::run(door, call, method, &command.params, session).await;
+            Answer::reply(answer(result))
+        }
+        Rule::Confined(Confined::FileInput) => {
+            let result = match (session, tab) {
+                (Some(session), Some(tab)) => {
+                    files::set_file_input_files(door, &command.params, session, tab).await
+                }
+                _ => Err((SERVER_ERROR, wire::refused(method, allow::NOT_ON_TABLE))),
+            };
+            Answer::reply(answer(result))
+        }
+        Rule::Confined(Confined::Downloads) => {
+            // Never applied: the browser keeps saving to the channel's directory, where
+            // `list_downloads` finds the file; the client hears of its tabs' downloads.
+            if command.params["eventsEnabled"] == true {
+                door.want_download_events();
+            }
+            Answer::reply(answer(Ok(json!({}))))
+        }
         Rule::CloseConnection => {
             for target in door.opened_tabs() {
                 if let Err((_, error)) = targets::close(door, &target).await {
@@ -188,13 +210,24 @@ async fn run_rule(
                 if let Err(refusal) = control::check(door, method, &command.params, tab).await {
                     return Answer::reply(answer(Err((SERVER_ERROR, refusal))));
                 }
+                if script_reads::runs_or_reads_script(method) {
+                    if let Err(why) = door.entry.script_may_run(tab).await {
+                        let refusal = wire::refused(method, &why);
+                        return Answer::reply(answer(Err((SERVER_ERROR, refusal))));
+                    }
+                }
             }
-            let (sent, at) = door
+            let (mut sent, at) = door
                 .entry
                 .session
                 .cdp()
                 .call_received(method, command.params.clone(), session, FORWARD_DEADLINE)
                 .await;
+            if cookie_mask::answer_carries_cookies(method) {
+                if let Ok(result) = &mut sent {
+                    cookie_mask::mask(door.entry.actor.id(), result);
+                }
+            }
             Answer {
                 at: Some(at),
                 ..Answer::reply(answer(sent.map_err(targets::failure)))

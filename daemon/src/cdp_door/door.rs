@@ -3,8 +3,10 @@
 //! worker inside one), the tabs announced to it and auto-attached for it, the tabs it opened.
 //!
 //! Which of Chrome's events reach the client is decided here ([`Door::pass_event`]): events of
-//! its own sessions, and target events of tabs it was told about. Nothing else of the shared
-//! browser connection ever reaches it.
+//! its own sessions (their cookie values hidden, `cookie_mask`), target events of tabs it was
+//! told about, and the download events of its tabs' downloads once it asked for them
+//! (`setDownloadBehavior` with `eventsEnabled`; without the file's path on the daemon's side).
+//! Nothing else of the shared browser connection ever reaches it.
 //!
 //! Short lock: `seen` is never held across an await.
 
@@ -13,7 +15,7 @@ use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
-use super::wire;
+use super::{cookie_mask, wire};
 use crate::calls::DoorEntry;
 use crate::cdp::CdpEvent;
 
@@ -45,6 +47,10 @@ struct Seen {
     /// Browser-level sessions the client made with `Target.attachToBrowserTarget` (the door
     /// plays them: their commands are browser-level commands).
     browser_sessions: HashSet<String>,
+    /// The client asked for download events (`setDownloadBehavior {eventsEnabled: true}`).
+    download_events: bool,
+    /// Downloads of its tabs it was told of and that have not ended, by guid.
+    downloads: HashSet<String>,
 }
 
 impl Door {
@@ -123,6 +129,11 @@ impl Door {
         self.seen(|s| s.auto_attach && s.auto_attached.insert(target_id.to_string()))
     }
 
+    /// The client asked for download events: the downloads of its tabs reach it from now on.
+    pub(super) fn want_download_events(&self) {
+        self.seen(|s| s.download_events = true);
+    }
+
     /// Records a tab this connection opened.
     pub(super) fn opened(&self, target_id: &str) {
         self.seen(|s| s.opened.push(target_id.to_string()));
@@ -160,6 +171,11 @@ impl Door {
                     _ => {}
                 }
                 let to = (page.as_deref() != Some(session)).then_some(session);
+                if cookie_mask::carries_cookies(&event.method) {
+                    let mut masked = params.clone();
+                    cookie_mask::mask(self.entry.actor.id(), &mut masked);
+                    return Some(wire::event(&event.method, &masked, to));
+                }
                 Some(wire::event(&event.method, params, to))
             }
             None => self.pass_browser_event(&event.method, params),
@@ -187,9 +203,47 @@ impl Door {
                     s.announced.remove(target)
                 })
             }
+            "Browser.downloadWillBegin" | "Browser.downloadProgress" => {
+                return self.pass_download(method, params);
+            }
             _ => false,
         };
         passes.then(|| wire::event(method, params, None))
+    }
+
+    /// A download event, when the download is of one of the agent's tabs (its main frame) and
+    /// the client asked for them; without the file's path, which is the daemon's.
+    fn pass_download(&self, method: &str, params: &Value) -> Option<String> {
+        let guid = params["guid"].as_str()?;
+        let passes = match method {
+            "Browser.downloadWillBegin" => {
+                let frame = params["frameId"].as_str()?;
+                let wanted = self.seen(|s| s.download_events);
+                let own = wanted
+                    && self
+                        .entry
+                        .session
+                        .agent_tabs()
+                        .check_access(&self.entry.actor, frame)
+                        .is_ok();
+                own && self.seen(|s| s.downloads.insert(guid.to_string()))
+            }
+            _ => self.seen(|s| {
+                let known = s.downloads.contains(guid);
+                if params["state"] != "inProgress" {
+                    s.downloads.remove(guid);
+                }
+                known
+            }),
+        };
+        if !passes {
+            return None;
+        }
+        let mut params = params.clone();
+        if let Some(map) = params.as_object_mut() {
+            map.remove("filePath");
+        }
+        Some(wire::event(method, &params, None))
     }
 
     /// The page a tab of the client's opened (`Target.targetCreated` with its `openerId`).

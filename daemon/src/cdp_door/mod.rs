@@ -13,30 +13,44 @@
 //! Chrome's events reach the client only for its own sessions and tabs.
 //!
 //! Rooms, one job each: [`allow`] (the allow table, with the reason per domain), [`acts`]
-//! (which commands the timeline records), [`address`]
-//! (the token and the door's URLs), [`http_json`] (the `json/…` addresses), [`socket`] (a
+//! (which commands the timeline records), [`cookies`] (the cookie commands), [`cookie_mask`]
+//! (cookie values hidden in Chrome's messages), [`set_cookies`] (the cookies each agent set),
+//! [`files`] (`DOM.setFileInputFiles`), [`script_reads`] (commands the vault's rule holds),
+//! [`address`] (the token and the door's URLs), [`http_json`] (the `json/…` addresses), [`socket`] (a
 //! client's WebSocket), [`command`] (one command), [`targets`] (the `Target` domain of the
 //! agent's own tabs), [`control`] (the person's control and the sites), [`door`] (what one
 //! client has been shown), [`wire`] (Chrome's message shapes).
 //!
 //! The routes are on every listener's router (`api::app_on`), so the agent socket and
-//! `server.agent_listen` have the door too; the loopback listener's is tested, and the agent
-//! socket's through `porthole-mcp cdp --listen` (the forwarder for tools that take only a
+//! `server.agent_listen` have the door too; the loopback listener's and `server.agent_listen`'s
+//! (with `Authorization: Bearer`) are tested, and the agent socket's through `porthole-mcp cdp
+//! --listen` (the forwarder for tools that take only a
 //! port, in the `porthole-mcp` crate's `cdp_forward`).
 //!
-//! Not in this slice: confined downloads,
-//! uploads and cookies (refused or answered without effect, see [`allow`]), the vault's
-//! script rule, `agent_activity` for door commands, holding a client's new tab or popup before
-//! its first load (Chrome's `waitForDebuggerOnStart`), and closing a connection when its agent
-//! is deleted (it ends when the channel's browser does).
+//! Confined ([`allow::CONFINED`]): cookies ([`cookies`], [`cookie_mask`], [`set_cookies`]: values
+//! hidden unless the agent set the cookie through the door, only sites it may open), download
+//! behaviour (never applied; the download events of the client's tabs reach it, [`door`]) and
+//! file inputs ([`files`]: only the agent's `upload_file` files, by name). The vault's rule
+//! ([`script_reads`]): script and value reads mark the document scripted and are refused in a
+//! filled one. Deleting the agent ends its connections ([`socket`]).
+//!
+//! Not in this slice: `agent_activity` for door commands, holding a client's new tab or popup
+//! before its first load (Chrome's `waitForDebuggerOnStart`), the vault's rule for a client's
+//! `Page.addScriptToEvaluateOnNewDocument` (it runs in later documents, which are not marked
+//! scripted), and download events of a download a subframe started.
 
 mod acts;
 mod address;
 mod allow;
 mod command;
 mod control;
+mod cookie_mask;
+mod cookies;
 mod door;
+mod files;
 mod http_json;
+mod script_reads;
+mod set_cookies;
 mod socket;
 mod targets;
 mod wire;

@@ -10,13 +10,14 @@
 //! A popup a client's page opens is the agent's (the daemon tracks it so); it reaches the
 //! client, announced and auto-attached, once the daemon has it on the agent's record.
 //!
-//! The connection ends when the client leaves, on `Browser.close`, or when the channel's
-//! browser ends; the sessions the door attached for it are then detached.
+//! The connection ends when the client leaves, on `Browser.close`, when the channel's browser
+//! ends (a deleted channel's does) or when its agent is deleted; the sessions the door attached
+//! for it are then detached, and a close frame says why.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, SinkExt, StreamExt};
@@ -37,8 +38,13 @@ pub(super) fn upgrade(ws: WebSocketUpgrade, door: Arc<Door>, page: Option<String
         .on_upgrade(move |socket| serve(socket, door, page))
 }
 
-/// Why a connection ended.
+/// Why a connection ended (the close frame's reason).
 type Ended = &'static str;
+
+/// The agent was deleted: its token no longer opens the door.
+const AGENT_DELETED: Ended = "Porthole closed the CDP door: its agent was deleted";
+/// The channel's browser stopped (the channel was deleted or stopped).
+const CHANNEL_ENDED: Ended = "Porthole closed the CDP door: the channel's browser ended";
 
 /// One client's socket and what waits to be written to it, in Chrome's order.
 struct Client {
@@ -151,7 +157,19 @@ async fn serve(socket: WebSocket, door: Arc<Door>, page: Option<String>) {
     }
     let reason = run(&mut client, &mut events).await;
     door.leave();
-    let _ = client.socket.close().await;
+    if reason == AGENT_DELETED {
+        super::set_cookies::forget_agent(entry.actor.id());
+    }
+    // A policy close (1008) when Porthole ended it for the agent's or channel's sake.
+    let code = match reason {
+        AGENT_DELETED | CHANNEL_ENDED => 1008,
+        _ => 1000,
+    };
+    let frame = CloseFrame {
+        code,
+        reason: reason.into(),
+    };
+    let _ = client.socket.send(Message::Close(Some(frame))).await;
     tracing::info!(event = "cdp_door_closed", channel_id = %entry.channel, agent_id = entry.actor.id(), reason);
 }
 
@@ -188,7 +206,8 @@ async fn run(client: &mut Client, events: &mut Receiver<CdpEvent>) -> Ended {
                     Err(answer) => client.send(answer).await,
                 }
             }
-            _ = door.entry.session.ended() => Err("the channel's browser ended"),
+            _ = door.entry.session.ended() => Err(CHANNEL_ENDED),
+            _ = door.entry.agent_deleted() => Err(AGENT_DELETED),
         };
         if let Err(reason) = step {
             return reason;

@@ -1,11 +1,16 @@
 //! The CDP connection actor against a real Chromium: replies by id, deadlines, typed `Lost`,
 //! events with their flat session, unknown events ignored.
 
-// The CDP door (DESIGN.md §21): real Playwright and Puppeteer, the door's rules, and
-// `porthole-mcp cdp --listen` (a port's root forwarded to the door).
+// The CDP door (DESIGN.md §21): real Playwright and Puppeteer, the door's rules, its confined
+// methods (cookies, downloads, file inputs), the vault's rule, its life (agent or channel
+// deleted, `server.agent_listen`), and `porthole-mcp cdp --listen` (a port's root forwarded to
+// the door).
 mod door_clients;
+mod door_confined;
 mod door_forwarder;
+mod door_lifecycle;
 mod door_rules;
+mod door_vault;
 
 use std::time::Duration;
 

@@ -34,6 +34,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
+use super::agent_uploads::AgentUploads;
 use super::download::{Download, DownloadState};
 use super::download_notices::DownloadNotices;
 use crate::browser::floor::{PaneMessage, RoomEvents};
@@ -177,6 +178,8 @@ pub struct SessionFiles {
     /// Told each time a listed download ends (completed or canceled), after the list says so;
     /// [`SessionFiles::ended`] waits on it.
     ends: tokio::sync::watch::Sender<()>,
+    /// The files each agent uploaded, by name (the CDP door's upload area).
+    agent_uploads: AgentUploads,
 }
 
 impl std::fmt::Debug for SessionFiles {
@@ -255,6 +258,7 @@ impl SessionFiles {
             limits,
             unowned: watch.then(|| Mutex::new(HashMap::new())),
             ends: tokio::sync::watch::Sender::new(()),
+            agent_uploads: AgentUploads::default(),
         })
     }
 
@@ -609,6 +613,11 @@ impl SessionFiles {
         Ok(dir)
     }
 
+    /// The files each agent uploaded with `upload_file`, by name.
+    pub fn agent_uploads(&self) -> &AgentUploads {
+        &self.agent_uploads
+    }
+
     /// Takes the file chooser the tab behind `session` opened last, if one is waiting.
     pub fn take_chooser(&self, session: &str) -> Option<Chooser> {
         self.choosers.lock().expect("choosers lock").remove(session)
@@ -928,6 +937,7 @@ mod tests {
             limits: DownloadLimits::default(),
             unowned: None,
             ends: tokio::sync::watch::Sender::new(()),
+            agent_uploads: AgentUploads::default(),
         }
     }
 

@@ -75,6 +75,12 @@ impl<'s> Sites<'s> {
         }
     }
 
+    /// The rules `agent_id` is held to now (None: none), for a check made elsewhere (the CDP
+    /// door's cookie domains).
+    pub(crate) fn rules_of(&self, agent_id: &str) -> Option<Arc<SiteRules>> {
+        self.sites.get(agent_id)
+    }
+
     /// Refuses `url` for `agent_id` before anything is sent (an agent's `navigate` and
     /// `new_tab`): the same rule the network layer applies, with a clear error.
     pub(in crate::browser) fn check(&self, agent_id: &str, url: &str) -> Result<(), SessionError> {

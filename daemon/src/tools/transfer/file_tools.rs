@@ -6,7 +6,8 @@
 //! every mode, by the tools' helper in Porthole's isolated world (DESIGN.md §13, §16), the
 //! file-chooser path included. Nothing is written to disk, so no temporary file outlives the
 //! call (a file-backed `File` would have to stay on disk for as long as the page may read
-//! it). Downloads are what the session
+//! it). An agent's uploaded files are kept by name in memory for the session
+//! (`SessionFiles::agent_uploads`), where its CDP door client may name them. Downloads are what the session
 //! recorded, each agent seeing those from its own tabs; a finished one is returned as an
 //! embedded resource (base64) with its path.
 
@@ -42,14 +43,19 @@ pub async fn upload_file(tab: &Tab, args: &UploadFileArgs) -> Result<ToolOutput,
         ));
     };
     let decoded = decode(files, &args.paths)?;
-    match args.element_ref.as_deref().map(str::trim) {
+    let uploaded = match args.element_ref.as_deref().map(str::trim) {
         Some(r) => {
             // Setting files by ref answers any chooser the page had opened, too.
             tab.browser.files().take_chooser(&tab.session_id);
             upload_to_ref(tab, r, files, &decoded).await
         }
         None => upload_to_chooser(tab, files, &decoded).await,
+    }?;
+    // The agent's upload area: its CDP door client may name these files (cdp_door/files.rs).
+    if let Actor::Agent { id, .. } = &tab.actor {
+        tab.browser.files().agent_uploads().keep(id, files);
     }
+    Ok(uploaded)
 }
 
 /// The files' bytes, within the cap.
