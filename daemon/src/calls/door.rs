@@ -36,7 +36,7 @@ use super::Parts;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::agents::AgentIdentity;
-use crate::browser::{Actor, BrowserSession, CallGuard, UrlPolicy};
+use crate::browser::{ActivityPhase, Actor, BrowserSession, CallGuard, PaneMessage, UrlPolicy};
 use crate::channel_id::ChannelId;
 
 /// Why the door stays shut for an agent.
@@ -145,6 +145,26 @@ impl DoorEntry {
             .acquire()
             .await
             .expect("the door's semaphore is never closed")
+    }
+
+    /// Tells every pane that the door's act `method` in tab `target_id` starts (`ok: None`)
+    /// or ended, as a tool call's `agent_activity` (the tool named `cdp:<Method>`): the pill
+    /// names the agent driving, and panes that follow agents go to its tab.
+    pub(crate) fn announce_act(
+        &self,
+        method: &str,
+        target_id: Option<&str>,
+        phase: ActivityPhase,
+        ok: Option<bool>,
+    ) {
+        self.session.announce(PaneMessage::AgentActivity {
+            agent_id: self.actor.id().to_string(),
+            name: self.actor.name().to_string(),
+            tool: format!("cdp:{method}"),
+            target_id: target_id.map(str::to_string),
+            phase,
+            ok,
+        });
     }
 
     /// Records the door's act `method` in tab `target_id` (`summary`: never a typed value).

@@ -19,6 +19,8 @@ use super::targets::{self, Failure};
 use super::{acts, control, cookie_mask, cookies, files, script_reads, wire};
 use wire::{PARSE_ERROR, SERVER_ERROR};
 
+use crate::browser::ActivityPhase;
+
 /// How long a forwarded command may take (a page's own script may wait a long time; the
 /// client keeps its own timeouts).
 pub(super) const FORWARD_DEADLINE: Duration = Duration::from_secs(180);
@@ -118,6 +120,10 @@ pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
     };
     let method = command.method.as_str();
     let act = acts::act_of(method, &command.params).map(|summary| (summary, Instant::now()));
+    if act.is_some() {
+        door.entry
+            .announce_act(method, tab.as_deref(), ActivityPhase::Start, None);
+    }
     let answer = run_rule(
         &door,
         &command,
@@ -133,6 +139,8 @@ pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
             .as_deref()
             .and_then(|reply| serde_json::from_str::<Value>(reply).ok())
             .is_some_and(|reply| reply.get("error").is_none());
+        door.entry
+            .announce_act(method, tab.as_deref(), ActivityPhase::End, Some(ok));
         door.entry
             .record_act(method, tab.as_deref(), ok, began, summary);
     }

@@ -182,9 +182,22 @@ async fn a_client_sees_only_its_tabs_speaks_flat_and_the_person_stays_in_charge(
 
     // The person takes over: the door's input is refused saying so, its reads still work.
     let click = json!({"type": "mousePressed", "x": 5, "y": 5, "button": "left", "clickCount": 1});
+    let before = pane.mark();
     cdp.call_on(session, "Input.dispatchMouseEvent", click.clone())
         .await
         .expect("input before the takeover");
+    // Panes see the door's act as the agent's activity in its tab, start and end.
+    for phase in ["start", "end"] {
+        let activity = pane
+            .message_where("the door's agent_activity", before, |m| {
+                m["type"] == "agent_activity"
+                    && m["tool"] == "cdp:Input.dispatchMouseEvent"
+                    && m["phase"] == phase
+            })
+            .await;
+        assert_eq!(activity["target_id"], mine.as_str(), "{activity}");
+        assert_eq!(activity["name"], "scripted", "{activity}");
+    }
     let mark = pane.mark();
     pane.send(json!({"type": "takeover"}));
     let control = pane.next_of("control", mark).await;
