@@ -63,7 +63,7 @@ self.addEventListener('fetch', e => {
   pages['/second.html'] = { headers: {'content-type': 'text/html'}, body: () => `<script>
 fetch('/sw-synth'); fetch('/sw-proxy',{method:'POST',body:'proxied'}); fetch('/sw-none');
 </script>` };
-  const dir = fs.mkdtempSync('/tmp/measure/prof-');
+  const dir = fs.mkdtempSync(require('path').join(require('os').tmpdir(), 'fetch-pauses-'));
   const chrome = spawn('/usr/bin/chromium', ['--headless=new', '--no-sandbox', '--remote-debugging-port=0', `--user-data-dir=${dir}`,
     '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
   const wsUrl = await new Promise(res => { let buf = ''; chrome.stderr.on('data', d => { buf += d; const m = buf.match(/DevTools listening on (ws:\S+)/); if (m) res(m[1]); }); });
