@@ -204,13 +204,16 @@ impl<'s> Auth<'s> {
 
     /// Pauses the requests `scope` names at `Fetch`, with HTTP authentication. `first` is the
     /// session's opening; later calls only change what is paused, and only once the opening
-    /// enabled it (host mode never enables it). Nothing is sent when `scope` is paused already.
+    /// enabled it (host mode never enables it). `scope` is read under the lock that orders
+    /// these calls, so the last one sent reads the newest rules. Nothing is sent when that
+    /// scope is paused already.
     pub(in crate::browser) async fn enable_request_pauses(
         &self,
         first: bool,
-        scope: PauseScope,
+        scope: impl FnOnce() -> PauseScope,
     ) -> Result<(), SessionError> {
         let mut enabled = self.prompts.fetch_enabled.lock().await;
+        let scope = scope();
         if (!first && enabled.is_none()) || *enabled == Some(scope) {
             return Ok(());
         }
@@ -240,7 +243,10 @@ impl<'s> Auth<'s> {
 
     /// Pauses what `scope` names from now on (the agents' rules changed). A failure refuses
     /// agents' calls from then on (see [`Self::request_pauses_on`]).
-    pub(in crate::browser) async fn rescope_request_pauses(&self, scope: PauseScope) {
+    pub(in crate::browser) async fn rescope_request_pauses(
+        &self,
+        scope: impl FnOnce() -> PauseScope,
+    ) {
         if let Err(error) = self.enable_request_pauses(false, scope).await {
             tracing::warn!(event = "request_pauses_not_changed", channel_id = %self.core.channel(), %error);
         }

@@ -17,8 +17,9 @@
 //! (documented in docs/security.md).
 //!
 //! A request the person allows goes on untouched; any other fails before it leaves
-//! (`Aborted`: a navigation commits no error page, so the tab stays as it was; a `fetch`
-//! rejects), and the agent's answer (or its next one) says why. The person's tabs, and
+//! (a document with `Aborted`: a navigation commits no error page, so the tab stays as it
+//! was; any other request with `BlockedByClient`: a `fetch` rejects, an XHR or an image
+//! errs), and the agent's answer (or its next one) says why. The person's tabs, and
 //! requests no agent rule concerns, go on at once. Decided in a task: the event loop never
 //! waits.
 //!
@@ -101,7 +102,7 @@ impl Paused {
             return;
         }
         // A failure refuses agents held to rules (`Auth::request_pauses_on`): never fail open.
-        if let Err(error) = self.auth().enable_request_pauses(true, self.scope()).await {
+        if let Err(error) = self.auth().enable_request_pauses(true, || self.scope()).await {
             tracing::warn!(event = "auth_prompts_off", channel_id = %self.core.channel(), %error);
             return;
         }
@@ -138,7 +139,7 @@ impl Paused {
 
     /// Pauses what the agents' rules need now (they were just set).
     pub(in crate::browser) async fn rescope(&self) {
-        self.auth().rescope_request_pauses(self.scope()).await;
+        self.auth().rescope_request_pauses(|| self.scope()).await;
     }
 
     /// Lets a paused request go on, or fails it (see the module's doc).
@@ -153,11 +154,18 @@ impl Paused {
                 && !paused.consent.any(ApprovalKind::Submit)
                 && !paused.consent.any(ApprovalKind::NewSite);
             let fail = !held && paused.holds_back(&params).await;
+            // A document fails as `Aborted`: a navigation commits no error page, so the tab
+            // stays as it was. Anything else as `BlockedByClient`, as a content blocker's
+            // would (a page's XHR sees an error, not its own abort).
+            let reason = match params["resourceType"].as_str() {
+                Some("Document") => "Aborted",
+                _ => "BlockedByClient",
+            };
             let (method, reply) = match fail {
                 false => ("Fetch.continueRequest", json!({ "requestId": request_id })),
                 true => (
                     "Fetch.failRequest",
-                    json!({ "requestId": request_id, "errorReason": "Aborted" }),
+                    json!({ "requestId": request_id, "errorReason": reason }),
                 ),
             };
             if let Err(error) = paused.core.cdp().call(method, reply).await {
