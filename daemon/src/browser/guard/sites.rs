@@ -55,14 +55,24 @@ impl AgentSites {
     }
 }
 
+/// What a refused request was, for the agent's note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::browser) enum Request {
+    /// A load of the tab's own page (told each time, with its URL).
+    PageLoad,
+    /// A frame's document (told each time, with its URL).
+    FrameLoad,
+    /// Anything else a page asks for: an image, a script, a `fetch`… (told once per site).
+    Other,
+}
+
 /// A paused request an agent's sites refuse.
 struct Refused<'r> {
     agent_id: &'r str,
     target_id: &'r str,
     url: &'r str,
     rule: String,
-    /// A page load of the tab itself (else a frame's load or a page's other request).
-    page_load: bool,
+    request: Request,
 }
 
 /// The sites of one session's agents (borrowed from the session: `session.sites()`).
@@ -104,15 +114,14 @@ impl<'s> Sites<'s> {
     }
 
     /// Whether `agent_id`'s sites refuse a request of its tab `target_id` to `url` (told to
-    /// the agent). `page_load`: a load of the tab's own page (told each time); any other
-    /// request (a frame, an image, a `fetch`…) is told once per site until the agent's next
-    /// answer takes the note.
+    /// the agent): a page's or a frame's load each time, any other request once per site
+    /// until the agent's next answer takes the note.
     pub(in crate::browser) fn refuse(
         &self,
         agent_id: &str,
         target_id: &str,
         url: &str,
-        page_load: bool,
+        request: Request,
     ) -> bool {
         let Some(rules) = self.sites.get(agent_id) else {
             return false;
@@ -125,19 +134,24 @@ impl<'s> Sites<'s> {
             target_id,
             url,
             rule: refusal.rule,
-            page_load,
+            request,
         });
         true
     }
 
     fn tell_refused(&self, refused: Refused<'_>) {
-        tracing::info!(event = "site_refused", channel_id = %self.core.channel(), agent_id = %refused.agent_id, target_id = %refused.target_id, rule = %refused.rule, page_load = refused.page_load);
-        if refused.page_load {
+        tracing::info!(event = "site_refused", channel_id = %self.core.channel(), agent_id = %refused.agent_id, target_id = %refused.target_id, rule = %refused.rule, request = ?refused.request);
+        let load = match refused.request {
+            Request::PageLoad => Some("a page load"),
+            Request::FrameLoad => Some("a frame's load"),
+            Request::Other => None,
+        };
+        if let Some(load) = load {
             let url: String = refused.url.chars().take(300).collect();
             self.notes.leave(
                 refused.agent_id,
                 format!(
-                    "Note: Porthole refused a page load in your tab {}: {url} — this agent may \
+                    "Note: Porthole refused {load} in your tab {}: {url} — this agent may \
                      not open that site ({}). Nothing was sent to it; the tab stays where it \
                      was. The person sets an agent's sites; ask them if you need it.",
                     refused.target_id, refused.rule

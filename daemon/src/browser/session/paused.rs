@@ -35,7 +35,7 @@ use super::attribution::{source_of, Source};
 use crate::approvals::{site_of, ApprovalKind, Ask, SentBody, Verdict};
 use crate::browser::floor::{Ownership, RoomEvents, SessionCore, TabOwner};
 use crate::browser::guard::notes::AgentNotes;
-use crate::browser::guard::sites::{AgentSites, Sites};
+use crate::browser::guard::sites::{AgentSites, Request, Sites};
 use crate::browser::prompts::approvals::{Approvals, OpenApprovals};
 use crate::browser::prompts::auth::{Auth, AuthPrompts, PauseScope};
 use crate::browser::prompts::consent::AgentConsent;
@@ -193,7 +193,12 @@ impl Paused {
         let document = resource == "Document";
         // A page load in the tab itself (its main frame's id is the tab's).
         let page_load = document && frame == Some(target_id.as_str());
-        if self.sites().refuse(&id, &target_id, url, page_load) {
+        let request = match (page_load, document) {
+            (true, _) => Request::PageLoad,
+            (false, true) => Request::FrameLoad,
+            (false, false) => Request::Other,
+        };
+        if self.sites().refuse(&id, &target_id, url, request) {
             return true;
         }
         let method = params["request"]["method"].as_str().unwrap_or("GET");
