@@ -48,7 +48,11 @@ impl AgentNotes {
 
     fn push(&self, agent_id: &str, text: String, held_back: bool) {
         let mut all = self.notes.lock().expect("notes lock");
-        add(all.entry(agent_id.to_string()).or_default(), text, held_back);
+        add(
+            all.entry(agent_id.to_string()).or_default(),
+            text,
+            held_back,
+        );
     }
 
     /// The notes waiting for `agent_id` (each is given once).

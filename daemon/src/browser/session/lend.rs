@@ -95,11 +95,7 @@ impl BrowserSession {
 
     /// The approvals agents' acts wait for.
     pub(crate) fn approvals(&self) -> Approvals<'_> {
-        Approvals::new(
-            &self.core,
-            &self.prompts.approvals,
-            &self.agents.consent,
-        )
+        Approvals::new(&self.core, &self.prompts.approvals, &self.agents.consent)
     }
 
     /// The HTTP authentication prompts of this session's tabs.

@@ -102,7 +102,11 @@ impl Paused {
             return;
         }
         // A failure refuses agents held to rules (`Auth::request_pauses_on`): never fail open.
-        if let Err(error) = self.auth().enable_request_pauses(true, || self.scope()).await {
+        if let Err(error) = self
+            .auth()
+            .enable_request_pauses(true, || self.scope())
+            .await
+        {
             tracing::warn!(event = "auth_prompts_off", channel_id = %self.core.channel(), %error);
             return;
         }
@@ -302,7 +306,6 @@ impl Paused {
             .await;
         matches!(verdict, Verdict::Refused { .. })
     }
-
 }
 
 /// Whether a paused request sends data (a `submit`): any method but GET and HEAD; an OPTIONS
@@ -335,4 +338,23 @@ fn sent_body(request: &Value) -> Option<SentBody> {
     request["postData"]
         .as_str()
         .map(|text| SentBody::of(text.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_sends_data_unless_it_is_a_get_a_head_or_a_bare_options() {
+        let sends = |request: Value| sends_data(&request);
+        assert!(!sends(json!({"method": "GET"})));
+        assert!(!sends(json!({"method": "HEAD"})));
+        // A CORS preflight: Chromium pauses it, and it sends nothing.
+        assert!(!sends(json!({"method": "OPTIONS"})));
+        assert!(sends(json!({"method": "OPTIONS", "hasPostData": true})));
+        assert!(sends(json!({"method": "OPTIONS", "postData": "secret"})));
+        for method in ["POST", "PUT", "PATCH", "DELETE", "PROPFIND"] {
+            assert!(sends(json!({ "method": method })), "{method}");
+        }
+    }
 }

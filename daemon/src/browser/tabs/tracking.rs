@@ -422,3 +422,22 @@ fn child_frames(node: &Value, into: &mut Vec<String>) {
         child_frames(child, into);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_tree_gives_every_frame_below_the_main_one() {
+        let tree = json!({
+            "frame": {"id": "main"},
+            "childFrames": [
+                {"frame": {"id": "a"}, "childFrames": [{"frame": {"id": "a1"}}]},
+                {"frame": {"id": "b"}},
+            ],
+        });
+        let mut frames = Vec::new();
+        child_frames(&tree, &mut frames);
+        assert_eq!(frames, ["a", "a1", "b"]);
+    }
+}

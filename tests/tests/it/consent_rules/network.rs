@@ -132,7 +132,8 @@ async fn a_refused_site_gets_no_request_of_any_kind_from_an_agents_page() {
     let (_, next) = held.act_text("page_info", json!({})).await;
     let text = format!("{loaded}\n{next}");
     assert_eq!(
-        text.matches("Porthole refused requests of the page").count(),
+        text.matches("Porthole refused requests of the page")
+            .count(),
         1,
         "{text}"
     );
@@ -187,7 +188,10 @@ async fn a_blank_popups_written_frames_are_the_agents() {
     let asked = pane.next_of("approval", mark).await;
     assert_eq!(asked["kind"], "submit", "{asked}");
     assert!(
-        asked["detail"].as_str().unwrap_or_default().contains("/posted"),
+        asked["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("/posted"),
         "{asked}"
     );
     pane.send(json!({"type": "approval_answer", "id": asked["id"], "allow": false}));
@@ -264,7 +268,10 @@ async fn a_frame_to_a_new_site_asks_first() {
     let asked = pane.next_of("approval", mark).await;
     assert_eq!(asked["kind"], "new_site", "{asked}");
     assert!(
-        asked["detail"].as_str().unwrap_or_default().contains("in a frame"),
+        asked["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("in a frame"),
         "{asked}"
     );
     pane.send(json!({"type": "approval_answer", "id": asked["id"], "allow": false}));
@@ -317,7 +324,10 @@ async fn an_options_request_with_a_body_is_a_submit() {
         let asked = pane.next_of("approval", mark).await;
         assert_eq!(asked["kind"], "submit", "{asked}");
         assert!(
-            asked["detail"].as_str().unwrap_or_default().starts_with("OPTIONS"),
+            asked["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("OPTIONS"),
             "{asked}"
         );
         pane.send(json!({"type": "approval_answer", "id": asked["id"], "allow": allow}));
