@@ -2,8 +2,9 @@
 //! no request of any kind from an agent's page (images, scripts, stylesheets, fonts, `fetch`,
 //! XHR GET and POST, beacons, `EventSource`, prefetch), a blank popup's frames written before
 //! Porthole tracks the popup are the agent's (finding 2), a shared worker's post is held while
-//! the agent is held to `submit` (finding 3a), a frame to a new site asks (finding 8) and an
-//! OPTIONS with a body is a `submit` (finding 11). Each negative check has its control: the same
+//! the agent is held to `submit` (finding 3a), a service worker the person's tab registered
+//! never answers an agent's page load (finding 3b), a frame to a new site asks (finding 8) and
+//! an OPTIONS with a body is a `submit` (finding 11). Each negative check has its control: the same
 //! page, in a channel whose agent has no rules, reaches the site. WebSocket handshakes are not
 //! here: Chromium 156 never pauses them (documented in docs/security.md).
 
@@ -340,4 +341,63 @@ async fn an_options_request_with_a_body_is_a_submit() {
         "{:?}",
         home.requests()
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_service_worker_never_answers_an_agents_page_load() {
+    let home = PageServer::area("consent_net").await;
+    let refused = PageServer::area("consent_net").await;
+    let daemon = TestDaemon::start().await;
+    // The person's tab registers a service worker on the site before any agent has rules.
+    let person = daemon.owner_on(CHANNEL);
+    person
+        .act_ok("navigate", json!({"url": refused.url("/sw.html")}))
+        .await;
+    let text_of = |caller: &Caller| {
+        let caller = caller.clone();
+        async move {
+            let script = json!({"expression": "document.title + ' ' + document.body.innerText"});
+            caller.act_text("evaluate", script).await.1
+        }
+    };
+    eventually(
+        "the worker controls the site",
+        Duration::from_secs(15),
+        || async { text_of(&person).await.contains("ready").then_some(()) },
+    )
+    .await;
+    // Control: in the person's tab the worker answers a page load of its site itself.
+    person
+        .act_ok("navigate", json!({"url": refused.url("/x?by=person")}))
+        .await;
+    let shown = text_of(&person).await;
+    assert!(shown.contains("from the service worker"), "{shown}");
+
+    let agent = agent_on(
+        &daemon,
+        CHANNEL,
+        json!({"sites": {"deny": [refused.base()]}}),
+    )
+    .await;
+    agent
+        .act_ok("navigate", json!({"url": home.url("/shared-worker.html")}))
+        .await;
+    let leave = format!("location.href = '{}/x?by=agent'; 1", refused.base());
+    let (_, mut told) = agent
+        .act_text("evaluate", json!({ "expression": leave }))
+        .await;
+    if !told.contains("Porthole refused a page load") {
+        told = eventually("the refusal told", Duration::from_secs(10), || async {
+            let (_, text) = agent.act_text("page_info", json!({})).await;
+            text.contains("Porthole refused a page load").then_some(text)
+        })
+        .await;
+    }
+    assert!(told.contains("by=agent"), "{told}");
+    let shown = text_of(&agent).await;
+    assert!(
+        !shown.contains("from the service worker"),
+        "the worker answered the agent's page load: {shown}"
+    );
+    assert!(received(&refused, "by=agent").is_empty());
 }
