@@ -93,8 +93,8 @@ impl Paused {
     }
 
     /// Turns on authentication prompts (not for the user's own Chrome) and follows them until
-    /// the session ends; every document request paused on the way is continued, or failed
-    /// when an agent's sites refuse it (see `guard::sites`).
+    /// the session ends; every request paused on the way is continued, or failed when an
+    /// agent's rules refuse it (see the module's doc).
     /// `events`: the session's [`PAUSED_EVENTS`].
     pub(in crate::browser) async fn follow(self, mut events: RoomEvents) {
         if self.core.ownership() != Ownership::AllTabs {
@@ -113,8 +113,8 @@ impl Paused {
         while let Some(event) = events.next().await {
             match event.method.as_str() {
                 "Fetch.requestPaused" => self.decide(&event),
-                // Also recorded here, in the order Chrome sent it: a frame's document request
-                // is decided by the tab the frame is in (see `guard::sites`).
+                // Also recorded here, in the order Chrome sent it: a frame's requests are
+                // decided by the tab the frame is in (see `attribution`).
                 "Page.frameAttached" => {
                     if let (Some(session), Some(frame)) = (
                         event.session_id.as_deref(),
