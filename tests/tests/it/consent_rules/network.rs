@@ -389,7 +389,8 @@ async fn a_service_worker_never_answers_an_agents_page_load() {
     if !told.contains("Porthole refused a page load") {
         told = eventually("the refusal told", Duration::from_secs(10), || async {
             let (_, text) = agent.act_text("page_info", json!({})).await;
-            text.contains("Porthole refused a page load").then_some(text)
+            text.contains("Porthole refused a page load")
+                .then_some(text)
         })
         .await;
     }
