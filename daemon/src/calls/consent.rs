@@ -55,8 +55,8 @@ pub(crate) fn read_scripted_from(session: &BrowserSession, vault: &Arc<Vault>) {
 }
 
 /// Holds `agent`'s tabs in `session` to its sites and `confirm` kinds as its record says now:
-/// its tabs' next requests are checked by them (the owner's change of an agent applies at
-/// once, not from its next call).
+/// its tabs' next requests are checked by them, and the session pauses what they need before
+/// this returns (the owner's change of an agent applies at once, not from its next call).
 pub(crate) async fn apply_rules(agents: &Agents, session: &BrowserSession, agent: &AgentIdentity) {
     session
         .sites()
@@ -68,7 +68,9 @@ pub(crate) async fn apply_rules(agents: &Agents, session: &BrowserSession, agent
         timeout: agents.approval_timeout(),
         settling: agents.act_settling(),
     };
-    session.approvals().set_rules(&agent.agent_id, rules).await;
+    session.approvals().set_rules(&agent.agent_id, rules);
+    // Site rules pause every request, `submit` data requests (`browser::session::paused`).
+    session.pause_what_rules_need().await;
 }
 
 /// Waits for the person when `call` in `tab` is an act its agent must ask about

@@ -30,6 +30,16 @@ impl AgentNotes {
         self.push(agent_id, note, false);
     }
 
+    /// Leaves a note for `agent_id` unless the same note waits already (a page's many
+    /// requests to one refused site are told once).
+    pub(in crate::browser) fn leave_once(&self, agent_id: &str, note: String) {
+        let mut all = self.notes.lock().expect("notes lock");
+        let notes = all.entry(agent_id.to_string()).or_default();
+        if !notes.iter().any(|n| n.text == note) {
+            add(notes, note, false);
+        }
+    }
+
     /// Leaves the refusal of a request Porthole held back for `agent_id` (its result becomes
     /// an error; see [`Note::held_back`]).
     pub(in crate::browser) fn leave_held_back(&self, agent_id: &str, refusal: String) {
@@ -38,13 +48,11 @@ impl AgentNotes {
 
     fn push(&self, agent_id: &str, text: String, held_back: bool) {
         let mut all = self.notes.lock().expect("notes lock");
-        let notes = all.entry(agent_id.to_string()).or_default();
-        if notes.len() >= MAX_NOTES {
-            // The oldest plain note goes first; a held-back refusal is kept while it can be.
-            let at = notes.iter().position(|n| !n.held_back).unwrap_or(0);
-            notes.remove(at);
-        }
-        notes.push(Note { text, held_back });
+        add(
+            all.entry(agent_id.to_string()).or_default(),
+            text,
+            held_back,
+        );
     }
 
     /// The notes waiting for `agent_id` (each is given once).
@@ -57,9 +65,30 @@ impl AgentNotes {
     }
 }
 
+/// Adds a note to one agent's, making room when they are [`MAX_NOTES`].
+fn add(notes: &mut Vec<Note>, text: String, held_back: bool) {
+    if notes.len() >= MAX_NOTES {
+        // The oldest plain note goes first; a held-back refusal is kept while it can be.
+        let at = notes.iter().position(|n| !n.held_back).unwrap_or(0);
+        notes.remove(at);
+    }
+    notes.push(Note { text, held_back });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_note_left_once_waits_once_until_taken() {
+        let notes = AgentNotes::default();
+        notes.leave_once("a", "site".into());
+        notes.leave_once("a", "site".into());
+        notes.leave_once("a", "other".into());
+        assert_eq!(notes.take("a").len(), 2);
+        notes.leave_once("a", "site".into());
+        assert_eq!(notes.take("a").len(), 1);
+    }
 
     #[test]
     fn a_held_back_note_is_marked_given_once_and_outlives_plain_ones() {

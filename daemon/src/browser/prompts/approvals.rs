@@ -17,7 +17,6 @@ use std::sync::Mutex;
 
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::auth::Auth;
 use super::consent::{AgentConsent, CallGuard, ConsentRules, ScriptedDocs};
 use crate::approvals::{
     bounded_detail, site_of, ApprovalKind, ApprovalRecord, Ask, Outcome, Remember, Verdict,
@@ -74,13 +73,11 @@ fn message(id: &str, ask: &Ask) -> PaneMessage {
     }
 }
 
-/// The approvals of one session (borrowed from the session: `session.approvals()`); it
-/// widens what `auth` pauses when an agent is first held to `submit`.
+/// The approvals of one session (borrowed from the session: `session.approvals()`).
 pub(crate) struct Approvals<'s> {
     core: &'s SessionCore,
     state: &'s OpenApprovals,
     consent: &'s AgentConsent,
-    auth: Auth<'s>,
 }
 
 impl<'s> Approvals<'s> {
@@ -88,22 +85,18 @@ impl<'s> Approvals<'s> {
         core: &'s SessionCore,
         state: &'s OpenApprovals,
         consent: &'s AgentConsent,
-        auth: Auth<'s>,
     ) -> Self {
         Self {
             core,
             state,
             consent,
-            auth,
         }
     }
 
-    /// Holds `agent_id` to `rules` from its next act on; the first agent held to `submit`
-    /// makes the session pause its tabs' data requests too (see `prompts::auth`).
-    pub(crate) async fn set_rules(&self, agent_id: &str, rules: ConsentRules) {
-        if self.consent.set(agent_id, rules) {
-            self.auth.widen_request_pauses(self.consent).await;
-        }
+    /// Holds `agent_id` to `rules` from its next act on (what the session pauses for them is
+    /// the session's `paused`, [`crate::browser::BrowserSession::pause_what_rules_need`]).
+    pub(crate) fn set_rules(&self, agent_id: &str, rules: ConsentRules) {
+        self.consent.set(agent_id, rules);
     }
 
     /// Reads the documents agents ran script in through `docs` (a `submit` from one of them is

@@ -15,7 +15,13 @@
 //! without Fetch, 92 ms with these patterns (1 pause), 93 ms pausing everything (2 pauses); a
 //! page with 200 images in 1180 / 1455 / 1460 ms (1 vs 201 pauses; fastest runs 637 / 894 /
 //! 1021 ms). Most of the cost is Fetch being on at all; each further pause adds about 0.6 ms.
-//! Host mode is left alone (the
+//! Once an agent of the session is held to `submit`, data requests are paused too (XHR —
+//! which is how Chromium 156 reports `fetch` and `EventSource` —, `Fetch` — prefetch —, `Ping`,
+//! `EventSource`, `CSPViolationReport`); once an agent has site rules, every request of every
+//! type is (`urlPattern: "*"` with no type), so a refused site gets no image, script, font or
+//! beacon either (docs/measured-network.md: what Chromium pauses; a WebSocket handshake is
+//! never paused). The scope follows the agents' rules as they change ([`PauseScope`]), and
+//! stays documents-only while no agent has rules. Host mode is left alone (the
 //! browser-wide domain would pause the user's own tabs). Credentials never reach a log: what
 //! is logged is the prompt's id, tab, origin and outcome.
 //!
@@ -27,7 +33,6 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::consent::AgentConsent;
 use crate::browser::floor::{PaneMessage, Prompt, Registry, SessionCore, SessionError};
 use crate::cdp::CdpEvent;
 
@@ -107,11 +112,46 @@ pub struct AuthPrompts {
     open: Registry<AuthPrompt>,
     /// Bumped whenever a prompt opens (what [`Auth::prompt_opens`] waits on).
     opened: tokio::sync::watch::Sender<u64>,
-    /// Whether `Fetch` is on (serialises turning it on and widening its patterns).
-    fetch_enabled: tokio::sync::Mutex<bool>,
+    /// What `Fetch` pauses now, `None` while it is off (serialises turning it on and changing
+    /// its patterns).
+    fetch_enabled: tokio::sync::Mutex<Option<PauseScope>>,
     /// Whether the network layer holds agents' tabs to their rules (what an agent's call
     /// waits for before it acts, see [`Auth::request_pauses_on`]).
     fetch: tokio::sync::watch::Sender<FetchState>,
+}
+
+/// Which requests `Fetch` pauses, from what the agents' rules need (the session's `paused`
+/// decides which).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::browser) enum PauseScope {
+    /// Documents only (top-level loads and frames): no agent has site rules or `submit`.
+    Documents,
+    /// Documents and data requests: an agent is held to `submit`.
+    DataToo,
+    /// Every request of every type: an agent has site rules.
+    Everything,
+}
+
+impl PauseScope {
+    /// `Fetch.enable`'s patterns for this scope.
+    fn patterns(self) -> Vec<serde_json::Value> {
+        let typed = |kind: &str| json!({ "urlPattern": "*", "resourceType": kind });
+        match self {
+            PauseScope::Documents => vec![typed("Document")],
+            PauseScope::DataToo => [
+                "Document",
+                "XHR",
+                "Fetch",
+                "Ping",
+                "EventSource",
+                "CSPViolationReport",
+            ]
+            .into_iter()
+            .map(typed)
+            .collect(),
+            PauseScope::Everything => vec![json!({ "urlPattern": "*" })],
+        }
+    }
 }
 
 /// Whether `Fetch` pauses the session's requests, so agents' rules hold at the network layer.
@@ -120,7 +160,7 @@ pub enum FetchState {
     /// The session is turning it on.
     #[default]
     Starting,
-    /// On: every document request (and data request, for `submit`) is paused and decided.
+    /// On: every document request (and more, see [`PauseScope`]) is paused and decided.
     On,
     /// Never used here (host mode: the browser-wide domain would pause the user's own tabs).
     NotUsed,
@@ -162,31 +202,27 @@ impl<'s> Auth<'s> {
         Self { core, prompts }
     }
 
-    /// Pauses every document request at `Fetch` (and, once an agent is held to `submit`
-    /// approvals, every data request: XHR, `fetch`, beacons), with HTTP authentication.
-    /// `first` is the session's opening; later calls only widen what is paused, and only once
-    /// the opening enabled it (host mode never enables it). `consent`: the agents' rules.
+    /// Pauses the requests `scope` names at `Fetch`, with HTTP authentication. `first` is the
+    /// session's opening; later calls only change what is paused, and only once the opening
+    /// enabled it (host mode never enables it). `scope` is read under the lock that orders
+    /// these calls, so the last one sent reads the newest rules. Nothing is sent when that
+    /// scope is paused already.
     pub(in crate::browser) async fn enable_request_pauses(
         &self,
         first: bool,
-        consent: &AgentConsent,
+        scope: impl FnOnce() -> PauseScope,
     ) -> Result<(), SessionError> {
         let mut enabled = self.prompts.fetch_enabled.lock().await;
-        if !first && !*enabled {
+        let scope = scope();
+        if (!first && enabled.is_none()) || *enabled == Some(scope) {
             return Ok(());
-        }
-        let mut patterns = vec![json!({ "urlPattern": "*", "resourceType": "Document" })];
-        if consent.any(crate::approvals::ApprovalKind::Submit) {
-            for kind in ["XHR", "Fetch", "Ping", "EventSource"] {
-                patterns.push(json!({ "urlPattern": "*", "resourceType": kind }));
-            }
         }
         let enabled_now = self
             .core
             .cdp()
             .call(
                 "Fetch.enable",
-                json!({ "handleAuthRequests": true, "patterns": patterns }),
+                json!({ "handleAuthRequests": true, "patterns": scope.patterns() }),
             )
             .await;
         if let Err(error) = enabled_now {
@@ -195,7 +231,7 @@ impl<'s> Auth<'s> {
                 .send_replace(FetchState::Failed(error.to_string()));
             return Err(error.into());
         }
-        *enabled = true;
+        *enabled = Some(scope);
         self.prompts.fetch.send_replace(FetchState::On);
         Ok(())
     }
@@ -205,11 +241,14 @@ impl<'s> Auth<'s> {
         self.prompts.fetch.send_replace(FetchState::NotUsed);
     }
 
-    /// Pauses the data requests of agents' tabs too (an agent is now held to `submit`). A
-    /// failure refuses agents' calls from then on (see [`Self::request_pauses_on`]).
-    pub(in crate::browser) async fn widen_request_pauses(&self, consent: &AgentConsent) {
-        if let Err(error) = self.enable_request_pauses(false, consent).await {
-            tracing::warn!(event = "submit_pauses_off", channel_id = %self.core.channel(), %error);
+    /// Pauses what `scope` names from now on (the agents' rules changed). A failure refuses
+    /// agents' calls from then on (see [`Self::request_pauses_on`]).
+    pub(in crate::browser) async fn rescope_request_pauses(
+        &self,
+        scope: impl FnOnce() -> PauseScope,
+    ) {
+        if let Err(error) = self.enable_request_pauses(false, scope).await {
+            tracing::warn!(event = "request_pauses_not_changed", channel_id = %self.core.channel(), %error);
         }
     }
 

@@ -83,14 +83,10 @@ struct Pass {
 const PASS_LIFETIME: Duration = Duration::from_secs(30);
 
 impl AgentConsent {
-    /// Holds `agent_id` to `rules` from now on; true when it newly holds `submit` (the
-    /// session then pauses its tabs' data requests too).
-    pub fn set(&self, agent_id: &str, rules: ConsentRules) -> bool {
+    /// Holds `agent_id` to `rules` from now on.
+    pub fn set(&self, agent_id: &str, rules: ConsentRules) {
         let mut all = self.rules.lock().expect("consent lock");
-        let had_submit = all.values().any(|r| r.holds(ApprovalKind::Submit));
-        let submit = rules.holds(ApprovalKind::Submit);
         all.insert(agent_id.to_string(), Arc::new(rules));
-        submit && !had_submit
     }
 
     /// The rules of `agent_id` when they hold `kind`.
@@ -212,11 +208,11 @@ mod tests {
     }
 
     #[test]
-    fn submit_is_reported_when_first_held() {
+    fn an_agents_kinds_are_its_latest_rules() {
         let consent = AgentConsent::default();
-        assert!(!consent.set("a", rules(&[ApprovalKind::Evaluate])));
-        assert!(consent.set("a", rules(&[ApprovalKind::Submit])));
-        assert!(!consent.set("b", rules(&[ApprovalKind::Submit])));
+        consent.set("a", rules(&[ApprovalKind::Evaluate]));
+        assert!(!consent.any(ApprovalKind::Submit));
+        consent.set("a", rules(&[ApprovalKind::Submit]));
         assert!(consent.asks("a", ApprovalKind::Submit).is_some());
         assert!(consent.asks("a", ApprovalKind::Upload).is_none());
         assert!(consent.any(ApprovalKind::Submit));

@@ -73,6 +73,14 @@ impl BrowserSession {
         Sites::new(&self.core, &self.agents.sites, &self.agents.notes)
     }
 
+    /// Pauses at `Fetch` what the agents' rules need now (documents; data requests once an
+    /// agent holds `submit`; every request once one has site rules): called when an agent's
+    /// rules are set, before its call acts. A failure refuses agents with rules (see
+    /// `prompts::auth`).
+    pub(crate) async fn pause_what_rules_need(&self) {
+        self.paused().rescope().await;
+    }
+
     /// The requests paused at `Fetch` (owned: it follows them in a task).
     pub(in crate::browser) fn paused(&self) -> Paused {
         Paused::new(
@@ -87,12 +95,7 @@ impl BrowserSession {
 
     /// The approvals agents' acts wait for.
     pub(crate) fn approvals(&self) -> Approvals<'_> {
-        Approvals::new(
-            &self.core,
-            &self.prompts.approvals,
-            &self.agents.consent,
-            self.auth(),
-        )
+        Approvals::new(&self.core, &self.prompts.approvals, &self.agents.consent)
     }
 
     /// The HTTP authentication prompts of this session's tabs.

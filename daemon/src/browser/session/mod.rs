@@ -8,7 +8,8 @@
 //!   and their sizes as the rest of the daemon names them.
 //! - `per_tab`: what every room keeps, installs and closes per tab (what dies with a tab).
 //! - `events`: the session's own follower of its tabs' events; `paused`: the verdict on
-//!   requests paused at `Fetch` (the guard's sites and the prompts' approvals together).
+//!   requests paused at `Fetch` (the guard's sites and the prompts' approvals together), and
+//!   `attribution`: which tab a paused request comes from.
 //! - `navigation_checks`: what an agent's navigation is held to, for the `tabs` room.
 //! - `pane_reports`: the pane's world put together from the rooms' parts, its reports routed.
 //! - `pane_view`: what one pane looks at; `for_panes`: a pane's input and print through the
@@ -16,6 +17,7 @@
 //! - `blank_slate`: the one blank tab an idle pause leaves; `held_downloads`: a download an
 //!   agent held to `download` began, waiting for the person.
 
+pub(crate) mod attribution;
 pub(crate) mod blank_slate;
 pub(crate) mod events;
 pub(crate) mod for_panes;

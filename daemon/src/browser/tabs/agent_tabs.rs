@@ -281,6 +281,19 @@ impl AgentTabs<'_> {
             Ok(())
         })?;
         self.set_agent_tab(agent_id, target_id);
+        // An agent's tab never uses service workers (see `tracking`).
+        if let Some(session) = self.life.core.tabs().session_of(target_id) {
+            let cdp = self.life.core.cdp().clone();
+            tokio::spawn(async move {
+                let bypass = serde_json::json!({"bypass": true});
+                let sent = cdp
+                    .call_on(&session, "Network.setBypassServiceWorker", bypass)
+                    .await;
+                if let Err(error) = sent {
+                    tracing::warn!(event = "service_worker_bypass_failed", %error);
+                }
+            });
+        }
         tracing::info!(event = "tab_given", channel_id = %self.life.core.channel(), %agent_id, %target_id);
         self.life.core.notify(self.life.core.tabs_message());
         Ok(())

@@ -1,6 +1,7 @@
 //! Tracking a session's tabs (`TabLife`, borrowed from the session: `session.tab_life()`):
 //! attaching to a page target and preparing it (page events, file chooser interception, focus
-//! emulation, logs, title observer), waiting for a target to be tracked, forgetting a closed
+//! emulation, logs, title observer; an agent's tab bypasses service workers), reading a tab's
+//! frame tree into the frame map (`record_frame_tree`), waiting for a target to be tracked, forgetting a closed
 //! one, and opening a new tab for an owner (safely against a stop that lands while Chrome is
 //! still creating it). What other rooms keep, install and close per tab reaches them through
 //! [`TabHooks`], which the session implements (`session/per_tab.rs`), so tracking names none of
@@ -100,7 +101,10 @@ impl TabLife<'_> {
         // - the title observer, the pane's world and the file-picker hook, installed in this
         //   document and every later one: sent here, in this order, but not waited on (the
         //   page runs them; their failures were only ever logged), so a pane's first frame
-        //   does not wait for a just-started renderer to run three scripts.
+        //   does not wait for a just-started renderer to run three scripts;
+        // - an agent's tab never uses service workers: its page loads and requests reach the
+        //   network, where `Fetch` pauses them (a service worker answers a tab's navigation
+        //   with no paused request at all, docs/measured-network.md).
         let cdp = self.core.cdp();
         let on = |method: &'static str, params: Value| cdp.call_on(&session_id, method, params);
         // In a tally of their own: not waited on by the work that tracks the tab, so not
@@ -122,7 +126,16 @@ impl TabLife<'_> {
                 None => None,
             }
         };
-        let (_, _, _, _, _, (), laid_out, info) = tokio::join!(
+        let agents = matches!(owner, TabOwner::Agent { .. });
+        let no_service_workers = async {
+            if agents {
+                let bypass = on("Network.setBypassServiceWorker", json!({"bypass": true})).await;
+                if let Err(error) = bypass {
+                    tracing::warn!(event = "service_worker_bypass_failed", %error);
+                }
+            }
+        };
+        let (_, _, _, _, _, (), (), laid_out, info) = tokio::join!(
             biased;
             on("Page.enable", json!({})),
             on(
@@ -135,6 +148,7 @@ impl TabLife<'_> {
             ),
             on("Runtime.enable", json!({})),
             on("Network.enable", json!({})),
+            no_service_workers,
             send_scripts,
             lay_out,
             cdp.call("Target.getTargetInfo", json!({"targetId": target_id})),
@@ -376,5 +390,54 @@ impl TabLife<'_> {
             self.core.notify(self.core.tabs_message());
         }
         Ok(target_id)
+    }
+}
+
+/// Records every child frame the tab behind flat `session_id` holds now (`Page.getFrameTree`),
+/// for frames attached before the tab was tracked or before its `Page.enable` (a popup's
+/// frames its opener wrote synchronously): `Page.enable` replays no `frameAttached`. Frames
+/// inside an out-of-process frame are in that frame's own session and are not seen here.
+pub(in crate::browser) async fn record_frame_tree(
+    core: &SessionCore,
+    session_id: &str,
+) -> Result<(), CdpError> {
+    let tree = core
+        .cdp()
+        .call_on(session_id, "Page.getFrameTree", json!({}))
+        .await?;
+    let mut frames = Vec::new();
+    child_frames(&tree["frameTree"], &mut frames);
+    for frame in frames {
+        core.tabs().frame_attached(session_id, &frame);
+    }
+    Ok(())
+}
+
+/// The ids of the frames below `node` of a `Page.getFrameTree` answer.
+fn child_frames(node: &Value, into: &mut Vec<String>) {
+    for child in node["childFrames"].as_array().into_iter().flatten() {
+        if let Some(id) = child["frame"]["id"].as_str() {
+            into.push(id.to_string());
+        }
+        child_frames(child, into);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_tree_gives_every_frame_below_the_main_one() {
+        let tree = json!({
+            "frame": {"id": "main"},
+            "childFrames": [
+                {"frame": {"id": "a"}, "childFrames": [{"frame": {"id": "a1"}}]},
+                {"frame": {"id": "b"}},
+            ],
+        });
+        let mut frames = Vec::new();
+        child_frames(&tree, &mut frames);
+        assert_eq!(frames, ["a", "a1", "b"]);
     }
 }

@@ -5,11 +5,14 @@
 //! change of an agent's rules holds its tabs at once, approval ids never repeat across a
 //! restart, and a channel survives a restart and a profile reset (`changes`); the kinds the
 //! first round never tested (`login`, `upload`, `download`), the config file's rules, leaving
-//! routes toward a refused site, and the timeline's approval events (`kinds`).
+//! routes toward a refused site, and the timeline's approval events (`kinds`); the network
+//! layer: every request of an agent's page, its popups' frames, shared workers, frames to a new
+//! site and OPTIONS with a body (`network`).
 
 mod answers;
 mod changes;
 mod kinds;
+mod network;
 mod spellings;
 
 use porthole_tests::daemon::TestDaemon;
