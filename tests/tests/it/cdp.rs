@@ -1,11 +1,13 @@
 //! The CDP connection actor against a real Chromium: replies by id, deadlines, typed `Lost`,
 //! events with their flat session, unknown events ignored.
 
-// The CDP door (DESIGN.md §21): real Playwright and Puppeteer, the door's rules, and
-// `porthole-mcp cdp --listen` (a port's root forwarded to the door).
+// The CDP door (DESIGN.md §21): real Playwright and Puppeteer, the door's rules,
+// `porthole-mcp cdp --listen` (a port's root forwarded to the door), and MCP servers on the
+// door (chrome-devtools-mcp).
 mod door_clients;
 mod door_forwarder;
 mod door_rules;
+mod door_tools;
 
 use std::time::Duration;
 
