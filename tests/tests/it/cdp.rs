@@ -3,11 +3,12 @@
 
 // The CDP door (DESIGN.md §21): real Playwright and Puppeteer, the door's rules,
 // `porthole-mcp cdp --listen` (a port's root forwarded to the door), and MCP servers on the
-// door (chrome-devtools-mcp).
+// door (chrome-devtools-mcp, browser-use), and the door's wire under a steady stream.
 mod door_clients;
 mod door_forwarder;
 mod door_rules;
 mod door_tools;
+mod door_wire;
 
 use std::time::Duration;
 

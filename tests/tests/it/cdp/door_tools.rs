@@ -121,10 +121,7 @@ async fn chrome_devtools_mcp_lists_only_the_agents_pages_and_opens_its_own() {
         "{listed}"
     );
     assert!(
-        pages
-            .requests()
-            .iter()
-            .any(|r| r.contains("?devtools-mcp")),
+        pages.requests().iter().any(|r| r.contains("?devtools-mcp")),
         "the site never got the page chrome-devtools-mcp opened"
     );
     // The tab it opened is the agent's: the owner sees it in the channel, among the rest.
@@ -188,11 +185,7 @@ async fn browser_use_sees_only_the_agents_tabs_and_drives_its_page() {
     let pages = PageServer::area("cdp").await;
     let (daemon, token) = channel_with_neighbours(&pages, "browser-use").await;
     let door = format!("http://{}/cdp/{token}", daemon.addr);
-    let seen = browser_use_on(
-        &door,
-        &json!({"page": pages.url("/door.html?browser-use")}),
-    )
-    .await;
+    let seen = browser_use_on(&door, &json!({"page": pages.url("/door.html?browser-use")})).await;
 
     assert!(
         seen["url"]
@@ -202,7 +195,10 @@ async fn browser_use_sees_only_the_agents_tabs_and_drives_its_page() {
         "{seen}"
     );
     assert!(
-        seen["text"].as_str().unwrap_or_default().contains("Click me"),
+        seen["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Click me"),
         "{seen}"
     );
     assert_eq!(seen["clicked"], "clicked ?browser-use", "{seen}");
@@ -211,7 +207,10 @@ async fn browser_use_sees_only_the_agents_tabs_and_drives_its_page() {
         let tabs = seen[key]
             .as_array()
             .unwrap_or_else(|| panic!("{key} in {seen}"));
-        urls.extend(tabs.iter().map(|u| u.as_str().unwrap_or_default().to_string()));
+        urls.extend(
+            tabs.iter()
+                .map(|u| u.as_str().unwrap_or_default().to_string()),
+        );
     }
     assert!(urls.iter().any(|u| u.ends_with("?agent-own")), "{seen}");
     for url in &urls {
