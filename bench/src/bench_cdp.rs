@@ -4,16 +4,21 @@
 //! - a Playwright script (`tests/cdp-clients/playwright-bench.js`: new page, goto the bench
 //!   form, fill, click, read text, screenshot, [`EVALUATIONS`] × `evaluate`, close), medians of
 //!   [`RUNS`] runs per browser after a warm-up; goal: door ≤ 1.10× direct;
-//! - the door's added latency per message: a raw WebSocket client sends `Runtime.evaluate 1`
-//!   on a flat session, one in flight, [`MESSAGES`] times per browser in blocks taking turns;
-//!   the door's figure minus the direct one at p50 and p99 (goal ≤ 50 µs at p99). Measured
-//!   from outside, not by timestamps in the door: the difference holds everything a client
-//!   pays for the door (its extra WebSocket hop, the rules, the daemon's pipe to Chrome), and
-//!   needs no hook in the door's path;
+//! - the door's added latency per message: a raw WebSocket client sends a cheap command on a
+//!   flat session, one in flight, [`MESSAGES`] times per browser in blocks taking turns —
+//!   `Runtime.evaluate "1"` (an act the timeline records) and `Page.getFrameTree` (a read,
+//!   nothing recorded); the door's figure minus the direct one at p50, p90 and p99 (goal
+//!   ≤ 50 µs at p99). Measured from outside, not by timestamps in the door: the difference
+//!   holds everything a client pays for the door (its extra WebSocket hop, the rules, the
+//!   daemon's pipe to Chrome) and needs no hook in the door's path. A profile of the daemon
+//!   during this part (perf, December 2026) shows it spends the time waking tasks and in
+//!   pipe and socket writes, not in the door's own work (JSON is ~2 % of its samples);
 //! - a burst of [`BURST`] fetches by a page with `Network.enable` on: the `Network` events the
 //!   client receives (each request's `requestWillBeSent`, `responseReceived` and
 //!   `loadingFinished`) against the requests the page server saw; goal: none dropped. The
 //!   same burst on the plain Chromium is the positive control that the count sees them all.
+//!
+//! `porthole-bench cdp latency|script|burst` runs one part alone (to profile it).
 
 use std::time::{Duration, Instant};
 
