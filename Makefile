@@ -27,6 +27,7 @@ setup-test: setup
 	@scripts/setup/vault-tools.sh
 	@scripts/setup/schemathesis.sh
 	@scripts/setup/cdp-clients.sh
+	@scripts/setup/browser-use.sh
 	@scripts/setup/docker.sh
 	@scripts/setup/base-images.sh
 	@scripts/setup/remote-dockerd.sh start
@@ -50,5 +51,6 @@ docker-build: setup
 
 ## Measure against baselines run in the same invocation (prints ratios).
 bench: setup
+	@scripts/setup/cdp-clients.sh
 	$(CARGO) build --release --workspace --bins
 	./target/release/porthole-bench

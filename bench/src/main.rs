@@ -28,10 +28,14 @@
 //! 11. Vault (`porthole-bench vault`, not part of the full run): `fill_login` against
 //!     `form_input` typing the same two values, and the scan of answers per KB
 //!     ([`crate::bench_vault`]).
+//! 12. The CDP door (`porthole-bench cdp`, also in the full run): a Playwright script, one
+//!     message's round trip and a burst of `Network` events through the door vs on a plain
+//!     Chromium's own debugging port ([`crate::bench_cdp`]).
 
 mod bench_agents;
 mod bench_bandwidth;
 mod bench_capacity;
+mod bench_cdp;
 mod bench_consent;
 mod bench_distance;
 mod bench_docker;
@@ -333,6 +337,7 @@ async fn main() {
         Some("remote") => return crate::bench_remote::run().await,
         Some("capacity") => return crate::bench_capacity::run().await,
         Some("consent") => return crate::bench_consent::run().await,
+        Some("cdp") => return crate::bench_cdp::run().await,
         Some("soak") => return crate::bench_soak::run().await,
         Some("distance") => return crate::bench_distance::run().await,
         Some("bandwidth") => return crate::bench_bandwidth::run().await,
@@ -350,7 +355,7 @@ async fn main() {
         }
         Some(other) => {
             eprintln!(
-                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `consent`, `soak`, `distance`, `peers`, `wheel`, `screencast`, `scale`, `retina-probe`, `timeline`, `vault` or nothing"
+                "porthole-bench: unknown part {other:?}; use `mcp`, `agents`, `docker`, `remote`, `capacity`, `consent`, `cdp`, `soak`, `distance`, `peers`, `wheel`, `screencast`, `scale`, `retina-probe`, `timeline`, `vault` or nothing"
             );
             std::process::exit(2);
         }
@@ -367,6 +372,8 @@ async fn main() {
     println!();
     crate::bench_mcp::run().await;
     crate::bench_agents::run().await;
+    println!();
+    crate::bench_cdp::run().await;
     println!();
     crate::bench_docker::run().await;
     println!();

@@ -180,7 +180,13 @@ async fn run(client: &mut Client, events: &mut Receiver<CdpEvent>) -> Ended {
         let step = tokio::select! {
             biased;
             event = events.recv() => match event {
-                Ok(event) => client.event(&event, &mut pending).await,
+                // An answer already complete but read from Chrome after this event waits in
+                // `ready`; nothing else would wake the loop for it, so it goes out now, after
+                // the events buffered before it.
+                Ok(event) => match client.event(&event, &mut pending).await {
+                    Ok(()) if !client.ready.is_empty() => client.flush(events, &mut pending).await,
+                    step => step,
+                },
                 Err(RecvError::Lagged(missed)) => {
                     client.lagged(missed);
                     Ok(())

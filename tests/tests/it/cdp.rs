@@ -3,14 +3,17 @@
 
 // The CDP door (DESIGN.md §21): real Playwright and Puppeteer, the door's rules, its confined
 // methods (cookies, downloads, file inputs), the vault's rule, its life (agent or channel
-// deleted, `server.agent_listen`), and `porthole-mcp cdp --listen` (a port's root forwarded to
-// the door).
+// deleted, `server.agent_listen`), `porthole-mcp cdp --listen` (a port's root forwarded to the
+// door), MCP servers on the door (chrome-devtools-mcp, browser-use), and the door's wire under
+// a steady stream.
 mod door_clients;
 mod door_confined;
 mod door_forwarder;
 mod door_lifecycle;
 mod door_rules;
+mod door_tools;
 mod door_vault;
+mod door_wire;
 
 use std::time::Duration;
 
