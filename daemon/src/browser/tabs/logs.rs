@@ -350,6 +350,42 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn thrown_since_gives_the_exceptions_after_a_mark_and_counts_past_the_last_few() {
+        let logs = TabLogs::default();
+        let _held = logs.open("s");
+        let throw = |n: usize| {
+            logs.apply(
+                "s",
+                "Runtime.exceptionThrown",
+                &json!({"exceptionDetails": {"exception": {"description": format!("Error: e{n}")}, "url": "http://x/p", "lineNumber": 2}}),
+            );
+        };
+        throw(0);
+        let mark = logs.thrown_mark("s");
+        assert_eq!(mark, 1);
+        assert_eq!(logs.thrown_since("s", mark), (Vec::new(), 0));
+        // A console error is not a throw.
+        logs.apply(
+            "s",
+            "Runtime.consoleAPICalled",
+            &json!({"type": "error", "args": [{"type": "string", "value": "logged"}]}),
+        );
+        for n in 1..=RECENT_THROWN + 2 {
+            throw(n);
+        }
+        let (thrown, count) = logs.thrown_since("s", mark);
+        assert_eq!(count, RECENT_THROWN as u64 + 2);
+        assert_eq!(thrown.len(), RECENT_THROWN, "only the last few are kept");
+        assert_eq!(
+            thrown.last().unwrap().text,
+            format!("Error: e{}", RECENT_THROWN + 2)
+        );
+        assert_eq!(thrown[0].source.as_deref(), Some("http://x/p:3"));
+        // A tab no record holds has thrown nothing.
+        assert_eq!(logs.thrown_mark("gone"), 0);
+    }
+
+    #[test]
     fn buffers_are_bounded_and_follow_requests() {
         let logs = TabLogs::default();
         let held = logs.open("s");
