@@ -220,10 +220,12 @@ impl Agents {
             gone.entry(agent_id.to_string()).or_default().clone()
         };
         // Deleted before the token was kept (`remove` found none to cancel): cancelled now.
+        // A list that cannot be read cannot say the agent still exists: its connection ends
+        // (fail closed; the client may reconnect, and is admitted again or refused).
         let exists = self
             .list()
             .map(|all| all.iter().any(|a| a.agent_id == agent_id))
-            .unwrap_or(true);
+            .unwrap_or(false);
         if !exists {
             self.gone.lock().expect("gone lock").remove(agent_id);
             token.cancel();
