@@ -55,9 +55,11 @@ pub async fn run() {
     })
     .await;
     let (_, token) = daemon.add_agent(CHANNEL, "bench", &[]).await;
-    // The daemon's Chromium runs with the harness's screen (800×600); so does this one.
+    // The daemon lays an agent's tab out at the harness's screen (an 800×600 viewport); this
+    // one's viewport is the same, so both sides paint and encode the same pixels (Chromium
+    // 156 headless takes 87 px of a window's height for its invisible browser UI).
     let direct = Chromium::new()
-        .args(&["--window-size=800,600"])
+        .args(&["--window-size=800,687"])
         .launch()
         .await;
     let door_http = format!("http://{}/cdp/{token}", daemon.addr);

@@ -18,7 +18,7 @@
 //!   `tool` event named `cdp:<Method>` ([`Record::door_act`]);
 //! - secrets, per command that runs or reads script (`Runtime`, `DOM.resolveNode`, snapshots):
 //!   refused in a document a login was filled into, else the document counts as scripted
-//!   ([`Secrets::before_door_script`], the rule MCP `evaluate` follows);
+//!   ([`Secrets::door_script`], the rule MCP `evaluate` follows);
 //! - the agent's life: deleting the agent ends its connections ([`DoorEntry::agent_deleted`]).
 //!
 //! This file owns none of those rules; it only applies them to the door.
@@ -192,10 +192,16 @@ impl DoorEntry {
         self.oversee.door_refusal(tool, target_id)
     }
 
-    /// Before a command that runs or reads script in the agent's tab `target_id`: refused
-    /// while a login filled there lives, else its document counts as scripted (the vault's
-    /// rule, as for MCP `evaluate`); `Err` says why not.
-    pub(crate) async fn script_may_run(&self, target_id: &str) -> Result<(), String> {
+    /// A command `send` (on the client's own session `client_session`) that runs or reads
+    /// script in the agent's tab `target_id`: refused while a login filled there lives, else
+    /// its document counts as scripted from the moment it is sent (the vault's rule, as for
+    /// MCP `evaluate`; [`Secrets::door_script`]); `Err` says why not, and nothing was sent.
+    pub(crate) async fn run_script<T>(
+        &self,
+        target_id: &str,
+        client_session: &str,
+        send: impl std::future::Future<Output = T>,
+    ) -> Result<T, String> {
         let Some(session_id) = self.session.tab_session(target_id) else {
             return Err("No target with given id found".to_string());
         };
@@ -206,7 +212,7 @@ impl DoorEntry {
             actor: self.actor.clone(),
             redact: crate::tools::Redact::none(),
         };
-        self.secrets.before_door_script(&tab).await
+        self.secrets.door_script(&tab, client_session, send).await
     }
 
     /// `url` checked as MCP `navigate` checks it for the agent's tab `target_id` (the URL

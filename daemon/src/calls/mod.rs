@@ -46,7 +46,7 @@
 //!
 //! The door's side of this is [`door`]: admit, consent held for the connection, calls in
 //! flight, oversee and the URL checks of navigation, the vault's script rule
-//! ([`secrets::Secrets::before_door_script`]) and the timeline's `cdp:` events.
+//! ([`secrets::Secrets::door_script`]) and the timeline's `cdp:` events.
 
 mod admit;
 mod call;

@@ -118,7 +118,10 @@ impl Secrets {
             if let Some(filled) = self.live(browser, filled).await.into_iter().next() {
                 tracing::info!(event = "vault_door_script_refused", channel_id = %browser.channel(), agent_id = tab.actor.id(), reason = "unreadable");
                 return Err(format!(
-                    "Porthole could not tell which page this tab shows, and a login was filled                      into a page of {} that may still be open (tab {}): script and value reads                      through the CDP door are refused until that page is gone (navigated away                      or closed)",
+                    "Porthole could not tell which page this tab shows, and a login was filled \
+                     into a page of {} that may still be open (tab {}): script and value reads \
+                     through the CDP door are refused until that page is gone (navigated away \
+                     or closed)",
                     filled.origin, filled.target
                 ));
             }
@@ -133,7 +136,10 @@ impl Secrets {
         if let Some(filled) = self.live(browser, filled).await.into_iter().next() {
             tracing::info!(event = "vault_door_script_refused", channel_id = %browser.channel(), agent_id = tab.actor.id());
             return Err(format!(
-                "a login was filled into a page of {} that is still open (tab {}), so script                  and value reads through the CDP door are refused in that page and pages of                  its site until it is gone (navigated away or closed): script and secrets                  never share a page (input, navigation and screenshots still work)",
+                "a login was filled into a page of {} that is still open (tab {}), so script \
+                 and value reads through the CDP door are refused in that page and pages of \
+                 its site until it is gone (navigated away or closed): script and secrets \
+                 never share a page (input, navigation and screenshots still work)",
                 filled.origin, filled.target
             ));
         }
@@ -145,6 +151,52 @@ impl Secrets {
             return Err(LEDGER_FULL.to_string());
         }
         Ok(())
+    }
+
+    /// The CDP door's command `send` that runs or reads script in `tab`, under
+    /// [`Self::before_door_script`]'s rule, costing the client no round trip of its own when no
+    /// filled document can refuse it (no login is filled for this agent in the channel, and
+    /// the ledger has room): then the document is read on the client's own session
+    /// `client_session`, sent just before the command (Chrome runs a session's commands in
+    /// order, so the document read is the one the command runs in), and noted as scripted
+    /// the moment that answer is in, before the vault's lock is let go, so a fill that waits
+    /// on the lock sees the mark. Otherwise the document is read and checked first, as
+    /// [`Self::before_door_script`] does. `Err`: what the client reads (nothing was sent).
+    pub(crate) async fn door_script<T>(
+        &self,
+        tab: &Tab,
+        client_session: &str,
+        send: impl std::future::Future<Output = T>,
+    ) -> Result<T, String> {
+        let browser = &tab.browser;
+        let channel = browser.channel().as_str();
+        let marking = self.vault.marking().await;
+        let nothing_filled = self.vault.filled_for(channel, tab.actor.id()).is_empty();
+        if !nothing_filled || !self.vault.has_scripted_room(channel) {
+            drop(marking);
+            self.before_door_script(tab).await?;
+            return Ok(send.await);
+        }
+        let read = browser
+            .cdp()
+            .call_on(client_session, "Page.getFrameTree", json!({}));
+        let note = async move {
+            let doc = read.await.ok().and_then(|tree| doc_in(tab, &tree));
+            if let Some(doc) = doc {
+                // Room was there under the lock; only a list filled meanwhile outside it
+                // could refuse.
+                if !self
+                    .noted(browser, || self.vault.note_scripted(doc.clone()))
+                    .await
+                {
+                    tracing::warn!(event = "vault_door_script_unnoted", channel_id = %browser.channel(), agent_id = tab.actor.id(), reason = "ledger_full");
+                }
+            }
+            drop(marking);
+        };
+        // Both sent in the first poll, the read first.
+        let ((), sent) = tokio::join!(biased; note, send);
+        Ok(sent)
     }
 
     /// Why a fill of an item with `origins` by `actor` is refused: it ran `evaluate` in a live
@@ -415,6 +467,11 @@ async fn document_of(browser: &BrowserSession, session: &str) -> Option<(String,
         .call_on(session, "Page.getFrameTree", json!({}))
         .await
         .ok()?;
+    document_in(&tree)
+}
+
+/// `(loader id, origin)` of the main frame of a `Page.getFrameTree` answer.
+fn document_in(tree: &serde_json::Value) -> Option<(String, String)> {
     let frame = &tree["frameTree"]["frame"];
     Some((
         frame["loaderId"].as_str()?.to_string(),
@@ -423,6 +480,18 @@ async fn document_of(browser: &BrowserSession, session: &str) -> Option<(String,
             .unwrap_or("null")
             .to_string(),
     ))
+}
+
+/// The main frame's document of `tab` in a `Page.getFrameTree` answer, as the ledger keeps it.
+fn doc_in(tab: &Tab, tree: &serde_json::Value) -> Option<Doc> {
+    let (loader, origin) = document_in(tree)?;
+    Some(Doc {
+        channel: tab.browser.channel().to_string(),
+        agent: tab.actor.id().to_string(),
+        target: tab.target_id.clone(),
+        loader,
+        origin,
+    })
 }
 
 /// The document `tab` shows now, as the ledger keeps it (`origin`: the filled frame's, else

@@ -218,19 +218,26 @@ async fn run_rule(
                 if let Err(refusal) = control::check(door, method, &command.params, tab).await {
                     return Answer::reply(answer(Err((SERVER_ERROR, refusal))));
                 }
-                if script_reads::runs_or_reads_script(method) {
-                    if let Err(why) = door.entry.script_may_run(tab).await {
-                        let refusal = wire::refused(method, &why);
-                        return Answer::reply(answer(Err((SERVER_ERROR, refusal))));
-                    }
-                }
             }
-            let (mut sent, at) = door
-                .entry
-                .session
-                .cdp()
-                .call_received(method, command.params.clone(), session, FORWARD_DEADLINE)
-                .await;
+            let send = door.entry.session.cdp().call_received(
+                method,
+                command.params.clone(),
+                session,
+                FORWARD_DEADLINE,
+            );
+            let replied = match (tab, session) {
+                (Some(tab), Some(session)) if script_reads::runs_or_reads_script(method) => {
+                    door.entry.run_script(tab, session, send).await
+                }
+                _ => Ok(send.await),
+            };
+            let (mut sent, at) = match replied {
+                Ok(replied) => replied,
+                Err(why) => {
+                    let refusal = wire::refused(method, &why);
+                    return Answer::reply(answer(Err((SERVER_ERROR, refusal))));
+                }
+            };
             if cookie_mask::answer_carries_cookies(method) {
                 if let Ok(result) = &mut sent {
                     cookie_mask::mask(door.entry.actor.id(), result);

@@ -2,7 +2,7 @@
 //! rule (DESIGN.md §21 "Vault", §19a): script and secrets never share a document. Such a
 //! command marks the document scripted (a login is then never filled there while it lives),
 //! and in a document a login was filled into it is refused naming the rule
-//! (`calls::DoorEntry::script_may_run`); input, navigation and screenshots still pass.
+//! (`calls::DoorEntry::run_script`); input, navigation and screenshots still pass.
 //!
 //! The list: script (`Runtime.evaluate`, `callFunctionOn`, `compileScript`, `runScript`, and
 //! the reads of what script holds: `getProperties`, `awaitPromise`, `queryObjects`,

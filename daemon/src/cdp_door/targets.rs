@@ -238,31 +238,49 @@ pub(super) async fn info(door: &Door, target: &str) -> Option<Value> {
 
 /// What the client must see of a tab of the agent's it has not seen yet: `targetCreated` when
 /// it discovers targets, `attachedToTarget` (with a session of its own) when it auto-attaches.
+/// The tab's info and the client's session are asked for at once: one round trip.
 async fn arrived(door: &Arc<Door>, target: &str) -> Vec<String> {
+    let announce = door.to_announce(target);
+    let auto_attach = door.to_auto_attach(target);
+    if !announce && !auto_attach {
+        return Vec::new();
+    }
+    let session = async {
+        match auto_attach {
+            true => Some(attach_session(door, target).await),
+            false => None,
+        }
+    };
+    let (info, session) = tokio::join!(info(door, target), session);
     let mut events = Vec::new();
-    let Some(info) = info(door, target).await else {
+    let Some(info) = info else {
         return events;
     };
-    if door.to_announce(target) {
+    if announce {
         events.push(wire::event(
             "Target.targetCreated",
             &json!({ "targetInfo": info }),
             None,
         ));
     }
-    if door.to_auto_attach(target) {
-        match attach(door, target).await {
-            Ok((session, info)) => events.push(attached_event(&session, info)),
-            Err((_, error)) => {
-                tracing::debug!(event = "cdp_door_attach_failed", target_id = %target, %error)
-            }
+    match session {
+        Some(Ok(session)) => events.push(attached_event(&session, info)),
+        Some(Err((_, error))) => {
+            tracing::debug!(event = "cdp_door_attach_failed", target_id = %target, %error)
         }
+        None => {}
     }
     events
 }
 
-/// A flat session of the client's own on `target`.
+/// A flat session of the client's own on `target`, with the tab's info (asked at once).
 async fn attach(door: &Door, target: &str) -> Result<(String, Value), Failure> {
+    let (session, info) = tokio::join!(attach_session(door, target), info(door, target));
+    Ok((session?, info.unwrap_or(Value::Null)))
+}
+
+/// A flat session of the client's own on `target`, recorded as the client's.
+async fn attach_session(door: &Door, target: &str) -> Result<String, Failure> {
     let reply = forward(
         door,
         "Target.attachToTarget",
@@ -274,8 +292,7 @@ async fn attach(door: &Door, target: &str) -> Result<(String, Value), Failure> {
         .ok_or_else(no_target)?
         .to_string();
     door.attached(&session, target);
-    let info = info(door, target).await.unwrap_or(Value::Null);
-    Ok((session, info))
+    Ok(session)
 }
 
 fn attached_event(session: &str, info: Value) -> String {
@@ -322,7 +339,7 @@ fn no_target() -> Failure {
 /// The page socket's own session on the agent's tab `target`.
 pub(super) async fn attach_page(door: &Door, target: &str) -> Result<String, Failure> {
     ensure_own(door, target)?;
-    attach(door, target).await.map(|(session, _)| session)
+    attach_session(door, target).await
 }
 
 /// How long a popup may take to be on the agent's record before the client is told of it.

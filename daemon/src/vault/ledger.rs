@@ -129,6 +129,15 @@ impl Ledger {
         self.push(Which::Evaluated, doc)
     }
 
+    /// Whether `channel`'s list of scripted documents can take one more (a caller holding the
+    /// vault's marking lock knows its next [`Ledger::evaluated`] will not be refused).
+    pub fn evaluated_room(&self, channel: &str) -> bool {
+        let channels = self.channels.lock().expect("ledger lock");
+        channels
+            .get(channel)
+            .is_none_or(|lists| lists.evaluated.len() < MAX_DOCS_PER_CHANNEL)
+    }
+
     /// The agent filled a secret into `doc`. `Err`: the channel's list is full.
     pub fn filled(&self, doc: Doc) -> Result<(), LedgerFull> {
         self.push(Which::Filled, doc)

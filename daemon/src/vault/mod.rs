@@ -189,6 +189,12 @@ impl Vault {
         self.documents.evaluated(doc)
     }
 
+    /// Whether `channel` has room for one more scripted document (see
+    /// [`ledger::Ledger::evaluated_room`]).
+    pub fn has_scripted_room(&self, channel: &str) -> bool {
+        self.documents.evaluated_room(channel)
+    }
+
     /// Notes that `doc` was filled (script is refused there while it lives). `Err`: the
     /// channel's ledger is full.
     pub fn note_filled(&self, doc: Doc) -> Result<(), ledger::LedgerFull> {
