@@ -1,7 +1,8 @@
 //! The door's HTTP addresses, as Chrome's own debugging port answers them: `json/version`
 //! (whose `webSocketDebuggerUrl` points back at the door), `json/list` (the agent's tabs
 //! only), `PUT json/new?<url>`, `json/close/<id>`, `json/activate/<id>` (success, nothing
-//! done: the person's focus stays hers) and `json/protocol` (the domains the door forwards).
+//! done: the person's focus stays hers) and `json/protocol` (what a client may send:
+//! `protocol.rs`).
 
 use std::sync::Arc;
 
@@ -11,7 +12,6 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::address::{refusal, Visitor};
-use super::allow::{FORWARDED, TARGET_METHODS};
 use super::door::Door;
 use super::targets;
 
@@ -48,7 +48,14 @@ pub(super) async fn answer(
             Ok(()) => "Target activated".into_response(),
             Err((_, message)) => not_found_or(&message),
         },
-        "protocol" => Json(protocol()).into_response(),
+        "protocol" => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "application/json; charset=UTF-8",
+            )],
+            super::protocol::listing(),
+        )
+            .into_response(),
         _ => refusal(
             StatusCode::NOT_FOUND,
             "not_found",
@@ -102,20 +109,6 @@ async fn entry(door: &Door, visitor: &Visitor, target: &str) -> Value {
         "url": info["url"],
         "webSocketDebuggerUrl": format!("{}/devtools/page/{target}", visitor.root("ws")),
     })
-}
-
-/// The domains the door forwards (Chrome's `json/protocol` lists every domain in full; the
-/// door names the ones a client may use).
-fn protocol() -> Value {
-    let mut domains: Vec<Value> = FORWARDED
-        .iter()
-        .map(|d| json!({ "domain": d.name }))
-        .collect();
-    domains.push(json!({
-        "domain": "Target",
-        "commands": TARGET_METHODS.iter().map(|m| json!({ "name": m })).collect::<Vec<_>>(),
-    }));
-    json!({ "version": { "major": "1", "minor": "3" }, "domains": domains })
 }
 
 fn not_found_or(message: &str) -> Response {

@@ -49,6 +49,7 @@ mod cookies;
 mod door;
 mod files;
 mod http_json;
+mod protocol;
 mod script_reads;
 mod set_cookies;
 mod socket;

@@ -10,6 +10,10 @@
 //!   makes): its `BrowserSession` on the door's http URL, without an LLM, sees only the
 //!   agent's tabs, opens a page, reads it, clicks; its `stop()` leaves the person's tab. Its
 //!   telemetry is off.
+//! - chrome-remote-interface (npm, pinned) builds its whole API from the door's
+//!   `json/protocol`, as it does by default: the methods the door forwards are in it, the
+//!   ones it refuses are not (and sent anyway get the door's refusal); it lists only the
+//!   agent's tabs, opens one with `json/new` and loads a page in it through that API.
 
 use std::path::PathBuf;
 
@@ -234,4 +238,53 @@ async fn browser_use_sees_only_the_agents_tabs_and_drives_its_page() {
         !daemon.log().contains(&token),
         "the agent token reached the log"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chrome_remote_interface_builds_its_api_from_the_doors_protocol() {
+    let pages = PageServer::area("cdp").await;
+    let (daemon, token) = channel_with_neighbours(&pages, "cri").await;
+    let door = format!("http://{}/cdp/{token}", daemon.addr);
+    let seen = cdp_clients::run(
+        "cri-drive.js",
+        &door,
+        &json!({ "page": pages.url("/door.html?cri") }),
+    )
+    .await;
+    let listed = |key: &str| -> Vec<String> {
+        seen["listed"][key]
+            .as_array()
+            .unwrap_or_else(|| panic!("{key} in {seen}"))
+            .iter()
+            .map(|c| c.as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    // Chrome's own description, cut to the table: what a client may send is there in full.
+    let page = listed("page");
+    for command in [
+        "navigate",
+        "captureScreenshot",
+        "addScriptToEvaluateOnNewDocument",
+    ] {
+        assert!(page.iter().any(|c| c == command), "Page.{command}: {seen}");
+    }
+    assert!(
+        listed("target").iter().any(|c| c == "createTarget"),
+        "{seen}"
+    );
+    assert!(listed("storageClears").is_empty(), "{seen}");
+    // Its API came from that listing: it drove the page with it.
+    assert_eq!(seen["title"], "Door page", "{seen}");
+    assert_eq!(seen["refusedInApi"], "undefined", "{seen}");
+    let refusal = seen["refusal"].as_str().unwrap_or_default();
+    assert!(refusal.contains("Storage.clearDataForOrigin"), "{seen}");
+    // Its list is the agent's own tab only.
+    let tabs = seen["tabs"].to_string();
+    assert!(tabs.contains("?agent-own"), "{seen}");
+    for foreign in ["?person", "?other-agent"] {
+        assert!(
+            !tabs.contains(foreign),
+            "{foreign} reached the client: {seen}"
+        );
+    }
 }
