@@ -2,7 +2,7 @@
 // turns — a Porthole CDP door and a plain Chromium's own debugging port.
 // Usage: node playwright-bench.js <door http url> <json args>
 // args: { direct: the plain Chromium's WebSocket URL, page: the bench form's URL, runs: measured runs per browser (after one warm-up
-// each), evaluations: how many `page.evaluate` calls a run makes }.
+// each), evaluations: how many `page.evaluate` calls a run makes, pauseMs: the pause before each measured run }.
 // Prints one JSON line: { steps: [names], door: {connectMs, runs: [[ms per step]], shot},
 // direct: {…} } (shot: the warm-up's screenshot, its size and bytes); a failure prints { failed } and exits 1.
 const { chromium } = require('playwright-core');
@@ -60,9 +60,11 @@ async function main() {
   }
   // Taking turns, each browser first every other round, so neither always runs on the heels
   // of the other.
+  const pause = () => new Promise((resolve) => setTimeout(resolve, args.pauseMs || 0));
   for (let round = 0; round < args.runs; round++) {
     const order = round % 2 === 0 ? ['door', 'direct'] : ['direct', 'door'];
     for (const name of order) {
+      await pause();
       out[name].runs.push((await run(sides[name].context, args)).times);
     }
   }

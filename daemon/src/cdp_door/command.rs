@@ -86,6 +86,7 @@ pub(super) fn parse(text: &str) -> Result<Command, String> {
 
 /// Runs `command` for the client of `door`.
 pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
+    door.command_came();
     let page = door.page_session();
     // The session the command goes to, and the one its answer names (a page socket's own
     // session is implied).

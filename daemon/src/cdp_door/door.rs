@@ -26,6 +26,8 @@ pub(super) struct Door {
     /// For a page socket (`…/devtools/page/<id>`): the session its messages without a
     /// `sessionId` go to, and whose events reach it without one.
     page: Mutex<Option<String>>,
+    /// When the client's last command came.
+    last_command: Mutex<std::time::Instant>,
 }
 
 #[derive(Default)]
@@ -59,7 +61,18 @@ impl Door {
             entry,
             seen: Mutex::new(Seen::default()),
             page: Mutex::new(None),
+            last_command: Mutex::new(std::time::Instant::now()),
         }
+    }
+
+    /// A command came from the client.
+    pub(super) fn command_came(&self) {
+        *self.last_command.lock().expect("door clock lock") = std::time::Instant::now();
+    }
+
+    /// How long the client has sent nothing.
+    pub(super) fn quiet_for(&self) -> std::time::Duration {
+        self.last_command.lock().expect("door clock lock").elapsed()
     }
 
     fn seen<T>(&self, f: impl FnOnce(&mut Seen) -> T) -> T {

@@ -54,6 +54,7 @@ mod script_reads;
 mod set_cookies;
 mod socket;
 mod targets;
+mod warm_next;
 mod wire;
 
 use std::sync::Arc;

@@ -165,6 +165,7 @@ pub(super) async fn open(door: &Arc<Door>, url: &str) -> Result<String, Failure>
         .await
         .map_err(|e| (SERVER_ERROR, crate::tools::ToolError::from(e).to_string()))?;
     door.opened(&target);
+    super::warm_next::when_quiet(door);
     tracing::info!(event = "cdp_door_tab_opened", channel_id = %entry.channel, agent_id = entry.actor.id(), target_id = %target);
     if !url.is_empty() && url != "about:blank" {
         let tab_session = session.tab_session(&target).ok_or_else(no_target)?;

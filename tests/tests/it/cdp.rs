@@ -13,6 +13,7 @@ mod door_lifecycle;
 mod door_rules;
 mod door_tools;
 mod door_vault;
+mod door_warm;
 mod door_wire;
 
 use std::time::Duration;

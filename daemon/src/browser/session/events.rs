@@ -93,6 +93,10 @@ impl BrowserSession {
                 if !opener_is_ours && self.tab_life().tracked_by_its_opener(id).await {
                     return;
                 }
+                // The agent tab opened ahead: untracked until an agent's tab takes it.
+                if self.tab_life().is_warm(id) {
+                    return;
+                }
                 if self.core.ownership() == Ownership::AllTabs || opener_is_ours {
                     let owner = opener_owner.unwrap_or(TabOwner::Human);
                     if self.agent_tabs().refuse_popup_over_limit(&owner, id).await {

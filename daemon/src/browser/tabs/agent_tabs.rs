@@ -172,6 +172,12 @@ impl AgentTabs<'_> {
         }
     }
 
+    /// Opens the next agent tab of the session ahead, in the background, so the next agent
+    /// tab opened costs only its tracking (`warm.rs`; the CDP door's `newPage`).
+    pub(crate) fn keep_next_warm(&self) {
+        self.life.keep_warm();
+    }
+
     /// Opens a tab of `actor`'s and makes it the tab it acts in; returns its target id.
     pub(crate) async fn open(&self, actor: &Actor) -> Result<String, SessionError> {
         match actor {

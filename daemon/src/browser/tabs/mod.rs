@@ -14,4 +14,5 @@ pub(crate) mod ref_books;
 pub(crate) mod titles;
 pub(crate) mod tracking;
 pub(crate) mod traffic;
+pub(crate) mod warm;
 pub(crate) mod worlds;

@@ -249,6 +249,7 @@ impl TabLife<'_> {
     /// (login prompts, file choosers and the files handed to it) is closed here too, whether or not
     /// the tab was tracked yet. The one place a closed tab is forgotten.
     pub(in crate::browser) fn untrack(&self, target_id: &str) {
+        self.forget_warm(target_id);
         let (removed, switched) = self.core.tabs().write(|tabs| tabs.remove(target_id));
         self.traffic.version.send_modify(|v| *v += 1);
         self.hooks.closed(target_id);
@@ -283,8 +284,23 @@ impl TabLife<'_> {
         &self,
         owner: TabOwner,
     ) -> Result<String, SessionError> {
-        self.open_tab_with(None, owner, true, Some(self.core.viewport()))
-            .await
+        let size = Some(self.core.viewport());
+        if let Some(warm) = self.take_warm() {
+            tracing::debug!(event = "warm_tab_taken", channel_id = %self.core.channel(), target_id = %warm);
+            match self.adopt(&warm, owner.clone(), size).await {
+                Ok(target_id) => return Ok(target_id),
+                Err(error) => {
+                    // Gone meanwhile (a crash, a reset): a tab of its own is opened instead.
+                    tracing::debug!(event = "warm_tab_lost", channel_id = %self.core.channel(), %error);
+                    let _ = self
+                        .core
+                        .cdp()
+                        .call("Target.closeTarget", json!({ "targetId": warm }))
+                        .await;
+                }
+            }
+        }
+        self.open_tab_with(None, owner, true, size).await
     }
 
     /// [`Self::open_tab`], laying the tab out at `size` when given.
@@ -366,6 +382,18 @@ impl TabLife<'_> {
             // A stop is closing our tabs: this one is in `opening`, so it goes with them.
             return Err(SessionError::Closed);
         }
+        self.adopt(&target_id, owner, size).await
+    }
+
+    /// Tracks `target_id`, a tab Chrome opened for us, as `owner`'s, laid out at `size` when
+    /// given; its id.
+    async fn adopt(
+        &self,
+        target_id: &str,
+        owner: TabOwner,
+        size: Option<(u32, u32)>,
+    ) -> Result<String, SessionError> {
+        let target_id = target_id.to_string();
         let tracked = self.track_laid_out(&target_id, owner.clone(), size).await;
         self.traffic
             .opening

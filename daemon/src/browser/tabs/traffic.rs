@@ -3,7 +3,7 @@
 //! made for us that are not tracked yet (what a host-mode stop must wait for and close), and
 //! which new targets a call of ours is tracking itself (`adoption`), and the targets Chrome
 //! destroyed while a host-mode stop closes them (followed in a queue of the session's
-//! dispatch). The tabs room's own state, held by the session and lent with `TabLife`.
+//! dispatch), and the agent tab opened ahead (`warm`). The tabs room's own state, held by the session and lent with `TabLife`.
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -35,6 +35,8 @@ pub(in crate::browser) struct TabTraffic {
     /// Targets Chrome reported destroyed while the session winds down (what a host-mode stop
     /// waits for), recorded by [`TabTraffic::follow`].
     pub(super) gone: Arc<watch::Sender<HashSet<String>>>,
+    /// The agent tab opened ahead (`warm`). Short lock.
+    pub(super) warm: Arc<Mutex<super::warm::Warm>>,
 }
 
 impl Default for TabTraffic {
@@ -46,6 +48,7 @@ impl Default for TabTraffic {
             opening: Arc::default(),
             adopting: Adopting::default(),
             gone: Arc::new(watch::channel(HashSet::new()).0),
+            warm: Arc::default(),
         }
     }
 }
