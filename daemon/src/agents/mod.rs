@@ -156,6 +156,9 @@ pub struct Agents {
     in_flight: Arc<Mutex<HashMap<String, usize>>>,
     /// Cancelled when the agent is deleted (its open CDP door connections end). Short lock.
     gone: Mutex<HashMap<String, tokio_util::sync::CancellationToken>>,
+    /// The turns all of an agent's CDP door connections share (see [`Agents::door_turns`]),
+    /// kept while one of its connections holds them. Short lock.
+    door_turns: Mutex<HashMap<String, std::sync::Weak<tokio::sync::Semaphore>>>,
 }
 
 /// Held while one of an agent's tool calls runs (see [`Agents::begin_call`]).
@@ -209,7 +212,23 @@ impl Agents {
             max_calls_in_flight: DEFAULT_MAX_CALLS_IN_FLIGHT,
             in_flight: Arc::new(Mutex::new(HashMap::new())),
             gone: Mutex::new(HashMap::new()),
+            door_turns: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The turns of `agent_id`'s CDP door commands: `agents.max_calls_in_flight` of them run
+    /// at once across all its door connections (the rest wait; apart from its tool-call slots,
+    /// so a busy client never starves its MCP calls). The same semaphore while any of its
+    /// connections holds it.
+    pub(crate) fn door_turns(&self, agent_id: &str) -> Arc<tokio::sync::Semaphore> {
+        let mut turns = self.door_turns.lock().expect("door turns lock");
+        turns.retain(|_, held| held.strong_count() > 0);
+        if let Some(held) = turns.get(agent_id).and_then(std::sync::Weak::upgrade) {
+            return held;
+        }
+        let fresh = Arc::new(tokio::sync::Semaphore::new(self.max_calls_in_flight.max(1)));
+        turns.insert(agent_id.to_string(), Arc::downgrade(&fresh));
+        fresh
     }
 
     /// Cancelled when `agent_id` is deleted: what its long-lived connections (the CDP door)
@@ -231,11 +250,6 @@ impl Agents {
             token.cancel();
         }
         token
-    }
-
-    /// `agents.max_calls_in_flight`.
-    pub(crate) fn max_calls_in_flight(&self) -> usize {
-        self.max_calls_in_flight
     }
 
     /// Bounds the tool calls one agent may have running at once (`agents.max_calls_in_flight`).

@@ -7,7 +7,7 @@
 //!   session (so the network layer refuses and asks for its tabs as for its tool calls), and
 //!   its tabs' requests count as its acts while the connection is open;
 //! - calls in flight, per command: at most `agents.max_calls_in_flight` commands of one
-//!   connection run at once; the rest wait their turn (a CDP client sends its commands in
+//!   agent's door connections run at once ([`crate::agents::Agents::door_turns`]); the rest wait their turn (a CDP client sends its commands in
 //!   bursts — Playwright opens a page with twenty at once — and refusing them would break
 //!   it); they do not take the agent's tool-call slots ([`super::call_slot`]), so a busy client never
 //!   starves the agent's MCP calls;
@@ -70,8 +70,8 @@ pub(crate) struct DoorEntry {
     oversee: Oversee,
     record: Record,
     secrets: Secrets,
-    /// `agents.max_calls_in_flight` permits for this connection's commands.
-    in_flight: Semaphore,
+    /// `agents.max_calls_in_flight` permits, shared by all the agent's door connections.
+    in_flight: Arc<Semaphore>,
     /// Cancelled when the agent is deleted: the connection ends.
     gone: tokio_util::sync::CancellationToken,
     _acting: CallGuard,
@@ -126,7 +126,7 @@ pub(crate) async fn enter(parts: &Parts<'_>, agent: &AgentIdentity) -> Result<Do
         oversee,
         record: Record::new(parts.timeline.clone()),
         secrets: Secrets::new(parts.vault.clone()),
-        in_flight: Semaphore::new(parts.agents.max_calls_in_flight().max(1)),
+        in_flight: parts.agents.door_turns(&agent.agent_id),
         gone,
         _acting: acting,
     })
@@ -138,8 +138,8 @@ impl DoorEntry {
         self.gone.cancelled().await
     }
 
-    /// A turn for one command: it waits while `agents.max_calls_in_flight` commands of this
-    /// connection run.
+    /// A turn for one command: it waits while `agents.max_calls_in_flight` commands of the
+    /// agent's door connections run.
     pub(crate) async fn command_turn(&self) -> SemaphorePermit<'_> {
         self.in_flight
             .acquire()

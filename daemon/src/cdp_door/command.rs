@@ -3,7 +3,8 @@
 //! `Browser.close`, the confined cookie, download and file-input methods) or checked for the
 //! person's control and the agent's sites ([`super::control`]) and the vault's rule
 //! ([`super::script_reads`]), and sent to Chrome on the client's own flat session. Each command
-//! waits for its turn among the connection's `agents.max_calls_in_flight`.
+//! waits for its turn among the agent's `agents.max_calls_in_flight` (shared by all its door
+//! connections).
 //!
 //! A malformed message gets Chrome's parse error and the connection stays up.
 

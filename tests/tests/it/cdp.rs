@@ -12,6 +12,7 @@ mod door_forwarder;
 mod door_lifecycle;
 mod door_rules;
 mod door_tools;
+mod door_turns;
 mod door_vault;
 mod door_warm;
 mod door_wire;
