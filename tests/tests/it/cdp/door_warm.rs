@@ -1,6 +1,7 @@
 //! The agent tab opened ahead (`browser/tabs/warm.rs`): once a door client has opened a tab and
 //! gone quiet, the channel's browser holds a blank tab in a window of its own that nobody sees
-//! — no pane's tab list, no `json/list`, no `Target.getTargets` of the client — and the
+//! — no pane's tab list, no `json/list`, no `Target.getTargets` of the client, no attach by its
+//! id — and the
 //! client's next `createTarget` takes it: the tab it gets is that one, listed as the agent's
 //! and laid out as every agent tab is. The positive control is Chrome's own list (a probe on
 //! the channel's browser), where the tab opened ahead is.
@@ -120,6 +121,20 @@ async fn a_door_clients_next_tab_is_opened_ahead_unseen_and_taken_by_its_next_ne
     .await;
     assert_eq!(status, 200, "{list}");
     assert!(!list.to_string().contains(&warm), "{list}");
+    // Named by its id, it is no tab of the client's.
+    let refused = cdp
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": warm, "flatten": true}),
+        )
+        .await
+        .expect_err("attached to the tab opened ahead");
+    assert!(
+        refused
+            .to_string()
+            .contains("No target with given id found"),
+        "{refused}"
+    );
 
     // The next new page is that tab: the agent's, in the pane's list, laid out as the first.
     let second = cdp
