@@ -1,9 +1,8 @@
 //! The agent tab opened ahead (`browser/tabs/warm.rs`): once a door client has opened a tab and
 //! gone quiet, the channel's browser holds a blank tab in a window of its own that nobody sees
 //! — no pane's tab list, no `json/list`, no `Target.getTargets` of the client, no attach by its
-//! id — and the
-//! client's next `createTarget` takes it: the tab it gets is that one, listed as the agent's
-//! and laid out as every agent tab is. The positive control is Chrome's own list (a probe on
+//! id — and the client's next `createTarget` takes it: the tab it gets is that one, listed as
+//! the agent's and laid out as every agent tab is. The positive control is Chrome's own list (a probe on
 //! the channel's browser), where the tab opened ahead is.
 
 use std::time::Duration;
