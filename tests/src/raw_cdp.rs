@@ -19,6 +19,19 @@ pub async fn attach(cdp: &CdpConnection, target: &str) -> String {
         .to_string()
 }
 
+/// The target id of the only tab the browser (or CDP door) behind `cdp` lists; panics when it
+/// lists none.
+pub async fn only_tab(cdp: &CdpConnection) -> String {
+    let targets = cdp
+        .call("Target.getTargets", json!({}))
+        .await
+        .expect("the targets");
+    targets["targetInfos"][0]["targetId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no tab: {targets}"))
+        .to_string()
+}
+
 /// `method` on flat session `session`; panics with the method's name when Chrome refuses.
 pub async fn call(cdp: &CdpConnection, session: &str, method: &str, params: Value) -> Value {
     cdp.call_on(session, method, params)

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use porthole::cdp::CdpConnection;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::pages::PageServer;
+use porthole_tests::raw_cdp;
 use serde_json::json;
 
 const CHANNEL: &str = "door-turns";
@@ -19,19 +20,7 @@ async fn on_its_tab(daemon: &TestDaemon, token: &str) -> (CdpConnection, String)
     let cdp = CdpConnection::connect(&socket, Duration::from_secs(10))
         .await
         .expect("the door's socket");
-    let targets = cdp.call("Target.getTargets", json!({})).await.unwrap();
-    let target = targets["targetInfos"][0]["targetId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no tab: {targets}"))
-        .to_string();
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target, "flatten": true}),
-        )
-        .await
-        .unwrap();
-    let session = attached["sessionId"].as_str().unwrap().to_string();
+    let session = raw_cdp::attach(&cdp, &raw_cdp::only_tab(&cdp).await).await;
     (cdp, session)
 }
 

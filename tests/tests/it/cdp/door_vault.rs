@@ -10,6 +10,7 @@ use std::time::Duration;
 use porthole::cdp::CdpConnection;
 use porthole_tests::daemon::{DaemonOptions, TestDaemon};
 use porthole_tests::pages::PageServer;
+use porthole_tests::raw_cdp;
 use porthole_tests::vault_fixture::{self, KdbxEntry, KdbxFormat};
 use porthole_tests::TempDir;
 use serde_json::{json, Value};
@@ -20,19 +21,7 @@ const SITE_PASSWORD: &str = "door-site-s3cret";
 
 /// The client's flat session on the agent's only tab.
 async fn attach(cdp: &CdpConnection) -> String {
-    let targets = cdp.call("Target.getTargets", json!({})).await.unwrap();
-    let target = targets["targetInfos"][0]["targetId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no tab: {targets}"))
-        .to_string();
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target, "flatten": true}),
-        )
-        .await
-        .unwrap();
-    attached["sessionId"].as_str().unwrap().to_string()
+    raw_cdp::attach(cdp, &raw_cdp::only_tab(cdp).await).await
 }
 
 /// The client's `Runtime.evaluate` of `expression`: its value, or the error it read.

@@ -12,6 +12,7 @@ use porthole_tests::daemon::TestDaemon;
 use porthole_tests::devtools_port::Probe;
 use porthole_tests::pages::{http_request, PageServer};
 use porthole_tests::pane::Pane;
+use porthole_tests::raw_cdp;
 use serde_json::{json, Value};
 
 const CHANNEL: &str = "door-warm";
@@ -34,26 +35,9 @@ async fn warm_tab(daemon: &TestDaemon, n: usize) -> String {
 
 /// The viewport of the client's tab `target`, read through a session of its own.
 async fn viewport(cdp: &CdpConnection, target: &str) -> String {
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target, "flatten": true}),
-        )
-        .await
-        .expect("attach");
-    let session = attached["sessionId"].as_str().expect("session");
-    let read = cdp
-        .call_on(
-            session,
-            "Runtime.evaluate",
-            json!({"expression": "innerWidth + 'x' + innerHeight", "returnByValue": true}),
-        )
-        .await
-        .expect("evaluate");
-    read["result"]["value"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    let size = raw_cdp::by_value("innerWidth + 'x' + innerHeight");
+    let read = raw_cdp::evaluate_in(cdp, target, size).await;
+    read.as_str().unwrap_or_default().to_string()
 }
 
 fn ids(targets: &Value, list: &str, key: &str) -> Vec<String> {
