@@ -5,8 +5,6 @@
 //! ([`TARGET_METHODS`]), then [`BROWSER_FORWARDED`] on the browser socket and [`FORWARDED`] on
 //! a client's own page session.
 
-use super::cookies::CookieCall;
-
 /// What the door does with one command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Rule {
@@ -38,6 +36,14 @@ pub(super) enum Confined {
     Downloads,
     /// `DOM.setFileInputFiles`: only files the agent uploaded, by name (`files.rs`).
     FileInput,
+}
+
+/// What a confined cookie command does (`cookies.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CookieCall {
+    Read,
+    Write,
+    Delete,
 }
 
 /// Which methods of a domain pass.

@@ -9,22 +9,18 @@
 //! A malformed message gets Chrome's parse error and the connection stays up.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::allow::{self, Confined, Rule};
 use super::door::Door;
-use super::targets::{self, Failure};
+use super::targets;
 use super::{acts, control, cookie_mask, cookies, files, script_reads, wire};
-use wire::{PARSE_ERROR, SERVER_ERROR};
+use wire::{Failure, FORWARD_DEADLINE, PARSE_ERROR, SERVER_ERROR};
 
 use crate::browser::ActivityPhase;
-
-/// How long a forwarded command may take (a page's own script may wait a long time; the
-/// client keeps its own timeouts).
-pub(super) const FORWARD_DEADLINE: Duration = Duration::from_secs(180);
 
 /// A command as the client sent it.
 #[derive(Deserialize)]
@@ -247,7 +243,7 @@ async fn run_rule(
             }
             Answer {
                 at: Some(at),
-                ..Answer::reply(answer(sent.map_err(targets::failure)))
+                ..Answer::reply(answer(sent.map_err(wire::failure)))
             }
         }
     }

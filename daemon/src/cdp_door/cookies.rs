@@ -11,20 +11,12 @@
 use serde_json::{json, Value};
 use url::Url;
 
+use super::allow::CookieCall;
 use super::cookie_mask;
 use super::door::Door;
 use super::set_cookies::{self, CookieKey};
-use super::targets::{self, Failure};
-use super::wire::{self, SERVER_ERROR};
+use super::wire::{self, failure, Failure, FORWARD_DEADLINE, SERVER_ERROR};
 use crate::sites::SiteRefusal;
-
-/// What a confined cookie command does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CookieCall {
-    Read,
-    Write,
-    Delete,
-}
 
 /// Runs the cookie command `method` with `params` for the client of `door`, on its flat
 /// session `session` (None: at browser level); `Err` is what the client reads.
@@ -164,9 +156,9 @@ async fn send(
     door.entry
         .session
         .cdp()
-        .call_with(method, params, session, super::command::FORWARD_DEADLINE)
+        .call_with(method, params, session, FORWARD_DEADLINE)
         .await
-        .map_err(targets::failure)
+        .map_err(failure)
 }
 
 #[cfg(test)]

@@ -13,8 +13,8 @@
 use serde_json::{json, Value};
 
 use super::door::Door;
-use super::targets::{self, Failure};
 use super::wire::{self, SERVER_ERROR};
+use super::wire::{failure, Failure, FORWARD_DEADLINE};
 use crate::approvals::{ApprovalKind, Verdict};
 
 /// The function that sets the files on the input (`this`).
@@ -81,10 +81,10 @@ pub(super) async fn set_file_input_files(
                 "awaitPromise": false,
             }),
             Some(session),
-            super::command::FORWARD_DEADLINE,
+            FORWARD_DEADLINE,
         )
         .await
-        .map_err(targets::failure)?;
+        .map_err(failure)?;
     if let Some(thrown) = called.get("exceptionDetails") {
         let message = thrown["exception"]["description"]
             .as_str()
@@ -117,14 +117,9 @@ async fn object_of(door: &Door, params: &Value, session: &str) -> Result<String,
         .entry
         .session
         .cdp()
-        .call_with(
-            "DOM.resolveNode",
-            node,
-            Some(session),
-            super::command::FORWARD_DEADLINE,
-        )
+        .call_with("DOM.resolveNode", node, Some(session), FORWARD_DEADLINE)
         .await
-        .map_err(targets::failure)?;
+        .map_err(failure)?;
     resolved["object"]["objectId"]
         .as_str()
         .map(str::to_string)

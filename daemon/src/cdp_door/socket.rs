@@ -97,7 +97,8 @@ impl Client {
             self.send(text).await?;
         }
         if let Some(popup) = self.door.popup_of(event) {
-            pending.push(targets::popup(self.door.clone(), popup).boxed());
+            let told = targets::popup(self.door.clone(), popup);
+            pending.push(told.map(Answer::events).boxed());
         }
         Ok(())
     }

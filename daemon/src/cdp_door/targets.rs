@@ -15,11 +15,8 @@ use porthole_mcp::ToolName;
 use serde_json::{json, Value};
 
 use super::door::Door;
-use super::wire::{self, INVALID_PARAMS, NO_TARGET, SERVER_ERROR};
+use super::wire::{self, failure, Failure, INVALID_PARAMS, NO_TARGET, SERVER_ERROR};
 use crate::browser::UrlPolicy;
-
-/// A failed command: Chrome's code and the message the client reads.
-pub(super) type Failure = (i64, String);
 
 /// The result of a `Target` command and the events the client must see before it.
 pub(super) struct Answered {
@@ -325,14 +322,6 @@ pub(super) async fn forward(door: &Door, method: &str, params: Value) -> Result<
         .map_err(failure)
 }
 
-/// Chrome's error as the client reads it.
-pub(super) fn failure(error: crate::cdp::CdpError) -> Failure {
-    match error {
-        crate::cdp::CdpError::Protocol { code, message, .. } => (code, message),
-        other => (SERVER_ERROR, other.to_string()),
-    }
-}
-
 fn no_target() -> Failure {
     (INVALID_PARAMS, NO_TARGET.to_string())
 }
@@ -346,10 +335,10 @@ pub(super) async fn attach_page(door: &Door, target: &str) -> Result<String, Fai
 /// How long a popup may take to be on the agent's record before the client is told of it.
 const POPUP_TRACKED_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// A popup `target` of the client's page, told to the client (announced, auto-attached) once
-/// the daemon has recorded it as the agent's; nothing when it never is (refused over the
+/// The events telling the client of popup `target` of its page (announced, auto-attached), once
+/// the daemon has recorded it as the agent's; none when it never is (refused over the
 /// agent's tab limit, closed at once).
-pub(super) async fn popup(door: Arc<Door>, target: String) -> super::command::Answer {
+pub(super) async fn popup(door: Arc<Door>, target: String) -> Vec<String> {
     let mut tabs_changed = door.entry.session.subscribe();
     let tracked = tokio::time::timeout(POPUP_TRACKED_WITHIN, async {
         while ensure_own(&door, &target).is_err() {
@@ -362,9 +351,8 @@ pub(super) async fn popup(door: Arc<Door>, target: String) -> super::command::An
     })
     .await
     .unwrap_or(false);
-    let events = match tracked {
+    match tracked {
         true => arrived(&door, &target).await,
         false => Vec::new(),
-    };
-    super::command::Answer::events(events)
+    }
 }

@@ -1,7 +1,24 @@
 //! The door's messages to a client, in Chrome's own shapes: a reply, an error, an event, each
 //! with the flat session it belongs to. Nothing here knows tabs or rules.
 
+use std::time::Duration;
+
 use serde_json::{json, Value};
+
+/// How long a command sent on to Chrome may take (a page's own script may wait a long time;
+/// the client keeps its own timeouts).
+pub(super) const FORWARD_DEADLINE: Duration = Duration::from_secs(180);
+
+/// A failed command: Chrome's code and the message the client reads.
+pub(super) type Failure = (i64, String);
+
+/// Chrome's error as the client reads it.
+pub(super) fn failure(error: crate::cdp::CdpError) -> Failure {
+    match error {
+        crate::cdp::CdpError::Protocol { code, message, .. } => (code, message),
+        other => (SERVER_ERROR, other.to_string()),
+    }
+}
 
 /// Chrome's code for a server error (a refusal, a failure).
 pub(super) const SERVER_ERROR: i64 = -32000;

@@ -249,7 +249,7 @@ impl TabLife<'_> {
     /// (login prompts, file choosers and the files handed to it) is closed here too, whether or not
     /// the tab was tracked yet. The one place a closed tab is forgotten.
     pub(in crate::browser) fn untrack(&self, target_id: &str) {
-        self.forget_warm(target_id);
+        self.traffic.warm.forget(target_id);
         let (removed, switched) = self.core.tabs().write(|tabs| tabs.remove(target_id));
         self.traffic.version.send_modify(|v| *v += 1);
         self.hooks.closed(target_id);
@@ -285,7 +285,7 @@ impl TabLife<'_> {
         owner: TabOwner,
     ) -> Result<String, SessionError> {
         let size = Some(self.core.viewport());
-        if let Some(warm) = self.take_warm() {
+        if let Some(warm) = self.traffic.warm.take() {
             tracing::debug!(event = "warm_tab_taken", channel_id = %self.core.channel(), target_id = %warm);
             match self.adopt(&warm, owner.clone(), size).await {
                 Ok(target_id) => return Ok(target_id),
@@ -383,6 +383,27 @@ impl TabLife<'_> {
             return Err(SessionError::Closed);
         }
         self.adopt(&target_id, owner, size).await
+    }
+
+    /// Opens the next agent tab ahead (`warm.rs`), in the background, when none is ready:
+    /// never in host mode (it would be a window on the user's screen) or for a closed session.
+    pub(in crate::browser) fn keep_warm(&self) {
+        if self.core.ownership() != Ownership::AllTabs || !self.core.is_alive() {
+            return;
+        }
+        let traffic = self.traffic;
+        let channel = self.core.channel().to_string();
+        traffic.warm.open_ahead(
+            self.core.cdp(),
+            &traffic.creating,
+            &traffic.winding_down,
+            &channel,
+        );
+    }
+
+    /// Whether `target_id` is the agent tab opened ahead (the event loop leaves it alone).
+    pub(in crate::browser) fn is_warm(&self, target_id: &str) -> bool {
+        self.traffic.warm.is(target_id)
     }
 
     /// Tracks `target_id`, a tab Chrome opened for us, as `owner`'s, laid out at `size` when

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
 use super::adoption::Adopting;
+use super::warm::WarmTab;
 use crate::browser::floor::RoomEvents;
 
 /// Tabs coming and going: waiting for a target to be tracked, and what a host-mode stop must
@@ -35,8 +36,8 @@ pub(in crate::browser) struct TabTraffic {
     /// Targets Chrome reported destroyed while the session winds down (what a host-mode stop
     /// waits for), recorded by [`TabTraffic::follow`].
     pub(super) gone: Arc<watch::Sender<HashSet<String>>>,
-    /// The agent tab opened ahead (`warm`). Short lock.
-    pub(super) warm: Arc<Mutex<super::warm::Warm>>,
+    /// The agent tab opened ahead.
+    pub(super) warm: WarmTab,
 }
 
 impl Default for TabTraffic {
@@ -48,7 +49,7 @@ impl Default for TabTraffic {
             opening: Arc::default(),
             adopting: Adopting::default(),
             gone: Arc::new(watch::channel(HashSet::new()).0),
-            warm: Arc::default(),
+            warm: WarmTab::default(),
         }
     }
 }
