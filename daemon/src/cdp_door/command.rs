@@ -17,10 +17,8 @@ use serde_json::{json, Value};
 use super::allow::{self, Confined, Rule};
 use super::door::Door;
 use super::targets;
-use super::{acts, control, cookie_mask, cookies, files, script_reads, wire};
+use super::{activity, acts, control, cookie_mask, cookies, files, script_reads, wire};
 use wire::{Failure, FORWARD_DEADLINE, PARSE_ERROR, SERVER_ERROR};
-
-use crate::browser::ActivityPhase;
 
 /// A command as the client sent it.
 #[derive(Deserialize)]
@@ -119,8 +117,7 @@ pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
     let method = command.method.as_str();
     let act = acts::act_of(method, &command.params).map(|summary| (summary, Instant::now()));
     if act.is_some() {
-        door.entry
-            .announce_act(method, tab.as_deref(), ActivityPhase::Start, None);
+        activity::act_began(&door, method, tab.as_deref());
     }
     let answer = run_rule(
         &door,
@@ -137,8 +134,7 @@ pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
             .as_deref()
             .and_then(|reply| serde_json::from_str::<Value>(reply).ok())
             .is_some_and(|reply| reply.get("error").is_none());
-        door.entry
-            .announce_act(method, tab.as_deref(), ActivityPhase::End, Some(ok));
+        activity::act_ended(&door, ok);
         door.entry
             .record_act(method, tab.as_deref(), ok, began, summary);
     }

@@ -28,6 +28,22 @@ pub(super) struct Door {
     page: Mutex<Option<String>>,
     /// When the client's last command came.
     last_command: Mutex<std::time::Instant>,
+    /// The client's burst of acts, as panes see it (`activity.rs`).
+    pub(super) activity: super::activity::Activity,
+}
+
+impl Drop for Door {
+    /// A burst still open when the client leaves ends now: no pane keeps showing it driving.
+    fn drop(&mut self) {
+        if let Some((method, tab, ok)) = self.activity.take_open() {
+            self.entry.announce_act(
+                &method,
+                tab.as_deref(),
+                crate::browser::ActivityPhase::End,
+                Some(ok),
+            );
+        }
+    }
 }
 
 #[derive(Default)]
@@ -62,6 +78,7 @@ impl Door {
             seen: Mutex::new(Seen::default()),
             page: Mutex::new(None),
             last_command: Mutex::new(std::time::Instant::now()),
+            activity: Default::default(),
         }
     }
 

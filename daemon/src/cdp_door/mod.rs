@@ -39,6 +39,7 @@
 //! `Page.addScriptToEvaluateOnNewDocument` (it runs in later documents, which are not marked
 //! scripted), and download events of a download a subframe started.
 
+mod activity;
 mod acts;
 mod address;
 mod allow;

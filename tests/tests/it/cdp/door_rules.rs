@@ -180,13 +180,57 @@ async fn a_client_sees_only_its_tabs_speaks_flat_and_the_person_stays_in_charge(
         "the browser is up: {title}"
     );
 
+    // Panes see the door's acts as the agent's activity in its tab: one start and one end
+    // per burst, named by its first act. The script above was a burst of its own; it ends.
+    pane.message_where("the script's burst ending", 0, |m| {
+        m["type"] == "agent_activity" && m["tool"] == "cdp:Runtime.evaluate" && m["phase"] == "end"
+    })
+    .await;
+    let burst = pane.mark();
+    for key in "abcdefghij".chars() {
+        let press = json!({"type": "keyDown", "key": key.to_string(), "text": key.to_string()});
+        cdp.call_on(session, "Input.dispatchKeyEvent", press)
+            .await
+            .expect("a key press");
+    }
+    // Each start has its end once the client is quiet; a machine busy enough to stall a key
+    // for the quiet gap splits the burst, so fewer starts than keys is what holds (one start
+    // and one end per key before bursts).
+    let activity = |r: &porthole_tests::pane::Received| -> Vec<Value> {
+        r.messages
+            .iter()
+            .skip(burst)
+            .filter(|m| m["type"] == "agent_activity")
+            .cloned()
+            .collect()
+    };
+    let told = pane
+        .wait(
+            "every burst's end",
+            std::time::Duration::from_secs(30),
+            |r| {
+                let told = activity(r);
+                let count = |phase: &str| told.iter().filter(|m| m["phase"] == phase).count();
+                (count("start") > 0 && count("start") == count("end")).then_some(told)
+            },
+        )
+        .await;
+    let starts = told.iter().filter(|m| m["phase"] == "start").count();
+    assert!(
+        starts <= 3,
+        "ten key presses in a row were {starts} bursts: {told:?}"
+    );
+    for m in &told {
+        assert_eq!(m["tool"], "cdp:Input.dispatchKeyEvent", "{m}");
+        assert_eq!(m["target_id"], mine.as_str(), "{m}");
+    }
+
     // The person takes over: the door's input is refused saying so, its reads still work.
     let click = json!({"type": "mousePressed", "x": 5, "y": 5, "button": "left", "clickCount": 1});
     let before = pane.mark();
     cdp.call_on(session, "Input.dispatchMouseEvent", click.clone())
         .await
         .expect("input before the takeover");
-    // Panes see the door's act as the agent's activity in its tab, start and end.
     for phase in ["start", "end"] {
         let activity = pane
             .message_where("the door's agent_activity", before, |m| {
