@@ -11,6 +11,15 @@ use serde_json::Value;
 /// The most characters of a script kept in its summary.
 const EXPRESSION_MAX: usize = 200;
 
+/// The summary of one printable key pressed (its key is a typed value, never kept).
+pub(super) const TYPED_KEY: &str = "type a key";
+
+/// Whether an act's `summary` is one printable key pressed: a script typing a word presses
+/// many, which the timeline records as one event (`activity.rs`).
+pub(super) fn is_typed_key(summary: &str) -> bool {
+    summary == TYPED_KEY
+}
+
 /// The summary of `method` with `params` when it is an act the timeline records.
 pub(super) fn act_of(method: &str, params: &Value) -> Option<String> {
     let text = |key: &str| params[key].as_str().unwrap_or_default();
@@ -30,7 +39,7 @@ pub(super) fn act_of(method: &str, params: &Value) -> Option<String> {
             // A named key (Enter, Tab) is no secret; a printable one is a typed value.
             match text("key") {
                 key if key.chars().count() > 1 => format!("press {key}"),
-                _ => "type a key".to_string(),
+                _ => TYPED_KEY.to_string(),
             }
         }
         "Input.insertText" => format!("type text ({} characters)", text("text").chars().count()),

@@ -134,9 +134,7 @@ pub(super) async fn run(door: Arc<Door>, command: Command) -> Answer {
             .as_deref()
             .and_then(|reply| serde_json::from_str::<Value>(reply).ok())
             .is_some_and(|reply| reply.get("error").is_none());
-        activity::act_ended(&door, ok);
-        door.entry
-            .record_act(method, tab.as_deref(), ok, began, summary);
+        activity::act_ended(&door, method, tab.as_deref(), ok, began, summary);
     }
     answer
 }

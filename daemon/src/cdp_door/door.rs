@@ -35,13 +35,8 @@ pub(super) struct Door {
 impl Drop for Door {
     /// A burst still open when the client leaves ends now: no pane keeps showing it driving.
     fn drop(&mut self) {
-        if let Some((method, tab, ok)) = self.activity.take_open() {
-            self.entry.announce_act(
-                &method,
-                tab.as_deref(),
-                crate::browser::ActivityPhase::End,
-                Some(ok),
-            );
+        if let Some(ended) = self.activity.take_open() {
+            ended.tell(&self.entry);
         }
     }
 }

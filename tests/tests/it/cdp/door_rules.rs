@@ -224,6 +224,41 @@ async fn a_client_sees_only_its_tabs_speaks_flat_and_the_person_stays_in_charge(
         assert_eq!(m["tool"], "cdp:Input.dispatchKeyEvent", "{m}");
         assert_eq!(m["target_id"], mine.as_str(), "{m}");
     }
+    // The timeline records the keys of a burst as one event ("type 10 keys").
+    let typed = porthole_tests::eventually(
+        "the ten keys on the timeline",
+        std::time::Duration::from_secs(10),
+        || async {
+            let (_, tools) = daemon.timeline_of(CHANNEL, "tool").await;
+            let typed: Vec<String> = tools
+                .iter()
+                .filter(|e| e["tool"] == "cdp:Input.dispatchKeyEvent")
+                .map(|e| e["summary"].as_str().unwrap_or_default().to_string())
+                .collect();
+            let keys: usize = typed
+                .iter()
+                .map(|s| match s.as_str() {
+                    "type a key" => 1,
+                    s => s
+                        .trim_start_matches("type ")
+                        .trim_end_matches(" keys")
+                        .parse()
+                        .unwrap_or(0),
+                })
+                .sum();
+            (keys == 10).then_some(typed)
+        },
+    )
+    .await;
+    assert!(
+        typed.len() <= 3,
+        "ten keys in a row were {} events: {typed:?}",
+        typed.len()
+    );
+    assert!(
+        !typed.iter().any(|s| s.contains('a') && s.len() < 3),
+        "{typed:?}"
+    );
 
     // The person takes over: the door's input is refused saying so, its reads still work.
     let click = json!({"type": "mousePressed", "x": 5, "y": 5, "button": "left", "clickCount": 1});
