@@ -22,7 +22,8 @@ pub(super) struct Activity {
     open: Mutex<Option<Burst>>,
 }
 
-struct Burst {
+/// A client's burst of acts in one tab.
+pub(super) struct Burst {
     /// The first act's method and the tab.
     method: String,
     tab: Option<String>,
@@ -41,27 +42,8 @@ struct Typed {
 }
 
 impl Burst {
-    fn ended(self) -> Ended {
-        Ended {
-            method: self.method,
-            tab: self.tab,
-            ok: self.ok,
-            typed: self.typed,
-        }
-    }
-}
-
-/// A burst that ended: what panes and the timeline are told of it.
-pub(super) struct Ended {
-    method: String,
-    tab: Option<String>,
-    ok: bool,
-    typed: Option<Typed>,
-}
-
-impl Ended {
-    /// Tells panes the burst ended, and records its last typed keys.
-    pub(super) fn tell(self, entry: &crate::calls::DoorEntry) {
+    /// The burst ended: records its last typed keys and tells panes.
+    pub(super) fn end(self, entry: &crate::calls::DoorEntry) {
         record_typed(entry, self.tab.as_deref(), self.typed);
         entry.announce_act(
             &self.method,
@@ -91,9 +73,8 @@ fn record_typed(entry: &crate::calls::DoorEntry, tab: Option<&str>, typed: Optio
 
 impl Activity {
     /// The burst still open, taken (the connection ends: its end is told now).
-    pub(super) fn take_open(&self) -> Option<Ended> {
-        let open = self.open.lock().expect("activity lock").take();
-        open.map(Burst::ended)
+    pub(super) fn take_open(&self) -> Option<Burst> {
+        self.open.lock().expect("activity lock").take()
     }
 }
 
@@ -107,7 +88,7 @@ pub(super) fn act_began(door: &Door, method: &str, tab: Option<&str>) {
                 (None, false)
             }
             _ => {
-                let ended = open.take().map(Burst::ended);
+                let ended = open.take();
                 *open = Some(Burst {
                     method: method.to_string(),
                     tab: tab.map(str::to_string),
@@ -120,7 +101,7 @@ pub(super) fn act_began(door: &Door, method: &str, tab: Option<&str>) {
         }
     };
     if let Some(ended) = ended {
-        ended.tell(&door.entry);
+        ended.end(&door.entry);
     }
     if started {
         door.entry
@@ -176,12 +157,12 @@ pub(super) fn act_ended(
         let ended = {
             let mut open = door.activity.open.lock().expect("activity lock");
             match open.as_ref() {
-                Some(burst) if burst.acts == acts => open.take().map(Burst::ended),
+                Some(burst) if burst.acts == acts => open.take(),
                 _ => None,
             }
         };
         if let Some(ended) = ended {
-            ended.tell(&door.entry);
+            ended.end(&door.entry);
         }
     });
 }

@@ -35,8 +35,8 @@ pub(super) struct Door {
 impl Drop for Door {
     /// A burst still open when the client leaves ends now: no pane keeps showing it driving.
     fn drop(&mut self) {
-        if let Some(ended) = self.activity.take_open() {
-            ended.tell(&self.entry);
+        if let Some(burst) = self.activity.take_open() {
+            burst.end(&self.entry);
         }
     }
 }
