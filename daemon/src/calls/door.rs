@@ -167,21 +167,24 @@ impl DoorEntry {
         });
     }
 
-    /// Records the door's act `method` in tab `target_id` (`summary`: never a typed value).
+    /// Records the door's act `method` in tab `target_id` that took `ms` (`summary`: never a
+    /// typed value), with a frame of its tab when `frame`.
     pub(crate) fn record_act(
         &self,
         method: &str,
         target_id: Option<&str>,
         ok: bool,
-        began: std::time::Instant,
+        ms: u64,
         summary: String,
+        frame: bool,
     ) {
         let act = DoorAct {
             tool: format!("cdp:{method}"),
             target_id: target_id.map(str::to_string),
             ok,
-            began,
+            ms,
             summary,
+            frame,
         };
         self.record.door_act(&self.session, &self.actor, act);
     }

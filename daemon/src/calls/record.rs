@@ -25,9 +25,12 @@ pub(crate) struct DoorAct {
     pub(crate) tool: String,
     pub(crate) target_id: Option<String>,
     pub(crate) ok: bool,
-    pub(crate) began: Instant,
+    /// How long it took.
+    pub(crate) ms: u64,
     /// Made by the door from the command's params; never a typed value.
     pub(crate) summary: String,
+    /// Whether a frame of its tab is taken with it (the last act of a client's burst).
+    pub(crate) frame: bool,
 }
 
 /// A call being recorded: its summary, made before it ran, and when it began.
@@ -68,12 +71,13 @@ impl Record {
                 ok: !output.is_error,
                 ms: started.began.elapsed().as_millis() as u64,
                 summary: started.summary,
+                frame: true,
             },
         );
     }
 
     /// Records an act of the CDP door as a `tool` event named `tool` (`cdp:<Method>`) in tab
-    /// `target_id`, with its own `summary` (never a typed value), begun at `began`.
+    /// `target_id`, with its own `summary` (never a typed value).
     pub(crate) fn door_act(&self, session: &Arc<BrowserSession>, actor: &Actor, act: DoorAct) {
         self.timeline.tool_call(
             session,
@@ -82,8 +86,9 @@ impl Record {
                 tool: act.tool,
                 target_id: act.target_id,
                 ok: act.ok,
-                ms: act.began.elapsed().as_millis() as u64,
+                ms: act.ms,
                 summary: act.summary,
+                frame: act.frame,
             },
         );
     }

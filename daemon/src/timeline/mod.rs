@@ -98,6 +98,8 @@ pub struct ToolRecord {
     pub ms: u64,
     /// From [`summary::of_call`], made before the call.
     pub summary: String,
+    /// Whether a frame of its tab is taken with it.
+    pub frame: bool,
 }
 
 impl Timeline {
@@ -245,16 +247,14 @@ impl Timeline {
         draft.tool = Some(fields::tool_name(&call.tool));
         draft.ok = Some(call.ok);
         draft.ms = Some(call.ms);
-        let seen = call
-            .target_id
-            .as_deref()
-            .and_then(|t| frames::seen(session, t));
+        let frame_of = call.target_id.filter(|_| call.frame);
+        let seen = frame_of.as_deref().and_then(|t| frames::seen(session, t));
         self.send(
             session.channel(),
             Job::Event {
                 draft,
                 session: Some(session.clone()),
-                frame_of: call.target_id,
+                frame_of,
                 seen,
             },
         );

@@ -186,7 +186,12 @@ async fn a_client_sees_only_its_tabs_speaks_flat_and_the_person_stays_in_charge(
         m["type"] == "agent_activity" && m["tool"] == "cdp:Runtime.evaluate" && m["phase"] == "end"
     })
     .await;
+    // A burst: a click, then ten keys in a row.
     let burst = pane.mark();
+    let tap = json!({"type": "mousePressed", "x": 5, "y": 5, "button": "left", "clickCount": 1});
+    cdp.call_on(session, "Input.dispatchMouseEvent", tap)
+        .await
+        .expect("a click");
     for key in "abcdefghij".chars() {
         let press = json!({"type": "keyDown", "key": key.to_string(), "text": key.to_string()});
         cdp.call_on(session, "Input.dispatchKeyEvent", press)
@@ -194,8 +199,8 @@ async fn a_client_sees_only_its_tabs_speaks_flat_and_the_person_stays_in_charge(
             .expect("a key press");
     }
     // Each start has its end once the client is quiet; a machine busy enough to stall a key
-    // for the quiet gap splits the burst, so fewer starts than keys is what holds (one start
-    // and one end per key before bursts).
+    // for the quiet gap splits the burst, so fewer starts than acts is what holds (one start
+    // and one end per act before bursts).
     let activity = |r: &porthole_tests::pane::Received| -> Vec<Value> {
         r.messages
             .iter()
@@ -218,26 +223,30 @@ async fn a_client_sees_only_its_tabs_speaks_flat_and_the_person_stays_in_charge(
     let starts = told.iter().filter(|m| m["phase"] == "start").count();
     assert!(
         starts <= 3,
-        "ten key presses in a row were {starts} bursts: {told:?}"
+        "a click and ten key presses in a row were {starts} bursts: {told:?}"
     );
+    assert_eq!(told[0]["tool"], "cdp:Input.dispatchMouseEvent", "{told:?}");
     for m in &told {
-        assert_eq!(m["tool"], "cdp:Input.dispatchKeyEvent", "{m}");
         assert_eq!(m["target_id"], mine.as_str(), "{m}");
     }
-    // The timeline records the keys of a burst as one event ("type 10 keys").
-    let typed = porthole_tests::eventually(
-        "the ten keys on the timeline",
+    // The timeline records the keys of a burst as one event ("type 10 keys"), and takes a
+    // frame with the burst's last act only: the click, followed by the keys, has none.
+    let (clicks, typed) = porthole_tests::eventually(
+        "the click and the ten keys on the timeline",
         std::time::Duration::from_secs(10),
         || async {
             let (_, tools) = daemon.timeline_of(CHANNEL, "tool").await;
-            let typed: Vec<String> = tools
-                .iter()
-                .filter(|e| e["tool"] == "cdp:Input.dispatchKeyEvent")
-                .map(|e| e["summary"].as_str().unwrap_or_default().to_string())
-                .collect();
+            let of = |tool: &str| -> Vec<Value> {
+                tools
+                    .iter()
+                    .filter(|e| e["tool"] == tool)
+                    .cloned()
+                    .collect()
+            };
+            let typed = of("cdp:Input.dispatchKeyEvent");
             let keys: usize = typed
                 .iter()
-                .map(|s| match s.as_str() {
+                .map(|e| match e["summary"].as_str().unwrap_or_default() {
                     "type a key" => 1,
                     s => s
                         .trim_start_matches("type ")
@@ -246,7 +255,7 @@ async fn a_client_sees_only_its_tabs_speaks_flat_and_the_person_stays_in_charge(
                         .unwrap_or(0),
                 })
                 .sum();
-            (keys == 10).then_some(typed)
+            (keys == 10).then(|| (of("cdp:Input.dispatchMouseEvent"), typed))
         },
     )
     .await;
@@ -255,10 +264,18 @@ async fn a_client_sees_only_its_tabs_speaks_flat_and_the_person_stays_in_charge(
         "ten keys in a row were {} events: {typed:?}",
         typed.len()
     );
+    let last = typed.last().expect("the keys");
     assert!(
-        !typed.iter().any(|s| s.contains('a') && s.len() < 3),
-        "{typed:?}"
+        last["frame_id"].is_string(),
+        "the burst's last act has no frame: {last}"
     );
+    if starts == 1 {
+        let click = clicks.last().expect("the click");
+        assert!(
+            click["frame_id"].is_null(),
+            "a frame in the middle of the burst: {click}"
+        );
+    }
 
     // The person takes over: the door's input is refused saying so, its reads still work.
     let click = json!({"type": "mousePressed", "x": 5, "y": 5, "button": "left", "clickCount": 1});
