@@ -40,14 +40,22 @@ async fn viewport(cdp: &CdpConnection, target: &str) -> String {
     read.as_str().unwrap_or_default().to_string()
 }
 
-fn ids(targets: &Value, list: &str, key: &str) -> Vec<String> {
-    targets[list]
-        .as_array()
-        .map(|a| a.as_slice())
-        .unwrap_or_else(|| targets.as_array().map(|a| a.as_slice()).unwrap_or(&[]))
+/// The target ids of a list of `targetInfo`s (Chrome's, or the client's `getTargets`).
+fn target_ids(infos: &[Value]) -> Vec<String> {
+    infos
         .iter()
-        .filter_map(|t| t[key].as_str().map(str::to_string))
+        .filter_map(|t| t["targetId"].as_str().map(str::to_string))
         .collect()
+}
+
+/// The client's `Target.getTargets`, as target ids.
+async fn listed(cdp: &CdpConnection) -> Vec<String> {
+    let targets = cdp.call("Target.getTargets", json!({})).await.unwrap();
+    target_ids(
+        targets["targetInfos"]
+            .as_array()
+            .map_or(&[], |a| a.as_slice()),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -78,7 +86,7 @@ async fn a_door_clients_next_tab_is_opened_ahead_unseen_and_taken_by_its_next_ne
     let warm = warm_tab(&daemon, 0).await;
     assert_ne!(warm, first);
     let probe = Probe::connect(&daemon.profile_dir(CHANNEL)).await;
-    let in_chrome = ids(&json!({"t": probe.pages().await}), "t", "targetId");
+    let in_chrome = target_ids(&probe.pages().await);
     assert!(in_chrome.contains(&warm), "not in Chrome: {in_chrome:?}");
 
     // Nobody sees it: no pane message names it, nor the client's lists.
@@ -91,9 +99,7 @@ async fn a_door_clients_next_tab_is_opened_ahead_unseen_and_taken_by_its_next_ne
         told.is_none(),
         "a pane was told of the tab opened ahead: {told:?}"
     );
-    let targets = cdp.call("Target.getTargets", json!({})).await.unwrap();
-    let listed = ids(&targets, "targetInfos", "targetId");
-    assert_eq!(listed, vec![first.clone()], "{targets}");
+    assert_eq!(listed(&cdp).await, vec![first.clone()]);
     let (status, list) = http_request(
         "GET",
         &daemon.addr,
@@ -132,12 +138,11 @@ async fn a_door_clients_next_tab_is_opened_ahead_unseen_and_taken_by_its_next_ne
         m["type"] == "tabs" && m.to_string().contains(&warm)
     })
     .await;
-    let targets = cdp.call("Target.getTargets", json!({})).await.unwrap();
-    let mut listed = ids(&targets, "targetInfos", "targetId");
-    listed.sort();
+    let mut now_listed = listed(&cdp).await;
+    now_listed.sort();
     let mut both = vec![first.clone(), second.clone()];
     both.sort();
-    assert_eq!(listed, both, "{targets}");
+    assert_eq!(now_listed, both);
     let (first_size, second_size) = (viewport(&cdp, &first).await, viewport(&cdp, &second).await);
     assert_eq!(second_size, first_size, "laid out as every agent tab");
 }
