@@ -199,7 +199,8 @@ fn downloaded_files(daemon: &TestDaemon) -> Vec<String> {
             entries
                 .filter_map(Result::ok)
                 .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|name| name != "index.json" && !name.starts_with('.'))
+                // The downloads index, whole or being written (its temp file lives a moment).
+                .filter(|name| !name.starts_with("index.json") && !name.starts_with('.'))
                 .collect()
         })
         .unwrap_or_default()
